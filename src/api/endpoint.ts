@@ -1,0 +1,113 @@
+// An endpoint is declared once: its zod schemas validate the request and the response, feed the OpenAPI
+// document, and the same declaration mounts the Express route. Routes stay thin: parse, call, map.
+import type { Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import { ApiError, type ErrorCode, validationError } from './errors.ts';
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
+export type AuthScheme = 'none' | 'bearer' | 'bearer_or_x402';
+
+export interface HandlerInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  req: Request;
+  res: Response;
+}
+
+export interface HandlerResult {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface HeaderDoc {
+  description: string;
+  schema: { type: 'string' | 'boolean' | 'integer' };
+}
+
+export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+  method: HttpMethod;
+  /** OpenAPI form, relative to /api/v1: `/generations/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthScheme;
+  deprecated?: boolean;
+  request?: { body?: B; query?: Q; params?: P };
+  success: { status: number; description: string; schema: z.ZodType; headers?: Record<string, HeaderDoc> };
+  /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
+  errors?: ErrorCode[];
+  /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
+  pendingUntil?: string;
+  handle?: (input: HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<HandlerResult> | HandlerResult;
+}
+
+/** Identity with inference, so a handler sees its parsed body, query and params typed. */
+export function defineEndpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType>(
+  endpoint: Endpoint<B, Q, P>,
+): Endpoint {
+  return endpoint as unknown as Endpoint;
+}
+
+/** Error codes an endpoint can answer: the declared ones plus those its shape implies. */
+export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
+  const codes = new Set<ErrorCode>(endpoint.errors ?? []);
+  if (endpoint.request?.body || endpoint.request?.query || endpoint.request?.params) codes.add('validation_error');
+  if (endpoint.request?.body) codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type');
+  if (endpoint.auth !== 'none') codes.add('unauthorized');
+  if (endpoint.pendingUntil) codes.add('not_implemented');
+  codes.add('internal_error');
+  return [...codes];
+}
+
+export const toExpressPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
+
+function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: 'body' | 'query' | 'path'): unknown {
+  if (!schema) return value;
+  const parsed = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  if (!parsed.success) throw validationError(parsed.error, where);
+  return parsed.data;
+}
+
+async function runEndpoint(endpoint: Endpoint, req: Request, res: Response): Promise<void> {
+  const input = {
+    body: parsePart(endpoint.request?.body, req.body, 'body'),
+    query: parsePart(endpoint.request?.query, req.query, 'query'),
+    params: parsePart(endpoint.request?.params, req.params, 'path'),
+    req,
+    res,
+  };
+  if (!endpoint.handle) {
+    throw new ApiError('not_implemented', `${endpoint.method.toUpperCase()} /api/v1${endpoint.path} is not implemented yet; it lands with ${endpoint.pendingUntil ?? 'a later release'}.`);
+  }
+  const result = await endpoint.handle(input);
+  // The response schema is the contract we publish: a body that breaks it is our bug, never the caller's.
+  const checked = endpoint.success.schema.safeParse(result.body);
+  if (!checked.success) {
+    throw new Error(`Response of ${endpoint.operationId} breaks its schema: ${checked.error.message}`);
+  }
+  res.status(result.status ?? endpoint.success.status).set(result.headers ?? {}).json(result.body);
+}
+
+/** Mounts endpoints, then answers 405 (with Allow) for known paths called with another method. */
+export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const endpoint of endpoints) {
+    const path = toExpressPath(endpoint.path);
+    router[endpoint.method](path, (req, res) => runEndpoint(endpoint, req, res));
+    const methods = methodsByPath.get(path) ?? new Set<string>();
+    methods.add(endpoint.method.toUpperCase());
+    if (endpoint.method === 'get') methods.add('HEAD');
+    methodsByPath.set(path, methods);
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allow = [...methods].join(', ');
+    router.all(path, (req, res) => {
+      res.set('Allow', allow);
+      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}.`);
+    });
+  }
+}

@@ -1,0 +1,57 @@
+// One error envelope for the whole API ({ error, message }), one table from stable snake_case code to status.
+import type { z } from 'zod';
+
+export const errorCodes = {
+  validation_error: { status: 400, description: 'The request failed validation; the message names the field.' },
+  invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+  unauthorized: { status: 401, description: 'The API key is missing, malformed, unknown, expired or revoked.' },
+  payment_required: { status: 402, description: 'Balance or payment does not cover the cost.' },
+  forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },
+  not_found: { status: 404, description: 'No such route or resource.' },
+  method_not_allowed: { status: 405, description: 'The route exists but not with this method (see the Allow header).' },
+  payload_too_large: { status: 413, description: 'The body exceeds the size limit.' },
+  unsupported_media_type: { status: 415, description: 'The body is not application/json.' },
+  rate_limited: { status: 429, description: 'Too many requests.' },
+  internal_error: { status: 500, description: 'An unexpected error; the message carries the request id.' },
+  not_implemented: { status: 501, description: 'The endpoint is specified but not available in this build yet.' },
+  service_unavailable: { status: 503, description: 'A dependency (database, Temporal) is down.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof errorCodes;
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  [extra: string]: unknown;
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.status = errorCodes[code].status;
+  }
+
+  toBody(): ErrorBody {
+    return { error: this.code, message: this.message, ...this.extra };
+  }
+}
+
+/** `where` is the part of the request that failed (body, query, path); each issue names its field. */
+export function validationError(error: z.ZodError, where: 'body' | 'query' | 'path'): ApiError {
+  const problems = error.issues.map((issue) => {
+    const field = issue.path.length > 0 ? issue.path.join('.') : where;
+    return `${field}: ${issue.message}`;
+  });
+  return new ApiError('validation_error', `Invalid ${where}: ${problems.join('; ')}`);
+}
+
+export function notImplemented(operation: string, landsWith: string): never {
+  throw new ApiError('not_implemented', `${operation} is not implemented yet; it lands with ${landsWith}.`);
+}

@@ -1,0 +1,92 @@
+// The OpenAPI 3.1 document, generated from the endpoint declarations and their zod schemas.
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { type Endpoint, endpointErrorCodes } from './endpoint.ts';
+import { type ErrorCode, errorCodes } from './errors.ts';
+import { ErrorSchema, PaymentRequiredErrorSchema } from './schemas/common.schemas.ts';
+
+export const apiVersion = '1.1.0';
+
+function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const { status } = errorCodes[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<number, ResponseConfig> = {};
+  for (const [status, group] of byStatus) {
+    responses[status] = {
+      description: group.map((code) => `\`${code}\`: ${errorCodes[code].description}`).join(' '),
+      content: { 'application/json': { schema: status === 402 ? PaymentRequiredErrorSchema : ErrorSchema } },
+    };
+  }
+  return responses;
+}
+
+function describe(endpoint: Endpoint): string {
+  const pending = endpoint.pendingUntil
+    ? `**Not implemented yet:** answers 501 \`not_implemented\` until ${endpoint.pendingUntil} lands.\n\n`
+    : '';
+  return pending + (endpoint.description ?? endpoint.summary);
+}
+
+const security: Record<Endpoint['auth'], Record<string, string[]>[]> = {
+  none: [],
+  bearer: [{ bearerAuth: [] }],
+  bearer_or_x402: [{ bearerAuth: [] }, { x402: [] }],
+};
+
+export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1') {
+  const registry = new OpenAPIRegistry();
+  registry.register('Error', ErrorSchema);
+  registry.register('PaymentRequiredError', PaymentRequiredErrorSchema);
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'API key: `rf_…` (agent), `sk_…` or legacy `vega_…` (developer).',
+  });
+  registry.registerComponent('securitySchemes', 'x402', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-payment',
+    description: 'Base64-encoded x402 payment payload (v2 clients may send PAYMENT-SIGNATURE). POST /generations only.',
+  });
+
+  for (const endpoint of endpoints) {
+    const { request, success } = endpoint;
+    registry.registerPath({
+      method: endpoint.method,
+      path: endpoint.path,
+      operationId: endpoint.operationId,
+      summary: endpoint.summary,
+      description: describe(endpoint),
+      tags: endpoint.tags,
+      deprecated: endpoint.deprecated,
+      security: security[endpoint.auth],
+      request: {
+        ...(request?.body ? { body: { required: true, content: { 'application/json': { schema: request.body } } } } : {}),
+        // zod-to-openapi wants objects for query and params; the endpoint declarations always give z.object.
+        ...(request?.query ? { query: request.query as never } : {}),
+        ...(request?.params ? { params: request.params as never } : {}),
+      },
+      responses: {
+        [success.status]: {
+          description: success.description,
+          headers: success.headers as ResponseConfig['headers'],
+          content: { 'application/json': { schema: success.schema } },
+        },
+        ...errorResponses(endpointErrorCodes(endpoint)),
+      },
+    });
+  }
+
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Generation Gateway API',
+      version: apiVersion,
+      description: 'Asynchronous image, video, audio, 3D and text generation behind one API. ' +
+        'Every error body is `{ "error": "<snake_case code>", "message": "…" }`.',
+    },
+    servers: [{ url: serverUrl }],
+  });
+}

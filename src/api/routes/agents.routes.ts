@@ -1,0 +1,73 @@
+import { defineEndpoint } from '../endpoint.ts';
+import {
+  AgentBalanceResponseSchema, AgentDepositRequestSchema, AgentDepositResponseSchema, AgentQuoteRequestSchema,
+  AgentQuoteResponseSchema, AgentRegisterRequestSchema, AgentRegisterResponseSchema, AgentWebhookRequestSchema,
+  AgentWebhookResponseSchema,
+} from '../schemas/agents.schemas.ts';
+
+const tags = ['Agents'];
+
+export const agentEndpoints = [
+  defineEndpoint({
+    method: 'post',
+    path: '/agents/register',
+    operationId: 'registerAgent',
+    summary: 'Register an agent',
+    description: 'Creates an agent account and its `rf_` API key (shown once), with deposit addresses and, within anti-abuse limits, a trial credit.',
+    tags,
+    auth: 'none',
+    request: { body: AgentRegisterRequestSchema },
+    success: { status: 201, description: 'The agent, its key and its deposit addresses', schema: AgentRegisterResponseSchema },
+    errors: ['rate_limited'],
+    pendingUntil: 'accounts and agent registration',
+  }),
+  defineEndpoint({
+    method: 'post',
+    path: '/agents/deposit',
+    operationId: 'creditDeposit',
+    summary: 'Credit an on-chain USDC deposit',
+    description: 'Credits the USDC transfer of `tx_hash` on `chain` to the calling agent once it has enough confirmations.',
+    tags,
+    auth: 'bearer',
+    request: { body: AgentDepositRequestSchema },
+    success: { status: 200, description: 'The credit, or a message that it will follow', schema: AgentDepositResponseSchema },
+    errors: ['forbidden'],
+    pendingUntil: 'on-chain deposits',
+  }),
+  defineEndpoint({
+    method: 'get',
+    path: '/agents/balance',
+    operationId: 'getAgentBalance',
+    summary: 'Balance and usage of the calling agent',
+    tags,
+    auth: 'bearer',
+    success: { status: 200, description: 'The agent\'s balance', schema: AgentBalanceResponseSchema },
+    errors: ['forbidden'],
+    pendingUntil: 'accounts and agent registration',
+  }),
+  defineEndpoint({
+    method: 'post',
+    path: '/agents/quote',
+    operationId: 'quoteGeneration',
+    summary: 'Quote the cost of a generation',
+    description: 'Prices a request with the same function that admission uses, and says whether the balance covers it.',
+    tags,
+    auth: 'bearer',
+    request: { body: AgentQuoteRequestSchema },
+    success: { status: 200, description: 'The quote', schema: AgentQuoteResponseSchema },
+    pendingUntil: 'the model catalog and pricing',
+  }),
+  defineEndpoint({
+    method: 'patch',
+    path: '/agents/webhook',
+    operationId: 'updateAgentWebhook',
+    summary: 'Set or replace the agent\'s webhook',
+    description: 'Sets the webhook URL and rotates its signing secret (Standard Webhooks).',
+    tags,
+    auth: 'bearer',
+    request: { body: AgentWebhookRequestSchema },
+    success: { status: 200, description: 'The webhook and its new secret', schema: AgentWebhookResponseSchema },
+    errors: ['forbidden'],
+    pendingUntil: 'accounts and agent registration',
+  }),
+];

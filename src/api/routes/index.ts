@@ -1,0 +1,8 @@
+import type { Endpoint } from '../endpoint.ts';
+import { accountEndpoints } from './account.routes.ts';
+import { agentEndpoints } from './agents.routes.ts';
+import { generationEndpoints } from './generations.routes.ts';
+import { modelEndpoints } from './models.routes.ts';
+
+/** Every endpoint of the interface, in the spec's order. */
+export const apiEndpoints: Endpoint[] = [...modelEndpoints, ...agentEndpoints, ...accountEndpoints, ...generationEndpoints];

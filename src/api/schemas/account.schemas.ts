@@ -1,0 +1,21 @@
+import { moneyString, TierSchema } from './common.schemas.ts';
+import { z } from './zod.ts';
+
+export const DeveloperBalanceResponseSchema = z
+  .object({
+    developer_id: z.string(),
+    balance: moneyString,
+    balance_reserved: moneyString,
+    balance_available: moneyString,
+    total_spent: moneyString,
+    currency: z.string(),
+    tier: TierSchema,
+    api_key: z.object({
+      id: z.string(),
+      name: z.string(),
+      key_prefix: z.string(),
+      last_used_at: z.iso.datetime().nullable(),
+      expires_at: z.iso.datetime().nullable(),
+    }),
+  })
+  .openapi('DeveloperBalanceResponse');

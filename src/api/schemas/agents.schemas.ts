@@ -1,0 +1,110 @@
+import { ChainSchema, DepositAddressesSchema, GenerationTypeSchema, httpUrl, moneyString } from './common.schemas.ts';
+import { z } from './zod.ts';
+
+export const AgentRegisterRequestSchema = z
+  .object({
+    agent_name: z.string().min(3).max(50),
+    webhook_url: httpUrl.optional(),
+    source: z.string().max(100).optional(),
+    agent_platform: z.string().max(100).optional().openapi({ description: '`openclaw`, `generic`, or any string up to 100 characters' }),
+    agent_version: z.string().max(50).optional(),
+  })
+  .openapi('AgentRegisterRequest');
+
+export const AgentRegisterResponseSchema = z
+  .object({
+    agent_id: z.string(),
+    api_key: z.string().openapi({ description: 'Shown once; store it now' }),
+    deposit_addresses: DepositAddressesSchema,
+    asset: z.string(),
+    balance: moneyString,
+    starting_balance: moneyString,
+    trial_credit_applied: z.boolean(),
+    activation_tips: z.array(z.string()),
+    next_steps: z.array(z.string()),
+    webhook_url: httpUrl.nullable().optional(),
+    webhook_secret: z.string().nullable().optional(),
+  })
+  .openapi('AgentRegisterResponse');
+
+export const RecentDepositSchema = z.object({
+  id: z.string(),
+  chain: z.string(),
+  amount_usd: moneyString,
+  tx_hash: z.string(),
+  status: z.string(),
+  created_at: z.iso.datetime().nullable(),
+});
+
+export const AgentBalanceResponseSchema = z
+  .object({
+    agent_id: z.string(),
+    agent_name: z.string(),
+    balance: moneyString,
+    status: z.string(),
+    deposit_addresses: DepositAddressesSchema,
+    asset: z.string(),
+    webhook_url: httpUrl.nullable().optional(),
+    usage: z.object({ total_requests: z.int(), total_usd_spent: moneyString }),
+    recent_deposits: z.array(RecentDepositSchema).optional(),
+  })
+  .openapi('AgentBalanceResponse');
+
+export const AgentDepositRequestSchema = z
+  .object({
+    chain: ChainSchema,
+    tx_hash: z.string().regex(/^0x[a-fA-F0-9]{64}$/, 'must be 0x followed by 64 hex digits'),
+  })
+  .openapi('AgentDepositRequest');
+
+export const AgentDepositResponseSchema = z
+  .object({
+    success: z.boolean(),
+    amount_credited: moneyString,
+    new_balance: moneyString,
+    tx_hash: z.string().optional(),
+    chain: z.string().optional(),
+    message: z.string().optional(),
+  })
+  .openapi('AgentDepositResponse');
+
+export const generateTypes = ['Normal', 'LowPoly', 'Geometry'] as const;
+
+export const AgentQuoteRequestSchema = z
+  .object({
+    type: GenerationTypeSchema,
+    model: z.string().min(1),
+    resolution: z.string().optional(),
+    duration: z.number().positive().optional(),
+    num_outputs: z.int().min(1).optional(),
+    sound: z.boolean().optional(),
+    generate_type: z.enum(generateTypes).optional(),
+  })
+  .openapi('AgentQuoteRequest');
+
+export const AgentQuoteResponseSchema = z
+  .object({
+    cost_usd: moneyString,
+    your_balance: moneyString,
+    can_afford: z.boolean(),
+    shortfall: moneyString.nullable().optional(),
+    breakdown: z.record(z.string(), z.unknown()),
+    deposit_addresses: DepositAddressesSchema,
+    asset: z.string(),
+  })
+  .openapi('AgentQuoteResponse');
+
+export const AgentWebhookRequestSchema = z
+  .object({ webhook_url: httpUrl })
+  .openapi('AgentWebhookRequest');
+
+export const AgentWebhookResponseSchema = z
+  .object({
+    success: z.boolean(),
+    webhook_url: httpUrl,
+    webhook_secret: z.string(),
+    message: z.string().optional(),
+    signature_header: z.string().optional(),
+    signature_algorithm: z.string().optional(),
+  })
+  .openapi('AgentWebhookResponse');

@@ -1,0 +1,78 @@
+import { GenerationTypeSchema, httpUrl, TaskStatusSchema } from './common.schemas.ts';
+import { z } from './zod.ts';
+
+export const MessageSchema = z
+  .object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })
+  .openapi('Message');
+
+export const GenerationRequestSchema = z
+  .object({
+    type: GenerationTypeSchema,
+    model: z.string().min(1).openapi({ description: 'A model id from GET /models (the catalog is authoritative)' }),
+    prompt: z.string().optional(),
+    system_prompt: z.string().optional(),
+    messages: z.array(MessageSchema).optional(),
+    max_tokens: z.int().min(1).optional(),
+    temperature: z.number().optional(),
+    top_p: z.number().optional(),
+    top_k: z.number().optional(),
+    presence_penalty: z.number().optional(),
+    frequency_penalty: z.number().optional(),
+    repetition_penalty: z.number().optional(),
+    enable_thinking: z.boolean().optional(),
+    negative_prompt: z.string().optional(),
+    image_url: httpUrl.optional(),
+    video_url: httpUrl.optional(),
+    audio_url: httpUrl.optional(),
+    images: z.array(httpUrl).optional(),
+    videos: z.array(httpUrl).optional(),
+    aspect_ratio: z.string().optional(),
+    resolution: z.string().optional(),
+    duration: z.int().min(1).optional(),
+    num_outputs: z.int().min(1).optional(),
+    seed: z.int().optional(),
+    webhook_url: httpUrl.optional(),
+  })
+  .openapi('GenerationRequest');
+
+export const GenerationQueuedResponseSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    model: z.string(),
+    status: z.literal('queued'),
+    cost: z.number().openapi({ description: 'Reserved cost in USD' }),
+    cost_formatted: z.string().optional().openapi({ example: '$0.045' }),
+    created_at: z.iso.datetime(),
+    poll_url: z.string().openapi({ example: '/api/v1/generations/gen_abc123' }),
+  })
+  .openapi('GenerationQueuedResponse');
+
+export const GenerationStatusResponseSchema = z
+  .object({
+    id: z.string(),
+    type: z.string().optional(),
+    model: z.string(),
+    status: TaskStatusSchema,
+    prompt: z.string().optional(),
+    output: z.url().optional().openapi({ description: 'First output; for text-to-text a link to the generated .txt artifact' }),
+    outputs: z.array(z.url()).optional(),
+    error: z.string().optional(),
+    created_at: z.iso.datetime().optional(),
+    updated_at: z.iso.datetime().optional(),
+    completed_at: z.iso.datetime().optional(),
+    aspect_ratio: z.string().optional(),
+    duration: z.int().optional(),
+    resolution: z.string().optional(),
+    num_outputs: z.int().optional(),
+    cost: z.number().optional(),
+  })
+  .openapi('GenerationStatusResponse');
+
+export const GenerationIdParamsSchema = z.object({
+  id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, description: 'Task id from creation (gen_…)' }),
+});
+
+export const PredictionIdParamsSchema = z.object({
+  taskId: z.string().min(1).max(100).openapi({ param: { name: 'taskId', in: 'path' }, description: 'Task id from creation (gen_…)' }),
+});

