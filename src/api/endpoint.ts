@@ -72,7 +72,14 @@ function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, w
   return parsed.data;
 }
 
+export function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
 async function runEndpoint(endpoint: Endpoint, req: Request, res: Response): Promise<void> {
+  if (endpoint.request?.body && !hasBody(req)) {
+    throw new ApiError('validation_error', 'Invalid body: body: a JSON object is required.');
+  }
   const input = {
     body: parsePart(endpoint.request?.body, req.body, 'body'),
     query: parsePart(endpoint.request?.query, req.query, 'query'),

