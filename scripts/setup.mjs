@@ -66,5 +66,6 @@ export function ensureSetup({ temporal = true } = {}) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  ensureSetup();
+  // --no-temporal: for images and hosts that use an existing Temporal (TEMPORAL_ADDRESS).
+  ensureSetup({ temporal: !process.argv.includes('--no-temporal') });
 }

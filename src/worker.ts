@@ -23,13 +23,15 @@ const restartDelayMs = 5_000;
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
   let stopping = false;
-  let current: { worker: Worker; connection: NativeConnection } | undefined;
-  let wake: (() => void) | undefined;
+  let requestStop!: () => void;
+  // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
+  const stopRequested = new Promise<void>((resolve) => { requestStop = resolve; });
 
   const loop = (async () => {
     while (!stopping) {
+      let connection: NativeConnection | undefined;
       try {
-        const connection = await NativeConnection.connect({ address: deps.temporalAddress });
+        connection = await NativeConnection.connect({ address: deps.temporalAddress });
         const worker = await Worker.create({
           connection,
           namespace: deps.config.TEMPORAL_NAMESPACE,
@@ -37,24 +39,22 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
           workflowsPath: workflowsPath(),
           activities: createActivities({ prisma: deps.prisma }),
         });
-        current = { worker, connection };
+        if (stopping) break;
         log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, 'worker running');
-        await worker.run();
-        await connection.close();
+        await worker.runUntil(stopRequested);
       } catch (error) {
         if (!stopping) log.error({ err: error }, `worker stopped; retrying in ${restartDelayMs / 1000} s`);
-        await current?.connection.close().catch(() => undefined);
+      } finally {
+        await connection?.close().catch(() => undefined);
       }
-      current = undefined;
-      if (!stopping) await new Promise<void>((resolve) => { wake = resolve; setTimeout(resolve, restartDelayMs); });
+      if (!stopping) await Promise.race([stopRequested, new Promise((resolve) => setTimeout(resolve, restartDelayMs))]);
     }
   })();
 
   return {
     async stop() {
       stopping = true;
-      wake?.();
-      if (current && current.worker.getState() === 'RUNNING') current.worker.shutdown();
+      requestStop();
       await loop;
     },
   };

@@ -65,7 +65,7 @@ describe('error envelope', () => {
     expect(response.status).toBe(testCase.status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
-    const body = await response.json();
+    const body = (await response.json()) as any;
     expect(Object.keys(body).sort()).toEqual(['error', 'message']);
     expect(body.error).toBe(testCase.error);
     expect(body.message).toMatch(testCase.message);

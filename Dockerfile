@@ -1,0 +1,10 @@
+# One image for both scale-out roles; docker-compose.yml runs it as `--role api` and `--role worker`.
+# Temporal and PostgreSQL come from their own services (TEMPORAL_ADDRESS, DATABASE_URL), so no CLI is installed.
+FROM node:20-bookworm-slim
+WORKDIR /app
+COPY . .
+RUN node scripts/setup.mjs --no-temporal
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+EXPOSE 3000
+ENTRYPOINT ["node", "scripts/start.mjs"]
+CMD ["--role", "api"]

@@ -1,0 +1,71 @@
+// Integration: HTTP → Express → Prisma → PostgreSQL, and → Temporal, all real.
+import { Connection } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPrisma } from '../../src/db/prisma.ts';
+import { databaseProbe, temporalProbe } from '../../src/health.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { freePort } from '../helpers/ports.ts';
+import { createDevServerEnv } from '../helpers/temporal.ts';
+
+let env: TestWorkflowEnvironment;
+let database: TestDatabase;
+beforeAll(async () => {
+  [env, database] = await Promise.all([createDevServerEnv(), createTestDatabase()]);
+});
+afterAll(async () => {
+  await env?.teardown();
+  await database?.drop();
+});
+
+async function getHealth(probes: Parameters<typeof startTestApp>[0]['health']) {
+  const app = await startTestApp({ health: probes });
+  try {
+    const response = await fetch(`${app.url}/healthz`);
+    return { status: response.status, body: (await response.json()) as any };
+  } finally {
+    await app.close();
+  }
+}
+
+describe('GET /healthz', () => {
+  it('is 200 when the database is migrated and Temporal answers', async () => {
+    const { status, body } = await getHealth({
+      database: databaseProbe(database.prisma),
+      temporal: temporalProbe(env.connection, 'default'),
+    });
+    expect(status).toBe(200);
+    expect(body.status).toBe('ok');
+    expect(body.checks.database).toMatchObject({ status: 'up', detail: '1 migrations applied' });
+    expect(body.checks.temporal).toMatchObject({ status: 'up', detail: 'namespace default' });
+  });
+
+  it('is 503 naming Temporal when Temporal does not answer', async () => {
+    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
+    try {
+      const { status, body } = await getHealth({ database: databaseProbe(database.prisma), temporal: temporalProbe(connection, 'default') });
+      expect(status).toBe(503);
+      expect(body).toMatchObject({ error: 'service_unavailable', status: 'down' });
+      expect(body.message).toMatch(/^Down: temporal \(/);
+      expect(body.checks.database.status).toBe('up');
+      expect(body.checks.temporal.status).toBe('down');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('is 503 naming the database when its schema is behind the migrations', async () => {
+    const empty = await createEmptyDatabase();
+    const prisma = createPrisma(empty.url);
+    try {
+      const { status, body } = await getHealth({ database: databaseProbe(prisma), temporal: temporalProbe(env.connection, 'default') });
+      expect(status).toBe(503);
+      expect(body.message).toMatch(/^Down: database \(/);
+      expect(body.checks.temporal.status).toBe('up');
+    } finally {
+      await prisma.$disconnect();
+      await empty.drop();
+    }
+  });
+});

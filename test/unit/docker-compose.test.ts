@@ -1,0 +1,51 @@
+// Docker cannot run here; this keeps docker-compose.yml structurally right and in step with src/config.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { configKeys, loadConfig } from '../../src/config.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
+const services = compose.services as Record<string, any>;
+
+describe('docker-compose.yml', () => {
+  it('has PostgreSQL, Temporal on PostgreSQL, the Temporal UI, api and worker', () => {
+    expect(Object.keys(services).sort()).toEqual(['api', 'postgres', 'temporal', 'temporal-ui', 'worker']);
+    expect(services.postgres.image).toMatch(/^postgres:\d+/);
+    expect(services.temporal.image).toMatch(/^temporalio\/auto-setup:\d/);
+    expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
+    expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:\d/);
+    expect(services['temporal-ui'].environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('publishes the API, Temporal and its UI on their usual ports', () => {
+    expect(services.api.ports).toContain('3000:3000');
+    expect(services.temporal.ports).toContain('7233:7233');
+    expect(services['temporal-ui'].ports).toContain('8080:8080');
+    expect(services.worker.ports).toBeUndefined();
+  });
+
+  it.each(['api', 'worker'])('%s is built from this repository and its environment is a valid configuration', (name) => {
+    const service = services[name];
+    expect(service.build).toBe('.');
+    expect(service.command).toEqual(['--role', name]);
+    const environment = service.environment as Record<string, string>;
+    for (const key of Object.keys(environment)) expect(configKeys, `${name}: ${key}`).toContain(key);
+    const config = loadConfig(environment, service.command);
+    expect(config.GATEWAY_ROLE).toBe(name);
+    // The database it names is the postgres service's own.
+    const url = new URL(config.DATABASE_URL!);
+    expect(url.hostname).toBe('postgres');
+    expect(url.username).toBe(services.postgres.environment.POSTGRES_USER);
+    expect(url.password).toBe(services.postgres.environment.POSTGRES_PASSWORD);
+    expect(url.pathname).toBe(`/${services.postgres.environment.POSTGRES_DB}`);
+    expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('has a Dockerfile whose entry point takes the role', () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["node", "scripts\/start\.mjs"\]$/m);
+    expect(dockerfile).toMatch(/setup\.mjs --no-temporal/);
+  });
+});
