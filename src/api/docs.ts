@@ -16,6 +16,9 @@ export function docsRouter(openApiUrl: string): Router {
     cdn: '/docs/assets/standalone.js',
     pageTitle: 'Generation Gateway API',
     agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never',
+    showToolbar: 'never',
     withDefaultFonts: false,
     telemetry: false,
   } as Parameters<typeof apiReference>[0]));

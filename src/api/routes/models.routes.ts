@@ -8,7 +8,7 @@ export const modelEndpoints = [
     operationId: 'listModels',
     summary: 'List the model catalog',
     description: 'Models callers can use, filtered by generation type and provider. `cost` and `dollar_cost` are both the USD cost band of the model.',
-    tags: ['Models'],
+    tags: ['Model catalog'],
     auth: 'none',
     request: { query: ModelsQuerySchema },
     success: { status: 200, description: 'The catalog', schema: ModelsResponseSchema },
