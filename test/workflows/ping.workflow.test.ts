@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import type { SystemActivities } from '../../activities/system.activities.ts';
 import { pingWorkflow } from '../../workflows/index.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { bundleWorkflows, createDevServerEnv, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { useDevServerAndDatabase } from '../helpers/stack.ts';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 
 let workflowBundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
@@ -46,17 +46,10 @@ describe('pingWorkflow on the time-skipping server', () => {
 });
 
 describe('pingWorkflow on the dev server with the real activities', () => {
-  let env: TestWorkflowEnvironment;
-  let database: TestDatabase;
-  beforeAll(async () => {
-    [env, database] = await Promise.all([createDevServerEnv(), createTestDatabase()]);
-  });
-  afterAll(async () => {
-    await env?.teardown();
-    await database?.drop();
-  });
+  const stack = useDevServerAndDatabase();
 
   it('reaches PostgreSQL through the worker', async () => {
+    const { env, database } = stack;
     const taskQueue = uniqueTaskQueue('ping-dev');
     const worker = await Worker.create({
       connection: env.nativeConnection, taskQueue, workflowBundle, activities: createActivities({ prisma: database.prisma }),
