@@ -1,13 +1,41 @@
 // The one place that reads the environment. Every variable is documented in .env.example; a bad value stops
 // the start with a message naming the variable.
 import { z } from 'zod';
+import { parseUsd } from './money.ts';
 
 export const roles = ['all', 'api', 'worker'] as const;
+export const chains = ['base', 'polygon', 'ethereum'] as const;
+export type Chain = (typeof chains)[number];
+
+/**
+ * Development default for DEPOSIT_XPUB: m/44'/60'/0'/0 of the public test mnemonic "test test … junk" that local
+ * chains (anvil, hardhat) fund. Anyone holds its private keys, so production refuses it.
+ */
+export const developmentDepositXpub =
+  'xpub6DyUKdwoLWmUJ4Tn9Bbsdtx7B5Ws18mEN19e5HT52ikE53FiUheSQXrZUNPovqfyKmw4579A1Mm3GXXKM39N64uooBfJ4tNAzFsEbodRTx4';
 export type Role = (typeof roles)[number];
 
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 512kb or 1mb');
+const positiveInt = z.coerce.number().int().min(1);
+const usdAmount = z.string().transform((text, context) => {
+  try {
+    return parseUsd(text);
+  } catch {
+    context.addIssue({ code: 'custom', message: 'expected an amount in USD such as 1.00' });
+    return z.NEVER;
+  }
+});
+const chainList = z.string().transform((text, context) => {
+  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(chains as readonly string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    context.addIssue({ code: 'custom', message: `expected a comma-separated list of ${chains.join(', ')}` });
+    return z.NEVER;
+  }
+  return [...new Set(names)] as Chain[];
+});
 
 export const configSchema = z.object({
   GATEWAY_ROLE: z.enum(roles).default('all'),
@@ -26,6 +54,13 @@ export const configSchema = z.object({
   TEMPORAL_DEV_SERVER_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_CLI_PATH: optionalText,
+  TRUST_PROXY: optionalText,
+  DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'expected a BIP-32 extended public key (xpub…)').default(developmentDepositXpub),
+  DEPOSIT_CHAINS: chainList.default([...chains]),
+  TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
+  TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
+  REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
+  REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -57,7 +92,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
       if (!config[key]) throw new ConfigError(`Invalid configuration — ${key}: required when GATEWAY_ROLE is ${config.GATEWAY_ROLE}`);
     }
   }
+  if (config.NODE_ENV === 'production' && config.DEPOSIT_XPUB === developmentDepositXpub) {
+    throw new ConfigError('Invalid configuration — DEPOSIT_XPUB: the development key (public test mnemonic) is not allowed in production; set your own xpub');
+  }
   return config;
+}
+
+/** The URL of the embedded PostgreSQL that the all-in-one role starts (genctl uses it when DATABASE_URL is unset). */
+export function embeddedDatabaseUrl(config: Pick<Config, 'EMBEDDED_POSTGRES_PORT'>): string {
+  return `postgresql://gateway:gateway@127.0.0.1:${config.EMBEDDED_POSTGRES_PORT}/gateway`;
 }
 
 export function publicBaseUrl(config: Config): string {

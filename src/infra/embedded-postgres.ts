@@ -28,9 +28,8 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-const user = 'gateway';
 // Listens on 127.0.0.1 only; the password guards nothing beyond this machine's own users.
-const password = 'gateway';
+const credentials = { user: 'gateway', password: 'gateway' };
 
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must be able to walk to its binaries (in node_modules)
@@ -64,8 +63,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   const postgres = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
-    user,
-    password,
+    ...credentials,
     persistent: true,
     // PostgreSQL refuses to run as root (as on these machines and in containers): run it as a `postgres` user.
     createPostgresUser: true,
@@ -83,7 +81,7 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   }
   if (fresh) await postgres.createDatabase(options.database);
   return {
-    url: `postgresql://${user}:${password}@127.0.0.1:${options.port}/${options.database}`,
+    url: `postgresql://${credentials.user}:${credentials.password}@127.0.0.1:${options.port}/${options.database}`,
     async stop() {
       // Ctrl-C also reaches postgres directly (same process group); stop() would then wait for an exit already seen.
       const child = (postgres as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;

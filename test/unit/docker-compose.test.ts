@@ -6,7 +6,16 @@ import { parse } from 'yaml';
 import { configKeys, loadConfig } from '../../src/config.ts';
 
 const root = join(import.meta.dirname, '..', '..');
-const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true });
+// What an operator exports before `docker compose up` (compose refuses to start without it).
+const operatorEnvironment: Record<string, string> = {
+  DEPOSIT_XPUB: 'xpub6EFHUEbYV13535ChA9yg5xZTWowwFCmFoWnhLbwkd91xHoirGu89GTZwBSUBnBpFeY5EV2cgof8yuyDnkeGALcD8DgGYJSiQfkxKpunWTX1',
+};
+const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
+const interpolated = composeText.replace(/\$\{(\w+)(?::\?[^}]*)?\}/g, (_, name: string) => {
+  if (!(name in operatorEnvironment)) throw new Error(`docker-compose.yml needs \${${name}} that this test does not supply`);
+  return operatorEnvironment[name]!;
+});
+const compose = parse(interpolated, { merge: true });
 const services = compose.services as Record<string, any>;
 
 describe('docker-compose.yml', () => {
@@ -41,6 +50,10 @@ describe('docker-compose.yml', () => {
     expect(url.password).toBe(services.postgres.environment.POSTGRES_PASSWORD);
     expect(url.pathname).toBe(`/${services.postgres.environment.POSTGRES_DB}`);
     expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('refuses to start without the operator\'s deposit key', () => {
+    expect(composeText).toMatch(/DEPOSIT_XPUB: \$\{DEPOSIT_XPUB:\?/);
   });
 
   it('has a Dockerfile whose entry point takes the role', () => {

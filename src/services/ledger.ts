@@ -1,0 +1,169 @@
+// The money core (DESIGN §3). Every balance change is one conditional UPDATE of the account's balance row plus
+// one append-only ledger entry, in one transaction, under a unique idempotency key: a retried call finds its
+// entry and moves nothing. Amounts are bigint micro-USD.
+import type { PrismaClient } from '../db/prisma.ts';
+import type { LedgerEntryKind, Prisma } from '../generated/prisma/client.ts';
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export class InsufficientFundsError extends Error {
+  override name = 'InsufficientFundsError';
+  constructor(readonly required: bigint, readonly available: bigint) {
+    super(`insufficient funds: ${required} micro-USD required, ${available} available`);
+  }
+}
+
+export class LedgerError extends Error {
+  override name = 'LedgerError';
+}
+
+export interface LedgerResult {
+  /** false when the idempotency key had already been used: nothing moved this time. */
+  applied: boolean;
+  entryId: bigint;
+  kind: LedgerEntryKind;
+  amount: bigint;
+  reservedDelta: bigint;
+  balance: bigint;
+  reserved: bigint;
+}
+
+interface Move {
+  accountId: string;
+  idempotencyKey: string;
+  taskId?: string;
+  memo?: string;
+}
+
+const asResult = (entry: { id: bigint; kind: LedgerEntryKind; amount: bigint; reservedDelta: bigint; balanceAfter: bigint; reservedAfter: bigint }, applied: boolean): LedgerResult => ({
+  applied, entryId: entry.id, kind: entry.kind, amount: entry.amount, reservedDelta: entry.reservedDelta, balance: entry.balanceAfter, reserved: entry.reservedAfter,
+});
+
+async function priorEntry(db: Db, move: Move, kind: LedgerEntryKind): Promise<LedgerResult | null> {
+  const entry = await db.ledgerEntry.findUnique({ where: { idempotencyKey: move.idempotencyKey } });
+  if (!entry) return null;
+  if (entry.accountId !== move.accountId || entry.kind !== kind) {
+    throw new LedgerError(`idempotency key ${move.idempotencyKey} was used for a ${entry.kind} on ${entry.accountId}`);
+  }
+  return asResult(entry, false);
+}
+
+const isUniqueViolation = (error: unknown) =>
+  (error as { code?: string })?.code === 'P2002' || /unique constraint/i.test(String((error as Error)?.message));
+
+/** Runs `apply` once per idempotency key; inside a caller's transaction when given one. */
+async function once(db: Db, move: Move, kind: LedgerEntryKind, apply: (tx: Prisma.TransactionClient) => Promise<Omit<LedgerResult, 'applied' | 'entryId' | 'kind'>>): Promise<LedgerResult> {
+  const run = async (tx: Prisma.TransactionClient) => {
+    const prior = await priorEntry(tx, move, kind);
+    if (prior) return prior;
+    const moved = await apply(tx);
+    const entry = await tx.ledgerEntry.create({
+      data: {
+        accountId: move.accountId, kind, amount: moved.amount, reservedDelta: moved.reservedDelta,
+        balanceAfter: moved.balance, reservedAfter: moved.reserved, idempotencyKey: move.idempotencyKey,
+        taskId: move.taskId, memo: move.memo,
+      },
+    });
+    return asResult(entry, true);
+  };
+  if (!('$transaction' in db)) return run(db);
+  try {
+    return await db.$transaction(run);
+  } catch (error) {
+    // The same key raced in from another caller and committed first: its entry is the answer.
+    if (isUniqueViolation(error)) {
+      const prior = await priorEntry(db, move, kind);
+      if (prior) return prior;
+    }
+    throw error;
+  }
+}
+
+async function availableOf(tx: Prisma.TransactionClient, accountId: string): Promise<bigint> {
+  const row = await tx.balance.findUnique({ where: { accountId } });
+  if (!row) throw new LedgerError(`account ${accountId} has no balance`);
+  return row.balance - row.reserved;
+}
+
+/** Locks the balance row for the rest of the transaction and returns what the task still holds reserved. */
+async function lockAndReadHeld(tx: Prisma.TransactionClient, accountId: string, taskId: string): Promise<bigint> {
+  const locked = await tx.$queryRaw<unknown[]>`SELECT 1 FROM balances WHERE account_id = ${accountId} FOR UPDATE`;
+  if (locked.length === 0) throw new LedgerError(`account ${accountId} has no balance`);
+  const [row] = await tx.$queryRaw<{ held: bigint }[]>`
+    SELECT COALESCE(SUM(reserved_delta), 0)::bigint AS held FROM ledger_entries WHERE account_id = ${accountId} AND task_id = ${taskId}`;
+  return row!.held;
+}
+
+function requirePositive(amount: bigint, what: string): void {
+  if (amount <= 0n) throw new LedgerError(`${what} must be a positive amount, got ${amount}`);
+}
+
+/** Holds `amount` of the available balance for a task: one conditional UPDATE, never read-then-write. */
+export async function reserve(db: Db, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
+  requirePositive(move.amount, 'reserve');
+  return once(db, move, 'reserve', async (tx) => {
+    const rows = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
+      UPDATE balances SET reserved = reserved + ${move.amount}, updated_at = now()
+      WHERE account_id = ${move.accountId} AND balance - reserved >= ${move.amount}
+      RETURNING balance, reserved`;
+    if (rows.length === 0) throw new InsufficientFundsError(move.amount, await availableOf(tx, move.accountId));
+    return { amount: 0n, reservedDelta: move.amount, balance: rows[0]!.balance, reserved: rows[0]!.reserved };
+  });
+}
+
+/** Charges the actual cost of a task (at most what it holds) and releases the rest of its reservation. */
+export async function charge(db: Db, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
+  if (move.amount < 0n) throw new LedgerError(`charge must not be negative, got ${move.amount}`);
+  return once(db, move, 'charge', async (tx) => {
+    const held = await lockAndReadHeld(tx, move.accountId, move.taskId);
+    if (move.amount > held) throw new LedgerError(`charge of ${move.amount} exceeds the ${held} held for task ${move.taskId}`);
+    const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
+      UPDATE balances SET balance = balance - ${move.amount}, reserved = reserved - ${held}, updated_at = now()
+      WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
+    return { amount: -move.amount, reservedDelta: -held, balance: row!.balance, reserved: row!.reserved };
+  });
+}
+
+/** Releases everything a task still holds (its failure, or a cancellation). */
+export async function release(db: Db, move: Move & { taskId: string }): Promise<LedgerResult> {
+  return once(db, move, 'release', async (tx) => {
+    const held = await lockAndReadHeld(tx, move.accountId, move.taskId);
+    const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
+      UPDATE balances SET reserved = reserved - ${held}, updated_at = now()
+      WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
+    return { amount: 0n, reservedDelta: -held, balance: row!.balance, reserved: row!.reserved };
+  });
+}
+
+export type CreditKind = Extract<LedgerEntryKind, 'deposit' | 'trial_credit' | 'adjustment'>;
+
+/** Adds to the balance: a deposit, a trial credit or an operator's adjustment. */
+export async function credit(db: Db, move: Move & { amount: bigint; kind: CreditKind }): Promise<LedgerResult> {
+  requirePositive(move.amount, 'credit');
+  return once(db, move, move.kind, async (tx) => {
+    const rows = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
+      UPDATE balances SET balance = balance + ${move.amount}, updated_at = now()
+      WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
+    if (rows.length === 0) throw new LedgerError(`account ${move.accountId} has no balance`);
+    return { amount: move.amount, reservedDelta: 0n, balance: rows[0]!.balance, reserved: rows[0]!.reserved };
+  });
+}
+
+export interface LedgerTotals {
+  balance: bigint;
+  reserved: bigint;
+  /** Sum of charges: what the account has spent. */
+  spent: bigint;
+  /** Number of charged tasks. */
+  charges: number;
+}
+
+export async function ledgerTotals(db: Db, accountId: string): Promise<LedgerTotals> {
+  const [row] = await db.$queryRaw<{ balance: bigint; reserved: bigint; spent: bigint; charges: bigint }[]>`
+    SELECT COALESCE(SUM(amount), 0)::bigint AS balance,
+           COALESCE(SUM(reserved_delta), 0)::bigint AS reserved,
+           COALESCE(-SUM(amount) FILTER (WHERE kind = 'charge'), 0)::bigint AS spent,
+           COUNT(*) FILTER (WHERE kind = 'charge') AS charges
+    FROM ledger_entries WHERE account_id = ${accountId}`;
+  return { balance: row!.balance, reserved: row!.reserved, spent: row!.spent, charges: Number(row!.charges) };
+}
