@@ -2,9 +2,11 @@
 import express, { Router, type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Config } from './config.ts';
+import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
+import { createAuthenticator } from './api/auth.ts';
 import { docsRouter } from './api/docs.ts';
-import { type Endpoint, mountEndpoints } from './api/endpoint.ts';
+import { type ApiContext, type Endpoint, mountEndpoints } from './api/endpoint.ts';
 import { ApiError } from './api/errors.ts';
 import { errorHandler, notFound } from './api/middleware/errors.ts';
 import { jsonBody } from './api/middleware/json-body.ts';
@@ -13,11 +15,13 @@ import { buildOpenApiDocument } from './api/openapi.ts';
 import { apiEndpoints } from './api/routes/index.ts';
 import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
 import { checkHealth, type HealthProbes } from './health.ts';
+import { createLastUsedRecorder } from './services/api-keys.ts';
 
 export const apiBasePath = '/api/v1';
 
 export interface AppDeps {
-  config: Pick<Config, 'JSON_BODY_LIMIT'>;
+  config: Config;
+  prisma: PrismaClient;
   logger: Logger;
   health: HealthProbes;
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
@@ -41,20 +45,30 @@ function healthRouter(probes: HealthProbes): Router {
 
 function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
   const router = Router();
+  const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) => deps.logger.warn({ err: error }, 'could not record key use'));
+  const ctx: ApiContext = { prisma: deps.prisma, config: deps.config, authenticate: createAuthenticator(deps.prisma, recordKeyUse) };
   const openApiDocument = buildOpenApiDocument(endpoints, apiBasePath);
   router.use(jsonBody(deps.config.JSON_BODY_LIMIT));
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
   router.use('/predictions', deprecatedAliasHeaders);
-  mountEndpoints(router, endpoints);
+  mountEndpoints(router, endpoints, ctx);
   router.use(notFound);
   return router;
+}
+
+/** Express's "trust proxy" from TRUST_PROXY: true/false, a hop count, or addresses/subnets. */
+function trustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  return /^\d+$/.test(value) ? Number(value) : value;
 }
 
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy(deps.config.TRUST_PROXY));
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
   app.use(healthRouter(deps.health));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));

@@ -63,6 +63,7 @@ async function start(config: Config, logger: Logger, stops: Stop[]): Promise<str
     stops.push(() => connection.close());
     const app = createApp({
       config,
+      prisma,
       logger,
       health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.TEMPORAL_NAMESPACE) },
     });

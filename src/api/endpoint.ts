@@ -2,15 +2,28 @@
 // document, and the same declaration mounts the Express route. Routes stay thin: parse, call, map.
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { PrismaClient } from '../db/prisma.ts';
+import type { Principal } from '../services/api-keys.ts';
+import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
-export type AuthScheme = 'none' | 'bearer' | 'bearer_or_x402';
+
+/** What handlers may use: the database, the configuration, and how callers are authenticated. */
+export interface ApiContext {
+  prisma: PrismaClient;
+  config: Config;
+  authenticate: Authenticator;
+}
 
 export interface HandlerInput<B, Q, P> {
   body: B;
   query: Q;
   params: P;
+  /** The authenticated caller; endpoints with `auth: 'none'` get none. */
+  principal: Principal;
+  ctx: ApiContext;
   req: Request;
   res: Response;
 }
@@ -34,12 +47,14 @@ export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
   summary: string;
   description?: string;
   tags: string[];
-  auth: AuthScheme;
+  auth: AuthRequirement;
   deprecated?: boolean;
   request?: { body?: B; query?: Q; params?: P };
   success: { status: number; description: string; schema: z.ZodType; headers?: Record<string, HeaderDoc> };
   /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
   errors?: ErrorCode[];
+  /** The code of a body that fails validation, when the spec names one (default `validation_error`). */
+  validationErrorCode?: ErrorCode;
   /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
   pendingUntil?: string;
   handle?: (input: HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<HandlerResult> | HandlerResult;
@@ -56,8 +71,10 @@ export function defineEndpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodT
 export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   const codes = new Set<ErrorCode>(endpoint.errors ?? []);
   if (endpoint.request?.body || endpoint.request?.query || endpoint.request?.params) codes.add('validation_error');
+  if (endpoint.validationErrorCode) codes.add(endpoint.validationErrorCode);
   if (endpoint.request?.body) codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type');
   if (endpoint.auth !== 'none') codes.add('unauthorized');
+  if (endpoint.auth === 'agent' || endpoint.auth === 'developer') codes.add('forbidden');
   if (endpoint.pendingUntil) codes.add('not_implemented');
   codes.add('internal_error');
   return [...codes];
@@ -65,10 +82,10 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
 
 export const toExpressPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
 
-function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: 'body' | 'query' | 'path'): unknown {
+function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: 'body' | 'query' | 'path', code?: ErrorCode): unknown {
   if (!schema) return value;
   const parsed = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
-  if (!parsed.success) throw validationError(parsed.error, where);
+  if (!parsed.success) throw validationError(parsed.error, where, code);
   return parsed.data;
 }
 
@@ -76,14 +93,18 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-async function runEndpoint(endpoint: Endpoint, req: Request, res: Response): Promise<void> {
+async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
+  // Who is calling comes first: an anonymous caller learns nothing from validation messages.
+  const principal = endpoint.auth === 'none' ? (undefined as unknown as Principal) : await ctx.authenticate(req, res, endpoint.auth);
   if (endpoint.request?.body && !hasBody(req)) {
-    throw new ApiError('validation_error', 'Invalid body: body: a JSON object is required.');
+    throw new ApiError(endpoint.validationErrorCode ?? 'validation_error', 'Invalid body: body: a JSON object is required.');
   }
   const input = {
-    body: parsePart(endpoint.request?.body, req.body, 'body'),
+    body: parsePart(endpoint.request?.body, req.body, 'body', endpoint.validationErrorCode),
     query: parsePart(endpoint.request?.query, req.query, 'query'),
     params: parsePart(endpoint.request?.params, req.params, 'path'),
+    principal,
+    ctx,
     req,
     res,
   };
@@ -100,11 +121,11 @@ async function runEndpoint(endpoint: Endpoint, req: Request, res: Response): Pro
 }
 
 /** Mounts endpoints, then answers 405 (with Allow) for known paths called with another method. */
-export function mountEndpoints(router: Router, endpoints: Endpoint[]): void {
+export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiContext): void {
   const methodsByPath = new Map<string, Set<string>>();
   for (const endpoint of endpoints) {
     const path = toExpressPath(endpoint.path);
-    router[endpoint.method](path, (req, res) => runEndpoint(endpoint, req, res));
+    router[endpoint.method](path, (req, res) => runEndpoint(endpoint, ctx, req, res));
     const methods = methodsByPath.get(path) ?? new Set<string>();
     methods.add(endpoint.method.toUpperCase());
     if (endpoint.method === 'get') methods.add('HEAD');

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 export const errorCodes = {
   validation_error: { status: 400, description: 'The request failed validation; the message names the field.' },
   invalid_json: { status: 400, description: 'The body is not valid JSON.' },
+  invalid_webhook_url: { status: 400, description: 'The webhook URL is not an http(s) URI.' },
   unauthorized: { status: 401, description: 'The API key is missing, malformed, unknown, expired or revoked.' },
   payment_required: { status: 402, description: 'Balance or payment does not cover the cost.' },
   forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },
@@ -11,6 +12,7 @@ export const errorCodes = {
   method_not_allowed: { status: 405, description: 'The route exists but not with this method (see the Allow header).' },
   payload_too_large: { status: 413, description: 'The body exceeds the size limit.' },
   unsupported_media_type: { status: 415, description: 'The body is not application/json.' },
+  registration_capped: { status: 429, description: 'Too many registrations from this client address; try again later.' },
   rate_limited: { status: 429, description: 'Too many requests.' },
   internal_error: { status: 500, description: 'An unexpected error; the message carries the request id.' },
   not_implemented: { status: 501, description: 'The endpoint is specified but not available in this build yet.' },
@@ -44,14 +46,10 @@ export class ApiError extends Error {
 }
 
 /** `where` is the part of the request that failed (body, query, path); each issue names its field. */
-export function validationError(error: z.ZodError, where: 'body' | 'query' | 'path'): ApiError {
+export function validationError(error: z.ZodError, where: 'body' | 'query' | 'path', code: ErrorCode = 'validation_error'): ApiError {
   const problems = error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join('.') : where;
     return `${field}: ${issue.message}`;
   });
-  return new ApiError('validation_error', `Invalid ${where}: ${problems.join('; ')}`);
-}
-
-export function notImplemented(operation: string, landsWith: string): never {
-  throw new ApiError('not_implemented', `${operation} is not implemented yet; it lands with ${landsWith}.`);
+  return new ApiError(code, `Invalid ${where}: ${problems.join('; ')}`);
 }

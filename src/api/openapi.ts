@@ -29,10 +29,13 @@ function describe(endpoint: Endpoint): string {
   return pending + (endpoint.description ?? endpoint.summary);
 }
 
+const bearer = [{ bearerAuth: [] }];
 const security: Record<Endpoint['auth'], Record<string, string[]>[]> = {
   none: [],
-  bearer: [{ bearerAuth: [] }],
-  bearer_or_x402: [{ bearerAuth: [] }, { x402: [] }],
+  agent: bearer,
+  developer: bearer,
+  any: bearer,
+  any_or_x402: [...bearer, { x402: [] }],
 };
 
 export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1') {

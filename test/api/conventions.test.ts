@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineEndpoint } from '../../src/api/endpoint.ts';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
 import { z } from '../../src/api/schemas/zod.ts';
+import { createAgentWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Endpoints that exist only here, mounted through the same machinery, to reach the internal-error paths.
 const failingEndpoints = [
@@ -19,17 +21,26 @@ const failingEndpoints = [
   }),
 ];
 
+let database: TestDatabase;
 let app: TestApp;
+let agentKey: string;
 beforeAll(async () => {
-  app = await startTestApp({ health: {}, endpoints: [...apiEndpoints, ...failingEndpoints] });
+  database = await createTestDatabase();
+  app = await startTestApp({ prisma: database.prisma, endpoints: [...apiEndpoints, ...failingEndpoints] });
+  agentKey = (await createAgentWithKey(database.prisma)).apiKey.key;
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  await database.drop();
+});
 
 interface Case {
   name: string;
   method: string;
   path: string;
   headers?: Record<string, string>;
+  /** Sends the test agent's key. */
+  asAgent?: boolean;
   body?: string;
   status: number;
   error: string;
@@ -50,18 +61,19 @@ const cases: Case[] = [
   { name: 'field too short', method: 'POST', path: '/api/v1/agents/register', headers: json, body: '{"agent_name":"ab"}', status: 400, error: 'validation_error', message: /agent_name: Too small/ },
   { name: 'field too long', method: 'POST', path: '/api/v1/agents/register', headers: json, body: JSON.stringify({ agent_name: 'bot', agent_version: 'v'.repeat(51) }), status: 400, error: 'validation_error', message: /agent_version: Too big/ },
   { name: 'URI that is not http(s)', method: 'POST', path: '/api/v1/agents/register', headers: json, body: '{"agent_name":"bot","webhook_url":"ftp://example.com"}', status: 400, error: 'validation_error', message: /webhook_url: must be an http\(s\) URI/ },
-  { name: 'bad enum', method: 'POST', path: '/api/v1/agents/deposit', headers: json, body: `{"chain":"solana","tx_hash":"0x${'a'.repeat(64)}"}`, status: 400, error: 'validation_error', message: /chain: Invalid option/ },
-  { name: 'bad pattern', method: 'POST', path: '/api/v1/agents/deposit', headers: json, body: '{"chain":"base","tx_hash":"0x12"}', status: 400, error: 'validation_error', message: /tx_hash: must be 0x followed by 64 hex digits/ },
-  { name: 'integer minimum', method: 'POST', path: '/api/v1/generations', headers: json, body: '{"type":"text-to-text","model":"m","max_tokens":0}', status: 400, error: 'validation_error', message: /max_tokens: Too small/ },
+  { name: 'bad enum', method: 'POST', path: '/api/v1/agents/deposit', headers: json, asAgent: true, body: `{"chain":"solana","tx_hash":"0x${'a'.repeat(64)}"}`, status: 400, error: 'validation_error', message: /chain: Invalid option/ },
+  { name: 'bad pattern', method: 'POST', path: '/api/v1/agents/deposit', headers: json, asAgent: true, body: '{"chain":"base","tx_hash":"0x12"}', status: 400, error: 'validation_error', message: /tx_hash: must be 0x followed by 64 hex digits/ },
+  { name: 'integer minimum', method: 'POST', path: '/api/v1/generations', headers: json, asAgent: true, body: '{"type":"text-to-text","model":"m","max_tokens":0}', status: 400, error: 'validation_error', message: /max_tokens: Too small/ },
   { name: 'bad query value', method: 'GET', path: '/api/v1/models?type=text-to-smell', status: 400, error: 'validation_error', message: /^Invalid query: type: Invalid option/ },
-  { name: 'valid request to an endpoint not landed yet', method: 'POST', path: '/api/v1/agents/register', headers: json, body: '{"agent_name":"bot"}', status: 501, error: 'not_implemented', message: /POST \/api\/v1\/agents\/register is not implemented yet/ },
+  { name: 'valid request to an endpoint not landed yet', method: 'POST', path: '/api/v1/agents/deposit', headers: json, asAgent: true, body: `{"chain":"base","tx_hash":"0x${'a'.repeat(64)}"}`, status: 501, error: 'not_implemented', message: /POST \/api\/v1\/agents\/deposit is not implemented yet/ },
   { name: 'handler throws', method: 'GET', path: '/api/v1/test/boom', status: 500, error: 'internal_error', message: /quote request id req_/ },
   { name: 'response breaks its schema', method: 'GET', path: '/api/v1/test/bad-response', status: 500, error: 'internal_error', message: /internal error/ },
 ];
 
 describe('error envelope', () => {
   it.each(cases)('$name → $status $error', async (testCase) => {
-    const response = await fetch(`${app.url}${testCase.path}`, { method: testCase.method, headers: testCase.headers, body: testCase.body });
+    const headers = { ...testCase.headers, ...(testCase.asAgent ? { authorization: `Bearer ${agentKey}` } : {}) };
+    const response = await fetch(`${app.url}${testCase.path}`, { method: testCase.method, headers, body: testCase.body });
     expect(response.status).toBe(testCase.status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);

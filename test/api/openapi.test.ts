@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCodes } from '../../src/api/errors.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Spec §4: every endpoint of the interface, with its success status.
 const specEndpoints = [
@@ -16,13 +17,18 @@ const specEndpoints = [
   ['get', '/predictions/{taskId}/result', '200'],
 ] as const;
 
+let database: TestDatabase;
 let app: TestApp;
 let document: any;
 beforeAll(async () => {
-  app = await startTestApp({ health: {} });
+  database = await createTestDatabase();
+  app = await startTestApp({ prisma: database.prisma });
   document = await (await fetch(`${app.url}/api/v1/openapi.json`)).json();
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  await app.close();
+  await database.drop();
+});
 
 describe('OpenAPI document', () => {
   it('is OpenAPI 3.1 at interface version 1.1.0', () => {

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppDeps } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
 import { testLogger } from './logger.ts';
 
 export interface TestApp {
@@ -7,9 +8,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> & Pick<AppDeps, 'prisma'> & { config?: Partial<Config> };
+
 /** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
-export async function startTestApp(deps: Partial<AppDeps> & Pick<AppDeps, 'health'>): Promise<TestApp> {
-  const app = createApp({ config: { JSON_BODY_LIMIT: '1mb' }, logger: testLogger, ...deps });
+export async function startTestApp({ config, ...deps }: TestAppDeps): Promise<TestApp> {
+  const app = createApp({ config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config }, logger: testLogger, health: {}, ...deps });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
