@@ -73,7 +73,8 @@ export function createLastUsedRecorder(db: PrismaClient, intervalMs = 60_000, on
     const previous = lastWritten.get(keyId);
     if (previous !== undefined && at.getTime() - previous < intervalMs) return false;
     lastWritten.set(keyId, at.getTime());
-    db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: at } }).catch(onError);
+    // Monotonic, so writes that land out of order never move the time backwards.
+    db.apiKey.updateMany({ where: { id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } }).catch(onError);
     return true;
   };
 }

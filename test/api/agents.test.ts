@@ -1,0 +1,194 @@
+// POST /agents/register, GET /agents/balance, PATCH /agents/webhook over real HTTP and PostgreSQL.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { developmentDepositXpub } from '../../src/config.ts';
+import { charge, credit, reserve } from '../../src/services/ledger.ts';
+import { deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+let database: TestDatabase;
+let app: TestApp;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  app = await startTestApp({
+    prisma: database.prisma,
+    // Each test speaks from its own client address (X-Forwarded-For from loopback), so guardrails do not mix.
+    config: { TRUST_PROXY: 'loopback', REGISTRATION_CAP_PER_ADDRESS: 3, TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1 },
+  });
+});
+afterAll(async () => {
+  await app.close();
+  await database.drop();
+});
+
+let addressCounter = 0;
+const newClientAddress = () => `203.0.113.${++addressCounter}`;
+
+async function call(method: string, path: string, options: { body?: unknown; key?: string; from?: string } = {}) {
+  const headers: Record<string, string> = { 'x-forwarded-for': options.from ?? newClientAddress() };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  const response = await fetch(`${app.url}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+const register = (body: unknown, from?: string) => call('POST', '/agents/register', { body, from });
+
+describe('POST /agents/register', () => {
+  it('creates an agent: 201 with a key shown once, its own deposit addresses and the trial credit', async () => {
+    const { status, body } = await register({ agent_name: 'Ada', agent_platform: 'openclaw', agent_version: '1.2.3', source: 'docs' });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({
+      agent_id: expect.stringMatching(/^agt_[0-9A-Za-z]{22}$/),
+      api_key: expect.stringMatching(/^rf_[0-9A-Za-z]{43}$/),
+      asset: 'USDC',
+      balance: '1.00',
+      starting_balance: '1.00',
+      trial_credit_applied: true,
+      webhook_url: null,
+      webhook_secret: null,
+    });
+    expect(Object.keys(body.deposit_addresses).sort()).toEqual(['base', 'ethereum', 'polygon']);
+    const account = await database.prisma.account.findUniqueOrThrow({ where: { id: body.agent_id } });
+    expect(body.deposit_addresses.base).toBe(deriveDepositAddress(developmentDepositXpub, account.depositIndex!));
+    expect(account).toMatchObject({ kind: 'agent', name: 'Ada', platform: 'openclaw', platformVersion: '1.2.3', source: 'docs', status: 'active' });
+    expect(body.activation_tips.length).toBeGreaterThanOrEqual(3);
+    expect(body.next_steps.join(' ')).toMatch(/quote.*generations.*poll_url/s);
+    expect(body.next_steps.join(' ')).toContain('/docs');
+  });
+
+  it('gives every agent a different deposit address', async () => {
+    const [first, second] = await Promise.all([register({ agent_name: 'one' }), register({ agent_name: 'two' })]);
+    expect(first.body.deposit_addresses.base).not.toBe(second.body.deposit_addresses.base);
+  });
+
+  it('returns a Standard Webhooks secret when a webhook is given', async () => {
+    const { status, body } = await register({ agent_name: 'hooked', webhook_url: 'https://agent.example/hook' });
+    expect(status).toBe(201);
+    expect(body.webhook_url).toBe('https://agent.example/hook');
+    expect(body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+  });
+
+  it('grants the trial once per address per day, then says so', async () => {
+    const from = newClientAddress();
+    const first = await register({ agent_name: 'first' }, from);
+    const second = await register({ agent_name: 'second' }, from);
+    expect(first.body).toMatchObject({ trial_credit_applied: true, starting_balance: '1.00' });
+    expect(second.body).toMatchObject({ trial_credit_applied: false, starting_balance: '0.00', balance: '0.00' });
+    expect(second.body.activation_tips.join(' ')).toMatch(/No trial credit/);
+  });
+
+  it('caps registrations per address with 429 registration_capped, and creates nothing', async () => {
+    const from = newClientAddress();
+    for (let i = 0; i < 3; i++) expect((await register({ agent_name: `agent ${i}` }, from)).status).toBe(201);
+    const before = await database.prisma.account.count();
+    const capped = await register({ agent_name: 'one too many' }, from);
+    expect(capped.status).toBe(429);
+    expect(capped.body).toEqual({ error: 'registration_capped', message: expect.stringMatching(/^Registration capped: at most 3 registrations per client address every 60 minutes/) });
+    expect(await database.prisma.account.count()).toBe(before);
+  });
+
+  it('holds the cap under concurrent registrations from one address', async () => {
+    const from = newClientAddress();
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => register({ agent_name: `racer ${i}` }, from)));
+    expect(results.filter((result) => result.status === 201)).toHaveLength(3);
+    expect(results.filter((result) => result.status === 429)).toHaveLength(5);
+    expect(results.filter((result) => result.body.trial_credit_applied)).toHaveLength(1);
+  });
+
+  const at = (length: number) => 'x'.repeat(length);
+  it.each([
+    [{ agent_name: at(3) }, 201, null],
+    [{ agent_name: at(50) }, 201, null],
+    [{ agent_name: at(2) }, 400, /agent_name: Too small: expected string to have >=3 characters/],
+    [{ agent_name: at(51) }, 400, /agent_name: Too big: expected string to have <=50 characters/],
+    [{}, 400, /agent_name: Invalid input: expected string, received undefined/],
+    [{ agent_name: 42 }, 400, /agent_name: Invalid input: expected string, received number/],
+    [{ agent_name: 'bot', source: at(100) }, 201, null],
+    [{ agent_name: 'bot', source: at(101) }, 400, /source: Too big/],
+    [{ agent_name: 'bot', agent_platform: 'generic' }, 201, null],
+    [{ agent_name: 'bot', agent_platform: at(100) }, 201, null],
+    [{ agent_name: 'bot', agent_platform: at(101) }, 400, /agent_platform: Too big/],
+    [{ agent_name: 'bot', agent_version: at(50) }, 201, null],
+    [{ agent_name: 'bot', agent_version: at(51) }, 400, /agent_version: Too big/],
+    [{ agent_name: 'bot', webhook_url: 'http://agent.example/hook' }, 201, null],
+    [{ agent_name: 'bot', webhook_url: 'ftp://agent.example/hook' }, 400, /webhook_url: must be an http\(s\) URI/],
+    [{ agent_name: 'bot', webhook_url: 'not a url' }, 400, /webhook_url: must be an http\(s\) URI/],
+  ])('%o → %i', async (requestBody, status, message) => {
+    const { status: actual, body } = await register(requestBody);
+    expect(actual).toBe(status);
+    if (message) expect(body).toEqual({ error: 'validation_error', message: expect.stringMatching(message) });
+  });
+});
+
+describe('GET /agents/balance', () => {
+  it('reports the available balance, usage from the ledger and recent deposits', async () => {
+    const { body: agent } = await register({ agent_name: 'spender', webhook_url: 'https://spender.example/hook' });
+    const accountId = agent.agent_id;
+    await credit(database.prisma, { accountId, amount: 4_000_000n, kind: 'deposit', idempotencyKey: `deposit:base:0x1:${accountId}` });
+    await database.prisma.deposit.create({ data: { id: 'dep_1', accountId, chain: 'base', txHash: `0x${'1'.repeat(64)}`, amount: 4_000_000n, status: 'credited' } });
+    await reserve(database.prisma, { accountId, amount: 500_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:reserve' });
+    await charge(database.prisma, { accountId, amount: 35_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:charge' });
+    await reserve(database.prisma, { accountId, amount: 250_000n, taskId: 'gen_2', idempotencyKey: 'gen_2:reserve' });
+
+    const { status, body } = await call('GET', '/agents/balance', { key: agent.api_key });
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      agent_id: accountId,
+      agent_name: 'spender',
+      balance: '4.715', // 1.00 trial + 4.00 deposit − 0.035 charged − 0.25 held by gen_2
+      status: 'active',
+      deposit_addresses: agent.deposit_addresses,
+      asset: 'USDC',
+      webhook_url: 'https://spender.example/hook',
+      usage: { total_requests: 1, total_usd_spent: '0.035' },
+      recent_deposits: [{ id: 'dep_1', chain: 'base', amount_usd: '4.00', tx_hash: `0x${'1'.repeat(64)}`, status: 'credited', created_at: expect.any(String) }],
+    });
+  });
+
+  it('is 403 for a developer key and 401 without a key', async () => {
+    const developer = await createDeveloperWithKey(database.prisma);
+    expect(await call('GET', '/agents/balance', { key: developer.apiKey.key })).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect(await call('GET', '/agents/balance')).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+  });
+});
+
+describe('PATCH /agents/webhook', () => {
+  it('sets the URL and rotates the secret on every call', async () => {
+    const { body: agent } = await register({ agent_name: 'rotator', webhook_url: 'https://old.example/hook' });
+    const first = await call('PATCH', '/agents/webhook', { key: agent.api_key, body: { webhook_url: 'https://new.example/hook' } });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      success: true,
+      webhook_url: 'https://new.example/hook',
+      webhook_secret: expect.stringMatching(/^whsec_/),
+      signature_header: 'webhook-signature',
+      signature_algorithm: expect.stringMatching(/^v1,HMAC-SHA256/),
+      message: expect.stringMatching(/rotated/),
+    });
+    expect(first.body.webhook_secret).not.toBe(agent.webhook_secret);
+    const second = await call('PATCH', '/agents/webhook', { key: agent.api_key, body: { webhook_url: 'https://new.example/hook' } });
+    expect(second.body.webhook_secret).not.toBe(first.body.webhook_secret);
+    const account = await database.prisma.account.findUniqueOrThrow({ where: { id: agent.agent_id } });
+    expect(account).toMatchObject({ webhookUrl: 'https://new.example/hook', webhookSecret: second.body.webhook_secret });
+  });
+
+  it.each([
+    [{ webhook_url: 'ftp://x.example' }, /webhook_url: must be an http\(s\) URI/],
+    [{ webhook_url: 'javascript:alert(1)' }, /webhook_url: must be an http\(s\) URI/],
+    [{}, /webhook_url: /],
+  ])('answers 400 invalid_webhook_url for %o', async (requestBody, message) => {
+    const { body: agent } = await register({ agent_name: 'hooker' });
+    const { status, body } = await call('PATCH', '/agents/webhook', { key: agent.api_key, body: requestBody });
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: 'invalid_webhook_url', message: expect.stringMatching(message) });
+  });
+
+  it('is 403 for a developer key and 401 without a key', async () => {
+    const developer = await createDeveloperWithKey(database.prisma);
+    const body = { webhook_url: 'https://x.example' };
+    expect(await call('PATCH', '/agents/webhook', { key: developer.apiKey.key, body })).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect(await call('PATCH', '/agents/webhook', { body })).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+  });
+});
