@@ -2,16 +2,14 @@
 // the code that stops PostgreSQL, the Temporal dev server, the worker and the API in order).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { runTypeScript } from './run-typescript.mjs';
 import { ensureSetup, root } from './setup.mjs';
 
 const envFile = join(root, '.env');
 if (existsSync(envFile)) process.loadEnvFile(envFile);
-
 const roleArg = process.argv.indexOf('--role');
 const role = roleArg >= 0 ? process.argv[roleArg + 1] : process.env.GATEWAY_ROLE;
 const embedsTemporal = !process.env.TEMPORAL_ADDRESS && (role === undefined || role === 'all');
 ensureSetup({ temporal: embedsTemporal });
 
-const { register } = await import('tsx/esm/api');
-register();
-await import('../src/main.ts');
+await runTypeScript('src/main.ts');
