@@ -1,36 +1,28 @@
 // Bearer authentication and GET /account/balance: every 401 and 403 the spec lists, keys stored only as hashes.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLastUsedRecorder, issueApiKey, revokeApiKey } from '../../src/services/api-keys.ts';
 import { charge, credit, reserve } from '../../src/services/ledger.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { useAppWithDatabase } from '../helpers/app.ts';
 
-let database: TestDatabase;
-let app: TestApp;
+const stack = useAppWithDatabase();
 let developer: Awaited<ReturnType<typeof createDeveloperWithKey>>;
 let agentKey: string;
 let expiredKey: string;
 let revokedKey: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ prisma: database.prisma });
-  developer = await createDeveloperWithKey(database.prisma, 'starter');
-  agentKey = (await createAgentWithKey(database.prisma)).apiKey.key;
-  expiredKey = (await issueApiKey(database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'old', expiresAt: new Date(Date.now() - 1000) })).key;
-  const revoked = await issueApiKey(database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'leaked' });
-  await revokeApiKey(database.prisma, revoked.id);
+  developer = await createDeveloperWithKey(stack.database.prisma, 'starter');
+  agentKey = (await createAgentWithKey(stack.database.prisma)).apiKey.key;
+  expiredKey = (await issueApiKey(stack.database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'old', expiresAt: new Date(Date.now() - 1000) })).key;
+  const revoked = await issueApiKey(stack.database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'leaked' });
+  await revokeApiKey(stack.database.prisma, revoked.id);
   revokedKey = revoked.key;
-});
-afterAll(async () => {
-  await app.close();
-  await database.drop();
 });
 
 async function getBalance(authorization?: string) {
-  const response = await fetch(`${app.url}/api/v1/account/balance`, { headers: authorization === undefined ? {} : { authorization } });
+  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, { headers: authorization === undefined ? {} : { authorization } });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
@@ -61,7 +53,7 @@ describe('authentication', () => {
   });
 
   it('stores keys only as SHA-256 hashes: the row cannot give the key back', async () => {
-    const row = await database.prisma.apiKey.findUniqueOrThrow({ where: { id: developer.apiKey.id } });
+    const row = await stack.database.prisma.apiKey.findUniqueOrThrow({ where: { id: developer.apiKey.id } });
     expect(row.keyHash).toBe(createHash('sha256').update(developer.apiKey.key).digest('hex'));
     expect(JSON.stringify(row)).not.toContain(developer.apiKey.key.slice(3));
     expect(row.keyPrefix).toBe(developer.apiKey.key.slice(0, 11));
@@ -70,7 +62,7 @@ describe('authentication', () => {
 
   it('accepts legacy vega_ developer keys', async () => {
     const key = `vega_${'Z'.repeat(40)}`;
-    await database.prisma.apiKey.create({
+    await stack.database.prisma.apiKey.create({
       data: { id: 'key_legacy', accountId: developer.developerId, name: 'legacy', keyHash: createHash('sha256').update(key).digest('hex'), keyPrefix: key.slice(0, 13) },
     });
     expect((await getBalance(`Bearer ${key}`)).status).toBe(200);
@@ -80,10 +72,10 @@ describe('authentication', () => {
 describe('GET /account/balance', () => {
   it('reports balance, reserved, available and spent in USD, the tier, and the key used', async () => {
     const accountId = developer.developerId;
-    await credit(database.prisma, { accountId, amount: 12_500_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
-    await reserve(database.prisma, { accountId, amount: 2_000_000n, taskId: 'gen_x', idempotencyKey: 'gen_x:reserve' });
-    await charge(database.prisma, { accountId, amount: 45_000n, taskId: 'gen_x', idempotencyKey: 'gen_x:charge' });
-    await reserve(database.prisma, { accountId, amount: 1_000_000n, taskId: 'gen_y', idempotencyKey: 'gen_y:reserve' });
+    await credit(stack.database.prisma, { accountId, amount: 12_500_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
+    await reserve(stack.database.prisma, { accountId, amount: 2_000_000n, taskId: 'gen_x', idempotencyKey: 'gen_x:reserve' });
+    await charge(stack.database.prisma, { accountId, amount: 45_000n, taskId: 'gen_x', idempotencyKey: 'gen_x:charge' });
+    await reserve(stack.database.prisma, { accountId, amount: 1_000_000n, taskId: 'gen_y', idempotencyKey: 'gen_y:reserve' });
 
     const { status, body } = await getBalance(`Bearer ${developer.apiKey.key}`);
     expect(status).toBe(200);
@@ -102,16 +94,16 @@ describe('GET /account/balance', () => {
 
 describe('last_used_at', () => {
   it('is written at most once per interval per key', async () => {
-    const key = await issueApiKey(database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'busy' });
+    const key = await issueApiKey(stack.database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'busy' });
     const writes: Date[] = [];
-    const record = createLastUsedRecorder(database.prisma, 60_000);
+    const record = createLastUsedRecorder(stack.database.prisma, 60_000);
     const start = new Date('2026-01-01T00:00:00Z');
     for (let second = 0; second < 180; second += 5) {
       const at = new Date(start.getTime() + second * 1000);
       if (record(key.id, at)) writes.push(at);
     }
     expect(writes.map((at) => at.toISOString())).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z']);
-    await expect.poll(async () => (await database.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt?.toISOString())
+    await expect.poll(async () => (await stack.database.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt?.toISOString())
       .toBe('2026-01-01T00:02:00.000Z');
   });
 });

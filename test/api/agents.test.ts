@@ -1,26 +1,13 @@
 // POST /agents/register, GET /agents/balance, PATCH /agents/webhook over real HTTP and PostgreSQL.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { developmentDepositXpub } from '../../src/config.ts';
 import { charge, credit, reserve } from '../../src/services/ledger.ts';
 import { deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
-let database: TestDatabase;
-let app: TestApp;
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({
-    prisma: database.prisma,
-    // Each test speaks from its own client address (X-Forwarded-For from loopback), so guardrails do not mix.
-    config: { TRUST_PROXY: 'loopback', REGISTRATION_CAP_PER_ADDRESS: 3, TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1 },
-  });
-});
-afterAll(async () => {
-  await app.close();
-  await database.drop();
-});
+// Each test speaks from its own client address (X-Forwarded-For from loopback), so guardrails do not mix.
+const stack = useAppWithDatabase({ config: { TRUST_PROXY: 'loopback', REGISTRATION_CAP_PER_ADDRESS: 3, TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1 } });
 
 let addressCounter = 0;
 const newClientAddress = () => `203.0.113.${++addressCounter}`;
@@ -29,7 +16,7 @@ async function call(method: string, path: string, options: { body?: unknown; key
   const headers: Record<string, string> = { 'x-forwarded-for': options.from ?? newClientAddress() };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${app.url}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${stack.app.url}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
@@ -50,7 +37,7 @@ describe('POST /agents/register', () => {
       webhook_secret: null,
     });
     expect(Object.keys(body.deposit_addresses).sort()).toEqual(['base', 'ethereum', 'polygon']);
-    const account = await database.prisma.account.findUniqueOrThrow({ where: { id: body.agent_id } });
+    const account = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: body.agent_id } });
     expect(body.deposit_addresses.base).toBe(deriveDepositAddress(developmentDepositXpub, account.depositIndex!));
     expect(account).toMatchObject({ kind: 'agent', name: 'Ada', platform: 'openclaw', platformVersion: '1.2.3', source: 'docs', status: 'active' });
     expect(body.activation_tips.length).toBeGreaterThanOrEqual(3);
@@ -82,11 +69,11 @@ describe('POST /agents/register', () => {
   it('caps registrations per address with 429 registration_capped, and creates nothing', async () => {
     const from = newClientAddress();
     for (let i = 0; i < 3; i++) expect((await register({ agent_name: `agent ${i}` }, from)).status).toBe(201);
-    const before = await database.prisma.account.count();
+    const before = await stack.database.prisma.account.count();
     const capped = await register({ agent_name: 'one too many' }, from);
     expect(capped.status).toBe(429);
     expect(capped.body).toEqual({ error: 'registration_capped', message: expect.stringMatching(/^Registration capped: at most 3 registrations per client address every 60 minutes/) });
-    expect(await database.prisma.account.count()).toBe(before);
+    expect(await stack.database.prisma.account.count()).toBe(before);
   });
 
   it('holds the cap under concurrent registrations from one address', async () => {
@@ -126,11 +113,11 @@ describe('GET /agents/balance', () => {
   it('reports the available balance, usage from the ledger and recent deposits', async () => {
     const { body: agent } = await register({ agent_name: 'spender', webhook_url: 'https://spender.example/hook' });
     const accountId = agent.agent_id;
-    await credit(database.prisma, { accountId, amount: 4_000_000n, kind: 'deposit', idempotencyKey: `deposit:base:0x1:${accountId}` });
-    await database.prisma.deposit.create({ data: { id: 'dep_1', accountId, chain: 'base', txHash: `0x${'1'.repeat(64)}`, amount: 4_000_000n, status: 'credited' } });
-    await reserve(database.prisma, { accountId, amount: 500_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:reserve' });
-    await charge(database.prisma, { accountId, amount: 35_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:charge' });
-    await reserve(database.prisma, { accountId, amount: 250_000n, taskId: 'gen_2', idempotencyKey: 'gen_2:reserve' });
+    await credit(stack.database.prisma, { accountId, amount: 4_000_000n, kind: 'deposit', idempotencyKey: `deposit:base:0x1:${accountId}` });
+    await stack.database.prisma.deposit.create({ data: { id: 'dep_1', accountId, chain: 'base', txHash: `0x${'1'.repeat(64)}`, amount: 4_000_000n, status: 'credited' } });
+    await reserve(stack.database.prisma, { accountId, amount: 500_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:reserve' });
+    await charge(stack.database.prisma, { accountId, amount: 35_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:charge' });
+    await reserve(stack.database.prisma, { accountId, amount: 250_000n, taskId: 'gen_2', idempotencyKey: 'gen_2:reserve' });
 
     const { status, body } = await call('GET', '/agents/balance', { key: agent.api_key });
     expect(status).toBe(200);
@@ -148,7 +135,7 @@ describe('GET /agents/balance', () => {
   });
 
   it('is 403 for a developer key and 401 without a key', async () => {
-    const developer = await createDeveloperWithKey(database.prisma);
+    const developer = await createDeveloperWithKey(stack.database.prisma);
     expect(await call('GET', '/agents/balance', { key: developer.apiKey.key })).toMatchObject({ status: 403, body: { error: 'forbidden' } });
     expect(await call('GET', '/agents/balance')).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
   });
@@ -170,7 +157,7 @@ describe('PATCH /agents/webhook', () => {
     expect(first.body.webhook_secret).not.toBe(agent.webhook_secret);
     const second = await call('PATCH', '/agents/webhook', { key: agent.api_key, body: { webhook_url: 'https://new.example/hook' } });
     expect(second.body.webhook_secret).not.toBe(first.body.webhook_secret);
-    const account = await database.prisma.account.findUniqueOrThrow({ where: { id: agent.agent_id } });
+    const account = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: agent.agent_id } });
     expect(account).toMatchObject({ webhookUrl: 'https://new.example/hook', webhookSecret: second.body.webhook_secret });
   });
 
@@ -186,7 +173,7 @@ describe('PATCH /agents/webhook', () => {
   });
 
   it('is 403 for a developer key and 401 without a key', async () => {
-    const developer = await createDeveloperWithKey(database.prisma);
+    const developer = await createDeveloperWithKey(stack.database.prisma);
     const body = { webhook_url: 'https://x.example' };
     expect(await call('PATCH', '/agents/webhook', { key: developer.apiKey.key, body })).toMatchObject({ status: 403, body: { error: 'forbidden' } });
     expect(await call('PATCH', '/agents/webhook', { body })).toMatchObject({ status: 401, body: { error: 'unauthorized' } });

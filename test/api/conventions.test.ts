@@ -1,11 +1,10 @@
 // The HTTP conventions every endpoint shares, table-driven: each status, the exact error body, the headers.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { defineEndpoint } from '../../src/api/endpoint.ts';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
 import { z } from '../../src/api/schemas/zod.ts';
 import { createAgentWithKey } from '../helpers/accounts.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { useAppWithDatabase } from '../helpers/app.ts';
 
 // Endpoints that exist only here, mounted through the same machinery, to reach the internal-error paths.
 const failingEndpoints = [
@@ -21,17 +20,10 @@ const failingEndpoints = [
   }),
 ];
 
-let database: TestDatabase;
-let app: TestApp;
+const stack = useAppWithDatabase({ endpoints: [...apiEndpoints, ...failingEndpoints] });
 let agentKey: string;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ prisma: database.prisma, endpoints: [...apiEndpoints, ...failingEndpoints] });
-  agentKey = (await createAgentWithKey(database.prisma)).apiKey.key;
-});
-afterAll(async () => {
-  await app.close();
-  await database.drop();
+  agentKey = (await createAgentWithKey(stack.database.prisma)).apiKey.key;
 });
 
 interface Case {
@@ -73,7 +65,7 @@ const cases: Case[] = [
 describe('error envelope', () => {
   it.each(cases)('$name → $status $error', async (testCase) => {
     const headers = { ...testCase.headers, ...(testCase.asAgent ? { authorization: `Bearer ${agentKey}` } : {}) };
-    const response = await fetch(`${app.url}${testCase.path}`, { method: testCase.method, headers, body: testCase.body });
+    const response = await fetch(`${stack.app.url}${testCase.path}`, { method: testCase.method, headers, body: testCase.body });
     expect(response.status).toBe(testCase.status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
@@ -86,7 +78,7 @@ describe('error envelope', () => {
   });
 
   it('answers 405 with an Allow header', async () => {
-    const response = await fetch(`${app.url}/api/v1/agents/register`, { method: 'GET' });
+    const response = await fetch(`${stack.app.url}/api/v1/agents/register`, { method: 'GET' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
   });
@@ -94,23 +86,23 @@ describe('error envelope', () => {
 
 describe('request ids', () => {
   it('echoes a sane incoming X-Request-Id and replaces an unsafe one', async () => {
-    const kept = await fetch(`${app.url}/api/v1/models`, { headers: { 'x-request-id': 'trace-123.abc' } });
+    const kept = await fetch(`${stack.app.url}/api/v1/models`, { headers: { 'x-request-id': 'trace-123.abc' } });
     expect(kept.headers.get('x-request-id')).toBe('trace-123.abc');
-    const replaced = await fetch(`${app.url}/api/v1/models`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    const replaced = await fetch(`${stack.app.url}/api/v1/models`, { headers: { 'x-request-id': 'bad id with spaces' } });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
   });
 });
 
 describe('deprecated routes', () => {
   it('marks the predictions alias deprecated with its sunset date', async () => {
-    const response = await fetch(`${app.url}/api/v1/predictions/gen_abc/result`);
+    const response = await fetch(`${stack.app.url}/api/v1/predictions/gen_abc/result`);
     expect(response.headers.get('deprecation')).toBe('true');
     expect(response.headers.get('sunset')).toBe('Wed, 29 Jul 2026 10:24:55 GMT');
     expect(response.headers.get('link')).toBe('</api/v1/generations/gen_abc>; rel="successor-version"');
   });
 
   it('redirects the old /v1 prefix to /api/v1 keeping the method', async () => {
-    const response = await fetch(`${app.url}/v1/models?type=upscale`, { redirect: 'manual' });
+    const response = await fetch(`${stack.app.url}/v1/models?type=upscale`, { redirect: 'manual' });
     expect(response.status).toBe(308);
     expect(response.headers.get('location')).toBe('/api/v1/models?type=upscale');
   });

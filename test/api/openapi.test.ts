@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { errorCodes } from '../../src/api/errors.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { useAppWithDatabase } from '../helpers/app.ts';
 
 // Spec §4: every endpoint of the interface, with its success status.
 const specEndpoints = [
@@ -17,17 +16,10 @@ const specEndpoints = [
   ['get', '/predictions/{taskId}/result', '200'],
 ] as const;
 
-let database: TestDatabase;
-let app: TestApp;
+const stack = useAppWithDatabase();
 let document: any;
 beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ prisma: database.prisma });
-  document = await (await fetch(`${app.url}/api/v1/openapi.json`)).json();
-});
-afterAll(async () => {
-  await app.close();
-  await database.drop();
+  document = await (await fetch(`${stack.app.url}/api/v1/openapi.json`)).json();
 });
 
 describe('OpenAPI document', () => {
@@ -58,7 +50,7 @@ describe('OpenAPI document', () => {
       if (!operation.responses['501']) continue;
       expect(operation.description).toMatch(/Not implemented yet/);
     }
-    const response = await fetch(`${app.url}/api/v1/models`);
+    const response = await fetch(`${stack.app.url}/api/v1/models`);
     expect(response.status).toBe(501);
   });
 
@@ -90,7 +82,7 @@ describe('OpenAPI document', () => {
 
 describe('/docs', () => {
   it('serves an API reference whose scripts come from this server, not a CDN', async () => {
-    const response = await fetch(`${app.url}/docs`);
+    const response = await fetch(`${stack.app.url}/docs`);
     expect(response.status).toBe(200);
     const html = await response.text();
     const sources = [...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
@@ -98,7 +90,7 @@ describe('/docs', () => {
     expect(sources.filter((source) => /^(https?:)?\/\//.test(source))).toEqual([]);
     expect(html).toContain('"url": "/api/v1/openapi.json"');
 
-    const script = await fetch(`${app.url}/docs/assets/standalone.js`);
+    const script = await fetch(`${stack.app.url}/docs/assets/standalone.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/javascript/);
     expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);

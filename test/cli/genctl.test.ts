@@ -2,27 +2,16 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { describe, expect, it } from 'vitest';
+import { useAppWithDatabase } from '../helpers/app.ts';
 
 const genctlPath = join(import.meta.dirname, '..', '..', 'bin', 'genctl.mjs');
-let database: TestDatabase;
-let app: TestApp;
-
-beforeAll(async () => {
-  database = await createTestDatabase();
-  app = await startTestApp({ prisma: database.prisma });
-});
-afterAll(async () => {
-  await app.close();
-  await database.drop();
-});
+const stack = useAppWithDatabase();
 
 async function genctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [genctlPath, ...args], {
-      env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'silent' },
+      env: { ...process.env, DATABASE_URL: stack.database.url, LOG_LEVEL: 'silent' },
     });
     return { code: 0, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined };
   } catch (error) {
@@ -32,7 +21,7 @@ async function genctl(...args: string[]): Promise<{ code: number; stdout: string
 }
 
 const balanceWith = async (key: string) => {
-  const response = await fetch(`${app.url}/api/v1/account/balance`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, { headers: { authorization: `Bearer ${key}` } });
   return { status: response.status, body: (await response.json()) as any };
 };
 

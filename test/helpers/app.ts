@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import { createApp, type AppDeps } from '../../src/app.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 import { testLogger } from './logger.ts';
 
 export interface TestApp {
@@ -20,4 +22,23 @@ export async function startTestApp({ config, ...deps }: TestAppDeps): Promise<Te
     url: `http://127.0.0.1:${port}`,
     close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
+}
+
+export interface AppWithDatabase {
+  database: TestDatabase;
+  app: TestApp;
+}
+
+/** A fresh database and the app on it for the calling file's tests (filled in beforeAll, closed in afterAll). */
+export function useAppWithDatabase(deps: Omit<TestAppDeps, 'prisma'> = {}): AppWithDatabase {
+  const context = {} as AppWithDatabase;
+  beforeAll(async () => {
+    context.database = await createTestDatabase();
+    context.app = await startTestApp({ ...deps, prisma: context.database.prisma });
+  });
+  afterAll(async () => {
+    await context.app?.close();
+    await context.database?.drop();
+  });
+  return context;
 }
