@@ -1,6 +1,7 @@
 // The Express application, without listen(): the api role serves it, tests drive it in-process.
 import express, { Router, type Express } from 'express';
 import { pinoHttp } from 'pino-http';
+import type { Catalog } from './catalog/catalog.ts';
 import type { Config } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
@@ -22,16 +23,17 @@ export const apiBasePath = '/api/v1';
 export interface AppDeps {
   config: Config;
   prisma: PrismaClient;
+  catalog: Catalog;
   logger: Logger;
   health: HealthProbes;
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
   endpoints?: Endpoint[];
 }
 
-function healthRouter(probes: HealthProbes): Router {
+function healthRouter(probes: HealthProbes, logger: Logger): Router {
   const router = Router();
   router.get('/healthz', async (_req, res) => {
-    const checks = await checkHealth(probes);
+    const checks = await checkHealth(probes, (name, error) => logger.warn({ err: error, component: name }, 'health check failed'));
     const down = Object.entries(checks).filter(([, check]) => check.status === 'down').map(([name]) => name);
     if (down.length === 0) {
       res.json({ status: 'ok', checks });
@@ -46,7 +48,7 @@ function healthRouter(probes: HealthProbes): Router {
 function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
   const router = Router();
   const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) => deps.logger.warn({ err: error }, 'could not record key use'));
-  const ctx: ApiContext = { prisma: deps.prisma, config: deps.config, authenticate: createAuthenticator(deps.prisma, recordKeyUse) };
+  const ctx: ApiContext = { prisma: deps.prisma, config: deps.config, catalog: deps.catalog, authenticate: createAuthenticator(deps.prisma, recordKeyUse) };
   const openApiDocument = buildOpenApiDocument(endpoints, apiBasePath);
   router.use(jsonBody(deps.config.JSON_BODY_LIMIT));
   router.get('/openapi.json', (_req, res) => {
@@ -70,7 +72,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(deps.config.TRUST_PROXY));
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
-  app.use(healthRouter(deps.health));
+  app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
   app.use('/v1', (req, res) => {

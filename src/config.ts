@@ -61,6 +61,10 @@ export const configSchema = z.object({
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
   REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
+  FAL_KEY: optionalText,
+  REPLICATE_API_TOKEN: optionalText,
+  OPENAI_API_KEY: optionalText,
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -10,29 +10,34 @@ export interface ComponentHealth {
 }
 
 export type HealthProbe = () => Promise<string | void>;
+
+/** A reason safe to show on an unauthenticated endpoint: no host names, ports or driver messages. */
+export class HealthProblem extends Error {}
 export type HealthProbes = Record<string, HealthProbe>;
 
 const probeTimeoutMs = 2_000;
 
-async function runProbe(probe: HealthProbe): Promise<ComponentHealth> {
+async function runProbe(probe: HealthProbe, onError: (error: unknown) => void): Promise<ComponentHealth> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${probeTimeoutMs} ms`)), probeTimeoutMs);
+      timer = setTimeout(() => reject(new HealthProblem(`no answer within ${probeTimeoutMs} ms`)), probeTimeoutMs);
     });
     const detail = await Promise.race([probe(), timeout]);
     return { status: 'up', latency_ms: Math.round(performance.now() - started), ...(detail ? { detail } : {}) };
   } catch (error) {
-    return { status: 'down', latency_ms: Math.round(performance.now() - started), detail: (error as Error).message };
+    if (!(error instanceof HealthProblem)) onError(error);
+    const detail = error instanceof HealthProblem ? error.message : 'unreachable (details in the server log)';
+    return { status: 'down', latency_ms: Math.round(performance.now() - started), detail };
   } finally {
     clearTimeout(timer);
   }
 }
 
-export async function checkHealth(probes: HealthProbes): Promise<Record<string, ComponentHealth>> {
+export async function checkHealth(probes: HealthProbes, onError: (name: string, error: unknown) => void = () => {}): Promise<Record<string, ComponentHealth>> {
   const names = Object.keys(probes);
-  const results = await Promise.all(names.map((name) => runProbe(probes[name]!)));
+  const results = await Promise.all(names.map((name) => runProbe(probes[name]!, (error) => onError(name, error))));
   return Object.fromEntries(names.map((name, index) => [name, results[index]!]));
 }
 
@@ -42,7 +47,7 @@ export function databaseProbe(prisma: PrismaClient, expected = readMigrations().
       SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
     const applied = new Set(rows.map((row) => row.migration_name));
     const pending = expected.filter((name) => !applied.has(name));
-    if (pending.length > 0) throw new Error(`schema is behind: pending migrations ${pending.join(', ')}`);
+    if (pending.length > 0) throw new HealthProblem(`schema is behind: pending migrations ${pending.join(', ')}`);
     return `${applied.size} migrations applied`;
   };
 }

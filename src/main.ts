@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { createApp } from './app.ts';
+import { type Catalog, CatalogError, loadCatalog } from './catalog/catalog.ts';
 import { type Config, ConfigError, loadConfig, publicBaseUrl } from './config.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createPrisma } from './db/prisma.ts';
@@ -18,7 +19,21 @@ import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 
 type Stop = () => Promise<unknown>;
 
-async function start(config: Config, logger: Logger, stops: Stop[]): Promise<string[]> {
+const drainMs = 10_000;
+
+/** Stops taking connections, lets requests in flight finish (up to drainMs), then cuts what is left. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((done) => {
+    const force = setTimeout(() => server.closeAllConnections(), drainMs);
+    server.close(() => {
+      clearTimeout(force);
+      done();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+async function start(config: Config, catalog: Catalog, logger: Logger, stops: Stop[]): Promise<string[]> {
   const dataDir = resolve(config.DATA_DIR);
   const banner: string[] = [];
 
@@ -64,12 +79,13 @@ async function start(config: Config, logger: Logger, stops: Stop[]): Promise<str
     const app = createApp({
       config,
       prisma,
+      catalog,
       logger,
       health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.TEMPORAL_NAMESPACE) },
     });
     const server: Server = app.listen(config.PORT, config.HOST);
     await once(server, 'listening');
-    stops.push(() => new Promise((done) => { server.close(done); server.closeAllConnections(); }));
+    stops.push(() => closeServer(server));
     const base = publicBaseUrl(config);
     banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
   }
@@ -84,19 +100,24 @@ async function stopAll(stops: Stop[], logger: Logger): Promise<void> {
 
 async function main(): Promise<void> {
   let config: Config;
+  let catalog: Catalog;
   try {
     config = loadConfig();
+    catalog = loadCatalog();
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!(error instanceof ConfigError || error instanceof CatalogError)) throw error;
     console.error(error.message);
     process.exit(1);
   }
   const logger = createLogger(config);
   const stops: Stop[] = [];
+  let starting: Promise<unknown> | undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string, exitCode: number) => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
+      // A signal during start-up waits for what is starting, so it can be stopped too.
+      await starting?.catch(() => undefined);
       await stopAll(stops, logger);
       logger.info('stopped');
       process.exit(exitCode);
@@ -106,7 +127,9 @@ async function main(): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal, 0));
 
   try {
-    const banner = await start(config, logger, stops);
+    starting = start(config, catalog, logger, stops);
+    const banner = (await starting) as string[];
+    if (stopping) return;
     console.log(`\nGeneration gateway is up (role ${config.GATEWAY_ROLE}):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`);
   } catch (error) {
     logger.fatal({ err: error }, 'start failed');

@@ -39,7 +39,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
           workflowsPath: workflowsPath(),
           activities: createActivities({ prisma: deps.prisma }),
         });
-        if (stopping) break;
+        // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new worker down cleanly.
         log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, 'worker running');
         await worker.runUntil(stopRequested);
       } catch (error) {

@@ -2,6 +2,7 @@
 // document, and the same declaration mounts the Express route. Routes stay thin: parse, call, map.
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../services/api-keys.ts';
@@ -14,6 +15,7 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 export interface ApiContext {
   prisma: PrismaClient;
   config: Config;
+  catalog: Catalog;
   authenticate: Authenticator;
 }
 

@@ -79,7 +79,15 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
       'Is another PostgreSQL using that port or that data directory? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL. ' +
       `Cause: ${(error as Error | undefined)?.message ?? 'the server exited during start-up'}`);
   }
-  if (fresh) await postgres.createDatabase(options.database);
+  // Not only when fresh: a first start that failed after initdb must not leave a cluster without our database.
+  const admin = postgres.getPgClient('postgres', '127.0.0.1');
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
+    if (rowCount === 0) await postgres.createDatabase(options.database);
+  } finally {
+    await admin.end();
+  }
   return {
     url: `postgresql://${credentials.user}:${credentials.password}@127.0.0.1:${options.port}/${options.database}`,
     async stop() {

@@ -30,8 +30,11 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
     if (child.exitCode !== null) throw new Error(`temporal dev server exited with code ${child.exitCode}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1_000 });
-      await connection.workflowService.getSystemInfo({});
-      await connection.close();
+      try {
+        await connection.workflowService.getSystemInfo({});
+      } finally {
+        await connection.close();
+      }
       return;
     } catch (error) {
       lastError = error;
@@ -76,6 +79,11 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   child.stdout?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
   child.stderr?.on('data', (chunk: Buffer) => log.warn(chunk.toString().trim()));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  // It runs in its own process group, so nothing else stops it if this process dies first (a crash, an exit
+  // during start-up): kill it on the way out unless stop() already did.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.removeListener('exit', killOnExit));
   child.once('exit', (code, signal) => log.info({ code, signal }, 'temporal dev server exited'));
 
   const address = `127.0.0.1:${options.port}`;

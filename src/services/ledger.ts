@@ -4,7 +4,8 @@
 import type { PrismaClient } from '../db/prisma.ts';
 import type { LedgerEntryKind, Prisma } from '../generated/prisma/client.ts';
 
-type Db = PrismaClient | Prisma.TransactionClient;
+/** The client, or a caller's open transaction (`{ tx }`) to move money as part of a larger change. */
+export type LedgerDb = PrismaClient | { tx: Prisma.TransactionClient };
 
 export class InsufficientFundsError extends Error {
   override name = 'InsufficientFundsError';
@@ -39,22 +40,34 @@ const asResult = (entry: { id: bigint; kind: LedgerEntryKind; amount: bigint; re
   applied, entryId: entry.id, kind: entry.kind, amount: entry.amount, reservedDelta: entry.reservedDelta, balance: entry.balanceAfter, reserved: entry.reservedAfter,
 });
 
-async function priorEntry(db: Db, move: Move, kind: LedgerEntryKind): Promise<LedgerResult | null> {
-  const entry = await db.ledgerEntry.findUnique({ where: { idempotencyKey: move.idempotencyKey } });
+/** What a repeat must match: the same operation on the same account and task, for the same amount. */
+interface Expected {
+  kind: LedgerEntryKind;
+  /** The entry's amount / reserved change this request would write, when the request fixes it. */
+  amount?: bigint;
+  reservedDelta?: bigint;
+}
+
+async function priorEntry(tx: Prisma.TransactionClient, move: Move, expected: Expected): Promise<LedgerResult | null> {
+  const entry = await tx.ledgerEntry.findUnique({ where: { idempotencyKey: move.idempotencyKey } });
   if (!entry) return null;
-  if (entry.accountId !== move.accountId || entry.kind !== kind) {
-    throw new LedgerError(`idempotency key ${move.idempotencyKey} was used for a ${entry.kind} on ${entry.accountId}`);
+  const same = entry.accountId === move.accountId && entry.kind === expected.kind && entry.taskId === (move.taskId ?? null) &&
+    (expected.amount === undefined || entry.amount === expected.amount) &&
+    (expected.reservedDelta === undefined || entry.reservedDelta === expected.reservedDelta);
+  if (!same) {
+    throw new LedgerError(`idempotency key ${move.idempotencyKey} was already used for a different operation (${entry.kind} of ${entry.amount}/${entry.reservedDelta} on ${entry.accountId}, task ${entry.taskId ?? 'none'})`);
   }
   return asResult(entry, false);
 }
 
-const isUniqueViolation = (error: unknown) =>
-  (error as { code?: string })?.code === 'P2002' || /unique constraint/i.test(String((error as Error)?.message));
-
 /** Runs `apply` once per idempotency key; inside a caller's transaction when given one. */
-async function once(db: Db, move: Move, kind: LedgerEntryKind, apply: (tx: Prisma.TransactionClient) => Promise<Omit<LedgerResult, 'applied' | 'entryId' | 'kind'>>): Promise<LedgerResult> {
+async function once(db: LedgerDb, move: Move, expected: Expected, apply: (tx: Prisma.TransactionClient) => Promise<Omit<LedgerResult, 'applied' | 'entryId' | 'kind'>>): Promise<LedgerResult> {
+  const kind = expected.kind;
   const run = async (tx: Prisma.TransactionClient) => {
-    const prior = await priorEntry(tx, move, kind);
+    // Callers with the same key queue here: the second sees the first's committed entry instead of racing it
+    // to the balance row, where it would find the money already moved and fail.
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`ledger:${move.idempotencyKey}`}, 0))`;
+    const prior = await priorEntry(tx, move, expected);
     if (prior) return prior;
     const moved = await apply(tx);
     const entry = await tx.ledgerEntry.create({
@@ -66,17 +79,7 @@ async function once(db: Db, move: Move, kind: LedgerEntryKind, apply: (tx: Prism
     });
     return asResult(entry, true);
   };
-  if (!('$transaction' in db)) return run(db);
-  try {
-    return await db.$transaction(run);
-  } catch (error) {
-    // The same key raced in from another caller and committed first: its entry is the answer.
-    if (isUniqueViolation(error)) {
-      const prior = await priorEntry(db, move, kind);
-      if (prior) return prior;
-    }
-    throw error;
-  }
+  return 'tx' in db ? run(db.tx) : db.$transaction(run);
 }
 
 async function availableOf(tx: Prisma.TransactionClient, accountId: string): Promise<bigint> {
@@ -99,9 +102,9 @@ function requirePositive(amount: bigint, what: string): void {
 }
 
 /** Holds `amount` of the available balance for a task: one conditional UPDATE, never read-then-write. */
-export async function reserve(db: Db, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
+export async function reserve(db: LedgerDb, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
   requirePositive(move.amount, 'reserve');
-  return once(db, move, 'reserve', async (tx) => {
+  return once(db, move, { kind: 'reserve', reservedDelta: move.amount }, async (tx) => {
     const rows = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
       UPDATE balances SET reserved = reserved + ${move.amount}, updated_at = now()
       WHERE account_id = ${move.accountId} AND balance - reserved >= ${move.amount}
@@ -112,9 +115,9 @@ export async function reserve(db: Db, move: Move & { amount: bigint; taskId: str
 }
 
 /** Charges the actual cost of a task (at most what it holds) and releases the rest of its reservation. */
-export async function charge(db: Db, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
+export async function charge(db: LedgerDb, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
   if (move.amount < 0n) throw new LedgerError(`charge must not be negative, got ${move.amount}`);
-  return once(db, move, 'charge', async (tx) => {
+  return once(db, move, { kind: 'charge', amount: -move.amount }, async (tx) => {
     const held = await lockAndReadHeld(tx, move.accountId, move.taskId);
     if (move.amount > held) throw new LedgerError(`charge of ${move.amount} exceeds the ${held} held for task ${move.taskId}`);
     const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
@@ -125,8 +128,8 @@ export async function charge(db: Db, move: Move & { amount: bigint; taskId: stri
 }
 
 /** Releases everything a task still holds (its failure, or a cancellation). */
-export async function release(db: Db, move: Move & { taskId: string }): Promise<LedgerResult> {
-  return once(db, move, 'release', async (tx) => {
+export async function release(db: LedgerDb, move: Move & { taskId: string }): Promise<LedgerResult> {
+  return once(db, move, { kind: 'release' }, async (tx) => {
     const held = await lockAndReadHeld(tx, move.accountId, move.taskId);
     const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
       UPDATE balances SET reserved = reserved - ${held}, updated_at = now()
@@ -138,9 +141,9 @@ export async function release(db: Db, move: Move & { taskId: string }): Promise<
 export type CreditKind = Extract<LedgerEntryKind, 'deposit' | 'trial_credit' | 'adjustment'>;
 
 /** Adds to the balance: a deposit, a trial credit or an operator's adjustment. */
-export async function credit(db: Db, move: Move & { amount: bigint; kind: CreditKind }): Promise<LedgerResult> {
+export async function credit(db: LedgerDb, move: Move & { amount: bigint; kind: CreditKind }): Promise<LedgerResult> {
   requirePositive(move.amount, 'credit');
-  return once(db, move, move.kind, async (tx) => {
+  return once(db, move, { kind: move.kind, amount: move.amount }, async (tx) => {
     const rows = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
       UPDATE balances SET balance = balance + ${move.amount}, updated_at = now()
       WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
@@ -158,7 +161,7 @@ export interface LedgerTotals {
   charges: number;
 }
 
-export async function ledgerTotals(db: Db, accountId: string): Promise<LedgerTotals> {
+export async function ledgerTotals(db: PrismaClient | Prisma.TransactionClient, accountId: string): Promise<LedgerTotals> {
   const [row] = await db.$queryRaw<{ balance: bigint; reserved: bigint; spent: bigint; charges: bigint }[]>`
     SELECT COALESCE(SUM(amount), 0)::bigint AS balance,
            COALESCE(SUM(reserved_delta), 0)::bigint AS reserved,

@@ -61,7 +61,7 @@ export async function registerAgent(prisma: PrismaClient, guardrails: Guardrails
     });
     const apiKey = await issueApiKey(tx, { accountId: agentId, kind: 'agent', name: 'registration' });
     const balance = grantTrial
-      ? (await credit(tx, { accountId: agentId, amount: guardrails.TRIAL_CREDIT_USD, kind: 'trial_credit', idempotencyKey: `trial:${agentId}`, memo: 'registration trial credit' })).balance
+      ? (await credit({ tx }, { accountId: agentId, amount: guardrails.TRIAL_CREDIT_USD, kind: 'trial_credit', idempotencyKey: `trial:${agentId}`, memo: 'registration trial credit' })).balance
       : 0n;
     return { agentId, apiKey, depositIndex: index, balance, trialCreditApplied: grantTrial, webhookUrl: input.webhookUrl ?? null, webhookSecret };
   });

@@ -58,6 +58,7 @@ const cases: Case[] = [
   { name: 'integer minimum', method: 'POST', path: '/api/v1/generations', headers: json, asAgent: true, body: '{"type":"text-to-text","model":"m","max_tokens":0}', status: 400, error: 'validation_error', message: /max_tokens: Too small/ },
   { name: 'bad query value', method: 'GET', path: '/api/v1/models?type=text-to-smell', status: 400, error: 'validation_error', message: /^Invalid query: type: Invalid option/ },
   { name: 'valid request to an endpoint not landed yet', method: 'POST', path: '/api/v1/agents/deposit', headers: json, asAgent: true, body: `{"chain":"base","tx_hash":"0x${'a'.repeat(64)}"}`, status: 501, error: 'not_implemented', message: /POST \/api\/v1\/agents\/deposit is not implemented yet/ },
+  { name: 'malformed URL encoding', method: 'GET', path: '/api/v1/generations/%E0%A4%A', asAgent: true, status: 400, error: 'validation_error', message: /malformed/ },
   { name: 'handler throws', method: 'GET', path: '/api/v1/test/boom', status: 500, error: 'internal_error', message: /quote request id req_/ },
   { name: 'response breaks its schema', method: 'GET', path: '/api/v1/test/bad-response', status: 500, error: 'internal_error', message: /internal error/ },
 ];

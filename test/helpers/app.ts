@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp, type AppDeps } from '../../src/app.ts';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { testLogger } from './logger.ts';
@@ -14,7 +15,7 @@ export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> & Pick<AppDeps, 'pris
 
 /** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
 export async function startTestApp({ config, ...deps }: TestAppDeps): Promise<TestApp> {
-  const app = createApp({ config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config }, logger: testLogger, health: {}, ...deps });
+  const app = createApp({ config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config }, logger: testLogger, health: {}, catalog: loadCatalog(), ...deps });
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;

@@ -89,7 +89,17 @@ describe('refusals', () => {
   it('an idempotency key reused for another operation is an error, not a silent success', async () => {
     const accountId = await createFundedAccount(database.prisma);
     await credit(database.prisma, { accountId, amount: usd(1), kind: 'deposit', idempotencyKey: 'shared-key' });
-    await expect(reserve(database.prisma, { accountId, amount: usd(1), taskId: 'gen_e', idempotencyKey: 'shared-key' })).rejects.toThrow(/was used for a deposit/);
+    await expect(reserve(database.prisma, { accountId, amount: usd(1), taskId: 'gen_e', idempotencyKey: 'shared-key' })).rejects.toThrow(/already used for a different operation \(deposit/);
+  });
+
+  it('a repeat must be the same request: another task or amount under a used key is refused', async () => {
+    const accountId = await createFundedAccount(database.prisma);
+    await credit(database.prisma, { accountId, amount: usd(5), kind: 'deposit', idempotencyKey: `deposit:${accountId}` });
+    await reserve(database.prisma, { accountId, amount: usd(1), taskId: 'gen_f', idempotencyKey: 'gen_f:reserve' });
+    await expect(reserve(database.prisma, { accountId, amount: usd(1), taskId: 'gen_g', idempotencyKey: 'gen_f:reserve' })).rejects.toThrow(LedgerError);
+    await expect(reserve(database.prisma, { accountId, amount: usd(2), taskId: 'gen_f', idempotencyKey: 'gen_f:reserve' })).rejects.toThrow(LedgerError);
+    await expect(credit(database.prisma, { accountId, amount: usd(6), kind: 'deposit', idempotencyKey: `deposit:${accountId}` })).rejects.toThrow(LedgerError);
+    await expectLedgerMatchesBalance(accountId);
   });
 
   it.each([0n, -1n])('refuses a non-positive credit or reserve (%s)', async (amount) => {
@@ -125,6 +135,21 @@ describe('concurrency', () => {
     expect(again.every((result) => !result.applied)).toBe(true);
     expect(await database.prisma.ledgerEntry.count({ where: { accountId } })).toBe(entriesBefore);
     expect(await balanceRow(accountId)).toMatchObject({ balance: usd(10), reserved: usd(10) });
+    await expectLedgerMatchesBalance(accountId);
+  });
+
+  it('a reserve and a charge retried while the first attempt is still running return the first result', async () => {
+    const accountId = await createFundedAccount(database.prisma);
+    await credit(database.prisma, { accountId, amount: usd(1), kind: 'deposit', idempotencyKey: `deposit:${accountId}` });
+    // Racing duplicates of one reserve that takes everything available: the copies must not see "insufficient".
+    const reserves = await Promise.all(Array.from({ length: 10 }, () =>
+      reserve(database.prisma, { accountId, amount: usd(1), taskId: 'gen_r', idempotencyKey: 'gen_r:reserve' })));
+    expect(reserves.filter((result) => result.applied)).toHaveLength(1);
+    // Racing duplicates of one charge: the copies must not find "nothing held".
+    const charges = await Promise.all(Array.from({ length: 10 }, () =>
+      charge(database.prisma, { accountId, amount: usd(0.4), taskId: 'gen_r', idempotencyKey: 'gen_r:charge' })));
+    expect(charges.filter((result) => result.applied)).toHaveLength(1);
+    expect(await balanceRow(accountId)).toMatchObject({ balance: usd(0.6), reserved: 0n });
     await expectLedgerMatchesBalance(accountId);
   });
 

@@ -2,8 +2,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError } from '../errors.ts';
 
-/** body-parser marks its errors with a `type`; map them to our codes. */
-function fromBodyParser(error: { type?: string; limit?: number; status?: number }): ApiError | null {
+/** body-parser marks its errors with a `type`; other client errors (a malformed URL, a bad gzip body) carry a 4xx status. */
+function fromClientError(error: { type?: string; limit?: number; status?: number }): ApiError | null {
   switch (error.type) {
     case 'entity.parse.failed':
       return new ApiError('invalid_json', 'The request body is not valid JSON.');
@@ -16,6 +16,11 @@ function fromBodyParser(error: { type?: string; limit?: number; status?: number 
     case 'request.size.invalid':
       return new ApiError('validation_error', 'The request body was incomplete.');
     default:
+      if (error.status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
+      if (error.status === 415) return new ApiError('unsupported_media_type', 'The body must be JSON.');
+      if (error.status !== undefined && error.status >= 400 && error.status < 500) {
+        return new ApiError('validation_error', 'The request is malformed (its URL or body could not be decoded).');
+      }
       return null;
   }
 }
@@ -25,7 +30,7 @@ export const notFound: RequestHandler = (req) => {
 };
 
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
-  const known = error instanceof ApiError ? error : fromBodyParser(error ?? {});
+  const known = error instanceof ApiError ? error : fromClientError(error ?? {});
   const apiError = known ?? new ApiError('internal_error', `An internal error occurred; quote request id ${String(res.getHeader('X-Request-Id'))} when reporting it.`);
   if (!known) req.log.error({ err: error }, 'unhandled error');
   if (res.headersSent) return;

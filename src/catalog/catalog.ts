@@ -1,0 +1,74 @@
+// Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
+import type { Config } from '../config.ts';
+import { type CatalogEntry, catalogEntrySchema, type ProviderSlug, providers } from './catalog.schema.ts';
+import { costBand } from './cost-band.ts';
+import { catalogEntries } from './models.catalog.ts';
+
+export interface CatalogModel extends CatalogEntry {
+  /** `<provider>/<slug>`: the same model served by two providers has two ids. */
+  id: string;
+  band: { min: bigint; max: bigint };
+}
+
+export interface Catalog {
+  models: CatalogModel[];
+  get(id: string): CatalogModel | undefined;
+}
+
+export class CatalogError extends Error {
+  override name = 'CatalogError';
+}
+
+/** Rules the schema alone cannot say: a model's prices must cover exactly the options it offers. */
+function coherenceProblems(entry: CatalogEntry): string[] {
+  const { pricing, capabilities: caps, surcharges } = entry;
+  const problems: string[] = [];
+  if (pricing.kind === 'per_output_by_resolution' || pricing.kind === 'per_second_by_resolution') {
+    const tiers = Object.keys(pricing.usd_by_resolution).sort().join(', ');
+    const offered = [...(caps.resolutions ?? [])].sort().join(', ');
+    if (tiers !== offered) problems.push(`pricing.usd_by_resolution: tiers [${tiers}] must match capabilities.resolutions [${offered}]`);
+  }
+  if ((pricing.kind === 'per_second' || pricing.kind === 'per_second_by_resolution') && !caps.durations) {
+    problems.push('capabilities.durations: required by a per-second price');
+  }
+  if (Boolean(surcharges?.sound_usd_per_second) !== Boolean(caps.supports_sound)) {
+    problems.push('surcharges.sound_usd_per_second: must be set exactly when capabilities.supports_sound is true');
+  }
+  for (const generateType of Object.keys(surcharges?.generate_type_usd ?? {})) {
+    if (!caps.generate_types?.includes(generateType as never)) problems.push(`surcharges.generate_type_usd.${generateType}: not in capabilities.generate_types`);
+  }
+  if (entry.type === 'text-to-text' && pricing.kind !== 'per_token') problems.push('pricing.kind: text-to-text models are priced per token');
+  return problems;
+}
+
+export function loadCatalog(entries: unknown[] = catalogEntries): Catalog {
+  const models: CatalogModel[] = [];
+  const byId = new Map<string, CatalogModel>();
+  entries.forEach((raw, index) => {
+    const label = typeof (raw as { slug?: unknown })?.slug === 'string' ? `"${(raw as { slug: string }).slug}"` : `#${index + 1}`;
+    const parsed = catalogEntrySchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new CatalogError(`Catalog entry ${label}: ${issue.path.join('.') || '(entry)'}: ${issue.message}`);
+    }
+    const problems = coherenceProblems(parsed.data);
+    if (problems.length > 0) throw new CatalogError(`Catalog entry ${label}: ${problems.join('; ')}`);
+    const model: CatalogModel = { ...parsed.data, id: `${parsed.data.provider}/${parsed.data.slug}`, band: costBand(parsed.data) };
+    if (byId.has(model.id)) throw new CatalogError(`Catalog entry ${label}: id ${model.id} is listed twice`);
+    byId.set(model.id, model);
+    models.push(model);
+  });
+  return { models, get: (id) => byId.get(id) };
+}
+
+/** Whether the provider has what it needs to serve requests; local engines always do. */
+export function isProviderConfigured(config: Pick<Config, 'FAL_KEY' | 'REPLICATE_API_TOKEN' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>, provider: ProviderSlug): boolean {
+  switch (provider) {
+    case 'local': return true;
+    case 'fal': return Boolean(config.FAL_KEY);
+    case 'replicate': return Boolean(config.REPLICATE_API_TOKEN);
+    case 'openai': return Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY);
+  }
+}
+
+export const providerOf = (model: CatalogEntry) => providers[model.provider];

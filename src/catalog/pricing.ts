@@ -1,0 +1,122 @@
+// The one pricing function: (model, request) → bigint micro-USD with a breakdown. Quotes, admission and the
+// catalog's cost bands all call it, so the same request always costs the same.
+import { formatUsd, parseUsd } from '../money.ts';
+import type { CatalogEntry } from './catalog.schema.ts';
+
+export interface PricingInput {
+  resolution?: string;
+  duration?: number;
+  num_outputs?: number;
+  sound?: boolean;
+  generate_type?: 'Normal' | 'LowPoly' | 'Geometry';
+  prompt?: string;
+  system_prompt?: string;
+  messages?: { role: string; content: string }[];
+  max_tokens?: number;
+  /** What the provider reported using, at settlement (text-to-text); replaces the estimates. */
+  usage?: { input_tokens: number; output_tokens: number };
+}
+
+export type Breakdown = Record<string, string | number | boolean>;
+
+export interface Price {
+  micros: bigint;
+  breakdown: Breakdown;
+}
+
+/** rate × quantity ÷ per, rounded up to the next micro-USD: a price is never rounded in the caller's favour twice. */
+const scaled = (rateMicros: bigint, quantity: bigint, per = 1n) => (rateMicros * quantity + per - 1n) / per;
+
+/** About four characters per token, plus a few tokens of framing per message: an estimate for the reservation only. */
+export function estimateInputTokens(input: PricingInput): number {
+  const texts = [input.system_prompt, input.prompt, ...(input.messages ?? []).map((message) => message.content)].filter((text): text is string => !!text);
+  const characters = texts.reduce((sum, text) => sum + text.length, 0);
+  return Math.ceil(characters / 4) + 4 * (input.messages?.length ?? 0);
+}
+
+export const defaultResolution = (model: CatalogEntry) => model.capabilities.resolutions?.[0];
+export const defaultDuration = (model: CatalogEntry) => model.capabilities.durations?.[0];
+
+function tier(table: Record<string, string>, resolution: string | undefined, model: CatalogEntry): [string, string] {
+  const chosen = resolution ?? defaultResolution(model) ?? Object.keys(table)[0]!;
+  const rate = table[chosen];
+  if (rate === undefined) throw new RangeError(`${model.slug} has no price for resolution ${chosen}`);
+  return [chosen, rate];
+}
+
+function basePrice(model: CatalogEntry, input: PricingInput): Price {
+  const rule = model.pricing;
+  const outputs = BigInt(input.num_outputs ?? 1);
+  const seconds = input.duration ?? defaultDuration(model);
+  switch (rule.kind) {
+    case 'flat':
+      return { micros: parseUsd(rule.usd), breakdown: { rule: rule.kind, unit_usd: rule.usd } };
+    case 'per_output':
+      return { micros: parseUsd(rule.usd) * outputs, breakdown: { rule: rule.kind, unit_usd: rule.usd, num_outputs: Number(outputs) } };
+    case 'per_output_by_resolution': {
+      const [resolution, rate] = tier(rule.usd_by_resolution, input.resolution, model);
+      return { micros: parseUsd(rate) * outputs, breakdown: { rule: rule.kind, resolution, unit_usd: rate, num_outputs: Number(outputs) } };
+    }
+    case 'per_second':
+    case 'per_second_by_resolution': {
+      if (seconds === undefined) throw new RangeError(`${model.slug} is priced per second but has no duration`);
+      const [resolution, rate] = rule.kind === 'per_second' ? [undefined, rule.usd] : tier(rule.usd_by_resolution, input.resolution, model);
+      return {
+        micros: parseUsd(rate) * BigInt(seconds) * outputs,
+        breakdown: { rule: rule.kind, ...(resolution ? { resolution } : {}), usd_per_second: rate, duration_seconds: seconds, num_outputs: Number(outputs) },
+      };
+    }
+    case 'per_1k_characters': {
+      const text = input.prompt;
+      const characters = text ? text.length : rule.assumed_characters;
+      return {
+        micros: scaled(parseUsd(rule.usd), BigInt(characters), 1000n),
+        breakdown: { rule: rule.kind, usd_per_1k_characters: rule.usd, characters, characters_assumed: !text },
+      };
+    }
+    case 'per_minute_of_input': {
+      const minutes = input.duration === undefined ? rule.reserved_minutes : Math.ceil(input.duration / 60);
+      return {
+        micros: parseUsd(rule.usd) * BigInt(minutes),
+        breakdown: { rule: rule.kind, usd_per_minute: rule.usd, minutes, minutes_assumed: input.duration === undefined },
+      };
+    }
+    case 'per_token': {
+      const inputTokens = input.usage?.input_tokens ?? estimateInputTokens(input);
+      const outputTokens = input.usage?.output_tokens ?? input.max_tokens ?? rule.default_max_tokens;
+      const inputMicros = scaled(parseUsd(rule.usd_per_million_input), BigInt(inputTokens), 1_000_000n);
+      const outputMicros = scaled(parseUsd(rule.usd_per_million_output), BigInt(outputTokens), 1_000_000n);
+      return {
+        micros: inputMicros + outputMicros,
+        breakdown: {
+          rule: rule.kind, input_tokens: inputTokens, output_tokens: outputTokens, tokens_measured: input.usage !== undefined,
+          usd_per_million_input: rule.usd_per_million_input, usd_per_million_output: rule.usd_per_million_output,
+          input_usd: formatUsd(inputMicros), output_usd: formatUsd(outputMicros),
+        },
+      };
+    }
+  }
+}
+
+export function priceRequest(model: CatalogEntry, input: PricingInput): Price {
+  const base = basePrice(model, input);
+  const breakdown: Breakdown = { ...base.breakdown, base_usd: formatUsd(base.micros) };
+  let micros = base.micros;
+  const surcharges = model.surcharges ?? {};
+  if (input.sound && surcharges.sound_usd_per_second) {
+    const seconds = input.duration ?? defaultDuration(model) ?? 0;
+    const sound = parseUsd(surcharges.sound_usd_per_second) * BigInt(seconds) * BigInt(input.num_outputs ?? 1);
+    micros += sound;
+    breakdown.sound_usd = formatUsd(sound);
+  }
+  const generateType = input.generate_type;
+  const generateTypeUsd = generateType ? surcharges.generate_type_usd?.[generateType] : undefined;
+  if (generateType && generateTypeUsd) {
+    const extra = parseUsd(generateTypeUsd);
+    micros += extra;
+    breakdown.generate_type = generateType;
+    breakdown.generate_type_usd = formatUsd(extra);
+  }
+  breakdown.total_usd = formatUsd(micros);
+  return { micros, breakdown };
+}
