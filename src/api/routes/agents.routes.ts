@@ -1,3 +1,5 @@
+import { priceRequest } from '../../catalog/pricing.ts';
+import { ModelRequestError, resolveModel } from '../../catalog/resolve.ts';
 import { publicBaseUrl, type Config } from '../../config.ts';
 import { formatUsd } from '../../money.ts';
 import { getAccountSummary, recentDeposits, setAgentWebhook } from '../../services/accounts.ts';
@@ -137,12 +139,37 @@ export const agentEndpoints = [
     path: '/agents/quote',
     operationId: 'quoteGeneration',
     summary: 'Quote the cost of a generation',
-    description: 'Prices a request with the same function that admission uses, and says whether the balance covers it. Agent and developer keys.',
+    description: 'Prices a request with the same function that admission uses, and says whether the available balance covers it. ' +
+      'Agent and developer keys (a developer gets an empty `deposit_addresses` and `asset` "USD"). `model` must serve `type`, and ' +
+      '`resolution`, `duration`, `num_outputs`, `sound` and `generate_type` must be options of the model (400 naming the field). ' +
+      'Without the prompt, text-priced models assume a typical length and say so in `breakdown`.',
     tags,
     auth: 'any',
     request: { body: AgentQuoteRequestSchema },
     success: { status: 200, description: 'The quote', schema: AgentQuoteResponseSchema },
-    pendingUntil: 'the model catalog and pricing',
+    handle: async ({ body, principal, ctx }) => {
+      let price;
+      try {
+        price = priceRequest(resolveModel(ctx.catalog, body), body);
+      } catch (error) {
+        if (error instanceof ModelRequestError) throw new ApiError('validation_error', `Invalid body: ${error.message}`);
+        throw error;
+      }
+      const summary = await getAccountSummary(ctx.prisma, principal.account.id);
+      const isAgent = principal.account.kind === 'agent';
+      const shortfall = price.micros - summary.available;
+      return {
+        body: {
+          cost_usd: formatUsd(price.micros),
+          your_balance: formatUsd(summary.available),
+          can_afford: shortfall <= 0n,
+          shortfall: shortfall > 0n ? formatUsd(shortfall) : null,
+          breakdown: price.breakdown,
+          deposit_addresses: isAgent ? depositAddresses(ctx.config, summary.depositIndex) : {},
+          asset: isAgent ? asset : 'USD',
+        },
+      };
+    },
   }),
   defineEndpoint({
     method: 'patch',
