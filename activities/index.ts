@@ -1,10 +1,12 @@
+import { createGenerationActivities, type GenerationActivityDeps } from './generation.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
 
-export type ActivityDeps = SystemActivityDeps;
+export type ActivityDeps = SystemActivityDeps & GenerationActivityDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps),
+    ...createGenerationActivities(deps),
   };
 }

@@ -17,6 +17,8 @@ import { apiEndpoints } from './api/routes/index.ts';
 import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
 import { checkHealth, type HealthProbes } from './health.ts';
 import { createLastUsedRecorder } from './services/api-keys.ts';
+import type { Storage } from './storage/local-storage.ts';
+import type { TemporalDeps } from './temporal/generations.ts';
 
 export const apiBasePath = '/api/v1';
 
@@ -24,6 +26,8 @@ export interface AppDeps {
   config: Config;
   prisma: PrismaClient;
   catalog: Catalog;
+  storage: Storage;
+  temporal: TemporalDeps;
   logger: Logger;
   health: HealthProbes;
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
@@ -48,7 +52,7 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
 function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
   const router = Router();
   const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) => deps.logger.warn({ err: error }, 'could not record key use'));
-  const ctx: ApiContext = { prisma: deps.prisma, config: deps.config, catalog: deps.catalog, authenticate: createAuthenticator(deps.prisma, recordKeyUse) };
+  const ctx: ApiContext = { prisma: deps.prisma, config: deps.config, catalog: deps.catalog, temporal: deps.temporal, authenticate: createAuthenticator(deps.prisma, recordKeyUse) };
   const openApiDocument = buildOpenApiDocument(endpoints, apiBasePath);
   router.use(jsonBody(deps.config.JSON_BODY_LIMIT));
   router.get('/openapi.json', (_req, res) => {
@@ -74,6 +78,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
+  // Generated outputs (local storage). Names are unguessable task ids; immutable once written.
+  app.use('/files', express.static(deps.storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' }));
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
   app.use('/v1', (req, res) => {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);

@@ -61,6 +61,8 @@ export const configSchema = z.object({
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
   REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
+  ALLOW_PRIVATE_INPUT_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  INPUT_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   FAL_KEY: optionalText,
   REPLICATE_API_TOKEN: optionalText,
   OPENAI_API_KEY: optionalText,

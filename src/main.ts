@@ -4,7 +4,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { createApp } from './app.ts';
 import { type Catalog, CatalogError, loadCatalog } from './catalog/catalog.ts';
 import { type Config, ConfigError, loadConfig, publicBaseUrl } from './config.ts';
@@ -15,6 +15,7 @@ import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { temporalCliPath } from './infra/tools.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 
 type Stop = () => Promise<unknown>;
@@ -64,10 +65,11 @@ async function start(config: Config, catalog: Catalog, logger: Logger, stops: St
 
   const prisma = createPrisma(databaseUrl);
   stops.push(() => prisma.$disconnect());
+  const storage = createLocalStorage(filesDirectory(dataDir), publicBaseUrl(config));
   installTemporalRuntimeLogger(logger);
 
   if (config.GATEWAY_ROLE !== 'api') {
-    const worker = startWorker({ config, temporalAddress, prisma, logger });
+    const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger });
     stops.push(worker.stop);
     banner.push(`Worker        task queue ${config.TEMPORAL_TASK_QUEUE}`);
   }
@@ -80,6 +82,8 @@ async function start(config: Config, catalog: Catalog, logger: Logger, stops: St
       config,
       prisma,
       catalog,
+      storage,
+      temporal: { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), taskQueue: config.TEMPORAL_TASK_QUEUE },
       logger,
       health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.TEMPORAL_NAMESPACE) },
     });

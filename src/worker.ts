@@ -1,15 +1,19 @@
 // The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
 import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index.ts';
+import type { Catalog } from './catalog/catalog.ts';
 import type { Config } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
+import type { Storage } from './storage/local-storage.ts';
 import { workflowsPath } from './temporal/workflows-path.ts';
 
 export interface WorkerDeps {
-  config: Pick<Config, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>;
+  config: Config;
   temporalAddress: string;
   prisma: PrismaClient;
+  catalog: Catalog;
+  storage: Storage;
   logger: Logger;
 }
 
@@ -37,7 +41,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
           namespace: deps.config.TEMPORAL_NAMESPACE,
           taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
           workflowsPath: workflowsPath(),
-          activities: createActivities({ prisma: deps.prisma }),
+          activities: createActivities(deps),
         });
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new worker down cleanly.
         log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, 'worker running');

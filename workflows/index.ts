@@ -1,2 +1,3 @@
 // Every workflow, exported from one module: the worker bundles this file.
+export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';

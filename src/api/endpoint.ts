@@ -6,6 +6,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../services/api-keys.ts';
+import type { TemporalDeps } from '../temporal/generations.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
 
@@ -16,6 +17,7 @@ export interface ApiContext {
   prisma: PrismaClient;
   config: Config;
   catalog: Catalog;
+  temporal: TemporalDeps;
   authenticate: Authenticator;
 }
 

@@ -1,5 +1,6 @@
 // Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
 import type { Config } from '../config.ts';
+import { localEngines } from '../providers/local/index.ts';
 import { type CatalogEntry, catalogEntrySchema, type ProviderSlug, providers } from './catalog.schema.ts';
 import { costBand } from './cost-band.ts';
 import { catalogEntries } from './models.catalog.ts';
@@ -61,14 +62,22 @@ export function loadCatalog(entries: unknown[] = catalogEntries): Catalog {
   return { models, get: (id) => byId.get(id) };
 }
 
-/** Whether the provider has what it needs to serve requests; local engines always do. */
-export function isProviderConfigured(config: Pick<Config, 'FAL_KEY' | 'REPLICATE_API_TOKEN' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>, provider: ProviderSlug): boolean {
+type ProviderConfig = Pick<Config, 'FAL_KEY' | 'REPLICATE_API_TOKEN' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
+
+/** Whether the provider has what it needs to serve requests; local engines need nothing. */
+export function isProviderConfigured(config: ProviderConfig, provider: ProviderSlug): boolean {
   switch (provider) {
     case 'local': return true;
     case 'fal': return Boolean(config.FAL_KEY);
     case 'replicate': return Boolean(config.REPLICATE_API_TOKEN);
     case 'openai': return Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY);
   }
+}
+
+/** Whether this server can run the model now: its provider is configured and, for a local model, its engine exists. */
+export function isModelAvailable(config: ProviderConfig, model: CatalogEntry): boolean {
+  if (model.provider === 'local') return model.upstream.model in localEngines;
+  return isProviderConfigured(config, model.provider);
 }
 
 export const providerOf = (model: CatalogEntry) => providers[model.provider];

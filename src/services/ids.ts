@@ -1,21 +1,26 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const base62Alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** `bytes` random bytes as base62 (URL- and double-click-safe); 32 bytes give 43 characters. */
-export function randomBase62(bytes: number): string {
-  let value = BigInt(`0x${randomBytes(bytes).toString('hex')}`);
+/** Bytes as base62 (URL- and double-click-safe), zero-padded to the length their size needs: 32 bytes → 43 characters. */
+export function toBase62(bytes: Buffer): string {
+  let value = BigInt(`0x${bytes.toString('hex') || '0'}`);
   let text = '';
   while (value > 0n) {
     text = base62Alphabet[Number(value % 62n)] + text;
     value /= 62n;
   }
-  const length = Math.ceil((bytes * 8) / Math.log2(62));
-  return text.padStart(length, '0');
+  return text.padStart(Math.ceil((bytes.length * 8) / Math.log2(62)), '0');
 }
 
+export const randomBase62 = (bytes: number) => toBase62(randomBytes(bytes));
+
 /** Public identifiers: a type prefix and 16 random bytes, e.g. `agt_3kXq…`. */
-export const newId = (prefix: 'agt' | 'dev' | 'key' | 'gen' | 'dep' | 'whd') => `${prefix}_${randomBase62(16)}`;
+export type IdPrefix = 'agt' | 'dev' | 'key' | 'gen' | 'dep' | 'whd';
+export const newId = (prefix: IdPrefix) => `${prefix}_${randomBase62(16)}`;
+
+/** The same name always gives the same id: for ids that must be derivable, like a task's from its Idempotency-Key. */
+export const derivedId = (prefix: IdPrefix, name: string) => `${prefix}_${toBase62(createHash('sha256').update(name).digest().subarray(0, 16))}`;
 
 /** Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;

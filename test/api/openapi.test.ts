@@ -72,7 +72,7 @@ describe('OpenAPI document', () => {
 
   it('documents every error code it can answer', () => {
     const described = JSON.stringify(document.paths);
-    for (const code of ['validation_error', 'unauthorized', 'not_implemented', 'internal_error', 'payment_required']) {
+    for (const code of ['validation_error', 'unauthorized', 'forbidden', 'not_implemented', 'internal_error', 'insufficient_balance', 'idempotency_key_reused', 'registration_capped', 'invalid_webhook_url']) {
       expect(errorCodes).toHaveProperty(code);
       expect(described).toContain(`\`${code}\``);
     }

@@ -1,7 +1,11 @@
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
 import { createApp, type AppDeps } from '../../src/app.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { testLogger } from './logger.ts';
@@ -11,16 +15,22 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> & Pick<AppDeps, 'prisma'> & { config?: Partial<Config> };
+export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> & Pick<AppDeps, 'prisma'> & { config?: Partial<Config>; port?: number };
 
 /** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
-export async function startTestApp({ config, ...deps }: TestAppDeps): Promise<TestApp> {
-  const app = createApp({ config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config }, logger: testLogger, health: {}, catalog: loadCatalog(), ...deps });
-  const server = app.listen(0, '127.0.0.1');
+/** For apps whose tests never reach Temporal: a real client that connects only if used (and then fails). */
+const unusedTemporal = () => ({ client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:9' }) }), taskQueue: 'unused' });
+
+export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): Promise<TestApp> {
+  const app = createApp({
+    config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config }, logger: testLogger, health: {}, catalog: loadCatalog(),
+    storage: createLocalStorage(join(tmpdir(), 'gateway-test-files'), 'http://localhost'), temporal: unusedTemporal(), ...deps,
+  });
+  const server = app.listen(port, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as AddressInfo;
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
   };
 }

@@ -2,7 +2,7 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
+import { createSystemActivities } from '../../activities/system.activities.ts';
 import type { SystemActivities } from '../../activities/system.activities.ts';
 import { pingWorkflow } from '../../workflows/index.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
@@ -52,7 +52,7 @@ describe('pingWorkflow on the dev server with the real activities', () => {
     const { env, database } = stack;
     const taskQueue = uniqueTaskQueue('ping-dev');
     const worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowBundle, activities: createActivities({ prisma: database.prisma }),
+      connection: env.nativeConnection, taskQueue, workflowBundle, activities: createSystemActivities({ prisma: database.prisma }),
     });
     const handle = await env.client.workflow.start(pingWorkflow, { taskQueue, workflowId: `ping-${taskQueue}`, args: [{}] });
     const result = await worker.runUntil(handle.result());

@@ -1,7 +1,18 @@
-import type { RequestHandler } from 'express';
-import { defineEndpoint } from '../endpoint.ts';
+import type { Request, RequestHandler } from 'express';
+import { isModelAvailable } from '../../catalog/catalog.ts';
+import { priceRequest } from '../../catalog/pricing.ts';
+import { ModelRequestError, resolveModel } from '../../catalog/resolve.ts';
+import { foldMessages, type GenerationRequest, missingInputs, normaliseLayout, requestHash } from '../../generation/request.ts';
+import { taskView, type TaskView } from '../../generation/task-view.ts';
+import type { Task } from '../../generated/prisma/client.ts';
+import { formatUsd, usdNumber } from '../../money.ts';
+import { derivedId, newId } from '../../services/ids.ts';
+import { findTaskByIdempotencyKey, findTaskForAccount } from '../../services/tasks.ts';
+import { admitGeneration, liveTaskState } from '../../temporal/generations.ts';
+import { type ApiContext, defineEndpoint } from '../endpoint.ts';
+import { ApiError } from '../errors.ts';
 import {
-  GenerationIdParamsSchema, GenerationQueuedResponseSchema, GenerationRequestSchema, GenerationStatusResponseSchema,
+  CreateGenerationBodySchema, GenerationIdParamsSchema, GenerationQueuedResponseSchema, GenerationStatusResponseSchema,
   PredictionIdParamsSchema,
 } from '../schemas/generations.schemas.ts';
 
@@ -19,38 +30,110 @@ export const deprecatedAliasHeaders: RequestHandler = (req, res, next) => {
   next();
 };
 
+const invalid = (message: string) => new ApiError('validation_error', `Invalid body: ${message}`);
+
+function idempotencyKeyOf(req: Request): string | null {
+  const key = req.get('Idempotency-Key');
+  if (key === undefined) return null;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError('validation_error', 'Invalid header: Idempotency-Key must be 1 to 255 visible ASCII characters.');
+  return key;
+}
+
+/** The same account and key always name the same task, so a retried POST joins the first one's workflow. */
+const taskIdFor = (accountId: string, idempotencyKey: string | null) =>
+  idempotencyKey ? derivedId('gen', `${accountId}\n${idempotencyKey}`) : newId('gen');
+
+function queuedBody(task: Pick<Task, 'id' | 'type' | 'model' | 'costReserved' | 'createdAt'> | TaskView, costMicros: bigint) {
+  const createdAt = 'createdAt' in task ? task.createdAt.toISOString() : task.created_at;
+  return {
+    id: task.id, type: task.type, model: task.model, status: 'queued' as const,
+    cost: usdNumber(costMicros), cost_formatted: `$${formatUsd(costMicros)}`, created_at: createdAt, poll_url: `/api/v1/generations/${task.id}`,
+  };
+}
+
+async function readTask(ctx: ApiContext, taskId: string, accountId: string) {
+  const task = await findTaskForAccount(ctx.prisma, taskId, accountId);
+  if (!task) throw new ApiError('not_found', `No generation ${taskId}.`);
+  // A running task is answered by its workflow (fresher than the row); a finished one by the row.
+  const live = task.status === 'queued' || task.status === 'processing' ? await liveTaskState(ctx.temporal, taskId) : null;
+  return { body: live ?? taskView(task) };
+}
+
 export const generationEndpoints = [
   defineEndpoint({
     method: 'post',
     path: '/generations',
     operationId: 'createGeneration',
     summary: 'Create a generation task',
-    description: 'Admits an asynchronous task after reserving its cost; answers 202 with a poll URL.',
+    description: 'Validates and prices the request (the same price as POST /agents/quote), reserves that cost, and answers 202 ' +
+      'with the task id and `poll_url` once the reservation and the task are durable. Both layouts are accepted: the top-level ' +
+      'fields, or `{ model, input: { … }, webhook }`. For text-to-text without `prompt`, system `messages` become `system_prompt` ' +
+      'and the others a "User: … / Assistant: …" transcript. An `Idempotency-Key` header makes retries return the same task ' +
+      '(a different body with the same key is 409 `idempotency_key_reused`). 402 `insufficient_balance` carries `cost` and ' +
+      '`balance_available` and reserves nothing.',
     tags,
     auth: 'any_or_x402',
-    request: { body: GenerationRequestSchema },
+    request: { body: CreateGenerationBodySchema },
     success: { status: 202, description: 'The task is queued', schema: GenerationQueuedResponseSchema },
-    errors: ['payment_required'],
-    pendingUntil: 'generations',
+    errors: ['insufficient_balance', 'idempotency_key_reused'],
+    handle: async ({ body, principal, ctx, req }) => {
+      const request: GenerationRequest = foldMessages(normaliseLayout(body, (id) => ctx.catalog.get(id)?.type));
+      let model;
+      try {
+        model = resolveModel(ctx.catalog, request);
+      } catch (error) {
+        if (error instanceof ModelRequestError) throw invalid(error.message);
+        throw error;
+      }
+      const missing = missingInputs(request);
+      if (missing.length > 0) throw invalid(missing.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+      if (!isModelAvailable(ctx.config, model)) throw invalid(`model: ${model.id} is not available on this server (its provider is not configured)`);
+      const cost = priceRequest(model, request).micros;
+      const hash = requestHash(request);
+      const accountId = principal.account.id;
+
+      const idempotencyKey = idempotencyKeyOf(req);
+      if (idempotencyKey) {
+        const earlier = await findTaskByIdempotencyKey(ctx.prisma, accountId, idempotencyKey);
+        if (earlier) {
+          if (requestHash(earlier.request as GenerationRequest) !== hash) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+          return { status: 202, body: queuedBody(earlier, earlier.costReserved) };
+        }
+      }
+      const taskId = taskIdFor(accountId, idempotencyKey);
+      const admission = await admitGeneration(ctx.temporal, {
+        taskId, accountId, request, costMicros: cost.toString(), idempotencyKey, modelId: model.id, requestHash: hash, timeoutSeconds: model.timeout_seconds,
+      });
+      if (admission.outcome === 'conflict') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+      if (admission.outcome === 'insufficient_funds') {
+        const available = BigInt(admission.availableMicros);
+        throw new ApiError('insufficient_balance', `This generation costs $${formatUsd(cost)}; the available balance is $${formatUsd(available)}.`, {
+          cost: usdNumber(cost), balance_available: usdNumber(available),
+        });
+      }
+      return { status: 202, body: queuedBody(admission.task, cost) };
+    },
   }),
   defineEndpoint({
     method: 'get',
     path: '/generations/{id}',
     operationId: 'getGeneration',
     summary: 'Read a generation task',
+    description: 'The caller\'s own task: live from its workflow while it runs, from the database once it has ended. ' +
+      'Someone else\'s task id answers 404 exactly like an unknown one.',
     tags,
     auth: 'any',
     request: { params: GenerationIdParamsSchema },
     success: { status: 200, description: 'The task', schema: GenerationStatusResponseSchema },
     errors: ['not_found'],
-    pendingUntil: 'generations',
+    handle: ({ params, principal, ctx }) => readTask(ctx, params.id, principal.account.id),
   }),
   defineEndpoint({
     method: 'get',
     path: '/predictions/{taskId}/result',
     operationId: 'getPredictionResult',
     summary: 'Read a generation task (deprecated alias)',
-    description: `Deprecated alias of GET /generations/{id}; responses carry \`Deprecation: true\` and \`Sunset: ${predictionsSunset}\`.`,
+    description: `Deprecated alias of GET /generations/{id} with the same bodies and status codes; responses carry \`Deprecation: true\`, \`Sunset: ${predictionsSunset}\` and a \`Link\` to the successor.`,
     tags,
     auth: 'any',
     deprecated: true,
@@ -62,9 +145,10 @@ export const generationEndpoints = [
       headers: {
         Deprecation: { description: 'Always `true`', schema: { type: 'string' } },
         Sunset: { description: 'RFC 1123 date after which the alias may be removed', schema: { type: 'string' } },
+        Link: { description: 'The successor endpoint', schema: { type: 'string' } },
       },
     },
     errors: ['not_found'],
-    pendingUntil: 'generations',
+    handle: ({ params, principal, ctx }) => readTask(ctx, params.taskId, principal.account.id),
   }),
 ];

@@ -1,4 +1,4 @@
-import { type Catalog, type CatalogModel, isProviderConfigured, providerOf } from '../../catalog/catalog.ts';
+import { type Catalog, type CatalogModel, isModelAvailable, providerOf } from '../../catalog/catalog.ts';
 import type { Config } from '../../config.ts';
 import { usdNumber } from '../../money.ts';
 import { defineEndpoint } from '../endpoint.ts';
@@ -20,7 +20,7 @@ export function presentModel(model: CatalogModel, config: Config) {
     dollar_cost: band,
     supports_x402: model.supports_x402,
     supports_webhook: model.supports_webhook,
-    available: isProviderConfigured(config, model.provider),
+    available: isModelAvailable(config, model),
   };
 }
 

@@ -35,6 +35,20 @@ export const GenerationRequestSchema = z
   })
   .openapi('GenerationRequest');
 
+/** The alternate layout of the usage examples: `{ model, input: { prompt, … }, webhook }`; `type` defaults to the model's. */
+export const GenerationInputLayoutSchema = z
+  .object({
+    model: z.string().min(1),
+    type: GenerationTypeSchema.optional(),
+    input: GenerationRequestSchema.omit({ type: true, model: true, webhook_url: true }),
+    webhook: httpUrl.optional(),
+  })
+  .openapi('GenerationInputLayoutRequest', { description: 'Alternate layout: the same fields under `input`, the webhook as `webhook`.' });
+
+export const CreateGenerationBodySchema = z
+  .union([GenerationInputLayoutSchema.strict(), GenerationRequestSchema])
+  .openapi({ description: 'Either the top-level layout (GenerationRequest) or the `input` layout; both mean the same request.' });
+
 export const GenerationQueuedResponseSchema = z
   .object({
     id: z.string(),
@@ -69,10 +83,12 @@ export const GenerationStatusResponseSchema = z
   })
   .openapi('GenerationStatusResponse');
 
+export const taskIdPattern = /^gen_[0-9A-Za-z]{22}$/;
+
 export const GenerationIdParamsSchema = z.object({
-  id: z.string().min(1).max(100).openapi({ param: { name: 'id', in: 'path' }, description: 'Task id from creation (gen_…)' }),
+  id: z.string().regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)').openapi({ param: { name: 'id', in: 'path' }, description: 'Task id from creation (gen_…)' }),
 });
 
 export const PredictionIdParamsSchema = z.object({
-  taskId: z.string().min(1).max(100).openapi({ param: { name: 'taskId', in: 'path' }, description: 'Task id from creation (gen_…)' }),
+  taskId: z.string().regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)').openapi({ param: { name: 'taskId', in: 'path' }, description: 'Task id from creation (gen_…)' }),
 });

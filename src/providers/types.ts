@@ -1,0 +1,27 @@
+// What a provider gives back to the generation workflow. Adapters classify failures: a ProviderRefusal is
+// permanent (the task fails and is refunded, its message is shown to the caller); any other error is transient
+// and retried with backoff.
+import type { CatalogModel } from '../catalog/catalog.ts';
+import type { GenerationRequest } from '../generation/request.ts';
+
+export interface ProducedFile {
+  data: Buffer;
+  extension: string;
+  contentType: string;
+}
+
+export interface ProviderResult {
+  files: ProducedFile[];
+  /** What the upstream reports using, for settlement by actual use (tokens for text-to-text). */
+  usage?: { input_tokens: number; output_tokens: number };
+}
+
+export class ProviderRefusal extends Error {
+  override name = 'ProviderRefusal';
+}
+
+export interface ProviderContext {
+  fetchInput(url: string): Promise<{ data: Buffer; contentType: string }>;
+}
+
+export type LocalEngine = (request: GenerationRequest, model: CatalogModel, context: ProviderContext) => Promise<ProviderResult>;

@@ -1,0 +1,74 @@
+// Generation tasks: the row and the money move together, in one transaction per step, each step idempotent
+// (ledger keys derive from the task id; row updates are guarded by the status they leave).
+import type { CatalogModel } from '../catalog/catalog.ts';
+import { priceRequest } from '../catalog/pricing.ts';
+import type { PrismaClient } from '../db/prisma.ts';
+import type { Task } from '../generated/prisma/client.ts';
+import type { GenerationRequest } from '../generation/request.ts';
+import { charge, release, reserve } from './ledger.ts';
+
+export interface AdmitTaskInput {
+  taskId: string;
+  accountId: string;
+  request: GenerationRequest;
+  costMicros: bigint;
+  idempotencyKey: string | null;
+}
+
+/** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
+export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<Task> {
+  return prisma.$transaction(async (tx) => {
+    const existing = await tx.task.findUnique({ where: { id: input.taskId } });
+    if (existing) return existing;
+    await reserve({ tx }, { accountId: input.accountId, amount: input.costMicros, taskId: input.taskId, idempotencyKey: `${input.taskId}:reserve` });
+    const { request } = input;
+    return tx.task.create({
+      data: {
+        id: input.taskId, accountId: input.accountId, type: request.type, model: request.model, status: 'queued',
+        request: request as object, prompt: request.prompt, aspectRatio: request.aspect_ratio, duration: request.duration,
+        resolution: request.resolution, numOutputs: request.num_outputs, costReserved: input.costMicros,
+        webhookUrl: request.webhook_url, idempotencyKey: input.idempotencyKey,
+      },
+    });
+  });
+}
+
+export async function markProcessing(prisma: PrismaClient, taskId: string): Promise<Task> {
+  await prisma.task.updateMany({ where: { id: taskId, status: 'queued' }, data: { status: 'processing' } });
+  return prisma.task.findUniqueOrThrow({ where: { id: taskId } });
+}
+
+/** Charges what the task actually cost (never more than reserved), releases the rest, marks it completed. */
+export async function completeTask(prisma: PrismaClient, model: CatalogModel, input: { taskId: string; outputs: string[]; usage?: { input_tokens: number; output_tokens: number } }): Promise<Task> {
+  return prisma.$transaction(async (tx) => {
+    const task = await tx.task.findUniqueOrThrow({ where: { id: input.taskId } });
+    if (task.status === 'completed' || task.status === 'failed') return task;
+    const actual = input.usage ? priceRequest(model, { ...(task.request as GenerationRequest), usage: input.usage }).micros : task.costReserved;
+    const charged = actual < task.costReserved ? actual : task.costReserved;
+    await charge({ tx }, { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` });
+    return tx.task.update({
+      where: { id: task.id },
+      data: { status: 'completed', output: input.outputs[0], outputs: input.outputs, costCharged: charged, completedAt: new Date() },
+    });
+  });
+}
+
+/** Releases the whole reservation and marks the task failed with a caller-safe error. */
+export async function failTask(prisma: PrismaClient, input: { taskId: string; error: string }): Promise<Task> {
+  return prisma.$transaction(async (tx) => {
+    const task = await tx.task.findUniqueOrThrow({ where: { id: input.taskId } });
+    if (task.status === 'completed' || task.status === 'failed') return task;
+    await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
+    return tx.task.update({ where: { id: task.id }, data: { status: 'failed', error: input.error, completedAt: new Date() } });
+  });
+}
+
+export async function findTaskForAccount(prisma: PrismaClient, taskId: string, accountId: string): Promise<Task | null> {
+  const task = await prisma.task.findUnique({ where: { id: taskId } });
+  // Someone else's task is answered exactly like a task that does not exist.
+  return task && task.accountId === accountId ? task : null;
+}
+
+export async function findTaskByIdempotencyKey(prisma: PrismaClient, accountId: string, idempotencyKey: string): Promise<Task | null> {
+  return prisma.task.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
+}

@@ -1,0 +1,213 @@
+// Generations through the real stack: HTTP → Temporal dev server (update-with-start) → worker → PostgreSQL →
+// a local engine (sharp) → local storage served by the API.
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createActivities } from '../../activities/index.ts';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
+import { ledgerTotals } from '../../src/services/ledger.ts';
+import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/ports.ts';
+import { useDevServerAndDatabase } from '../helpers/stack.ts';
+import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
+
+const stack = useDevServerAndDatabase();
+let app: TestApp;
+let inputs: Server;
+let inputsUrl: string;
+let filesDir: string;
+let worker: Worker;
+let workerRun: Promise<void>;
+
+beforeAll(async () => {
+  const taskQueue = uniqueTaskQueue('generations');
+  const port = await freePort();
+  const config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, TRUST_PROXY: 'loopback' };
+  filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
+  const storage = createLocalStorage(filesDir, config.PUBLIC_BASE_URL);
+  const catalog = loadCatalog();
+  worker = await Worker.create({
+    connection: stack.env.nativeConnection, taskQueue, workflowBundle: await bundleWorkflows(),
+    activities: createActivities({ prisma: stack.database.prisma, catalog, storage, config }),
+  });
+  workerRun = worker.run();
+  app = await startTestApp({ prisma: stack.database.prisma, config, catalog, storage, port, temporal: { client: stack.env.client, taskQueue } });
+
+  // The callers' inputs: a 16×10 PNG made here, and a URL that is not there.
+  const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  inputs = createServer((req, res) => {
+    if (req.url === '/input.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
+  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  inputs?.close();
+  worker?.shutdown();
+  await workerRun;
+  await rm(filesDir, { recursive: true, force: true });
+});
+
+let addressCounter = 0;
+async function call(method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { 'x-forwarded-for': `198.18.0.${++addressCounter}`, ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  const response = await fetch(`${app.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+async function registerAgent(from?: string) {
+  const { body } = await call('POST', '/api/v1/agents/register', { body: { agent_name: 'e2e agent' }, headers: from ? { 'x-forwarded-for': from } : {} });
+  return body as { agent_id: string; api_key: string };
+}
+
+async function waitForEnd(key: string, pollUrl: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { body } = await call('GET', pollUrl, { key });
+    if (body.status === 'completed' || body.status === 'failed') return body;
+    if (Date.now() > deadline) throw new Error(`still ${body.status} after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('a generation from registration to download', () => {
+  it('register → quote → generate → poll → completed; the output downloads; the balance fell by the quote', async () => {
+    const agent = await registerAgent();
+    const request = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png`, resolution: '4x' };
+    const quote = await call('POST', '/api/v1/agents/quote', { key: agent.api_key, body: { type: request.type, model: request.model, resolution: '4x' } });
+    expect(quote.body).toMatchObject({ cost_usd: '0.0005', your_balance: '1.00', can_afford: true });
+
+    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: request });
+    expect(created.status).toBe(202);
+    expect(created.body).toEqual({
+      id: expect.stringMatching(/^gen_[0-9A-Za-z]{22}$/), type: 'upscale', model: 'local/lanczos', status: 'queued',
+      cost: 0.0005, cost_formatted: '$0.0005', created_at: expect.any(String), poll_url: `/api/v1/generations/${created.body.id}`,
+    });
+
+    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    expect(done).toMatchObject({ id: created.body.id, status: 'completed', type: 'upscale', model: 'local/lanczos', resolution: '4x', cost: 0.0005 });
+    expect(done.outputs).toEqual([done.output]);
+    expect(done.completed_at).toEqual(expect.any(String));
+
+    const download = await fetch(done.output);
+    expect(download.status).toBe(200);
+    const image = await sharp(Buffer.from(await download.arrayBuffer())).metadata();
+    expect({ width: image.width, height: image.height, format: image.format }).toEqual({ width: 64, height: 40, format: 'png' });
+
+    const balance = await call('GET', '/api/v1/agents/balance', { key: agent.api_key });
+    expect(balance.body).toMatchObject({ balance: '0.9995', usage: { total_requests: 1, total_usd_spent: '0.0005' } });
+    const row = await stack.database.prisma.balance.findUniqueOrThrow({ where: { accountId: agent.agent_id } });
+    const totals = await ledgerTotals(stack.database.prisma, agent.agent_id);
+    expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({ balance: row.balance, reserved: row.reserved });
+  });
+
+  it('accepts the `input` layout, with the type taken from the model', async () => {
+    const agent = await registerAgent();
+    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { model: 'local/lanczos', input: { image_url: `${inputsUrl}/input.png`, resolution: '2x' } } });
+    expect(created.status).toBe(202);
+    expect(created.body.type).toBe('upscale');
+    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    expect(done).toMatchObject({ status: 'completed', resolution: '2x' });
+  });
+
+  it('fails a task whose input cannot be fetched, with a clear error, and refunds it', async () => {
+    const agent = await registerAgent();
+    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/missing.png` } });
+    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    expect(done).toMatchObject({ status: 'failed', error: expect.stringMatching(/could not download .*missing\.png: HTTP 404/), cost: 0 });
+    expect((await call('GET', '/api/v1/agents/balance', { key: agent.api_key })).body).toMatchObject({ balance: '1.00', usage: { total_requests: 0 } });
+  });
+});
+
+describe('POST /generations refusals', () => {
+  it('402 when the balance does not cover the cost: no task, nothing reserved', async () => {
+    const from = '198.19.0.1';
+    await registerAgent(from);
+    const broke = await registerAgent(from); // the address's trial went to the first agent
+    const { status, body } = await call('POST', '/api/v1/generations', { key: broke.api_key, body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` } });
+    expect(status).toBe(402);
+    expect(body).toEqual({ error: 'insufficient_balance', message: 'This generation costs $0.0005; the available balance is $0.00.', cost: 0.0005, balance_available: 0 });
+    expect(await stack.database.prisma.task.count({ where: { accountId: broke.agent_id } })).toBe(0);
+    expect(await stack.database.prisma.ledgerEntry.count({ where: { accountId: broke.agent_id } })).toBe(0);
+  });
+
+  it.each<[string, object, RegExp]>([
+    ['an unknown model', { type: 'upscale', model: 'local/nope', image_url: 'https://x.example/a.png' }, /model: unknown model "local\/nope"/],
+    ['a model of another type', { type: 'text-to-image', model: 'local/lanczos', prompt: 'a cat' }, /model: local\/lanczos serves upscale, not text-to-image/],
+    ['a missing input image', { type: 'upscale', model: 'local/lanczos' }, /image_url: upscale needs image_url or images/],
+    ['a missing prompt', { type: 'text-to-image', model: 'fal/flux-dev' }, /prompt: text-to-image needs a prompt/],
+    ['a model whose provider is not configured', { type: 'text-to-image', model: 'fal/flux-dev', prompt: 'a cat' }, /model: fal\/flux-dev is not available on this server/],
+    ['an option the model lacks', { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', resolution: '8x' }, /resolution: must be one of 2x, 4x/],
+    ['a URI that is not http(s)', { type: 'upscale', model: 'local/lanczos', image_url: 'file:///etc/passwd' }, /image_url: must be an http\(s\) URI/],
+    ['num_outputs below 1', { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', num_outputs: 0 }, /num_outputs: Too small/],
+  ])('400 for %s', async (_name, requestBody, message) => {
+    const agent = await registerAgent();
+    const { status, body } = await call('POST', '/api/v1/generations', { key: agent.api_key, body: requestBody });
+    expect(status).toBe(400);
+    expect(body).toEqual({ error: 'validation_error', message: expect.stringMatching(message) });
+  });
+
+  it('401 without a key', async () => {
+    expect((await call('POST', '/api/v1/generations', { body: { type: 'upscale', model: 'local/lanczos' } })).status).toBe(401);
+  });
+});
+
+describe('Idempotency-Key', () => {
+  it('the same key twice gives one task and one reservation; another body with it is 409', async () => {
+    const agent = await registerAgent();
+    const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` };
+    const headers = { 'idempotency-key': 'order-42' };
+    const [first, second] = await Promise.all([
+      call('POST', '/api/v1/generations', { key: agent.api_key, body, headers }),
+      call('POST', '/api/v1/generations', { key: agent.api_key, body, headers }),
+    ]);
+    expect([first.status, second.status]).toEqual([202, 202]);
+    expect(second.body.id).toBe(first.body.id);
+    await waitForEnd(agent.api_key, first.body.poll_url);
+    const third = await call('POST', '/api/v1/generations', { key: agent.api_key, body, headers });
+    expect(third).toMatchObject({ status: 202, body: { id: first.body.id, status: 'queued', cost: first.body.cost } });
+    expect(await stack.database.prisma.task.count({ where: { accountId: agent.agent_id } })).toBe(1);
+    expect(await stack.database.prisma.ledgerEntry.count({ where: { accountId: agent.agent_id, kind: 'reserve' } })).toBe(1);
+
+    const changed = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { ...body, resolution: '4x' }, headers });
+    expect(changed).toMatchObject({ status: 409, body: { error: 'idempotency_key_reused' } });
+  });
+});
+
+describe('GET /generations/{id} and its deprecated alias', () => {
+  it('answers the owner, 404 for anyone else and for unknown ids, 400 for a malformed id', async () => {
+    const owner = await registerAgent();
+    const stranger = await registerAgent();
+    const created = await call('POST', '/api/v1/generations', { key: owner.api_key, body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` } });
+    const done = await waitForEnd(owner.api_key, created.body.poll_url);
+
+    const strangers = await call('GET', created.body.poll_url, { key: stranger.api_key });
+    const unknown = await call('GET', '/api/v1/generations/gen_0000000000000000000000', { key: owner.api_key });
+    expect(strangers).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    expect(unknown.status).toBe(404);
+    expect(strangers.body.message.replace(created.body.id, 'X')).toBe(unknown.body.message.replace('gen_0000000000000000000000', 'X'));
+    expect(await call('GET', '/api/v1/generations/not-a-task', { key: owner.api_key })).toMatchObject({
+      status: 400, body: { error: 'validation_error', message: expect.stringMatching(/^Invalid path: id: must be a task id/) },
+    });
+
+    const alias = await call('GET', `/api/v1/predictions/${created.body.id}/result`, { key: owner.api_key });
+    expect(alias.status).toBe(200);
+    expect(alias.body).toEqual(done);
+    expect(alias.headers.get('deprecation')).toBe('true');
+    expect(alias.headers.get('sunset')).toBe('Wed, 29 Jul 2026 10:24:55 GMT');
+    expect(alias.headers.get('link')).toBe(`</api/v1/generations/${created.body.id}>; rel="successor-version"`);
+    expect((await call('GET', `/api/v1/predictions/${created.body.id}/result`, { key: stranger.api_key })).status).toBe(404);
+  });
+});
