@@ -52,8 +52,10 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     return null;
   }
 
+  // The model's timeout bounds the whole call, retries included.
   const { generateOutputs } = proxyActivities<GenerationActivities>({
     startToCloseTimeout: `${input.timeoutSeconds} seconds`,
+    scheduleToCloseTimeout: `${input.timeoutSeconds} seconds`,
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
   });
   try {

@@ -1,0 +1,27 @@
+// Guards workflow code changes: the current code must replay the histories recorded from earlier runs without
+// non-determinism. After an intended, compatible change, record again (see generation.workflow.test.ts).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { expect, it } from 'vitest';
+import { bundleWorkflows } from '../helpers/temporal.ts';
+
+// Histories are stored as protobuf (temporal.api.history.v1.History), exactly as the server sends them.
+const histories = ['generation-completed.binpb'];
+const readHistory = (file: string) => temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));
+
+it.each(histories)('replays %s with the current workflow code', async (file) => {
+  const history = readHistory(file);
+  const workflowBundle = await bundleWorkflows();
+  await expect(Worker.runReplayHistory({ workflowBundle }, history, `replay-${file}`)).resolves.toBeUndefined();
+});
+
+it('the replay would catch a change of the workflow\'s steps', async () => {
+  const history = readHistory('generation-completed.binpb');
+  // A history of the ping workflow cannot be the generation workflow's: replaying it under that type must fail.
+  const altered = { ...history, events: history.events?.map((event) => event.workflowExecutionStartedEventAttributes
+    ? { ...event, workflowExecutionStartedEventAttributes: { ...event.workflowExecutionStartedEventAttributes, workflowType: { name: 'pingWorkflow' } } }
+    : event) };
+  await expect(Worker.runReplayHistory({ workflowBundle: await bundleWorkflows() }, altered as typeof history, 'replay-altered')).rejects.toThrow();
+});
