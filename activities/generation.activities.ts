@@ -1,6 +1,6 @@
 // Activities of the generation workflow: thin wrappers over src/services/tasks and the providers. Money keys
 // derive from the task id, so a retried activity never moves money twice.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
@@ -69,6 +69,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       const engine = model.provider === 'local' ? localEngines[model.upstream.model] : undefined;
       if (!engine) throw refusal(`${model.id} cannot run on this server`);
       let result: ProviderResult;
+      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, not the model's whole timeout.
+      const heartbeat = setInterval(() => Context.current().heartbeat(), 1_000);
       try {
         result = await engine(input.request, model, {
           fetchInput: (url) => fetchInput(url, { maxBytes: deps.config.INPUT_MAX_BYTES, timeoutMs: 30_000, allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS }),
@@ -76,6 +78,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       } catch (error) {
         if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);
         throw error;
+      } finally {
+        clearInterval(heartbeat);
       }
       const outputs = await Promise.all(result.files.map((file, index) =>
         deps.storage.put(`${input.taskId}/output-${index}.${file.extension}`, file.data)));

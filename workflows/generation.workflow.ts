@@ -19,7 +19,8 @@ export type AdmitResult = AdmitOutcome | { outcome: 'conflict' };
 export const admitUpdate = defineUpdate<AdmitResult, [{ requestHash: string }]>('admit');
 export const stateQuery = defineQuery<TaskView | null>('state');
 
-const fast = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } } as const;
+// Database steps take milliseconds; a short timeout hands them to another worker soon after one dies.
+const fast = { startToCloseTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } } as const;
 const { admitTask } = proxyLocalActivities<GenerationActivities>(fast);
 const { markProcessing, settleTask, failTask } = proxyActivities<GenerationActivities>(fast);
 
@@ -56,6 +57,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   const { generateOutputs } = proxyActivities<GenerationActivities>({
     startToCloseTimeout: `${input.timeoutSeconds} seconds`,
     scheduleToCloseTimeout: `${input.timeoutSeconds} seconds`,
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
   });
   try {
