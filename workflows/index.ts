@@ -1,3 +1,4 @@
 // Every workflow, exported from one module: the worker bundles this file.
+export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
