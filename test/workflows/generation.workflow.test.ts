@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
+import { CancelledFailure, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,23 +38,25 @@ afterAll(async () => {
 
 const request: GenerationRequest = { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.test/a.png' };
 
-async function newTaskInput(costMicros = 500_000n, timeoutSeconds = 120): Promise<GenerationInput> {
+async function newTaskInput(costMicros = 500_000n, timeoutSeconds = 120, taskRequest: GenerationRequest = request): Promise<GenerationInput> {
   const accountId = await createFundedAccount(database.prisma);
   await credit(database.prisma, { accountId, amount: 1_000_000n, kind: 'deposit', idempotencyKey: `deposit:${accountId}` });
   return {
-    taskId: newId('gen'), accountId, request, costMicros: costMicros.toString(), idempotencyKey: null,
-    modelId: 'local/lanczos', requestHash: requestHash(request), timeoutSeconds,
+    taskId: newId('gen'), accountId, request: taskRequest, costMicros: costMicros.toString(), idempotencyKey: null,
+    modelId: taskRequest.model, requestHash: requestHash(taskRequest), timeoutSeconds,
   };
 }
 
 /** Starts the workflow, admits it through its update (as the api does), and waits for the end. */
-async function run(input: GenerationInput, generateOutputs: GenerationActivities['generateOutputs']) {
+async function run(input: GenerationInput, generateOutputs: GenerationActivities['generateOutputs'], whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>) {
   const taskQueue = uniqueTaskQueue('generation');
   const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { ...realActivities, generateOutputs } });
   return worker.runUntil(async () => {
     const handle = await env.client.workflow.start(generationWorkflow, { taskQueue, workflowId: input.taskId, args: [input] });
     const admission = await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] });
-    return { admission, result: await handle.result(), history: await handle.fetchHistory() };
+    await whileRunning?.(handle);
+    const outcome = await handle.result().then((result) => ({ result, failure: undefined }), (failure: unknown) => ({ result: undefined, failure }));
+    return { admission, ...outcome, history: await handle.fetchHistory() };
   });
 }
 
@@ -116,6 +119,34 @@ describe('generationWorkflow', () => {
     const input = await newTaskInput(500_000n, 2);
     const { result } = await run(input, () => new Promise((resolve) => setTimeout(() => resolve({ outputs: [] }), 4_000)));
     expect(result).toMatchObject({ status: 'failed', error: 'The model did not finish within 2 seconds.' });
+    expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+  });
+
+  it('text-to-text settles the tokens actually used, releasing the rest of the reservation', async () => {
+    const textRequest: GenerationRequest = { type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'Say hi', max_tokens: 1000 };
+    const input = await newTaskInput(2_502n, 120, textRequest); // 2 input tokens and 1000 output tokens, as quoted
+    const { result } = await run(input, async () => ({ outputs: ['http://files.test/answer.txt'], usage: { input_tokens: 9, output_tokens: 12 } }));
+    // 9 × 0.60 + 12 × 2.50 per million = 5.4 + 30 micro-USD, each rounded up: 6 + 30.
+    expect(result).toMatchObject({ status: 'completed', output: 'http://files.test/answer.txt', cost: 0.000036 });
+    expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n - 36n, reserved: 0n, spent: 36n });
+  });
+
+  it('a cancelled task still runs its compensation: failed, everything released', async () => {
+    const input = await newTaskInput();
+    let started!: () => void;
+    const providerStarted = new Promise<void>((resolve) => { started = resolve; });
+    const { failure } = await run(input, async () => {
+      started();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      return { outputs: [] };
+    }, async (handle) => {
+      await providerStarted;
+      await handle.cancel();
+    });
+    // The workflow ends cancelled; the task it ran ends failed and refunded.
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(await database.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({ status: 'failed', error: expect.any(String) });
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });
 
