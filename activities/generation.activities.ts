@@ -9,7 +9,7 @@ import { taskView, type TaskView } from '../src/generation/task-view.ts';
 import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
 import { localEngines } from '../src/providers/local/index.ts';
 import { ProviderRefusal, type ProviderResult } from '../src/providers/types.ts';
-import { InsufficientFundsError } from '../src/services/ledger.ts';
+import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../src/services/tasks.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
 
@@ -55,6 +55,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         return { outcome: 'admitted', task: taskView(task) };
       } catch (error) {
         if (error instanceof InsufficientFundsError) return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
+        // A refusal of the ledger (no balance row, a key reused) will not change on retry.
+        if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
         throw error;
       }
     },
@@ -90,8 +92,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       return taskView(await completeTask(deps.prisma, modelOf(input.modelId), input));
     },
 
-    async failTask(input: { taskId: string; error: string }): Promise<TaskView> {
-      return taskView(await failTask(deps.prisma, input));
+    async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {
+      const task = await failTask(deps.prisma, input);
+      return task && taskView(task);
     },
   };
 }

@@ -3,7 +3,7 @@
 import type { CatalogModel } from '../catalog/catalog.ts';
 import { priceRequest } from '../catalog/pricing.ts';
 import type { PrismaClient } from '../db/prisma.ts';
-import type { Task } from '../generated/prisma/client.ts';
+import type { Prisma, Task } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../generation/request.ts';
 import { charge, release, reserve } from './ledger.ts';
 
@@ -13,6 +13,15 @@ export interface AdmitTaskInput {
   request: GenerationRequest;
   costMicros: bigint;
   idempotencyKey: string | null;
+}
+
+/**
+ * Locks the task row for the rest of the transaction: settling and failing a task exclude each other, so a
+ * cancellation racing a settlement can never both charge and mark the task failed.
+ */
+async function lockTask(tx: Prisma.TransactionClient, taskId: string): Promise<Task | null> {
+  await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
+  return tx.task.findUnique({ where: { id: taskId } });
 }
 
 /** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
@@ -41,7 +50,8 @@ export async function markProcessing(prisma: PrismaClient, taskId: string): Prom
 /** Charges what the task actually cost (never more than reserved), releases the rest, marks it completed. */
 export async function completeTask(prisma: PrismaClient, model: CatalogModel, input: { taskId: string; outputs: string[]; usage?: { input_tokens: number; output_tokens: number } }): Promise<Task> {
   return prisma.$transaction(async (tx) => {
-    const task = await tx.task.findUniqueOrThrow({ where: { id: input.taskId } });
+    const task = await lockTask(tx, input.taskId);
+    if (!task) throw new Error(`task ${input.taskId} does not exist`);
     if (task.status === 'completed' || task.status === 'failed') return task;
     const actual = input.usage ? priceRequest(model, { ...(task.request as GenerationRequest), usage: input.usage }).micros : task.costReserved;
     const charged = actual < task.costReserved ? actual : task.costReserved;
@@ -53,10 +63,14 @@ export async function completeTask(prisma: PrismaClient, model: CatalogModel, in
   });
 }
 
-/** Releases the whole reservation and marks the task failed with a caller-safe error. */
-export async function failTask(prisma: PrismaClient, input: { taskId: string; error: string }): Promise<Task> {
+/**
+ * Releases the whole reservation and marks the task failed with a caller-safe error. Without a row (admission
+ * never committed) there is nothing to release: null.
+ */
+export async function failTask(prisma: PrismaClient, input: { taskId: string; error: string }): Promise<Task | null> {
   return prisma.$transaction(async (tx) => {
-    const task = await tx.task.findUniqueOrThrow({ where: { id: input.taskId } });
+    const task = await lockTask(tx, input.taskId);
+    if (!task) return null;
     if (task.status === 'completed' || task.status === 'failed') return task;
     await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
     return tx.task.update({ where: { id: task.id }, data: { status: 'failed', error: input.error, completedAt: new Date() } });

@@ -1,5 +1,5 @@
 // The api's side of the generation workflow: admission by update-with-start, and the live state query.
-import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { type Client, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type AdmitResult, admitUpdate, type GenerationInput, type generationWorkflow, stateQuery } from '../../workflows/generation.workflow.ts';
 import type { TaskView } from '../generation/task-view.ts';
 
@@ -8,18 +8,33 @@ export interface TemporalDeps {
   taskQueue: string;
 }
 
+export type AdmissionResult =
+  | AdmitResult
+  /** The task's workflow ran to its end already (a retried Idempotency-Key): the task row answers. */
+  | { outcome: 'ended' }
+  /** Admission itself failed (the database unreachable for 30 s, …): nothing was charged; the caller may retry. */
+  | { outcome: 'unavailable' };
+
 /**
- * Starts the task's workflow (or joins it: a retried request with the same Idempotency-Key maps to the same
- * workflow id) and waits only for admission: the reservation and the task row are durable when this returns.
+ * Starts the task's workflow (or joins it while it runs: a retried request with the same Idempotency-Key maps to
+ * the same workflow id) and waits only for admission: the reservation and the task row are durable when this
+ * returns. A workflow that ended may only start again if it failed (a refused admission), never run twice.
  */
-export async function admitGeneration(temporal: TemporalDeps, input: GenerationInput): Promise<AdmitResult> {
+export async function admitGeneration(temporal: TemporalDeps, input: GenerationInput): Promise<AdmissionResult> {
   const start = new WithStartWorkflowOperation<typeof generationWorkflow>('generationWorkflow', {
     workflowId: input.taskId,
     taskQueue: temporal.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
   });
-  return temporal.client.workflow.executeUpdateWithStart(admitUpdate, { args: [{ requestHash: input.requestHash }], startWorkflowOperation: start });
+  try {
+    return await temporal.client.workflow.executeUpdateWithStart(admitUpdate, { args: [{ requestHash: input.requestHash }], startWorkflowOperation: start });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ended' };
+    if (error instanceof WorkflowUpdateFailedError) return { outcome: 'unavailable' };
+    throw error;
+  }
 }
 
 /** The running task as its workflow sees it; null when the workflow cannot answer (the row is then the truth). */

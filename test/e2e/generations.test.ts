@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
-import { ledgerTotals } from '../../src/services/ledger.ts';
+import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/ports.ts';
@@ -183,6 +183,21 @@ describe('Idempotency-Key', () => {
 
     const changed = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { ...body, resolution: '4x' }, headers });
     expect(changed).toMatchObject({ status: 409, body: { error: 'idempotency_key_reused' } });
+  });
+});
+
+describe('Idempotency-Key after a refusal', () => {
+  it('a request refused for its balance can be retried with the same key once the balance covers it', async () => {
+    const from = '198.19.0.2';
+    await registerAgent(from);
+    const broke = await registerAgent(from);
+    const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` };
+    const headers = { 'idempotency-key': 'after-top-up' };
+    expect((await call('POST', '/api/v1/generations', { key: broke.api_key, body, headers })).status).toBe(402);
+    await credit(stack.database.prisma, { accountId: broke.agent_id, amount: 1_000_000n, kind: 'deposit', idempotencyKey: `deposit:${broke.agent_id}` });
+    const retried = await call('POST', '/api/v1/generations', { key: broke.api_key, body, headers });
+    expect(retried.status).toBe(202);
+    expect((await waitForEnd(broke.api_key, retried.body.poll_url)).status).toBe('completed');
   });
 });
 

@@ -31,6 +31,7 @@ export const deprecatedAliasHeaders: RequestHandler = (req, res, next) => {
 };
 
 const invalid = (message: string) => new ApiError('validation_error', `Invalid body: ${message}`);
+const reused = () => new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
 
 function idempotencyKeyOf(req: Request): string | null {
   const key = req.get('Idempotency-Key');
@@ -69,13 +70,14 @@ export const generationEndpoints = [
       'with the task id and `poll_url` once the reservation and the task are durable. Both layouts are accepted: the top-level ' +
       'fields, or `{ model, input: { … }, webhook }`. For text-to-text without `prompt`, system `messages` become `system_prompt` ' +
       'and the others a "User: … / Assistant: …" transcript. An `Idempotency-Key` header makes retries return the same task ' +
-      '(a different body with the same key is 409 `idempotency_key_reused`). 402 `insufficient_balance` carries `cost` and ' +
+      '(a different body with the same key is 409 `idempotency_key_reused`); such a retry answers the original admission ' +
+      '(`status: queued`), so poll `poll_url` for the current state. 402 `insufficient_balance` carries `cost` and ' +
       '`balance_available` and reserves nothing.',
     tags,
     auth: 'any_or_x402',
     request: { body: CreateGenerationBodySchema },
     success: { status: 202, description: 'The task is queued', schema: GenerationQueuedResponseSchema },
-    errors: ['insufficient_balance', 'idempotency_key_reused'],
+    errors: ['insufficient_balance', 'idempotency_key_reused', 'service_unavailable'],
     handle: async ({ body, principal, ctx, req }) => {
       const request: GenerationRequest = foldMessages(normaliseLayout(body, (id) => ctx.catalog.get(id)?.type));
       let model;
@@ -93,18 +95,27 @@ export const generationEndpoints = [
       const accountId = principal.account.id;
 
       const idempotencyKey = idempotencyKeyOf(req);
-      if (idempotencyKey) {
-        const earlier = await findTaskByIdempotencyKey(ctx.prisma, accountId, idempotencyKey);
-        if (earlier) {
-          if (requestHash(earlier.request as GenerationRequest) !== hash) throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
-          return { status: 202, body: queuedBody(earlier, earlier.costReserved) };
-        }
-      }
+      /** A retry of an admitted request answers its admission again; another request under the key is 409. */
+      const replay = async () => {
+        const earlier = idempotencyKey ? await findTaskByIdempotencyKey(ctx.prisma, accountId, idempotencyKey) : null;
+        if (!earlier) return null;
+        if (requestHash(earlier.request as GenerationRequest) !== hash) throw reused();
+        return { status: 202, body: queuedBody(earlier, earlier.costReserved) };
+      };
+      const earlier = await replay();
+      if (earlier) return earlier;
+
       const taskId = taskIdFor(accountId, idempotencyKey);
       const admission = await admitGeneration(ctx.temporal, {
         taskId, accountId, request, costMicros: cost.toString(), idempotencyKey, modelId: model.id, requestHash: hash, timeoutSeconds: model.timeout_seconds,
       });
-      if (admission.outcome === 'conflict') throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+      if (admission.outcome === 'conflict') throw reused();
+      if (admission.outcome === 'ended') {
+        const ended = await replay();
+        if (ended) return ended;
+        throw new ApiError('service_unavailable', 'The generation could not be admitted; retry the request.');
+      }
+      if (admission.outcome === 'unavailable') throw new ApiError('service_unavailable', 'The generation could not be admitted; nothing was charged. Retry the request.');
       if (admission.outcome === 'insufficient_funds') {
         const available = BigInt(admission.availableMicros);
         throw new ApiError('insufficient_balance', `This generation costs $${formatUsd(cost)}; the available balance is $${formatUsd(available)}.`, {
