@@ -1,0 +1,64 @@
+// Input downloads: limits, refusals, and the private-network guard (the guard is exercised with names that
+// resolve to loopback, as a rebinding attacker's would, and with literal addresses in every form).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchInput, InputFetchError, isPrivateAddress } from '../../src/providers/fetch-input.ts';
+
+let server: Server;
+let port: number;
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/ok') res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
+    else if (req.url === '/big') res.writeHead(200).end(Buffer.alloc(2048));
+    else if (req.url === '/redirect') res.writeHead(302, { location: '/ok' }).end();
+    else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end('late'), 2_000);
+    else res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => { server.closeAllConnections(); server.close(); });
+
+const open = { maxBytes: 1024, timeoutMs: 1_000, allowPrivate: true };
+const guarded = { ...open, allowPrivate: false };
+
+describe('fetchInput', () => {
+  it('downloads within the limits', async () => {
+    const { data, contentType } = await fetchInput(`http://127.0.0.1:${port}/ok`, open);
+    expect(data.toString()).toBe('hello');
+    expect(contentType).toBe('text/plain');
+  });
+
+  it.each([
+    ['/big', /is larger than 1024 bytes/],
+    ['/redirect', /HTTP 302/],
+    ['/missing', /HTTP 404/],
+    ['/slow', /timed out/],
+  ])('refuses %s', async (path, message) => {
+    await expect(fetchInput(`http://127.0.0.1:${port}${path}`, open)).rejects.toThrow(message);
+  });
+
+  it('refuses other schemes', async () => {
+    await expect(fetchInput('file:///etc/passwd', open)).rejects.toThrow(InputFetchError);
+  });
+
+  it.each(['127.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '169.254.169.254', '10.1.2.3', '[fe80::1]'])('guards literal %s', async (host) => {
+    await expect(fetchInput(`http://${host}:${port}/ok`, guarded)).rejects.toThrow(/is a private address/);
+  });
+
+  it('guards names that resolve to private addresses, at connection time', async () => {
+    await expect(fetchInput(`http://localhost:${port}/ok`, guarded)).rejects.toThrow(/localhost is a private address/);
+  });
+});
+
+describe('isPrivateAddress', () => {
+  it.each([
+    ['127.0.0.1', true], ['10.0.0.1', true], ['172.31.255.255', true], ['192.168.1.1', true], ['169.254.169.254', true],
+    ['100.64.0.1', true], ['0.0.0.0', true], ['::1', true], ['::', true], ['::127.0.0.1', true], ['::ffff:10.0.0.1', true],
+    ['64:ff9b::7f00:1', true], ['2002:7f00:1::', true], ['fec0::1', true], ['fd00::1', true], ['fe80::1', true],
+    ['93.184.216.34', false], ['8.8.8.8', false], ['2606:4700:4700::1111', false], ['172.32.0.1', false],
+  ])('%s → %s', (address, expected) => {
+    expect(isPrivateAddress(address)).toBe(expected);
+  });
+});
