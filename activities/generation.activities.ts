@@ -7,8 +7,8 @@ import type { PrismaClient } from '../src/db/prisma.ts';
 import type { GenerationRequest } from '../src/generation/request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
 import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
-import { localEngines } from '../src/providers/local/index.ts';
-import { ProviderRefusal, type ProviderResult } from '../src/providers/types.ts';
+import { runnerFor } from '../src/providers/registry.ts';
+import { ProviderRefusal, type ProviderResult, ProviderRetryLater } from '../src/providers/types.ts';
 import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../src/services/tasks.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
@@ -17,7 +17,7 @@ export interface GenerationActivityDeps {
   prisma: PrismaClient;
   catalog: Catalog;
   storage: Storage;
-  config: Pick<Config, 'ALLOW_PRIVATE_INPUT_URLS' | 'INPUT_MAX_BYTES'>;
+  config: Pick<Config, 'ALLOW_PRIVATE_INPUT_URLS' | 'INPUT_MAX_BYTES' | 'FAL_KEY' | 'REPLICATE_API_TOKEN' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
 }
 
 export interface AdmitInput {
@@ -68,7 +68,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     /** Runs the model and copies what it made into our storage (provider URLs expire; local files are ours). */
     async generateOutputs(input: { taskId: string; modelId: string; request: GenerationRequest }): Promise<GeneratedOutputs> {
       const model = modelOf(input.modelId);
-      const engine = model.provider === 'local' ? localEngines[model.upstream.model] : undefined;
+      const engine = runnerFor(deps.config, model);
       if (!engine) throw refusal(`${model.id} cannot run on this server`);
       let result: ProviderResult;
       // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, not the model's whole timeout.
@@ -79,6 +79,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         });
       } catch (error) {
         if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);
+        if (error instanceof ProviderRetryLater) throw ApplicationFailure.create({ message: error.message, nextRetryDelay: error.delayMs });
         throw error;
       } finally {
         clearInterval(heartbeat);

@@ -1,6 +1,6 @@
 // Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
 import type { Config } from '../config.ts';
-import { localEngines } from '../providers/local/index.ts';
+import { runnerFor } from '../providers/registry.ts';
 import { type CatalogEntry, catalogEntrySchema, type ProviderSlug, providers } from './catalog.schema.ts';
 import { costBand } from './cost-band.ts';
 import { catalogEntries } from './models.catalog.ts';
@@ -74,10 +74,9 @@ export function isProviderConfigured(config: ProviderConfig, provider: ProviderS
   }
 }
 
-/** Whether this server can run the model now: its provider is configured and, for a local model, its engine exists. */
+/** Whether this server can run the model now: its provider is configured and this build has its runner. */
 export function isModelAvailable(config: ProviderConfig, model: CatalogEntry): boolean {
-  if (model.provider === 'local') return model.upstream.model in localEngines;
-  return isProviderConfigured(config, model.provider);
+  return isProviderConfigured(config, model.provider) && runnerFor(config, model) !== undefined;
 }
 
 export const providerOf = (model: CatalogEntry) => providers[model.provider];

@@ -20,8 +20,18 @@ export class ProviderRefusal extends Error {
   override name = 'ProviderRefusal';
 }
 
+/** Transient, with the delay the upstream asked for (Retry-After). */
+export class ProviderRetryLater extends Error {
+  override name = 'ProviderRetryLater';
+  constructor(message: string, readonly delayMs: number) {
+    super(message);
+  }
+}
+
 export interface ProviderContext {
   fetchInput(url: string): Promise<{ data: Buffer; contentType: string }>;
 }
 
-export type LocalEngine = (request: GenerationRequest, model: CatalogModel, context: ProviderContext) => Promise<ProviderResult>;
+/** Runs one request on one model. Local engines and upstream adapters alike. */
+export type ProviderRunner = (request: GenerationRequest, model: CatalogModel, context: ProviderContext) => Promise<ProviderResult>;
+export type LocalEngine = ProviderRunner;

@@ -8,8 +8,8 @@ import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.
 import { useAppWithDatabase } from '../helpers/app.ts';
 
 const catalog = loadCatalog();
-// fal configured, Replicate and OpenAI-compatible not: availability follows configuration.
-const stack = useAppWithDatabase({ config: { FAL_KEY: 'test-key' } });
+// An OpenAI-compatible server configured, fal and Replicate not: availability follows configuration and runners.
+const stack = useAppWithDatabase({ config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
 
 async function call(method: string, path: string, options: { body?: unknown; key?: string } = {}) {
   const headers: Record<string, string> = {};
@@ -34,10 +34,17 @@ describe('GET /models', () => {
     const veo = body.models.find((model: any) => model.id === 'fal/veo-3-fast');
     expect(veo).toMatchObject({
       name: 'Veo 3 Fast', provider: 'fal', provider_slug: 'fal', slug: 'veo-3-fast', type: 'text-to-video',
-      cost: { min: 0.8, max: 1.2 }, dollar_cost: { min: 0.8, max: 1.2 }, supports_x402: true, supports_webhook: true, available: true,
+      cost: { min: 0.8, max: 1.2 }, dollar_cost: { min: 0.8, max: 1.2 }, supports_x402: true, supports_webhook: true, available: false,
       capabilities: { durations: [8], resolutions: ['720p', '1080p'], supports_sound: true },
     });
     expect(body.models.find((model: any) => model.id === 'replicate/wan-2.2').available).toBe(false);
+  });
+
+  it('marks as available exactly the models this server can run now', async () => {
+    const { body } = await call('GET', '/models');
+    const available = body.models.filter((model: any) => model.available).map((model: any) => model.id);
+    // The configured OpenAI-compatible server runs text models; local engines that exist run; nothing of fal/Replicate.
+    expect(available).toEqual(['local/lanczos', 'openai/kimi-k2', 'openai/llama-3.3-70b', 'openai/qwen3-235b']);
   });
 
   it.each(generationTypes)('filters by type=%s', async (type) => {

@@ -1,0 +1,59 @@
+// text-to-text through any OpenAI-compatible chat completions server (OpenAI, OpenRouter, vLLM, llama.cpp,
+// Ollama) with the official `openai` SDK. The answer becomes a .txt artifact; the token usage the server reports
+// is what settlement charges.
+import OpenAI from 'openai';
+import type { Config } from '../../config.ts';
+import { ProviderRefusal, ProviderRetryLater, type ProviderRunner } from '../types.ts';
+
+type OpenAIConfig = Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
+
+/** 4xx answers other than these are about the request itself: retrying cannot help. */
+const transientStatuses = new Set([408, 409, 429]);
+
+export function classifyOpenAIError(error: unknown): Error {
+  if (!(error instanceof OpenAI.APIError) || error.status === undefined) return error as Error; // network: transient
+  if (error.status === 429 || error.status >= 500 || transientStatuses.has(error.status)) {
+    const retryAfter = Number(error.headers?.get('retry-after'));
+    return Number.isFinite(retryAfter) && retryAfter > 0 ? new ProviderRetryLater(`the provider answered ${error.status}`, retryAfter * 1000) : error;
+  }
+  return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status}).`);
+}
+
+export function createOpenAIChatRunner(config: OpenAIConfig): ProviderRunner {
+  return async (request, model) => {
+    const client = new OpenAI({
+      baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'not-needed',
+      // Temporal owns retries and the overall timeout.
+      maxRetries: 0, timeout: model.timeout_seconds * 1000,
+    });
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
+      ...(request.system_prompt ? [{ role: 'system' as const, content: request.system_prompt }] : []),
+      { role: 'user' as const, content: request.prompt ?? '' },
+    ];
+    const pricing = model.pricing.kind === 'per_token' ? model.pricing : undefined;
+    // Parameters the OpenAI API lacks but compatible servers (vLLM, OpenRouter, llama.cpp) accept in the body.
+    const extra = {
+      ...(request.top_k !== undefined ? { top_k: request.top_k } : {}),
+      ...(request.repetition_penalty !== undefined ? { repetition_penalty: request.repetition_penalty } : {}),
+      ...(request.enable_thinking !== undefined ? { chat_template_kwargs: { enable_thinking: request.enable_thinking } } : {}),
+    };
+    let completion: OpenAI.Chat.ChatCompletion;
+    try {
+      completion = await client.chat.completions.create({
+        model: model.upstream.model, messages, max_tokens: request.max_tokens ?? pricing?.default_max_tokens,
+        temperature: request.temperature, top_p: request.top_p, presence_penalty: request.presence_penalty,
+        frequency_penalty: request.frequency_penalty, seed: request.seed, ...extra,
+      } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+    } catch (error) {
+      throw classifyOpenAIError(error);
+    }
+    const choice = completion.choices?.[0];
+    if (!choice) throw new Error('the provider answered without a choice');
+    if (choice.finish_reason === 'content_filter') throw new ProviderRefusal('The provider refused to answer this request (content policy).');
+    const text = choice.message?.content ?? '';
+    return {
+      files: [{ data: Buffer.from(text, 'utf8'), extension: 'txt', contentType: 'text/plain; charset=utf-8' }],
+      usage: completion.usage ? { input_tokens: completion.usage.prompt_tokens, output_tokens: completion.usage.completion_tokens } : undefined,
+    };
+  };
+}
