@@ -105,21 +105,18 @@ async function main() {
     const span = (Math.max(...tasks.map((task) => task.completedAt!.getTime())) - Math.min(...tasks.map((task) => task.createdAt.getTime()))) / 1000;
     rows.push(row('POST → completed (end to end)', endToEnd, span));
 
-    const finishedReads = await load(async (i) => {
-      const response = await fetch(`${api}/generations/${ids[i % ids.length]}`, { headers });
+    const readAll = (taskIds: string[]) => load(async (i) => {
+      const response = await fetch(`${api}/generations/${taskIds[i % taskIds.length]}`, { headers });
       if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
       await response.arrayBuffer();
     }, { forMs: readSeconds * 1000 });
+    const finishedReads = await readAll(ids);
     rows.push(row('GET /generations/{id} (finished: database)', finishedReads.latencies, finishedReads.seconds));
 
     const running: string[] = [];
     for (let i = 0; i < concurrency; i++) running.push(await create(`${inputsUrl}/slow-${i}.png`));
     while ((await prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length) await sleep(100);
-    const runningReads = await load(async (i) => {
-      const response = await fetch(`${api}/generations/${running[i % running.length]}`, { headers });
-      if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
-      await response.arrayBuffer();
-    }, { forMs: readSeconds * 1000 });
+    const runningReads = await readAll(running);
     rows.push(row('GET /generations/{id} (running: workflow query)', runningReads.latencies, runningReads.seconds));
 
     const connection = await Connection.connect({ address: `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}` });
