@@ -215,7 +215,7 @@ export const catalogEntries: Entry[] = [
   },
   {
     slug: 'audio-clean', name: 'Audio clean-up (local, FFmpeg)', provider: 'local', type: 'audio-to-audio', ...common,
-    description: 'Runs offline on this server: FFmpeg filters (loudness normalisation to -16 LUFS, denoise, optional tempo change). No generative model.',
+    description: 'Runs offline on this server: FFmpeg filters (FFT denoise, then loudness normalisation to -16 LUFS), as MP3. No generative model.',
     capabilities: { input_modalities: ['audio'], output_modalities: ['audio'] },
     pricing: { kind: 'per_minute_of_input', usd: '0.001', reserved_minutes: 10, max_minutes: 120 }, timeout_seconds: 600,
     upstream: { model: 'ffmpeg-loudnorm-afftdn' },

@@ -44,7 +44,10 @@ describe('GET /models', () => {
     const { body } = await call('GET', '/models');
     const available = body.models.filter((model: any) => model.available).map((model: any) => model.id);
     // The configured OpenAI-compatible server runs text models; local engines that exist run; nothing of fal/Replicate.
-    expect(available).toEqual(['local/lanczos', 'openai/kimi-k2', 'openai/llama-3.3-70b', 'openai/qwen3-235b']);
+    expect(available).toEqual([
+      'local/ken-burns', 'local/transcode', 'local/lanczos', 'local/espeak', 'local/audio-clean',
+      'openai/kimi-k2', 'openai/llama-3.3-70b', 'openai/qwen3-235b',
+    ]);
   });
 
   it.each(generationTypes)('filters by type=%s', async (type) => {

@@ -1,5 +1,6 @@
 // Generations through the real stack: HTTP → Temporal dev server (update-with-start) → worker → PostgreSQL →
 // a local engine (sharp) → local storage served by the API.
+import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
+import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -40,10 +42,14 @@ beforeAll(async () => {
   workerRun = worker.run();
   app = await startTestApp({ prisma: stack.database.prisma, config, catalog, storage, port, temporal: { client: stack.env.client, taskQueue } });
 
-  // The callers' inputs: a 16×10 PNG made here, and a URL that is not there.
+  // The callers' inputs: a 16×10 PNG and a 1 s tone made here, and a URL that is not there.
   const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } }).png().toBuffer();
+  const tone = execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-f', 'wav', 'pipe:1']);
+  const clip = execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25', '-t', '1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-f', 'matroska', 'pipe:1']);
   inputs = createServer((req, res) => {
     if (req.url === '/input.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    else if (req.url === '/tone.wav') res.writeHead(200, { 'content-type': 'audio/wav' }).end(tone);
+    else if (req.url === '/clip.mkv') res.writeHead(200, { 'content-type': 'video/x-matroska' }).end(clip);
     else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
@@ -128,6 +134,26 @@ describe('a generation from registration to download', () => {
     const done = await waitForEnd(agent.api_key, created.body.poll_url);
     expect(done).toMatchObject({ status: 'failed', error: expect.stringMatching(/could not download .*missing\.png: HTTP 404/), cost: 0 });
     expect((await call('GET', '/api/v1/agents/balance', { key: agent.api_key })).body).toMatchObject({ balance: '1.00', usage: { total_requests: 0 } });
+  });
+});
+
+describe('every local model through the API', () => {
+  it.each<[string, () => object, string]>([
+    ['local/lanczos', () => ({ type: 'upscale', image_url: `${inputsUrl}/input.png` }), 'image/png'],
+    ['local/ken-burns', () => ({ type: 'image-to-video', image_url: `${inputsUrl}/input.png`, duration: 3, aspect_ratio: '1:1' }), 'video/mp4'],
+    ['local/espeak', () => ({ type: 'text-to-audio', prompt: 'The gateway speaks.' }), 'audio/wav'],
+    ['local/audio-clean', () => ({ type: 'audio-to-audio', audio_url: `${inputsUrl}/tone.wav` }), 'audio/mpeg'],
+    ['local/transcode', () => ({ type: 'video-to-video', video_url: `${inputsUrl}/clip.mkv`, resolution: '480p' }), 'video/mp4'],
+  ])('%s completes and its output downloads', async (model, body, contentType) => {
+    const agent = await registerAgent();
+    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { model, ...body() } });
+    expect(created.status).toBe(202);
+    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    expect(done).toMatchObject({ status: 'completed', model });
+    const download = await fetch(done.output);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toContain(contentType);
+    expect((await download.arrayBuffer()).byteLength).toBeGreaterThan(50);
   });
 });
 

@@ -1,0 +1,18 @@
+// Local audio-to-audio: FFT denoise, then EBU R128 loudness normalisation to -16 LUFS; MP3 at 44.1 kHz.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type LocalEngine, ProviderRefusal } from '../types.ts';
+import { runFfmpeg, withWorkDir } from './ffmpeg.ts';
+
+export const audioCleanEngine: LocalEngine = async (request, model, context) => {
+  if (!request.audio_url) throw new ProviderRefusal('audio-to-audio needs audio_url');
+  const { data } = await context.fetchInput(request.audio_url);
+  return withWorkDir(async (dir) => {
+    await writeFile(join(dir, 'input'), data);
+    await runFfmpeg([
+      '-i', join(dir, 'input'), '-vn', '-af', 'afftdn,loudnorm=I=-16:TP=-1.5:LRA=11', '-ar', '44100',
+      '-c:a', 'libmp3lame', '-b:a', '192k', join(dir, 'out.mp3'),
+    ], model.timeout_seconds * 1000);
+    return { files: [{ data: await readFile(join(dir, 'out.mp3')), extension: 'mp3', contentType: 'audio/mpeg' }] };
+  });
+};

@@ -1,0 +1,4 @@
+declare module 'espeak-ng' {
+  /** The Emscripten module factory: runs eSpeak NG's command line with `arguments`. */
+  export default function ESpeakNg(options: { arguments: string[]; preRun?: ((module: any) => void)[] }): Promise<unknown>;
+}
