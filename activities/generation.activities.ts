@@ -17,7 +17,7 @@ export interface GenerationActivityDeps {
   prisma: PrismaClient;
   catalog: Catalog;
   storage: Storage;
-  config: Pick<Config, 'ALLOW_PRIVATE_INPUT_URLS' | 'INPUT_MAX_BYTES' | 'FAL_KEY' | 'REPLICATE_API_TOKEN' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
+  config: Config;
 }
 
 export interface AdmitInput {
@@ -71,11 +71,20 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       const engine = runnerFor(deps.config, model);
       if (!engine) throw refusal(`${model.id} cannot run on this server`);
       let result: ProviderResult;
-      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, not the model's whole timeout.
-      const heartbeat = setInterval(() => Context.current().heartbeat(), 1_000);
+      const activity = Context.current();
+      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, not the model's whole timeout;
+      // they carry the latest checkpoint (an upstream job id) to the next attempt.
+      let checkpoint: unknown = activity.info.heartbeatDetails;
+      const heartbeat = setInterval(() => activity.heartbeat(checkpoint), 1_000);
       try {
         result = await engine(input.request, model, {
           fetchInput: (url) => fetchInput(url, { maxBytes: deps.config.INPUT_MAX_BYTES, timeoutMs: 30_000, allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS }),
+          lastCheckpoint: activity.info.heartbeatDetails,
+          checkpoint: (details) => {
+            checkpoint = details;
+            activity.heartbeat(details);
+          },
+          signal: activity.cancellationSignal,
         });
       } catch (error) {
         if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);

@@ -65,6 +65,8 @@ export const configSchema = z.object({
   INPUT_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   FAL_KEY: optionalText,
   REPLICATE_API_TOKEN: optionalText,
+  REPLICATE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  PROVIDER_POLL_INTERVAL_MS: positiveInt.default(1000),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
 });

@@ -75,7 +75,7 @@ export function isProviderConfigured(config: ProviderConfig, provider: ProviderS
 }
 
 /** Whether this server can run the model now: its provider is configured and this build has its runner. */
-export function isModelAvailable(config: ProviderConfig, model: CatalogEntry): boolean {
+export function isModelAvailable(config: Config, model: CatalogEntry): boolean {
   return isProviderConfigured(config, model.provider) && runnerFor(config, model) !== undefined;
 }
 

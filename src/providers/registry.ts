@@ -3,20 +3,22 @@ import type { CatalogEntry } from '../catalog/catalog.schema.ts';
 import type { Config } from '../config.ts';
 import { localEngines } from './local/index.ts';
 import { createOpenAIChatRunner } from './openai/chat.ts';
+import { createReplicateRunner } from './replicate/predictions.ts';
 import type { ProviderRunner } from './types.ts';
 
-type ProviderConfig = Pick<Config, 'FAL_KEY' | 'REPLICATE_API_TOKEN' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
-
 /** The runner for a model, or undefined when this build or this configuration cannot run it. */
-export function runnerFor(config: ProviderConfig, model: CatalogEntry): ProviderRunner | undefined {
+export function runnerFor(config: Config, model: CatalogEntry): ProviderRunner | undefined {
   switch (model.provider) {
     case 'local':
       return localEngines[model.upstream.model];
     case 'openai':
       if (!config.OPENAI_BASE_URL && !config.OPENAI_API_KEY) return undefined;
       return model.type === 'text-to-text' ? createOpenAIChatRunner(config) : undefined;
+    case 'replicate':
+      // Every Replicate model runs the same way: a prediction with the model's inputs, outputs as URLs.
+      return config.REPLICATE_API_TOKEN ? createReplicateRunner(config) : undefined;
     default:
-      // fal and Replicate adapters land with the providers issue.
+      // The fal adapter lands with the rest of the providers issue.
       return undefined;
   }
 }

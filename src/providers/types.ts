@@ -29,7 +29,14 @@ export class ProviderRetryLater extends Error {
 }
 
 export interface ProviderContext {
+  /** Downloads a caller's input with the size limit and the private-network guard. */
   fetchInput(url: string): Promise<{ data: Buffer; contentType: string }>;
+  /** What the previous attempt of this call saved (an upstream job id), so a retry resumes instead of resubmitting. */
+  lastCheckpoint?: unknown;
+  /** Saves progress (an upstream job id) with the activity's heartbeat. */
+  checkpoint(details: unknown): void;
+  /** Aborted when the task is cancelled or the call times out. */
+  signal: AbortSignal;
 }
 
 /** Runs one request on one model. Local engines and upstream adapters alike. */

@@ -1,76 +1,31 @@
 // text-to-text through the real stack against a stand-in OpenAI-compatible server: messages folded into a
 // system prompt and a transcript, parameters passed on, the answer stored as .txt, tokens used charged.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
-import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
-import { loadConfig } from '../../src/config.ts';
 import { formatUsd } from '../../src/money.ts';
 import { credit } from '../../src/services/ledger.ts';
-import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/ports.ts';
-import { useDevServerAndDatabase } from '../helpers/stack.ts';
-import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { generateAndWait, useGateway } from '../helpers/gateway.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
-const stack = useDevServerAndDatabase();
-const catalog = loadCatalog();
 let upstream: OpenAIStandIn;
-let app: TestApp;
-let worker: Worker;
-let workerRun: Promise<void>;
-let filesDir: string;
+const gateway = useGateway(async () => {
+  upstream = await startOpenAIStandIn();
+  return { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream-test' };
+});
+afterAll(() => upstream?.close());
+
 let key: string;
 let accountId: string;
-
 beforeAll(async () => {
-  upstream = await startOpenAIStandIn();
-  const port = await freePort();
-  const config = { ...loadConfig({ NODE_ENV: 'test' }, []), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream-test' };
-  filesDir = await mkdtemp(join(tmpdir(), 'gateway-text-'));
-  const storage = createLocalStorage(filesDir, config.PUBLIC_BASE_URL);
-  const taskQueue = uniqueTaskQueue('text');
-  worker = await Worker.create({
-    connection: stack.env.nativeConnection, taskQueue, workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ prisma: stack.database.prisma, catalog, storage, config }),
-  });
-  workerRun = worker.run();
-  app = await startTestApp({ prisma: stack.database.prisma, config, catalog, storage, port, temporal: { client: stack.env.client, taskQueue } });
-  const developer = await createDeveloperWithKey(stack.database.prisma);
+  const developer = await createDeveloperWithKey(gateway.database.prisma);
   key = developer.apiKey.key;
   accountId = developer.developerId;
-  await credit(stack.database.prisma, { accountId, amount: 5_000_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
+  await credit(gateway.database.prisma, { accountId, amount: 5_000_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
 });
 
-afterAll(async () => {
-  await app?.close();
-  worker?.shutdown();
-  await workerRun;
-  await upstream?.close();
-  await rm(filesDir, { recursive: true, force: true });
-});
-
-async function generate(body: object) {
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const created = await fetch(`${app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) });
-  expect(created.status).toBe(202);
-  const { poll_url: pollUrl } = (await created.json()) as { poll_url: string };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const task = (await (await fetch(`${app.url}${pollUrl}`, { headers })).json()) as any;
-    if (task.status === 'completed' || task.status === 'failed') return task;
-    if (Date.now() > deadline) throw new Error(`still ${task.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const balance = async () => (await stack.database.prisma.balance.findUniqueOrThrow({ where: { accountId } })).balance;
+const generate = (body: object) => generateAndWait(gateway, key, body);
+const balance = async () => (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId } })).balance;
 
 describe('text-to-text', () => {
   it('folds messages, passes parameters, stores the answer as .txt and charges the tokens used', async () => {
@@ -96,7 +51,7 @@ describe('text-to-text', () => {
     // Charged by the usage the server reported, not by the reservation (200 output tokens).
     const promptTokens = Math.ceil(JSON.stringify(sent.body.messages).length / 4);
     const completionTokens = Math.ceil(text.length / 4);
-    const expected = priceRequest(catalog.get('openai/qwen3-235b')!, { usage: { input_tokens: promptTokens, output_tokens: completionTokens } }).micros;
+    const expected = priceRequest(gateway.catalog.get('openai/qwen3-235b')!, { usage: { input_tokens: promptTokens, output_tokens: completionTokens } }).micros;
     expect(before - (await balance())).toBe(expected);
     expect(task.cost).toBe(Number(formatUsd(expected)));
   });

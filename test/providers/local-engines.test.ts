@@ -46,7 +46,11 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-const context = { fetchInput: (url: string) => fetchInput(url, { maxBytes: 50_000_000, timeoutMs: 10_000, allowPrivate: true }) };
+const context = {
+  fetchInput: (url: string) => fetchInput(url, { maxBytes: 50_000_000, timeoutMs: 10_000, allowPrivate: true }),
+  checkpoint: () => {},
+  signal: new AbortController().signal,
+};
 
 async function runModel(id: string, request: Omit<GenerationRequest, 'model'>): Promise<ProviderResult> {
   const model = catalog.get(id)!;

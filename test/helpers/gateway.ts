@@ -1,0 +1,68 @@
+// The whole gateway for end-to-end tests: a Temporal dev server, a fresh database, a worker with the real
+// activities, local storage, and the API on a known port (so output URLs point at it).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll } from 'vitest';
+import { createActivities } from '../../activities/index.ts';
+import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { startTestApp, type TestApp } from './app.ts';
+import { freePort } from './ports.ts';
+import { type RealStack, useDevServerAndDatabase } from './stack.ts';
+import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
+
+export interface Gateway extends RealStack {
+  app: TestApp;
+  config: Config;
+  catalog: Catalog;
+}
+
+/** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
+export function useGateway(configure: () => Promise<Partial<Config>> | Partial<Config> = () => ({})): Gateway {
+  const stack = useDevServerAndDatabase();
+  const gateway = stack as Gateway;
+  let worker: Worker | undefined;
+  let workerRun: Promise<void> | undefined;
+  let filesDir: string | undefined;
+  beforeAll(async () => {
+    const port = await freePort();
+    gateway.config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...(await configure()) };
+    gateway.catalog = loadCatalog();
+    filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
+    const storage = createLocalStorage(filesDir, gateway.config.PUBLIC_BASE_URL!);
+    const taskQueue = uniqueTaskQueue('gateway');
+    worker = await Worker.create({
+      connection: stack.env.nativeConnection, taskQueue, workflowBundle: await bundleWorkflows(),
+      activities: createActivities({ prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config }),
+    });
+    workerRun = worker.run();
+    gateway.app = await startTestApp({
+      prisma: stack.database.prisma, config: gateway.config, catalog: gateway.catalog, storage, port, temporal: { client: stack.env.client, taskQueue },
+    });
+  });
+  afterAll(async () => {
+    await gateway.app?.close();
+    worker?.shutdown();
+    await workerRun;
+    if (filesDir) await rm(filesDir, { recursive: true, force: true });
+  });
+  return gateway;
+}
+
+/** POSTs a generation as the key's owner and polls it until it ends. */
+export async function generateAndWait(gateway: Gateway, key: string, body: object, timeoutMs = 30_000): Promise<any> {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const created = await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (created.status !== 202) throw new Error(`POST /generations answered ${created.status}: ${await created.text()}`);
+  const { poll_url: pollUrl } = (await created.json()) as { poll_url: string };
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const task = (await (await fetch(`${gateway.app.url}${pollUrl}`, { headers })).json()) as any;
+    if (task.status === 'completed' || task.status === 'failed') return task;
+    if (Date.now() > deadline) throw new Error(`still ${task.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
