@@ -64,6 +64,7 @@ export const configSchema = z.object({
   ALLOW_PRIVATE_INPUT_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
   INPUT_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   FAL_KEY: optionalText,
+  FAL_QUEUE_URL: z.url({ protocol: /^https?$/ }).optional(),
   REPLICATE_API_TOKEN: optionalText,
   REPLICATE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROVIDER_POLL_INTERVAL_MS: positiveInt.default(1000),

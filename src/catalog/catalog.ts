@@ -1,6 +1,6 @@
 // Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
 import type { Config } from '../config.ts';
-import { runnerFor } from '../providers/registry.ts';
+import { canRun } from '../providers/registry.ts';
 import { type CatalogEntry, catalogEntrySchema, type ProviderSlug, providers } from './catalog.schema.ts';
 import { costBand } from './cost-band.ts';
 import { catalogEntries } from './models.catalog.ts';
@@ -76,7 +76,7 @@ export function isProviderConfigured(config: ProviderConfig, provider: ProviderS
 
 /** Whether this server can run the model now: its provider is configured and this build has its runner. */
 export function isModelAvailable(config: Config, model: CatalogEntry): boolean {
-  return isProviderConfigured(config, model.provider) && runnerFor(config, model) !== undefined;
+  return isProviderConfigured(config, model.provider) && canRun(config, model);
 }
 
 export const providerOf = (model: CatalogEntry) => providers[model.provider];
