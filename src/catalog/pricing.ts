@@ -13,8 +13,15 @@ export interface PricingInput {
   system_prompt?: string;
   messages?: { role: string; content: string }[];
   max_tokens?: number;
-  /** What the provider reported using, at settlement (text-to-text); replaces the estimates. */
-  usage?: { input_tokens: number; output_tokens: number };
+  /** What the provider reported using, at settlement; replaces the estimates. */
+  usage?: Usage;
+}
+
+/** Tokens for text-to-text, seconds of input for per-minute models. */
+export interface Usage {
+  input_tokens?: number;
+  output_tokens?: number;
+  input_seconds?: number;
 }
 
 export type Breakdown = Record<string, string | number | boolean>;
@@ -75,10 +82,11 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
       };
     }
     case 'per_minute_of_input': {
-      const minutes = input.duration === undefined ? rule.reserved_minutes : Math.ceil(input.duration / 60);
+      const seconds = input.usage?.input_seconds ?? input.duration;
+      const minutes = seconds === undefined ? rule.reserved_minutes : Math.max(1, Math.ceil(seconds / 60));
       return {
         micros: parseUsd(rule.usd) * BigInt(minutes),
-        breakdown: { rule: rule.kind, usd_per_minute: rule.usd, minutes, minutes_assumed: input.duration === undefined },
+        breakdown: { rule: rule.kind, usd_per_minute: rule.usd, minutes, minutes_assumed: seconds === undefined },
       };
     }
     case 'per_token': {
@@ -89,7 +97,7 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
       return {
         micros: inputMicros + outputMicros,
         breakdown: {
-          rule: rule.kind, input_tokens: inputTokens, output_tokens: outputTokens, tokens_measured: input.usage !== undefined,
+          rule: rule.kind, input_tokens: inputTokens, output_tokens: outputTokens, tokens_measured: input.usage?.output_tokens !== undefined,
           usd_per_million_input: rule.usd_per_million_input, usd_per_million_output: rule.usd_per_million_output,
           input_usd: formatUsd(inputMicros), output_usd: formatUsd(outputMicros),
         },

@@ -2,6 +2,7 @@
 // permanent (the task fails and is refunded, its message is shown to the caller); any other error is transient
 // and retried with backoff.
 import type { CatalogModel } from '../catalog/catalog.ts';
+import type { Usage } from '../catalog/pricing.ts';
 import type { GenerationRequest } from '../generation/request.ts';
 
 export interface ProducedFile {
@@ -12,8 +13,8 @@ export interface ProducedFile {
 
 export interface ProviderResult {
   files: ProducedFile[];
-  /** What the upstream reports using, for settlement by actual use (tokens for text-to-text). */
-  usage?: { input_tokens: number; output_tokens: number };
+  /** What the upstream reports using, for settlement by actual use (tokens, seconds of input). */
+  usage?: Usage;
 }
 
 export class ProviderRefusal extends Error {

@@ -1,7 +1,7 @@
 // Generation tasks: the row and the money move together, in one transaction per step, each step idempotent
 // (ledger keys derive from the task id; row updates are guarded by the status they leave).
 import type { CatalogModel } from '../catalog/catalog.ts';
-import { priceRequest } from '../catalog/pricing.ts';
+import { priceRequest, type Usage } from '../catalog/pricing.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../generation/request.ts';
@@ -48,7 +48,7 @@ export async function markProcessing(prisma: PrismaClient, taskId: string): Prom
 }
 
 /** Charges what the task actually cost (never more than reserved), releases the rest, marks it completed. */
-export async function completeTask(prisma: PrismaClient, model: CatalogModel, input: { taskId: string; outputs: string[]; usage?: { input_tokens: number; output_tokens: number } }): Promise<Task> {
+export async function completeTask(prisma: PrismaClient, model: CatalogModel, input: { taskId: string; outputs: string[]; usage?: Usage }): Promise<Task> {
   return prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);

@@ -43,10 +43,11 @@ describe('GET /models', () => {
   it('marks as available exactly the models this server can run now', async () => {
     const { body } = await call('GET', '/models');
     const available = body.models.filter((model: any) => model.available).map((model: any) => model.id);
-    // The configured OpenAI-compatible server runs text models; local engines that exist run; nothing of fal/Replicate.
+    // The configured OpenAI-compatible server runs what its adapter covers (not video); local engines run;
+    // nothing of fal or Replicate, which are not configured.
     expect(available).toEqual([
-      'local/ken-burns', 'local/transcode', 'local/lanczos', 'local/espeak', 'local/audio-clean',
-      'openai/kimi-k2', 'openai/llama-3.3-70b', 'openai/qwen3-235b',
+      'openai/gpt-image-1', 'local/ken-burns', 'local/transcode', 'local/lanczos', 'openai/tts-1', 'local/espeak',
+      'local/audio-clean', 'openai/whisper-1', 'openai/kimi-k2', 'openai/llama-3.3-70b', 'openai/qwen3-235b',
     ]);
   });
 

@@ -1,6 +1,7 @@
-// A local stand-in for an OpenAI-compatible server: POST /v1/chat/completions as the API documents it, with its
-// failure modes chosen by markers in the last user message: [[429]] (once, with Retry-After), [[500]] (once),
-// [[400]] (a request error) and [[filter]] (finish_reason content_filter).
+// A local stand-in for an OpenAI-compatible server, as the API documents it: POST /v1/chat/completions with its
+// failure modes chosen by markers in the last user message ([[429]] once with Retry-After, [[500]] once, [[400]],
+// [[filter]] for finish_reason content_filter); /v1/images/generations (base64 PNGs); /v1/audio/speech (MP3
+// bytes); /v1/audio/transcriptions (multipart upload, verbose_json with the duration it was told).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -23,10 +24,37 @@ const readBody = async (req: IncomingMessage) => {
 
 const error = (message: string, type: string) => JSON.stringify({ error: { message, type, param: null, code: null } });
 
-export async function startOpenAIStandIn(): Promise<OpenAIStandIn> {
+export interface OpenAIStandInMedia {
+  png: Buffer;
+  mp3: Buffer;
+  /** What /audio/transcriptions answers, duration in seconds. */
+  transcript: { text: string; duration: number };
+}
+
+export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<OpenAIStandIn> {
   const requests: ChatRequestRecord[] = [];
   const failedOnce = new Set<string>();
   const server: Server = createServer(async (req, res) => {
+    if (media && req.method === 'POST' && req.url === '/v1/audio/transcriptions') {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const multipart = Buffer.concat(chunks).toString('latin1');
+      requests.push({ body: { endpoint: 'transcriptions', multipart: multipart.slice(0, 2000), bytes: multipart.length }, authorization: req.headers.authorization });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ task: 'transcribe', language: 'english', ...media.transcript, segments: [] }));
+      return;
+    }
+    if (media && req.method === 'POST' && (req.url === '/v1/images/generations' || req.url === '/v1/audio/speech')) {
+      const body = await readBody(req);
+      requests.push({ body: { endpoint: req.url, ...body }, authorization: req.headers.authorization });
+      if (req.url === '/v1/audio/speech') {
+        res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(media.mp3);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
+        created: Math.floor(Date.now() / 1000), data: Array.from({ length: body.n ?? 1 }, () => ({ b64_json: media.png.toString('base64') })),
+      }));
+      return;
+    }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
       res.writeHead(404, { 'content-type': 'application/json' }).end(error('Not found', 'invalid_request_error'));
       return;

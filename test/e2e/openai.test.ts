@@ -1,5 +1,9 @@
-// text-to-text through the real stack against a stand-in OpenAI-compatible server: messages folded into a
-// system prompt and a transcript, parameters passed on, the answer stored as .txt, tokens used charged.
+// OpenAI-compatible models through the real stack against a stand-in server. text-to-text: messages folded into a
+// system prompt and a transcript, parameters passed on, the answer stored as .txt, tokens used charged. Then
+// images, speech and transcription (charged by the measured length).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { formatUsd } from '../../src/money.ts';
@@ -9,11 +13,20 @@ import { generateAndWait, useGateway } from '../helpers/gateway.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
+let inputs: Server;
+let inputsUrl: string;
+const png = () => sharp({ create: { width: 32, height: 32, channels: 3, background: '#ff8800' } }).png().toBuffer();
 const gateway = useGateway(async () => {
-  upstream = await startOpenAIStandIn();
+  upstream = await startOpenAIStandIn({ png: await png(), mp3: Buffer.from('ID3-stand-in-mp3-bytes'.repeat(20)), transcript: { text: 'Hello from the recording.', duration: 61.5 } });
+  inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(Buffer.alloc(4096, 1)));
+  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
+  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
   return { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream-test' };
 });
-afterAll(() => upstream?.close());
+afterAll(async () => {
+  await upstream?.close();
+  inputs?.close();
+});
 
 let key: string;
 let accountId: string;
@@ -69,5 +82,36 @@ describe('text-to-text', () => {
     const before = await balance();
     expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: `please ${marker}` })).toMatchObject({ status: 'failed', error, cost: 0 });
     expect(await balance()).toBe(before);
+  });
+});
+
+describe('images, speech and transcription', () => {
+  it('text-to-image: n images as PNG files, charged per image', async () => {
+    const before = await balance();
+    const task = await generate({ type: 'text-to-image', model: 'openai/gpt-image-1', prompt: 'a red kite', num_outputs: 2, resolution: '1536x1024' });
+    expect(task).toMatchObject({ status: 'completed', cost: 0.126 });
+    expect(task.outputs).toHaveLength(2);
+    expect(upstream.requests.at(-1)!.body).toMatchObject({ endpoint: '/v1/images/generations', model: 'gpt-image-1', prompt: 'a red kite', n: 2, size: '1536x1024' });
+    const stored = await sharp(Buffer.from(await (await fetch(task.outputs[1])).arrayBuffer())).metadata();
+    expect([stored.format, stored.width]).toEqual(['png', 32]);
+    expect(before - (await balance())).toBe(126_000n);
+  });
+
+  it('text-to-audio: the speech as MP3', async () => {
+    const task = await generate({ type: 'text-to-audio', model: 'openai/tts-1', prompt: 'Good morning.' });
+    expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/\.mp3$/) });
+    expect(upstream.requests.at(-1)!.body).toMatchObject({ endpoint: '/v1/audio/speech', model: 'tts-1', input: 'Good morning.', voice: 'alloy', response_format: 'mp3' });
+    expect((await (await fetch(task.output)).text()).startsWith('ID3-stand-in')).toBe(true);
+  });
+
+  it('speech-to-text: uploads the audio, stores the text, charges the minutes measured (not the 10 reserved)', async () => {
+    const before = await balance();
+    const task = await generate({ type: 'speech-to-text', model: 'openai/whisper-1', audio_url: `${inputsUrl}/memo.wav` });
+    expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/\.txt$/), cost: 0.012 });
+    expect(await (await fetch(task.output)).text()).toBe('Hello from the recording.');
+    const upload = upstream.requests.at(-1)!.body;
+    expect(upload.multipart).toContain('filename="memo.wav"');
+    expect(upload.multipart).toContain('whisper-1');
+    expect(before - (await balance())).toBe(12_000n); // 61.5 s → 2 minutes × 0.006
   });
 });
