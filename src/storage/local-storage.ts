@@ -10,14 +10,16 @@ export interface Storage {
   url(key: string): string;
 }
 
-export function createLocalStorage(root: string, publicBaseUrl: string): Storage {
+/** `publicBaseUrl` may be a function, for a server whose address is known only once it listens. */
+export function createLocalStorage(root: string, publicBaseUrl: string | (() => string)): Storage {
+  const base = typeof publicBaseUrl === 'string' ? () => publicBaseUrl : publicBaseUrl;
   const directory = resolve(root);
   const pathOf = (key: string) => {
     const path = resolve(directory, key);
     if (!path.startsWith(`${directory}/`)) throw new Error(`storage key escapes the storage root: ${key}`);
     return path;
   };
-  const url = (key: string) => `${publicBaseUrl}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
+  const url = (key: string) => `${base()}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
     root: directory,
     url,

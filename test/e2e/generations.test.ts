@@ -2,47 +2,19 @@
 // a local engine (sharp) → local storage served by the API.
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Worker } from '@temporalio/worker';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
-import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
-import { createLocalStorage } from '../../src/storage/local-storage.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/ports.ts';
-import { useDevServerAndDatabase } from '../helpers/stack.ts';
-import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { useGateway } from '../helpers/gateway.ts';
 
-const stack = useDevServerAndDatabase();
-let app: TestApp;
+const stack = useGateway(() => ({ TRUST_PROXY: 'loopback' }));
 let inputs: Server;
 let inputsUrl: string;
-let filesDir: string;
-let worker: Worker;
-let workerRun: Promise<void>;
 
 beforeAll(async () => {
-  const taskQueue = uniqueTaskQueue('generations');
-  const port = await freePort();
-  const config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, TRUST_PROXY: 'loopback' };
-  filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
-  const storage = createLocalStorage(filesDir, config.PUBLIC_BASE_URL);
-  const catalog = loadCatalog();
-  worker = await Worker.create({
-    connection: stack.env.nativeConnection, taskQueue, workflowBundle: await bundleWorkflows(),
-    activities: createActivities({ prisma: stack.database.prisma, catalog, storage, config }),
-  });
-  workerRun = worker.run();
-  app = await startTestApp({ prisma: stack.database.prisma, config, catalog, storage, port, temporal: { client: stack.env.client, taskQueue } });
-
-  // The callers' inputs: a 16×10 PNG and a 1 s tone made here, and a URL that is not there.
+  // The callers' inputs: a 16×10 PNG, a 1 s tone and a 1 s clip made here, and a URL that is not there.
   const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } }).png().toBuffer();
   const tone = execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-f', 'wav', 'pipe:1']);
   const clip = execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25', '-t', '1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-f', 'matroska', 'pipe:1']);
@@ -56,12 +28,8 @@ beforeAll(async () => {
   inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
 });
 
-afterAll(async () => {
-  await app?.close();
+afterAll(() => {
   inputs?.close();
-  worker?.shutdown();
-  await workerRun;
-  await rm(filesDir, { recursive: true, force: true });
 });
 
 let addressCounter = 0;
@@ -69,7 +37,7 @@ async function call(method: string, path: string, options: { body?: unknown; key
   const headers: Record<string, string> = { 'x-forwarded-for': `198.18.0.${++addressCounter}`, ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${app.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${stack.app.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 

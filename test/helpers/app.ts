@@ -27,7 +27,10 @@ export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): 
     storage: createLocalStorage(join(tmpdir(), 'gateway-test-files'), 'http://localhost'), temporal: unusedTemporal(), ...deps,
   });
   const server = app.listen(port, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
+  await new Promise((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
   const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${bound}`,

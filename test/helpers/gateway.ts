@@ -10,7 +10,6 @@ import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { startTestApp, type TestApp } from './app.ts';
-import { freePort } from './ports.ts';
 import { type RealStack, useDevServerAndDatabase } from './stack.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
 
@@ -28,11 +27,11 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   let workerRun: Promise<void> | undefined;
   let filesDir: string | undefined;
   beforeAll(async () => {
-    const port = await freePort();
-    gateway.config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...(await configure()) };
+    gateway.config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), ...(await configure()) };
     gateway.catalog = loadCatalog();
     filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
-    const storage = createLocalStorage(filesDir, gateway.config.PUBLIC_BASE_URL!);
+    // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
+    const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = uniqueTaskQueue('gateway');
     worker = await Worker.create({
       connection: stack.env.nativeConnection, taskQueue, workflowBundle: await bundleWorkflows(),
@@ -40,8 +39,9 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     });
     workerRun = worker.run();
     gateway.app = await startTestApp({
-      prisma: stack.database.prisma, config: gateway.config, catalog: gateway.catalog, storage, port, temporal: { client: stack.env.client, taskQueue },
+      prisma: stack.database.prisma, config: gateway.config, catalog: gateway.catalog, storage, temporal: { client: stack.env.client, taskQueue },
     });
+    gateway.config.PUBLIC_BASE_URL = gateway.app.url;
   });
   afterAll(async () => {
     await gateway.app?.close();
