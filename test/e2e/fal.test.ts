@@ -1,10 +1,8 @@
 // fal models through the real stack against a stand-in that speaks fal's queue API, including a job that
 // reports COMPLETED and fails when its result is fetched.
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credit } from '../../src/services/ledger.ts';
-import { createDeveloperWithKey } from '../helpers/accounts.ts';
-import { generateAndWait, useGateway } from '../helpers/gateway.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type FalStandIn, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
 let upstream: FalStandIn;
@@ -15,22 +13,15 @@ const gateway = useGateway(async () => {
 });
 afterAll(() => upstream?.close());
 
-let key: string;
-let accountId: string;
-beforeAll(async () => {
-  const developer = await createDeveloperWithKey(gateway.database.prisma);
-  key = developer.apiKey.key;
-  accountId = developer.developerId;
-  await credit(gateway.database.prisma, { accountId, amount: 5_000_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
-});
+const developer = useFundedDeveloper(gateway);
 
-const balance = async () => (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId } })).balance;
+const balance = () => developer.balance();
 const image = (prompt: string, extra: object = {}) => ({ type: 'text-to-image', model: 'fal/flux-dev', prompt, ...extra });
 
 describe('fal', () => {
   it('submits with the model\'s input names, polls to COMPLETED, copies the images out and charges the quote', async () => {
     const before = await balance();
-    const task = await generateAndWait(gateway, key, image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }));
+    const task = await generateAndWait(gateway, developer.key, image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }));
     expect(task).toMatchObject({ status: 'completed', cost: 0.05, outputs: [expect.stringMatching(/output-0\.png$/)] });
     expect(upstream.submitted.at(-1)).toEqual({ endpoint: 'fal-ai/flux/dev', input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 } });
     const stored = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
@@ -40,7 +31,7 @@ describe('fal', () => {
 
   it('keeps polling the same job through a failed status call', async () => {
     const submissions = upstream.submitted.length;
-    expect(await generateAndWait(gateway, key, image('flaky [[500]]'))).toMatchObject({ status: 'completed' });
+    expect(await generateAndWait(gateway, developer.key, image('flaky [[500]]'))).toMatchObject({ status: 'completed' });
     expect(upstream.submitted.length).toBe(submissions + 1); // resumed from the heartbeat, not submitted again
   });
 
@@ -49,18 +40,13 @@ describe('fal', () => {
     ['a submission the provider rejects', 'x [[422]]', /^The provider rejected the request \(HTTP 422\)/],
   ])('%s fails the task with a clear error and a full refund', async (_name, prompt, error) => {
     const before = await balance();
-    expect(await generateAndWait(gateway, key, image(prompt))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
+    expect(await generateAndWait(gateway, developer.key, image(prompt))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
     expect(await balance()).toBe(before);
   });
 
   it('a cancelled task cancels its job upstream and is refunded', async () => {
     const before = await balance();
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-    const created = (await (await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(image('wait [[slow]]')) })).json()) as { id: string };
-    await expect.poll(() => upstream.submitted.some((job) => JSON.stringify(job.input).includes('[[slow]]')), { timeout: 10_000 }).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await gateway.env.client.workflow.getHandle(created.id).cancel();
-    await expect.poll(async () => (await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: created.id } })).status, { timeout: 15_000 }).toBe('failed');
+    await cancelWhileUpstreamRuns(gateway, developer.key, image('wait [[slow]]'), () => upstream.submitted.some((job) => JSON.stringify(job.input).includes('[[slow]]')));
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
   });

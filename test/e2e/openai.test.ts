@@ -4,12 +4,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { formatUsd } from '../../src/money.ts';
-import { credit } from '../../src/services/ledger.ts';
-import { createDeveloperWithKey } from '../helpers/accounts.ts';
-import { generateAndWait, useGateway } from '../helpers/gateway.ts';
+import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
@@ -28,17 +26,10 @@ afterAll(async () => {
   inputs?.close();
 });
 
-let key: string;
-let accountId: string;
-beforeAll(async () => {
-  const developer = await createDeveloperWithKey(gateway.database.prisma);
-  key = developer.apiKey.key;
-  accountId = developer.developerId;
-  await credit(gateway.database.prisma, { accountId, amount: 5_000_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
-});
+const developer = useFundedDeveloper(gateway);
 
-const generate = (body: object) => generateAndWait(gateway, key, body);
-const balance = async () => (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId } })).balance;
+const generate = (body: object) => generateAndWait(gateway, developer.key, body);
+const balance = () => developer.balance();
 
 describe('text-to-text', () => {
   it('folds messages, passes parameters, stores the answer as .txt and charges the tokens used', async () => {

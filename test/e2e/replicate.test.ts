@@ -1,10 +1,8 @@
 // Replicate models through the real stack against a stand-in that speaks Replicate's HTTP API, including its
 // failure modes: a model error, rejected input, rate limiting, an empty output, and a model that never finishes.
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credit } from '../../src/services/ledger.ts';
-import { createDeveloperWithKey } from '../helpers/accounts.ts';
-import { generateAndWait, useGateway } from '../helpers/gateway.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';
 
 let upstream: ReplicateStandIn;
@@ -15,22 +13,15 @@ const gateway = useGateway(async () => {
 });
 afterAll(() => upstream?.close());
 
-let key: string;
-let accountId: string;
-beforeAll(async () => {
-  const developer = await createDeveloperWithKey(gateway.database.prisma);
-  key = developer.apiKey.key;
-  accountId = developer.developerId;
-  await credit(gateway.database.prisma, { accountId, amount: 5_000_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
-});
+const developer = useFundedDeveloper(gateway);
 
-const balance = async () => (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId } })).balance;
+const balance = () => developer.balance();
 const upscale = (image: string, extra: object = {}) => ({ type: 'upscale', model: 'replicate/real-esrgan', image_url: `https://images.example/${image}`, resolution: '4x', ...extra });
 
 describe('Replicate', () => {
   it('runs a prediction with the model\'s input names, copies the output into our storage and charges the quote', async () => {
     const before = await balance();
-    const task = await generateAndWait(gateway, key, upscale('cat.png'));
+    const task = await generateAndWait(gateway, developer.key, upscale('cat.png'));
     expect(task).toMatchObject({ status: 'completed', cost: 0.004, output: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\/gen_\w+\/output-0\.png$/) });
     expect(upstream.created.at(-1)).toEqual({ model: 'nightmareai/real-esrgan', input: { image: 'https://images.example/cat.png', scale: 4 } });
     const image = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
@@ -40,7 +31,7 @@ describe('Replicate', () => {
 
   it('retries after 429 with Retry-After, then completes', async () => {
     const created = upstream.created.length;
-    expect(await generateAndWait(gateway, key, upscale('busy-[[429]].png'))).toMatchObject({ status: 'completed' });
+    expect(await generateAndWait(gateway, developer.key, upscale('busy-[[429]].png'))).toMatchObject({ status: 'completed' });
     expect(upstream.created.length).toBe(created + 1);
   });
 
@@ -50,26 +41,13 @@ describe('Replicate', () => {
     ['a prediction without output', 'none-[[empty]].png', /^The model returned no output\.$/],
   ])('%s fails the task with a clear error and a full refund', async (_name, image, error) => {
     const before = await balance();
-    expect(await generateAndWait(gateway, key, upscale(image))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
+    expect(await generateAndWait(gateway, developer.key, upscale(image))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
     expect(await balance()).toBe(before);
   });
 
   it('a cancelled task cancels its prediction upstream and is refunded', async () => {
-    // The stand-in never finishes [[slow]] predictions: cancelling the task through Temporal must cancel it upstream.
     const before = await balance();
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-    const created = (await (await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(upscale('wait-[[slow]].png')) })).json()) as { id: string };
-    const deadline = Date.now() + 10_000;
-    while (!upstream.created.some((prediction) => JSON.stringify(prediction.input).includes('[[slow]]')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await gateway.env.client.workflow.getHandle(created.id).cancel();
-    const cancelledDeadline = Date.now() + 15_000;
-    let task = await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: created.id } });
-    while (task.status !== 'failed' && Date.now() < cancelledDeadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      task = await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: created.id } });
-    }
-    expect(task.status).toBe('failed');
+    await cancelWhileUpstreamRuns(gateway, developer.key, upscale('wait-[[slow]].png'), () => upstream.created.some((prediction) => JSON.stringify(prediction.input).includes('[[slow]]')));
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
   });

@@ -4,11 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
 import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { credit } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { createDeveloperWithKey } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { type RealStack, useDevServerAndDatabase } from './stack.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
@@ -65,4 +67,39 @@ export async function generateAndWait(gateway: Gateway, key: string, body: objec
     if (Date.now() > deadline) throw new Error(`still ${task.status} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+export interface FundedDeveloper {
+  key: string;
+  accountId: string;
+  /** The balance row's balance, in micro-USD. */
+  balance(): Promise<bigint>;
+}
+
+/** A developer with `amount` micro-USD, created in beforeAll (fields filled in then). */
+export function useFundedDeveloper(gateway: Gateway, amount = 5_000_000n): FundedDeveloper {
+  const developer = {
+    balance: async () => (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } })).balance,
+  } as FundedDeveloper;
+  beforeAll(async () => {
+    const created = await createDeveloperWithKey(gateway.database.prisma);
+    developer.key = created.apiKey.key;
+    developer.accountId = created.developerId;
+    await credit(gateway.database.prisma, { accountId: developer.accountId, amount, kind: 'adjustment', idempotencyKey: `topup:${developer.accountId}` });
+  });
+  return developer;
+}
+
+/**
+ * Posts a generation, waits until the upstream has its job (`submitted`), cancels the task through Temporal and
+ * waits until the task is `failed`. Returns the task id.
+ */
+export async function cancelWhileUpstreamRuns(gateway: Gateway, key: string, body: object, submitted: () => boolean): Promise<string> {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const created = (await (await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+  await expect.poll(submitted, { timeout: 10_000 }).toBe(true);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await gateway.env.client.workflow.getHandle(created.id).cancel();
+  await expect.poll(async () => (await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: created.id } })).status, { timeout: 15_000 }).toBe('failed');
+  return created.id;
 }
