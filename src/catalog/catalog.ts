@@ -1,7 +1,5 @@
 // Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
-import type { Config } from '../config.ts';
-import { canRun } from '../providers/registry.ts';
-import { type CatalogEntry, catalogEntrySchema, type ProviderSlug, providers } from './catalog.schema.ts';
+import { type CatalogEntry, catalogEntrySchema, providers } from './catalog.schema.ts';
 import { costBand } from './cost-band.ts';
 import { catalogEntries } from './models.catalog.ts';
 
@@ -60,23 +58,6 @@ export function loadCatalog(entries: unknown[] = catalogEntries): Catalog {
     models.push(model);
   });
   return { models, get: (id) => byId.get(id) };
-}
-
-type ProviderConfig = Pick<Config, 'FAL_KEY' | 'REPLICATE_API_TOKEN' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
-
-/** Whether the provider has what it needs to serve requests; local engines need nothing. */
-export function isProviderConfigured(config: ProviderConfig, provider: ProviderSlug): boolean {
-  switch (provider) {
-    case 'local': return true;
-    case 'fal': return Boolean(config.FAL_KEY);
-    case 'replicate': return Boolean(config.REPLICATE_API_TOKEN);
-    case 'openai': return Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY);
-  }
-}
-
-/** Whether this server can run the model now: its provider is configured and this build has its runner. */
-export function isModelAvailable(config: Config, model: CatalogEntry): boolean {
-  return isProviderConfigured(config, model.provider) && canRun(config, model);
 }
 
 export const providerOf = (model: CatalogEntry) => providers[model.provider];

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
-import { isModelAvailable } from '../../catalog/catalog.ts';
 import { priceRequest } from '../../catalog/pricing.ts';
 import { ModelRequestError, resolveModel } from '../../catalog/resolve.ts';
+import { canRun } from '../../providers/registry.ts';
 import { foldMessages, type GenerationRequest, missingInputs, normaliseLayout, requestHash } from '../../generation/request.ts';
 import { taskView, type TaskView } from '../../generation/task-view.ts';
 import type { Task } from '../../generated/prisma/client.ts';
@@ -89,7 +89,7 @@ export const generationEndpoints = [
       }
       const missing = missingInputs(request);
       if (missing.length > 0) throw invalid(missing.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
-      if (!isModelAvailable(ctx.config, model)) throw invalid(`model: ${model.id} is not available on this server (its provider is not configured)`);
+      if (!canRun(ctx.config, model)) throw invalid(`model: ${model.id} is not available on this server (its provider is not configured here)`);
       const cost = priceRequest(model, request).micros;
       const hash = requestHash(request);
       const accountId = principal.account.id;

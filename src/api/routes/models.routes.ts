@@ -1,4 +1,5 @@
-import { type Catalog, type CatalogModel, isModelAvailable, providerOf } from '../../catalog/catalog.ts';
+import { type Catalog, type CatalogModel, providerOf } from '../../catalog/catalog.ts';
+import { canRun } from '../../providers/registry.ts';
 import type { Config } from '../../config.ts';
 import { usdNumber } from '../../money.ts';
 import { defineEndpoint } from '../endpoint.ts';
@@ -20,7 +21,7 @@ export function presentModel(model: CatalogModel, config: Config) {
     dollar_cost: band,
     supports_x402: model.supports_x402,
     supports_webhook: model.supports_webhook,
-    available: isModelAvailable(config, model),
+    available: canRun(config, model),
   };
 }
 
