@@ -85,6 +85,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
             activity.heartbeat(details);
           },
           signal: activity.cancellationSignal,
+          // The task itself was cancelled, or its workflow moved on without this attempt (NOT_FOUND): nobody will
+          // resume the upstream job. A timed-out attempt or a worker shutdown leaves it for the next attempt.
+          cancelRequested: () => activity.cancellationDetails?.cancelRequested === true || activity.cancellationDetails?.notFound === true,
         });
       } catch (error) {
         if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);

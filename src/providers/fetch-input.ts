@@ -72,14 +72,23 @@ export async function fetchInput(url: string, options: FetchInputOptions): Promi
     throw new InputFetchError(`could not download ${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'connection failed'}`);
   }
   if (response.status !== 200) throw new InputFetchError(`could not download ${url}: HTTP ${response.status}`);
-  const declared = Number(response.headers.get('content-length') ?? 0);
-  if (declared > options.maxBytes) throw new InputFetchError(`${url} is larger than ${options.maxBytes} bytes`);
+  const data = await readLimited(response, options.maxBytes, () => new InputFetchError(`${url} is larger than ${options.maxBytes} bytes`));
+  return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+}
+
+/** Reads a body, stopping as soon as it exceeds maxBytes (declared or actual) instead of buffering it whole. */
+export async function readLimited(
+  response: { headers: { get(name: string): string | null }; body: AsyncIterable<Uint8Array> | null },
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
+  if (Number(response.headers.get('content-length') ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response.body ?? []) {
     size += chunk.length;
-    if (size > options.maxBytes) throw new InputFetchError(`${url} is larger than ${options.maxBytes} bytes`);
+    if (size > maxBytes) throw tooLarge();
     chunks.push(Buffer.from(chunk));
   }
-  return { data: Buffer.concat(chunks), contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+  return Buffer.concat(chunks);
 }

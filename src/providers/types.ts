@@ -36,8 +36,10 @@ export interface ProviderContext {
   lastCheckpoint?: unknown;
   /** Saves progress (an upstream job id) with the activity's heartbeat. */
   checkpoint(details: unknown): void;
-  /** Aborted when the task is cancelled or the call times out. */
+  /** Aborted when this attempt must stop: the task was cancelled, the call timed out, or the worker shuts down. */
   signal: AbortSignal;
+  /** True only when the task itself was cancelled: then, and only then, the upstream job is cancelled too. */
+  cancelRequested(): boolean;
 }
 
 /** Runs one request on one model. Local engines and upstream adapters alike. */

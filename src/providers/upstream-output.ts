@@ -1,5 +1,5 @@
 // Copies an upstream's output into our hands at once: providers' URLs expire (Replicate deletes them after an hour).
-import { extname } from 'node:path';
+import { readLimited } from './fetch-input.ts';
 import type { ProducedFile } from './types.ts';
 
 const extensionsByType: Record<string, string> = {
@@ -12,9 +12,9 @@ export async function downloadOutput(url: string, options: { maxBytes: number; t
   const response = await fetch(url, { signal });
   // A failed download is transient: the output exists upstream for a while, and the activity retries.
   if (!response.ok) throw new Error(`output download answered HTTP ${response.status}`);
-  const data = Buffer.from(await response.arrayBuffer());
-  if (data.length > options.maxBytes) throw new Error(`output larger than ${options.maxBytes} bytes`);
+  const data = await readLimited(response as never, options.maxBytes, () => new Error(`output larger than ${options.maxBytes} bytes`));
   const contentType = (response.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!.trim();
-  const fromPath = extname(new URL(url).pathname).slice(1).toLowerCase();
-  return { data, contentType, extension: extensionsByType[contentType] ?? (fromPath || 'bin') };
+  // Only known types keep their extension: an upstream's HTML or SVG must not be served from /files as a page.
+  const extension = extensionsByType[contentType];
+  return extension ? { data, contentType, extension } : { data, contentType: 'application/octet-stream', extension: 'bin' };
 }

@@ -50,6 +50,7 @@ const context = {
   fetchInput: (url: string) => fetchInput(url, { maxBytes: 50_000_000, timeoutMs: 10_000, allowPrivate: true }),
   checkpoint: () => {},
   signal: new AbortController().signal,
+  cancelRequested: () => false,
 };
 
 async function runModel(id: string, request: Omit<GenerationRequest, 'model'>): Promise<ProviderResult> {

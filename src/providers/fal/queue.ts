@@ -49,7 +49,10 @@ export function createFalRunner(config: FalConfig): ProviderRunner {
     const resumed = (context.lastCheckpoint as { requestId?: string } | undefined)?.requestId;
     const requestId = resumed ?? (await call(() => client.queue.submit(endpoint, { input: upstreamInput(request, model) }))).request_id;
     context.checkpoint({ requestId });
-    const cancelUpstream = () => { void client.queue.cancel(endpoint, { requestId }).catch(() => undefined); };
+    // Only a cancelled task cancels the upstream job: a worker shutdown or a timed-out attempt leaves it running
+    // for the next attempt to resume.
+    const cancelUpstream = () => { if (context.cancelRequested()) void client.queue.cancel(endpoint, { requestId }).catch(() => undefined); };
+    if (context.signal.aborted) cancelUpstream();
     context.signal.addEventListener('abort', cancelUpstream, { once: true });
     try {
       for (;;) {

@@ -12,7 +12,7 @@ export const audioCleanEngine: LocalEngine = async (request, model, context) => 
     await runFfmpeg([
       '-i', join(dir, 'input'), '-vn', '-af', 'afftdn,loudnorm=I=-16:TP=-1.5:LRA=11', '-ar', '44100',
       '-c:a', 'libmp3lame', '-b:a', '192k', join(dir, 'out.mp3'),
-    ], model.timeout_seconds * 1000);
+    ], model.timeout_seconds * 1000, context.signal);
     return { files: [{ data: await readFile(join(dir, 'out.mp3')), extension: 'mp3', contentType: 'audio/mpeg' }] };
   });
 };

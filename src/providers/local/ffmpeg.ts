@@ -14,12 +14,16 @@ export const ffmpegPath: string = require('@ffmpeg-installer/ffmpeg').path;
  * Runs ffmpeg; a non-zero exit means it could not process the caller's input (a permanent refusal). Returns
  * ffmpeg's log, which carries what the input was found to contain.
  */
-export function runFfmpeg(args: string[], timeoutMs: number): Promise<string> {
+export function runFfmpeg(args: string[], timeoutMs: number, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpegPath, ['-hide_banner', '-nostdin', '-y', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Local files only: a playlist among the inputs must not make FFmpeg fetch URLs past the input guard.
+    const child = spawn(ffmpegPath, ['-hide_banner', '-nostdin', '-y', '-protocol_whitelist', 'file', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'], signal, killSignal: 'SIGKILL',
+    });
     let log = '';
     child.stderr.on('data', (chunk: Buffer) => { log = (log + chunk.toString()).slice(-20_000); });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    // An abort (the task cancelled, the worker stopping) kills FFmpeg through `signal` and lands here.
     child.once('error', (error) => { clearTimeout(timer); reject(error); });
     child.once('close', (code, signal) => {
       clearTimeout(timer);

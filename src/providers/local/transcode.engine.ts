@@ -16,7 +16,7 @@ export const transcodeEngine: LocalEngine = async (request, model, context) => {
     await runFfmpeg([
       '-i', join(dir, 'input'), '-vf', `scale=-2:${height}`, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
       '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', join(dir, 'out.mp4'),
-    ], model.timeout_seconds * 1000);
+    ], model.timeout_seconds * 1000, context.signal);
     return { files: [{ data: await readFile(join(dir, 'out.mp4')), extension: 'mp4', contentType: 'video/mp4' }] };
   });
 };

@@ -20,7 +20,7 @@ export function classifyOpenAIError(error: unknown): Error {
 }
 
 export function createOpenAIChatRunner(config: OpenAIConfig): ProviderRunner {
-  return async (request, model) => {
+  return async (request, model, context) => {
     const client = new OpenAI({
       baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'not-needed',
       // Temporal owns retries and the overall timeout.
@@ -43,7 +43,7 @@ export function createOpenAIChatRunner(config: OpenAIConfig): ProviderRunner {
         model: model.upstream.model, messages, max_tokens: request.max_tokens ?? pricing?.default_max_tokens,
         temperature: request.temperature, top_p: request.top_p, presence_penalty: request.presence_penalty,
         frequency_penalty: request.frequency_penalty, seed: request.seed, ...extra,
-      } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming);
+      } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal: context.signal });
     } catch (error) {
       throw classifyOpenAIError(error);
     }

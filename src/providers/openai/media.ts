@@ -2,6 +2,7 @@
 import OpenAI, { toFile } from 'openai';
 import type { Config } from '../../config.ts';
 import { ProviderRefusal, type ProviderRunner } from '../types.ts';
+import { downloadOutput } from '../upstream-output.ts';
 import { classifyOpenAIError } from './chat.ts';
 
 type OpenAIConfig = Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
@@ -18,18 +19,18 @@ async function calling<T>(step: () => Promise<T>): Promise<T> {
 }
 
 /** text-to-image: /images/generations; base64 or URL results become PNG files. */
-export function createOpenAIImageRunner(config: OpenAIConfig): ProviderRunner {
-  return async (request, model) => {
+export function createOpenAIImageRunner(config: OpenAIConfig & Pick<Config, 'INPUT_MAX_BYTES'>): ProviderRunner {
+  return async (request, model, context) => {
     if (!request.prompt) throw new ProviderRefusal('text-to-image needs a prompt');
     const client = clientFor(config, model.timeout_seconds);
     const response = await calling(() => client.images.generate({
       model: model.upstream.model, prompt: request.prompt!, n: request.num_outputs ?? 1,
       ...(request.resolution ? { size: request.resolution as '1024x1024' } : {}),
-    }));
+    }, { signal: context.signal }));
     const files = await Promise.all((response.data ?? []).map(async (image) => {
-      const data = image.b64_json ? Buffer.from(image.b64_json, 'base64') : image.url ? Buffer.from(await (await fetch(image.url)).arrayBuffer()) : undefined;
-      if (!data) throw new ProviderRefusal('The model returned no image.');
-      return { data, extension: 'png', contentType: 'image/png' };
+      if (image.b64_json) return { data: Buffer.from(image.b64_json, 'base64'), extension: 'png', contentType: 'image/png' };
+      if (image.url) return downloadOutput(image.url, { maxBytes: config.INPUT_MAX_BYTES, timeoutMs: 60_000, signal: context.signal });
+      throw new ProviderRefusal('The model returned no image.');
     }));
     if (files.length === 0) throw new ProviderRefusal('The model returned no image.');
     return { files };
@@ -38,10 +39,10 @@ export function createOpenAIImageRunner(config: OpenAIConfig): ProviderRunner {
 
 /** text-to-audio: /audio/speech as MP3. */
 export function createOpenAISpeechRunner(config: OpenAIConfig): ProviderRunner {
-  return async (request, model) => {
+  return async (request, model, context) => {
     if (!request.prompt) throw new ProviderRefusal('text-to-audio needs a prompt');
     const client = clientFor(config, model.timeout_seconds);
-    const response = await calling(() => client.audio.speech.create({ model: model.upstream.model, voice: 'alloy', input: request.prompt!, response_format: 'mp3' }));
+    const response = await calling(() => client.audio.speech.create({ model: model.upstream.model, voice: 'alloy', input: request.prompt!, response_format: 'mp3' }, { signal: context.signal }));
     return { files: [{ data: Buffer.from(await response.arrayBuffer()), extension: 'mp3', contentType: 'audio/mpeg' }] };
   };
 }
@@ -56,7 +57,7 @@ export function createOpenAITranscriptionRunner(config: OpenAIConfig): ProviderR
     const file = await toFile(data, name);
     const transcript = await calling(() => client.audio.transcriptions.create({
       model: model.upstream.model, file, response_format: 'verbose_json',
-    })) as { text: string; duration?: number };
+    }, { signal: context.signal })) as { text: string; duration?: number };
     return {
       files: [{ data: Buffer.from(transcript.text ?? '', 'utf8'), extension: 'txt', contentType: 'text/plain; charset=utf-8' }],
       // Charged by the length the server measured, when it says.

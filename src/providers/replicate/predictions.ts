@@ -52,7 +52,10 @@ export function createReplicateRunner(config: ReplicateConfig): ProviderRunner {
       ? await call(() => client.predictions.get(resumeId))
       : await call(() => client.predictions.create({ model: model.upstream.model, input: upstreamInput(request, model) }));
     context.checkpoint({ predictionId: prediction.id });
-    const cancelUpstream = () => { void client.predictions.cancel(prediction.id).catch(() => undefined); };
+    // Only a cancelled task cancels the upstream job: a worker shutdown or a timed-out attempt leaves it running
+    // for the next attempt to resume.
+    const cancelUpstream = () => { if (context.cancelRequested()) void client.predictions.cancel(prediction.id).catch(() => undefined); };
+    if (context.signal.aborted) cancelUpstream();
     context.signal.addEventListener('abort', cancelUpstream, { once: true });
     try {
       while (!terminal.has(prediction.status)) {
