@@ -4,18 +4,17 @@
 import { ApiError, createFalClient } from '@fal-ai/client';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../../config.ts';
-import { upstreamInput } from '../replicate/predictions.ts';
+import { classifyUpstreamHttpError } from '../upstream-errors.ts';
+import { upstreamInput } from '../upstream-input.ts';
 import { downloadOutput } from '../upstream-output.ts';
 import { ProviderRefusal, type ProviderRunner } from '../types.ts';
 
 type FalConfig = Pick<Config, 'FAL_KEY' | 'FAL_QUEUE_URL' | 'PROVIDER_POLL_INTERVAL_MS' | 'INPUT_MAX_BYTES'>;
 
 function classify(error: unknown): Error {
-  if (!(error instanceof ApiError)) return error as Error;
-  if (error.status === 429 || error.status >= 500 || error.status === 408 || error.status === 409) return error;
+  if (!(error instanceof ApiError)) return error as Error; // network: transient
   const detail = (error.body as { detail?: unknown } | undefined)?.detail;
-  const reason = typeof detail === 'string' ? `: ${detail.slice(0, 300)}` : '';
-  return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status})${reason}`);
+  return classifyUpstreamHttpError({ status: error.status, detail: typeof detail === 'string' ? detail : undefined }, error);
 }
 
 /** Every `{ url }` file in a fal result (images[], image, video, audio, model_mesh, …), in document order. */

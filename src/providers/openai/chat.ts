@@ -3,20 +3,14 @@
 // is what settlement charges.
 import OpenAI from 'openai';
 import type { Config } from '../../config.ts';
-import { ProviderRefusal, ProviderRetryLater, type ProviderRunner } from '../types.ts';
+import { ProviderRefusal, type ProviderRunner } from '../types.ts';
+import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 
 type OpenAIConfig = Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
 
-/** 4xx answers other than these are about the request itself: retrying cannot help. */
-const transientStatuses = new Set([408, 409, 429]);
-
 export function classifyOpenAIError(error: unknown): Error {
   if (!(error instanceof OpenAI.APIError) || error.status === undefined) return error as Error; // network: transient
-  if (error.status === 429 || error.status >= 500 || transientStatuses.has(error.status)) {
-    const retryAfter = Number(error.headers?.get('retry-after'));
-    return Number.isFinite(retryAfter) && retryAfter > 0 ? new ProviderRetryLater(`the provider answered ${error.status}`, retryAfter * 1000) : error;
-  }
-  return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status}).`);
+  return classifyUpstreamHttpError({ status: error.status, retryAfter: error.headers?.get('retry-after') }, error);
 }
 
 export function createOpenAIChatRunner(config: OpenAIConfig): ProviderRunner {

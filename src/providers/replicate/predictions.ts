@@ -2,36 +2,19 @@
 // along, so a retried attempt resumes the same prediction instead of paying for a second), copy the outputs out
 // at once, and cancel upstream when the task is cancelled.
 import Replicate, { type Prediction } from 'replicate';
-import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../../config.ts';
-import type { GenerationRequest } from '../../generation/request.ts';
 import { downloadOutput } from '../upstream-output.ts';
-import { ProviderRefusal, ProviderRetryLater, type ProviderRunner } from '../types.ts';
+import { ProviderRefusal, type ProviderRunner } from '../types.ts';
+import { classifyUpstreamHttpError } from '../upstream-errors.ts';
+import { upstreamInput } from '../upstream-input.ts';
 
 type ReplicateConfig = Pick<Config, 'REPLICATE_API_TOKEN' | 'REPLICATE_BASE_URL' | 'PROVIDER_POLL_INTERVAL_MS' | 'INPUT_MAX_BYTES'>;
 
 const terminal = new Set(['succeeded', 'failed', 'canceled', 'aborted']);
-const omitted = new Set(['type', 'model', 'webhook_url', 'messages']);
-
-/** Our request fields under the model's upstream names; "2x"-style multipliers become numbers. */
-export function upstreamInput(request: GenerationRequest, model: CatalogModel): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(request)) {
-    if (value === undefined || omitted.has(field)) continue;
-    const name = model.upstream.parameters[field] ?? field;
-    input[name] = typeof value === 'string' && /^\d+x$/.test(value) ? Number.parseInt(value, 10) : value;
-  }
-  return input;
-}
-
 function classify(error: unknown): Error {
-  const status = (error as { response?: Response }).response?.status;
-  if (status === undefined) return error as Error;
-  if (status === 429 || status >= 500 || status === 408 || status === 409) {
-    const retryAfter = Number((error as { response: Response }).response.headers.get('retry-after'));
-    return Number.isFinite(retryAfter) && retryAfter > 0 ? new ProviderRetryLater(`Replicate answered ${status}`, retryAfter * 1000) : (error as Error);
-  }
-  return new ProviderRefusal(`The provider rejected the request (HTTP ${status}).`);
+  const response = (error as { response?: Response }).response;
+  if (!response) return error as Error; // network: transient
+  return classifyUpstreamHttpError({ status: response.status, retryAfter: response.headers.get('retry-after') }, error as Error);
 }
 
 const outputUrls = (output: unknown): string[] =>

@@ -1,0 +1,23 @@
+// One rule for every upstream's HTTP answers: 429, 408, 409 and 5xx are transient (retried, after Retry-After
+// when given); any other status is about the request itself, so the task fails with a refund.
+import { ProviderRefusal, ProviderRetryLater } from './types.ts';
+
+export interface UpstreamHttpError {
+  status: number;
+  /** The Retry-After header, when the upstream sent one. */
+  retryAfter?: string | null;
+  /** A caller-readable reason the upstream gave, appended to the refusal. */
+  detail?: string;
+}
+
+const transient = (status: number) => status === 429 || status === 408 || status === 409 || status >= 500;
+
+/** `original` is what a transient error without Retry-After rethrows, so retries keep the SDK's own error. */
+export function classifyUpstreamHttpError(error: UpstreamHttpError, original: Error): Error {
+  if (transient(error.status)) {
+    const seconds = Number(error.retryAfter);
+    return error.retryAfter && Number.isFinite(seconds) && seconds > 0 ? new ProviderRetryLater(`the provider answered ${error.status}`, seconds * 1000) : original;
+  }
+  const detail = error.detail ? `: ${error.detail.slice(0, 300)}` : '.';
+  return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status})${detail}`);
+}

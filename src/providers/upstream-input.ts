@@ -1,0 +1,16 @@
+// A request's fields under the names an upstream model expects (catalog `upstream.parameters`).
+import type { CatalogModel } from '../catalog/catalog.ts';
+import type { GenerationRequest } from '../generation/request.ts';
+
+const omitted = new Set(['type', 'model', 'webhook_url', 'messages']);
+
+/** Our request fields under the model's upstream names; "2x"-style multipliers become numbers. */
+export function upstreamInput(request: GenerationRequest, model: CatalogModel): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(request)) {
+    if (value === undefined || omitted.has(field)) continue;
+    const name = model.upstream.parameters[field] ?? field;
+    input[name] = typeof value === 'string' && /^\d+x$/.test(value) ? Number.parseInt(value, 10) : value;
+  }
+  return input;
+}
