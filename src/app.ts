@@ -14,8 +14,10 @@ import { jsonBody } from './api/middleware/json-body.ts';
 import { assignRequestId } from './api/middleware/request-id.ts';
 import { buildOpenApiDocument } from './api/openapi.ts';
 import { apiEndpoints } from './api/routes/index.ts';
+import { upstreamCallbacksRouter } from './api/upstream-callbacks.ts';
 import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
 import { checkHealth, type HealthProbes } from './health.ts';
+import { createProviders, type Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './services/api-keys.ts';
 import type { Storage } from './storage/local-storage.ts';
 import type { TemporalDeps } from './temporal/generations.ts';
@@ -30,6 +32,8 @@ export interface AppDeps {
   temporal: TemporalDeps;
   logger: Logger;
   health: HealthProbes;
+  /** Built from `config` when not given. */
+  providers?: Providers;
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
   endpoints?: Endpoint[];
 }
@@ -85,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);
   });
   app.use(apiBasePath, apiRouter(deps, deps.endpoints ?? apiEndpoints));
+  app.use('/callbacks', upstreamCallbacksRouter({ providers: deps.providers ?? createProviders(deps.config), temporal: deps.temporal, logger: deps.logger }));
   app.use(notFound);
   app.use(errorHandler);
   return app;

@@ -1,5 +1,6 @@
 // The one place that reads the environment. Every variable is documented in .env.example; a bad value stops
 // the start with a message naming the variable.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseUsd } from './money.ts';
 
@@ -68,8 +69,19 @@ export const configSchema = z.object({
   REPLICATE_API_TOKEN: optionalText,
   REPLICATE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   PROVIDER_POLL_INTERVAL_MS: positiveInt.default(1000),
+  PROVIDER_POLL_MAX_INTERVAL_MS: positiveInt.default(15_000),
+  UPSTREAM_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  FAL_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  REPLICATE_WEBHOOK_SECRET: optionalText,
+  FAL_TIMEOUT_SECONDS: positiveInt.default(30),
+  REPLICATE_TIMEOUT_SECONDS: positiveInt.default(30),
+  OPENAI_TIMEOUT_SECONDS: positiveInt.default(600),
+  LOCAL_CONCURRENCY: positiveInt.default(availableParallelism()),
+  FAL_CONCURRENCY: positiveInt.default(20),
+  REPLICATE_CONCURRENCY: positiveInt.default(20),
+  OPENAI_CONCURRENCY: positiveInt.default(20),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,11 +1,13 @@
 // The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
-import { NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from '../activities/index.ts';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { type ActivityDeps, createActivities, createProviderActivities } from '../activities/index.ts';
+import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import type { Config } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/local-storage.ts';
+import { providerTaskQueue } from './temporal/task-queues.ts';
 import { workflowsPath } from './temporal/workflows-path.ts';
 
 export interface WorkerDeps {
@@ -23,6 +25,45 @@ export interface RunningWorker {
 
 const restartDelayMs = 5_000;
 
+/** How many calls to each provider one worker runs at once (its task queue's activity slots). */
+const concurrencyOf = (config: Config): Record<keyof typeof providers, number> => ({
+  local: config.LOCAL_CONCURRENCY, fal: config.FAL_CONCURRENCY, replicate: config.REPLICATE_CONCURRENCY, openai: config.OPENAI_CONCURRENCY,
+});
+
+/**
+ * The workers of one process: the main task queue (workflows and database steps) and one queue per provider,
+ * each limited to its configured concurrency. `workflows` is a bundle (tests) or the path of the sources.
+ */
+export async function createWorkers(
+  connection: NativeConnection,
+  options: { config: Config; taskQueue: string; namespace?: string; workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> },
+  deps: ActivityDeps,
+): Promise<Worker[]> {
+  const common = { connection, namespace: options.namespace ?? options.config.TEMPORAL_NAMESPACE };
+  const providerActivities = createProviderActivities(deps);
+  const concurrency = concurrencyOf(options.config);
+  return Promise.all([
+    Worker.create({ ...common, taskQueue: options.taskQueue, ...options.workflows, activities: createActivities(deps) }),
+    ...Object.keys(providers).map((provider) => Worker.create({
+      ...common, taskQueue: providerTaskQueue(options.taskQueue, provider), activities: providerActivities,
+      maxConcurrentActivityTaskExecutions: concurrency[provider as keyof typeof providers],
+    })),
+  ]);
+}
+
+/** Runs the workers until `stop` settles; if one fails, the others are stopped too and the failure rethrown. */
+export async function runWorkers(workers: Worker[], stop: Promise<unknown>): Promise<void> {
+  let failed!: () => void;
+  const anyFailed = new Promise<void>((resolve) => { failed = resolve; });
+  const until = Promise.race([stop, anyFailed]);
+  const results = await Promise.allSettled(workers.map((worker) => worker.runUntil(until).catch((error: unknown) => {
+    failed();
+    throw error;
+  })));
+  const failure = results.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
+}
+
 /** Starts the worker and keeps it running: a worker that fails (e.g. Temporal went away) is rebuilt. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
@@ -36,16 +77,12 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
       let connection: NativeConnection | undefined;
       try {
         connection = await NativeConnection.connect({ address: deps.temporalAddress });
-        const worker = await Worker.create({
-          connection,
-          namespace: deps.config.TEMPORAL_NAMESPACE,
-          taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-          workflowsPath: workflowsPath(),
-          activities: createActivities(deps),
-        });
-        // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new worker down cleanly.
-        log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE }, 'worker running');
-        await worker.runUntil(stopRequested);
+        const workers = await createWorkers(connection, {
+          config: deps.config, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, workflows: { workflowsPath: workflowsPath() },
+        }, deps);
+        // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
+        log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE, providerQueues: Object.keys(providers).length }, 'worker running');
+        await runWorkers(workers, stopRequested);
       } catch (error) {
         if (!stopping) log.error({ err: error }, `worker stopped; retrying in ${restartDelayMs / 1000} s`);
       } finally {

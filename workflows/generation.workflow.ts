@@ -1,13 +1,16 @@
 // One workflow per generation task (workflow id = task id), in the steps of DESIGN §4:
 // admit (early return through update-with-start) → processing → generate and store → settle → notify.
 // Whatever goes wrong after the reservation (a failure, a timeout, a cancellation, even during admission)
-// releases it: the compensation runs in a non-cancellable scope.
+// releases it: the compensation runs in a non-cancellable scope. Provider calls run on the provider's own task
+// queue; an upstream that queues work is waited for here, on durable timers woken early by its callback.
 import {
-  ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, condition, defineQuery, defineUpdate,
-  proxyActivities, proxyLocalActivities, setHandler, TimeoutFailure,
+  ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal,
+  defineUpdate, proxyActivities, proxyLocalActivities, setHandler, TimeoutFailure, workflowInfo,
 } from '@temporalio/workflow';
 import type { AdmitInput, AdmitOutcome, GenerationActivities } from '../activities/generation.activities.ts';
+import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
 import type { TaskView } from '../src/generation/task-view.ts';
+import { providerOfModel, providerTaskQueue } from '../src/temporal/task-queues.ts';
 
 export interface GenerationInput extends AdmitInput {
   modelId: string;
@@ -19,6 +22,8 @@ export type AdmitResult = AdmitOutcome | { outcome: 'conflict' };
 
 export const admitUpdate = defineUpdate<AdmitResult, [{ requestHash: string }]>('admit');
 export const stateQuery = defineQuery<TaskView | null>('state');
+/** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
+export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
 
 // Database steps take milliseconds; a short timeout hands them to another worker soon after one dies.
 const fast = { startToCloseTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } } as const;
@@ -30,7 +35,7 @@ const { markProcessing, settleTask, failTask } = proxyActivities<GenerationActiv
 function callerSafeError(error: unknown, timeoutSeconds: number): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderRefusal') return cause.message;
-  if (cause instanceof TimeoutFailure) return `The model did not finish within ${timeoutSeconds} seconds.`;
+  if (cause instanceof TimeoutFailure || (cause instanceof ApplicationFailure && cause.type === 'ModelTimeout')) return `The model did not finish within ${timeoutSeconds} seconds.`;
   return 'The generation failed at the provider. You have not been charged.';
 }
 
@@ -54,13 +59,45 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     return admitted;
   });
 
-  const { generateOutputs } = proxyActivities<GenerationActivities>({
-    // The model's timeout bounds the whole call, retries included; heartbeats reveal a dead worker sooner.
+  const callbacks = new Set<string>();
+  setHandler(upstreamCallbackSignal, ({ jobId }) => { callbacks.add(jobId); });
+
+  // Provider calls go to the provider's task queue. The model's timeout bounds the call (or, for an upstream job,
+  // submission and waiting together), retries included; heartbeats reveal a dead worker sooner.
+  const taskQueue = providerTaskQueue(workflowInfo().taskQueue, providerOfModel(input.modelId));
+  const { generateOutputs } = proxyActivities<ProviderActivities>({
+    taskQueue,
     startToCloseTimeout: `${input.timeoutSeconds} seconds`,
     scheduleToCloseTimeout: `${input.timeoutSeconds} seconds`,
     heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
   });
+  const upstreamRetry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
+  // Collecting downloads the outputs: a job that succeeded gets its own ten minutes, past the model's timeout.
+  const { collectUpstreamJob } = proxyActivities<ProviderActivities>({ taskQueue, startToCloseTimeout: '5 minutes', scheduleToCloseTimeout: '10 minutes', retry: upstreamRetry });
+  const { cancelUpstreamJob } = proxyActivities<ProviderActivities>({ taskQueue, startToCloseTimeout: '1 minute', retry: { ...upstreamRetry, maximumAttempts: 3 } });
+  let job: JobRef | undefined;
+
+  /** Waits for the job: checks after each poll interval (growing by half up to the maximum) or at a callback. */
+  const awaitUpstreamJob = async (submitted: SubmittedJob, deadline: number): Promise<GeneratedOutputs> => {
+    job = { taskId: input.taskId, modelId: input.modelId, jobId: submitted.jobId };
+    let interval = submitted.pollIntervalMs;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw ApplicationFailure.nonRetryable('the upstream job outlived the model timeout', 'ModelTimeout');
+      const called = await condition(() => callbacks.has(submitted.jobId), Math.min(interval, remaining));
+      callbacks.delete(submitted.jobId);
+      const { checkUpstreamJob } = proxyActivities<ProviderActivities>({
+        taskQueue, startToCloseTimeout: '2 minutes', scheduleToCloseTimeout: Math.max(deadline - Date.now(), 1_000), retry: upstreamRetry,
+      });
+      if ((await checkUpstreamJob(job)).done) break;
+      if (!called) interval = Math.min(Math.round(interval * 1.5), submitted.pollMaxIntervalMs);
+    }
+    const outputs = await collectUpstreamJob(job);
+    job = undefined;
+    return outputs;
+  };
+
   try {
     // 1. Admit: the api is answered from the update; the long tail follows.
     await condition(() => admitted !== undefined || admissionFailed);
@@ -72,13 +109,20 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     }
     // 2–4. Run, store, settle. Settlement is not cancellable: a cancel arriving then must not race the charge.
     view = await markProcessing(input.taskId);
-    const produced = await generateOutputs({ taskId: input.taskId, modelId: input.modelId, request: input.request });
+    const deadline = Date.now() + input.timeoutSeconds * 1000;
+    const started = await generateOutputs({ taskId: input.taskId, modelId: input.modelId, request: input.request });
+    const produced = 'job' in started ? await awaitUpstreamJob(started.job, deadline) : started;
     view = await CancellationScope.nonCancellable(() => settleTask({ taskId: input.taskId, modelId: input.modelId, ...produced }));
   } catch (error) {
     if (error instanceof ApplicationFailure && error.type === 'AdmissionRefused') throw error;
     // Compensation: refund whatever admission reserved and end `failed`, even if the workflow is being cancelled.
     const message = callerSafeError(error, input.timeoutSeconds);
-    view = await CancellationScope.nonCancellable(() => failTask({ taskId: input.taskId, error: message }));
+    const abandoned = job;
+    view = await CancellationScope.nonCancellable(async () => {
+      // An upstream job nobody will collect is cancelled, so it stops costing (best effort: it may have ended).
+      if (abandoned) await cancelUpstreamJob(abandoned).catch(() => undefined);
+      return failTask({ taskId: input.taskId, error: message });
+    });
     if (admitted?.outcome !== 'admitted') throw error;
   }
   // 5. Notify: webhook delivery lands here with the webhooks issue.

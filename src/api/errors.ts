@@ -6,6 +6,7 @@ export const errorCodes = {
   invalid_json: { status: 400, description: 'The body is not valid JSON.' },
   invalid_webhook_url: { status: 400, description: 'The webhook URL is not an http(s) URI.' },
   unauthorized: { status: 401, description: 'The API key is missing, malformed, unknown, expired or revoked.' },
+  invalid_signature: { status: 401, description: 'An upstream callback whose signature is missing, invalid or too old.' },
   insufficient_balance: { status: 402, description: 'The available balance does not cover the cost (body: cost, balance_available).' },
   payment_required: { status: 402, description: 'An x402 payment is required or does not cover the cost.' },
   forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },

@@ -1,15 +1,17 @@
-// Which runner serves a model: a local engine by its upstream name, or an upstream adapter by provider and type.
-import type { CatalogEntry } from '../catalog/catalog.schema.ts';
+// Which provider serves a model: a local engine by its upstream name, an OpenAI-compatible runner by type, or
+// the fal and Replicate job queues. Clients are built once per configuration, not per call.
+import type { CatalogEntry, ProviderSlug } from '../catalog/catalog.schema.ts';
 import type { Config } from '../config.ts';
-import { createFalRunner } from './fal/queue.ts';
+import { createFalJobs } from './fal/queue.ts';
 import { localEngines } from './local/index.ts';
 import { createOpenAIChatRunner } from './openai/chat.ts';
+import { createOpenAIUpstream, type OpenAIUpstream } from './openai/client.ts';
 import { createOpenAIImageRunner, createOpenAISpeechRunner, createOpenAITranscriptionRunner } from './openai/media.ts';
-import { createReplicateRunner } from './replicate/predictions.ts';
-import type { ProviderRunner } from './types.ts';
+import { createReplicateJobs } from './replicate/predictions.ts';
+import type { Provider, ProviderRunner, UpstreamJobs } from './types.ts';
 
 /** The OpenAI-compatible endpoints by generation type (video, e.g. Sora, is not among them yet). */
-const openAIRunners: Partial<Record<CatalogEntry['type'], (config: Config) => ProviderRunner>> = {
+const openAIRunners: Partial<Record<CatalogEntry['type'], (upstream: OpenAIUpstream) => ProviderRunner>> = {
   'text-to-text': createOpenAIChatRunner,
   'text-to-image': createOpenAIImageRunner,
   'text-to-audio': createOpenAISpeechRunner,
@@ -26,13 +28,33 @@ export function canRun(config: Config, model: CatalogEntry): boolean {
   }
 }
 
-/** The runner for a model, or undefined when this build or this configuration cannot run it. */
-export function runnerFor(config: Config, model: CatalogEntry): ProviderRunner | undefined {
-  if (!canRun(config, model)) return undefined;
-  switch (model.provider) {
-    case 'local': return localEngines[model.upstream.model];
-    case 'openai': return openAIRunners[model.type]!(config);
-    case 'replicate': return createReplicateRunner(config);
-    case 'fal': return createFalRunner(config);
-  }
+export interface Providers {
+  /** How the model runs, or undefined when this build or this configuration cannot run it. */
+  for(model: CatalogEntry): Provider | undefined;
+  /** The job queue of a queueing upstream (for its callbacks), when configured. */
+  jobsOf(provider: ProviderSlug): UpstreamJobs | undefined;
+}
+
+const once = <T>(build: () => T): (() => T) => {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+};
+
+export function createProviders(config: Config): Providers {
+  const openAI = once(() => createOpenAIUpstream(config));
+  const jobs: Partial<Record<ProviderSlug, () => UpstreamJobs>> = {
+    ...(config.FAL_KEY ? { fal: once(() => createFalJobs(config)) } : {}),
+    ...(config.REPLICATE_API_TOKEN ? { replicate: once(() => createReplicateJobs(config)) } : {}),
+  };
+  return {
+    for(model) {
+      if (!canRun(config, model)) return undefined;
+      switch (model.provider) {
+        case 'local': return { kind: 'runner', run: localEngines[model.upstream.model]! };
+        case 'openai': return { kind: 'runner', run: openAIRunners[model.type]!(openAI()) };
+        default: return { kind: 'jobs', jobs: jobs[model.provider]!() };
+      }
+    },
+    jobsOf: (provider) => jobs[provider]?.(),
+  };
 }

@@ -1,6 +1,8 @@
-// What a provider gives back to the generation workflow. Adapters classify failures: a ProviderRefusal is
-// permanent (the task fails and is refunded, its message is shown to the caller); any other error is transient
-// and retried with backoff.
+// What a provider gives back to the generation workflow. Two shapes: a runner answers in one call (local engines,
+// OpenAI-compatible chat, images, speech, transcription); upstream jobs are queued by the provider (fal,
+// Replicate), so the workflow submits, waits for a callback or polls, then collects. Adapters classify failures:
+// a ProviderRefusal is permanent (the task fails and is refunded, its message is shown to the caller); a
+// ProviderRetryLater asks for a delay (Retry-After); any other error is transient and retried with backoff.
 import type { CatalogModel } from '../catalog/catalog.ts';
 import type { Usage } from '../catalog/pricing.ts';
 import type { GenerationRequest } from '../generation/request.ts';
@@ -32,16 +34,39 @@ export class ProviderRetryLater extends Error {
 export interface ProviderContext {
   /** Downloads a caller's input with the size limit and the private-network guard. */
   fetchInput(url: string): Promise<{ data: Buffer; contentType: string }>;
-  /** What the previous attempt of this call saved (an upstream job id), so a retry resumes instead of resubmitting. */
-  lastCheckpoint?: unknown;
-  /** Saves progress (an upstream job id) with the activity's heartbeat. */
-  checkpoint(details: unknown): void;
   /** Aborted when this attempt must stop: the task was cancelled, the call timed out, or the worker shuts down. */
   signal: AbortSignal;
-  /** True only when the task itself was cancelled: then, and only then, the upstream job is cancelled too. */
-  cancelRequested(): boolean;
 }
 
-/** Runs one request on one model. Local engines and upstream adapters alike. */
+/** Runs one request on one model in one call. */
 export type ProviderRunner = (request: GenerationRequest, model: CatalogModel, context: ProviderContext) => Promise<ProviderResult>;
 export type LocalEngine = ProviderRunner;
+
+/** Where an upstream job stands. */
+export type JobState =
+  | { state: 'pending'; queuePosition?: number }
+  | { state: 'succeeded' }
+  /** The upstream ran the job and it failed: permanent, with the upstream's reason (caller-readable). */
+  | { state: 'failed'; reason: string };
+
+/** A callback an upstream sent us, as received (the body raw, since signatures cover its exact bytes). */
+export interface UpstreamCallback {
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+/** An upstream that queues work: submit, status, result, cancel, and its signed completion callbacks. */
+export interface UpstreamJobs {
+  /** Queues the request; `callbackUrl`, when given, is where the upstream announces the job's end. */
+  submit(request: GenerationRequest, model: CatalogModel, options: { callbackUrl?: string; signal: AbortSignal }): Promise<string>;
+  status(model: CatalogModel, jobId: string, signal: AbortSignal): Promise<JobState>;
+  /** The finished job's outputs, copied into our hands (upstream URLs expire). */
+  collect(model: CatalogModel, jobId: string, signal: AbortSignal): Promise<ProviderResult>;
+  /** Best effort: asks the upstream to stop (and stop billing) a job nobody will collect. */
+  cancel(model: CatalogModel, jobId: string): Promise<void>;
+  /** The job id a genuine callback is about, or undefined when the signature or its age does not hold. */
+  verifyCallback(callback: UpstreamCallback): Promise<string | undefined>;
+}
+
+/** How a model runs: in one call, or as an upstream job. */
+export type Provider = { kind: 'runner'; run: ProviderRunner } | { kind: 'jobs'; jobs: UpstreamJobs };

@@ -18,3 +18,8 @@ export async function downloadOutput(url: string, options: { maxBytes: number; t
   const extension = extensionsByType[contentType];
   return extension ? { data, contentType, extension } : { data, contentType: 'application/octet-stream', extension: 'bin' };
 }
+
+/** All of a job's outputs, each download bounded by a minute. */
+export function downloadOutputs(urls: string[], options: { maxBytes: number; signal?: AbortSignal }): Promise<ProducedFile[]> {
+  return Promise.all(urls.map((url) => downloadOutput(url, { ...options, timeoutMs: 60_000 })));
+}

@@ -3,13 +3,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { createActivities } from '../../activities/index.ts';
 import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { credit } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { createDeveloperWithKey } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { type RealStack, useDevServerAndDatabase } from './stack.ts';
@@ -25,8 +24,8 @@ export interface Gateway extends RealStack {
 export function useGateway(configure: () => Promise<Partial<Config>> | Partial<Config> = () => ({})): Gateway {
   const stack = useDevServerAndDatabase();
   const gateway = stack as Gateway;
-  let worker: Worker | undefined;
-  let workerRun: Promise<void> | undefined;
+  let stopWorkers: (() => void) | undefined;
+  let workersRun: Promise<void> | undefined;
   let filesDir: string | undefined;
   beforeAll(async () => {
     gateway.config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), ...(await configure()) };
@@ -35,11 +34,10 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
     const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = uniqueTaskQueue('gateway');
-    worker = await Worker.create({
-      connection: stack.env.nativeConnection, taskQueue, workflowBundle: await bundleWorkflows(),
-      activities: createActivities({ prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config }),
-    });
-    workerRun = worker.run();
+    const workers = await createWorkers(stack.env.nativeConnection, {
+      config: gateway.config, taskQueue, namespace: 'default', workflows: { workflowBundle: await bundleWorkflows() },
+    }, { prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config });
+    workersRun = runWorkers(workers, new Promise<void>((resolve) => { stopWorkers = resolve; }));
     gateway.app = await startTestApp({
       prisma: stack.database.prisma, config: gateway.config, catalog: gateway.catalog, storage, temporal: { client: stack.env.client, taskQueue },
     });
@@ -47,8 +45,8 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   });
   afterAll(async () => {
     await gateway.app?.close();
-    worker?.shutdown();
-    await workerRun;
+    stopWorkers?.();
+    await workersRun;
     if (filesDir) await rm(filesDir, { recursive: true, force: true });
   });
   return gateway;

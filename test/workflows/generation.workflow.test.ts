@@ -1,7 +1,6 @@
 // The generation workflow on the time-skipping server, with the real money activities on a real database and
 // stand-ins (typed as the real activity) for the provider call, to drive each failure path.
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
 import { temporal } from '@temporalio/proto';
@@ -10,13 +9,13 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities, type GenerationActivities } from '../../activities/generation.activities.ts';
+import type { ProviderActivities } from '../../activities/provider.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
 import { requestHash, type GenerationRequest } from '../../src/generation/request.ts';
 import { newId } from '../../src/services/ids.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
-import { createLocalStorage } from '../../src/storage/local-storage.ts';
-import { admitUpdate, type GenerationInput, generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { providerOfModel, providerTaskQueue } from '../../src/temporal/task-queues.ts';
+import { admitUpdate, type GenerationInput, generationWorkflow, upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
@@ -28,8 +27,7 @@ let realActivities: GenerationActivities;
 
 beforeAll(async () => {
   [env, database, workflowBundle] = await Promise.all([createTimeSkippingEnv(), createTestDatabase(), bundleWorkflows()]);
-  const storage = createLocalStorage(await mkdtemp(join(tmpdir(), 'gateway-wf-files-')), 'http://files.test');
-  realActivities = createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog(), storage, config: loadConfig({}, []) });
+  realActivities = createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog() });
 });
 afterAll(async () => {
   await env?.teardown();
@@ -48,16 +46,26 @@ async function newTaskInput(costMicros = 500_000n, timeoutSeconds = 120, taskReq
 }
 
 /** Starts the workflow, admits it through its update (as the api does), and waits for the end. */
-async function run(input: GenerationInput, generateOutputs: GenerationActivities['generateOutputs'], whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>) {
+/** `provider` stands in for the provider call (`generateOutputs`), or for all the provider activities. */
+async function run(
+  input: GenerationInput,
+  provider: ProviderActivities['generateOutputs'] | Partial<ProviderActivities>,
+  whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>,
+) {
   const taskQueue = uniqueTaskQueue('generation');
-  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: { ...realActivities, generateOutputs } });
-  return worker.runUntil(async () => {
+  const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: realActivities });
+  // The provider call runs on the model's provider queue (local models: `<queue>-local`).
+  const providerWorker = await Worker.create({
+    connection: env.nativeConnection, taskQueue: providerTaskQueue(taskQueue, providerOfModel(input.modelId)),
+    activities: typeof provider === 'function' ? { generateOutputs: provider } : provider,
+  });
+  return providerWorker.runUntil(() => worker.runUntil(async () => {
     const handle = await env.client.workflow.start(generationWorkflow, { taskQueue, workflowId: input.taskId, args: [input] });
     const admission = await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] });
     await whileRunning?.(handle);
     const outcome = await handle.result().then((result) => ({ result, failure: undefined }), (failure: unknown) => ({ result: undefined, failure }));
     return { admission, ...outcome, history: await handle.fetchHistory() };
-  });
+  }));
 }
 
 async function moneyOf(accountId: string) {
@@ -159,5 +167,110 @@ describe('generationWorkflow', () => {
     expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'AdmissionRefused' });
     expect(await database.prisma.task.count({ where: { id: input.taskId } })).toBe(0);
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+  });
+
+  describe('an upstream job (fal, Replicate)', () => {
+    const videoRequest: GenerationRequest = { type: 'text-to-video', model: 'fal/veo-3-fast', prompt: 'a slow pan over a harbour', duration: 8 };
+    const submitted = (pollIntervalMs: number, pollMaxIntervalMs: number) => async () => ({ job: { jobId: 'job-1', pollIntervalMs, pollMaxIntervalMs } });
+    const collected = async () => ({ outputs: ['http://files.test/clip.mp4'] });
+    const timerDurations = (history: temporal.api.history.v1.IHistory) =>
+      (history.events ?? []).flatMap((event) => event.timerStartedEventAttributes ? [Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0) * 1000 + Math.round((event.timerStartedEventAttributes.startToFireTimeout?.nanos ?? 0) / 1e6)] : []);
+
+    it('polls on durable timers that grow by half up to the maximum, then collects and settles once', async () => {
+      const input = await newTaskInput(500_000n, 600, videoRequest);
+      let checks = 0;
+      const { result, history } = await run(input, {
+        generateOutputs: submitted(100, 400),
+        checkUpstreamJob: async (job) => {
+          expect(job).toEqual({ taskId: input.taskId, modelId: 'fal/veo-3-fast', jobId: 'job-1' });
+          checks += 1;
+          return checks < 7 ? { done: false, queuePosition: 7 - checks } : { done: true };
+        },
+        collectUpstreamJob: collected,
+      });
+      expect(checks).toBe(7);
+      expect(timerDurations(history)).toEqual([100, 150, 225, 338, 400, 400, 400]);
+      expect(result).toMatchObject({ status: 'completed', output: 'http://files.test/clip.mp4', cost: 0.5 });
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 500_000n, reserved: 0n, spent: 500_000n });
+    });
+
+    it("a callback for the job wakes the wait at once; one for another job does not", async () => {
+      const input = await newTaskInput(500_000n, 7_200, videoRequest);
+      let checks = 0;
+      let submittedJob!: () => void;
+      const jobSubmitted = new Promise<void>((resolve) => { submittedJob = resolve; });
+      const { result, history } = await run(input, {
+        generateOutputs: async () => {
+          submittedJob();
+          return { job: { jobId: 'job-1', pollIntervalMs: 3_600_000, pollMaxIntervalMs: 3_600_000 } };
+        },
+        checkUpstreamJob: async () => {
+          checks += 1;
+          return { done: true };
+        },
+        collectUpstreamJob: collected,
+      }, async (handle) => {
+        // Before result() is awaited the test server does not skip time: the hour-long poll timer really waits.
+        await jobSubmitted;
+        await handle.signal(upstreamCallbackSignal, { jobId: 'job-of-another-task' });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect(checks).toBe(0);
+        await handle.signal(upstreamCallbackSignal, { jobId: 'job-1' });
+      });
+      expect(checks).toBe(1);
+      expect(result?.status).toBe('completed');
+      const events = history.events ?? [];
+      expect(events.filter((event) => event.timerCanceledEventAttributes)).toHaveLength(1);
+      expect(events.filter((event) => event.timerFiredEventAttributes)).toHaveLength(0);
+    });
+
+    it('a job that outlives the model timeout fails the task, is cancelled upstream, and everything is released', async () => {
+      const input = await newTaskInput(500_000n, 3, videoRequest);
+      const cancelled: string[] = [];
+      const { result } = await run(input, {
+        generateOutputs: submitted(200, 500),
+        checkUpstreamJob: async () => ({ done: false }),
+        cancelUpstreamJob: async (job) => { cancelled.push(job.jobId); },
+      });
+      expect(result).toMatchObject({ status: 'failed', error: 'The model did not finish within 3 seconds.', cost: 0 });
+      expect(cancelled).toEqual(['job-1']);
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+    });
+
+    it('a job the upstream failed ends the task with its reason, refunded, without collecting', async () => {
+      const input = await newTaskInput(500_000n, 600, videoRequest);
+      let collectedCalls = 0;
+      const { result } = await run(input, {
+        generateOutputs: submitted(100, 100),
+        checkUpstreamJob: async () => { throw ApplicationFailure.nonRetryable('The model failed: CUDA out of memory', 'ProviderRefusal'); },
+        collectUpstreamJob: async () => { collectedCalls += 1; return collected(); },
+        cancelUpstreamJob: async () => undefined,
+      });
+      expect(collectedCalls).toBe(0);
+      expect(result).toMatchObject({ status: 'failed', error: 'The model failed: CUDA out of memory', cost: 0 });
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+    });
+
+    it('a task cancelled while its job waits cancels the job upstream and is refunded', async () => {
+      const input = await newTaskInput(500_000n, 7_200, videoRequest);
+      const cancelled: string[] = [];
+      let submittedJob!: () => void;
+      const jobSubmitted = new Promise<void>((resolve) => { submittedJob = resolve; });
+      const { failure } = await run(input, {
+        generateOutputs: async () => {
+          submittedJob();
+          return { job: { jobId: 'job-1', pollIntervalMs: 3_600_000, pollMaxIntervalMs: 3_600_000 } };
+        },
+        checkUpstreamJob: async () => ({ done: false }),
+        cancelUpstreamJob: async (job) => { cancelled.push(job.jobId); },
+      }, async (handle) => {
+        await jobSubmitted;
+        await handle.cancel();
+      });
+      expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect(cancelled).toEqual(['job-1']);
+      expect(await database.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({ status: 'failed' });
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+    });
   });
 });

@@ -1,25 +1,12 @@
 // text-to-text through any OpenAI-compatible chat completions server (OpenAI, OpenRouter, vLLM, llama.cpp,
 // Ollama) with the official `openai` SDK. The answer becomes a .txt artifact; the token usage the server reports
 // is what settlement charges.
-import OpenAI from 'openai';
-import type { Config } from '../../config.ts';
+import type OpenAI from 'openai';
 import { ProviderRefusal, type ProviderRunner } from '../types.ts';
-import { classifyUpstreamHttpError } from '../upstream-errors.ts';
+import type { OpenAIUpstream } from './client.ts';
 
-type OpenAIConfig = Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY'>;
-
-export function classifyOpenAIError(error: unknown): Error {
-  if (!(error instanceof OpenAI.APIError) || error.status === undefined) return error as Error; // network: transient
-  return classifyUpstreamHttpError({ status: error.status, retryAfter: error.headers?.get('retry-after') }, error);
-}
-
-export function createOpenAIChatRunner(config: OpenAIConfig): ProviderRunner {
+export function createOpenAIChatRunner(upstream: OpenAIUpstream): ProviderRunner {
   return async (request, model, context) => {
-    const client = new OpenAI({
-      baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'not-needed',
-      // Temporal owns retries and the overall timeout.
-      maxRetries: 0, timeout: model.timeout_seconds * 1000,
-    });
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
       ...(request.system_prompt ? [{ role: 'system' as const, content: request.system_prompt }] : []),
       { role: 'user' as const, content: request.prompt ?? '' },
@@ -31,18 +18,14 @@ export function createOpenAIChatRunner(config: OpenAIConfig): ProviderRunner {
       ...(request.repetition_penalty !== undefined ? { repetition_penalty: request.repetition_penalty } : {}),
       ...(request.enable_thinking !== undefined ? { chat_template_kwargs: { enable_thinking: request.enable_thinking } } : {}),
     };
-    let completion: OpenAI.Chat.ChatCompletion;
-    try {
-      completion = await client.chat.completions.create({
-        model: model.upstream.model, messages, max_tokens: request.max_tokens ?? pricing?.default_max_tokens,
-        temperature: request.temperature, top_p: request.top_p, presence_penalty: request.presence_penalty,
-        frequency_penalty: request.frequency_penalty, seed: request.seed, ...extra,
-      } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal: context.signal });
-    } catch (error) {
-      throw classifyOpenAIError(error);
-    }
+    const completion = await upstream.call(model, context.signal, (options) => upstream.client.chat.completions.create({
+      model: model.upstream.model, messages, max_tokens: request.max_tokens ?? pricing?.default_max_tokens,
+      temperature: request.temperature, top_p: request.top_p, presence_penalty: request.presence_penalty,
+      frequency_penalty: request.frequency_penalty, seed: request.seed, ...extra,
+    } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, options));
     const choice = completion.choices?.[0];
-    if (!choice) throw new Error('the provider answered without a choice');
+    // A malformed answer will not improve on retry: fail the task, refunded, with a plain reason.
+    if (!choice) throw new ProviderRefusal('The model returned no answer.');
     if (choice.finish_reason === 'content_filter') throw new ProviderRefusal('The provider refused to answer this request (content policy).');
     const text = choice.message?.content ?? '';
     return {

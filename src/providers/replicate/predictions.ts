@@ -1,61 +1,94 @@
-// Replicate through its official client: create a prediction, poll it with heartbeats (the prediction id rides
-// along, so a retried attempt resumes the same prediction instead of paying for a second), copy the outputs out
-// at once, and cancel upstream when the task is cancelled.
-import Replicate, { type Prediction } from 'replicate';
+// Replicate through its official client: create a prediction (with a webhook when we have a public URL), get
+// it, cancel it, and check its webhooks, which are Standard Webhooks signed with the account's secret. Outputs
+// are copied out as soon as the prediction succeeds: Replicate deletes them after an hour. Every call is bounded
+// by REPLICATE_TIMEOUT_SECONDS.
+import Replicate, { type Prediction, validateWebhook } from 'replicate';
 import type { Config } from '../../config.ts';
-import { downloadOutput } from '../upstream-output.ts';
-import { ProviderRefusal, type ProviderRunner } from '../types.ts';
+import { ProviderRefusal, type UpstreamCallback, type UpstreamJobs } from '../types.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
+import { downloadOutputs } from '../upstream-output.ts';
 
-type ReplicateConfig = Pick<Config, 'REPLICATE_API_TOKEN' | 'REPLICATE_BASE_URL' | 'PROVIDER_POLL_INTERVAL_MS' | 'INPUT_MAX_BYTES'>;
+type ReplicateConfig = Pick<Config, 'REPLICATE_API_TOKEN' | 'REPLICATE_BASE_URL' | 'REPLICATE_WEBHOOK_SECRET' | 'REPLICATE_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'>;
 
-const terminal = new Set(['succeeded', 'failed', 'canceled', 'aborted']);
+// Standard Webhooks' own tolerance: an older (or future) timestamp is a replay.
+const maxSkewSeconds = 300;
+
 function classify(error: unknown): Error {
   const response = (error as { response?: Response }).response;
-  if (!response) return error as Error; // network: transient
+  if (!response) return error as Error; // network or our timeout: transient
   return classifyUpstreamHttpError({ status: response.status, retryAfter: response.headers.get('retry-after') }, error as Error);
 }
 
 const outputUrls = (output: unknown): string[] =>
   (Array.isArray(output) ? output : [output]).filter((item): item is string => typeof item === 'string' && /^https?:\/\//.test(item));
 
-export function createReplicateRunner(config: ReplicateConfig): ProviderRunner {
-  return async (request, model, context) => {
-    const client = new Replicate({ auth: config.REPLICATE_API_TOKEN, baseUrl: config.REPLICATE_BASE_URL, useFileOutput: false });
-    const call = async <T>(step: () => Promise<T>) => {
-      try {
-        return await step();
-      } catch (error) {
-        throw classify(error);
-      }
-    };
-    const resumeId = (context.lastCheckpoint as { predictionId?: string } | undefined)?.predictionId;
-    let prediction: Prediction = resumeId
-      ? await call(() => client.predictions.get(resumeId))
-      : await call(() => client.predictions.create({ model: model.upstream.model, input: upstreamInput(request, model) }));
-    context.checkpoint({ predictionId: prediction.id });
-    // Only a cancelled task cancels the upstream job: a worker shutdown or a timed-out attempt leaves it running
-    // for the next attempt to resume.
-    const cancelUpstream = () => { if (context.cancelRequested()) void client.predictions.cancel(prediction.id).catch(() => undefined); };
-    if (context.signal.aborted) cancelUpstream();
-    context.signal.addEventListener('abort', cancelUpstream, { once: true });
+const header = (callback: UpstreamCallback, name: string) => {
+  const value = callback.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
+  const client = new Replicate({ auth: config.REPLICATE_API_TOKEN, baseUrl: config.REPLICATE_BASE_URL, useFileOutput: false });
+  const call = async <T>(signal: AbortSignal, step: (signal: AbortSignal) => Promise<T>) => {
     try {
-      while (!terminal.has(prediction.status)) {
-        await new Promise((resolve) => setTimeout(resolve, config.PROVIDER_POLL_INTERVAL_MS));
-        if (context.signal.aborted) throw new Error('cancelled');
-        prediction = await call(() => client.predictions.get(prediction.id));
+      return await step(AbortSignal.any([signal, AbortSignal.timeout(config.REPLICATE_TIMEOUT_SECONDS * 1000)]));
+    } catch (error) {
+      throw classify(error);
+    }
+  };
+  // The signing secret: configured, or asked of Replicate once (GET /webhooks/default/secret).
+  let secret: Promise<string> | undefined;
+  const signingSecret = () => {
+    secret ??= config.REPLICATE_WEBHOOK_SECRET
+      ? Promise.resolve(config.REPLICATE_WEBHOOK_SECRET)
+      : call(AbortSignal.timeout(30_000), (signal) => client.webhooks.default.secret.get({ signal })).then((answer) => answer.key);
+    return secret.catch((error: unknown) => {
+      secret = undefined; // ask again next time
+      throw error;
+    });
+  };
+  const get = (id: string, signal: AbortSignal): Promise<Prediction> => call(signal, (s) => client.predictions.get(id, { signal: s }));
+
+  return {
+    async submit(request, model, { callbackUrl, signal }) {
+      const prediction = await call(signal, (s) => client.predictions.create({
+        model: model.upstream.model, input: upstreamInput(request, model), signal: s,
+        ...(callbackUrl ? { webhook: callbackUrl, webhook_events_filter: ['completed'] as const } : {}),
+      }));
+      return prediction.id;
+    },
+
+    async status(_model, id, signal) {
+      const prediction = await get(id, signal);
+      switch (prediction.status) {
+        case 'succeeded': return { state: 'succeeded' };
+        case 'failed': return { state: 'failed', reason: `The model failed: ${String(prediction.error ?? 'no reason given').slice(0, 300)}` };
+        case 'canceled': case 'aborted': return { state: 'failed', reason: 'The prediction was cancelled at the provider.' };
+        default: return { state: 'pending' };
       }
-    } finally {
-      context.signal.removeEventListener('abort', cancelUpstream);
-    }
-    if (prediction.status === 'failed') {
-      throw new ProviderRefusal(`The model failed: ${String(prediction.error ?? 'no reason given').slice(0, 300)}`);
-    }
-    if (prediction.status !== 'succeeded') throw new ProviderRefusal('The prediction was cancelled at the provider.');
-    const urls = outputUrls(prediction.output);
-    if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
-    const files = await Promise.all(urls.map((url) => downloadOutput(url, { maxBytes: config.INPUT_MAX_BYTES, timeoutMs: 60_000, signal: context.signal })));
-    return { files };
+    },
+
+    async collect(_model, id, signal) {
+      const urls = outputUrls((await get(id, signal)).output);
+      if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
+      return { files: await downloadOutputs(urls, { maxBytes: config.INPUT_MAX_BYTES, signal }) };
+    },
+
+    async cancel(_model, id) {
+      await call(AbortSignal.timeout(config.REPLICATE_TIMEOUT_SECONDS * 1000), (signal) => client.predictions.cancel(id, { signal }));
+    },
+
+    async verifyCallback(callback) {
+      const id = header(callback, 'webhook-id');
+      const timestamp = header(callback, 'webhook-timestamp');
+      const signature = header(callback, 'webhook-signature');
+      if (!id || !timestamp || !signature || !/^\d+$/.test(timestamp)) return undefined;
+      if (Math.abs(Date.now() / 1000 - Number(timestamp)) > maxSkewSeconds) return undefined;
+      const body = callback.body.toString('utf8');
+      if (!(await validateWebhook({ id, timestamp, signature, body, secret: await signingSecret() }))) return undefined;
+      const prediction = JSON.parse(body) as { id?: unknown };
+      return typeof prediction.id === 'string' ? prediction.id : undefined;
+    },
   };
 }

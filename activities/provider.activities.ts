@@ -1,0 +1,120 @@
+// Activities that call providers; they run on the provider's own task queue. A runner answers in one call; an
+// upstream job is submitted here, then checked, collected or cancelled by the workflow, which waits between
+// checks on a durable timer or the upstream's callback (signal). Outputs are copied into our storage at once.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Catalog } from '../src/catalog/catalog.ts';
+import type { Config } from '../src/config.ts';
+import type { GenerationRequest } from '../src/generation/request.ts';
+import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
+import { createProviders, type Providers } from '../src/providers/registry.ts';
+import { type ProducedFile, ProviderRefusal, type ProviderResult, ProviderRetryLater } from '../src/providers/types.ts';
+import type { Storage } from '../src/storage/local-storage.ts';
+
+export interface ProviderActivityDeps {
+  catalog: Catalog;
+  storage: Storage;
+  config: Config;
+  /** Built from `config` when not given. */
+  providers?: Providers;
+}
+
+export interface GeneratedOutputs {
+  outputs: string[];
+  usage?: ProviderResult['usage'];
+}
+
+/** An upstream job in flight, and how the workflow should poll it when no callback comes. */
+export interface SubmittedJob {
+  jobId: string;
+  pollIntervalMs: number;
+  pollMaxIntervalMs: number;
+}
+
+export interface JobRef {
+  taskId: string;
+  modelId: string;
+  jobId: string;
+}
+
+/** A permanent failure whose message the caller may read; the workflow refunds and fails the task. */
+export const refusal = (message: string) => ApplicationFailure.nonRetryable(message, 'ProviderRefusal');
+
+/** Our adapters' classification, in Temporal's terms: permanent, delayed (Retry-After) or plainly transient. */
+async function classified<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);
+    if (error instanceof ProviderRetryLater) throw ApplicationFailure.create({ message: error.message, nextRetryDelay: error.delayMs });
+    throw error;
+  }
+}
+
+export function createProviderActivities(deps: ProviderActivityDeps) {
+  const providers = deps.providers ?? createProviders(deps.config);
+  const modelOf = (id: string) => {
+    const model = deps.catalog.get(id);
+    if (!model) throw refusal(`model ${id} is no longer in the catalog`);
+    return model;
+  };
+  const providerOf = (id: string) => {
+    const model = modelOf(id);
+    const provider = providers.for(model);
+    if (!provider) throw refusal(`${model.id} cannot run on this server`);
+    return { model, provider };
+  };
+  const jobsOf = (id: string) => {
+    const { model, provider } = providerOf(id);
+    if (provider.kind !== 'jobs') throw refusal(`${model.id} does not run as an upstream job`);
+    return { model, jobs: provider.jobs };
+  };
+  const store = async (taskId: string, files: ProducedFile[]) =>
+    Promise.all(files.map((file, index) => deps.storage.put(`${taskId}/output-${index}.${file.extension}`, file.data)));
+
+  return {
+    /** Runs the model and stores its outputs; for an upstream that queues work, submits the job instead. */
+    async generateOutputs(input: { taskId: string; modelId: string; request: GenerationRequest }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
+      const { model, provider } = providerOf(input.modelId);
+      const activity = Context.current();
+      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, not the model's whole timeout.
+      const heartbeat = setInterval(() => activity.heartbeat(), 1_000);
+      try {
+        if (provider.kind === 'jobs') {
+          const base = deps.config.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/$/, '');
+          const callbackUrl = base && `${base}/callbacks/${model.provider}/${input.taskId}`;
+          const jobId = await classified(() => provider.jobs.submit(input.request, model, { callbackUrl, signal: activity.cancellationSignal }));
+          return { job: { jobId, pollIntervalMs: deps.config.PROVIDER_POLL_INTERVAL_MS, pollMaxIntervalMs: deps.config.PROVIDER_POLL_MAX_INTERVAL_MS } };
+        }
+        const result = await classified(() => provider.run(input.request, model, {
+          fetchInput: (url) => fetchInput(url, { maxBytes: deps.config.INPUT_MAX_BYTES, timeoutMs: 30_000, allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS }),
+          signal: activity.cancellationSignal,
+        }));
+        return { outputs: await store(input.taskId, result.files), usage: result.usage };
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+
+    /** Whether the job is done; a job the upstream failed fails the task (refunded) with the upstream's reason. */
+    async checkUpstreamJob(input: JobRef): Promise<{ done: boolean; queuePosition?: number }> {
+      const { model, jobs } = jobsOf(input.modelId);
+      const state = await classified(() => jobs.status(model, input.jobId, Context.current().cancellationSignal));
+      if (state.state === 'failed') throw refusal(state.reason);
+      return state.state === 'succeeded' ? { done: true } : { done: false, queuePosition: state.queuePosition };
+    },
+
+    async collectUpstreamJob(input: JobRef): Promise<GeneratedOutputs> {
+      const { model, jobs } = jobsOf(input.modelId);
+      const result = await classified(() => jobs.collect(model, input.jobId, Context.current().cancellationSignal));
+      return { outputs: await store(input.taskId, result.files), usage: result.usage };
+    },
+
+    /** Stops (and stops paying for) a job the task no longer wants: it was cancelled, timed out or failed. */
+    async cancelUpstreamJob(input: JobRef): Promise<void> {
+      const { model, jobs } = jobsOf(input.modelId);
+      await classified(() => jobs.cancel(model, input.jobId));
+    },
+  };
+}
+
+export type ProviderActivities = ReturnType<typeof createProviderActivities>;

@@ -1,0 +1,36 @@
+// Where fal and Replicate announce a finished job (POST /callbacks/{provider}/{task id}, sent to the URL given at
+// submit when UPSTREAM_CALLBACK_BASE_URL is set). Not part of the public API: the caller is the upstream, and a
+// callback is only trusted after its signature is checked with the provider's own scheme. A genuine callback
+// only wakes the task's workflow, which then asks the upstream itself; its payload is never taken as the result.
+import { WorkflowNotFoundError } from '@temporalio/client';
+import express, { Router } from 'express';
+import type { ProviderSlug } from '../catalog/catalog.schema.ts';
+import type { Logger } from '../logger.ts';
+import type { Providers } from '../providers/registry.ts';
+import type { TemporalDeps } from '../temporal/generations.ts';
+import { upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
+import { ApiError } from './errors.ts';
+
+const taskIdPattern = /^gen_[A-Za-z0-9]+$/;
+
+export function upstreamCallbacksRouter(deps: { providers: Providers; temporal: TemporalDeps; logger: Logger }): Router {
+  const router = Router();
+  // The signature covers the exact bytes, so the body stays raw. Results are links, never media: 1 MB is ample.
+  router.post('/:provider/:taskId', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
+    const { provider, taskId } = req.params as { provider: string; taskId: string };
+    const jobs = deps.providers.jobsOf(provider as ProviderSlug);
+    if (!jobs || !taskIdPattern.test(taskId)) throw new ApiError('not_found', `No callback route for ${provider}/${taskId}.`);
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const jobId = await jobs.verifyCallback({ headers: req.headers, body });
+    if (!jobId) throw new ApiError('invalid_signature', 'The callback signature is missing, invalid or too old.');
+    try {
+      await deps.temporal.client.workflow.getHandle(taskId).signal(upstreamCallbackSignal, { jobId });
+    } catch (error) {
+      // The task ended already (polling found the result first): nothing left to wake, and nothing to retry.
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      deps.logger.debug({ taskId, provider }, 'upstream callback for a task that has ended');
+    }
+    res.json({ received: true });
+  });
+  return router;
+}

@@ -1,0 +1,47 @@
+// fal signs its webhook callbacks with ED25519 (fal docs, "Verifying your webhook"): the signed message is the
+// request id, the user id, the timestamp and the hex SHA-256 of the raw body, joined by newlines; the
+// signature is hex in X-Fal-Webhook-Signature; the public keys are a JWKS that fal publishes. A callback more
+// than five minutes off our clock is refused, so a captured one cannot be replayed later.
+import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
+import type { UpstreamCallback } from '../types.ts';
+
+const maxSkewSeconds = 300;
+// fal asks verifiers to cache its keys, for at most a day.
+const keysTtlMs = 24 * 60 * 60 * 1000;
+
+export const falJwksUrl = 'https://rest.alpha.fal.ai/.well-known/jwks.json';
+
+const header = (callback: UpstreamCallback, name: string) => {
+  const value = callback.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** Returns the request id of a genuine, fresh callback, else undefined. */
+export function createFalCallbackVerifier(jwksUrl: string, now: () => number = Date.now) {
+  let cached: { keys: KeyObject[]; fetchedAt: number } | undefined;
+  const publicKeys = async (): Promise<KeyObject[]> => {
+    if (cached && now() - cached.fetchedAt < keysTtlMs) return cached.keys;
+    const response = await fetch(jwksUrl, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new Error(`fal's JWKS answered HTTP ${response.status}`);
+    const { keys } = (await response.json()) as { keys: { kty?: string; crv?: string; x?: string }[] };
+    const usable = keys.filter((key) => key.kty === 'OKP' && key.crv === 'Ed25519' && key.x)
+      .map((key) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x! }, format: 'jwk' }));
+    cached = { keys: usable, fetchedAt: now() };
+    return usable;
+  };
+
+  return async (callback: UpstreamCallback): Promise<string | undefined> => {
+    const requestId = header(callback, 'x-fal-webhook-request-id');
+    const userId = header(callback, 'x-fal-webhook-user-id');
+    const timestamp = header(callback, 'x-fal-webhook-timestamp');
+    const signatureHex = header(callback, 'x-fal-webhook-signature');
+    if (!requestId || !userId || !timestamp || !signatureHex || !/^\d+$/.test(timestamp)) return undefined;
+    if (Math.abs(now() / 1000 - Number(timestamp)) > maxSkewSeconds) return undefined;
+    const signature = Buffer.from(signatureHex, 'hex');
+    if (signature.length !== 64) return undefined;
+    const bodyHash = createHash('sha256').update(callback.body).digest('hex');
+    const message = Buffer.from([requestId, userId, timestamp, bodyHash].join('\n'), 'utf8');
+    const keys = await publicKeys();
+    return keys.some((key) => verify(null, message, key, signature)) ? requestId : undefined;
+  };
+}

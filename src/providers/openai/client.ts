@@ -1,0 +1,36 @@
+// One `openai` SDK client per configuration, shared by the chat, image, speech and transcription runners. Each
+// call is bounded by OPENAI_TIMEOUT_SECONDS (never past the model's own timeout); Temporal owns retries.
+import OpenAI from 'openai';
+import type { CatalogModel } from '../../catalog/catalog.ts';
+import type { Config } from '../../config.ts';
+import { classifyUpstreamHttpError } from '../upstream-errors.ts';
+
+type OpenAIConfig = Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'>;
+
+export interface OpenAIUpstream {
+  client: OpenAI;
+  /** The most an output download may weigh. */
+  maxOutputBytes: number;
+  /** Runs one SDK call with the abort signal and the timeout, its failure classified. */
+  call<T>(model: CatalogModel, signal: AbortSignal, step: (options: OpenAI.RequestOptions) => Promise<T>): Promise<T>;
+}
+
+export function classifyOpenAIError(error: unknown): Error {
+  if (!(error instanceof OpenAI.APIError) || error.status === undefined) return error as Error; // network or timeout: transient
+  return classifyUpstreamHttpError({ status: error.status, retryAfter: error.headers?.get('retry-after') }, error);
+}
+
+export function createOpenAIUpstream(config: OpenAIConfig): OpenAIUpstream {
+  const client = new OpenAI({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'not-needed', maxRetries: 0 });
+  return {
+    client,
+    maxOutputBytes: config.INPUT_MAX_BYTES,
+    async call(model, signal, step) {
+      try {
+        return await step({ signal, timeout: Math.min(config.OPENAI_TIMEOUT_SECONDS, model.timeout_seconds) * 1000 });
+      } catch (error) {
+        throw classifyOpenAIError(error);
+      }
+    },
+  };
+}
