@@ -1,15 +1,16 @@
 // fal models through the real stack against a stand-in that speaks fal's queue API, including a job that
-// reports COMPLETED and fails when its result is fetched.
+// reports COMPLETED and fails when its result is fetched, and fal's ED25519-signed completion callbacks.
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { callbackSignals, cancelTask, postCallback, startGeneration, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type FalStandIn, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
 let upstream: FalStandIn;
 const gateway = useGateway(async () => {
   const output = await sharp({ create: { width: 24, height: 16, channels: 3, background: '#663399' } }).png().toBuffer();
   upstream = await startFalStandIn({ key: 'fal-test-key', output });
-  return { FAL_KEY: 'fal-test-key', FAL_QUEUE_URL: upstream.queueUrl, PROVIDER_POLL_INTERVAL_MS: 50 };
+  return { FAL_KEY: 'fal-test-key', FAL_QUEUE_URL: upstream.queueUrl, FAL_JWKS_URL: upstream.jwksUrl, FAL_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
 });
 afterAll(() => upstream?.close());
 
@@ -23,7 +24,7 @@ describe('fal', () => {
     const before = await balance();
     const task = await generateAndWait(gateway, developer.key, image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }));
     expect(task).toMatchObject({ status: 'completed', cost: 0.05, outputs: [expect.stringMatching(/output-0\.png$/)] });
-    expect(upstream.submitted.at(-1)).toEqual({ endpoint: 'fal-ai/flux/dev', input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 } });
+    expect(upstream.submitted.at(-1)).toMatchObject({ endpoint: 'fal-ai/flux/dev', input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 }, webhook: null });
     const stored = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
     expect([stored.width, stored.height]).toEqual([24, 16]);
     expect(before - (await balance())).toBe(50_000n);
@@ -32,12 +33,20 @@ describe('fal', () => {
   it('keeps polling the same job through a failed status call', async () => {
     const submissions = upstream.submitted.length;
     expect(await generateAndWait(gateway, developer.key, image('flaky [[500]]'))).toMatchObject({ status: 'completed' });
-    expect(upstream.submitted.length).toBe(submissions + 1); // resumed from the heartbeat, not submitted again
+    expect(upstream.submitted.length).toBe(submissions + 1); // the job is checked again, not submitted again
+  });
+
+  it('a status call that answers past FAL_TIMEOUT_SECONDS is abandoned and asked again', async () => {
+    const submissions = upstream.submitted.length;
+    expect(await generateAndWait(gateway, developer.key, image('slow answer [[slow-status]]'))).toMatchObject({ status: 'completed' });
+    expect(upstream.submitted.length).toBe(submissions + 1);
+    expect(upstream.statusCalls.get(upstream.submitted.at(-1)!.requestId)).toBeGreaterThanOrEqual(2);
   });
 
   it.each([
     ['a job that completes and then fails on its result', 'x [[result-error]]', /^The provider rejected the request \(HTTP 422\): Image contains NSFW content/],
     ['a submission the provider rejects', 'x [[422]]', /^The provider rejected the request \(HTTP 422\)/],
+    ['a result without any file', 'x [[malformed]]', /^The model returned no output\.$/],
   ])('%s fails the task with a clear error and a full refund', async (_name, prompt, error) => {
     const before = await balance();
     expect(await generateAndWait(gateway, developer.key, image(prompt))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
@@ -49,5 +58,53 @@ describe('fal', () => {
     await cancelWhileUpstreamRuns(gateway, developer.key, image('wait [[slow]]'), () => upstream.submitted.some((job) => JSON.stringify(job.input).includes('[[slow]]')));
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
+  });
+});
+
+describe('fal callbacks', () => {
+  useUpstreamCallbacks(gateway);
+
+  it('a signed callback finishes the task without waiting for a poll', async () => {
+    const task = await generateAndWait(gateway, developer.key, image('announced by callback'), 20_000);
+    expect(task).toMatchObject({ status: 'completed', outputs: [expect.stringMatching(/output-0\.png$/)] });
+    const job = upstream.submitted.at(-1)!;
+    expect(job.webhook).toBe(`${gateway.app.url}/callbacks/fal/${task.id}`);
+    expect(upstream.callbacks).toContainEqual({ url: job.webhook, status: 200 });
+    // The callback woke the workflow, which asked fal once: its payload is never taken as the result.
+    expect(upstream.statusCalls.get(job.requestId)).toBe(1);
+    expect(await callbackSignals(gateway, task.id)).toBe(1);
+  });
+
+  it('forged, tampered and stale callbacks are refused (401) and wake nothing; a genuine one wakes the task', async () => {
+    const before = await developer.balance();
+    const taskId = await startGeneration(gateway, developer.key, image('never ends [[slow]]'));
+    await expect.poll(() => upstream.submitted.some((job) => job.webhook?.endsWith(taskId))).toBe(true);
+    const { requestId } = upstream.submitted.find((job) => job.webhook?.endsWith(taskId))!;
+    const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: {} });
+    const refused = [
+      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { foreignKey: true }), body),
+      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body), body.replace('"OK"', '"ERROR"')),
+      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { timestamp: Math.floor(Date.now() / 1000) - 600 }), body),
+      await postCallback(gateway, 'fal', taskId, {}, body),
+    ];
+    for (const response of refused) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: 'invalid_signature', message: expect.any(String) });
+    }
+    expect(await callbackSignals(gateway, taskId)).toBe(0);
+    expect((await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body), body)).status).toBe(200);
+    await expect.poll(() => callbackSignals(gateway, taskId)).toBe(1);
+    // fal still says IN_PROGRESS, so the task waits on: cancelling it refunds it and cancels the job upstream.
+    await cancelTask(gateway, taskId);
+    expect(await developer.balance()).toBe(before);
+    expect(upstream.cancelled).toContain(requestId);
+  });
+
+  it('a callback for a provider that is not configured, or a malformed task id, is 404', async () => {
+    for (const path of ['/callbacks/replicate/gen_abc', '/callbacks/fal/not-a-task']) {
+      const response = await fetch(`${gateway.app.url}${path}`, { method: 'POST', body: '{}' });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ error: 'not_found' });
+    }
   });
 });

@@ -1,15 +1,17 @@
 // Replicate models through the real stack against a stand-in that speaks Replicate's HTTP API, including its
-// failure modes: a model error, rejected input, rate limiting, an empty output, and a model that never finishes.
+// failure modes (a model error, rejected input, rate limiting, an empty or malformed output, a slow answer, a
+// model that never finishes) and its signed webhooks.
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { callbackSignals, cancelTask, postCallback, startGeneration, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';
 
 let upstream: ReplicateStandIn;
 const gateway = useGateway(async () => {
   const output = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#00aa66' } }).png().toBuffer();
   upstream = await startReplicateStandIn({ token: 'r8_test_token', output });
-  return { REPLICATE_API_TOKEN: 'r8_test_token', REPLICATE_BASE_URL: upstream.baseUrl, PROVIDER_POLL_INTERVAL_MS: 50 };
+  return { REPLICATE_API_TOKEN: 'r8_test_token', REPLICATE_BASE_URL: upstream.baseUrl, REPLICATE_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
 });
 afterAll(() => upstream?.close());
 
@@ -23,7 +25,7 @@ describe('Replicate', () => {
     const before = await balance();
     const task = await generateAndWait(gateway, developer.key, upscale('cat.png'));
     expect(task).toMatchObject({ status: 'completed', cost: 0.004, output: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\/gen_\w+\/output-0\.png$/) });
-    expect(upstream.created.at(-1)).toEqual({ model: 'nightmareai/real-esrgan', input: { image: 'https://images.example/cat.png', scale: 4 } });
+    expect(upstream.created.at(-1)).toMatchObject({ model: 'nightmareai/real-esrgan', input: { image: 'https://images.example/cat.png', scale: 4 }, webhook: null });
     const image = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
     expect([image.width, image.height]).toEqual([40, 30]);
     expect(before - (await balance())).toBe(4_000n);
@@ -35,10 +37,16 @@ describe('Replicate', () => {
     expect(upstream.created.length).toBe(created + 1);
   });
 
+  it('a GET that answers past REPLICATE_TIMEOUT_SECONDS is abandoned and asked again', async () => {
+    expect(await generateAndWait(gateway, developer.key, upscale('slow-[[slow-get]].png'))).toMatchObject({ status: 'completed' });
+    expect(upstream.gets.get(upstream.created.at(-1)!.id)).toBeGreaterThanOrEqual(2);
+  });
+
   it.each([
     ['a failed prediction', 'bad-[[failed]].png', /^The model failed: NSFW content detected/],
     ['input the provider rejects', 'bad-[[422]].png', /^The provider rejected the request \(HTTP 422\)\.$/],
     ['a prediction without output', 'none-[[empty]].png', /^The model returned no output\.$/],
+    ['an output that holds no URL', 'odd-[[malformed]].png', /^The model returned no output\.$/],
   ])('%s fails the task with a clear error and a full refund', async (_name, image, error) => {
     const before = await balance();
     expect(await generateAndWait(gateway, developer.key, upscale(image))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
@@ -50,5 +58,45 @@ describe('Replicate', () => {
     await cancelWhileUpstreamRuns(gateway, developer.key, upscale('wait-[[slow]].png'), () => upstream.created.some((prediction) => JSON.stringify(prediction.input).includes('[[slow]]')));
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
+  });
+});
+
+describe('Replicate webhooks', () => {
+  useUpstreamCallbacks(gateway);
+
+  it('a signed webhook (secret asked of Replicate\'s API) finishes the task without waiting for a poll', async () => {
+    const task = await generateAndWait(gateway, developer.key, upscale('hooked.png'), 20_000);
+    expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/output-0\.png$/) });
+    const prediction = upstream.created.at(-1)!;
+    expect(prediction.webhook).toBe(`${gateway.app.url}/callbacks/replicate/${task.id}`);
+    expect(upstream.callbacks).toContainEqual({ url: prediction.webhook, status: 200 });
+    // One GET to check the state and one to collect the output: the webhook's body is never taken as the result.
+    expect(upstream.gets.get(prediction.id)).toBe(2);
+    expect(await callbackSignals(gateway, task.id)).toBe(1);
+  });
+
+  it('forged, tampered and stale webhooks are refused (401) and wake nothing; a genuine one wakes the task', async () => {
+    const before = await developer.balance();
+    const taskId = await startGeneration(gateway, developer.key, upscale('wait-[[slow]].png'));
+    await expect.poll(() => upstream.created.some((prediction) => prediction.webhook?.endsWith(taskId))).toBe(true);
+    const { id } = upstream.created.find((prediction) => prediction.webhook?.endsWith(taskId))!;
+    const body = JSON.stringify({ id, status: 'succeeded', output: ['https://evil.example/x.png'] });
+    const refused = [
+      await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body, { secret: 'whsec_Zm9yZ2VkIHNlY3JldCBmb3IgdGhlIHRlc3Q=' }), body),
+      await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body), body.replace('succeeded', 'failed')),
+      await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body, { timestamp: Math.floor(Date.now() / 1000) - 600 }), body),
+      await postCallback(gateway, 'replicate', taskId, {}, body),
+    ];
+    for (const response of refused) {
+      expect(response.status).toBe(401);
+      expect(await response.json()).toMatchObject({ error: 'invalid_signature', message: expect.any(String) });
+    }
+    expect(await callbackSignals(gateway, taskId)).toBe(0);
+    expect((await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body), body)).status).toBe(200);
+    await expect.poll(() => callbackSignals(gateway, taskId)).toBe(1);
+    // Replicate still says processing, so the task waits on (the forged output is never fetched): cancel it.
+    await cancelTask(gateway, taskId);
+    expect(await developer.balance()).toBe(before);
+    expect(upstream.cancelled).toContain(id);
   });
 });

@@ -2,16 +2,29 @@
 // GET /{app}/requests/{id}/status goes IN_QUEUE → IN_PROGRESS → COMPLETED over successive polls,
 // GET /{app}/requests/{id} returns the result, PUT /{app}/requests/{id}/cancel cancels. Markers in the input's
 // prompt choose failure modes: [[result-error]] (COMPLETED, then the result fetch fails with 422, as fal jobs
-// can), [[422]] (submit rejected), [[500]] (the status call fails once), [[slow]] (stays IN_PROGRESS).
+// can), [[422]] (submit rejected), [[500]] (the status call fails once), [[slow]] (stays IN_PROGRESS),
+// [[slow-status]] (the first status call answers after 2.5 s), [[malformed]] (a result without file URLs).
+// A job submitted with `?fal_webhook=` completes on its own shortly after and is announced by a POST signed as
+// fal signs (ED25519 over request id, user id, timestamp and the body's SHA-256), with keys at /.well-known/jwks.json.
+import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendCallback, type SentCallback } from './callback-sender.ts';
 
 export interface FalStandIn {
   queueUrl: string;
-  submitted: { endpoint: string; input: Record<string, unknown> }[];
+  jwksUrl: string;
+  submitted: { endpoint: string; input: Record<string, unknown>; requestId: string; webhook: string | null }[];
   cancelled: string[];
+  /** Status calls per request id. */
+  statusCalls: Map<string, number>;
+  callbacks: SentCallback[];
+  /** fal's callback headers for `body`; `privateKey` and `timestamp` may be forged. */
+  signCallback(requestId: string, body: string, forge?: { timestamp?: number; foreignKey?: boolean }): Record<string, string>;
   close(): Promise<void>;
 }
+
+const userId = 'fal-user-1';
 
 const readJson = async (req: IncomingMessage) => {
   const chunks: Buffer[] = [];
@@ -20,18 +33,46 @@ const readJson = async (req: IncomingMessage) => {
 };
 
 export async function startFalStandIn(options: { key: string; output: Buffer }): Promise<FalStandIn> {
-  const jobs = new Map<string, { polls: number; marker: string; cancelled: boolean }>();
+  const jobs = new Map<string, { polls: number; marker: string; cancelled: boolean; completed: boolean }>();
   const submitted: FalStandIn['submitted'] = [];
   const cancelled: string[] = [];
+  const statusCalls = new Map<string, number>();
+  const callbacks: SentCallback[] = [];
   const failedOnce = new Set<string>();
+  const signingKeys = generateKeyPairSync('ed25519');
+  const foreignKeys = generateKeyPairSync('ed25519');
   let base = '';
   const send = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const result = (id: string, marker: string) => marker === '[[malformed]]'
+    ? { images: 'not-a-list', seed: 42 }
+    : { images: [{ url: `${base}/files/${id}.png`, content_type: 'image/png', width: 24, height: 16 }], seed: 42, has_nsfw_concepts: [false] };
+  const signCallback: FalStandIn['signCallback'] = (requestId, body, forge = {}) => {
+    const timestamp = String(forge.timestamp ?? Math.floor(Date.now() / 1000));
+    const message = [requestId, userId, timestamp, createHash('sha256').update(body).digest('hex')].join('\n');
+    const key = forge.foreignKey ? foreignKeys.privateKey : signingKeys.privateKey;
+    return {
+      'x-fal-webhook-request-id': requestId, 'x-fal-webhook-user-id': userId, 'x-fal-webhook-timestamp': timestamp,
+      'x-fal-webhook-signature': sign(null, Buffer.from(message), key).toString('hex'),
+    };
+  };
+  // Like fal: the job finishes on its own, then its result is POSTed to the webhook.
+  const completeWithCallback = (id: string, webhook: string) => setTimeout(() => {
+    const job = jobs.get(id)!;
+    if (job.cancelled) return;
+    job.completed = true;
+    const body = JSON.stringify({ request_id: id, gateway_request_id: id, status: 'OK', payload: result(id, job.marker) });
+    void sendCallback(webhook, signCallback(id, body), body, callbacks);
+  }, 200);
 
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     if (req.method === 'GET' && url.pathname.startsWith('/files/')) {
       res.writeHead(200, { 'content-type': 'image/png' }).end(options.output);
       return;
+    }
+    if (req.method === 'GET' && url.pathname === '/.well-known/jwks.json') {
+      const jwk = signingKeys.publicKey.export({ format: 'jwk' });
+      return send(res, 200, { keys: [{ ...jwk, kid: 'stand-in-1', use: 'sig', alg: 'EdDSA' }] });
     }
     if (req.headers.authorization !== `Key ${options.key}`) return send(res, 401, { detail: 'Unauthorized' });
     const request = /^\/(.+?)\/requests\/([\w-]+)(\/status|\/cancel)?$/.exec(url.pathname);
@@ -41,8 +82,10 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
       const marker = /\[\[[\w-]+\]\]/.exec(JSON.stringify(input))?.[0] ?? '';
       if (marker === '[[422]]') return send(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'prompt is not allowed', type: 'value_error' }] });
       const id = `req-${jobs.size + 1}-${Date.now().toString(36)}`;
-      jobs.set(id, { polls: 0, marker, cancelled: false });
-      submitted.push({ endpoint: url.pathname.slice(1), input });
+      const webhook = url.searchParams.get('fal_webhook');
+      jobs.set(id, { polls: 0, marker, cancelled: false, completed: false });
+      submitted.push({ endpoint: url.pathname.slice(1), input, requestId: id, webhook });
+      if (webhook && marker !== '[[slow]]') completeWithCallback(id, webhook);
       const app = url.pathname.slice(1).split('/').slice(0, 2).join('/');
       return send(res, 200, {
         request_id: id, status: 'IN_QUEUE', queue_position: 2,
@@ -58,21 +101,23 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
       return send(res, 202, { status: 'CANCELLATION_REQUESTED' });
     }
     if (action === '/status') {
-      if (job.marker === '[[500]]' && !failedOnce.has(id!)) {
+      statusCalls.set(id!, (statusCalls.get(id!) ?? 0) + 1);
+      if ((job.marker === '[[500]]' || job.marker === '[[slow-status]]') && !failedOnce.has(id!)) {
         failedOnce.add(id!);
-        return send(res, 500, { detail: 'Internal server error' });
+        if (job.marker === '[[500]]') return send(res, 500, { detail: 'Internal server error' });
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
       }
       job.polls += 1;
-      const status = job.polls === 1 ? 'IN_QUEUE' : job.polls === 2 || job.marker === '[[slow]]' ? 'IN_PROGRESS' : 'COMPLETED';
+      const status = job.completed ? 'COMPLETED' : job.polls === 1 ? 'IN_QUEUE' : job.polls === 2 || job.marker === '[[slow]]' ? 'IN_PROGRESS' : 'COMPLETED';
       return send(res, 200, { status, request_id: id, ...(status === 'IN_QUEUE' ? { queue_position: 1 } : {}), response_url: `${base}${url.pathname.replace(/\/status$/, '')}` });
     }
     if (job.marker === '[[result-error]]') return send(res, 422, { detail: 'Image contains NSFW content and was filtered.' });
-    return send(res, 200, { images: [{ url: `${base}/files/${id}.png`, content_type: 'image/png', width: 24, height: 16 }], seed: 42, has_nsfw_concepts: [false] });
+    return send(res, 200, result(id!, job.marker));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    queueUrl: base, submitted, cancelled,
+    queueUrl: base, jwksUrl: `${base}/.well-known/jwks.json`, submitted, cancelled, statusCalls, callbacks, signCallback,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
