@@ -91,7 +91,7 @@ export const catalogEntries: Entry[] = [
   {
     slug: 'sora-2', name: 'Sora 2', provider: 'openai', type: 'text-to-video', ...common,
     description: 'OpenAI Sora 2 through an OpenAI-compatible videos endpoint: 4, 8 or 12 second clips with sound.',
-    capabilities: { ...video, output_modalities: ['video', 'audio'], resolutions: ['720p'], durations: [4, 8, 12] },
+    capabilities: { ...video, output_modalities: ['video', 'audio'], aspect_ratios: ['16:9', '9:16'], resolutions: ['720p'], durations: [4, 8, 12] },
     pricing: { kind: 'per_second', usd: '0.10' }, timeout_seconds: 1200,
     upstream: { model: 'sora-2', parameters: { duration: 'seconds' } },
   },

@@ -7,22 +7,26 @@ import { localEngines } from './local/index.ts';
 import { createOpenAIChatRunner } from './openai/chat.ts';
 import { createOpenAIUpstream, type OpenAIUpstream } from './openai/client.ts';
 import { createOpenAIImageRunner, createOpenAISpeechRunner, createOpenAITranscriptionRunner } from './openai/media.ts';
+import { createOpenAIVideoJobs } from './openai/videos.ts';
 import { createReplicateJobs } from './replicate/predictions.ts';
 import type { Provider, ProviderRunner, UpstreamJobs } from './types.ts';
 
-/** The OpenAI-compatible endpoints by generation type (video, e.g. Sora, is not among them yet). */
+/** The OpenAI-compatible endpoints by generation type: answered in one call, or (video) a job to poll. */
 const openAIRunners: Partial<Record<CatalogEntry['type'], (upstream: OpenAIUpstream) => ProviderRunner>> = {
   'text-to-text': createOpenAIChatRunner,
   'text-to-image': createOpenAIImageRunner,
   'text-to-audio': createOpenAISpeechRunner,
   'speech-to-text': createOpenAITranscriptionRunner,
 };
+const openAIJobs: Partial<Record<CatalogEntry['type'], (upstream: OpenAIUpstream) => UpstreamJobs>> = {
+  'text-to-video': createOpenAIVideoJobs,
+};
 
 /** Whether this build, so configured, can run the model (without building a client). */
 export function canRun(config: Config, model: CatalogEntry): boolean {
   switch (model.provider) {
     case 'local': return model.upstream.model in localEngines;
-    case 'openai': return Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY) && model.type in openAIRunners;
+    case 'openai': return Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY) && (model.type in openAIRunners || model.type in openAIJobs);
     case 'replicate': return Boolean(config.REPLICATE_API_TOKEN);
     case 'fal': return Boolean(config.FAL_KEY);
   }
@@ -31,7 +35,7 @@ export function canRun(config: Config, model: CatalogEntry): boolean {
 export interface Providers {
   /** How the model runs, or undefined when this build or this configuration cannot run it. */
   for(model: CatalogEntry): Provider | undefined;
-  /** The job queue of a queueing upstream (for its callbacks), when configured. */
+  /** The job queue of an upstream that calls back (fal, Replicate), when configured. */
   jobsOf(provider: ProviderSlug): UpstreamJobs | undefined;
 }
 
@@ -51,7 +55,10 @@ export function createProviders(config: Config): Providers {
       if (!canRun(config, model)) return undefined;
       switch (model.provider) {
         case 'local': return { kind: 'runner', run: localEngines[model.upstream.model]! };
-        case 'openai': return { kind: 'runner', run: openAIRunners[model.type]!(openAI()) };
+        case 'openai': {
+          const runner = openAIRunners[model.type];
+          return runner ? { kind: 'runner', run: runner(openAI()) } : { kind: 'jobs', jobs: openAIJobs[model.type]!(openAI()) };
+        }
         default: return { kind: 'jobs', jobs: jobs[model.provider]!() };
       }
     },

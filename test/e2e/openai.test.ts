@@ -1,8 +1,13 @@
 // OpenAI-compatible models through the real stack against a stand-in server. text-to-text: messages folded into a
 // system prompt and a transcript, parameters passed on, the answer stored as .txt, tokens used charged. Then
-// images, speech and transcription (charged by the measured length).
+// images, speech and transcription (charged by the measured length), and video jobs (Sora) polled to the end.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
@@ -13,13 +18,21 @@ import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-comp
 let upstream: OpenAIStandIn;
 let inputs: Server;
 let inputsUrl: string;
+let clip: Buffer;
 const png = () => sharp({ create: { width: 32, height: 32, channels: 3, background: '#ff8800' } }).png().toBuffer();
+/** A real one-second H.264 clip, as a video job's content. */
+const mp4 = () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'openai-video-')), 'clip.mp4');
+  execFileSync(ffmpeg.path, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=128x72:rate=10:duration=1', '-pix_fmt', 'yuv420p', file]);
+  return readFileSync(file);
+};
 const gateway = useGateway(async () => {
-  upstream = await startOpenAIStandIn({ png: await png(), mp3: Buffer.from('ID3-stand-in-mp3-bytes'.repeat(20)), transcript: { text: 'Hello from the recording.', duration: 61.5 } });
+  clip = mp4();
+  upstream = await startOpenAIStandIn({ png: await png(), mp3: Buffer.from('ID3-stand-in-mp3-bytes'.repeat(20)), transcript: { text: 'Hello from the recording.', duration: 61.5 }, mp4: clip });
   inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(Buffer.alloc(4096, 1)));
   await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
   inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
-  return { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream-test' };
+  return { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream-test', OPENAI_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
 });
 afterAll(async () => {
   await upstream?.close();
@@ -66,9 +79,15 @@ describe('text-to-text', () => {
     expect(upstream.requests.filter((request) => /\[\[(429|500)\]\]/.test(request.body.messages.at(-1).content))).toHaveLength(4);
   });
 
+  it('an answer slower than OPENAI_TIMEOUT_SECONDS is abandoned and asked again', async () => {
+    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'take your time [[slow]]' })).toMatchObject({ status: 'completed' });
+    expect(upstream.requests.filter((request) => request.body.messages?.at(-1).content.includes('[[slow]]'))).toHaveLength(2);
+  });
+
   it.each([
     ['a request the provider rejects', '[[400]]', 'The provider rejected the request (HTTP 400).'],
     ['a content-policy refusal', '[[filter]]', 'The provider refused to answer this request (content policy).'],
+    ['an answer without choices', '[[no-choices]]', 'The model returned no answer.'],
   ])('%s fails the task with a clear error and refunds it', async (_name, marker, error) => {
     const before = await balance();
     expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: `please ${marker}` })).toMatchObject({ status: 'failed', error, cost: 0 });
@@ -104,5 +123,37 @@ describe('images, speech and transcription', () => {
     expect(upload.multipart).toContain('filename="memo.wav"');
     expect(upload.multipart).toContain('whisper-1');
     expect(before - (await balance())).toBe(12_000n); // 61.5 s → 2 minutes × 0.006
+  });
+});
+
+describe('malformed media answers', () => {
+  it.each([
+    ['an image entry without image', { type: 'text-to-image', model: 'openai/gpt-image-1', prompt: 'a kite [[no-image]]' }, 'The model returned no image.'],
+    ['speech that is not audio', { type: 'text-to-audio', model: 'openai/tts-1', prompt: 'Hello [[not-audio]]' }, 'The model returned no audio.'],
+  ])('%s fails the task with a clear error and refunds it', async (_name, body, error) => {
+    const before = await balance();
+    expect(await generate(body)).toMatchObject({ status: 'failed', error, cost: 0 });
+    expect(await balance()).toBe(before);
+  });
+});
+
+describe('text-to-video (Sora-style /videos jobs)', () => {
+  it('creates the job, polls it to completion, stores the MP4 and charges the seconds', async () => {
+    const before = await balance();
+    const task = await generate({ type: 'text-to-video', model: 'openai/sora-2', prompt: 'waves at dawn', duration: 8, aspect_ratio: '9:16' });
+    expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/output-0\.mp4$/), cost: 0.8 });
+    const job = [...upstream.videos.values()].at(-1)!;
+    expect(job.fields).toMatchObject({ model: 'sora-2', prompt: 'waves at dawn', seconds: '8', size: '720x1280' });
+    expect(job.retrievals).toBeGreaterThanOrEqual(3);
+    expect(Buffer.from(await (await fetch(task.output)).arrayBuffer()).equals(clip)).toBe(true);
+    expect(job.deleted).toBe(false); // collected, so not cancelled
+    expect(before - (await balance())).toBe(800_000n);
+  });
+
+  it('a job the upstream fails ends the task with its reason and a full refund', async () => {
+    const before = await balance();
+    expect(await generate({ type: 'text-to-video', model: 'openai/sora-2', prompt: 'forbidden [[video-failed]]', duration: 4 }))
+      .toMatchObject({ status: 'failed', error: 'The model failed: Your request was blocked by our moderation system.', cost: 0 });
+    expect(await balance()).toBe(before);
   });
 });

@@ -1,7 +1,10 @@
 // A local stand-in for an OpenAI-compatible server, as the API documents it: POST /v1/chat/completions with its
 // failure modes chosen by markers in the last user message ([[429]] once with Retry-After, [[500]] once, [[400]],
-// [[filter]] for finish_reason content_filter); /v1/images/generations (base64 PNGs); /v1/audio/speech (MP3
-// bytes); /v1/audio/transcriptions (multipart upload, verbose_json with the duration it was told).
+// [[filter]] for finish_reason content_filter, [[slow]] answering the first time after 2.5 s, [[no-choices]]);
+// /v1/images/generations (base64 PNGs; [[no-image]]: an entry without image); /v1/audio/speech (MP3 bytes;
+// [[not-audio]]: a JSON body instead); /v1/audio/transcriptions (multipart upload, verbose_json with the duration
+// it was told); /v1/videos (multipart create; queued → in_progress → completed over retrievals, [[video-failed]]
+// fails; /content serves the MP4; DELETE removes the job).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,6 +16,8 @@ export interface ChatRequestRecord {
 export interface OpenAIStandIn {
   baseUrl: string;
   requests: ChatRequestRecord[];
+  /** Video jobs by id, with the multipart fields they were created with. */
+  videos: Map<string, { fields: Record<string, string>; retrievals: number; deleted: boolean }>;
   close(): Promise<void>;
 }
 
@@ -29,12 +34,59 @@ export interface OpenAIStandInMedia {
   mp3: Buffer;
   /** What /audio/transcriptions answers, duration in seconds. */
   transcript: { text: string; duration: number };
+  mp4?: Buffer;
 }
+
+const readRaw = async (req: IncomingMessage) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+};
+
+/** The text fields of a multipart/form-data body (enough for the SDK's video create). */
+const multipartFields = (body: Buffer): Record<string, string> => Object.fromEntries(
+  [...body.toString('utf8').matchAll(/name="([^"]+)"\r\n\r\n([^\r]*)\r\n/g)].map((match) => [match[1]!, match[2]!]),
+);
 
 export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<OpenAIStandIn> {
   const requests: ChatRequestRecord[] = [];
+  const videos: OpenAIStandIn['videos'] = new Map();
   const failedOnce = new Set<string>();
+  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const videoView = (id: string) => {
+    const video = videos.get(id)!;
+    const status = video.fields.prompt?.includes('[[video-failed]]') && video.retrievals >= 2 ? 'failed'
+      : video.retrievals === 0 ? 'queued' : video.retrievals === 1 ? 'in_progress' : 'completed';
+    return {
+      id, object: 'video', model: video.fields.model, status, progress: status === 'completed' ? 100 : 40, prompt: video.fields.prompt,
+      seconds: video.fields.seconds, size: video.fields.size, created_at: 1_763_700_000, completed_at: null, expires_at: null,
+      remixed_from_video_id: null, error: status === 'failed' ? { code: 'moderation_blocked', message: 'Your request was blocked by our moderation system.' } : null,
+    };
+  };
   const server: Server = createServer(async (req, res) => {
+    const video = /^\/v1\/videos(?:\/(\w+)(\/content)?)?$/.exec(req.url?.split('?')[0] ?? '');
+    if (media?.mp4 && video) {
+      const [, id, content] = video;
+      if (req.method === 'POST' && !id) {
+        const created = `video_${videos.size + 1}`;
+        videos.set(created, { fields: multipartFields(await readRaw(req)), retrievals: 0, deleted: false });
+        return json(res, 200, videoView(created));
+      }
+      const job = id ? videos.get(id) : undefined;
+      if (!job || job.deleted) return json(res, 404, JSON.parse(error('Video not found', 'invalid_request_error')));
+      if (req.method === 'DELETE') {
+        job.deleted = true;
+        return json(res, 200, { id, object: 'video.deleted', deleted: true });
+      }
+      if (content) {
+        res.writeHead(200, { 'content-type': 'video/mp4' }).end(media.mp4);
+        return;
+      }
+      const view = videoView(id!);
+      job.retrievals += 1;
+      return json(res, 200, view);
+    }
     if (media && req.method === 'POST' && req.url === '/v1/audio/transcriptions') {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -47,11 +99,13 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       const body = await readBody(req);
       requests.push({ body: { endpoint: req.url, ...body }, authorization: req.headers.authorization });
       if (req.url === '/v1/audio/speech') {
+        if (String(body.input).includes('[[not-audio]]')) return json(res, 200, {});
         res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(media.mp3);
         return;
       }
+      const image = String(body.prompt).includes('[[no-image]]') ? {} : { b64_json: media.png.toString('base64') };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        created: Math.floor(Date.now() / 1000), data: Array.from({ length: body.n ?? 1 }, () => ({ b64_json: media.png.toString('base64') })),
+        created: Math.floor(Date.now() / 1000), data: Array.from({ length: body.n ?? 1 }, () => image),
       }));
       return;
     }
@@ -71,6 +125,8 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       res.writeHead(500, { 'content-type': 'application/json' }).end(error('The server had an error', 'server_error'));
       return;
     }
+    if (once('[[slow]]')) await new Promise((resolve) => setTimeout(resolve, 2_500));
+    if (last.includes('[[no-choices]]')) return json(res, 200, { id: 'chatcmpl-empty', object: 'chat.completion', created: 0, model: body.model, choices: [] });
     if (last.includes('[[400]]')) {
       res.writeHead(400, { 'content-type': 'application/json' }).end(error('Invalid value for max_tokens', 'invalid_request_error'));
       return;
@@ -90,7 +146,7 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests,
+    requests, videos,
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }
