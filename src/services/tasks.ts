@@ -53,7 +53,13 @@ export async function completeTask(prisma: PrismaClient, model: CatalogModel, in
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
     if (task.status === 'completed' || task.status === 'failed') return task;
-    const actual = input.usage ? priceRequest(model, { ...(task.request as GenerationRequest), usage: input.usage }).micros : task.costReserved;
+    // The quote was the most it could cost; what was used (tokens, seconds) and delivered (fewer outputs than
+    // asked for) is what is charged.
+    const request = task.request as GenerationRequest;
+    const fewerOutputs = request.num_outputs !== undefined && input.outputs.length < request.num_outputs;
+    const actual = input.usage || fewerOutputs
+      ? priceRequest(model, { ...request, ...(fewerOutputs ? { num_outputs: input.outputs.length } : {}), ...(input.usage ? { usage: input.usage } : {}) }).micros
+      : task.costReserved;
     const charged = actual < task.costReserved ? actual : task.costReserved;
     await charge({ tx }, { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` });
     return tx.task.update({

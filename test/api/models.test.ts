@@ -43,10 +43,10 @@ describe('GET /models', () => {
   it('marks as available exactly the models this server can run now', async () => {
     const { body } = await call('GET', '/models');
     const available = body.models.filter((model: any) => model.available).map((model: any) => model.id);
-    // The configured OpenAI-compatible server runs what its adapter covers (not video); local engines run;
-    // nothing of fal or Replicate, which are not configured.
+    // The configured OpenAI-compatible server runs what its adapter covers; local engines run; nothing of fal
+    // or Replicate, which are not configured.
     expect(available).toEqual([
-      'openai/gpt-image-1', 'local/ken-burns', 'local/transcode', 'local/lanczos', 'openai/tts-1', 'local/espeak',
+      'openai/gpt-image-1', 'openai/sora-2', 'local/ken-burns', 'local/transcode', 'local/lanczos', 'openai/tts-1', 'local/espeak',
       'local/audio-clean', 'openai/whisper-1', 'openai/kimi-k2', 'openai/llama-3.3-70b', 'openai/qwen3-235b',
     ]);
   });

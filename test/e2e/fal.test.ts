@@ -23,11 +23,19 @@ describe('fal', () => {
   it('submits with the model\'s input names, polls to COMPLETED, copies the images out and charges the quote', async () => {
     const before = await balance();
     const task = await generateAndWait(gateway, developer.key, image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }));
-    expect(task).toMatchObject({ status: 'completed', cost: 0.05, outputs: [expect.stringMatching(/output-0\.png$/)] });
+    expect(task).toMatchObject({ status: 'completed', cost: 0.05, outputs: [expect.stringMatching(/output-0\.png$/), expect.stringMatching(/output-1\.png$/)] });
     expect(upstream.submitted.at(-1)).toMatchObject({ endpoint: 'fal-ai/flux/dev', input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 }, webhook: null });
     const stored = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
     expect([stored.width, stored.height]).toEqual([24, 16]);
     expect(before - (await balance())).toBe(50_000n);
+  });
+
+  it('charges only the outputs delivered when the upstream returns fewer than asked for', async () => {
+    const before = await balance();
+    const task = await generateAndWait(gateway, developer.key, image('three of them [[fewer]]', { num_outputs: 3 }));
+    expect(task).toMatchObject({ status: 'completed', cost: 0.025 });
+    expect(task.outputs).toHaveLength(1);
+    expect(before - (await balance())).toBe(25_000n);
   });
 
   it('keeps polling the same job through a failed status call', async () => {

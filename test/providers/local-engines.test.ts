@@ -14,7 +14,7 @@ import type { GenerationRequest } from '../../src/generation/request.ts';
 import { fetchInput } from '../../src/providers/fetch-input.ts';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../../src/providers/local/index.ts';
-import { ProviderRefusal, type ProviderResult } from '../../src/providers/types.ts';
+import { ProviderRefusal, type ProviderContext, type ProviderResult } from '../../src/providers/types.ts';
 
 const ffprobePath: string = createRequire(import.meta.url)('@ffprobe-installer/ffprobe').path;
 const catalog = loadCatalog();
@@ -46,11 +46,9 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
-const context = {
+const context: ProviderContext = {
   fetchInput: (url: string) => fetchInput(url, { maxBytes: 50_000_000, timeoutMs: 10_000, allowPrivate: true }),
-  checkpoint: () => {},
   signal: new AbortController().signal,
-  cancelRequested: () => false,
 };
 
 async function runModel(id: string, request: Omit<GenerationRequest, 'model'>): Promise<ProviderResult> {

@@ -3,7 +3,8 @@
 // GET /{app}/requests/{id} returns the result, PUT /{app}/requests/{id}/cancel cancels. Markers in the input's
 // prompt choose failure modes: [[result-error]] (COMPLETED, then the result fetch fails with 422, as fal jobs
 // can), [[422]] (submit rejected), [[500]] (the status call fails once), [[slow]] (stays IN_PROGRESS),
-// [[slow-status]] (the first status call answers after 2.5 s), [[malformed]] (a result without file URLs).
+// [[slow-status]] (the first status call answers after 2.5 s), [[malformed]] (a result without file URLs),
+// [[fewer]] (one image, however many were asked for).
 // A job submitted with `?fal_webhook=` completes on its own shortly after and is announced by a POST signed as
 // fal signs (ED25519 over request id, user id, timestamp and the body's SHA-256), with keys at /.well-known/jwks.json.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
@@ -33,7 +34,7 @@ const readJson = async (req: IncomingMessage) => {
 };
 
 export async function startFalStandIn(options: { key: string; output: Buffer }): Promise<FalStandIn> {
-  const jobs = new Map<string, { polls: number; marker: string; cancelled: boolean; completed: boolean }>();
+  const jobs = new Map<string, { polls: number; marker: string; cancelled: boolean; completed: boolean; count: number }>();
   const submitted: FalStandIn['submitted'] = [];
   const cancelled: string[] = [];
   const statusCalls = new Map<string, number>();
@@ -43,9 +44,13 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
   const foreignKeys = generateKeyPairSync('ed25519');
   let base = '';
   const send = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  const result = (id: string, marker: string) => marker === '[[malformed]]'
+  // As many images as asked for; [[fewer]] delivers one whatever was asked (as when fal filters some out).
+  const result = (id: string, marker: string, count: number) => marker === '[[malformed]]'
     ? { images: 'not-a-list', seed: 42 }
-    : { images: [{ url: `${base}/files/${id}.png`, content_type: 'image/png', width: 24, height: 16 }], seed: 42, has_nsfw_concepts: [false] };
+    : {
+      images: Array.from({ length: marker === '[[fewer]]' ? 1 : count }, (_, index) => ({ url: `${base}/files/${id}-${index}.png`, content_type: 'image/png', width: 24, height: 16 })),
+      seed: 42, has_nsfw_concepts: [false],
+    };
   const signCallback: FalStandIn['signCallback'] = (requestId, body, forge = {}) => {
     const timestamp = String(forge.timestamp ?? Math.floor(Date.now() / 1000));
     const message = [requestId, userId, timestamp, createHash('sha256').update(body).digest('hex')].join('\n');
@@ -60,7 +65,7 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
     const job = jobs.get(id)!;
     if (job.cancelled) return;
     job.completed = true;
-    const body = JSON.stringify({ request_id: id, gateway_request_id: id, status: 'OK', payload: result(id, job.marker) });
+    const body = JSON.stringify({ request_id: id, gateway_request_id: id, status: 'OK', payload: result(id, job.marker, job.count) });
     void sendCallback(webhook, signCallback(id, body), body, callbacks);
   }, 200);
 
@@ -83,7 +88,7 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
       if (marker === '[[422]]') return send(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'prompt is not allowed', type: 'value_error' }] });
       const id = `req-${jobs.size + 1}-${Date.now().toString(36)}`;
       const webhook = url.searchParams.get('fal_webhook');
-      jobs.set(id, { polls: 0, marker, cancelled: false, completed: false });
+      jobs.set(id, { polls: 0, marker, cancelled: false, completed: false, count: Number(input.num_images ?? 1) });
       submitted.push({ endpoint: url.pathname.slice(1), input, requestId: id, webhook });
       if (webhook && marker !== '[[slow]]') completeWithCallback(id, webhook);
       const app = url.pathname.slice(1).split('/').slice(0, 2).join('/');
@@ -112,7 +117,7 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
       return send(res, 200, { status, request_id: id, ...(status === 'IN_QUEUE' ? { queue_position: 1 } : {}), response_url: `${base}${url.pathname.replace(/\/status$/, '')}` });
     }
     if (job.marker === '[[result-error]]') return send(res, 422, { detail: 'Image contains NSFW content and was filtered.' });
-    return send(res, 200, result(id!, job.marker));
+    return send(res, 200, result(id!, job.marker, job.count));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
