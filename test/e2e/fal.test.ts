@@ -2,14 +2,20 @@
 // reports COMPLETED and fails when its result is fetched, and fal's ED25519-signed completion callbacks.
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
+import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
 import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { callbackSignals, cancelTask, postCallback, startGeneration, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type FalStandIn, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
 let upstream: FalStandIn;
+let media: OutputMedia;
+const catalog = loadCatalog();
 const gateway = useGateway(async () => {
-  const output = await sharp({ create: { width: 24, height: 16, channels: 3, background: '#663399' } }).png().toBuffer();
-  upstream = await startFalStandIn({ key: 'fal-test-key', output });
+  media = await outputMedia();
+  const kindOf = (endpoint: string) => outputKind(catalog.models.find((model) => model.upstream.model === endpoint)?.capabilities.output_modalities ?? ['image']);
+  upstream = await startFalStandIn({ key: 'fal-test-key', media, kindOf });
   return { FAL_KEY: 'fal-test-key', FAL_QUEUE_URL: upstream.queueUrl, FAL_JWKS_URL: upstream.jwksUrl, FAL_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
 });
 afterAll(() => upstream?.close());
@@ -20,6 +26,8 @@ const balance = () => developer.balance();
 const image = (prompt: string, extra: object = {}) => ({ type: 'text-to-image', model: 'fal/flux-dev', prompt, ...extra });
 
 describe('fal', () => {
+  itRunsOneModelOfEachType({ gateway, developer, media: () => media, lastUpstreamModel: () => upstream.submitted.at(-1)?.endpoint }, 'fal');
+
   it('submits with the model\'s input names, polls to COMPLETED, copies the images out and charges the quote', async () => {
     const before = await balance();
     const task = await generateAndWait(gateway, developer.key, image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }));

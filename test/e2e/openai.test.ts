@@ -1,17 +1,13 @@
 // OpenAI-compatible models through the real stack against a stand-in server. text-to-text: messages folded into a
 // system prompt and a transcript, parameters passed on, the answer stored as .txt, tokens used charged. Then
 // images, speech and transcription (charged by the measured length), and video jobs (Sora) polled to the end.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { formatUsd } from '../../src/money.ts';
+import { mp4Clip } from '../helpers/media.ts';
 import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
@@ -20,14 +16,9 @@ let inputs: Server;
 let inputsUrl: string;
 let clip: Buffer;
 const png = () => sharp({ create: { width: 32, height: 32, channels: 3, background: '#ff8800' } }).png().toBuffer();
-/** A real one-second H.264 clip, as a video job's content. */
-const mp4 = () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'openai-video-')), 'clip.mp4');
-  execFileSync(ffmpeg.path, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc=size=128x72:rate=10:duration=1', '-pix_fmt', 'yuv420p', file]);
-  return readFileSync(file);
-};
+
 const gateway = useGateway(async () => {
-  clip = mp4();
+  clip = mp4Clip(); // a real H.264 clip, as a video job's content
   upstream = await startOpenAIStandIn({ png: await png(), mp3: Buffer.from('ID3-stand-in-mp3-bytes'.repeat(20)), transcript: { text: 'Hello from the recording.', duration: 61.5 }, mp4: clip });
   inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(Buffer.alloc(4096, 1)));
   await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));

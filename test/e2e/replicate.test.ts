@@ -3,14 +3,20 @@
 // model that never finishes) and its signed webhooks.
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { type OutputMedia, outputKind, outputMedia, pngImage } from '../helpers/media.ts';
+import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
 import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { callbackSignals, cancelTask, postCallback, startGeneration, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';
 
 let upstream: ReplicateStandIn;
+let media: OutputMedia;
+const catalog = loadCatalog();
 const gateway = useGateway(async () => {
-  const output = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#00aa66' } }).png().toBuffer();
-  upstream = await startReplicateStandIn({ token: 'r8_test_token', output });
+  media = await outputMedia(await pngImage(40, 30, '#00aa66'));
+  const kindOf = (reference: string) => outputKind(catalog.models.find((model) => model.upstream.model === reference)?.capabilities.output_modalities ?? ['image']);
+  upstream = await startReplicateStandIn({ token: 'r8_test_token', media, kindOf });
   return { REPLICATE_API_TOKEN: 'r8_test_token', REPLICATE_BASE_URL: upstream.baseUrl, REPLICATE_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
 });
 afterAll(() => upstream?.close());
@@ -21,6 +27,8 @@ const balance = () => developer.balance();
 const upscale = (image: string, extra: object = {}) => ({ type: 'upscale', model: 'replicate/real-esrgan', image_url: `https://images.example/${image}`, resolution: '4x', ...extra });
 
 describe('Replicate', () => {
+  itRunsOneModelOfEachType({ gateway, developer, media: () => media, lastUpstreamModel: () => upstream.created.at(-1)?.model }, 'replicate');
+
   it('runs a prediction with the model\'s input names, copies the output into our storage and charges the quote', async () => {
     const before = await balance();
     const task = await generateAndWait(gateway, developer.key, upscale('cat.png'));

@@ -10,6 +10,7 @@
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mediaTypes, type OutputMedia, serveMediaFile } from '../helpers/media.ts';
 import { sendCallback, type SentCallback } from './callback-sender.ts';
 
 export interface FalStandIn {
@@ -33,8 +34,9 @@ const readJson = async (req: IncomingMessage) => {
   return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
 };
 
-export async function startFalStandIn(options: { key: string; output: Buffer }): Promise<FalStandIn> {
-  const jobs = new Map<string, { polls: number; marker: string; cancelled: boolean; completed: boolean; count: number }>();
+/** `kindOf` says what an endpoint makes (images by default); results take fal's shape for that kind. */
+export async function startFalStandIn(options: { key: string; media: OutputMedia; kindOf?: (endpoint: string) => keyof OutputMedia }): Promise<FalStandIn> {
+  const jobs = new Map<string, { polls: number; marker: string; cancelled: boolean; completed: boolean; count: number; endpoint: string }>();
   const submitted: FalStandIn['submitted'] = [];
   const cancelled: string[] = [];
   const statusCalls = new Map<string, number>();
@@ -44,13 +46,18 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
   const foreignKeys = generateKeyPairSync('ed25519');
   let base = '';
   const send = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  // As many images as asked for; [[fewer]] delivers one whatever was asked (as when fal filters some out).
-  const result = (id: string, marker: string, count: number) => marker === '[[malformed]]'
-    ? { images: 'not-a-list', seed: 42 }
-    : {
-      images: Array.from({ length: marker === '[[fewer]]' ? 1 : count }, (_, index) => ({ url: `${base}/files/${id}-${index}.png`, content_type: 'image/png', width: 24, height: 16 })),
-      seed: 42, has_nsfw_concepts: [false],
-    };
+  // As many images as asked for ([[fewer]]: one, as when fal filters some out); one video, audio or 3D file.
+  const result = (id: string, job: { marker: string; count: number; endpoint: string }) => {
+    if (job.marker === '[[malformed]]') return { images: 'not-a-list', seed: 42 };
+    const kind = options.kindOf?.(job.endpoint) ?? 'image';
+    const file = (index: number) => ({ url: `${base}/files/${id}-${index}.${mediaTypes[kind].extension}`, content_type: mediaTypes[kind].contentType });
+    switch (kind) {
+      case 'video': return { video: file(0), seed: 42 };
+      case 'audio': return { audio: file(0) };
+      case 'model': return { model_mesh: file(0), timings: { inference: 1.5 } };
+      default: return { images: Array.from({ length: job.marker === '[[fewer]]' ? 1 : job.count }, (_, index) => ({ ...file(index), width: 24, height: 16 })), seed: 42, has_nsfw_concepts: [false] };
+    }
+  };
   const signCallback: FalStandIn['signCallback'] = (requestId, body, forge = {}) => {
     const timestamp = String(forge.timestamp ?? Math.floor(Date.now() / 1000));
     const message = [requestId, userId, timestamp, createHash('sha256').update(body).digest('hex')].join('\n');
@@ -65,16 +72,13 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
     const job = jobs.get(id)!;
     if (job.cancelled) return;
     job.completed = true;
-    const body = JSON.stringify({ request_id: id, gateway_request_id: id, status: 'OK', payload: result(id, job.marker, job.count) });
+    const body = JSON.stringify({ request_id: id, gateway_request_id: id, status: 'OK', payload: result(id, job) });
     void sendCallback(webhook, signCallback(id, body), body, callbacks);
   }, 200);
 
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
-    if (req.method === 'GET' && url.pathname.startsWith('/files/')) {
-      res.writeHead(200, { 'content-type': 'image/png' }).end(options.output);
-      return;
-    }
+    if (req.method === 'GET' && serveMediaFile(url.pathname, options.media, res)) return;
     if (req.method === 'GET' && url.pathname === '/.well-known/jwks.json') {
       const jwk = signingKeys.publicKey.export({ format: 'jwk' });
       return send(res, 200, { keys: [{ ...jwk, kid: 'stand-in-1', use: 'sig', alg: 'EdDSA' }] });
@@ -88,7 +92,7 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
       if (marker === '[[422]]') return send(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'prompt is not allowed', type: 'value_error' }] });
       const id = `req-${jobs.size + 1}-${Date.now().toString(36)}`;
       const webhook = url.searchParams.get('fal_webhook');
-      jobs.set(id, { polls: 0, marker, cancelled: false, completed: false, count: Number(input.num_images ?? 1) });
+      jobs.set(id, { polls: 0, marker, cancelled: false, completed: false, count: Number(input.num_images ?? 1), endpoint: url.pathname.slice(1) });
       submitted.push({ endpoint: url.pathname.slice(1), input, requestId: id, webhook });
       if (webhook && marker !== '[[slow]]') completeWithCallback(id, webhook);
       const app = url.pathname.slice(1).split('/').slice(0, 2).join('/');
@@ -117,7 +121,7 @@ export async function startFalStandIn(options: { key: string; output: Buffer }):
       return send(res, 200, { status, request_id: id, ...(status === 'IN_QUEUE' ? { queue_position: 1 } : {}), response_url: `${base}${url.pathname.replace(/\/status$/, '')}` });
     }
     if (job.marker === '[[result-error]]') return send(res, 422, { detail: 'Image contains NSFW content and was filtered.' });
-    return send(res, 200, result(id!, job.marker, job.count));
+    return send(res, 200, result(id!, job));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

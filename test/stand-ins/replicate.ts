@@ -9,6 +9,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mediaTypes, type OutputMedia, serveMediaFile } from '../helpers/media.ts';
 import { sendCallback, type SentCallback } from './callback-sender.ts';
 
 export interface ReplicateStandIn {
@@ -40,7 +41,8 @@ const readJson = async (req: IncomingMessage) => {
   return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
 };
 
-export async function startReplicateStandIn(options: { token: string; output: Buffer }): Promise<ReplicateStandIn> {
+/** `kindOf` says what a model makes (images by default): an image model answers a list of URLs, others one URL. */
+export async function startReplicateStandIn(options: { token: string; media: OutputMedia; kindOf?: (model: string) => keyof OutputMedia }): Promise<ReplicateStandIn> {
   const predictions = new Map<string, StoredPrediction>();
   const created: ReplicateStandIn['created'] = [];
   const cancelled: string[] = [];
@@ -59,10 +61,12 @@ export async function startReplicateStandIn(options: { token: string; output: Bu
 
   const view = (prediction: StoredPrediction) => {
     const succeeded = prediction.status === 'succeeded';
+    const kind = options.kindOf?.(prediction.model) ?? 'image';
+    const file = `${baseUrl}/files/${prediction.id}.${mediaTypes[kind].extension}`;
     return {
       id: prediction.id, model: prediction.model, version: 'hidden', input: prediction.input, status: prediction.status, source: 'api',
       output: !succeeded || prediction.marker === '[[empty]]' ? null
-        : prediction.marker === '[[malformed]]' ? { unexpected: 'shape' } : [`${baseUrl}/files/${prediction.id}.png`],
+        : prediction.marker === '[[malformed]]' ? { unexpected: 'shape' } : kind === 'image' ? [file] : file,
       error: prediction.status === 'failed' ? 'NSFW content detected. Try running it again, or try a different prompt.' : null,
       logs: '', data_removed: false, metrics: succeeded ? { predict_time: 1.2 } : {},
       urls: { get: `${baseUrl}/v1/predictions/${prediction.id}`, cancel: `${baseUrl}/v1/predictions/${prediction.id}/cancel` },
@@ -73,10 +77,7 @@ export async function startReplicateStandIn(options: { token: string; output: Bu
 
   const server: Server = createServer(async (req, res) => {
     const url = req.url ?? '';
-    if (req.method === 'GET' && url.startsWith('/files/')) {
-      res.writeHead(200, { 'content-type': 'image/png' }).end(options.output);
-      return;
-    }
+    if (req.method === 'GET' && serveMediaFile(url, options.media, res)) return;
     if (req.headers.authorization !== `Bearer ${options.token}`) return send(res, 401, { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 });
     if (req.method === 'GET' && url === '/v1/webhooks/default/secret') return send(res, 200, { key: replicateWebhookSecret });
     const create = /^\/v1\/models\/([\w.-]+)\/([\w.-]+)\/predictions$/.exec(url);

@@ -1,6 +1,7 @@
 // The workers of one process (src/worker.ts createWorkers): provider calls go to the provider's own task queue,
 // whose activity slots are the configured concurrency. Three local tasks with LOCAL_CONCURRENCY=1 run one at a
-// time, while an OpenAI-compatible call runs beside them on its own queue.
+// time, while an OpenAI-compatible call runs beside them on its own queue. On the dev server, in real time: the
+// time-skipping server would skip past the timeouts of activities that wait for a slot.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,12 +19,12 @@ import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { admitUpdate, generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
 beforeAll(async () => {
-  [env, database] = await Promise.all([createTimeSkippingEnv(), createTestDatabase()]);
+  [env, database] = await Promise.all([createDevServerEnv(), createTestDatabase()]);
 });
 afterAll(async () => {
   await env?.teardown();

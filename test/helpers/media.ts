@@ -1,0 +1,76 @@
+// Real media files for tests, made on the spot: a PNG with sharp; video and audio with the FFmpeg the local
+// engines use; a minimal binary glTF (a JSON chunk describing an empty scene, as a 3D model's container).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
+
+/** Runs FFmpeg with `args` writing `name`, and returns the file's bytes. */
+export function ffmpegOutput(name: string, args: string[]): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-media-'));
+  try {
+    execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-y', ...args, join(dir, name)]);
+    return readFileSync(join(dir, name));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export const pngImage = (width = 24, height = 16, background = '#663399') =>
+  sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+
+/** One second of H.264 test pattern. */
+export const mp4Clip = () => ffmpegOutput('clip.mp4', ['-f', 'lavfi', '-i', 'testsrc=size=128x72:rate=10:duration=1', '-pix_fmt', 'yuv420p']);
+
+/** One second of a 440 Hz tone as MP3. */
+export const mp3Tone = () => ffmpegOutput('tone.mp3', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1']);
+
+/** A valid glTF 2.0 binary container holding an empty scene. */
+export function glbModel(): Buffer {
+  const text = JSON.stringify({ asset: { version: '2.0', generator: 'gateway tests' }, scenes: [{ nodes: [] }], scene: 0 });
+  const json = Buffer.from(text.padEnd(Math.ceil(text.length / 4) * 4, ' ')); // chunks are 4-byte aligned
+  const header = Buffer.alloc(12);
+  header.write('glTF', 0, 'ascii');
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(12 + 8 + json.length, 8);
+  const chunk = Buffer.alloc(8);
+  chunk.writeUInt32LE(json.length, 0);
+  chunk.write('JSON', 4, 'ascii');
+  return Buffer.concat([header, chunk, json]);
+}
+
+/** What each kind of output is served as, by the stand-ins. */
+export interface OutputMedia {
+  image: Buffer;
+  video: Buffer;
+  audio: Buffer;
+  model: Buffer;
+}
+
+export async function outputMedia(image?: Buffer): Promise<OutputMedia> {
+  return { image: image ?? await pngImage(), video: mp4Clip(), audio: mp3Tone(), model: glbModel() };
+}
+
+/** The kind of output a catalog model makes, from its first output modality. */
+export function outputKind(modalities: readonly string[]): keyof OutputMedia {
+  const first = modalities[0];
+  return first === 'video' ? 'video' : first === 'audio' ? 'audio' : first === '3d' ? 'model' : 'image';
+}
+
+/** Serves `/files/<name>.<extension>` from `media` with its content type; false when the path is not a file. */
+export function serveMediaFile(path: string, media: OutputMedia, res: import('node:http').ServerResponse): boolean {
+  const extension = /^\/files\/[\w.-]+\.(\w+)$/.exec(path)?.[1];
+  const kind = (Object.keys(mediaTypes) as (keyof OutputMedia)[]).find((candidate) => mediaTypes[candidate].extension === extension);
+  if (!kind) return false;
+  res.writeHead(200, { 'content-type': mediaTypes[kind].contentType }).end(media[kind]);
+  return true;
+}
+
+export const mediaTypes: Record<keyof OutputMedia, { contentType: string; extension: string }> = {
+  image: { contentType: 'image/png', extension: 'png' },
+  video: { contentType: 'video/mp4', extension: 'mp4' },
+  audio: { contentType: 'audio/mpeg', extension: 'mp3' },
+  model: { contentType: 'model/gltf-binary', extension: 'glb' },
+};
