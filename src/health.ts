@@ -52,9 +52,13 @@ export function databaseProbe(prisma: PrismaClient, expected = readMigrations().
   };
 }
 
+// Inside the probe's own time limit: the client retries an unreachable server, and a retry still pending after the
+// probe gave up would fire on a connection that may be closed by then (an uncaught "Channel has been shut down").
+const temporalDeadlineMs = probeTimeoutMs - 500;
+
 export function temporalProbe(connection: Connection, namespace: string): HealthProbe {
   return async () => {
-    await connection.workflowService.describeNamespace({ namespace });
+    await connection.withDeadline(Date.now() + temporalDeadlineMs, () => connection.workflowService.describeNamespace({ namespace }));
     return `namespace ${namespace}`;
   };
 }

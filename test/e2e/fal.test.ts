@@ -46,6 +46,12 @@ describe('fal', () => {
     expect(before - (await balance())).toBe(25_000n);
   });
 
+  it('a throttled submission (429 with Retry-After) is retried, then completes, submitted once', async () => {
+    const submissions = upstream.submitted.length;
+    expect(await generateAndWait(gateway, developer.key, image('busy [[429]]'))).toMatchObject({ status: 'completed' });
+    expect(upstream.submitted.length).toBe(submissions + 1);
+  });
+
   it('keeps polling the same job through a failed status call', async () => {
     const submissions = upstream.submitted.length;
     expect(await generateAndWait(gateway, developer.key, image('flaky [[500]]'))).toMatchObject({ status: 'completed' });

@@ -4,7 +4,7 @@
 // prompt choose failure modes: [[result-error]] (COMPLETED, then the result fetch fails with 422, as fal jobs
 // can), [[422]] (submit rejected), [[500]] (the status call fails once), [[slow]] (stays IN_PROGRESS),
 // [[slow-status]] (the first status call answers after 2.5 s), [[malformed]] (a result without file URLs),
-// [[fewer]] (one image, however many were asked for).
+// [[fewer]] (one image, however many were asked for), [[429]] (the submission is throttled once, Retry-After: 1).
 // A job submitted with `?fal_webhook=` completes on its own shortly after and is announced by a POST signed as
 // fal signs (ED25519 over request id, user id, timestamp and the body's SHA-256), with keys at /.well-known/jwks.json.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
@@ -90,6 +90,11 @@ export async function startFalStandIn(options: { key: string; media: OutputMedia
       const input = await readJson(req);
       const marker = /\[\[[\w-]+\]\]/.exec(JSON.stringify(input))?.[0] ?? '';
       if (marker === '[[422]]') return send(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'prompt is not allowed', type: 'value_error' }] });
+      if (marker === '[[429]]' && !failedOnce.has(JSON.stringify(input))) {
+        failedOnce.add(JSON.stringify(input));
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ detail: 'Too many requests' }));
+        return;
+      }
       const id = `req-${jobs.size + 1}-${Date.now().toString(36)}`;
       const webhook = url.searchParams.get('fal_webhook');
       jobs.set(id, { polls: 0, marker, cancelled: false, completed: false, count: Number(input.num_images ?? 1), endpoint: url.pathname.slice(1) });

@@ -173,6 +173,14 @@ describe('generationWorkflow', () => {
     const videoRequest: GenerationRequest = { type: 'text-to-video', model: 'fal/veo-3-fast', prompt: 'a slow pan over a harbour', duration: 8 };
     const submitted = (pollIntervalMs: number, pollMaxIntervalMs: number) => async () => ({ job: { jobId: 'job-1', pollIntervalMs, pollMaxIntervalMs } });
     const collected = async () => ({ outputs: ['http://files.test/clip.mp4'] });
+    /** Resolves once the workflow has the job and waits on its poll timer. */
+    const waitingOnTimer = async (handle: WorkflowHandle<typeof generationWorkflow>) => {
+      const deadline = Date.now() + 30_000;
+      while (!((await handle.fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes)) {
+        if (Date.now() > deadline) throw new Error('the workflow never started waiting on its poll timer');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
     const timerDurations = (history: temporal.api.history.v1.IHistory) =>
       (history.events ?? []).flatMap((event) => event.timerStartedEventAttributes ? [Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0) * 1000 + Math.round((event.timerStartedEventAttributes.startToFireTimeout?.nanos ?? 0) / 1e6)] : []);
 
@@ -197,13 +205,8 @@ describe('generationWorkflow', () => {
     it("a callback for the job wakes the wait at once; one for another job does not", async () => {
       const input = await newTaskInput(500_000n, 7_200, videoRequest);
       let checks = 0;
-      let submittedJob!: () => void;
-      const jobSubmitted = new Promise<void>((resolve) => { submittedJob = resolve; });
       const { result, history } = await run(input, {
-        generateOutputs: async () => {
-          submittedJob();
-          return { job: { jobId: 'job-1', pollIntervalMs: 3_600_000, pollMaxIntervalMs: 3_600_000 } };
-        },
+        generateOutputs: submitted(3_600_000, 3_600_000),
         checkUpstreamJob: async () => {
           checks += 1;
           return { done: true };
@@ -211,7 +214,7 @@ describe('generationWorkflow', () => {
         collectUpstreamJob: collected,
       }, async (handle) => {
         // Before result() is awaited the test server does not skip time: the hour-long poll timer really waits.
-        await jobSubmitted;
+        await waitingOnTimer(handle);
         await handle.signal(upstreamCallbackSignal, { jobId: 'job-of-another-task' });
         await new Promise((resolve) => setTimeout(resolve, 1_000));
         expect(checks).toBe(0);
@@ -254,17 +257,12 @@ describe('generationWorkflow', () => {
     it('a task cancelled while its job waits cancels the job upstream and is refunded', async () => {
       const input = await newTaskInput(500_000n, 7_200, videoRequest);
       const cancelled: string[] = [];
-      let submittedJob!: () => void;
-      const jobSubmitted = new Promise<void>((resolve) => { submittedJob = resolve; });
       const { failure } = await run(input, {
-        generateOutputs: async () => {
-          submittedJob();
-          return { job: { jobId: 'job-1', pollIntervalMs: 3_600_000, pollMaxIntervalMs: 3_600_000 } };
-        },
+        generateOutputs: submitted(3_600_000, 3_600_000),
         checkUpstreamJob: async () => ({ done: false }),
         cancelUpstreamJob: async (job) => { cancelled.push(job.jobId); },
       }, async (handle) => {
-        await jobSubmitted;
+        await waitingOnTimer(handle);
         await handle.cancel();
       });
       expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);

@@ -1,6 +1,6 @@
 // fal through its official client's queue API: submit (with a callback URL when we have a public one), status
 // with the queue position, result (a job can report COMPLETED and still fail there), cancel, and the ED25519
-// check of its callbacks. Every call is bounded by FAL_TIMEOUT_SECONDS.
+// check of its callbacks. Every call is bounded by FAL_TIMEOUT_SECONDS; Retry-After is honoured.
 import { ApiError, createFalClient } from '@fal-ai/client';
 import type { Config } from '../../config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
@@ -32,6 +32,15 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
   const queueUrl = config.FAL_QUEUE_URL;
   const client = createFalClient({
     credentials: config.FAL_KEY,
+    // The client's errors do not carry headers: read Retry-After here, before it turns the answer into an error.
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      const retryAfter = response.headers.get('retry-after');
+      if (retryAfter && (response.status === 429 || response.status >= 500)) {
+        throw classifyUpstreamHttpError({ status: response.status, retryAfter }, new Error(`fal answered ${response.status}`));
+      }
+      return response;
+    },
     // A stand-in or a proxy in place of https://queue.fal.run.
     requestMiddleware: async (request) => (queueUrl ? { ...request, url: request.url.replace(/^https:\/\/queue\.fal\.run/, queueUrl) } : request),
   });
