@@ -70,29 +70,39 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
   };
   const store = async (taskId: string, files: ProducedFile[]) =>
     Promise.all(files.map((file, index) => deps.storage.put(`${taskId}/output-${index}.${file.extension}`, file.data)));
+  // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and bring a cancel to the call.
+  const heartbeating = async <T>(step: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const activity = Context.current();
+    const heartbeat = setInterval(() => activity.heartbeat(), 1_000);
+    try {
+      return await step(activity.cancellationSignal);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
 
   return {
     /** Runs the model and stores its outputs; for an upstream that queues work, submits the job instead. */
     async generateOutputs(input: { taskId: string; modelId: string; request: GenerationRequest }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
       const { model, provider } = providerOf(input.modelId);
-      const activity = Context.current();
-      // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, not the model's whole timeout.
-      const heartbeat = setInterval(() => activity.heartbeat(), 1_000);
-      try {
+      return heartbeating(async (signal) => {
         if (provider.kind === 'jobs') {
           const base = deps.config.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/$/, '');
           const callbackUrl = base && `${base}/callbacks/${model.provider}/${input.taskId}`;
-          const jobId = await classified(() => provider.jobs.submit(input.request, model, { callbackUrl, signal: activity.cancellationSignal }));
+          const jobId = await classified(() => provider.jobs.submit(input.request, model, { callbackUrl, signal }));
+          // Timed out or cancelled while the upstream accepted it: nobody will wait for this job.
+          if (signal.aborted) {
+            await provider.jobs.cancel(model, jobId).catch(() => undefined);
+            throw new Error('the call was abandoned while the job was submitted; the job was cancelled');
+          }
           return { job: { jobId, pollIntervalMs: deps.config.PROVIDER_POLL_INTERVAL_MS, pollMaxIntervalMs: deps.config.PROVIDER_POLL_MAX_INTERVAL_MS } };
         }
         const result = await classified(() => provider.run(input.request, model, {
           fetchInput: (url) => fetchInput(url, { maxBytes: deps.config.INPUT_MAX_BYTES, timeoutMs: 30_000, allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS }),
-          signal: activity.cancellationSignal,
+          signal,
         }));
         return { outputs: await store(input.taskId, result.files), usage: result.usage };
-      } finally {
-        clearInterval(heartbeat);
-      }
+      });
     },
 
     /** Whether the job is done; a job the upstream failed fails the task (refunded) with the upstream's reason. */
@@ -105,8 +115,10 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
 
     async collectUpstreamJob(input: JobRef): Promise<GeneratedOutputs> {
       const { model, jobs } = jobsOf(input.modelId);
-      const result = await classified(() => jobs.collect(model, input.jobId, Context.current().cancellationSignal));
-      return { outputs: await store(input.taskId, result.files), usage: result.usage };
+      return heartbeating(async (signal) => {
+        const result = await classified(() => jobs.collect(model, input.jobId, signal));
+        return { outputs: await store(input.taskId, result.files), usage: result.usage };
+      });
     },
 
     /** Stops (and stops paying for) a job the task no longer wants: it was cancelled, timed out or failed. */

@@ -74,6 +74,7 @@ export const configSchema = z.object({
   OPENAI_API_KEY: optionalText,
   OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   FAL_JWKS_URL: z.url({ protocol: /^https?$/ }).optional(),
+  FAL_USER_ID: optionalText,
   REPLICATE_WEBHOOK_SECRET: optionalText,
   FAL_TIMEOUT_SECONDS: positiveInt.default(30),
   REPLICATE_TIMEOUT_SECONDS: positiveInt.default(30),

@@ -42,13 +42,22 @@ export async function createWorkers(
   const common = { connection, namespace: options.namespace ?? options.config.TEMPORAL_NAMESPACE };
   const providerActivities = createProviderActivities(deps);
   const concurrency = concurrencyOf(options.config);
-  return Promise.all([
-    Worker.create({ ...common, taskQueue: options.taskQueue, ...options.workflows, activities: createActivities(deps) }),
+  const created = await Promise.allSettled([
+    // The provider activities stay on the main queue too, for tasks an earlier build scheduled there.
+    Worker.create({ ...common, taskQueue: options.taskQueue, ...options.workflows, activities: { ...createActivities(deps), ...providerActivities } }),
     ...Object.keys(providers).map((provider) => Worker.create({
       ...common, taskQueue: providerTaskQueue(options.taskQueue, provider), activities: providerActivities,
       maxConcurrentActivityTaskExecutions: concurrency[provider as keyof typeof providers],
     })),
   ]);
+  const workers = created.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = created.find((result) => result.status === 'rejected');
+  if (failure) {
+    // Shut down the ones that were made, or they keep the connection (and native resources) alive.
+    await Promise.allSettled(workers.map((worker) => worker.runUntil(Promise.resolve())));
+    throw failure.reason;
+  }
+  return workers;
 }
 
 /** Runs the workers until `stop` settles; if one fails, the others are stopped too and the failure rethrown. */

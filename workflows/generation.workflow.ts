@@ -4,8 +4,9 @@
 // releases it: the compensation runs in a non-cancellable scope. Provider calls run on the provider's own task
 // queue; an upstream that queues work is waited for here, on durable timers woken early by its callback.
 import {
-  ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal,
-  defineUpdate, proxyActivities, proxyLocalActivities, setHandler, TimeoutFailure, workflowInfo,
+  ActivityCancellationType, ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, CancelledFailure,
+  condition, defineQuery, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, TimeoutFailure,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { AdmitInput, AdmitOutcome, GenerationActivities } from '../activities/generation.activities.ts';
 import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
@@ -35,7 +36,9 @@ const { markProcessing, settleTask, failTask } = proxyActivities<GenerationActiv
 function callerSafeError(error: unknown, timeoutSeconds: number): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderRefusal') return cause.message;
-  if (cause instanceof TimeoutFailure || (cause instanceof ApplicationFailure && cause.type === 'ModelTimeout')) return `The model did not finish within ${timeoutSeconds} seconds.`;
+  // Only running or waiting for the model counts against its timeout (collecting outputs has its own limit).
+  const modelTimedOut = cause instanceof TimeoutFailure && error instanceof ActivityFailure && ['generateOutputs', 'checkUpstreamJob'].includes(error.activityType);
+  if (modelTimedOut || (cause instanceof ApplicationFailure && cause.type === 'ModelTimeout')) return `The model did not finish within ${timeoutSeconds} seconds.`;
   return 'The generation failed at the provider. You have not been charged.';
 }
 
@@ -59,8 +62,17 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     return admitted;
   });
 
-  const callbacks = new Set<string>();
-  setHandler(upstreamCallbackSignal, ({ jobId }) => { callbacks.add(jobId); });
+  // Only the current job's callback wakes the wait; one may beat the job id itself (kept, a few at most).
+  const earlyCallbacks = new Set<string>();
+  let currentJobId: string | undefined;
+  let callbackArrived = false;
+  setHandler(upstreamCallbackSignal, ({ jobId }) => {
+    if (currentJobId === undefined) {
+      if (earlyCallbacks.size < 8) earlyCallbacks.add(jobId);
+    } else if (jobId === currentJobId) {
+      callbackArrived = true;
+    }
+  });
 
   // Provider calls go to the provider's task queue. The model's timeout bounds the call (or, for an upstream job,
   // submission and waiting together), retries included; heartbeats reveal a dead worker sooner.
@@ -71,31 +83,34 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     scheduleToCloseTimeout: `${input.timeoutSeconds} seconds`,
     heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+    // A cancel waits for the call to stop: a job it submitted meanwhile comes back, and is cancelled upstream.
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
   const upstreamRetry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
   // Collecting downloads the outputs: a job that succeeded gets its own ten minutes, past the model's timeout.
-  const { collectUpstreamJob } = proxyActivities<ProviderActivities>({ taskQueue, startToCloseTimeout: '5 minutes', scheduleToCloseTimeout: '10 minutes', retry: upstreamRetry });
+  const { collectUpstreamJob } = proxyActivities<ProviderActivities>({
+    taskQueue, startToCloseTimeout: '5 minutes', scheduleToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: upstreamRetry,
+  });
   const { cancelUpstreamJob } = proxyActivities<ProviderActivities>({ taskQueue, startToCloseTimeout: '1 minute', retry: { ...upstreamRetry, maximumAttempts: 3 } });
   let job: JobRef | undefined;
 
   /** Waits for the job: checks after each poll interval (growing by half up to the maximum) or at a callback. */
-  const awaitUpstreamJob = async (submitted: SubmittedJob, deadline: number): Promise<GeneratedOutputs> => {
-    job = { taskId: input.taskId, modelId: input.modelId, jobId: submitted.jobId };
+  const awaitUpstreamJob = async (submitted: SubmittedJob, job: JobRef, deadline: number): Promise<GeneratedOutputs> => {
+    currentJobId = submitted.jobId;
+    callbackArrived = earlyCallbacks.has(submitted.jobId);
     let interval = submitted.pollIntervalMs;
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw ApplicationFailure.nonRetryable('the upstream job outlived the model timeout', 'ModelTimeout');
-      const called = await condition(() => callbacks.has(submitted.jobId), Math.min(interval, remaining));
-      callbacks.delete(submitted.jobId);
+      const called = await condition(() => callbackArrived, Math.min(interval, remaining));
+      callbackArrived = false;
       const { checkUpstreamJob } = proxyActivities<ProviderActivities>({
         taskQueue, startToCloseTimeout: '2 minutes', scheduleToCloseTimeout: Math.max(deadline - Date.now(), 1_000), retry: upstreamRetry,
       });
       if ((await checkUpstreamJob(job)).done) break;
       if (!called) interval = Math.min(Math.round(interval * 1.5), submitted.pollMaxIntervalMs);
     }
-    const outputs = await collectUpstreamJob(job);
-    job = undefined;
-    return outputs;
+    return collectUpstreamJob(job);
   };
 
   try {
@@ -111,7 +126,11 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     view = await markProcessing(input.taskId);
     const deadline = Date.now() + input.timeoutSeconds * 1000;
     const started = await generateOutputs({ taskId: input.taskId, modelId: input.modelId, request: input.request });
-    const produced = 'job' in started ? await awaitUpstreamJob(started.job, deadline) : started;
+    if ('job' in started) job = { taskId: input.taskId, modelId: input.modelId, jobId: started.job.jobId };
+    // Cancelled while the call ran (and it finished anyway): its result is not wanted; a job is cancelled below.
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');
+    const produced = 'job' in started ? await awaitUpstreamJob(started.job, job!, deadline) : started;
+    job = undefined; // collected: nothing left upstream to cancel
     view = await CancellationScope.nonCancellable(() => settleTask({ taskId: input.taskId, modelId: input.modelId, ...produced }));
   } catch (error) {
     if (error instanceof ApplicationFailure && error.type === 'AdmissionRefused') throw error;

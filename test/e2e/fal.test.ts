@@ -7,7 +7,7 @@ import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
 import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { callbackSignals, cancelTask, postCallback, startGeneration, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
-import { type FalStandIn, startFalStandIn } from '../stand-ins/fal-queue.ts';
+import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
 let upstream: FalStandIn;
 let media: OutputMedia;
@@ -16,7 +16,7 @@ const gateway = useGateway(async () => {
   media = await outputMedia();
   const kindOf = (endpoint: string) => outputKind(catalog.models.find((model) => model.upstream.model === endpoint)?.capabilities.output_modalities ?? ['image']);
   upstream = await startFalStandIn({ key: 'fal-test-key', media, kindOf });
-  return { FAL_KEY: 'fal-test-key', FAL_QUEUE_URL: upstream.queueUrl, FAL_JWKS_URL: upstream.jwksUrl, FAL_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
+  return { FAL_KEY: 'fal-test-key', FAL_QUEUE_URL: upstream.queueUrl, FAL_JWKS_URL: upstream.jwksUrl, FAL_USER_ID: falStandInUserId, FAL_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
 });
 afterAll(() => upstream?.close());
 
@@ -97,7 +97,7 @@ describe('fal callbacks', () => {
     expect(await callbackSignals(gateway, task.id)).toBe(1);
   });
 
-  it('forged, tampered and stale callbacks are refused (401) and wake nothing; a genuine one wakes the task', async () => {
+  it('forged, tampered, stale and other accounts\' callbacks are refused (401); a genuine one wakes the task once, a replay of it nothing', async () => {
     const before = await developer.balance();
     const taskId = await startGeneration(gateway, developer.key, image('never ends [[slow]]'));
     await expect.poll(() => upstream.submitted.some((job) => job.webhook?.endsWith(taskId))).toBe(true);
@@ -107,6 +107,8 @@ describe('fal callbacks', () => {
       await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { foreignKey: true }), body),
       await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body), body.replace('"OK"', '"ERROR"')),
       await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { timestamp: Math.floor(Date.now() / 1000) - 600 }), body),
+      // Signed by fal, but for another fal account (fal signs every account's callbacks with the same keys).
+      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { userId: 'someone-else' }), body),
       await postCallback(gateway, 'fal', taskId, {}, body),
     ];
     for (const response of refused) {
@@ -114,8 +116,13 @@ describe('fal callbacks', () => {
       expect(await response.json()).toMatchObject({ error: 'invalid_signature', message: expect.any(String) });
     }
     expect(await callbackSignals(gateway, taskId)).toBe(0);
-    expect((await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body), body)).status).toBe(200);
+    const genuine = upstream.signCallback(requestId, body);
+    expect((await postCallback(gateway, 'fal', taskId, genuine, body)).status).toBe(200);
     await expect.poll(() => callbackSignals(gateway, taskId)).toBe(1);
+    // The same signed callback again (a replay within its five minutes): answered, but it wakes nothing.
+    expect((await postCallback(gateway, 'fal', taskId, genuine, body)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await callbackSignals(gateway, taskId)).toBe(1);
     // fal still says IN_PROGRESS, so the task waits on: cancelling it refunds it and cancels the job upstream.
     await cancelTask(gateway, taskId);
     expect(await developer.balance()).toBe(before);

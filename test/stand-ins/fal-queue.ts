@@ -22,11 +22,12 @@ export interface FalStandIn {
   statusCalls: Map<string, number>;
   callbacks: SentCallback[];
   /** fal's callback headers for `body`; `privateKey` and `timestamp` may be forged. */
-  signCallback(requestId: string, body: string, forge?: { timestamp?: number; foreignKey?: boolean }): Record<string, string>;
+  signCallback(requestId: string, body: string, forge?: { timestamp?: number; foreignKey?: boolean; userId?: string }): Record<string, string>;
   close(): Promise<void>;
 }
 
-const userId = 'fal-user-1';
+export const falStandInUserId = 'fal-user-1';
+const userId = falStandInUserId;
 
 const readJson = async (req: IncomingMessage) => {
   const chunks: Buffer[] = [];
@@ -60,10 +61,11 @@ export async function startFalStandIn(options: { key: string; media: OutputMedia
   };
   const signCallback: FalStandIn['signCallback'] = (requestId, body, forge = {}) => {
     const timestamp = String(forge.timestamp ?? Math.floor(Date.now() / 1000));
-    const message = [requestId, userId, timestamp, createHash('sha256').update(body).digest('hex')].join('\n');
+    const signer = forge.userId ?? userId;
+    const message = [requestId, signer, timestamp, createHash('sha256').update(body).digest('hex')].join('\n');
     const key = forge.foreignKey ? foreignKeys.privateKey : signingKeys.privateKey;
     return {
-      'x-fal-webhook-request-id': requestId, 'x-fal-webhook-user-id': userId, 'x-fal-webhook-timestamp': timestamp,
+      'x-fal-webhook-request-id': requestId, 'x-fal-webhook-user-id': signer, 'x-fal-webhook-timestamp': timestamp,
       'x-fal-webhook-signature': sign(null, Buffer.from(message), key).toString('hex'),
     };
   };

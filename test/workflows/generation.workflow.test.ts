@@ -254,6 +254,29 @@ describe('generationWorkflow', () => {
       expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
     });
 
+    it('a task cancelled while its job is being submitted still cancels the job the submission made', async () => {
+      const input = await newTaskInput(500_000n, 7_200, videoRequest);
+      const cancelled: string[] = [];
+      let submitting!: () => void;
+      const submissionStarted = new Promise<void>((resolve) => { submitting = resolve; });
+      const { failure } = await run(input, {
+        // Slow to answer and deaf to the cancel (no heartbeats): the upstream accepts the job all the same.
+        generateOutputs: async () => {
+          submitting();
+          await new Promise((resolve) => setTimeout(resolve, 1_500));
+          return { job: { jobId: 'job-late', pollIntervalMs: 1_000, pollMaxIntervalMs: 1_000 } };
+        },
+        checkUpstreamJob: async () => { throw new Error('must not be checked'); },
+        cancelUpstreamJob: async (job) => { cancelled.push(job.jobId); },
+      }, async (handle) => {
+        await submissionStarted;
+        await handle.cancel();
+      });
+      expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect(cancelled).toEqual(['job-late']);
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+    });
+
     it('a task cancelled while its job waits cancels the job upstream and is refunded', async () => {
       const input = await newTaskInput(500_000n, 7_200, videoRequest);
       const cancelled: string[] = [];

@@ -9,7 +9,7 @@ import { downloadOutputs } from '../upstream-output.ts';
 import { ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import { createFalCallbackVerifier, falJwksUrl } from './callback-signature.ts';
 
-type FalConfig = Pick<Config, 'FAL_KEY' | 'FAL_QUEUE_URL' | 'FAL_JWKS_URL' | 'FAL_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'>;
+type FalConfig = Pick<Config, 'FAL_KEY' | 'FAL_QUEUE_URL' | 'FAL_JWKS_URL' | 'FAL_USER_ID' | 'FAL_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'>;
 
 function classify(error: unknown): Error {
   if (!(error instanceof ApiError)) return error as Error; // network or our timeout: transient
@@ -32,12 +32,18 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
   const queueUrl = config.FAL_QUEUE_URL;
   const client = createFalClient({
     credentials: config.FAL_KEY,
-    // The client's errors do not carry headers: read Retry-After here, before it turns the answer into an error.
+    // Temporal owns retries: the client would otherwise retry 429, 5xx and network errors itself, with sleeps no
+    // signal can cut short, and might submit a job twice. Its errors also lack headers, so Retry-After is read here.
     fetch: async (input, init) => {
-      const response = await fetch(input, init);
-      const retryAfter = response.headers.get('retry-after');
-      if (retryAfter && (response.status === 429 || response.status >= 500)) {
-        throw classifyUpstreamHttpError({ status: response.status, retryAfter }, new Error(`fal answered ${response.status}`));
+      let response: Response;
+      try {
+        response = await fetch(input, init);
+      } catch (error) {
+        if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') throw error;
+        throw new Error(`fal could not be reached: ${(error as Error).message}`); // no cause: not retried inside the client
+      }
+      if (response.status === 429 || response.status >= 500) {
+        throw classifyUpstreamHttpError({ status: response.status, retryAfter: response.headers.get('retry-after') }, new Error(`fal answered HTTP ${response.status}`));
       }
       return response;
     },
@@ -77,6 +83,6 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
       await call(AbortSignal.timeout(config.FAL_TIMEOUT_SECONDS * 1000), (abortSignal) => client.queue.cancel(model.upstream.model, { requestId, abortSignal }));
     },
 
-    verifyCallback: createFalCallbackVerifier(config.FAL_JWKS_URL ?? falJwksUrl),
+    verifyCallback: createFalCallbackVerifier(config.FAL_JWKS_URL ?? falJwksUrl, config.FAL_USER_ID),
   };
 }
