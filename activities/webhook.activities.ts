@@ -1,9 +1,11 @@
-// Activities of webhook delivery: thin wrappers over src/webhooks. Sending is one attempt with no Temporal retry
-// (the delivery workflow owns the schedule); writing the message and the log are idempotent and retried.
+// Activities of webhooks: thin wrappers over src/webhooks. notifyWebhooks is the emitters' notify step; sending is
+// one attempt with no Temporal retry (the delivery workflow owns the schedule); the writes are idempotent.
+import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.ts';
 import { type CreatedMessage, createWebhookMessage, type WebhookEventInput } from '../src/webhooks/messages.ts';
+import { startWebhookDelivery } from '../src/temporal/webhooks.ts';
 import { webhookSecretOf } from '../src/webhooks/secrets.ts';
 import { type AttemptResult, sendWebhook } from '../src/webhooks/send.ts';
 
@@ -14,9 +16,18 @@ export interface WebhookActivityDeps {
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {
-    /** The message and where it goes; deliveries run on their own task queue. */
-    async createWebhookMessage(input: WebhookEventInput): Promise<CreatedMessage & { taskQueue: string }> {
-      return { ...(await createWebhookMessage(deps.prisma, input)), taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE };
+    /**
+     * Writes the event's message and starts one delivery workflow per target on the webhooks task queue. They are
+     * not children of the emitter: a delivery outlives it by a day and must never reach back into it. A retry of
+     * this activity finds the message and the deliveries it started.
+     */
+    async notifyWebhooks(input: WebhookEventInput): Promise<CreatedMessage> {
+      const message = await createWebhookMessage(deps.prisma, input);
+      const { client } = Context.current();
+      for (const target of message.targets) {
+        await startWebhookDelivery(client, deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE, { messageId: message.messageId, url: target.url }, 'once');
+      }
+      return message;
     },
 
     /** One attempt, signed with the account's secret as it is now (a rotated secret signs the next attempt). */

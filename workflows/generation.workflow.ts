@@ -4,10 +4,11 @@
 // releases it: the compensation runs in a non-cancellable scope.
 import {
   ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, condition, defineQuery, defineUpdate,
-  proxyActivities, proxyLocalActivities, setHandler, TimeoutFailure,
+  patched, proxyActivities, proxyLocalActivities, setHandler, TimeoutFailure,
 } from '@temporalio/workflow';
 import type { AdmitInput, AdmitOutcome, GenerationActivities } from '../activities/generation.activities.ts';
 import type { TaskView } from '../src/generation/task-view.ts';
+import { notify } from './webhook-notify.ts';
 
 export interface GenerationInput extends AdmitInput {
   modelId: string;
@@ -81,7 +82,11 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     view = await CancellationScope.nonCancellable(() => failTask({ taskId: input.taskId, error: message }));
     if (admitted?.outcome !== 'admitted') throw error;
   }
-  // 5. Notify: webhook delivery lands here with the webhooks issue.
+  // 5. Notify: deliveries run in workflows of their own, so this one closes now and they cannot touch the task.
+  // patched: histories recorded before webhooks replay without this step.
+  if ((view?.status === 'completed' || view?.status === 'failed') && patched('webhooks')) {
+    await notify({ event: `generation.${view.status}`, subject: input.taskId, accountId: input.accountId, taskId: input.taskId, data: view });
+  }
   await condition(allHandlersFinished);
   return view;
 }

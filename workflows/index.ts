@@ -3,4 +3,3 @@ export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.ts';
-export { webhookEventWorkflow } from './webhook-event.workflow.ts';

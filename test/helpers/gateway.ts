@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createActivities } from '../../activities/index.ts';
+import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { credit } from '../../src/services/ledger.ts';
@@ -25,21 +26,33 @@ export interface Gateway extends RealStack {
 export function useGateway(configure: () => Promise<Partial<Config>> | Partial<Config> = () => ({})): Gateway {
   const stack = useDevServerAndDatabase();
   const gateway = stack as Gateway;
-  let worker: Worker | undefined;
-  let workerRun: Promise<void> | undefined;
+  let workers: Worker[] = [];
+  let workerRuns: Promise<void>[] = [];
   let filesDir: string | undefined;
   beforeAll(async () => {
-    gateway.config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), ...(await configure()) };
+    gateway.config = {
+      ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+      TEMPORAL_WEBHOOK_TASK_QUEUE: uniqueTaskQueue('webhooks'),
+      ...(await configure()),
+    };
     gateway.catalog = loadCatalog();
     filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
     const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = uniqueTaskQueue('gateway');
-    worker = await Worker.create({
-      connection: stack.env.nativeConnection, taskQueue, workflowBundle: await bundleWorkflows(),
-      activities: createActivities({ prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config }),
-    });
-    workerRun = worker.run();
+    const workflowBundle = await bundleWorkflows();
+    workers = [
+      await Worker.create({
+        connection: stack.env.nativeConnection, taskQueue, workflowBundle,
+        activities: createActivities({ prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config }),
+      }),
+      // Webhook deliveries run on their own task queue, as in the worker role.
+      await Worker.create({
+        connection: stack.env.nativeConnection, taskQueue: gateway.config.TEMPORAL_WEBHOOK_TASK_QUEUE, workflowBundle,
+        activities: createWebhookActivities({ prisma: stack.database.prisma, config: gateway.config }),
+      }),
+    ];
+    workerRuns = workers.map((worker) => worker.run());
     gateway.app = await startTestApp({
       prisma: stack.database.prisma, config: gateway.config, catalog: gateway.catalog, storage, temporal: { client: stack.env.client, taskQueue },
     });
@@ -47,8 +60,8 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   });
   afterAll(async () => {
     await gateway.app?.close();
-    worker?.shutdown();
-    await workerRun;
+    for (const worker of workers) worker.shutdown();
+    await Promise.all(workerRuns);
     if (filesDir) await rm(filesDir, { recursive: true, force: true });
   });
   return gateway;

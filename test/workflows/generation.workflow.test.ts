@@ -10,6 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities, type GenerationActivities } from '../../activities/generation.activities.ts';
+import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
 import { requestHash, type GenerationRequest } from '../../src/generation/request.ts';
@@ -24,12 +25,14 @@ import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../help
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
 let workflowBundle: WorkflowBundleWithSourceMap;
-let realActivities: GenerationActivities;
+let realActivities: GenerationActivities & WebhookActivities;
 
 beforeAll(async () => {
   [env, database, workflowBundle] = await Promise.all([createTimeSkippingEnv(), createTestDatabase(), bundleWorkflows()]);
   const storage = createLocalStorage(await mkdtemp(join(tmpdir(), 'gateway-wf-files-')), 'http://files.test');
-  realActivities = createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog(), storage, config: loadConfig({}, []) });
+  const config = loadConfig({}, []);
+  // The webhook activities too: the notify step runs here (these tasks have no webhook to send to).
+  realActivities = { ...createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog(), storage, config }), ...createWebhookActivities({ prisma: database.prisma, config }) };
 });
 afterAll(async () => {
   await env?.teardown();

@@ -1,15 +1,17 @@
 // Webhook delivery on the time-skipping server, with the real activities on a real database against real
 // receivers: the retry schedule and its 24-hour horizon, 410, Retry-After, refusals, a receiver that is down and
-// comes up, and the fan-out of an event to its targets.
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+// comes up, and the notify step's fan-out of an event to its targets.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config.ts';
 import { newId } from '../../src/services/ids.ts';
-import { createWebhookMessage, webhookMessageId } from '../../src/webhooks/messages.ts';
+import { type CreatedMessage, createWebhookMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
 import { deliverySchedule, maxRetryAfterMs, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
-import { webhookEventWorkflow } from '../../workflows/webhook-event.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
@@ -61,7 +63,9 @@ async function deliver(input: { messageId: string; url: string }, activities: Pa
   const worker = await Worker.create({
     connection: env.nativeConnection, taskQueue, workflowBundle, activities: { ...createWebhookActivities({ prisma: database.prisma, config }), ...activities },
   });
-  return worker.runUntil(env.client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId: `test-${taskQueue}`, args: [input] }));
+  const workflowId = `test-${taskQueue}`;
+  const result = await worker.runUntil(env.client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId, args: [input] }));
+  return { ...result, history: () => env.client.workflow.getHandle(workflowId).fetchHistory() };
 }
 
 describe('webhookDeliveryWorkflow', () => {
@@ -71,7 +75,7 @@ describe('webhookDeliveryWorkflow', () => {
     const startedAt = await env.currentTimeMs();
     const wallStart = Date.now();
 
-    expect(await deliver(message)).toEqual({ outcome: 'exhausted', attempts: 8 });
+    expect(await deliver(message)).toMatchObject({ outcome: 'exhausted', attempts: 8 });
 
     expect(down.received).toHaveLength(8);
     gaps(down.received).forEach((gap, index) => {
@@ -97,7 +101,7 @@ describe('webhookDeliveryWorkflow', () => {
   it('410 stops retrying that endpoint after one attempt', async () => {
     const gone = await receiver([{ status: 410 }]);
     const message = await messageTo(gone.url);
-    expect(await deliver(message)).toEqual({ outcome: 'gone', attempts: 1 });
+    expect(await deliver(message)).toMatchObject({ outcome: 'gone', attempts: 1 });
     expect(gone.received).toHaveLength(1);
     expect((await logOf(message.messageId)).map((row) => [row.statusCode, row.nextAttemptAt])).toEqual([[410, null]]);
   });
@@ -105,7 +109,7 @@ describe('webhookDeliveryWorkflow', () => {
   it('honours Retry-After beyond the schedule, up to its cap', async () => {
     const busy = await receiver([{ status: 429, headers: { 'retry-after': '3600' } }, { status: 503, headers: { 'retry-after': String(48 * 3600) } }]);
     const message = await messageTo(busy.url);
-    expect(await deliver(message)).toEqual({ outcome: 'delivered', attempts: 3 });
+    expect(await deliver(message)).toMatchObject({ outcome: 'delivered', attempts: 3 });
     const [first, second_] = gaps(busy.received);
     expect(first).toBeGreaterThanOrEqual(hour); // the schedule said 5 s
     expect(first).toBeLessThan(hour + 10 * second);
@@ -129,8 +133,12 @@ describe('webhookDeliveryWorkflow', () => {
         return attempt;
       },
     });
-    expect(result).toEqual({ outcome: 'delivered', attempts: 3 });
+    expect(result).toMatchObject({ outcome: 'delivered', attempts: 3 });
     expect(up!.received).toHaveLength(2);
+    // `RECORD_HISTORIES=1` refreshes the replay test's history of this workflow after an intended change.
+    if (process.env.RECORD_HISTORIES === '1') {
+      await writeFile(join(import.meta.dirname, 'histories', 'webhook-delivery-retried.binpb'), temporal.api.history.v1.History.encode(await result.history()).finish());
+    }
     const secret = await secretOf(message.accountId);
     for (const delivery of up!.received) {
       expect(delivery.headers['webhook-id']).toBe(message.messageId);
@@ -149,43 +157,52 @@ describe('webhookDeliveryWorkflow', () => {
     const listening = await receiver();
     const message = await messageTo(`http://localhost:${listening.port}/hook`);
     const strict = createWebhookActivities({ prisma: database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, []) });
-    expect(await deliver(message, { sendWebhook: strict.sendWebhook })).toEqual({ outcome: 'refused', attempts: 1 });
+    expect(await deliver(message, { sendWebhook: strict.sendWebhook })).toMatchObject({ outcome: 'refused', attempts: 1 });
     expect(listening.received).toHaveLength(0);
     expect((await logOf(message.messageId)).map((row) => row.error)).toEqual([expect.stringMatching(/^localhost is a private address/)]);
   });
 });
 
-describe('webhookEventWorkflow', () => {
-  it('sends an event to the task\'s webhook and the account\'s, the same URL once, under one webhook-id', async () => {
+describe('notifyWebhooks (the notify step)', () => {
+  it('starts one delivery per distinct target, the task\'s webhook and the account\'s, under one webhook-id; a repeat starts none', async () => {
     const [taskHook, accountHook] = [await receiver(), await receiver()];
     const accountId = await createFundedAccount(database.prisma, 'developer');
     await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: accountHook.url } });
-    const taskQueue = uniqueTaskQueue('webhook-event');
+    const taskQueue = uniqueTaskQueue('webhook-notify');
     const config = { ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue };
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: createWebhookActivities({ prisma: database.prisma, config }) });
-
-    const emit = async (webhookUrl: string) => {
+    const activities = createWebhookActivities({ prisma: database.prisma, config });
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
+    const notifyFor = async (webhookUrl: string) => {
       const taskId = newId('gen');
       await database.prisma.task.create({
         data: { id: taskId, accountId, type: 'upscale', model: 'local/lanczos', status: 'completed', request: {}, costReserved: 0n, webhookUrl },
       });
       const input = { event: 'generation.completed' as const, subject: taskId, accountId, taskId, data: { id: taskId, status: 'completed' } };
-      const result = await env.client.workflow.execute(webhookEventWorkflow, { taskQueue, workflowId: `${taskId}:generation.completed`, args: [input] });
-      return { taskId, result };
+      const notify = () => new MockActivityEnvironment({}, { client: env.client }).run(activities.notifyWebhooks, input) as Promise<CreatedMessage>;
+      return { taskId, notify };
     };
+
     await worker.runUntil(async () => {
-      const both = await emit(taskHook.url);
-      expect(both.result).toEqual({ messageId: webhookMessageId(both.taskId, 'generation.completed'), targets: [taskHook.url, accountHook.url] });
-      const same = await emit(accountHook.url);
-      expect(same.result.targets).toEqual([accountHook.url]);
-      await expect.poll(() => accountHook.received.length, { timeout: 10_000 }).toBe(2);
+      const both = await notifyFor(taskHook.url);
+      const messageId = webhookMessageId(both.taskId, 'generation.completed');
+      expect(await both.notify()).toEqual({
+        messageId, targets: [taskHook.url, accountHook.url].map((url) => ({ url, workflowId: deliveryWorkflowId(messageId, url) })),
+      });
+      const same = await notifyFor(accountHook.url);
+      expect((await same.notify()).targets.map((target) => target.url)).toEqual([accountHook.url]);
+      await expect.poll(() => accountHook.received.length + taskHook.received.length, { timeout: 10_000 }).toBe(3);
+      // The step retried after its deliveries ended (a worker died before reporting): nothing is sent again.
+      await env.client.workflow.getHandle(deliveryWorkflowId(messageId, taskHook.url)).result();
+      await both.notify();
+      await new Promise((resolve) => setTimeout(resolve, 500));
     });
 
     expect(taskHook.received).toHaveLength(1);
+    expect(accountHook.received).toHaveLength(2);
     const secret = await secretOf(accountId); // created for the developer at the first delivery
     expect(secret).toMatch(/^whsec_/);
     for (const delivery of [...taskHook.received, ...accountHook.received]) verifyDelivery(secret, delivery);
-    expect(taskHook.received[0]!.headers['webhook-id']).toBe(accountHook.received[0]!.headers['webhook-id']);
+    expect(taskHook.received[0]!.headers['webhook-id']).toBe(accountHook.received.find((delivery) => delivery.body === taskHook.received[0]!.body)!.headers['webhook-id']);
     expect(JSON.parse(taskHook.received[0]!.body)).toEqual({ event: 'generation.completed', data: expect.objectContaining({ status: 'completed' }) });
   });
 });
