@@ -46,13 +46,6 @@ export async function startReceiver(answer: (request: ReceivedWebhook, index: nu
   };
 }
 
-/** A port nothing listens on (a receiver that is down), which a receiver may take later. */
-export async function freePort(): Promise<number> {
-  const probe = await startReceiver();
-  await probe.close();
-  return probe.port;
-}
-
 /** Verifies with the standardwebhooks library's own `verify`; returns the parsed body or throws. */
 export function verifyDelivery(secret: string, delivery: ReceivedWebhook): any {
   return new Webhook(secret).verify(delivery.body, {

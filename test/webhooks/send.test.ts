@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/services/ids.ts';
 import { parseRetryAfter, sendWebhook, signatureHeaders, type WebhookRequest } from '../../src/webhooks/send.ts';
-import { type Answer, freePort, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { freePort } from '../helpers/ports.ts';
+import { type Answer, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
 const secret = newWebhookSecret();
 const body = JSON.stringify({ event: 'generation.completed', data: { id: 'gen_1', status: 'completed', outputs: ['https://files.example/a.png'] } });

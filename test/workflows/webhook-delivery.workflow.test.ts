@@ -14,8 +14,9 @@ import { type CreatedMessage, createWebhookMessage, deliveryWorkflowId, webhookM
 import { deliverySchedule, maxRetryAfterMs, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { freePort } from '../helpers/ports.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
-import { type Answer, freePort, type ReceivedWebhook, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { type Answer, type ReceivedWebhook, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
