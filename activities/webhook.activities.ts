@@ -3,9 +3,9 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
+import { startWebhookDelivery } from '../src/temporal/webhooks.ts';
 import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.ts';
 import { type CreatedMessage, createWebhookMessage, type WebhookEventInput } from '../src/webhooks/messages.ts';
-import { startWebhookDelivery } from '../src/temporal/webhooks.ts';
 import { webhookSecretOf } from '../src/webhooks/secrets.ts';
 import { type AttemptResult, sendWebhook } from '../src/webhooks/send.ts';
 

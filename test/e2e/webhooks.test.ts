@@ -64,6 +64,10 @@ describe('webhooks end to end', () => {
       expect(verifyDelivery(agent.webhook_secret, delivery)).toEqual(expected);
       expect(delivery.headers['webhook-id']).toBe(webhookMessageId(task.id, `generation.${status}` as 'generation.completed'));
     }
+    // What a forger or a replayer would send fails the same verification.
+    const [sample] = deliveriesTo(agentPath);
+    expect(() => verifyDelivery(agent.webhook_secret, { ...sample!, body: sample!.body.replace(`"${status}"`, '"queued"') })).toThrow(/No matching signature/);
+    expect(() => verifyDelivery(agent.webhook_secret, { ...sample!, headers: { ...sample!.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 600) } })).toThrow(/too old/);
     if (status === 'completed') expect(expected.data.outputs).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\//)]);
 
     await expect.poll(() => stack.database.prisma.webhookDelivery.count({ where: { taskId: task.id } }), { timeout: 10_000 }).toBe(2);
