@@ -1,16 +1,18 @@
 import { createGenerationActivities, type GenerationActivityDeps } from './generation.activities.ts';
 import { createProviderActivities, type ProviderActivityDeps } from './provider.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities.ts';
 
-export type ActivityDeps = SystemActivityDeps & GenerationActivityDeps & ProviderActivityDeps;
+export type ActivityDeps = SystemActivityDeps & GenerationActivityDeps & ProviderActivityDeps & WebhookActivityDeps;
 
 /** The activities of the main task queue: database steps, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps),
     ...createGenerationActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 
-/** The activities of each provider's task queue: the calls to providers. */
-export { createProviderActivities };
+/** The activities of each provider's task queue (the calls to providers) and of the webhooks queue. */
+export { createProviderActivities, createWebhookActivities };

@@ -1,6 +1,6 @@
 // The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
-import { type ActivityDeps, createActivities, createProviderActivities } from '../activities/index.ts';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { type ActivityDeps, createActivities, createProviderActivities, createWebhookActivities } from '../activities/index.ts';
 import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import type { Config } from './config.ts';
@@ -25,14 +25,24 @@ export interface RunningWorker {
 
 const restartDelayMs = 5_000;
 
+// One bundle per process, shared by both workers and every rebuild after an outage: bundling takes seconds.
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: Runtime.instance().logger }).catch((error: unknown) => {
+    bundle = undefined;
+    throw error;
+  });
+  return bundle;
+}
+
 /** How many calls to each provider one worker runs at once (its task queue's activity slots). */
 const concurrencyOf = (config: Config): Record<keyof typeof providers, number> => ({
   local: config.LOCAL_CONCURRENCY, fal: config.FAL_CONCURRENCY, replicate: config.REPLICATE_CONCURRENCY, openai: config.OPENAI_CONCURRENCY,
 });
 
 /**
- * The workers of one process: the main task queue (workflows and database steps) and one queue per provider,
- * each limited to its configured concurrency. `workflows` is a bundle (tests) or the path of the sources.
+ * The workers of one process: the main task queue (workflows and database steps), one queue per provider, each
+ * limited to its configured concurrency, and the webhooks queue. `workflows` is a bundle or the sources' path.
  */
 export async function createWorkers(
   connection: NativeConnection,
@@ -49,6 +59,8 @@ export async function createWorkers(
       ...common, taskQueue: providerTaskQueue(options.taskQueue, provider), activities: providerActivities,
       maxConcurrentActivityTaskExecutions: concurrency[provider as keyof typeof providers],
     })),
+    // Webhook deliveries (their workflows and activities) poll their own queue, sized apart from generations.
+    Worker.create({ ...common, taskQueue: options.config.TEMPORAL_WEBHOOK_TASK_QUEUE, ...options.workflows, activities: createWebhookActivities(deps) }),
   ]);
   const workers = created.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = created.find((result) => result.status === 'rejected');
@@ -87,10 +99,10 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
       try {
         connection = await NativeConnection.connect({ address: deps.temporalAddress });
         const workers = await createWorkers(connection, {
-          config: deps.config, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, workflows: { workflowsPath: workflowsPath() },
+          config: deps.config, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, workflows: { workflowBundle: await workflowBundle() },
         }, deps);
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
-        log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE, providerQueues: Object.keys(providers).length }, 'worker running');
+        log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE, webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE, providerQueues: Object.keys(providers).length }, 'worker running');
         await runWorkers(workers, stopRequested);
       } catch (error) {
         if (!stopping) log.error({ err: error }, `worker stopped; retrying in ${restartDelayMs / 1000} s`);

@@ -5,13 +5,14 @@
 // queue; an upstream that queues work is waited for here, on durable timers woken early by its callback.
 import {
   ActivityCancellationType, ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, CancelledFailure,
-  condition, defineQuery, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, TimeoutFailure,
-  workflowInfo,
+  condition, defineQuery, defineSignal, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler,
+  TimeoutFailure, workflowInfo,
 } from '@temporalio/workflow';
 import type { AdmitInput, AdmitOutcome, GenerationActivities } from '../activities/generation.activities.ts';
 import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
 import type { TaskView } from '../src/generation/task-view.ts';
 import { providerOfModel, providerTaskQueue } from '../src/temporal/task-queues.ts';
+import { notify } from './webhook-notify.ts';
 
 export interface GenerationInput extends AdmitInput {
   modelId: string;
@@ -144,7 +145,11 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     });
     if (admitted?.outcome !== 'admitted') throw error;
   }
-  // 5. Notify: webhook delivery lands here with the webhooks issue.
+  // 5. Notify: deliveries run in workflows of their own, so this one closes now and they cannot touch the task.
+  // patched: histories recorded before webhooks replay without this step.
+  if ((view?.status === 'completed' || view?.status === 'failed') && patched('webhooks')) {
+    await notify({ event: `generation.${view.status}`, subject: input.taskId, accountId: input.accountId, taskId: input.taskId, data: view });
+  }
   await condition(allHandlersFinished);
   return view;
 }

@@ -2,3 +2,4 @@
 export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
+export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.ts';

@@ -1,11 +1,13 @@
 // genctl: operators' tool. Exit codes: 0 done, 1 refused (not found, …), 2 usage error. --json for scripts.
 import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
 import { ConfigError, embeddedDatabaseUrl, loadConfig } from '../config.ts';
 import { createPrisma } from '../db/prisma.ts';
 import {
   CommandError, createDeveloperCommand, createKeyCommand, creditAccountCommand, listKeysCommand, type Output,
   revokeKeyCommand, showAccountCommand,
 } from './commands.ts';
+import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
 const usage = `genctl: operate the generation gateway
 
@@ -15,8 +17,12 @@ const usage = `genctl: operate the generation gateway
   genctl keys revoke <key-id>
   genctl accounts show <account-id>
   genctl accounts credit <account-id> --amount <usd> --reason <text> [--idempotency-key <key>]
+  genctl webhooks list [--task <task-id>] [--account <account-id>] [--limit <n>]
+  genctl webhooks show <message-id>
+  genctl webhooks redeliver <message-id> [--url <target-url>]
 
-Every command takes --json. The database is DATABASE_URL, or the embedded one of \`npm start\`.`;
+Every command takes --json. The database is DATABASE_URL, or the embedded one of \`npm start\`; redeliver also
+reaches Temporal at TEMPORAL_ADDRESS, or the dev server of \`npm start\`.`;
 
 const options = {
   json: { type: 'boolean' },
@@ -28,6 +34,9 @@ const options = {
   amount: { type: 'string' },
   reason: { type: 'string' },
   'idempotency-key': { type: 'string' },
+  task: { type: 'string' },
+  limit: { type: 'string' },
+  url: { type: 'string' },
 } as const;
 
 async function run(argv: string[]): Promise<number> {
@@ -47,6 +56,11 @@ async function run(argv: string[]): Promise<number> {
 
   const config = loadConfig(process.env, []);
   const prisma = createPrisma(config.DATABASE_URL ?? embeddedDatabaseUrl(config));
+  let connection: Connection | undefined;
+  const temporal = async () => {
+    connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}` });
+    return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  };
   try {
     let output: Output;
     switch (`${group} ${action ?? ''}`) {
@@ -56,6 +70,9 @@ async function run(argv: string[]): Promise<number> {
       case 'keys revoke': output = await revokeKeyCommand(prisma, target); break;
       case 'accounts show': output = await showAccountCommand(prisma, target); break;
       case 'accounts credit': output = await creditAccountCommand(prisma, target, { ...values, idempotencyKey: values['idempotency-key'] }); break;
+      case 'webhooks list': output = await listWebhooksCommand(prisma, values); break;
+      case 'webhooks show': output = await showWebhookCommand(prisma, target); break;
+      case 'webhooks redeliver': output = await redeliverWebhookCommand({ prisma, temporal, taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE }, target, values); break;
       default: throw new CommandError(`unknown command "${positionals.join(' ')}"\n\n${usage}`, 2);
     }
     console.log(values.json ? JSON.stringify(output.json, null, 2) : output.text);
@@ -69,6 +86,7 @@ async function run(argv: string[]): Promise<number> {
     return 1;
   } finally {
     await prisma.$disconnect();
+    await connection?.close();
   }
 }
 

@@ -1,24 +1,10 @@
 // genctl end to end: the real command line against a real database, and its keys on the real API.
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { useAppWithDatabase } from '../helpers/app.ts';
+import { runGenctl } from '../helpers/genctl.ts';
 
-const genctlPath = join(import.meta.dirname, '..', '..', 'bin', 'genctl.mjs');
 const stack = useAppWithDatabase();
-
-async function genctl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string; json: any }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [genctlPath, ...args], {
-      env: { ...process.env, DATABASE_URL: stack.database.url, LOG_LEVEL: 'silent' },
-    });
-    return { code: 0, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: undefined };
-  }
-}
+const genctl = (...args: string[]) => runGenctl({ DATABASE_URL: stack.database.url }, args);
 
 const balanceWith = async (key: string) => {
   const response = await fetch(`${stack.app.url}/api/v1/account/balance`, { headers: { authorization: `Bearer ${key}` } });

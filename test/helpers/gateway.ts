@@ -28,12 +28,17 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   let workersRun: Promise<void> | undefined;
   let filesDir: string | undefined;
   beforeAll(async () => {
-    gateway.config = { ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true' }, []), ...(await configure()) };
+    gateway.config = {
+      ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+      TEMPORAL_WEBHOOK_TASK_QUEUE: uniqueTaskQueue('webhooks'),
+      ...(await configure()),
+    };
     gateway.catalog = loadCatalog();
     filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
     const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = uniqueTaskQueue('gateway');
+    // The worker role's workers: the main queue, one per provider and the webhooks queue.
     const workers = await createWorkers(stack.env.nativeConnection, {
       config: gateway.config, taskQueue, namespace: 'default', workflows: { workflowBundle: await bundleWorkflows() },
     }, { prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config });

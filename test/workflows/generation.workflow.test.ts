@@ -10,7 +10,9 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities, type GenerationActivities } from '../../activities/generation.activities.ts';
 import type { ProviderActivities } from '../../activities/provider.activities.ts';
+import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
 import { requestHash, type GenerationRequest } from '../../src/generation/request.ts';
 import { newId } from '../../src/services/ids.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
@@ -23,11 +25,12 @@ import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../help
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
 let workflowBundle: WorkflowBundleWithSourceMap;
-let realActivities: GenerationActivities;
+let realActivities: GenerationActivities & WebhookActivities;
 
 beforeAll(async () => {
   [env, database, workflowBundle] = await Promise.all([createTimeSkippingEnv(), createTestDatabase(), bundleWorkflows()]);
-  realActivities = createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog() });
+  // The webhook activities too: the notify step runs here (these tasks have no webhook to send to).
+  realActivities = { ...createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog() }), ...createWebhookActivities({ prisma: database.prisma, config: loadConfig({}, []) }) };
 });
 afterAll(async () => {
   await env?.teardown();
@@ -198,6 +201,9 @@ describe('generationWorkflow', () => {
       });
       expect(checks).toBe(7);
       expect(timerDurations(history)).toEqual([100, 150, 225, 338, 400, 400, 400]);
+      if (process.env.RECORD_HISTORIES === '1') {
+        await writeFile(join(import.meta.dirname, 'histories', 'generation-upstream-job.binpb'), temporal.api.history.v1.History.encode(history).finish());
+      }
       expect(result).toMatchObject({ status: 'completed', output: 'http://files.test/clip.mp4', cost: 0.5 });
       expect(await moneyOf(input.accountId)).toEqual({ balance: 500_000n, reserved: 0n, spent: 500_000n });
     });

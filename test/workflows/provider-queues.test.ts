@@ -48,14 +48,14 @@ it('runs each provider\'s calls on its own queue, at most its configured concurr
     for: (model) => ({ kind: 'runner', run: slowRunner(model.provider) }),
     jobsOf: () => undefined,
   };
-  const config = { ...loadConfig({}, []), LOCAL_CONCURRENCY: 1, OPENAI_CONCURRENCY: 4 };
   const taskQueue = uniqueTaskQueue('provider-queues');
+  const config = { ...loadConfig({}, []), LOCAL_CONCURRENCY: 1, OPENAI_CONCURRENCY: 4, TEMPORAL_WEBHOOK_TASK_QUEUE: `${taskQueue}-webhooks` };
   const storage = createLocalStorage(await mkdtemp(join(tmpdir(), 'gateway-queues-')), 'http://files.test');
   const workers = await createWorkers(env.nativeConnection, { config, taskQueue, namespace: 'default', workflows: { workflowBundle: await bundleWorkflows() } }, {
     prisma: database.prisma, catalog: loadCatalog(), storage, config, providers,
   });
   expect(workers.map((worker) => worker.options.taskQueue).sort())
-    .toEqual([taskQueue, `${taskQueue}-fal`, `${taskQueue}-local`, `${taskQueue}-openai`, `${taskQueue}-replicate`]);
+    .toEqual([taskQueue, `${taskQueue}-fal`, `${taskQueue}-local`, `${taskQueue}-openai`, `${taskQueue}-replicate`, `${taskQueue}-webhooks`]);
 
   const accountId = await createFundedAccount(database.prisma);
   await credit(database.prisma, { accountId, amount: 10_000_000n, kind: 'deposit', idempotencyKey: `deposit:${accountId}` });

@@ -1,7 +1,9 @@
 import { formatUsd } from '../../money.ts';
 import { getAccountSummary } from '../../services/accounts.ts';
+import { webhookSecretOf } from '../../webhooks/secrets.ts';
 import { defineEndpoint } from '../endpoint.ts';
-import { DeveloperBalanceResponseSchema } from '../schemas/account.schemas.ts';
+import { DeveloperBalanceResponseSchema, WebhookSecretResponseSchema } from '../schemas/account.schemas.ts';
+import { webhookSignature } from '../webhook-signature.ts';
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
@@ -31,6 +33,25 @@ export const accountEndpoints = [
           api_key: { id: apiKey.id, name: apiKey.name, key_prefix: apiKey.keyPrefix, last_used_at: iso(apiKey.lastUsedAt), expires_at: iso(apiKey.expiresAt) },
         },
       };
+    },
+  }),
+  defineEndpoint({
+    method: 'get',
+    path: '/account/webhook-secret',
+    operationId: 'getWebhookSecret',
+    summary: 'The secret that signs your webhooks',
+    description: 'Gateway extension (not in interface 1.1.0). Every webhook sent for your account, to a generation\'s ' +
+      '`webhook_url` and to an agent\'s own webhook, is signed with this secret (Standard Webhooks: headers `webhook-id`, ' +
+      '`webhook-timestamp`, `webhook-signature`). It is created at the first call or the first delivery, whichever comes ' +
+      'first. Developer and agent keys; agents also receive it from registration with a webhook and from ' +
+      '`PATCH /agents/webhook`, which rotates it.',
+    tags: ['Account'],
+    auth: 'any',
+    success: { status: 200, description: 'The signing secret and how it signs', schema: WebhookSecretResponseSchema },
+    handle: async ({ principal, ctx }) => {
+      const secret = await webhookSecretOf(ctx.prisma, principal.account.id);
+      if (!secret) throw new Error(`account ${principal.account.id} vanished while authenticated`);
+      return { body: { webhook_secret: secret, ...webhookSignature } };
     },
   }),
 ];

@@ -19,3 +19,11 @@ export const DeveloperBalanceResponseSchema = z
     }),
   })
   .openapi('DeveloperBalanceResponse');
+
+export const WebhookSecretResponseSchema = z
+  .object({
+    webhook_secret: z.string().openapi({ description: 'Standard Webhooks signing secret, `whsec_` + base64' }),
+    signature_header: z.string(),
+    signature_algorithm: z.string(),
+  })
+  .openapi('WebhookSecretResponse');

@@ -31,7 +31,10 @@ export const GenerationRequestSchema = z
     duration: z.int().min(1).optional(),
     num_outputs: z.int().min(1).optional(),
     seed: z.int().optional(),
-    webhook_url: httpUrl.optional(),
+    webhook_url: httpUrl.optional().openapi({
+      description: 'Receives `generation.completed` or `generation.failed` as `{ "event", "data": <the task> }`, signed (Standard ' +
+        'Webhooks) with your account\'s secret (GET /account/webhook-secret), retried for more than 24 hours',
+    }),
   })
   .openapi('GenerationRequest');
 

@@ -1,0 +1,47 @@
+// Activities of webhooks: thin wrappers over src/webhooks. notifyWebhooks is the emitters' notify step; sending is
+// one attempt with no Temporal retry (the delivery workflow owns the schedule); the writes are idempotent.
+import { Context } from '@temporalio/activity';
+import type { Config } from '../src/config.ts';
+import type { PrismaClient } from '../src/db/prisma.ts';
+import { startWebhookDelivery } from '../src/temporal/webhooks.ts';
+import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.ts';
+import { type CreatedMessage, createWebhookMessage, type WebhookEventInput } from '../src/webhooks/messages.ts';
+import { webhookSecretOf } from '../src/webhooks/secrets.ts';
+import { type AttemptResult, sendWebhook } from '../src/webhooks/send.ts';
+
+export interface WebhookActivityDeps {
+  prisma: PrismaClient;
+  config: Config;
+}
+
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  return {
+    /**
+     * Writes the event's message and starts one delivery workflow per target on the webhooks task queue. They are
+     * not children of the emitter: a delivery outlives it by a day and must never reach back into it. A retry of
+     * this activity finds the message and the deliveries it started.
+     */
+    async notifyWebhooks(input: WebhookEventInput): Promise<CreatedMessage> {
+      const message = await createWebhookMessage(deps.prisma, input);
+      const { client } = Context.current();
+      for (const target of message.targets) {
+        await startWebhookDelivery(client, deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE, { messageId: message.messageId, url: target.url }, 'once');
+      }
+      return message;
+    },
+
+    /** One attempt, signed with the account's secret as it is now (a rotated secret signs the next attempt). */
+    async sendWebhook(input: { messageId: string; url: string }): Promise<AttemptResult> {
+      const message = await deps.prisma.webhookMessage.findUniqueOrThrow({ where: { id: input.messageId } });
+      const secret = message.accountId ? await webhookSecretOf(deps.prisma, message.accountId) : null;
+      if (!secret) return { outcome: 'refused', statusCode: null, error: 'the account no longer exists', durationMs: null, retryAfterMs: null };
+      return sendWebhook({ url: input.url, messageId: message.id, body: message.body, secret, allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
+    },
+
+    async recordWebhookAttempt(record: AttemptRecord): Promise<void> {
+      await recordAttempt(deps.prisma, record);
+    },
+  };
+}
+
+export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

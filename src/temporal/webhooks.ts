@@ -1,0 +1,28 @@
+// Starting webhook deliveries from outside a workflow: the notify activity, and operators' redeliveries.
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
+import { deliveryWorkflowId } from '../webhooks/messages.ts';
+
+export type DeliveryStart = 'started' | 'running' | 'ended';
+
+/**
+ * Starts the delivery of a message to a URL. `once` (the notify step, possibly retried): a delivery that runs or
+ * ran already is left alone. `again` (an operator's redelivery): a new run after the last one ended; a delivery
+ * still running is left alone, since its schedule already covers the next attempt.
+ */
+export async function startWebhookDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, mode: 'once' | 'again'): Promise<DeliveryStart> {
+  const workflowId = deliveryWorkflowId(input.messageId, input.url);
+  try {
+    await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+      workflowId,
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: mode === 'once' ? 'USE_EXISTING' : 'FAIL',
+      workflowIdReusePolicy: mode === 'once' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
+    });
+    return 'started';
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return mode === 'once' ? 'ended' : 'running';
+  }
+}

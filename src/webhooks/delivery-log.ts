@@ -1,0 +1,75 @@
+// The delivery log: every attempt of every message to every target, as operators read it (genctl webhooks).
+import type { PrismaClient } from '../db/prisma.ts';
+import type { WebhookDelivery, WebhookMessage } from '../generated/prisma/client.ts';
+import { derivedId } from '../services/ids.ts';
+
+export interface AttemptRecord {
+  /** The delivery workflow's run: with the attempt number, it makes the row's id, so a retried write adds nothing. */
+  workflowId: string;
+  runId: string;
+  messageId: string;
+  url: string;
+  attempt: number;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number | null;
+  /** ISO time of the next attempt; null when this was the last one. */
+  nextAttemptAt: string | null;
+}
+
+export async function recordAttempt(prisma: PrismaClient, record: AttemptRecord): Promise<void> {
+  const message = await prisma.webhookMessage.findUniqueOrThrow({ where: { id: record.messageId } });
+  await prisma.webhookDelivery.createMany({
+    data: [{
+      id: derivedId('whd', `${record.workflowId}\n${record.runId}\n${record.attempt}`),
+      messageId: message.id, accountId: message.accountId, taskId: message.taskId, event: message.event, url: record.url,
+      attempt: record.attempt, statusCode: record.statusCode, error: record.error, durationMs: record.durationMs,
+      nextAttemptAt: record.nextAttemptAt ? new Date(record.nextAttemptAt) : null,
+    }],
+    skipDuplicates: true,
+  });
+}
+
+export type DeliveryState = 'delivered' | 'gone' | 'retrying' | 'failed';
+
+export interface TargetSummary {
+  url: string;
+  state: DeliveryState;
+  attempts: WebhookDelivery[];
+}
+
+export interface MessageSummary {
+  message: WebhookMessage;
+  targets: TargetSummary[];
+}
+
+function stateOf(last: WebhookDelivery): DeliveryState {
+  if (last.statusCode !== null && last.statusCode >= 200 && last.statusCode < 300) return 'delivered';
+  if (last.statusCode === 410) return 'gone';
+  return last.nextAttemptAt ? 'retrying' : 'failed';
+}
+
+function summarise(message: WebhookMessage & { deliveries: WebhookDelivery[] }): MessageSummary {
+  const byUrl = new Map<string, WebhookDelivery[]>();
+  for (const delivery of message.deliveries) byUrl.set(delivery.url, [...(byUrl.get(delivery.url) ?? []), delivery]);
+  const { deliveries: _, ...bare } = message;
+  return { message: bare, targets: [...byUrl].map(([url, attempts]) => ({ url, state: stateOf(attempts.at(-1)!), attempts })) };
+}
+
+const attemptOrder = [{ attempt: 'asc' as const }, { createdAt: 'asc' as const }];
+
+/** The newest messages first, each with its targets' attempts. */
+export async function listMessages(prisma: PrismaClient, filter: { taskId?: string; accountId?: string; limit: number }): Promise<MessageSummary[]> {
+  const messages = await prisma.webhookMessage.findMany({
+    where: { taskId: filter.taskId, accountId: filter.accountId },
+    orderBy: { createdAt: 'desc' },
+    take: filter.limit,
+    include: { deliveries: { orderBy: attemptOrder } },
+  });
+  return messages.map(summarise);
+}
+
+export async function getMessage(prisma: PrismaClient, messageId: string): Promise<MessageSummary | null> {
+  const message = await prisma.webhookMessage.findUnique({ where: { id: messageId }, include: { deliveries: { orderBy: attemptOrder } } });
+  return message && summarise(message);
+}

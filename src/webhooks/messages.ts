@@ -1,0 +1,59 @@
+// A webhook message: one event for one account, written once with the exact body every attempt sends, and the
+// targets it goes to. Ids derive from what the event is about, so a retried step finds the same message.
+import { createHash } from 'node:crypto';
+import type { PrismaClient } from '../db/prisma.ts';
+import { derivedId } from '../services/ids.ts';
+
+export const webhookEvents = ['generation.completed', 'generation.failed', 'deposit.credited'] as const;
+export type WebhookEvent = (typeof webhookEvents)[number];
+
+export interface WebhookEventInput {
+  event: WebhookEvent;
+  /** What the event is about (a task id, a deposit id): one message per subject and event. */
+  subject: string;
+  accountId: string;
+  /** A generation's task: its own `webhook_url` is a target beside the account's webhook. */
+  taskId?: string;
+  /** The event's `data`: for generations, the task exactly as GET /generations/{id} answers it. */
+  data: unknown;
+}
+
+export interface WebhookTarget {
+  url: string;
+  workflowId: string;
+}
+
+export interface CreatedMessage {
+  messageId: string;
+  targets: WebhookTarget[];
+}
+
+/** The Standard Webhooks `webhook-id`: the same for every attempt and every target of one event. */
+export const webhookMessageId = (subject: string, event: WebhookEvent) => derivedId('msg', `${subject}:${event}`);
+
+/** One delivery workflow per message and target URL; the hash keeps long URLs out of the id. */
+export const deliveryWorkflowId = (messageId: string, url: string) =>
+  `webhook:${messageId}:${createHash('sha256').update(url).digest('hex').slice(0, 16)}`;
+
+/** The task's own webhook, then the account's; a URL named twice is sent to once. */
+async function targetUrls(prisma: PrismaClient, input: WebhookEventInput): Promise<string[]> {
+  const [task, account] = await Promise.all([
+    input.taskId ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true } }) : null,
+    prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } }),
+  ]);
+  const urls = [task?.webhookUrl, account?.webhookUrl].filter((url): url is string => Boolean(url));
+  return [...new Set(urls)];
+}
+
+/** Writes the message (once: a repeat finds it) when it has somewhere to go; returns its targets. */
+export async function createWebhookMessage(prisma: PrismaClient, input: WebhookEventInput): Promise<CreatedMessage> {
+  const messageId = webhookMessageId(input.subject, input.event);
+  const urls = await targetUrls(prisma, input);
+  if (urls.length > 0) {
+    await prisma.webhookMessage.createMany({
+      data: [{ id: messageId, accountId: input.accountId, taskId: input.taskId ?? null, event: input.event, body: JSON.stringify({ event: input.event, data: input.data }) }],
+      skipDuplicates: true,
+    });
+  }
+  return { messageId, targets: urls.map((url) => ({ url, workflowId: deliveryWorkflowId(messageId, url) })) };
+}

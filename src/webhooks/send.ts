@@ -1,0 +1,100 @@
+// One delivery attempt of a webhook (DESIGN §6, Standard Webhooks): sign, POST once, classify the answer. The
+// retry schedule belongs to the delivery workflow; this only says whether the attempt landed and whether trying
+// again can help.
+import { Webhook } from 'standardwebhooks';
+import { fetch } from 'undici';
+import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';
+
+export const webhookTimeoutMs = 15_000;
+
+/**
+ * delivered: a 2xx. gone: 410, the receiver asked us to stop. refused: this URL is never sent to (a private address
+ * while those are not allowed, not http(s), no secret). failed: anything else (3xx, 4xx, 5xx, network, timeout),
+ * worth another attempt.
+ */
+export type AttemptOutcome = 'delivered' | 'gone' | 'refused' | 'failed';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number | null;
+  /** What the receiver's Retry-After asked for, in milliseconds. */
+  retryAfterMs: number | null;
+}
+
+export interface WebhookRequest {
+  url: string;
+  messageId: string;
+  /** The exact bytes signed and sent. */
+  body: string;
+  /** `whsec_…` */
+  secret: string;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+/** The three Standard Webhooks headers for one attempt: the timestamp is the attempt's, the id the message's. */
+export function signatureHeaders(messageId: string, secret: string, body: string, at: Date): Record<string, string> {
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(messageId, at, body),
+  };
+}
+
+/** Retry-After as seconds or as an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+const refused = (error: string): AttemptResult => ({ outcome: 'refused', statusCode: null, error, durationMs: null, retryAfterMs: null });
+
+function networkError(error: unknown, timeoutMs: number): string {
+  if ((error as Error).name === 'TimeoutError') return `timed out after ${timeoutMs / 1000} s`;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return `connection failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+}
+
+export async function sendWebhook(request: WebhookRequest): Promise<AttemptResult> {
+  const timeoutMs = request.timeoutMs ?? webhookTimeoutMs;
+  let target: URL;
+  try {
+    target = new URL(request.url);
+  } catch {
+    return refused('not a valid URL');
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return refused('not an http(s) URL');
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const response = await fetch(target, {
+      method: 'POST',
+      // A redirect is a failure: following it would send the signed body somewhere the caller never named.
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+      dispatcher: outboundDispatcher(target, request.allowPrivate),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'generation-gateway-webhooks/1',
+        ...signatureHeaders(request.messageId, request.secret, request.body, new Date()),
+      },
+      body: request.body,
+    });
+    // The answer's body is not ours to read; dropping it frees the connection.
+    await response.body?.cancel().catch(() => undefined);
+    const statusCode = response.status;
+    const result = { statusCode, durationMs: elapsed(), retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
+    if (statusCode >= 200 && statusCode < 300) return { ...result, outcome: 'delivered', error: null, retryAfterMs: null };
+    if (statusCode === 410) return { ...result, outcome: 'gone', error: 'HTTP 410: the receiver asked not to be sent this again', retryAfterMs: null };
+    const redirect = statusCode >= 300 && statusCode < 400 ? ` redirect to ${response.headers.get('location') ?? '(no location)'} not followed` : '';
+    return { ...result, outcome: 'failed', error: `HTTP ${statusCode}${redirect}` };
+  } catch (error) {
+    const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
+    if (cause instanceof PrivateAddressError) return refused(`${cause.message}; set ALLOW_PRIVATE_WEBHOOK_URLS=true to allow it`);
+    return { outcome: 'failed', statusCode: null, error: networkError(error, timeoutMs), durationMs: elapsed(), retryAfterMs: null };
+  }
+}

@@ -1,0 +1,24 @@
+// Runs the real genctl command line in its own process, as operators do.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const genctlPath = join(import.meta.dirname, '..', '..', 'bin', 'genctl.mjs');
+
+export interface GenctlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed, for --json runs that succeed. */
+  json: any;
+}
+
+export async function runGenctl(env: Record<string, string>, args: string[]): Promise<GenctlResult> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [genctlPath, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    return { code: 0, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr, json: undefined };
+  }
+}

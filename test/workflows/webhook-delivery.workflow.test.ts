@@ -1,0 +1,209 @@
+// Webhook delivery on the time-skipping server, with the real activities on a real database against real
+// receivers: the retry schedule and its 24-hour horizon, 410, Retry-After, refusals, a receiver that is down and
+// comes up, and the notify step's fan-out of an event to its targets.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
+import { loadConfig } from '../../src/config.ts';
+import { newId } from '../../src/services/ids.ts';
+import { type CreatedMessage, createWebhookMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
+import { deliverySchedule, maxRetryAfterMs, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
+import { createFundedAccount } from '../helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { freePort } from '../helpers/ports.ts';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { type Answer, type ReceivedWebhook, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+
+let env: TestWorkflowEnvironment;
+let database: TestDatabase;
+let workflowBundle: WorkflowBundleWithSourceMap;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  [env, database, workflowBundle] = await Promise.all([createTimeSkippingEnv(), createTestDatabase(), bundleWorkflows()]);
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await env?.teardown();
+  await database?.drop();
+});
+
+const second = 1_000;
+const hour = 3_600 * second;
+
+/** A receiver that stamps each request with the test server's clock, answering `answers` in turn (then 200). */
+async function receiver(answers: Answer[] = [], port = 0): Promise<Receiver> {
+  const started = await startReceiver(async (request, index) => {
+    request.at = await env.currentTimeMs();
+    return answers[index] ?? { status: 200 };
+  }, port);
+  receivers.push(started);
+  return started;
+}
+
+/** An account whose webhook is `url`, and a generation.completed message for it. */
+async function messageTo(url: string) {
+  const accountId = await createFundedAccount(database.prisma, 'agent');
+  await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
+  const taskId = newId('gen');
+  const message = await createWebhookMessage(database.prisma, { event: 'generation.completed', subject: taskId, accountId, data: { id: taskId, status: 'completed' } });
+  return { accountId, messageId: message.messageId, url };
+}
+
+const secretOf = async (accountId: string) => (await database.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).webhookSecret!;
+const logOf = (messageId: string) => database.prisma.webhookDelivery.findMany({ where: { messageId }, orderBy: { attempt: 'asc' } });
+const gaps = (deliveries: ReceivedWebhook[]) => deliveries.slice(1).map((delivery, index) => delivery.at! - deliveries[index]!.at!);
+
+async function deliver(input: { messageId: string; url: string }, activities: Partial<WebhookActivities> = {}) {
+  const taskQueue = uniqueTaskQueue('webhooks');
+  const config = { ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue };
+  const worker = await Worker.create({
+    connection: env.nativeConnection, taskQueue, workflowBundle, activities: { ...createWebhookActivities({ prisma: database.prisma, config }), ...activities },
+  });
+  const workflowId = `test-${taskQueue}`;
+  const result = await worker.runUntil(env.client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId, args: [input] }));
+  return { ...result, history: () => env.client.workflow.getHandle(workflowId).fetchHistory() };
+}
+
+describe('webhookDeliveryWorkflow', () => {
+  it('retries on the schedule (now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %) for more than 24 hours, then gives up', async () => {
+    const down = await receiver(deliverySchedule.map(() => ({ status: 503 })));
+    const message = await messageTo(down.url);
+    const startedAt = await env.currentTimeMs();
+    const wallStart = Date.now();
+
+    expect(await deliver(message)).toMatchObject({ outcome: 'exhausted', attempts: 8 });
+
+    expect(down.received).toHaveLength(8);
+    gaps(down.received).forEach((gap, index) => {
+      const planned = deliverySchedule[index + 1]!;
+      expect(gap, `gap before attempt ${index + 2}`).toBeGreaterThanOrEqual(planned * 0.9);
+      expect(gap, `gap before attempt ${index + 2}`).toBeLessThanOrEqual(planned * 1.1 + 2 * second);
+    });
+    expect(down.received.at(-1)!.at! - down.received[0]!.at!).toBeGreaterThanOrEqual(24 * hour);
+    expect(down.received[0]!.at! - startedAt).toBeLessThan(5 * second);
+    expect(Date.now() - wallStart).toBeLessThan(60_000);
+    // Every attempt is the same message: the same webhook-id, each one verifying with the account's secret.
+    const secret = await secretOf(message.accountId);
+    expect(new Set(down.received.map((delivery) => delivery.headers['webhook-id']))).toEqual(new Set([message.messageId]));
+    for (const delivery of down.received) expect(verifyDelivery(secret, delivery)).toMatchObject({ event: 'generation.completed' });
+
+    const log = await logOf(message.messageId);
+    expect(log.map((row) => [row.attempt, row.statusCode, row.error])).toEqual(deliverySchedule.map((_, index) => [index + 1, 503, 'HTTP 503']));
+    expect(log.slice(0, 7).every((row) => row.nextAttemptAt !== null)).toBe(true);
+    expect(log[7]!.nextAttemptAt).toBeNull();
+    expect(log.every((row) => row.url === down.url && row.event === 'generation.completed' && row.accountId === message.accountId)).toBe(true);
+  });
+
+  it('410 stops retrying that endpoint after one attempt', async () => {
+    const gone = await receiver([{ status: 410 }]);
+    const message = await messageTo(gone.url);
+    expect(await deliver(message)).toMatchObject({ outcome: 'gone', attempts: 1 });
+    expect(gone.received).toHaveLength(1);
+    expect((await logOf(message.messageId)).map((row) => [row.statusCode, row.nextAttemptAt])).toEqual([[410, null]]);
+  });
+
+  it('honours Retry-After beyond the schedule, up to its cap', async () => {
+    const busy = await receiver([{ status: 429, headers: { 'retry-after': '3600' } }, { status: 503, headers: { 'retry-after': String(48 * 3600) } }]);
+    const message = await messageTo(busy.url);
+    expect(await deliver(message)).toMatchObject({ outcome: 'delivered', attempts: 3 });
+    const [first, second_] = gaps(busy.received);
+    expect(first).toBeGreaterThanOrEqual(hour); // the schedule said 5 s
+    expect(first).toBeLessThan(hour + 10 * second);
+    expect(second_).toBeGreaterThanOrEqual(maxRetryAfterMs); // the receiver asked for 48 h: capped at 10 h
+    expect(second_).toBeLessThan(maxRetryAfterMs + 10 * second);
+    const log = await logOf(message.messageId);
+    expect(log[0]!.nextAttemptAt!.getTime() - log[0]!.createdAt.getTime()).toBeGreaterThan(0);
+  });
+
+  it('a receiver that is down, then failing, then up gets the message once, with the same webhook-id each time', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/hook`;
+    const message = await messageTo(url);
+    let up: Receiver | undefined;
+    const real = createWebhookActivities({ prisma: database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []) });
+    const result = await deliver(message, {
+      // The real attempt; after the first one (refused: nothing listens) the receiver comes up, first answering 503.
+      sendWebhook: async (input) => {
+        const attempt = await real.sendWebhook(input);
+        up ??= await receiver([{ status: 503 }], port);
+        return attempt;
+      },
+    });
+    expect(result).toMatchObject({ outcome: 'delivered', attempts: 3 });
+    expect(up!.received).toHaveLength(2);
+    // `RECORD_HISTORIES=1` refreshes the replay test's history of this workflow after an intended change.
+    if (process.env.RECORD_HISTORIES === '1') {
+      await writeFile(join(import.meta.dirname, 'histories', 'webhook-delivery-retried.binpb'), temporal.api.history.v1.History.encode(await result.history()).finish());
+    }
+    const secret = await secretOf(message.accountId);
+    for (const delivery of up!.received) {
+      expect(delivery.headers['webhook-id']).toBe(message.messageId);
+      expect(verifyDelivery(secret, delivery)).toMatchObject({ event: 'generation.completed' });
+    }
+    const log = await logOf(message.messageId);
+    expect(log.map((row) => [row.attempt, row.statusCode, row.error, row.messageId])).toEqual([
+      [1, null, 'connection failed: ECONNREFUSED', message.messageId],
+      [2, 503, 'HTTP 503', message.messageId],
+      [3, 200, null, message.messageId],
+    ]);
+    expect(log[2]!.nextAttemptAt).toBeNull();
+  });
+
+  it('a URL resolving to a private address is refused at once when private addresses are not allowed', async () => {
+    const listening = await receiver();
+    const message = await messageTo(`http://localhost:${listening.port}/hook`);
+    const strict = createWebhookActivities({ prisma: database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, []) });
+    expect(await deliver(message, { sendWebhook: strict.sendWebhook })).toMatchObject({ outcome: 'refused', attempts: 1 });
+    expect(listening.received).toHaveLength(0);
+    expect((await logOf(message.messageId)).map((row) => row.error)).toEqual([expect.stringMatching(/^localhost is a private address/)]);
+  });
+});
+
+describe('notifyWebhooks (the notify step)', () => {
+  it('starts one delivery per distinct target, the task\'s webhook and the account\'s, under one webhook-id; a repeat starts none', async () => {
+    const [taskHook, accountHook] = [await receiver(), await receiver()];
+    const accountId = await createFundedAccount(database.prisma, 'developer');
+    await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: accountHook.url } });
+    const taskQueue = uniqueTaskQueue('webhook-notify');
+    const config = { ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue };
+    const activities = createWebhookActivities({ prisma: database.prisma, config });
+    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
+    const notifyFor = async (webhookUrl: string) => {
+      const taskId = newId('gen');
+      await database.prisma.task.create({
+        data: { id: taskId, accountId, type: 'upscale', model: 'local/lanczos', status: 'completed', request: {}, costReserved: 0n, webhookUrl },
+      });
+      const input = { event: 'generation.completed' as const, subject: taskId, accountId, taskId, data: { id: taskId, status: 'completed' } };
+      const notify = () => new MockActivityEnvironment({}, { client: env.client }).run(activities.notifyWebhooks, input) as Promise<CreatedMessage>;
+      return { taskId, notify };
+    };
+
+    await worker.runUntil(async () => {
+      const both = await notifyFor(taskHook.url);
+      const messageId = webhookMessageId(both.taskId, 'generation.completed');
+      expect(await both.notify()).toEqual({
+        messageId, targets: [taskHook.url, accountHook.url].map((url) => ({ url, workflowId: deliveryWorkflowId(messageId, url) })),
+      });
+      const same = await notifyFor(accountHook.url);
+      expect((await same.notify()).targets.map((target) => target.url)).toEqual([accountHook.url]);
+      await expect.poll(() => accountHook.received.length + taskHook.received.length, { timeout: 10_000 }).toBe(3);
+      // The step retried after its deliveries ended (a worker died before reporting): nothing is sent again.
+      await env.client.workflow.getHandle(deliveryWorkflowId(messageId, taskHook.url)).result();
+      await both.notify();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    });
+
+    expect(taskHook.received).toHaveLength(1);
+    expect(accountHook.received).toHaveLength(2);
+    const secret = await secretOf(accountId); // created for the developer at the first delivery
+    expect(secret).toMatch(/^whsec_/);
+    for (const delivery of [...taskHook.received, ...accountHook.received]) verifyDelivery(secret, delivery);
+    expect(taskHook.received[0]!.headers['webhook-id']).toBe(accountHook.received.find((delivery) => delivery.body === taskHook.received[0]!.body)!.headers['webhook-id']);
+    expect(JSON.parse(taskHook.received[0]!.body)).toEqual({ event: 'generation.completed', data: expect.objectContaining({ status: 'completed' }) });
+  });
+});
