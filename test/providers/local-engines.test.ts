@@ -99,6 +99,33 @@ describe('local engines', () => {
     expect(Number(long.format.duration)).toBeGreaterThan(Number(short.format.duration) + 1);
   });
 
+  it('espeak: a long text leaves the main thread free, and an aborted call stops at once', async () => {
+    const text = 'The gateway keeps answering while it speaks. '.repeat(444); // ~20,000 characters, the catalog's maximum
+    const model = catalog.get('local/espeak')!;
+    let longestStall = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestStall = Math.max(longestStall, now - last);
+      last = now;
+    }, 10);
+    const started = performance.now();
+    const result = await localEngines['espeak-ng']!({ type: 'text-to-audio', model: model.id, prompt: text }, model, context);
+    const took = performance.now() - started;
+    clearInterval(ticker);
+    expect(result.files[0]!.data.length).toBeGreaterThan(1_000_000);
+    // On the main thread this would be one stall as long as the whole synthesis.
+    expect(took).toBeGreaterThan(500);
+    expect(longestStall).toBeLessThan(took / 3);
+
+    const controller = new AbortController();
+    const aborted = localEngines['espeak-ng']!({ type: 'text-to-audio', model: model.id, prompt: text }, model, { ...context, signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const abortedAt = performance.now();
+    await expect(aborted).rejects.toThrow('speech synthesis was aborted');
+    expect(performance.now() - abortedAt).toBeLessThan(took);
+  });
+
   it.each([
     ['local/transcode', { type: 'video-to-video', video_url: '/noise.bin' }],
     ['local/audio-clean', { type: 'audio-to-audio', audio_url: '/noise.bin' }],

@@ -1,18 +1,34 @@
-// Local text-to-audio: eSpeak NG (formant synthesis, compiled to WebAssembly) speaks the prompt into a WAV.
-// The text goes through eSpeak's own file system, never through its command line.
-import ESpeakNg from 'espeak-ng';
+// Local text-to-audio: eSpeak NG (formant synthesis, compiled to WebAssembly) speaks the prompt into a WAV, on a
+// worker thread of its own (espeak.worker.mjs) that is terminated when the call is aborted.
+import { Worker } from 'node:worker_threads';
 import { type LocalEngine, ProviderRefusal } from '../types.ts';
 
-interface EmscriptenModule {
-  FS: { writeFile(path: string, data: string): void; readFile(path: string): Uint8Array };
+const workerUrl = new URL('./espeak.worker.mjs', import.meta.url);
+
+function synthesise(text: string, signal: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerUrl, { workerData: { text } });
+    const abort = () => void worker.terminate();
+    signal.addEventListener('abort', abort, { once: true });
+    const settle = () => signal.removeEventListener('abort', abort);
+    worker.once('message', (wav: Uint8Array) => {
+      settle();
+      resolve(Buffer.from(wav));
+    });
+    worker.once('error', (error) => {
+      settle();
+      reject(error);
+    });
+    worker.once('exit', (code) => {
+      settle();
+      reject(new Error(signal.aborted ? 'speech synthesis was aborted' : `speech synthesis stopped (exit ${code})`));
+    });
+  });
 }
 
-export const espeakEngine: LocalEngine = async (request) => {
+export const espeakEngine: LocalEngine = async (request, _model, context) => {
   const text = request.prompt?.trim();
   if (!text) throw new ProviderRefusal('text-to-audio needs a prompt');
-  const espeak = (await ESpeakNg({
-    arguments: ['-v', 'en-us', '-f', 'input.txt', '-w', 'speech.wav'],
-    preRun: [(module: EmscriptenModule) => module.FS.writeFile('input.txt', text)],
-  })) as EmscriptenModule;
-  return { files: [{ data: Buffer.from(espeak.FS.readFile('speech.wav')), extension: 'wav', contentType: 'audio/wav' }] };
+  const wav = await synthesise(text, context.signal);
+  return { files: [{ data: wav, extension: 'wav', contentType: 'audio/wav' }] };
 };
