@@ -72,7 +72,7 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
   if (config.GATEWAY_ROLE !== 'api') {
     const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger });
     stops.push(worker.stop);
-    banner.push(`Worker        task queue ${config.TEMPORAL_TASK_QUEUE}`);
+    banner.push(`Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`);
   }
 
   if (config.GATEWAY_ROLE !== 'worker') {

@@ -25,7 +25,7 @@ export interface RunningWorker {
 
 const restartDelayMs = 5_000;
 
-// One bundle per process, shared by both workers and every rebuild after an outage: bundling takes seconds.
+// One bundle per process, shared by the workers and every rebuild after an outage: bundling takes seconds.
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: Runtime.instance().logger }).catch((error: unknown) => {
