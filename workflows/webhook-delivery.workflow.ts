@@ -49,16 +49,18 @@ function delayBefore(index: number, retryAfterMs: number | null): number {
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { workflowId, runId } = workflowInfo();
   const firstAttempt = input.firstAttempt ?? 1;
-  let delayMs = 0;
+  // When the next attempt is due: fixed before the log is written, so the time it records is the time it keeps.
+  let nextAttemptAt = 0;
   for (let index = 0; index < deliverySchedule.length; index++) {
-    if (delayMs > 0) await sleep(delayMs);
+    const wait = nextAttemptAt - Date.now();
+    if (wait > 0) await sleep(wait);
     const result = await sendWebhook({ messageId: input.messageId, url: input.url }).catch(lostAttempt);
     const retry = result.outcome === 'failed' && index + 1 < deliverySchedule.length;
-    delayMs = retry ? delayBefore(index + 1, result.retryAfterMs) : 0;
+    nextAttemptAt = retry ? Date.now() + delayBefore(index + 1, result.retryAfterMs) : 0;
     await recordWebhookAttempt({
       workflowId, runId, messageId: input.messageId, url: input.url, attempt: firstAttempt + index,
       statusCode: result.statusCode, error: result.error, durationMs: result.durationMs,
-      nextAttemptAt: retry ? new Date(Date.now() + delayMs).toISOString() : null,
+      nextAttemptAt: retry ? new Date(nextAttemptAt).toISOString() : null,
     });
     if (!retry) return { outcome: result.outcome === 'failed' ? 'exhausted' : result.outcome, attempts: index + 1 };
   }

@@ -4,6 +4,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { WebhookDelivery } from '../generated/prisma/client.ts';
 import { startWebhookDelivery } from '../temporal/webhooks.ts';
 import { getMessage, listMessages, type MessageSummary, type TargetSummary } from '../webhooks/delivery-log.ts';
+import { targetUrls } from '../webhooks/messages.ts';
 import { CommandError, type Output } from './commands.ts';
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
@@ -83,14 +84,18 @@ export interface RedeliverDeps {
 /** Sends the same message (same webhook-id and body) again, on a fresh schedule, to each target or to --url. */
 export async function redeliverWebhookCommand(deps: RedeliverDeps, messageId: string | undefined, options: { url?: string }): Promise<Output> {
   const summary = await requireMessage(deps.prisma, messageId);
-  const targets = options.url ? summary.targets.filter((target) => target.url === options.url) : summary.targets;
+  // A message whose notify step gave up before any attempt has no targets in the log: its task's and account's
+  // webhooks, as they are now, are where it was meant to go.
+  const known = summary.targets.length > 0 ? summary.targets
+    : (await targetUrls(deps.prisma, { taskId: summary.message.taskId, accountId: summary.message.accountId })).map((url) => ({ url, attempts: [] as { attempt: number }[] }));
+  const targets = options.url ? known.filter((target) => target.url === options.url) : known;
   if (targets.length === 0) {
-    throw new CommandError(options.url ? `${summary.message.id} was never sent to ${options.url}; its targets: ${summary.targets.map((target) => target.url).join(', ')}` : `${summary.message.id} has no target yet`);
+    throw new CommandError(options.url ? `${summary.message.id} was never sent to ${options.url}; its targets: ${known.map((target) => target.url).join(', ')}` : `${summary.message.id} has no target (neither its task nor its account has a webhook)`);
   }
   const client = await deps.temporal();
   const results = [];
   for (const target of targets) {
-    const firstAttempt = Math.max(...target.attempts.map((row) => row.attempt)) + 1;
+    const firstAttempt = Math.max(0, ...target.attempts.map((row) => row.attempt)) + 1;
     const start = await startWebhookDelivery(client, deps.taskQueue, { messageId: summary.message.id, url: target.url, firstAttempt }, 'again');
     results.push({ url: target.url, redelivery: start === 'started' ? 'started' : 'still_running', first_attempt: firstAttempt });
   }

@@ -35,14 +35,17 @@ export const webhookMessageId = (subject: string, event: WebhookEvent) => derive
 export const deliveryWorkflowId = (messageId: string, url: string) =>
   `webhook:${messageId}:${createHash('sha256').update(url).digest('hex').slice(0, 16)}`;
 
-/** The task's own webhook, then the account's; a URL named twice is sent to once. */
-async function targetUrls(prisma: PrismaClient, input: WebhookEventInput): Promise<string[]> {
+/**
+ * The task's own webhook, then the account's, as they are now; a URL named twice (in any spelling: case of the
+ * host, a default port) is sent to once.
+ */
+export async function targetUrls(prisma: PrismaClient, input: { taskId?: string | null; accountId: string | null }): Promise<string[]> {
   const [task, account] = await Promise.all([
     input.taskId ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true } }) : null,
-    prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } }),
+    input.accountId ? prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } }) : null,
   ]);
   const urls = [task?.webhookUrl, account?.webhookUrl].filter((url): url is string => Boolean(url));
-  return [...new Set(urls)];
+  return [...new Set(urls.map((url) => new URL(url).href))];
 }
 
 /** Writes the message (once: a repeat finds it) when it has somewhere to go; returns its targets. */

@@ -164,6 +164,7 @@ describe('PATCH /agents/webhook', () => {
   it.each([
     [{ webhook_url: 'ftp://x.example' }, /webhook_url: must be an http\(s\) URI/],
     [{ webhook_url: 'javascript:alert(1)' }, /webhook_url: must be an http\(s\) URI/],
+    [{ webhook_url: 'https://user:secret@hooks.example/h' }, /webhook_url: must not contain a user name or password/],
     [{}, /webhook_url: /],
   ])('answers 400 invalid_webhook_url for %o', async (requestBody, message) => {
     const { body: agent } = await register({ agent_name: 'hooker' });

@@ -100,6 +100,19 @@ describe('genctl webhooks', () => {
     expect(result.stderr).toMatch(message);
   });
 
+  it('redelivers a message whose notify step gave up before any attempt, to its account\'s webhook as it is now', async () => {
+    const accountId = await createFundedAccount(stack.database.prisma, 'agent');
+    // The host in capitals and the default port: the same endpoint, delivered to under its normal spelling.
+    await stack.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: `http://LOCALHOST:${receiver.port}/late` } });
+    const taskId = newId('gen');
+    const { messageId, targets } = await createWebhookMessage(stack.database.prisma, { event: 'generation.failed', subject: taskId, accountId, taskId, data: { id: taskId } });
+    const url = `http://localhost:${receiver.port}/late`;
+    expect(targets.map((target) => target.url)).toEqual([url]);
+    const redelivered = await genctl('webhooks', 'redeliver', messageId, '--json');
+    expect(redelivered).toMatchObject({ code: 0, json: { targets: [{ url, redelivery: 'started', first_attempt: 1 }] } });
+    await expect.poll(() => receiver.received.filter((delivery) => delivery.headers['webhook-id'] === messageId).length, { timeout: 10_000 }).toBe(1);
+  });
+
   it('lists nothing for a task without messages', async () => {
     expect((await genctl('webhooks', 'list', '--task', 'gen_none')).stdout).toMatch(/No webhook messages\./);
   });

@@ -36,7 +36,10 @@ export const PaymentRequiredErrorSchema = z
 /** A decimal amount of money as the API shows balances: a string such as "12.500000". */
 export const moneyString = z.string().regex(/^-?\d+(\.\d+)?$/).openapi({ example: '1.000000' });
 
-export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URI' });
+// No user:password@ part: a credential in a webhook URL would be logged with every failed attempt.
+export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URI' })
+  // (Refinements run even when the URL check failed: an unparsable URL is left to that check's message.)
+  .refine((url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password), 'must not contain a user name or password');
 
 export const DepositAddressesSchema = z
   .record(z.string(), z.string())
