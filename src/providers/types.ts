@@ -55,6 +55,12 @@ export interface UpstreamCallback {
   body: Buffer;
 }
 
+/** One header of a callback (the first, if sent twice), or undefined. */
+export function callbackHeader(callback: UpstreamCallback, name: string): string | undefined {
+  const value = callback.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 /** An upstream that queues work: submit, status, result, cancel, and its signed completion callbacks. */
 export interface UpstreamJobs {
   /** Queues the request; `callbackUrl`, when given, is where the upstream announces the job's end. */

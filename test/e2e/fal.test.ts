@@ -5,8 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
-import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
-import { callbackSignals, cancelTask, postCallback, startGeneration, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
+import { cancelTask, cancelWhileUpstreamRuns, generateAndWait, startGeneration, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { callbackSignals, postCallback, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
 let upstream: FalStandIn;

@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type OutputMedia, outputKind, outputMedia, pngImage } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
-import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
-import { callbackSignals, cancelTask, postCallback, startGeneration, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
+import { cancelTask, cancelWhileUpstreamRuns, generateAndWait, startGeneration, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { callbackSignals, postCallback, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';
 
 let upstream: ReplicateStandIn;

@@ -93,16 +93,27 @@ export function useFundedDeveloper(gateway: Gateway, amount = 5_000_000n): Funde
   return developer;
 }
 
+/** Posts a generation and returns its id without waiting for it. */
+export async function startGeneration(gateway: Gateway, key: string, body: object): Promise<string> {
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
+  const response = await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) });
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** Cancels a running task through Temporal and waits until it has ended failed. */
+export async function cancelTask(gateway: Gateway, taskId: string): Promise<void> {
+  await gateway.env.client.workflow.getHandle(taskId).cancel();
+  await expect.poll(async () => (await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: taskId } })).status, { timeout: 15_000 }).toBe('failed');
+}
+
 /**
  * Posts a generation, waits until the upstream has its job (`submitted`), cancels the task through Temporal and
  * waits until the task is `failed`. Returns the task id.
  */
 export async function cancelWhileUpstreamRuns(gateway: Gateway, key: string, body: object, submitted: () => boolean): Promise<string> {
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const created = (await (await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as { id: string };
+  const taskId = await startGeneration(gateway, key, body);
   await expect.poll(submitted, { timeout: 10_000 }).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 300));
-  await gateway.env.client.workflow.getHandle(created.id).cancel();
-  await expect.poll(async () => (await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: created.id } })).status, { timeout: 15_000 }).toBe('failed');
-  return created.id;
+  await cancelTask(gateway, taskId);
+  return taskId;
 }

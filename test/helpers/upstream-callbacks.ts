@@ -26,20 +26,3 @@ export async function callbackSignals(gateway: Gateway, taskId: string): Promise
 export function postCallback(gateway: Gateway, provider: string, taskId: string, headers: Record<string, string>, body: string): Promise<Response> {
   return fetch(`${gateway.app.url}/callbacks/${provider}/${taskId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
-
-/** Posts a generation and returns its id without waiting for it. */
-export async function startGeneration(gateway: Gateway, key: string, body: object): Promise<string> {
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const response = await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return ((await response.json()) as { id: string }).id;
-}
-
-/** Cancels a running task through Temporal and waits until it has ended failed. */
-export async function cancelTask(gateway: Gateway, taskId: string): Promise<void> {
-  await gateway.env.client.workflow.getHandle(taskId).cancel();
-  const deadline = Date.now() + 15_000;
-  while ((await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: taskId } })).status !== 'failed') {
-    if (Date.now() > deadline) throw new Error(`task ${taskId} did not end after its cancellation`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -3,18 +3,13 @@
 // signature is hex in X-Fal-Webhook-Signature; the public keys are a JWKS that fal publishes. A callback more
 // than five minutes off our clock is refused, so a captured one cannot be replayed later.
 import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
-import type { UpstreamCallback } from '../types.ts';
+import { callbackHeader, type UpstreamCallback } from '../types.ts';
 
 const maxSkewSeconds = 300;
 // fal asks verifiers to cache its keys, for at most a day.
 const keysTtlMs = 24 * 60 * 60 * 1000;
 
 export const falJwksUrl = 'https://rest.alpha.fal.ai/.well-known/jwks.json';
-
-const header = (callback: UpstreamCallback, name: string) => {
-  const value = callback.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
 
 /**
  * Returns the request id of a genuine, fresh callback, else undefined. With `userId`, only callbacks for that fal
@@ -43,10 +38,10 @@ export function createFalCallbackVerifier(jwksUrl: string, userId?: string, now:
   };
 
   return async (callback: UpstreamCallback): Promise<string | undefined> => {
-    const requestId = header(callback, 'x-fal-webhook-request-id');
-    const signedUserId = header(callback, 'x-fal-webhook-user-id');
-    const timestamp = header(callback, 'x-fal-webhook-timestamp');
-    const signatureHex = header(callback, 'x-fal-webhook-signature');
+    const requestId = callbackHeader(callback, 'x-fal-webhook-request-id');
+    const signedUserId = callbackHeader(callback, 'x-fal-webhook-user-id');
+    const timestamp = callbackHeader(callback, 'x-fal-webhook-timestamp');
+    const signatureHex = callbackHeader(callback, 'x-fal-webhook-signature');
     if (!requestId || !signedUserId || !timestamp || !signatureHex || !/^\d+$/.test(timestamp)) return undefined;
     if (userId && signedUserId !== userId) return undefined;
     if (Math.abs(now() / 1000 - Number(timestamp)) > maxSkewSeconds) return undefined;

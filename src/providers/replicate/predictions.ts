@@ -5,7 +5,7 @@
 import Replicate, { type Prediction } from 'replicate';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { Config } from '../../config.ts';
-import { ProviderRefusal, type UpstreamCallback, type UpstreamJobs } from '../types.ts';
+import { callbackHeader, ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
 import { downloadOutputs } from '../upstream-output.ts';
@@ -20,11 +20,6 @@ function classify(error: unknown): Error {
 
 const outputUrls = (output: unknown): string[] =>
   (Array.isArray(output) ? output : [output]).filter((item): item is string => typeof item === 'string' && /^https?:\/\//.test(item));
-
-const header = (callback: UpstreamCallback, name: string) => {
-  const value = callback.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? '';
-};
 
 export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
   const client = new Replicate({ auth: config.REPLICATE_API_TOKEN, baseUrl: config.REPLICATE_BASE_URL, useFileOutput: false });
@@ -80,7 +75,7 @@ export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
     // Replicate's webhooks are Standard Webhooks: the library checks the signature in constant time and refuses
     // a timestamp more than five minutes off.
     async verifyCallback(callback) {
-      const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, header(callback, name)]));
+      const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, callbackHeader(callback, name) ?? '']));
       const body = callback.body.toString('utf8');
       try {
         new Webhook(await signingSecret()).verify(body, headers);
