@@ -24,8 +24,7 @@ export interface AdmitInput {
 }
 
 export type AdmitOutcome =
-  | { outcome: 'admitted'; task: TaskView }
-  | { outcome: 'insufficient_funds'; availableMicros: string };
+  { outcome: 'admitted'; task: TaskView } | { outcome: 'insufficient_funds'; availableMicros: string };
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   const modelOf = (id: string) => {
@@ -40,7 +39,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         const task = await admitTask(deps.prisma, { ...input, costMicros: BigInt(input.costMicros) });
         return { outcome: 'admitted', task: taskView(task) };
       } catch (error) {
-        if (error instanceof InsufficientFundsError) return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
+        if (error instanceof InsufficientFundsError)
+          return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
         // A refusal of the ledger (no balance row, a key reused) will not change on retry.
         if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
         throw error;

@@ -45,7 +45,8 @@ async function classified<T>(step: () => Promise<T>): Promise<T> {
     return await step();
   } catch (error) {
     if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);
-    if (error instanceof ProviderRetryLater) throw ApplicationFailure.create({ message: error.message, nextRetryDelay: error.delayMs });
+    if (error instanceof ProviderRetryLater)
+      throw ApplicationFailure.create({ message: error.message, nextRetryDelay: error.delayMs });
     throw error;
   }
 }
@@ -83,7 +84,11 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
 
   return {
     /** Runs the model and stores its outputs; for an upstream that queues work, submits the job instead. */
-    async generateOutputs(input: { taskId: string; modelId: string; request: GenerationRequest }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
+    async generateOutputs(input: {
+      taskId: string;
+      modelId: string;
+      request: GenerationRequest;
+    }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
       const { model, provider } = providerOf(input.modelId);
       return heartbeating(async (signal) => {
         if (provider.kind === 'jobs') {
@@ -95,12 +100,25 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
             await provider.jobs.cancel(model, jobId).catch(() => undefined);
             throw new Error('the call was abandoned while the job was submitted; the job was cancelled');
           }
-          return { job: { jobId, pollIntervalMs: deps.config.PROVIDER_POLL_INTERVAL_MS, pollMaxIntervalMs: deps.config.PROVIDER_POLL_MAX_INTERVAL_MS } };
+          return {
+            job: {
+              jobId,
+              pollIntervalMs: deps.config.PROVIDER_POLL_INTERVAL_MS,
+              pollMaxIntervalMs: deps.config.PROVIDER_POLL_MAX_INTERVAL_MS,
+            },
+          };
         }
-        const result = await classified(() => provider.run(input.request, model, {
-          fetchInput: (url) => fetchInput(url, { maxBytes: deps.config.INPUT_MAX_BYTES, timeoutMs: 30_000, allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS }),
-          signal,
-        }));
+        const result = await classified(() =>
+          provider.run(input.request, model, {
+            fetchInput: (url) =>
+              fetchInput(url, {
+                maxBytes: deps.config.INPUT_MAX_BYTES,
+                timeoutMs: 30_000,
+                allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
+              }),
+            signal,
+          }),
+        );
         return { outputs: await store(input.taskId, result.files), usage: result.usage };
       });
     },

@@ -25,7 +25,12 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
       const message = await createWebhookMessage(deps.prisma, input);
       const { client } = Context.current();
       for (const target of message.targets) {
-        await startWebhookDelivery(client, deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE, { messageId: message.messageId, url: target.url }, 'once');
+        await startWebhookDelivery(
+          client,
+          deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+          { messageId: message.messageId, url: target.url },
+          'once',
+        );
       }
       return message;
     },
@@ -34,8 +39,21 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async sendWebhook(input: { messageId: string; url: string }): Promise<AttemptResult> {
       const message = await deps.prisma.webhookMessage.findUniqueOrThrow({ where: { id: input.messageId } });
       const secret = message.accountId ? await webhookSecretOf(deps.prisma, message.accountId) : null;
-      if (!secret) return { outcome: 'refused', statusCode: null, error: 'the account no longer exists', durationMs: null, retryAfterMs: null };
-      return sendWebhook({ url: input.url, messageId: message.id, body: message.body, secret, allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS });
+      if (!secret)
+        return {
+          outcome: 'refused',
+          statusCode: null,
+          error: 'the account no longer exists',
+          durationMs: null,
+          retryAfterMs: null,
+        };
+      return sendWebhook({
+        url: input.url,
+        messageId: message.id,
+        body: message.body,
+        secret,
+        allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS,
+      });
     },
 
     async recordWebhookAttempt(record: AttemptRecord): Promise<void> {

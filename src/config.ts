@@ -29,7 +29,10 @@ const usdAmount = z.string().transform((text, context) => {
   }
 });
 const chainList = z.string().transform((text, context) => {
-  const names = text.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !(chains as readonly string[]).includes(name));
   if (unknown.length > 0 || names.length === 0) {
     context.addIssue({ code: 'custom', message: `expected a comma-separated list of ${chains.join(', ')}` });
@@ -49,7 +52,10 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   EMBEDDED_POSTGRES_PORT: port.default(5433),
-  TEMPORAL_ADDRESS: z.string().regex(/^[\w.-]+:\d+$/, 'expected host:port').optional(),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[\w.-]+:\d+$/, 'expected host:port')
+    .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('gateway'),
   TEMPORAL_WEBHOOK_TASK_QUEUE: z.string().min(1).default('gateway-webhooks'),
@@ -57,15 +63,24 @@ export const configSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_CLI_PATH: optionalText,
   TRUST_PROXY: optionalText,
-  DEPOSIT_XPUB: z.string().regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'expected a BIP-32 extended public key (xpub…)').default(developmentDepositXpub),
+  DEPOSIT_XPUB: z
+    .string()
+    .regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'expected a BIP-32 extended public key (xpub…)')
+    .default(developmentDepositXpub),
   DEPOSIT_CHAINS: chainList.default([...chains]),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
   REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
-  ALLOW_PRIVATE_INPUT_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  ALLOW_PRIVATE_INPUT_URLS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   INPUT_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
-  ALLOW_PRIVATE_WEBHOOK_URLS: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  ALLOW_PRIVATE_WEBHOOK_URLS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   FAL_KEY: optionalText,
   FAL_QUEUE_URL: z.url({ protocol: /^https?$/ }).optional(),
   REPLICATE_API_TOKEN: optionalText,
@@ -113,11 +128,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   // A single role joins a deployment that runs elsewhere; only the all-in-one role embeds infrastructure.
   if (config.GATEWAY_ROLE !== 'all') {
     for (const key of ['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const) {
-      if (!config[key]) throw new ConfigError(`Invalid configuration — ${key}: required when GATEWAY_ROLE is ${config.GATEWAY_ROLE}`);
+      if (!config[key])
+        throw new ConfigError(`Invalid configuration — ${key}: required when GATEWAY_ROLE is ${config.GATEWAY_ROLE}`);
     }
   }
   if (config.NODE_ENV === 'production' && config.DEPOSIT_XPUB === developmentDepositXpub) {
-    throw new ConfigError('Invalid configuration — DEPOSIT_XPUB: the development key (public test mnemonic) is not allowed in production; set your own xpub');
+    throw new ConfigError(
+      'Invalid configuration — DEPOSIT_XPUB: the development key (public test mnemonic) is not allowed in production; set your own xpub',
+    );
   }
   return config;
 }

@@ -35,7 +35,10 @@ async function runProbe(probe: HealthProbe, onError: (error: unknown) => void): 
   }
 }
 
-export async function checkHealth(probes: HealthProbes, onError: (name: string, error: unknown) => void = () => {}): Promise<Record<string, ComponentHealth>> {
+export async function checkHealth(
+  probes: HealthProbes,
+  onError: (name: string, error: unknown) => void = () => {},
+): Promise<Record<string, ComponentHealth>> {
   const names = Object.keys(probes);
   const results = await Promise.all(names.map((name) => runProbe(probes[name]!, (error) => onError(name, error))));
   return Object.fromEntries(names.map((name, index) => [name, results[index]!]));
@@ -58,7 +61,9 @@ const temporalDeadlineMs = probeTimeoutMs - 500;
 
 export function temporalProbe(connection: Connection, namespace: string): HealthProbe {
   return async () => {
-    await connection.withDeadline(Date.now() + temporalDeadlineMs, () => connection.workflowService.describeNamespace({ namespace }));
+    await connection.withDeadline(Date.now() + temporalDeadlineMs, () =>
+      connection.workflowService.describeNamespace({ namespace }),
+    );
     return `namespace ${namespace}`;
   };
 }

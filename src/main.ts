@@ -37,7 +37,9 @@ async function main(): Promise<void> {
     starting = startRuntime(config, catalog, logger, stops);
     const banner = (await starting) as string[];
     if (stopping) return;
-    console.log(`\nGeneration gateway is up (role ${config.GATEWAY_ROLE}):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`);
+    console.log(
+      `\nGeneration gateway is up (role ${config.GATEWAY_ROLE}):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`,
+    );
   } catch (error) {
     logger.fatal({ err: error }, 'start failed');
     console.error(`Start failed: ${(error as Error).message}`);

@@ -42,11 +42,16 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
     const database = await startEmbeddedPostgres({
-      dataDir: join(dataDir, 'postgres'), port: config.EMBEDDED_POSTGRES_PORT, database: 'gateway', logger,
+      dataDir: join(dataDir, 'postgres'),
+      port: config.EMBEDDED_POSTGRES_PORT,
+      database: 'gateway',
+      logger,
     });
     stops.push(database.stop);
     databaseUrl = database.url;
-    banner.push(`PostgreSQL    embedded, 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT} (data in ${join(dataDir, 'postgres')})`);
+    banner.push(
+      `PostgreSQL    embedded, 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT} (data in ${join(dataDir, 'postgres')})`,
+    );
   }
   const applied = await applyMigrations(databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -54,12 +59,18 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
   let temporalAddress = config.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
     const devServer = await startTemporalDevServer({
-      cliPath: config.TEMPORAL_CLI_PATH ?? temporalCliPath, dataDir: join(dataDir, 'temporal'),
-      port: config.TEMPORAL_DEV_SERVER_PORT, uiPort: config.TEMPORAL_UI_PORT, namespace: config.TEMPORAL_NAMESPACE, logger,
+      cliPath: config.TEMPORAL_CLI_PATH ?? temporalCliPath,
+      dataDir: join(dataDir, 'temporal'),
+      port: config.TEMPORAL_DEV_SERVER_PORT,
+      uiPort: config.TEMPORAL_UI_PORT,
+      namespace: config.TEMPORAL_NAMESPACE,
+      logger,
     });
     stops.push(devServer.stop);
     temporalAddress = devServer.address;
-    banner.push(`Temporal UI   ${devServer.uiUrl}   (dev server ${devServer.address}, data in ${join(dataDir, 'temporal')})`);
+    banner.push(
+      `Temporal UI   ${devServer.uiUrl}   (dev server ${devServer.address}, data in ${join(dataDir, 'temporal')})`,
+    );
   } else {
     banner.push(`Temporal      ${temporalAddress} (namespace ${config.TEMPORAL_NAMESPACE})`);
   }
@@ -72,7 +83,9 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
   if (config.GATEWAY_ROLE !== 'api') {
     const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger });
     stops.push(worker.stop);
-    banner.push(`Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`);
+    banner.push(
+      `Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`,
+    );
   }
 
   if (config.GATEWAY_ROLE !== 'worker') {
@@ -84,7 +97,10 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
       prisma,
       catalog,
       storage,
-      temporal: { client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }), taskQueue: config.TEMPORAL_TASK_QUEUE },
+      temporal: {
+        client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+      },
       logger,
       health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.TEMPORAL_NAMESPACE) },
     });

@@ -1,6 +1,18 @@
 // The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { type ActivityDeps, createActivities, createProviderActivities, createWebhookActivities } from '../activities/index.ts';
+import {
+  bundleWorkflowCode,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
+import {
+  type ActivityDeps,
+  createActivities,
+  createProviderActivities,
+  createWebhookActivities,
+} from '../activities/index.ts';
 import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import type { Config } from './config.ts';
@@ -28,16 +40,21 @@ const restartDelayMs = 5_000;
 // One bundle per process, shared by the workers and every rebuild after an outage: bundling takes seconds.
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: Runtime.instance().logger }).catch((error: unknown) => {
-    bundle = undefined;
-    throw error;
-  });
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: Runtime.instance().logger }).catch(
+    (error: unknown) => {
+      bundle = undefined;
+      throw error;
+    },
+  );
   return bundle;
 }
 
 /** How many calls to each provider one worker runs at once (its task queue's activity slots). */
 const concurrencyOf = (config: Config): Record<keyof typeof providers, number> => ({
-  local: config.LOCAL_CONCURRENCY, fal: config.FAL_CONCURRENCY, replicate: config.REPLICATE_CONCURRENCY, openai: config.OPENAI_CONCURRENCY,
+  local: config.LOCAL_CONCURRENCY,
+  fal: config.FAL_CONCURRENCY,
+  replicate: config.REPLICATE_CONCURRENCY,
+  openai: config.OPENAI_CONCURRENCY,
 });
 
 /**
@@ -46,7 +63,12 @@ const concurrencyOf = (config: Config): Record<keyof typeof providers, number> =
  */
 export async function createWorkers(
   connection: NativeConnection,
-  options: { config: Config; taskQueue: string; namespace?: string; workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> },
+  options: {
+    config: Config;
+    taskQueue: string;
+    namespace?: string;
+    workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>;
+  },
   deps: ActivityDeps,
 ): Promise<Worker[]> {
   const common = { connection, namespace: options.namespace ?? options.config.TEMPORAL_NAMESPACE };
@@ -54,13 +76,27 @@ export async function createWorkers(
   const concurrency = concurrencyOf(options.config);
   const created = await Promise.allSettled([
     // The provider activities stay on the main queue too, for tasks an earlier build scheduled there.
-    Worker.create({ ...common, taskQueue: options.taskQueue, ...options.workflows, activities: { ...createActivities(deps), ...providerActivities } }),
-    ...Object.keys(providers).map((provider) => Worker.create({
-      ...common, taskQueue: providerTaskQueue(options.taskQueue, provider), activities: providerActivities,
-      maxConcurrentActivityTaskExecutions: concurrency[provider as keyof typeof providers],
-    })),
+    Worker.create({
+      ...common,
+      taskQueue: options.taskQueue,
+      ...options.workflows,
+      activities: { ...createActivities(deps), ...providerActivities },
+    }),
+    ...Object.keys(providers).map((provider) =>
+      Worker.create({
+        ...common,
+        taskQueue: providerTaskQueue(options.taskQueue, provider),
+        activities: providerActivities,
+        maxConcurrentActivityTaskExecutions: concurrency[provider as keyof typeof providers],
+      }),
+    ),
     // Webhook deliveries (their workflows and activities) poll their own queue, sized apart from generations.
-    Worker.create({ ...common, taskQueue: options.config.TEMPORAL_WEBHOOK_TASK_QUEUE, ...options.workflows, activities: createWebhookActivities(deps) }),
+    Worker.create({
+      ...common,
+      taskQueue: options.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+      ...options.workflows,
+      activities: createWebhookActivities(deps),
+    }),
   ]);
   const workers = created.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = created.find((result) => result.status === 'rejected');
@@ -75,12 +111,18 @@ export async function createWorkers(
 /** Runs the workers until `stop` settles; if one fails, the others are stopped too and the failure rethrown. */
 export async function runWorkers(workers: Worker[], stop: Promise<unknown>): Promise<void> {
   let failed!: () => void;
-  const anyFailed = new Promise<void>((resolve) => { failed = resolve; });
+  const anyFailed = new Promise<void>((resolve) => {
+    failed = resolve;
+  });
   const until = Promise.race([stop, anyFailed]);
-  const results = await Promise.allSettled(workers.map((worker) => worker.runUntil(until).catch((error: unknown) => {
-    failed();
-    throw error;
-  })));
+  const results = await Promise.allSettled(
+    workers.map((worker) =>
+      worker.runUntil(until).catch((error: unknown) => {
+        failed();
+        throw error;
+      }),
+    ),
+  );
   const failure = results.find((result) => result.status === 'rejected');
   if (failure) throw failure.reason;
 }
@@ -91,18 +133,33 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
   let stopping = false;
   let requestStop!: () => void;
   // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
-  const stopRequested = new Promise<void>((resolve) => { requestStop = resolve; });
+  const stopRequested = new Promise<void>((resolve) => {
+    requestStop = resolve;
+  });
 
   const loop = (async () => {
     while (!stopping) {
       let connection: NativeConnection | undefined;
       try {
         connection = await NativeConnection.connect({ address: deps.temporalAddress });
-        const workers = await createWorkers(connection, {
-          config: deps.config, taskQueue: deps.config.TEMPORAL_TASK_QUEUE, workflows: { workflowBundle: await workflowBundle() },
-        }, deps);
+        const workers = await createWorkers(
+          connection,
+          {
+            config: deps.config,
+            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            workflows: { workflowBundle: await workflowBundle() },
+          },
+          deps,
+        );
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
-        log.info({ taskQueue: deps.config.TEMPORAL_TASK_QUEUE, webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE, providerQueues: Object.keys(providers).length }, 'worker running');
+        log.info(
+          {
+            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+            providerQueues: Object.keys(providers).length,
+          },
+          'worker running',
+        );
         await runWorkers(workers, stopRequested);
       } catch (error) {
         if (!stopping) log.error({ err: error }, `worker stopped; retrying in ${restartDelayMs / 1000} s`);
@@ -129,7 +186,8 @@ export function installTemporalRuntimeLogger(logger: Logger): void {
     // Our own handler stops the API, worker, Temporal and PostgreSQL in order; the SDK must not act on its own.
     shutdownSignals: [],
     logger: {
-      log: (level, message, meta) => log[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')](meta ?? {}, message),
+      log: (level, message, meta) =>
+        log[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'info')](meta ?? {}, message),
       trace: (message, meta) => log.trace(meta ?? {}, message),
       debug: (message, meta) => log.debug(meta ?? {}, message),
       info: (message, meta) => log.info(meta ?? {}, message),

@@ -18,7 +18,10 @@ export default async function setup(project: TestProject) {
   // PostgreSQL runs as the `postgres` user, which must be able to reach its data directory.
   await chmod(dir, 0o755);
   const database = await startEmbeddedPostgres({
-    dataDir: join(dir, 'data'), port: await freePort(), database: 'gateway_test', logger: createLogger({ LOG_LEVEL: 'error' }),
+    dataDir: join(dir, 'data'),
+    port: await freePort(),
+    database: 'gateway_test',
+    logger: createLogger({ LOG_LEVEL: 'error' }),
   });
   project.provide('databaseAdminUrl', database.url);
   return async () => {

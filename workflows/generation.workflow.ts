@@ -4,9 +4,22 @@
 // releases it: the compensation runs in a non-cancellable scope. Provider calls run on the provider's own task
 // queue; an upstream that queues work is waited for here, on durable timers woken early by its callback.
 import {
-  ActivityCancellationType, ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, CancelledFailure,
-  condition, defineQuery, defineSignal, defineUpdate, patched, proxyActivities, proxyLocalActivities, setHandler,
-  TimeoutFailure, workflowInfo,
+  ActivityCancellationType,
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  TimeoutFailure,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { AdmitInput, AdmitOutcome, GenerationActivities } from '../activities/generation.activities.ts';
 import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
@@ -28,7 +41,10 @@ export const stateQuery = defineQuery<TaskView | null>('state');
 export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
 
 // Database steps take milliseconds; a short timeout hands them to another worker soon after one dies.
-const fast = { startToCloseTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } } as const;
+const fast = {
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+} as const;
 // Admission keeps a caller waiting: give up after 30 s rather than hold the POST forever.
 const { admitTask } = proxyLocalActivities<GenerationActivities>({ ...fast, scheduleToCloseTimeout: '30 seconds' });
 const { markProcessing, settleTask, failTask } = proxyActivities<GenerationActivities>(fast);
@@ -38,8 +54,12 @@ function callerSafeError(error: unknown, timeoutSeconds: number): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderRefusal') return cause.message;
   // Only running or waiting for the model counts against its timeout (collecting outputs has its own limit).
-  const modelTimedOut = cause instanceof TimeoutFailure && error instanceof ActivityFailure && ['generateOutputs', 'checkUpstreamJob'].includes(error.activityType);
-  if (modelTimedOut || (cause instanceof ApplicationFailure && cause.type === 'ModelTimeout')) return `The model did not finish within ${timeoutSeconds} seconds.`;
+  const modelTimedOut =
+    cause instanceof TimeoutFailure &&
+    error instanceof ActivityFailure &&
+    ['generateOutputs', 'checkUpstreamJob'].includes(error.activityType);
+  if (modelTimedOut || (cause instanceof ApplicationFailure && cause.type === 'ModelTimeout'))
+    return `The model did not finish within ${timeoutSeconds} seconds.`;
   return 'The generation failed at the provider. You have not been charged.';
 }
 
@@ -90,38 +110,54 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   const upstreamRetry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
   // Collecting downloads the outputs: a job that succeeded gets its own ten minutes, past the model's timeout.
   const { collectUpstreamJob } = proxyActivities<ProviderActivities>({
-    taskQueue, startToCloseTimeout: '5 minutes', scheduleToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: upstreamRetry,
+    taskQueue,
+    startToCloseTimeout: '5 minutes',
+    scheduleToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: upstreamRetry,
   });
-  const { cancelUpstreamJob } = proxyActivities<ProviderActivities>({ taskQueue, startToCloseTimeout: '1 minute', retry: { ...upstreamRetry, maximumAttempts: 3 } });
+  const { cancelUpstreamJob } = proxyActivities<ProviderActivities>({
+    taskQueue,
+    startToCloseTimeout: '1 minute',
+    retry: { ...upstreamRetry, maximumAttempts: 3 },
+  });
   let job: JobRef | undefined;
 
   /** Waits for the job: checks after each poll interval (growing by half up to the maximum) or at a callback. */
-  const awaitUpstreamJob = async (submitted: SubmittedJob, job: JobRef, deadline: number): Promise<GeneratedOutputs> => {
+  const awaitUpstreamJob = async (submitted: SubmittedJob, deadline: number): Promise<GeneratedOutputs> => {
+    const ref: JobRef = { taskId: input.taskId, modelId: input.modelId, jobId: submitted.jobId };
     currentJobId = submitted.jobId;
     callbackArrived = earlyCallbacks.has(submitted.jobId);
     let interval = submitted.pollIntervalMs;
     for (;;) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw ApplicationFailure.nonRetryable('the upstream job outlived the model timeout', 'ModelTimeout');
+      if (remaining <= 0)
+        throw ApplicationFailure.nonRetryable('the upstream job outlived the model timeout', 'ModelTimeout');
       const called = await condition(() => callbackArrived, Math.min(interval, remaining));
       callbackArrived = false;
       const { checkUpstreamJob } = proxyActivities<ProviderActivities>({
-        taskQueue, startToCloseTimeout: '2 minutes', scheduleToCloseTimeout: Math.max(deadline - Date.now(), 1_000), retry: upstreamRetry,
+        taskQueue,
+        startToCloseTimeout: '2 minutes',
+        scheduleToCloseTimeout: Math.max(deadline - Date.now(), 1_000),
+        retry: upstreamRetry,
       });
-      if ((await checkUpstreamJob(job)).done) break;
+      if ((await checkUpstreamJob(ref)).done) break;
       if (!called) interval = Math.min(Math.round(interval * 1.5), submitted.pollMaxIntervalMs);
     }
-    return collectUpstreamJob(job);
+    return collectUpstreamJob(ref);
   };
 
   try {
     // 1. Admit: the api is answered from the update; the long tail follows.
     await condition(() => admitted !== undefined || admissionFailed);
     if (admissionFailed) throw new Error('admission failed');
-    if (admitted!.outcome !== 'admitted') {
+    if (admitted?.outcome !== 'admitted') {
       await condition(allHandlersFinished);
       // Ends failed, not completed, so the same Idempotency-Key may start again once the balance covers it.
-      throw ApplicationFailure.nonRetryable('Admission refused: the available balance does not cover the cost.', 'AdmissionRefused');
+      throw ApplicationFailure.nonRetryable(
+        'Admission refused: the available balance does not cover the cost.',
+        'AdmissionRefused',
+      );
     }
     // 2–4. Run, store, settle. Settlement is not cancellable: a cancel arriving then must not race the charge.
     view = await markProcessing(input.taskId);
@@ -130,9 +166,11 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     if ('job' in started) job = { taskId: input.taskId, modelId: input.modelId, jobId: started.job.jobId };
     // Cancelled while the call ran (and it finished anyway): its result is not wanted; a job is cancelled below.
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');
-    const produced = 'job' in started ? await awaitUpstreamJob(started.job, job!, deadline) : started;
+    const produced = 'job' in started ? await awaitUpstreamJob(started.job, deadline) : started;
     job = undefined; // collected: nothing left upstream to cancel
-    view = await CancellationScope.nonCancellable(() => settleTask({ taskId: input.taskId, modelId: input.modelId, ...produced }));
+    view = await CancellationScope.nonCancellable(() =>
+      settleTask({ taskId: input.taskId, modelId: input.modelId, ...produced }),
+    );
   } catch (error) {
     if (error instanceof ApplicationFailure && error.type === 'AdmissionRefused') throw error;
     // Compensation: refund whatever admission reserved and end `failed`, even if the workflow is being cancelled.
@@ -148,7 +186,13 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   // 5. Notify: deliveries run in workflows of their own, so this one closes now and they cannot touch the task.
   // patched: histories recorded before webhooks replay without this step.
   if ((view?.status === 'completed' || view?.status === 'failed') && patched('webhooks')) {
-    await notify({ event: `generation.${view.status}`, subject: input.taskId, accountId: input.accountId, taskId: input.taskId, data: view });
+    await notify({
+      event: `generation.${view.status}`,
+      subject: input.taskId,
+      accountId: input.accountId,
+      taskId: input.taskId,
+      data: view,
+    });
   }
   await condition(allHandlersFinished);
   return view;

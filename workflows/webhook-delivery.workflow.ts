@@ -11,14 +11,27 @@ const second = 1_000;
 const minute = 60 * second;
 const hour = 60 * minute;
 /** Delay before each attempt; their sum (27.6 h, 24.8 h at the jitter's low end) is the 24-hour promise. */
-export const deliverySchedule = [0, 5 * second, 5 * minute, 30 * minute, 2 * hour, 5 * hour, 10 * hour, 10 * hour] as const;
+export const deliverySchedule = [
+  0,
+  5 * second,
+  5 * minute,
+  30 * minute,
+  2 * hour,
+  5 * hour,
+  10 * hour,
+  10 * hour,
+] as const;
 /** A receiver's Retry-After stretches a delay up to this, never further: a hostile header cannot park a message for ever. */
 export const maxRetryAfterMs = 10 * hour;
 
 // 15 s of request plus reading the message and the secret; one try, since a second would be an unscheduled attempt.
-const { sendWebhook } = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+const { sendWebhook } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
+});
 const { recordWebhookAttempt } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
 export interface WebhookDeliveryInput {
@@ -37,12 +50,18 @@ export interface WebhookDeliveryResult {
 /** An attempt whose activity itself failed (the worker died, it ran out of time) failed like a dead receiver. */
 function lostAttempt(error: unknown): AttemptResult {
   const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
-  return { outcome: 'failed', statusCode: null, error: `the attempt did not finish: ${(cause as Error).message}`, durationMs: null, retryAfterMs: null };
+  return {
+    outcome: 'failed',
+    statusCode: null,
+    error: `the attempt did not finish: ${(cause as Error).message}`,
+    durationMs: null,
+    retryAfterMs: null,
+  };
 }
 
 /** The delay before attempt `index` (0-based), jittered by the workflow's deterministic random, stretched by Retry-After. */
 function delayBefore(index: number, retryAfterMs: number | null): number {
-  const jittered = Math.round(deliverySchedule[index]! * (0.9 + 0.2 * Math.random()));
+  const jittered = Math.round((deliverySchedule[index] ?? 0) * (0.9 + 0.2 * Math.random()));
   return Math.max(jittered, Math.min(retryAfterMs ?? 0, maxRetryAfterMs));
 }
 
@@ -58,8 +77,14 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     const retry = result.outcome === 'failed' && index + 1 < deliverySchedule.length;
     nextAttemptAt = retry ? Date.now() + delayBefore(index + 1, result.retryAfterMs) : 0;
     await recordWebhookAttempt({
-      workflowId, runId, messageId: input.messageId, url: input.url, attempt: firstAttempt + index,
-      statusCode: result.statusCode, error: result.error, durationMs: result.durationMs,
+      workflowId,
+      runId,
+      messageId: input.messageId,
+      url: input.url,
+      attempt: firstAttempt + index,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
       nextAttemptAt: retry ? new Date(nextAttemptAt).toISOString() : null,
     });
     if (!retry) return { outcome: result.outcome === 'failed' ? 'exhausted' : result.outcome, attempts: index + 1 };

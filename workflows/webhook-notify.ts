@@ -8,7 +8,9 @@ import type { WebhookEventInput } from '../src/webhooks/messages.ts';
 // A local activity: most tasks have no webhook, and a round trip through a task queue per task costs the
 // generation workflow a quarter of its throughput on the embedded server (npm run bench).
 const { notifyWebhooks } = proxyLocalActivities<WebhookActivities>({
-  startToCloseTimeout: '30 seconds', scheduleToCloseTimeout: '1 hour', retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
 /** Never throws, and runs even in a cancelled workflow (a cancelled task ends failed, and its caller is told so). */
@@ -17,6 +19,10 @@ export async function notify(input: WebhookEventInput): Promise<void> {
     await CancellationScope.nonCancellable(() => notifyWebhooks(input));
   } catch (error) {
     // A notification must not change what the emitter did.
-    log.warn('webhook event not notified', { event: input.event, subject: input.subject, error: (error as Error).message });
+    log.warn('webhook event not notified', {
+      event: input.event,
+      subject: input.subject,
+      error: (error as Error).message,
+    });
   }
 }

@@ -16,7 +16,8 @@ const failureMessages: Record<AuthFailure, string> = {
 
 const wrongKind = {
   agent: 'This endpoint needs an agent key (rf_…); a developer key was given.',
-  developer: 'This endpoint needs a developer key (sk_… or vega_…); an agent key was given. Agents use GET /api/v1/agents/balance.',
+  developer:
+    'This endpoint needs a developer key (sk_… or vega_…); an agent key was given. Agents use GET /api/v1/agents/balance.',
 } as const;
 
 function bearerToken(req: Request): string | undefined | null {
@@ -33,7 +34,8 @@ export interface Authenticator {
 export function createAuthenticator(prisma: PrismaClient, recordKeyUse: (keyId: string) => void): Authenticator {
   return async (req, res, requirement) => {
     const token = bearerToken(req);
-    const result = token === null ? { ok: false as const, failure: 'malformed' as const } : await authenticateApiKey(prisma, token);
+    const result =
+      token === null ? { ok: false as const, failure: 'malformed' as const } : await authenticateApiKey(prisma, token);
     if (!result.ok) {
       res.set('WWW-Authenticate', 'Bearer realm="api"');
       throw new ApiError('unauthorized', failureMessages[result.failure]);

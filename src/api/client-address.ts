@@ -10,5 +10,8 @@ export function clientAddress(req: Request): string {
   const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
   if (!isIPv6(address)) return address;
-  return `${ipv6Groups(address).slice(0, 4).map((group) => group.toString(16)).join(':')}::/64`;
+  return `${ipv6Groups(address)
+    .slice(0, 4)
+    .map((group) => group.toString(16))
+    .join(':')}::/64`;
 }

@@ -11,16 +11,19 @@ const scalarBrowserDir = join(dirname(fileURLToPath(import.meta.resolve('@scalar
 export function docsRouter(openApiUrl: string): Router {
   const router = Router();
   router.use('/docs/assets', express.static(scalarBrowserDir, { immutable: true, maxAge: '1d', index: false }));
-  router.get('/docs', apiReference({
-    url: openApiUrl,
-    cdn: '/docs/assets/standalone.js',
-    pageTitle: 'Generation Gateway API',
-    agent: { disabled: true },
-    mcp: { disabled: true },
-    showDeveloperTools: 'never',
-    showToolbar: 'never',
-    withDefaultFonts: false,
-    telemetry: false,
-  } as Parameters<typeof apiReference>[0]));
+  router.get(
+    '/docs',
+    apiReference({
+      url: openApiUrl,
+      cdn: '/docs/assets/standalone.js',
+      pageTitle: 'Generation Gateway API',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+      showToolbar: 'never',
+      withDefaultFonts: false,
+      telemetry: false,
+    } as Parameters<typeof apiReference>[0]),
+  );
   return router;
 }

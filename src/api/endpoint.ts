@@ -43,7 +43,11 @@ export interface HeaderDoc {
   schema: { type: 'string' | 'boolean' | 'integer' };
 }
 
-export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType> {
+export interface Endpoint<
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+> {
   method: HttpMethod;
   /** OpenAPI form, relative to /api/v1: `/generations/{id}`. */
   path: string;
@@ -65,9 +69,11 @@ export interface Endpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType =
 }
 
 /** Identity with inference, so a handler sees its parsed body, query and params typed. */
-export function defineEndpoint<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, P extends z.ZodType = z.ZodType>(
-  endpoint: Endpoint<B, Q, P>,
-): Endpoint {
+export function defineEndpoint<
+  B extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  P extends z.ZodType = z.ZodType,
+>(endpoint: Endpoint<B, Q, P>): Endpoint {
   return endpoint as unknown as Endpoint;
 }
 
@@ -86,7 +92,12 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
 
 export const toExpressPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
 
-function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: 'body' | 'query' | 'path', code?: ErrorCode): unknown {
+function parsePart<S extends z.ZodType>(
+  schema: S | undefined,
+  value: unknown,
+  where: 'body' | 'query' | 'path',
+  code?: ErrorCode,
+): unknown {
   if (!schema) return value;
   const parsed = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
   if (!parsed.success) throw validationError(parsed.error, where, code);
@@ -99,9 +110,13 @@ export function hasBody(req: Request): boolean {
 
 async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
   // Who is calling comes first: an anonymous caller learns nothing from validation messages.
-  const principal = endpoint.auth === 'none' ? (undefined as unknown as Principal) : await ctx.authenticate(req, res, endpoint.auth);
+  const principal =
+    endpoint.auth === 'none' ? (undefined as unknown as Principal) : await ctx.authenticate(req, res, endpoint.auth);
   if (endpoint.request?.body && !hasBody(req)) {
-    throw new ApiError(endpoint.validationErrorCode ?? 'validation_error', 'Invalid body: body: a JSON object is required.');
+    throw new ApiError(
+      endpoint.validationErrorCode ?? 'validation_error',
+      'Invalid body: body: a JSON object is required.',
+    );
   }
   const input = {
     body: parsePart(endpoint.request?.body, req.body, 'body', endpoint.validationErrorCode),
@@ -113,7 +128,10 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
     res,
   };
   if (!endpoint.handle) {
-    throw new ApiError('not_implemented', `${endpoint.method.toUpperCase()} /api/v1${endpoint.path} is not implemented yet; it lands with ${endpoint.pendingUntil ?? 'a later release'}.`);
+    throw new ApiError(
+      'not_implemented',
+      `${endpoint.method.toUpperCase()} /api/v1${endpoint.path} is not implemented yet; it lands with ${endpoint.pendingUntil ?? 'a later release'}.`,
+    );
   }
   const result = await endpoint.handle(input);
   // The response schema is the contract we publish: a body that breaks it is our bug, never the caller's.
@@ -121,7 +139,10 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
   if (!checked.success) {
     throw new Error(`Response of ${endpoint.operationId} breaks its schema: ${checked.error.message}`);
   }
-  res.status(result.status ?? endpoint.success.status).set(result.headers ?? {}).json(result.body);
+  res
+    .status(result.status ?? endpoint.success.status)
+    .set(result.headers ?? {})
+    .json(result.body);
 }
 
 /** Mounts endpoints, then answers 405 (with Allow) for known paths called with another method. */
@@ -139,7 +160,10 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiCo
     const allow = [...methods].join(', ');
     router.all(path, (req, res) => {
       res.set('Allow', allow);
-      throw new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}.`);
+      throw new ApiError(
+        'method_not_allowed',
+        `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}.`,
+      );
     });
   }
 }

@@ -6,8 +6,14 @@ export const errorCodes = {
   invalid_json: { status: 400, description: 'The body is not valid JSON.' },
   invalid_webhook_url: { status: 400, description: 'The webhook URL is not an http(s) URI.' },
   unauthorized: { status: 401, description: 'The API key is missing, malformed, unknown, expired or revoked.' },
-  invalid_signature: { status: 401, description: 'An upstream callback whose signature is missing, invalid or too old.' },
-  insufficient_balance: { status: 402, description: 'The available balance does not cover the cost (body: cost, balance_available).' },
+  invalid_signature: {
+    status: 401,
+    description: 'An upstream callback whose signature is missing, invalid or too old.',
+  },
+  insufficient_balance: {
+    status: 402,
+    description: 'The available balance does not cover the cost (body: cost, balance_available).',
+  },
   payment_required: { status: 402, description: 'An x402 payment is required or does not cover the cost.' },
   forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },
   not_found: { status: 404, description: 'No such route or resource.' },
@@ -15,7 +21,10 @@ export const errorCodes = {
   idempotency_key_reused: { status: 409, description: 'This Idempotency-Key was used with a different request.' },
   payload_too_large: { status: 413, description: 'The body exceeds the size limit.' },
   unsupported_media_type: { status: 415, description: 'The body is not application/json.' },
-  registration_capped: { status: 429, description: 'Too many registrations from this client address; try again later.' },
+  registration_capped: {
+    status: 429,
+    description: 'Too many registrations from this client address; try again later.',
+  },
   rate_limited: { status: 429, description: 'Too many requests.' },
   internal_error: { status: 500, description: 'An unexpected error; the message carries the request id.' },
   not_implemented: { status: 501, description: 'The endpoint is specified but not available in this build yet.' },
@@ -49,7 +58,11 @@ export class ApiError extends Error {
 }
 
 /** `where` is the part of the request that failed (body, query, path); each issue names its field. */
-export function validationError(error: z.ZodError, where: 'body' | 'query' | 'path', code: ErrorCode = 'validation_error'): ApiError {
+export function validationError(
+  error: z.ZodError,
+  where: 'body' | 'query' | 'path',
+  code: ErrorCode = 'validation_error',
+): ApiError {
   const problems = error.issues.map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join('.') : where;
     return `${field}: ${issue.message}`;

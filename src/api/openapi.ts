@@ -66,7 +66,9 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
       deprecated: endpoint.deprecated,
       security: security[endpoint.auth],
       request: {
-        ...(request?.body ? { body: { required: true, content: { 'application/json': { schema: request.body } } } } : {}),
+        ...(request?.body
+          ? { body: { required: true, content: { 'application/json': { schema: request.body } } } }
+          : {}),
         // zod-to-openapi wants objects for query and params; the endpoint declarations always give z.object.
         ...(request?.query ? { query: request.query as never } : {}),
         ...(request?.params ? { params: request.params as never } : {}),
@@ -87,7 +89,8 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
     info: {
       title: 'Generation Gateway API',
       version: apiVersion,
-      description: 'Asynchronous image, video, audio, 3D and text generation behind one API. ' +
+      description:
+        'Asynchronous image, video, audio, 3D and text generation behind one API. ' +
         'Every error body is `{ "error": "<snake_case code>", "message": "…" }`.',
     },
     servers: [{ url: serverUrl }],

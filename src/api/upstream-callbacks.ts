@@ -16,7 +16,11 @@ const taskIdPattern = /^gen_[A-Za-z0-9]+$/;
 
 const signatureHeaders = ['x-fal-webhook-signature', 'webhook-signature'];
 
-export function upstreamCallbacksRouter(deps: { providers: Providers; temporal: TemporalDeps; logger: Logger }): Router {
+export function upstreamCallbacksRouter(deps: {
+  providers: Providers;
+  temporal: TemporalDeps;
+  logger: Logger;
+}): Router {
   const router = Router();
   // Longer than the signatures' five-minute validity either side.
   const replays = createReplayGuard({ windowMs: 11 * 60_000, maxEntries: 50_000 });
@@ -24,7 +28,8 @@ export function upstreamCallbacksRouter(deps: { providers: Providers; temporal: 
   router.post('/:provider/:taskId', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
     const { provider, taskId } = req.params as { provider: string; taskId: string };
     const jobs = deps.providers.jobsOf(provider as ProviderSlug);
-    if (!jobs || !taskIdPattern.test(taskId)) throw new ApiError('not_found', `No callback route for ${provider}/${taskId}.`);
+    if (!jobs || !taskIdPattern.test(taskId))
+      throw new ApiError('not_found', `No callback route for ${provider}/${taskId}.`);
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     const jobId = await jobs.verifyCallback({ headers: req.headers, body }).catch((error: unknown) => {
       // An unreadable body or unreachable keys: the callback is not trusted, and the upstream's polling remains.

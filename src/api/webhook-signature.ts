@@ -1,5 +1,6 @@
 /** How deliveries are signed (DESIGN §6: Standard Webhooks), as the API tells callers. */
 export const webhookSignature = {
   signature_header: 'webhook-signature',
-  signature_algorithm: 'v1,HMAC-SHA256 (Standard Webhooks: base64 HMAC of "webhook-id.webhook-timestamp.body", headers webhook-id, webhook-timestamp, webhook-signature)',
+  signature_algorithm:
+    'v1,HMAC-SHA256 (Standard Webhooks: base64 HMAC of "webhook-id.webhook-timestamp.body", headers webhook-id, webhook-timestamp, webhook-signature)',
 } as const;

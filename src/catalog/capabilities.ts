@@ -16,17 +16,25 @@ const list = (values: readonly (string | number)[]) => values.join(', ');
 export function capabilityProblems(model: CatalogEntry, input: CapabilityInput): FieldProblem[] {
   const { capabilities: caps, pricing } = model;
   const problems: FieldProblem[] = [];
-  const refuse = (field: string, message: string) => problems.push({ field, message: `${message} (model ${model.slug})` });
+  const refuse = (field: string, message: string) =>
+    problems.push({ field, message: `${message} (model ${model.slug})` });
 
   if (input.resolution !== undefined && !caps.resolutions?.includes(input.resolution)) {
-    refuse('resolution', caps.resolutions ? `must be one of ${list(caps.resolutions)}` : 'this model takes no resolution');
+    refuse(
+      'resolution',
+      caps.resolutions ? `must be one of ${list(caps.resolutions)}` : 'this model takes no resolution',
+    );
   }
   if (input.aspect_ratio !== undefined && !caps.aspect_ratios?.includes(input.aspect_ratio)) {
-    refuse('aspect_ratio', caps.aspect_ratios ? `must be one of ${list(caps.aspect_ratios)}` : 'this model takes no aspect ratio');
+    refuse(
+      'aspect_ratio',
+      caps.aspect_ratios ? `must be one of ${list(caps.aspect_ratios)}` : 'this model takes no aspect ratio',
+    );
   }
   if (input.duration !== undefined) {
     if (pricing.kind === 'per_minute_of_input') {
-      if (input.duration > pricing.max_minutes * 60) refuse('duration', `input audio is limited to ${pricing.max_minutes * 60} seconds`);
+      if (input.duration > pricing.max_minutes * 60)
+        refuse('duration', `input audio is limited to ${pricing.max_minutes * 60} seconds`);
     } else if (!caps.durations) {
       refuse('duration', 'this model takes no duration');
     } else if (!caps.durations.includes(input.duration)) {
@@ -34,15 +42,27 @@ export function capabilityProblems(model: CatalogEntry, input: CapabilityInput):
     }
   }
   const maxOutputs = caps.max_outputs ?? 1;
-  if (input.num_outputs !== undefined && input.num_outputs > maxOutputs) refuse('num_outputs', `must be at most ${maxOutputs}`);
+  if (input.num_outputs !== undefined && input.num_outputs > maxOutputs)
+    refuse('num_outputs', `must be at most ${maxOutputs}`);
   if (input.sound && !caps.supports_sound) refuse('sound', 'this model does not generate sound');
   if (input.generate_type !== undefined && !caps.generate_types?.includes(input.generate_type)) {
-    refuse('generate_type', caps.generate_types ? `must be one of ${list(caps.generate_types)}` : 'this model takes no generate_type');
+    refuse(
+      'generate_type',
+      caps.generate_types ? `must be one of ${list(caps.generate_types)}` : 'this model takes no generate_type',
+    );
   }
-  if (input.max_tokens !== undefined && caps.max_output_tokens !== undefined && input.max_tokens > caps.max_output_tokens) {
+  if (
+    input.max_tokens !== undefined &&
+    caps.max_output_tokens !== undefined &&
+    input.max_tokens > caps.max_output_tokens
+  ) {
     refuse('max_tokens', `must be at most ${caps.max_output_tokens}`);
   }
-  if (pricing.kind === 'per_1k_characters' && input.prompt !== undefined && input.prompt.length > pricing.max_characters) {
+  if (
+    pricing.kind === 'per_1k_characters' &&
+    input.prompt !== undefined &&
+    input.prompt.length > pricing.max_characters
+  ) {
     refuse('prompt', `must be at most ${pricing.max_characters} characters`);
   }
   return problems;

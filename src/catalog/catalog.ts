@@ -25,7 +25,8 @@ function coherenceProblems(entry: CatalogEntry): string[] {
   if (pricing.kind === 'per_output_by_resolution' || pricing.kind === 'per_second_by_resolution') {
     const tiers = Object.keys(pricing.usd_by_resolution).sort().join(', ');
     const offered = [...(caps.resolutions ?? [])].sort().join(', ');
-    if (tiers !== offered) problems.push(`pricing.usd_by_resolution: tiers [${tiers}] must match capabilities.resolutions [${offered}]`);
+    if (tiers !== offered)
+      problems.push(`pricing.usd_by_resolution: tiers [${tiers}] must match capabilities.resolutions [${offered}]`);
   }
   if ((pricing.kind === 'per_second' || pricing.kind === 'per_second_by_resolution') && !caps.durations) {
     problems.push('capabilities.durations: required by a per-second price');
@@ -34,9 +35,11 @@ function coherenceProblems(entry: CatalogEntry): string[] {
     problems.push('surcharges.sound_usd_per_second: must be set exactly when capabilities.supports_sound is true');
   }
   for (const generateType of Object.keys(surcharges?.generate_type_usd ?? {})) {
-    if (!caps.generate_types?.includes(generateType as never)) problems.push(`surcharges.generate_type_usd.${generateType}: not in capabilities.generate_types`);
+    if (!caps.generate_types?.includes(generateType as never))
+      problems.push(`surcharges.generate_type_usd.${generateType}: not in capabilities.generate_types`);
   }
-  if (entry.type === 'text-to-text' && pricing.kind !== 'per_token') problems.push('pricing.kind: text-to-text models are priced per token');
+  if (entry.type === 'text-to-text' && pricing.kind !== 'per_token')
+    problems.push('pricing.kind: text-to-text models are priced per token');
   return problems;
 }
 
@@ -44,7 +47,8 @@ export function loadCatalog(entries: unknown[] = catalogEntries): Catalog {
   const models: CatalogModel[] = [];
   const byId = new Map<string, CatalogModel>();
   entries.forEach((raw, index) => {
-    const label = typeof (raw as { slug?: unknown })?.slug === 'string' ? `"${(raw as { slug: string }).slug}"` : `#${index + 1}`;
+    const label =
+      typeof (raw as { slug?: unknown })?.slug === 'string' ? `"${(raw as { slug: string }).slug}"` : `#${index + 1}`;
     const parsed = catalogEntrySchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
@@ -52,7 +56,11 @@ export function loadCatalog(entries: unknown[] = catalogEntries): Catalog {
     }
     const problems = coherenceProblems(parsed.data);
     if (problems.length > 0) throw new CatalogError(`Catalog entry ${label}: ${problems.join('; ')}`);
-    const model: CatalogModel = { ...parsed.data, id: `${parsed.data.provider}/${parsed.data.slug}`, band: costBand(parsed.data) };
+    const model: CatalogModel = {
+      ...parsed.data,
+      id: `${parsed.data.provider}/${parsed.data.slug}`,
+      band: costBand(parsed.data),
+    };
     if (byId.has(model.id)) throw new CatalogError(`Catalog entry ${label}: id ${model.id} is listed twice`);
     byId.set(model.id, model);
     models.push(model);

@@ -15,7 +15,10 @@ function ruleExtremes(model: CatalogEntry): PricingInput[] {
     case 'per_token': {
       const maxOutput = model.capabilities.max_output_tokens ?? rule.default_max_tokens;
       const maxInput = Math.max(0, (model.capabilities.context_window_tokens ?? maxOutput) - maxOutput);
-      return [{ usage: { input_tokens: 0, output_tokens: 1 } }, { usage: { input_tokens: maxInput, output_tokens: maxOutput } }];
+      return [
+        { usage: { input_tokens: 0, output_tokens: 1 } },
+        { usage: { input_tokens: maxInput, output_tokens: maxOutput } },
+      ];
     }
     default:
       return [{}];
@@ -40,7 +43,14 @@ export function costBand(model: CatalogEntry): { min: bigint; max: bigint } {
         for (const sound of options.sound) {
           for (const generate_type of options.generate_type) {
             for (const extreme of ruleExtremes(model)) {
-              const { micros } = priceRequest(model, { resolution, duration, num_outputs, sound, generate_type, ...extreme });
+              const { micros } = priceRequest(model, {
+                resolution,
+                duration,
+                num_outputs,
+                sound,
+                generate_type,
+                ...extreme,
+              });
               if (min === undefined || micros < min) min = micros;
               if (max === undefined || micros > max) max = micros;
             }

@@ -36,7 +36,9 @@ const scaled = (rateMicros: bigint, quantity: bigint, per = 1n) => (rateMicros *
 
 /** About four characters per token, plus a few tokens of framing per message: an estimate for the reservation only. */
 export function estimateInputTokens(input: PricingInput): number {
-  const texts = [input.system_prompt, input.prompt, ...(input.messages ?? []).map((message) => message.content)].filter((text): text is string => !!text);
+  const texts = [input.system_prompt, input.prompt, ...(input.messages ?? []).map((message) => message.content)].filter(
+    (text): text is string => !!text,
+  );
   const characters = texts.reduce((sum, text) => sum + text.length, 0);
   return Math.ceil(characters / 4) + 4 * (input.messages?.length ?? 0);
 }
@@ -59,18 +61,31 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
     case 'flat':
       return { micros: parseUsd(rule.usd), breakdown: { rule: rule.kind, unit_usd: rule.usd } };
     case 'per_output':
-      return { micros: parseUsd(rule.usd) * outputs, breakdown: { rule: rule.kind, unit_usd: rule.usd, num_outputs: Number(outputs) } };
+      return {
+        micros: parseUsd(rule.usd) * outputs,
+        breakdown: { rule: rule.kind, unit_usd: rule.usd, num_outputs: Number(outputs) },
+      };
     case 'per_output_by_resolution': {
       const [resolution, rate] = tier(rule.usd_by_resolution, input.resolution, model);
-      return { micros: parseUsd(rate) * outputs, breakdown: { rule: rule.kind, resolution, unit_usd: rate, num_outputs: Number(outputs) } };
+      return {
+        micros: parseUsd(rate) * outputs,
+        breakdown: { rule: rule.kind, resolution, unit_usd: rate, num_outputs: Number(outputs) },
+      };
     }
     case 'per_second':
     case 'per_second_by_resolution': {
       if (seconds === undefined) throw new RangeError(`${model.slug} is priced per second but has no duration`);
-      const [resolution, rate] = rule.kind === 'per_second' ? [undefined, rule.usd] : tier(rule.usd_by_resolution, input.resolution, model);
+      const [resolution, rate] =
+        rule.kind === 'per_second' ? [undefined, rule.usd] : tier(rule.usd_by_resolution, input.resolution, model);
       return {
         micros: parseUsd(rate) * BigInt(seconds) * outputs,
-        breakdown: { rule: rule.kind, ...(resolution ? { resolution } : {}), usd_per_second: rate, duration_seconds: seconds, num_outputs: Number(outputs) },
+        breakdown: {
+          rule: rule.kind,
+          ...(resolution ? { resolution } : {}),
+          usd_per_second: rate,
+          duration_seconds: seconds,
+          num_outputs: Number(outputs),
+        },
       };
     }
     case 'per_1k_characters': {
@@ -97,9 +112,14 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
       return {
         micros: inputMicros + outputMicros,
         breakdown: {
-          rule: rule.kind, input_tokens: inputTokens, output_tokens: outputTokens, tokens_measured: input.usage?.output_tokens !== undefined,
-          usd_per_million_input: rule.usd_per_million_input, usd_per_million_output: rule.usd_per_million_output,
-          input_usd: formatUsd(inputMicros), output_usd: formatUsd(outputMicros),
+          rule: rule.kind,
+          input_tokens: inputTokens,
+          output_tokens: outputTokens,
+          tokens_measured: input.usage?.output_tokens !== undefined,
+          usd_per_million_input: rule.usd_per_million_input,
+          usd_per_million_output: rule.usd_per_million_output,
+          input_usd: formatUsd(inputMicros),
+          output_usd: formatUsd(outputMicros),
         },
       };
     }

@@ -10,10 +10,15 @@ export class ModelRequestError extends Error {
   }
 }
 
-export function resolveModel(catalog: Catalog, request: CapabilityInput & { type: string; model: string }): CatalogModel {
+export function resolveModel(
+  catalog: Catalog,
+  request: CapabilityInput & { type: string; model: string },
+): CatalogModel {
   const model = catalog.get(request.model);
   if (!model) {
-    throw new ModelRequestError([{ field: 'model', message: `unknown model "${request.model}"; GET /api/v1/models lists them` }]);
+    throw new ModelRequestError([
+      { field: 'model', message: `unknown model "${request.model}"; GET /api/v1/models lists them` },
+    ]);
   }
   if (model.type !== request.type) {
     throw new ModelRequestError([{ field: 'model', message: `${model.id} serves ${model.type}, not ${request.type}` }]);

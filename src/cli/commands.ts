@@ -10,7 +10,10 @@ import { credit } from '../services/ledger.ts';
 
 /** A refusal the operator can act on: printed as is, exit code 1 (2 for usage errors). */
 export class CommandError extends Error {
-  constructor(message: string, readonly exitCode: 1 | 2 = 1) {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
     super(message);
   }
 }
@@ -29,13 +32,24 @@ function required(value: string | undefined, flag: string): string {
   return value;
 }
 
-export async function createDeveloperCommand(prisma: PrismaClient, options: { name?: string; tier?: string }): Promise<Output> {
+export async function createDeveloperCommand(
+  prisma: PrismaClient,
+  options: { name?: string; tier?: string },
+): Promise<Output> {
   const name = required(options.name, '--name');
   const tier = options.tier ?? 'free';
-  if (!(tiers as readonly string[]).includes(tier)) throw new CommandError(`--tier must be one of ${tiers.join(', ')}`, 2);
+  if (!(tiers as readonly string[]).includes(tier))
+    throw new CommandError(`--tier must be one of ${tiers.join(', ')}`, 2);
   const { developerId, apiKey } = await createDeveloper(prisma, { name, tier: tier as Tier });
   return {
-    json: { developer_id: developerId, name, tier, api_key: apiKey.key, key_id: apiKey.id, key_prefix: apiKey.keyPrefix },
+    json: {
+      developer_id: developerId,
+      name,
+      tier,
+      api_key: apiKey.key,
+      key_id: apiKey.id,
+      key_prefix: apiKey.keyPrefix,
+    },
     text: `Developer ${developerId} (${name}, ${tier}) created.\nAPI key (shown once, store it now): ${apiKey.key}\nKey id: ${apiKey.id}`,
   };
 }
@@ -46,17 +60,33 @@ async function requireAccount(prisma: PrismaClient, accountId: string) {
   return account;
 }
 
-export async function createKeyCommand(prisma: PrismaClient, options: { account?: string; name?: string; expiresInDays?: string }): Promise<Output> {
+export async function createKeyCommand(
+  prisma: PrismaClient,
+  options: { account?: string; name?: string; expiresInDays?: string },
+): Promise<Output> {
   const account = await requireAccount(prisma, required(options.account, '--account'));
   let expiresAt: Date | null = null;
   if (options.expiresInDays !== undefined) {
     const days = Number(options.expiresInDays);
-    if (!Number.isInteger(days) || days < 1) throw new CommandError('--expires-in-days must be a whole number of days, at least 1', 2);
+    if (!Number.isInteger(days) || days < 1)
+      throw new CommandError('--expires-in-days must be a whole number of days, at least 1', 2);
     expiresAt = new Date(Date.now() + days * 86_400_000);
   }
-  const key = await issueApiKey(prisma, { accountId: account.id, kind: account.kind, name: options.name ?? 'default', expiresAt });
+  const key = await issueApiKey(prisma, {
+    accountId: account.id,
+    kind: account.kind,
+    name: options.name ?? 'default',
+    expiresAt,
+  });
   return {
-    json: { key_id: key.id, account_id: account.id, name: key.name, api_key: key.key, key_prefix: key.keyPrefix, expires_at: iso(key.expiresAt) },
+    json: {
+      key_id: key.id,
+      account_id: account.id,
+      name: key.name,
+      api_key: key.key,
+      key_prefix: key.keyPrefix,
+      expires_at: iso(key.expiresAt),
+    },
     text: `Key ${key.id} created for ${account.id}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''}.\nAPI key (shown once, store it now): ${key.key}`,
   };
 }
@@ -65,30 +95,57 @@ export async function listKeysCommand(prisma: PrismaClient, options: { account?:
   const account = await requireAccount(prisma, required(options.account, '--account'));
   const keys = await listApiKeys(prisma, account.id);
   const rows = keys.map((key) => ({
-    key_id: key.id, name: key.name, key_prefix: key.keyPrefix, created_at: iso(key.createdAt), last_used_at: iso(key.lastUsedAt),
-    expires_at: iso(key.expiresAt), revoked_at: iso(key.revokedAt),
+    key_id: key.id,
+    name: key.name,
+    key_prefix: key.keyPrefix,
+    created_at: iso(key.createdAt),
+    last_used_at: iso(key.lastUsedAt),
+    expires_at: iso(key.expiresAt),
+    revoked_at: iso(key.revokedAt),
   }));
-  const state = (row: (typeof rows)[number]) => row.revoked_at ? 'revoked' : row.expires_at && row.expires_at < new Date().toISOString() ? 'expired' : 'active';
+  const state = (row: (typeof rows)[number]) =>
+    row.revoked_at ? 'revoked' : row.expires_at && row.expires_at < new Date().toISOString() ? 'expired' : 'active';
   return {
     json: { account_id: account.id, keys: rows.map((row) => ({ ...row, state: state(row) })) },
-    text: rows.length === 0 ? `${account.id} has no keys.` : rows.map((row) =>
-      `${row.key_id}  ${row.key_prefix}…  ${state(row).padEnd(7)}  ${row.name}  last used ${row.last_used_at ?? 'never'}`).join('\n'),
+    text:
+      rows.length === 0
+        ? `${account.id} has no keys.`
+        : rows
+            .map(
+              (row) =>
+                `${row.key_id}  ${row.key_prefix}…  ${state(row).padEnd(7)}  ${row.name}  last used ${row.last_used_at ?? 'never'}`,
+            )
+            .join('\n'),
   };
 }
 
 export async function revokeKeyCommand(prisma: PrismaClient, keyId: string | undefined): Promise<Output> {
   const key = await revokeApiKey(prisma, required(keyId, 'the key id'));
   if (!key) throw new CommandError(`no key ${keyId}`);
-  return { json: { key_id: key.id, revoked_at: iso(key.revokedAt) }, text: `Key ${key.id} revoked at ${iso(key.revokedAt)}.` };
+  return {
+    json: { key_id: key.id, revoked_at: iso(key.revokedAt) },
+    text: `Key ${key.id} revoked at ${iso(key.revokedAt)}.`,
+  };
 }
 
 export async function showAccountCommand(prisma: PrismaClient, accountId: string | undefined): Promise<Output> {
   const id = required(accountId, 'the account id');
-  const summary = await getAccountSummary(prisma, id).catch(() => { throw new CommandError(`no account ${id}`); });
+  const summary = await getAccountSummary(prisma, id).catch(() => {
+    throw new CommandError(`no account ${id}`);
+  });
   const json = {
-    account_id: summary.id, kind: summary.kind, name: summary.name, tier: summary.tier, status: summary.status,
-    balance: formatUsd(summary.balance), reserved: formatUsd(summary.reserved), available: formatUsd(summary.available),
-    total_spent: formatUsd(summary.spent), charged_requests: summary.charges, webhook_url: summary.webhookUrl, created_at: iso(summary.createdAt),
+    account_id: summary.id,
+    kind: summary.kind,
+    name: summary.name,
+    tier: summary.tier,
+    status: summary.status,
+    balance: formatUsd(summary.balance),
+    reserved: formatUsd(summary.reserved),
+    available: formatUsd(summary.available),
+    total_spent: formatUsd(summary.spent),
+    charged_requests: summary.charges,
+    webhook_url: summary.webhookUrl,
+    created_at: iso(summary.createdAt),
   };
   return {
     json,
@@ -100,7 +157,11 @@ export async function showAccountCommand(prisma: PrismaClient, accountId: string
   };
 }
 
-export async function creditAccountCommand(prisma: PrismaClient, accountId: string | undefined, options: { amount?: string; reason?: string; idempotencyKey?: string }): Promise<Output> {
+export async function creditAccountCommand(
+  prisma: PrismaClient,
+  accountId: string | undefined,
+  options: { amount?: string; reason?: string; idempotencyKey?: string },
+): Promise<Output> {
   const account = await requireAccount(prisma, required(accountId, 'the account id'));
   let amount: bigint;
   try {
@@ -113,9 +174,21 @@ export async function creditAccountCommand(prisma: PrismaClient, accountId: stri
   const reason = required(options.reason, '--reason');
   // Without a key of the operator's, each run is a new credit; the key is printed so a retry can reuse it.
   const idempotencyKey = options.idempotencyKey ?? `adjustment:${newId('key').slice(4)}`;
-  const result = await credit(prisma, { accountId: account.id, amount, kind: 'adjustment', idempotencyKey, memo: reason });
+  const result = await credit(prisma, {
+    accountId: account.id,
+    amount,
+    kind: 'adjustment',
+    idempotencyKey,
+    memo: reason,
+  });
   return {
-    json: { account_id: account.id, amount: formatUsd(amount), applied: result.applied, balance: formatUsd(result.balance), idempotency_key: idempotencyKey },
+    json: {
+      account_id: account.id,
+      amount: formatUsd(amount),
+      applied: result.applied,
+      balance: formatUsd(result.balance),
+      idempotency_key: idempotencyKey,
+    },
     text: result.applied
       ? `Credited ${formatUsd(amount)} USD to ${account.id} (${reason}); balance ${formatUsd(result.balance)}. Idempotency key: ${idempotencyKey}`
       : `Already credited under ${idempotencyKey}; nothing moved. Balance ${formatUsd(result.balance)}.`,

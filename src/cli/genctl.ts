@@ -4,8 +4,14 @@ import { Client, Connection } from '@temporalio/client';
 import { ConfigError, embeddedDatabaseUrl, loadConfig } from '../config.ts';
 import { createPrisma } from '../db/prisma.ts';
 import {
-  CommandError, createDeveloperCommand, createKeyCommand, creditAccountCommand, listKeysCommand, type Output,
-  revokeKeyCommand, showAccountCommand,
+  CommandError,
+  createDeveloperCommand,
+  createKeyCommand,
+  creditAccountCommand,
+  listKeysCommand,
+  type Output,
+  revokeKeyCommand,
+  showAccountCommand,
 } from './commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
@@ -58,22 +64,47 @@ async function run(argv: string[]): Promise<number> {
   const prisma = createPrisma(config.DATABASE_URL ?? embeddedDatabaseUrl(config));
   let connection: Connection | undefined;
   const temporal = async () => {
-    connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}` });
+    connection = await Connection.connect({
+      address: config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}`,
+    });
     return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   };
   try {
     let output: Output;
     switch (`${group} ${action ?? ''}`) {
-      case 'developers create': output = await createDeveloperCommand(prisma, values); break;
-      case 'keys create': output = await createKeyCommand(prisma, { ...values, expiresInDays: values['expires-in-days'] }); break;
-      case 'keys list': output = await listKeysCommand(prisma, values); break;
-      case 'keys revoke': output = await revokeKeyCommand(prisma, target); break;
-      case 'accounts show': output = await showAccountCommand(prisma, target); break;
-      case 'accounts credit': output = await creditAccountCommand(prisma, target, { ...values, idempotencyKey: values['idempotency-key'] }); break;
-      case 'webhooks list': output = await listWebhooksCommand(prisma, values); break;
-      case 'webhooks show': output = await showWebhookCommand(prisma, target); break;
-      case 'webhooks redeliver': output = await redeliverWebhookCommand({ prisma, temporal, taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE }, target, values); break;
-      default: throw new CommandError(`unknown command "${positionals.join(' ')}"\n\n${usage}`, 2);
+      case 'developers create':
+        output = await createDeveloperCommand(prisma, values);
+        break;
+      case 'keys create':
+        output = await createKeyCommand(prisma, { ...values, expiresInDays: values['expires-in-days'] });
+        break;
+      case 'keys list':
+        output = await listKeysCommand(prisma, values);
+        break;
+      case 'keys revoke':
+        output = await revokeKeyCommand(prisma, target);
+        break;
+      case 'accounts show':
+        output = await showAccountCommand(prisma, target);
+        break;
+      case 'accounts credit':
+        output = await creditAccountCommand(prisma, target, { ...values, idempotencyKey: values['idempotency-key'] });
+        break;
+      case 'webhooks list':
+        output = await listWebhooksCommand(prisma, values);
+        break;
+      case 'webhooks show':
+        output = await showWebhookCommand(prisma, target);
+        break;
+      case 'webhooks redeliver':
+        output = await redeliverWebhookCommand(
+          { prisma, temporal, taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+          target,
+          values,
+        );
+        break;
+      default:
+        throw new CommandError(`unknown command "${positionals.join(' ')}"\n\n${usage}`, 2);
     }
     console.log(values.json ? JSON.stringify(output.json, null, 2) : output.text);
     return 0;

@@ -10,7 +10,14 @@ import { CommandError, type Output } from './commands.ts';
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
 
 function attemptJson(row: WebhookDelivery) {
-  return { attempt: row.attempt, at: iso(row.createdAt), status_code: row.statusCode, error: row.error, duration_ms: row.durationMs, next_attempt_at: iso(row.nextAttemptAt) };
+  return {
+    attempt: row.attempt,
+    at: iso(row.createdAt),
+    status_code: row.statusCode,
+    error: row.error,
+    duration_ms: row.durationMs,
+    next_attempt_at: iso(row.nextAttemptAt),
+  };
 }
 
 function targetJson(target: TargetSummary) {
@@ -19,10 +26,17 @@ function targetJson(target: TargetSummary) {
 }
 
 function messageJson({ message }: MessageSummary) {
-  return { message_id: message.id, event: message.event, task_id: message.taskId, account_id: message.accountId, created_at: iso(message.createdAt) };
+  return {
+    message_id: message.id,
+    event: message.event,
+    task_id: message.taskId,
+    account_id: message.accountId,
+    created_at: iso(message.createdAt),
+  };
 }
 
-const outcomeText = (row: WebhookDelivery) => row.statusCode !== null ? `HTTP ${row.statusCode}` : row.error ?? 'no answer';
+const outcomeText = (row: WebhookDelivery) =>
+  row.statusCode !== null ? `HTTP ${row.statusCode}` : (row.error ?? 'no answer');
 
 function targetLine(target: TargetSummary): string {
   const last = target.attempts.at(-1)!;
@@ -37,14 +51,32 @@ function positiveInt(value: string | undefined, flag: string, fallback: number):
   return number;
 }
 
-export async function listWebhooksCommand(prisma: PrismaClient, options: { task?: string; account?: string; limit?: string }): Promise<Output> {
-  const messages = await listMessages(prisma, { taskId: options.task, accountId: options.account, limit: positiveInt(options.limit, '--limit', 50) });
+export async function listWebhooksCommand(
+  prisma: PrismaClient,
+  options: { task?: string; account?: string; limit?: string },
+): Promise<Output> {
+  const messages = await listMessages(prisma, {
+    taskId: options.task,
+    accountId: options.account,
+    limit: positiveInt(options.limit, '--limit', 50),
+  });
   return {
-    json: { messages: messages.map((summary) => ({ ...messageJson(summary), targets: summary.targets.map(targetJson) })) },
-    text: messages.length === 0 ? 'No webhook messages.' : messages.map((summary) => [
-      `${summary.message.id}  ${summary.message.event}  ${summary.message.taskId ?? ''}  ${summary.message.accountId ?? ''}  ${iso(summary.message.createdAt)}`,
-      ...(summary.targets.length === 0 ? ['  (no attempt yet)'] : summary.targets.map((target) => `  ${targetLine(target)}`)),
-    ].join('\n')).join('\n'),
+    json: {
+      messages: messages.map((summary) => ({ ...messageJson(summary), targets: summary.targets.map(targetJson) })),
+    },
+    text:
+      messages.length === 0
+        ? 'No webhook messages.'
+        : messages
+            .map((summary) =>
+              [
+                `${summary.message.id}  ${summary.message.event}  ${summary.message.taskId ?? ''}  ${summary.message.accountId ?? ''}  ${iso(summary.message.createdAt)}`,
+                ...(summary.targets.length === 0
+                  ? ['  (no attempt yet)']
+                  : summary.targets.map((target) => `  ${targetLine(target)}`)),
+              ].join('\n'),
+            )
+            .join('\n'),
   };
 }
 
@@ -60,7 +92,11 @@ export async function showWebhookCommand(prisma: PrismaClient, messageId: string
   const json = {
     ...messageJson(summary),
     body: JSON.parse(summary.message.body) as unknown,
-    targets: summary.targets.map((target) => ({ url: target.url, state: target.state, attempts: target.attempts.map(attemptJson) })),
+    targets: summary.targets.map((target) => ({
+      url: target.url,
+      state: target.state,
+      attempts: target.attempts.map(attemptJson),
+    })),
   };
   return {
     json,
@@ -68,7 +104,10 @@ export async function showWebhookCommand(prisma: PrismaClient, messageId: string
       `${json.message_id}  ${json.event}  task ${json.task_id ?? '-'}  account ${json.account_id ?? '-'}  created ${json.created_at}`,
       ...summary.targets.flatMap((target) => [
         `${target.url}: ${target.state}`,
-        ...target.attempts.map((row) => `  #${row.attempt}  ${iso(row.createdAt)}  ${outcomeText(row)}${row.durationMs === null ? '' : `  ${row.durationMs} ms`}${row.nextAttemptAt ? `  next ${iso(row.nextAttemptAt)}` : ''}`),
+        ...target.attempts.map(
+          (row) =>
+            `  #${row.attempt}  ${iso(row.createdAt)}  ${outcomeText(row)}${row.durationMs === null ? '' : `  ${row.durationMs} ms`}${row.nextAttemptAt ? `  next ${iso(row.nextAttemptAt)}` : ''}`,
+        ),
       ]),
       `body: ${summary.message.body}`,
     ].join('\n'),
@@ -82,29 +121,57 @@ export interface RedeliverDeps {
 }
 
 /** Sends the same message (same webhook-id and body) again, on a fresh schedule, to each target or to --url. */
-export async function redeliverWebhookCommand(deps: RedeliverDeps, messageId: string | undefined, options: { url?: string }): Promise<Output> {
+export async function redeliverWebhookCommand(
+  deps: RedeliverDeps,
+  messageId: string | undefined,
+  options: { url?: string },
+): Promise<Output> {
   const summary = await requireMessage(deps.prisma, messageId);
   // A message whose notify step gave up before any attempt has no targets in the log: its task's and account's
   // webhooks, as they are now, are where it was meant to go.
-  const known = summary.targets.length > 0 ? summary.targets
-    : (await targetUrls(deps.prisma, { taskId: summary.message.taskId, accountId: summary.message.accountId })).map((url) => ({ url, attempts: [] as { attempt: number }[] }));
+  const known =
+    summary.targets.length > 0
+      ? summary.targets
+      : (await targetUrls(deps.prisma, { taskId: summary.message.taskId, accountId: summary.message.accountId })).map(
+          (url) => ({ url, attempts: [] as { attempt: number }[] }),
+        );
   const targets = options.url ? known.filter((target) => target.url === options.url) : known;
   if (targets.length === 0) {
-    throw new CommandError(options.url ? `${summary.message.id} was never sent to ${options.url}; its targets: ${known.map((target) => target.url).join(', ')}` : `${summary.message.id} has no target (neither its task nor its account has a webhook)`);
+    throw new CommandError(
+      options.url
+        ? `${summary.message.id} was never sent to ${options.url}; its targets: ${known.map((target) => target.url).join(', ')}`
+        : `${summary.message.id} has no target (neither its task nor its account has a webhook)`,
+    );
   }
   const client = await deps.temporal();
   const results = [];
   for (const target of targets) {
     const firstAttempt = Math.max(0, ...target.attempts.map((row) => row.attempt)) + 1;
-    const start = await startWebhookDelivery(client, deps.taskQueue, { messageId: summary.message.id, url: target.url, firstAttempt }, 'again');
-    results.push({ url: target.url, redelivery: start === 'started' ? 'started' : 'still_running', first_attempt: firstAttempt });
+    const start = await startWebhookDelivery(
+      client,
+      deps.taskQueue,
+      { messageId: summary.message.id, url: target.url, firstAttempt },
+      'again',
+    );
+    results.push({
+      url: target.url,
+      redelivery: start === 'started' ? 'started' : 'still_running',
+      first_attempt: firstAttempt,
+    });
   }
   const started = results.filter((result) => result.redelivery === 'started');
-  if (started.length === 0) throw new CommandError(`${summary.message.id} is still being delivered to ${targets.map((target) => target.url).join(', ')}; its schedule continues`);
+  if (started.length === 0)
+    throw new CommandError(
+      `${summary.message.id} is still being delivered to ${targets.map((target) => target.url).join(', ')}; its schedule continues`,
+    );
   return {
     json: { message_id: summary.message.id, targets: results },
-    text: results.map((result) => result.redelivery === 'started'
-      ? `Redelivering ${summary.message.id} to ${result.url} from attempt ${result.first_attempt}.`
-      : `${summary.message.id} is still being delivered to ${result.url}; left alone.`).join('\n'),
+    text: results
+      .map((result) =>
+        result.redelivery === 'started'
+          ? `Redelivering ${summary.message.id} to ${result.url} from attempt ${result.first_attempt}.`
+          : `${summary.message.id} is still being delivered to ${result.url}; left alone.`,
+      )
+      .join('\n'),
   };
 }

@@ -56,7 +56,9 @@ export async function applyMigrations(databaseUrl: string, migrations = readMigr
       const previous = applied.get(migration.name);
       if (previous?.finished_at) {
         if (previous.checksum !== migration.checksum) {
-          throw new Error(`Migration ${migration.name} was edited after it was applied (checksum differs); add a new migration instead.`);
+          throw new Error(
+            `Migration ${migration.name} was edited after it was applied (checksum differs); add a new migration instead.`,
+          );
         }
         continue;
       }
@@ -72,7 +74,7 @@ export async function applyMigrations(databaseUrl: string, migrations = readMigr
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`);
+        throw new Error(`Migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
       }
       newlyApplied.push(migration.name);
     }

@@ -11,7 +11,10 @@ export type InputLayoutRequest = z.infer<typeof GenerationInputLayoutSchema>;
 /** The request as the workflow and providers see it: JSON-safe, one shape. */
 export type GenerationRequest = Omit<TopLevelRequest, 'messages'> & { messages?: TopLevelRequest['messages'] };
 
-export function normaliseLayout(body: TopLevelRequest | InputLayoutRequest, typeOfModel: (model: string) => string | undefined): GenerationRequest {
+export function normaliseLayout(
+  body: TopLevelRequest | InputLayoutRequest,
+  typeOfModel: (model: string) => string | undefined,
+): GenerationRequest {
   if ('input' in body) {
     const type = body.type ?? typeOfModel(body.model);
     return { ...body.input, model: body.model, type: type as TopLevelRequest['type'], webhook_url: body.webhook };
@@ -27,21 +30,51 @@ export function foldMessages(request: GenerationRequest): GenerationRequest {
   if (request.type !== 'text-to-text' || request.prompt !== undefined || !request.messages?.length) return request;
   const label = { user: 'User', assistant: 'Assistant' } as const;
   const system = request.messages.filter((message) => message.role === 'system').map((message) => message.content);
-  const dialogue = request.messages.filter((message) => message.role !== 'system')
+  const dialogue = request.messages
+    .filter((message) => message.role !== 'system')
     .map((message) => `${label[message.role as 'user' | 'assistant']}: ${message.content}`);
-  const systemPrompt = [request.system_prompt, ...system].filter((text) => text !== undefined && text !== '').join('\n\n');
+  const systemPrompt = [request.system_prompt, ...system]
+    .filter((text) => text !== undefined && text !== '')
+    .join('\n\n');
   return { ...request, prompt: dialogue.join('\n\n'), ...(systemPrompt ? { system_prompt: systemPrompt } : {}) };
 }
 
 const needs: Partial<Record<GenerationRequest['type'], (request: GenerationRequest) => FieldProblem | null>> = {};
-const needImage = (request: GenerationRequest) => request.image_url || request.images?.length ? null : { field: 'image_url', message: `${request.type} needs image_url or images` };
-const needPrompt = (request: GenerationRequest) => request.prompt?.trim() ? null : { field: 'prompt', message: `${request.type} needs a prompt` };
-for (const type of ['image-to-image', 'image-to-video', 'upscale', 'image-to-3d', 'face-swap', 'reference-to-video', 'subject-to-video'] as const) needs[type] = needImage;
-for (const type of ['text-to-image', 'text-to-video', 'text-to-music', 'text-to-audio', 'text-to-3d'] as const) needs[type] = needPrompt;
-needs['video-to-video'] = (request) => request.video_url || request.videos?.length ? null : { field: 'video_url', message: 'video-to-video needs video_url or videos' };
-needs['lip-sync'] = (request) => !request.video_url ? { field: 'video_url', message: 'lip-sync needs video_url' } : !request.audio_url ? { field: 'audio_url', message: 'lip-sync needs audio_url' } : null;
-for (const type of ['audio-to-audio', 'speech-to-text'] as const) needs[type] = (request) => request.audio_url ? null : { field: 'audio_url', message: `${request.type} needs audio_url` };
-needs['text-to-text'] = (request) => request.prompt?.trim() || request.messages?.length ? null : { field: 'prompt', message: 'text-to-text needs prompt or messages' };
+const needImage = (request: GenerationRequest) =>
+  request.image_url || request.images?.length
+    ? null
+    : { field: 'image_url', message: `${request.type} needs image_url or images` };
+const needPrompt = (request: GenerationRequest) =>
+  request.prompt?.trim() ? null : { field: 'prompt', message: `${request.type} needs a prompt` };
+for (const type of [
+  'image-to-image',
+  'image-to-video',
+  'upscale',
+  'image-to-3d',
+  'face-swap',
+  'reference-to-video',
+  'subject-to-video',
+] as const)
+  needs[type] = needImage;
+for (const type of ['text-to-image', 'text-to-video', 'text-to-music', 'text-to-audio', 'text-to-3d'] as const)
+  needs[type] = needPrompt;
+needs['video-to-video'] = (request) =>
+  request.video_url || request.videos?.length
+    ? null
+    : { field: 'video_url', message: 'video-to-video needs video_url or videos' };
+needs['lip-sync'] = (request) =>
+  !request.video_url
+    ? { field: 'video_url', message: 'lip-sync needs video_url' }
+    : !request.audio_url
+      ? { field: 'audio_url', message: 'lip-sync needs audio_url' }
+      : null;
+for (const type of ['audio-to-audio', 'speech-to-text'] as const)
+  needs[type] = (request) =>
+    request.audio_url ? null : { field: 'audio_url', message: `${request.type} needs audio_url` };
+needs['text-to-text'] = (request) =>
+  request.prompt?.trim() || request.messages?.length
+    ? null
+    : { field: 'prompt', message: 'text-to-text needs prompt or messages' };
 
 export function missingInputs(request: GenerationRequest): FieldProblem[] {
   const problem = needs[request.type]?.(request);
@@ -53,10 +86,16 @@ export function requestHash(request: GenerationRequest): string {
   const canonical = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(canonical);
     if (value && typeof value === 'object') {
-      return Object.fromEntries(Object.keys(value).sort().filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+          .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+      );
     }
     return value;
   };
-  return createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(request)))
+    .digest('hex');
 }

@@ -25,15 +25,27 @@ export interface TaskView {
 }
 
 export function taskView(task: Task): TaskView {
-  const cost = task.status === 'completed' ? (task.costCharged ?? 0n) : task.status === 'failed' ? 0n : task.costReserved;
+  const cost =
+    task.status === 'completed' ? (task.costCharged ?? 0n) : task.status === 'failed' ? 0n : task.costReserved;
   const optional = {
-    prompt: task.prompt, output: task.output, error: task.error, completed_at: task.completedAt?.toISOString(),
-    aspect_ratio: task.aspectRatio, duration: task.duration, resolution: task.resolution, num_outputs: task.numOutputs,
+    prompt: task.prompt,
+    output: task.output,
+    error: task.error,
+    completed_at: task.completedAt?.toISOString(),
+    aspect_ratio: task.aspectRatio,
+    duration: task.duration,
+    resolution: task.resolution,
+    num_outputs: task.numOutputs,
     outputs: task.outputs.length > 0 ? task.outputs : undefined,
   };
   return {
-    id: task.id, type: task.type, model: task.model, status: task.status,
-    created_at: task.createdAt.toISOString(), updated_at: task.updatedAt.toISOString(), cost: usdNumber(cost),
+    id: task.id,
+    type: task.type,
+    model: task.model,
+    status: task.status,
+    created_at: task.createdAt.toISOString(),
+    updated_at: task.updatedAt.toISOString(),
+    cost: usdNumber(cost),
     ...Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== null && value !== undefined)),
   };
 }

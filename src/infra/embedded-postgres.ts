@@ -50,10 +50,19 @@ async function letPostgresUserReach(paths: string[], log: Logger): Promise<void>
       if (dir === dirname(dir)) break;
     }
   }
-  if (granted.size > 0) log.warn({ directories: [...granted] }, 'granted search permission to other users so PostgreSQL (run as user postgres) can reach its files');
+  if (granted.size > 0)
+    log.warn(
+      { directories: [...granted] },
+      'granted search permission to other users so PostgreSQL (run as user postgres) can reach its files',
+    );
 }
 
-export async function startEmbeddedPostgres(options: { dataDir: string; port: number; database: string; logger: Logger }): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database: string;
+  logger: Logger;
+}): Promise<EmbeddedDatabase> {
   const log = options.logger.child({ component: 'postgres' });
   const databaseDir = resolve(options.dataDir);
   const fresh = !existsSync(`${databaseDir}/PG_VERSION`);
@@ -76,9 +85,12 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
   try {
     await postgres.start();
   } catch (error) {
-    throw new Error(`Embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}). ` +
-      'Is another PostgreSQL using that port or that data directory? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL. ' +
-      `Cause: ${(error as Error | undefined)?.message ?? 'the server exited during start-up'}`);
+    throw new Error(
+      `Embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}). ` +
+        'Is another PostgreSQL using that port or that data directory? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL. ' +
+        `Cause: ${(error as Error | undefined)?.message ?? 'the server exited during start-up'}`,
+      { cause: error },
+    );
   }
   // Not only when fresh: a first start that failed after initdb must not leave a cluster without our database.
   const admin = postgres.getPgClient('postgres', '127.0.0.1');
@@ -90,7 +102,12 @@ export async function startEmbeddedPostgres(options: { dataDir: string; port: nu
     await admin.end();
   }
   // If this process dies without stopping it (a crash), ask PostgreSQL for a fast shutdown on the way out.
-  const child = () => (postgres as unknown as { process?: { exitCode: number | null; signalCode: string | null; kill(signal: string): void } }).process;
+  const child = () =>
+    (
+      postgres as unknown as {
+        process?: { exitCode: number | null; signalCode: string | null; kill(signal: string): void };
+      }
+    ).process;
   const stopOnExit = () => child()?.kill('SIGINT');
   process.once('exit', stopOnExit);
   return {

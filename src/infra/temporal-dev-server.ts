@@ -41,7 +41,9 @@ async function waitUntilServing(address: string, child: ChildProcess, timeoutMs:
       await new Promise((done) => setTimeout(done, 250));
     }
   }
-  throw new Error(`temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${(lastError as Error)?.message}`);
+  throw new Error(
+    `temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${(lastError as Error)?.message}`,
+  );
 }
 
 function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
@@ -58,24 +60,37 @@ function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
 
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
   if (!existsSync(options.cliPath)) {
-    throw new Error(`Temporal CLI not found at ${options.cliPath}: run \`node scripts/setup.mjs\` or set TEMPORAL_ADDRESS.`);
+    throw new Error(
+      `Temporal CLI not found at ${options.cliPath}: run \`node scripts/setup.mjs\` or set TEMPORAL_ADDRESS.`,
+    );
   }
   const log = options.logger.child({ component: 'temporal-dev-server' });
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
-  const child = spawn(options.cliPath, [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(options.port),
-    '--ui-port', String(options.uiPort),
-    '--db-filename', resolve(dataDir, 'temporal.db'),
-    '--namespace', options.namespace,
-    '--log-level', 'warn',
-  ], {
-    // Its own process group: Ctrl-C must not kill it before the worker has drained; we stop it last.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    options.cliPath,
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(options.port),
+      '--ui-port',
+      String(options.uiPort),
+      '--db-filename',
+      resolve(dataDir, 'temporal.db'),
+      '--namespace',
+      options.namespace,
+      '--log-level',
+      'warn',
+    ],
+    {
+      // Its own process group: Ctrl-C must not kill it before the worker has drained; we stop it last.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   child.stdout?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
   child.stderr?.on('data', (chunk: Buffer) => log.warn(chunk.toString().trim()));
   const exited = new Promise<void>((done) => child.once('exit', () => done()));

@@ -16,17 +16,30 @@ export class PrivateAddressError extends Error {
 // Separate lists per family: one BlockList would match IPv4 addresses against IPv6 rules through their mapped form.
 const privateIPv4 = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   privateIPv4.addSubnet(network, prefix, 'ipv4');
 }
 const privateIPv6 = new BlockList();
 for (const [network, prefix] of [
   ['::', 96], // unspecified, loopback and the old IPv4-compatible forms
-  ['64:ff9b::', 96], ['64:ff9b:1::', 48], // NAT64, which reaches IPv4 space
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48], // NAT64, which reaches IPv4 space
   ['2002::', 16], // 6to4, which embeds an IPv4 address
-  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], // unique-local (incl. cloud metadata fd00:ec2::254), link-local, multicast
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8], // unique-local (incl. cloud metadata fd00:ec2::254), link-local, multicast
 ] as const) {
   privateIPv6.addSubnet(network, prefix, 'ipv6');
 }
@@ -36,15 +49,21 @@ export function isPrivateAddress(address: string): boolean {
   if (isIP(address) !== 6) return privateIPv4.check(address, 'ipv4');
   const groups = ipv6Groups(address);
   // IPv4-mapped (::ffff:a.b.c.d) reaches the IPv4 address it carries.
-  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff) return privateIPv4.check(embeddedIPv4(groups), 'ipv4');
+  if (groups.slice(0, 5).every((group) => group === 0) && groups[5] === 0xffff)
+    return privateIPv4.check(embeddedIPv4(groups), 'ipv4');
   return privateIPv6.check(address, 'ipv6');
 }
 
 /** dns.lookup that refuses private answers: used by the connection itself. */
-function guardedLookup(hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void): void {
+function guardedLookup(
+  hostname: string,
+  options: object,
+  callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+): void {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
-    if (addresses.some(({ address }) => isPrivateAddress(address))) return callback(new PrivateAddressError(hostname), []);
+    if (addresses.some(({ address }) => isPrivateAddress(address)))
+      return callback(new PrivateAddressError(hostname), []);
     const all = (options as { all?: boolean }).all;
     return all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family);
   });

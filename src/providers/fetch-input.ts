@@ -14,20 +14,34 @@ export interface FetchInputOptions {
   allowPrivate: boolean;
 }
 
-export async function fetchInput(url: string, options: FetchInputOptions): Promise<{ data: Buffer; contentType: string }> {
+export async function fetchInput(
+  url: string,
+  options: FetchInputOptions,
+): Promise<{ data: Buffer; contentType: string }> {
   const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new InputFetchError(`${url} is not an http(s) URL`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new InputFetchError(`${url} is not an http(s) URL`);
   let response;
   try {
     // Redirects could lead anywhere after the check: refuse them.
-    response = await fetch(target, { redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs), dispatcher: outboundDispatcher(target, options.allowPrivate) });
+    response = await fetch(target, {
+      redirect: 'manual',
+      signal: AbortSignal.timeout(options.timeoutMs),
+      dispatcher: outboundDispatcher(target, options.allowPrivate),
+    });
   } catch (error) {
     const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
     if (cause instanceof PrivateAddressError) throw new InputFetchError(cause.message);
-    throw new InputFetchError(`could not download ${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'connection failed'}`);
+    throw new InputFetchError(
+      `could not download ${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'connection failed'}`,
+    );
   }
   if (response.status !== 200) throw new InputFetchError(`could not download ${url}: HTTP ${response.status}`);
-  const data = await readLimited(response, options.maxBytes, () => new InputFetchError(`${url} is larger than ${options.maxBytes} bytes`));
+  const data = await readLimited(
+    response,
+    options.maxBytes,
+    () => new InputFetchError(`${url} is larger than ${options.maxBytes} bytes`),
+  );
   return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
 }
 

@@ -25,10 +25,17 @@ const openAIJobs: Partial<Record<CatalogEntry['type'], (upstream: OpenAIUpstream
 /** Whether this build, so configured, can run the model (without building a client). */
 export function canRun(config: Config, model: CatalogEntry): boolean {
   switch (model.provider) {
-    case 'local': return model.upstream.model in localEngines;
-    case 'openai': return Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY) && (model.type in openAIRunners || model.type in openAIJobs);
-    case 'replicate': return Boolean(config.REPLICATE_API_TOKEN);
-    case 'fal': return Boolean(config.FAL_KEY);
+    case 'local':
+      return model.upstream.model in localEngines;
+    case 'openai':
+      return (
+        Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY) &&
+        (model.type in openAIRunners || model.type in openAIJobs)
+      );
+    case 'replicate':
+      return Boolean(config.REPLICATE_API_TOKEN);
+    case 'fal':
+      return Boolean(config.FAL_KEY);
   }
 }
 
@@ -54,12 +61,16 @@ export function createProviders(config: Config): Providers {
     for(model) {
       if (!canRun(config, model)) return undefined;
       switch (model.provider) {
-        case 'local': return { kind: 'runner', run: localEngines[model.upstream.model]! };
+        case 'local':
+          return { kind: 'runner', run: localEngines[model.upstream.model]! };
         case 'openai': {
           const runner = openAIRunners[model.type];
-          return runner ? { kind: 'runner', run: runner(openAI()) } : { kind: 'jobs', jobs: openAIJobs[model.type]!(openAI()) };
+          return runner
+            ? { kind: 'runner', run: runner(openAI()) }
+            : { kind: 'jobs', jobs: openAIJobs[model.type]!(openAI()) };
         }
-        default: return { kind: 'jobs', jobs: jobs[model.provider]!() };
+        default:
+          return { kind: 'jobs', jobs: jobs[model.provider]!() };
       }
     },
     jobsOf: (provider) => jobs[provider]?.(),

@@ -26,7 +26,10 @@ export class ProviderRefusal extends Error {
 /** Transient, with the delay the upstream asked for (Retry-After). */
 export class ProviderRetryLater extends Error {
   override name = 'ProviderRetryLater';
-  constructor(message: string, readonly delayMs: number) {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
     super(message);
   }
 }
@@ -39,7 +42,11 @@ export interface ProviderContext {
 }
 
 /** Runs one request on one model in one call. */
-export type ProviderRunner = (request: GenerationRequest, model: CatalogModel, context: ProviderContext) => Promise<ProviderResult>;
+export type ProviderRunner = (
+  request: GenerationRequest,
+  model: CatalogModel,
+  context: ProviderContext,
+) => Promise<ProviderResult>;
 export type LocalEngine = ProviderRunner;
 
 /** Where an upstream job stands. */
@@ -64,7 +71,11 @@ export function callbackHeader(callback: UpstreamCallback, name: string): string
 /** An upstream that queues work: submit, status, result, cancel, and its signed completion callbacks. */
 export interface UpstreamJobs {
   /** Queues the request; `callbackUrl`, when given, is where the upstream announces the job's end. */
-  submit(request: GenerationRequest, model: CatalogModel, options: { callbackUrl?: string; signal: AbortSignal }): Promise<string>;
+  submit(
+    request: GenerationRequest,
+    model: CatalogModel,
+    options: { callbackUrl?: string; signal: AbortSignal },
+  ): Promise<string>;
   status(model: CatalogModel, jobId: string, signal: AbortSignal): Promise<JobState>;
   /** The finished job's outputs, copied into our hands (upstream URLs expire). */
   collect(model: CatalogModel, jobId: string, signal: AbortSignal): Promise<ProviderResult>;

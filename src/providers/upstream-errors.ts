@@ -16,7 +16,9 @@ const transient = (status: number) => status === 429 || status === 408 || status
 export function classifyUpstreamHttpError(error: UpstreamHttpError, original: Error): Error {
   if (transient(error.status)) {
     const seconds = Number(error.retryAfter);
-    return error.retryAfter && Number.isFinite(seconds) && seconds > 0 ? new ProviderRetryLater(`the provider answered ${error.status}`, seconds * 1000) : original;
+    return error.retryAfter && Number.isFinite(seconds) && seconds > 0
+      ? new ProviderRetryLater(`the provider answered ${error.status}`, seconds * 1000)
+      : original;
   }
   const detail = error.detail ? `: ${error.detail.slice(0, 300)}` : '.';
   return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status})${detail}`);

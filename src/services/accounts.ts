@@ -12,11 +12,20 @@ export class AccountNotFoundError extends Error {
   }
 }
 
-export async function createDeveloper(prisma: PrismaClient, input: { name: string; tier: Tier; keyName?: string }): Promise<{ developerId: string; apiKey: IssuedKey }> {
+export async function createDeveloper(
+  prisma: PrismaClient,
+  input: { name: string; tier: Tier; keyName?: string },
+): Promise<{ developerId: string; apiKey: IssuedKey }> {
   return prisma.$transaction(async (tx) => {
     const developerId = newId('dev');
-    await tx.account.create({ data: { id: developerId, kind: 'developer', name: input.name, tier: input.tier, balance: { create: {} } } });
-    const apiKey = await issueApiKey(tx, { accountId: developerId, kind: 'developer', name: input.keyName ?? 'default' });
+    await tx.account.create({
+      data: { id: developerId, kind: 'developer', name: input.name, tier: input.tier, balance: { create: {} } },
+    });
+    const apiKey = await issueApiKey(tx, {
+      accountId: developerId,
+      kind: 'developer',
+      name: input.keyName ?? 'default',
+    });
     return { developerId, apiKey };
   });
 }
@@ -44,9 +53,19 @@ export async function getAccountSummary(prisma: PrismaClient, accountId: string)
   const balance = account.balance?.balance ?? 0n;
   const reserved = account.balance?.reserved ?? 0n;
   return {
-    id: account.id, kind: account.kind, name: account.name, tier: account.tier, status: account.status,
-    webhookUrl: account.webhookUrl, depositIndex: account.depositIndex, createdAt: account.createdAt,
-    balance, reserved, available: balance - reserved, spent: totals.spent, charges: totals.charges,
+    id: account.id,
+    kind: account.kind,
+    name: account.name,
+    tier: account.tier,
+    status: account.status,
+    webhookUrl: account.webhookUrl,
+    depositIndex: account.depositIndex,
+    createdAt: account.createdAt,
+    balance,
+    reserved,
+    available: balance - reserved,
+    spent: totals.spent,
+    charges: totals.charges,
   };
 }
 
@@ -55,7 +74,11 @@ export async function recentDeposits(prisma: PrismaClient, accountId: string, ta
 }
 
 /** Sets or replaces an agent's webhook and rotates its signing secret. */
-export async function setAgentWebhook(prisma: PrismaClient, accountId: string, webhookUrl: string): Promise<{ webhookUrl: string; webhookSecret: string }> {
+export async function setAgentWebhook(
+  prisma: PrismaClient,
+  accountId: string,
+  webhookUrl: string,
+): Promise<{ webhookUrl: string; webhookSecret: string }> {
   const webhookSecret = newWebhookSecret();
   await prisma.account.update({ where: { id: accountId }, data: { webhookUrl, webhookSecret } });
   return { webhookUrl, webhookSecret };

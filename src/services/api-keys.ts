@@ -24,12 +24,19 @@ export interface IssuedKey {
   expiresAt: Date | null;
 }
 
-export async function issueApiKey(db: Db, input: { accountId: string; kind: AccountKind; name?: string; expiresAt?: Date | null }): Promise<IssuedKey> {
+export async function issueApiKey(
+  db: Db,
+  input: { accountId: string; kind: AccountKind; name?: string; expiresAt?: Date | null },
+): Promise<IssuedKey> {
   const key = `${input.kind === 'agent' ? 'rf_' : 'sk_'}${randomBase62(32)}`;
   const row = await db.apiKey.create({
     data: {
-      id: newId('key'), accountId: input.accountId, name: input.name ?? 'default', keyHash: hashApiKey(key),
-      keyPrefix: displayPrefix(key), expiresAt: input.expiresAt ?? null,
+      id: newId('key'),
+      accountId: input.accountId,
+      name: input.name ?? 'default',
+      keyHash: hashApiKey(key),
+      keyPrefix: displayPrefix(key),
+      expiresAt: input.expiresAt ?? null,
     },
   });
   return { id: row.id, key, keyPrefix: row.keyPrefix, name: row.name, expiresAt: row.expiresAt };
@@ -58,7 +65,13 @@ export async function authenticateApiKey(db: Db, key: string | undefined, now = 
     ok: true,
     principal: {
       account: { id: account.id, kind: account.kind, name: account.name, tier: account.tier, status: account.status },
-      apiKey: { id: row.id, name: row.name, keyPrefix: row.keyPrefix, lastUsedAt: row.lastUsedAt, expiresAt: row.expiresAt },
+      apiKey: {
+        id: row.id,
+        name: row.name,
+        keyPrefix: row.keyPrefix,
+        lastUsedAt: row.lastUsedAt,
+        expiresAt: row.expiresAt,
+      },
     },
   };
 }
@@ -67,14 +80,23 @@ export async function authenticateApiKey(db: Db, key: string | undefined, now = 
  * Records `last_used_at` without a database write per request: at most one write per key per interval in this
  * process (several processes may each write once per interval, which is fine for a "last used" hint).
  */
-export function createLastUsedRecorder(db: PrismaClient, intervalMs = 60_000, onError: (error: unknown) => void = () => {}) {
+export function createLastUsedRecorder(
+  db: PrismaClient,
+  intervalMs = 60_000,
+  onError: (error: unknown) => void = () => {},
+) {
   const lastWritten = new Map<string, number>();
   return (keyId: string, at = new Date()) => {
     const previous = lastWritten.get(keyId);
     if (previous !== undefined && at.getTime() - previous < intervalMs) return false;
     lastWritten.set(keyId, at.getTime());
     // Monotonic, so writes that land out of order never move the time backwards.
-    db.apiKey.updateMany({ where: { id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] }, data: { lastUsedAt: at } }).catch(onError);
+    db.apiKey
+      .updateMany({
+        where: { id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] },
+        data: { lastUsedAt: at },
+      })
+      .catch(onError);
     return true;
   };
 }

@@ -20,7 +20,10 @@ export function deriveDepositAddress(xpub: string, index: number): `0x${string}`
   return publicKeyToAddress(bytesToHex(uncompressed));
 }
 
-export function depositAddresses(config: { DEPOSIT_XPUB: string; DEPOSIT_CHAINS: Chain[] }, index: number | null): Record<string, string> {
+export function depositAddresses(
+  config: { DEPOSIT_XPUB: string; DEPOSIT_CHAINS: Chain[] },
+  index: number | null,
+): Record<string, string> {
   if (index === null) return {};
   const address = deriveDepositAddress(config.DEPOSIT_XPUB, index);
   return Object.fromEntries(config.DEPOSIT_CHAINS.map((chain) => [chain, address]));

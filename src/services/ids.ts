@@ -20,7 +20,8 @@ export type IdPrefix = 'agt' | 'dev' | 'key' | 'gen' | 'dep' | 'whd' | 'msg';
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomBase62(16)}`;
 
 /** The same name always gives the same id: for ids that must be derivable, like a task's from its Idempotency-Key. */
-export const derivedId = (prefix: IdPrefix, name: string) => `${prefix}_${toBase62(createHash('sha256').update(name).digest().subarray(0, 16))}`;
+export const derivedId = (prefix: IdPrefix, name: string) =>
+  `${prefix}_${toBase62(createHash('sha256').update(name).digest().subarray(0, 16))}`;
 
 /** Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;

@@ -9,7 +9,10 @@ export type LedgerDb = PrismaClient | { tx: Prisma.TransactionClient };
 
 export class InsufficientFundsError extends Error {
   override name = 'InsufficientFundsError';
-  constructor(readonly required: bigint, readonly available: bigint) {
+  constructor(
+    readonly required: bigint,
+    readonly available: bigint,
+  ) {
     super(`insufficient funds: ${required} micro-USD required, ${available} available`);
   }
 }
@@ -36,8 +39,24 @@ interface Move {
   memo?: string;
 }
 
-const asResult = (entry: { id: bigint; kind: LedgerEntryKind; amount: bigint; reservedDelta: bigint; balanceAfter: bigint; reservedAfter: bigint }, applied: boolean): LedgerResult => ({
-  applied, entryId: entry.id, kind: entry.kind, amount: entry.amount, reservedDelta: entry.reservedDelta, balance: entry.balanceAfter, reserved: entry.reservedAfter,
+const asResult = (
+  entry: {
+    id: bigint;
+    kind: LedgerEntryKind;
+    amount: bigint;
+    reservedDelta: bigint;
+    balanceAfter: bigint;
+    reservedAfter: bigint;
+  },
+  applied: boolean,
+): LedgerResult => ({
+  applied,
+  entryId: entry.id,
+  kind: entry.kind,
+  amount: entry.amount,
+  reservedDelta: entry.reservedDelta,
+  balance: entry.balanceAfter,
+  reserved: entry.reservedAfter,
 });
 
 /** What a repeat must match: the same operation on the same account and task, for the same amount. */
@@ -51,17 +70,27 @@ interface Expected {
 async function priorEntry(tx: Prisma.TransactionClient, move: Move, expected: Expected): Promise<LedgerResult | null> {
   const entry = await tx.ledgerEntry.findUnique({ where: { idempotencyKey: move.idempotencyKey } });
   if (!entry) return null;
-  const same = entry.accountId === move.accountId && entry.kind === expected.kind && entry.taskId === (move.taskId ?? null) &&
+  const same =
+    entry.accountId === move.accountId &&
+    entry.kind === expected.kind &&
+    entry.taskId === (move.taskId ?? null) &&
     (expected.amount === undefined || entry.amount === expected.amount) &&
     (expected.reservedDelta === undefined || entry.reservedDelta === expected.reservedDelta);
   if (!same) {
-    throw new LedgerError(`idempotency key ${move.idempotencyKey} was already used for a different operation (${entry.kind} of ${entry.amount}/${entry.reservedDelta} on ${entry.accountId}, task ${entry.taskId ?? 'none'})`);
+    throw new LedgerError(
+      `idempotency key ${move.idempotencyKey} was already used for a different operation (${entry.kind} of ${entry.amount}/${entry.reservedDelta} on ${entry.accountId}, task ${entry.taskId ?? 'none'})`,
+    );
   }
   return asResult(entry, false);
 }
 
 /** Runs `apply` once per idempotency key; inside a caller's transaction when given one. */
-async function once(db: LedgerDb, move: Move, expected: Expected, apply: (tx: Prisma.TransactionClient) => Promise<Omit<LedgerResult, 'applied' | 'entryId' | 'kind'>>): Promise<LedgerResult> {
+async function once(
+  db: LedgerDb,
+  move: Move,
+  expected: Expected,
+  apply: (tx: Prisma.TransactionClient) => Promise<Omit<LedgerResult, 'applied' | 'entryId' | 'kind'>>,
+): Promise<LedgerResult> {
   const kind = expected.kind;
   const run = async (tx: Prisma.TransactionClient) => {
     // Callers with the same key queue here: the second sees the first's committed entry instead of racing it
@@ -72,9 +101,15 @@ async function once(db: LedgerDb, move: Move, expected: Expected, apply: (tx: Pr
     const moved = await apply(tx);
     const entry = await tx.ledgerEntry.create({
       data: {
-        accountId: move.accountId, kind, amount: moved.amount, reservedDelta: moved.reservedDelta,
-        balanceAfter: moved.balance, reservedAfter: moved.reserved, idempotencyKey: move.idempotencyKey,
-        taskId: move.taskId, memo: move.memo,
+        accountId: move.accountId,
+        kind,
+        amount: moved.amount,
+        reservedDelta: moved.reservedDelta,
+        balanceAfter: moved.balance,
+        reservedAfter: moved.reserved,
+        idempotencyKey: move.idempotencyKey,
+        taskId: move.taskId,
+        memo: move.memo,
       },
     });
     return asResult(entry, true);
@@ -119,7 +154,8 @@ export async function charge(db: LedgerDb, move: Move & { amount: bigint; taskId
   if (move.amount < 0n) throw new LedgerError(`charge must not be negative, got ${move.amount}`);
   return once(db, move, { kind: 'charge', amount: -move.amount }, async (tx) => {
     const held = await lockAndReadHeld(tx, move.accountId, move.taskId);
-    if (move.amount > held) throw new LedgerError(`charge of ${move.amount} exceeds the ${held} held for task ${move.taskId}`);
+    if (move.amount > held)
+      throw new LedgerError(`charge of ${move.amount} exceeds the ${held} held for task ${move.taskId}`);
     const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
       UPDATE balances SET balance = balance - ${move.amount}, reserved = reserved - ${held}, updated_at = now()
       WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
@@ -161,7 +197,10 @@ export interface LedgerTotals {
   charges: number;
 }
 
-export async function ledgerTotals(db: PrismaClient | Prisma.TransactionClient, accountId: string): Promise<LedgerTotals> {
+export async function ledgerTotals(
+  db: PrismaClient | Prisma.TransactionClient,
+  accountId: string,
+): Promise<LedgerTotals> {
   const [row] = await db.$queryRaw<{ balance: bigint; reserved: bigint; spent: bigint; charges: bigint }[]>`
     SELECT COALESCE(SUM(amount), 0)::bigint AS balance,
            COALESCE(SUM(reserved_delta), 0)::bigint AS reserved,

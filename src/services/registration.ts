@@ -8,7 +8,10 @@ import { credit } from './ledger.ts';
 
 export class RegistrationCappedError extends Error {
   override name = 'RegistrationCappedError';
-  constructor(readonly limit: number, readonly windowMinutes: number) {
+  constructor(
+    readonly limit: number,
+    readonly windowMinutes: number,
+  ) {
     super(`at most ${limit} registrations per client address every ${windowMinutes} minutes`);
   }
 }
@@ -32,19 +35,38 @@ export interface RegisteredAgent {
   webhookSecret: string | null;
 }
 
-type Guardrails = Pick<Config, 'TRIAL_CREDIT_USD' | 'TRIAL_CREDITS_PER_ADDRESS_PER_DAY' | 'REGISTRATION_CAP_PER_ADDRESS' | 'REGISTRATION_CAP_WINDOW_MINUTES'>;
+type Guardrails = Pick<
+  Config,
+  | 'TRIAL_CREDIT_USD'
+  | 'TRIAL_CREDITS_PER_ADDRESS_PER_DAY'
+  | 'REGISTRATION_CAP_PER_ADDRESS'
+  | 'REGISTRATION_CAP_WINDOW_MINUTES'
+>;
 
-export async function registerAgent(prisma: PrismaClient, guardrails: Guardrails, input: AgentRegistration): Promise<RegisteredAgent> {
+export async function registerAgent(
+  prisma: PrismaClient,
+  guardrails: Guardrails,
+  input: AgentRegistration,
+): Promise<RegisteredAgent> {
   return prisma.$transaction(async (tx) => {
     // Serialise registrations from one address so the counts below cannot be raced past.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`register:${input.clientAddress}`}, 0))`;
     const windowStart = new Date(Date.now() - guardrails.REGISTRATION_CAP_WINDOW_MINUTES * 60_000);
-    const recent = await tx.account.count({ where: { kind: 'agent', clientAddress: input.clientAddress, createdAt: { gte: windowStart } } });
+    const recent = await tx.account.count({
+      where: { kind: 'agent', clientAddress: input.clientAddress, createdAt: { gte: windowStart } },
+    });
     if (recent >= guardrails.REGISTRATION_CAP_PER_ADDRESS) {
-      throw new RegistrationCappedError(guardrails.REGISTRATION_CAP_PER_ADDRESS, guardrails.REGISTRATION_CAP_WINDOW_MINUTES);
+      throw new RegistrationCappedError(
+        guardrails.REGISTRATION_CAP_PER_ADDRESS,
+        guardrails.REGISTRATION_CAP_WINDOW_MINUTES,
+      );
     }
     const trialsToday = await tx.ledgerEntry.count({
-      where: { kind: 'trial_credit', createdAt: { gte: new Date(Date.now() - 86_400_000) }, account: { clientAddress: input.clientAddress } },
+      where: {
+        kind: 'trial_credit',
+        createdAt: { gte: new Date(Date.now() - 86_400_000) },
+        account: { clientAddress: input.clientAddress },
+      },
     });
     const grantTrial = guardrails.TRIAL_CREDIT_USD > 0n && trialsToday < guardrails.TRIAL_CREDITS_PER_ADDRESS_PER_DAY;
 
@@ -54,15 +76,42 @@ export async function registerAgent(prisma: PrismaClient, guardrails: Guardrails
     const webhookSecret = input.webhookUrl ? newWebhookSecret() : null;
     await tx.account.create({
       data: {
-        id: agentId, kind: 'agent', name: input.agentName, platform: input.platform, platformVersion: input.platformVersion,
-        source: input.source, webhookUrl: input.webhookUrl ?? null, webhookSecret, depositIndex: index,
-        clientAddress: input.clientAddress, balance: { create: {} },
+        id: agentId,
+        kind: 'agent',
+        name: input.agentName,
+        platform: input.platform,
+        platformVersion: input.platformVersion,
+        source: input.source,
+        webhookUrl: input.webhookUrl ?? null,
+        webhookSecret,
+        depositIndex: index,
+        clientAddress: input.clientAddress,
+        balance: { create: {} },
       },
     });
     const apiKey = await issueApiKey(tx, { accountId: agentId, kind: 'agent', name: 'registration' });
     const balance = grantTrial
-      ? (await credit({ tx }, { accountId: agentId, amount: guardrails.TRIAL_CREDIT_USD, kind: 'trial_credit', idempotencyKey: `trial:${agentId}`, memo: 'registration trial credit' })).balance
+      ? (
+          await credit(
+            { tx },
+            {
+              accountId: agentId,
+              amount: guardrails.TRIAL_CREDIT_USD,
+              kind: 'trial_credit',
+              idempotencyKey: `trial:${agentId}`,
+              memo: 'registration trial credit',
+            },
+          )
+        ).balance
       : 0n;
-    return { agentId, apiKey, depositIndex: index, balance, trialCreditApplied: grantTrial, webhookUrl: input.webhookUrl ?? null, webhookSecret };
+    return {
+      agentId,
+      apiKey,
+      depositIndex: index,
+      balance,
+      trialCreditApplied: grantTrial,
+      webhookUrl: input.webhookUrl ?? null,
+      webhookSecret,
+    };
   });
 }

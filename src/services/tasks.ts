@@ -29,14 +29,32 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
   return prisma.$transaction(async (tx) => {
     const existing = await tx.task.findUnique({ where: { id: input.taskId } });
     if (existing) return existing;
-    await reserve({ tx }, { accountId: input.accountId, amount: input.costMicros, taskId: input.taskId, idempotencyKey: `${input.taskId}:reserve` });
+    await reserve(
+      { tx },
+      {
+        accountId: input.accountId,
+        amount: input.costMicros,
+        taskId: input.taskId,
+        idempotencyKey: `${input.taskId}:reserve`,
+      },
+    );
     const { request } = input;
     return tx.task.create({
       data: {
-        id: input.taskId, accountId: input.accountId, type: request.type, model: request.model, status: 'queued',
-        request: request as object, prompt: request.prompt, aspectRatio: request.aspect_ratio, duration: request.duration,
-        resolution: request.resolution, numOutputs: request.num_outputs, costReserved: input.costMicros,
-        webhookUrl: request.webhook_url, idempotencyKey: input.idempotencyKey,
+        id: input.taskId,
+        accountId: input.accountId,
+        type: request.type,
+        model: request.model,
+        status: 'queued',
+        request: request as object,
+        prompt: request.prompt,
+        aspectRatio: request.aspect_ratio,
+        duration: request.duration,
+        resolution: request.resolution,
+        numOutputs: request.num_outputs,
+        costReserved: input.costMicros,
+        webhookUrl: request.webhook_url,
+        idempotencyKey: input.idempotencyKey,
       },
     });
   });
@@ -48,7 +66,11 @@ export async function markProcessing(prisma: PrismaClient, taskId: string): Prom
 }
 
 /** Charges what the task actually cost (never more than reserved), releases the rest, marks it completed. */
-export async function completeTask(prisma: PrismaClient, model: CatalogModel, input: { taskId: string; outputs: string[]; usage?: Usage }): Promise<Task> {
+export async function completeTask(
+  prisma: PrismaClient,
+  model: CatalogModel,
+  input: { taskId: string; outputs: string[]; usage?: Usage },
+): Promise<Task> {
   return prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
@@ -57,14 +79,28 @@ export async function completeTask(prisma: PrismaClient, model: CatalogModel, in
     // asked for) is what is charged.
     const request = task.request as GenerationRequest;
     const fewerOutputs = request.num_outputs !== undefined && input.outputs.length < request.num_outputs;
-    const actual = input.usage || fewerOutputs
-      ? priceRequest(model, { ...request, ...(fewerOutputs ? { num_outputs: input.outputs.length } : {}), ...(input.usage ? { usage: input.usage } : {}) }).micros
-      : task.costReserved;
+    const actual =
+      input.usage || fewerOutputs
+        ? priceRequest(model, {
+            ...request,
+            ...(fewerOutputs ? { num_outputs: input.outputs.length } : {}),
+            ...(input.usage ? { usage: input.usage } : {}),
+          }).micros
+        : task.costReserved;
     const charged = actual < task.costReserved ? actual : task.costReserved;
-    await charge({ tx }, { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` });
+    await charge(
+      { tx },
+      { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` },
+    );
     return tx.task.update({
       where: { id: task.id },
-      data: { status: 'completed', output: input.outputs[0], outputs: input.outputs, costCharged: charged, completedAt: new Date() },
+      data: {
+        status: 'completed',
+        output: input.outputs[0],
+        outputs: input.outputs,
+        costCharged: charged,
+        completedAt: new Date(),
+      },
     });
   });
 }
@@ -79,16 +115,27 @@ export async function failTask(prisma: PrismaClient, input: { taskId: string; er
     if (!task) return null;
     if (task.status === 'completed' || task.status === 'failed') return task;
     await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
-    return tx.task.update({ where: { id: task.id }, data: { status: 'failed', error: input.error, completedAt: new Date() } });
+    return tx.task.update({
+      where: { id: task.id },
+      data: { status: 'failed', error: input.error, completedAt: new Date() },
+    });
   });
 }
 
-export async function findTaskForAccount(prisma: PrismaClient, taskId: string, accountId: string): Promise<Task | null> {
+export async function findTaskForAccount(
+  prisma: PrismaClient,
+  taskId: string,
+  accountId: string,
+): Promise<Task | null> {
   const task = await prisma.task.findUnique({ where: { id: taskId } });
   // Someone else's task is answered exactly like a task that does not exist.
   return task && task.accountId === accountId ? task : null;
 }
 
-export async function findTaskByIdempotencyKey(prisma: PrismaClient, accountId: string, idempotencyKey: string): Promise<Task | null> {
+export async function findTaskByIdempotencyKey(
+  prisma: PrismaClient,
+  accountId: string,
+  idempotencyKey: string,
+): Promise<Task | null> {
   return prisma.task.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
 }

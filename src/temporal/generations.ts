@@ -1,6 +1,17 @@
 // The api's side of the generation workflow: admission by update-with-start, and the live state query.
-import { type Client, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { type AdmitResult, admitUpdate, type GenerationInput, type generationWorkflow, stateQuery } from '../../workflows/generation.workflow.ts';
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import {
+  type AdmitResult,
+  admitUpdate,
+  type GenerationInput,
+  type generationWorkflow,
+  stateQuery,
+} from '../../workflows/generation.workflow.ts';
 import type { TaskView } from '../generation/task-view.ts';
 
 export interface TemporalDeps {
@@ -29,7 +40,10 @@ export async function admitGeneration(temporal: TemporalDeps, input: GenerationI
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
   });
   try {
-    return await temporal.client.workflow.executeUpdateWithStart(admitUpdate, { args: [{ requestHash: input.requestHash }], startWorkflowOperation: start });
+    return await temporal.client.workflow.executeUpdateWithStart(admitUpdate, {
+      args: [{ requestHash: input.requestHash }],
+      startWorkflowOperation: start,
+    });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ended' };
     if (error instanceof WorkflowUpdateFailedError) return { outcome: 'unavailable' };

@@ -10,7 +10,12 @@ export type DeliveryStart = 'started' | 'running' | 'ended';
  * ran already is left alone. `again` (an operator's redelivery): a new run after the last one ended; a delivery
  * still running is left alone, since its schedule already covers the next attempt.
  */
-export async function startWebhookDelivery(client: Client, taskQueue: string, input: WebhookDeliveryInput, mode: 'once' | 'again'): Promise<DeliveryStart> {
+export async function startWebhookDelivery(
+  client: Client,
+  taskQueue: string,
+  input: WebhookDeliveryInput,
+  mode: 'once' | 'again',
+): Promise<DeliveryStart> {
   const workflowId = deliveryWorkflowId(input.messageId, input.url);
   try {
     await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {

@@ -20,12 +20,21 @@ export interface AttemptRecord {
 export async function recordAttempt(prisma: PrismaClient, record: AttemptRecord): Promise<void> {
   const message = await prisma.webhookMessage.findUniqueOrThrow({ where: { id: record.messageId } });
   await prisma.webhookDelivery.createMany({
-    data: [{
-      id: derivedId('whd', `${record.workflowId}\n${record.runId}\n${record.attempt}`),
-      messageId: message.id, accountId: message.accountId, taskId: message.taskId, event: message.event, url: record.url,
-      attempt: record.attempt, statusCode: record.statusCode, error: record.error, durationMs: record.durationMs,
-      nextAttemptAt: record.nextAttemptAt ? new Date(record.nextAttemptAt) : null,
-    }],
+    data: [
+      {
+        id: derivedId('whd', `${record.workflowId}\n${record.runId}\n${record.attempt}`),
+        messageId: message.id,
+        accountId: message.accountId,
+        taskId: message.taskId,
+        event: message.event,
+        url: record.url,
+        attempt: record.attempt,
+        statusCode: record.statusCode,
+        error: record.error,
+        durationMs: record.durationMs,
+        nextAttemptAt: record.nextAttemptAt ? new Date(record.nextAttemptAt) : null,
+      },
+    ],
     skipDuplicates: true,
   });
 }
@@ -53,13 +62,19 @@ function summarise(message: WebhookMessage & { deliveries: WebhookDelivery[] }):
   const byUrl = new Map<string, WebhookDelivery[]>();
   for (const delivery of message.deliveries) byUrl.set(delivery.url, [...(byUrl.get(delivery.url) ?? []), delivery]);
   const { deliveries: _, ...bare } = message;
-  return { message: bare, targets: [...byUrl].map(([url, attempts]) => ({ url, state: stateOf(attempts.at(-1)!), attempts })) };
+  return {
+    message: bare,
+    targets: [...byUrl].map(([url, attempts]) => ({ url, state: stateOf(attempts.at(-1)!), attempts })),
+  };
 }
 
 const attemptOrder = [{ attempt: 'asc' as const }, { createdAt: 'asc' as const }];
 
 /** The newest messages first, each with its targets' attempts. */
-export async function listMessages(prisma: PrismaClient, filter: { taskId?: string; accountId?: string; limit: number }): Promise<MessageSummary[]> {
+export async function listMessages(
+  prisma: PrismaClient,
+  filter: { taskId?: string; accountId?: string; limit: number },
+): Promise<MessageSummary[]> {
   const messages = await prisma.webhookMessage.findMany({
     where: { taskId: filter.taskId, accountId: filter.accountId },
     orderBy: { createdAt: 'desc' },
@@ -70,6 +85,9 @@ export async function listMessages(prisma: PrismaClient, filter: { taskId?: stri
 }
 
 export async function getMessage(prisma: PrismaClient, messageId: string): Promise<MessageSummary | null> {
-  const message = await prisma.webhookMessage.findUnique({ where: { id: messageId }, include: { deliveries: { orderBy: attemptOrder } } });
+  const message = await prisma.webhookMessage.findUnique({
+    where: { id: messageId },
+    include: { deliveries: { orderBy: attemptOrder } },
+  });
   return message && summarise(message);
 }

@@ -39,10 +39,15 @@ export const deliveryWorkflowId = (messageId: string, url: string) =>
  * The task's own webhook, then the account's, as they are now; a URL named twice (in any spelling: case of the
  * host, a default port) is sent to once.
  */
-export async function targetUrls(prisma: PrismaClient, input: { taskId?: string | null; accountId: string | null }): Promise<string[]> {
+export async function targetUrls(
+  prisma: PrismaClient,
+  input: { taskId?: string | null; accountId: string | null },
+): Promise<string[]> {
   const [task, account] = await Promise.all([
     input.taskId ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true } }) : null,
-    input.accountId ? prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } }) : null,
+    input.accountId
+      ? prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } })
+      : null,
   ]);
   const urls = [task?.webhookUrl, account?.webhookUrl].filter((url): url is string => Boolean(url));
   return [...new Set(urls.map((url) => new URL(url).href))];
@@ -54,7 +59,15 @@ export async function createWebhookMessage(prisma: PrismaClient, input: WebhookE
   const urls = await targetUrls(prisma, input);
   if (urls.length > 0) {
     await prisma.webhookMessage.createMany({
-      data: [{ id: messageId, accountId: input.accountId, taskId: input.taskId ?? null, event: input.event, body: JSON.stringify({ event: input.event, data: input.data }) }],
+      data: [
+        {
+          id: messageId,
+          accountId: input.accountId,
+          taskId: input.taskId ?? null,
+          event: input.event,
+          body: JSON.stringify({ event: input.event, data: input.data }),
+        },
+      ],
       skipDuplicates: true,
     });
   }

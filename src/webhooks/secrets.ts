@@ -7,7 +7,10 @@ import { newWebhookSecret } from '../services/ids.ts';
 /** The account's signing secret, created if it has none yet; null when the account does not exist. */
 export async function webhookSecretOf(prisma: PrismaClient, accountId: string): Promise<string | null> {
   // Conditional: two first uses at once must not hand out two different secrets.
-  await prisma.account.updateMany({ where: { id: accountId, webhookSecret: null }, data: { webhookSecret: newWebhookSecret() } });
+  await prisma.account.updateMany({
+    where: { id: accountId, webhookSecret: null },
+    data: { webhookSecret: newWebhookSecret() },
+  });
   const account = await prisma.account.findUnique({ where: { id: accountId }, select: { webhookSecret: true } });
   return account?.webhookSecret ?? null;
 }

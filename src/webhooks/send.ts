@@ -51,7 +51,13 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
-const refused = (error: string): AttemptResult => ({ outcome: 'refused', statusCode: null, error, durationMs: null, retryAfterMs: null });
+const refused = (error: string): AttemptResult => ({
+  outcome: 'refused',
+  statusCode: null,
+  error,
+  durationMs: null,
+  retryAfterMs: null,
+});
 
 function networkError(error: unknown, timeoutMs: number): string {
   if ((error as Error).name === 'TimeoutError') return `timed out after ${timeoutMs / 1000} s`;
@@ -87,14 +93,35 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptResul
     // The answer's body is not ours to read; dropping it frees the connection.
     await response.body?.cancel().catch(() => undefined);
     const statusCode = response.status;
-    const result = { statusCode, durationMs: elapsed(), retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) };
-    if (statusCode >= 200 && statusCode < 300) return { ...result, outcome: 'delivered', error: null, retryAfterMs: null };
-    if (statusCode === 410) return { ...result, outcome: 'gone', error: 'HTTP 410: the receiver asked not to be sent this again', retryAfterMs: null };
-    const redirect = statusCode >= 300 && statusCode < 400 ? ` redirect to ${response.headers.get('location') ?? '(no location)'} not followed` : '';
+    const result = {
+      statusCode,
+      durationMs: elapsed(),
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+    };
+    if (statusCode >= 200 && statusCode < 300)
+      return { ...result, outcome: 'delivered', error: null, retryAfterMs: null };
+    if (statusCode === 410)
+      return {
+        ...result,
+        outcome: 'gone',
+        error: 'HTTP 410: the receiver asked not to be sent this again',
+        retryAfterMs: null,
+      };
+    const redirect =
+      statusCode >= 300 && statusCode < 400
+        ? ` redirect to ${response.headers.get('location') ?? '(no location)'} not followed`
+        : '';
     return { ...result, outcome: 'failed', error: `HTTP ${statusCode}${redirect}` };
   } catch (error) {
     const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
-    if (cause instanceof PrivateAddressError) return refused(`${cause.message}; set ALLOW_PRIVATE_WEBHOOK_URLS=true to allow it`);
-    return { outcome: 'failed', statusCode: null, error: networkError(error, timeoutMs), durationMs: elapsed(), retryAfterMs: null };
+    if (cause instanceof PrivateAddressError)
+      return refused(`${cause.message}; set ALLOW_PRIVATE_WEBHOOK_URLS=true to allow it`);
+    return {
+      outcome: 'failed',
+      statusCode: null,
+      error: networkError(error, timeoutMs),
+      durationMs: elapsed(),
+      retryAfterMs: null,
+    };
   }
 }

@@ -15,14 +15,27 @@ let revokedKey: string;
 beforeAll(async () => {
   developer = await createDeveloperWithKey(stack.database.prisma, 'starter');
   agentKey = (await createAgentWithKey(stack.database.prisma)).apiKey.key;
-  expiredKey = (await issueApiKey(stack.database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'old', expiresAt: new Date(Date.now() - 1000) })).key;
-  const revoked = await issueApiKey(stack.database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'leaked' });
+  expiredKey = (
+    await issueApiKey(stack.database.prisma, {
+      accountId: developer.developerId,
+      kind: 'developer',
+      name: 'old',
+      expiresAt: new Date(Date.now() - 1000),
+    })
+  ).key;
+  const revoked = await issueApiKey(stack.database.prisma, {
+    accountId: developer.developerId,
+    kind: 'developer',
+    name: 'leaked',
+  });
   await revokeApiKey(stack.database.prisma, revoked.id);
   revokedKey = revoked.key;
 });
 
 async function getBalance(authorization?: string) {
-  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, { headers: authorization === undefined ? {} : { authorization } });
+  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, {
+    headers: authorization === undefined ? {} : { authorization },
+  });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
@@ -30,12 +43,24 @@ describe('authentication', () => {
   const cases: [string, () => string | undefined, number, string, RegExp][] = [
     ['no Authorization header', () => undefined, 401, 'unauthorized', /^Missing API key/],
     ['an empty Authorization header', () => '', 401, 'unauthorized', /^Missing API key/],
-    ['another scheme', () => `Basic ${Buffer.from('a:b').toString('base64')}`, 401, 'unauthorized', /^Malformed API key/],
+    [
+      'another scheme',
+      () => `Basic ${Buffer.from('a:b').toString('base64')}`,
+      401,
+      'unauthorized',
+      /^Malformed API key/,
+    ],
     ['Bearer without a key', () => 'Bearer ', 401, 'unauthorized', /^Malformed API key|^Missing API key/],
     ['an unknown prefix', () => `Bearer pk_${'a'.repeat(43)}`, 401, 'unauthorized', /^Malformed API key/],
     ['a key too short', () => 'Bearer sk_abc', 401, 'unauthorized', /^Malformed API key/],
     ['an unknown key', () => `Bearer sk_${'a'.repeat(43)}`, 401, 'unauthorized', /^Invalid API key\.$/],
-    ['a key with its prefix changed', () => `Bearer rf_${developer.apiKey.key.slice(3)}`, 401, 'unauthorized', /^Invalid API key\.$/],
+    [
+      'a key with its prefix changed',
+      () => `Bearer rf_${developer.apiKey.key.slice(3)}`,
+      401,
+      'unauthorized',
+      /^Invalid API key\.$/,
+    ],
     ['an expired key', () => `Bearer ${expiredKey}`, 401, 'unauthorized', /^This API key has expired\.$/],
     ['a revoked key', () => `Bearer ${revokedKey}`, 401, 'unauthorized', /^This API key has been revoked\.$/],
     ['an agent key on a developer endpoint', () => `Bearer ${agentKey}`, 403, 'forbidden', /needs a developer key/],
@@ -63,7 +88,13 @@ describe('authentication', () => {
   it('accepts legacy vega_ developer keys', async () => {
     const key = `vega_${'Z'.repeat(40)}`;
     await stack.database.prisma.apiKey.create({
-      data: { id: 'key_legacy', accountId: developer.developerId, name: 'legacy', keyHash: createHash('sha256').update(key).digest('hex'), keyPrefix: key.slice(0, 13) },
+      data: {
+        id: 'key_legacy',
+        accountId: developer.developerId,
+        name: 'legacy',
+        keyHash: createHash('sha256').update(key).digest('hex'),
+        keyPrefix: key.slice(0, 13),
+      },
     });
     expect((await getBalance(`Bearer ${key}`)).status).toBe(200);
   });
@@ -72,10 +103,30 @@ describe('authentication', () => {
 describe('GET /account/balance', () => {
   it('reports balance, reserved, available and spent in USD, the tier, and the key used', async () => {
     const accountId = developer.developerId;
-    await credit(stack.database.prisma, { accountId, amount: 12_500_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
-    await reserve(stack.database.prisma, { accountId, amount: 2_000_000n, taskId: 'gen_x', idempotencyKey: 'gen_x:reserve' });
-    await charge(stack.database.prisma, { accountId, amount: 45_000n, taskId: 'gen_x', idempotencyKey: 'gen_x:charge' });
-    await reserve(stack.database.prisma, { accountId, amount: 1_000_000n, taskId: 'gen_y', idempotencyKey: 'gen_y:reserve' });
+    await credit(stack.database.prisma, {
+      accountId,
+      amount: 12_500_000n,
+      kind: 'adjustment',
+      idempotencyKey: `topup:${accountId}`,
+    });
+    await reserve(stack.database.prisma, {
+      accountId,
+      amount: 2_000_000n,
+      taskId: 'gen_x',
+      idempotencyKey: 'gen_x:reserve',
+    });
+    await charge(stack.database.prisma, {
+      accountId,
+      amount: 45_000n,
+      taskId: 'gen_x',
+      idempotencyKey: 'gen_x:charge',
+    });
+    await reserve(stack.database.prisma, {
+      accountId,
+      amount: 1_000_000n,
+      taskId: 'gen_y',
+      idempotencyKey: 'gen_y:reserve',
+    });
 
     const { status, body } = await getBalance(`Bearer ${developer.apiKey.key}`);
     expect(status).toBe(200);
@@ -87,14 +138,24 @@ describe('GET /account/balance', () => {
       total_spent: '0.045',
       currency: 'USD',
       tier: 'starter',
-      api_key: { id: developer.apiKey.id, name: 'default', key_prefix: developer.apiKey.keyPrefix, last_used_at: expect.any(String), expires_at: null },
+      api_key: {
+        id: developer.apiKey.id,
+        name: 'default',
+        key_prefix: developer.apiKey.keyPrefix,
+        last_used_at: expect.any(String),
+        expires_at: null,
+      },
     });
   });
 });
 
 describe('last_used_at', () => {
   it('is written at most once per interval per key', async () => {
-    const key = await issueApiKey(stack.database.prisma, { accountId: developer.developerId, kind: 'developer', name: 'busy' });
+    const key = await issueApiKey(stack.database.prisma, {
+      accountId: developer.developerId,
+      kind: 'developer',
+      name: 'busy',
+    });
     const writes: Date[] = [];
     const record = createLastUsedRecorder(stack.database.prisma, 60_000);
     const start = new Date('2026-01-01T00:00:00Z');
@@ -102,8 +163,15 @@ describe('last_used_at', () => {
       const at = new Date(start.getTime() + second * 1000);
       if (record(key.id, at)) writes.push(at);
     }
-    expect(writes.map((at) => at.toISOString())).toEqual(['2026-01-01T00:00:00.000Z', '2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z']);
-    await expect.poll(async () => (await stack.database.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt?.toISOString())
+    expect(writes.map((at) => at.toISOString())).toEqual([
+      '2026-01-01T00:00:00.000Z',
+      '2026-01-01T00:01:00.000Z',
+      '2026-01-01T00:02:00.000Z',
+    ]);
+    await expect
+      .poll(async () =>
+        (await stack.database.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt?.toISOString(),
+      )
       .toBe('2026-01-01T00:02:00.000Z');
   });
 });

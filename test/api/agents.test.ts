@@ -7,7 +7,9 @@ import { useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 
 // Each test speaks from its own client address (X-Forwarded-For from loopback), so guardrails do not mix.
-const stack = useAppWithDatabase({ config: { TRUST_PROXY: 'loopback', REGISTRATION_CAP_PER_ADDRESS: 3, TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1 } });
+const stack = useAppWithDatabase({
+  config: { TRUST_PROXY: 'loopback', REGISTRATION_CAP_PER_ADDRESS: 3, TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1 },
+});
 
 let addressCounter = 0;
 const newClientAddress = () => `203.0.113.${++addressCounter}`;
@@ -16,7 +18,11 @@ async function call(method: string, path: string, options: { body?: unknown; key
   const headers: Record<string, string> = { 'x-forwarded-for': options.from ?? newClientAddress() };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${stack.app.url}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${stack.app.url}/api/v1${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
@@ -24,7 +30,12 @@ const register = (body: unknown, from?: string) => call('POST', '/agents/registe
 
 describe('POST /agents/register', () => {
   it('creates an agent: 201 with a key shown once, its own deposit addresses and the trial credit', async () => {
-    const { status, body } = await register({ agent_name: 'Ada', agent_platform: 'openclaw', agent_version: '1.2.3', source: 'docs' });
+    const { status, body } = await register({
+      agent_name: 'Ada',
+      agent_platform: 'openclaw',
+      agent_version: '1.2.3',
+      source: 'docs',
+    });
     expect(status).toBe(201);
     expect(body).toMatchObject({
       agent_id: expect.stringMatching(/^agt_[0-9A-Za-z]{22}$/),
@@ -39,7 +50,14 @@ describe('POST /agents/register', () => {
     expect(Object.keys(body.deposit_addresses).sort()).toEqual(['base', 'ethereum', 'polygon']);
     const account = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: body.agent_id } });
     expect(body.deposit_addresses.base).toBe(deriveDepositAddress(developmentDepositXpub, account.depositIndex!));
-    expect(account).toMatchObject({ kind: 'agent', name: 'Ada', platform: 'openclaw', platformVersion: '1.2.3', source: 'docs', status: 'active' });
+    expect(account).toMatchObject({
+      kind: 'agent',
+      name: 'Ada',
+      platform: 'openclaw',
+      platformVersion: '1.2.3',
+      source: 'docs',
+      status: 'active',
+    });
     expect(body.activation_tips.length).toBeGreaterThanOrEqual(3);
     expect(body.next_steps.join(' ')).toMatch(/quote.*generations.*poll_url/s);
     expect(body.next_steps.join(' ')).toContain('/docs');
@@ -72,13 +90,20 @@ describe('POST /agents/register', () => {
     const before = await stack.database.prisma.account.count();
     const capped = await register({ agent_name: 'one too many' }, from);
     expect(capped.status).toBe(429);
-    expect(capped.body).toEqual({ error: 'registration_capped', message: expect.stringMatching(/^Registration capped: at most 3 registrations per client address every 60 minutes/) });
+    expect(capped.body).toEqual({
+      error: 'registration_capped',
+      message: expect.stringMatching(
+        /^Registration capped: at most 3 registrations per client address every 60 minutes/,
+      ),
+    });
     expect(await stack.database.prisma.account.count()).toBe(before);
   });
 
   it('holds the cap under concurrent registrations from one address', async () => {
     const from = newClientAddress();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => register({ agent_name: `racer ${i}` }, from)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => register({ agent_name: `racer ${i}` }, from)),
+    );
     expect(results.filter((result) => result.status === 201)).toHaveLength(3);
     expect(results.filter((result) => result.status === 429)).toHaveLength(5);
     expect(results.filter((result) => result.body.trial_credit_applied)).toHaveLength(1);
@@ -113,11 +138,40 @@ describe('GET /agents/balance', () => {
   it('reports the available balance, usage from the ledger and recent deposits', async () => {
     const { body: agent } = await register({ agent_name: 'spender', webhook_url: 'https://spender.example/hook' });
     const accountId = agent.agent_id;
-    await credit(stack.database.prisma, { accountId, amount: 4_000_000n, kind: 'deposit', idempotencyKey: `deposit:base:0x1:${accountId}` });
-    await stack.database.prisma.deposit.create({ data: { id: 'dep_1', accountId, chain: 'base', txHash: `0x${'1'.repeat(64)}`, amount: 4_000_000n, status: 'credited' } });
-    await reserve(stack.database.prisma, { accountId, amount: 500_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:reserve' });
-    await charge(stack.database.prisma, { accountId, amount: 35_000n, taskId: 'gen_1', idempotencyKey: 'gen_1:charge' });
-    await reserve(stack.database.prisma, { accountId, amount: 250_000n, taskId: 'gen_2', idempotencyKey: 'gen_2:reserve' });
+    await credit(stack.database.prisma, {
+      accountId,
+      amount: 4_000_000n,
+      kind: 'deposit',
+      idempotencyKey: `deposit:base:0x1:${accountId}`,
+    });
+    await stack.database.prisma.deposit.create({
+      data: {
+        id: 'dep_1',
+        accountId,
+        chain: 'base',
+        txHash: `0x${'1'.repeat(64)}`,
+        amount: 4_000_000n,
+        status: 'credited',
+      },
+    });
+    await reserve(stack.database.prisma, {
+      accountId,
+      amount: 500_000n,
+      taskId: 'gen_1',
+      idempotencyKey: 'gen_1:reserve',
+    });
+    await charge(stack.database.prisma, {
+      accountId,
+      amount: 35_000n,
+      taskId: 'gen_1',
+      idempotencyKey: 'gen_1:charge',
+    });
+    await reserve(stack.database.prisma, {
+      accountId,
+      amount: 250_000n,
+      taskId: 'gen_2',
+      idempotencyKey: 'gen_2:reserve',
+    });
 
     const { status, body } = await call('GET', '/agents/balance', { key: agent.api_key });
     expect(status).toBe(200);
@@ -130,13 +184,25 @@ describe('GET /agents/balance', () => {
       asset: 'USDC',
       webhook_url: 'https://spender.example/hook',
       usage: { total_requests: 1, total_usd_spent: '0.035' },
-      recent_deposits: [{ id: 'dep_1', chain: 'base', amount_usd: '4.00', tx_hash: `0x${'1'.repeat(64)}`, status: 'credited', created_at: expect.any(String) }],
+      recent_deposits: [
+        {
+          id: 'dep_1',
+          chain: 'base',
+          amount_usd: '4.00',
+          tx_hash: `0x${'1'.repeat(64)}`,
+          status: 'credited',
+          created_at: expect.any(String),
+        },
+      ],
     });
   });
 
   it('is 403 for a developer key and 401 without a key', async () => {
     const developer = await createDeveloperWithKey(stack.database.prisma);
-    expect(await call('GET', '/agents/balance', { key: developer.apiKey.key })).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    expect(await call('GET', '/agents/balance', { key: developer.apiKey.key })).toMatchObject({
+      status: 403,
+      body: { error: 'forbidden' },
+    });
     expect(await call('GET', '/agents/balance')).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
   });
 });
@@ -144,7 +210,10 @@ describe('GET /agents/balance', () => {
 describe('PATCH /agents/webhook', () => {
   it('sets the URL and rotates the secret on every call', async () => {
     const { body: agent } = await register({ agent_name: 'rotator', webhook_url: 'https://old.example/hook' });
-    const first = await call('PATCH', '/agents/webhook', { key: agent.api_key, body: { webhook_url: 'https://new.example/hook' } });
+    const first = await call('PATCH', '/agents/webhook', {
+      key: agent.api_key,
+      body: { webhook_url: 'https://new.example/hook' },
+    });
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
       success: true,
@@ -155,10 +224,16 @@ describe('PATCH /agents/webhook', () => {
       message: expect.stringMatching(/rotated/),
     });
     expect(first.body.webhook_secret).not.toBe(agent.webhook_secret);
-    const second = await call('PATCH', '/agents/webhook', { key: agent.api_key, body: { webhook_url: 'https://new.example/hook' } });
+    const second = await call('PATCH', '/agents/webhook', {
+      key: agent.api_key,
+      body: { webhook_url: 'https://new.example/hook' },
+    });
     expect(second.body.webhook_secret).not.toBe(first.body.webhook_secret);
     const account = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: agent.agent_id } });
-    expect(account).toMatchObject({ webhookUrl: 'https://new.example/hook', webhookSecret: second.body.webhook_secret });
+    expect(account).toMatchObject({
+      webhookUrl: 'https://new.example/hook',
+      webhookSecret: second.body.webhook_secret,
+    });
   });
 
   it.each([
@@ -176,7 +251,13 @@ describe('PATCH /agents/webhook', () => {
   it('is 403 for a developer key and 401 without a key', async () => {
     const developer = await createDeveloperWithKey(stack.database.prisma);
     const body = { webhook_url: 'https://x.example' };
-    expect(await call('PATCH', '/agents/webhook', { key: developer.apiKey.key, body })).toMatchObject({ status: 403, body: { error: 'forbidden' } });
-    expect(await call('PATCH', '/agents/webhook', { body })).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+    expect(await call('PATCH', '/agents/webhook', { key: developer.apiKey.key, body })).toMatchObject({
+      status: 403,
+      body: { error: 'forbidden' },
+    });
+    expect(await call('PATCH', '/agents/webhook', { body })).toMatchObject({
+      status: 401,
+      body: { error: 'unauthorized' },
+    });
   });
 });

@@ -9,12 +9,24 @@ import { useAppWithDatabase } from '../helpers/app.ts';
 // Endpoints that exist only here, mounted through the same machinery, to reach the internal-error paths.
 const failingEndpoints = [
   defineEndpoint({
-    method: 'get', path: '/test/boom', operationId: 'boom', summary: 'throws', tags: [], auth: 'none',
+    method: 'get',
+    path: '/test/boom',
+    operationId: 'boom',
+    summary: 'throws',
+    tags: [],
+    auth: 'none',
     success: { status: 200, description: 'never', schema: z.object({}) },
-    handle: () => { throw new Error('secret database password in this message'); },
+    handle: () => {
+      throw new Error('secret database password in this message');
+    },
   }),
   defineEndpoint({
-    method: 'get', path: '/test/bad-response', operationId: 'badResponse', summary: 'breaks its schema', tags: [], auth: 'none',
+    method: 'get',
+    path: '/test/bad-response',
+    operationId: 'badResponse',
+    summary: 'breaks its schema',
+    tags: [],
+    auth: 'none',
     success: { status: 200, description: 'never', schema: z.object({ id: z.string() }) },
     handle: () => ({ body: { id: 42 } }),
   }),
@@ -42,31 +54,194 @@ interface Case {
 const json = { 'content-type': 'application/json' };
 
 const cases: Case[] = [
-  { name: 'unknown route', method: 'GET', path: '/api/v1/nope', status: 404, error: 'not_found', message: /No route for GET \/nope/ },
-  { name: 'route outside the API', method: 'GET', path: '/nothing-here', status: 404, error: 'not_found', message: /No route/ },
-  { name: 'wrong method', method: 'DELETE', path: '/api/v1/models', status: 405, error: 'method_not_allowed', message: /allowed: GET, HEAD/ },
-  { name: 'wrong method on a path with a parameter', method: 'POST', path: '/api/v1/generations/gen_1', status: 405, error: 'method_not_allowed', message: /allowed: GET, HEAD/ },
-  { name: 'bad JSON', method: 'POST', path: '/api/v1/agents/register', headers: json, body: '{"agent_name": ', status: 400, error: 'invalid_json', message: /not valid JSON/ },
-  { name: 'body too large', method: 'POST', path: '/api/v1/agents/register', headers: json, body: JSON.stringify({ agent_name: 'x'.repeat(1_100_000) }), status: 413, error: 'payload_too_large', message: /exceeds the limit of 1048576 bytes/ },
-  { name: 'not JSON', method: 'POST', path: '/api/v1/agents/register', headers: { 'content-type': 'text/plain' }, body: 'agent_name=bob', status: 415, error: 'unsupported_media_type', message: /application\/json/ },
-  { name: 'missing body', method: 'POST', path: '/api/v1/agents/register', headers: json, status: 400, error: 'validation_error', message: /^Invalid body: body: / },
-  { name: 'field too short', method: 'POST', path: '/api/v1/agents/register', headers: json, body: '{"agent_name":"ab"}', status: 400, error: 'validation_error', message: /agent_name: Too small/ },
-  { name: 'field too long', method: 'POST', path: '/api/v1/agents/register', headers: json, body: JSON.stringify({ agent_name: 'bot', agent_version: 'v'.repeat(51) }), status: 400, error: 'validation_error', message: /agent_version: Too big/ },
-  { name: 'URI that is not http(s)', method: 'POST', path: '/api/v1/agents/register', headers: json, body: '{"agent_name":"bot","webhook_url":"ftp://example.com"}', status: 400, error: 'validation_error', message: /webhook_url: must be an http\(s\) URI/ },
-  { name: 'bad enum', method: 'POST', path: '/api/v1/agents/deposit', headers: json, asAgent: true, body: `{"chain":"solana","tx_hash":"0x${'a'.repeat(64)}"}`, status: 400, error: 'validation_error', message: /chain: Invalid option/ },
-  { name: 'bad pattern', method: 'POST', path: '/api/v1/agents/deposit', headers: json, asAgent: true, body: '{"chain":"base","tx_hash":"0x12"}', status: 400, error: 'validation_error', message: /tx_hash: must be 0x followed by 64 hex digits/ },
-  { name: 'integer minimum', method: 'POST', path: '/api/v1/generations', headers: json, asAgent: true, body: '{"type":"text-to-text","model":"m","max_tokens":0}', status: 400, error: 'validation_error', message: /max_tokens: Too small/ },
-  { name: 'bad query value', method: 'GET', path: '/api/v1/models?type=text-to-smell', status: 400, error: 'validation_error', message: /^Invalid query: type: Invalid option/ },
-  { name: 'valid request to an endpoint not landed yet', method: 'POST', path: '/api/v1/agents/deposit', headers: json, asAgent: true, body: `{"chain":"base","tx_hash":"0x${'a'.repeat(64)}"}`, status: 501, error: 'not_implemented', message: /POST \/api\/v1\/agents\/deposit is not implemented yet/ },
-  { name: 'malformed URL encoding', method: 'GET', path: '/api/v1/generations/%E0%A4%A', asAgent: true, status: 400, error: 'validation_error', message: /malformed/ },
-  { name: 'handler throws', method: 'GET', path: '/api/v1/test/boom', status: 500, error: 'internal_error', message: /quote request id req_/ },
-  { name: 'response breaks its schema', method: 'GET', path: '/api/v1/test/bad-response', status: 500, error: 'internal_error', message: /internal error/ },
+  {
+    name: 'unknown route',
+    method: 'GET',
+    path: '/api/v1/nope',
+    status: 404,
+    error: 'not_found',
+    message: /No route for GET \/nope/,
+  },
+  {
+    name: 'route outside the API',
+    method: 'GET',
+    path: '/nothing-here',
+    status: 404,
+    error: 'not_found',
+    message: /No route/,
+  },
+  {
+    name: 'wrong method',
+    method: 'DELETE',
+    path: '/api/v1/models',
+    status: 405,
+    error: 'method_not_allowed',
+    message: /allowed: GET, HEAD/,
+  },
+  {
+    name: 'wrong method on a path with a parameter',
+    method: 'POST',
+    path: '/api/v1/generations/gen_1',
+    status: 405,
+    error: 'method_not_allowed',
+    message: /allowed: GET, HEAD/,
+  },
+  {
+    name: 'bad JSON',
+    method: 'POST',
+    path: '/api/v1/agents/register',
+    headers: json,
+    body: '{"agent_name": ',
+    status: 400,
+    error: 'invalid_json',
+    message: /not valid JSON/,
+  },
+  {
+    name: 'body too large',
+    method: 'POST',
+    path: '/api/v1/agents/register',
+    headers: json,
+    body: JSON.stringify({ agent_name: 'x'.repeat(1_100_000) }),
+    status: 413,
+    error: 'payload_too_large',
+    message: /exceeds the limit of 1048576 bytes/,
+  },
+  {
+    name: 'not JSON',
+    method: 'POST',
+    path: '/api/v1/agents/register',
+    headers: { 'content-type': 'text/plain' },
+    body: 'agent_name=bob',
+    status: 415,
+    error: 'unsupported_media_type',
+    message: /application\/json/,
+  },
+  {
+    name: 'missing body',
+    method: 'POST',
+    path: '/api/v1/agents/register',
+    headers: json,
+    status: 400,
+    error: 'validation_error',
+    message: /^Invalid body: body: /,
+  },
+  {
+    name: 'field too short',
+    method: 'POST',
+    path: '/api/v1/agents/register',
+    headers: json,
+    body: '{"agent_name":"ab"}',
+    status: 400,
+    error: 'validation_error',
+    message: /agent_name: Too small/,
+  },
+  {
+    name: 'field too long',
+    method: 'POST',
+    path: '/api/v1/agents/register',
+    headers: json,
+    body: JSON.stringify({ agent_name: 'bot', agent_version: 'v'.repeat(51) }),
+    status: 400,
+    error: 'validation_error',
+    message: /agent_version: Too big/,
+  },
+  {
+    name: 'URI that is not http(s)',
+    method: 'POST',
+    path: '/api/v1/agents/register',
+    headers: json,
+    body: '{"agent_name":"bot","webhook_url":"ftp://example.com"}',
+    status: 400,
+    error: 'validation_error',
+    message: /webhook_url: must be an http\(s\) URI/,
+  },
+  {
+    name: 'bad enum',
+    method: 'POST',
+    path: '/api/v1/agents/deposit',
+    headers: json,
+    asAgent: true,
+    body: `{"chain":"solana","tx_hash":"0x${'a'.repeat(64)}"}`,
+    status: 400,
+    error: 'validation_error',
+    message: /chain: Invalid option/,
+  },
+  {
+    name: 'bad pattern',
+    method: 'POST',
+    path: '/api/v1/agents/deposit',
+    headers: json,
+    asAgent: true,
+    body: '{"chain":"base","tx_hash":"0x12"}',
+    status: 400,
+    error: 'validation_error',
+    message: /tx_hash: must be 0x followed by 64 hex digits/,
+  },
+  {
+    name: 'integer minimum',
+    method: 'POST',
+    path: '/api/v1/generations',
+    headers: json,
+    asAgent: true,
+    body: '{"type":"text-to-text","model":"m","max_tokens":0}',
+    status: 400,
+    error: 'validation_error',
+    message: /max_tokens: Too small/,
+  },
+  {
+    name: 'bad query value',
+    method: 'GET',
+    path: '/api/v1/models?type=text-to-smell',
+    status: 400,
+    error: 'validation_error',
+    message: /^Invalid query: type: Invalid option/,
+  },
+  {
+    name: 'valid request to an endpoint not landed yet',
+    method: 'POST',
+    path: '/api/v1/agents/deposit',
+    headers: json,
+    asAgent: true,
+    body: `{"chain":"base","tx_hash":"0x${'a'.repeat(64)}"}`,
+    status: 501,
+    error: 'not_implemented',
+    message: /POST \/api\/v1\/agents\/deposit is not implemented yet/,
+  },
+  {
+    name: 'malformed URL encoding',
+    method: 'GET',
+    path: '/api/v1/generations/%E0%A4%A',
+    asAgent: true,
+    status: 400,
+    error: 'validation_error',
+    message: /malformed/,
+  },
+  {
+    name: 'handler throws',
+    method: 'GET',
+    path: '/api/v1/test/boom',
+    status: 500,
+    error: 'internal_error',
+    message: /quote request id req_/,
+  },
+  {
+    name: 'response breaks its schema',
+    method: 'GET',
+    path: '/api/v1/test/bad-response',
+    status: 500,
+    error: 'internal_error',
+    message: /internal error/,
+  },
 ];
 
 describe('error envelope', () => {
   it.each(cases)('$name → $status $error', async (testCase) => {
     const headers = { ...testCase.headers, ...(testCase.asAgent ? { authorization: `Bearer ${agentKey}` } : {}) };
-    const response = await fetch(`${stack.app.url}${testCase.path}`, { method: testCase.method, headers, body: testCase.body });
+    const response = await fetch(`${stack.app.url}${testCase.path}`, {
+      method: testCase.method,
+      headers,
+      body: testCase.body,
+    });
     expect(response.status).toBe(testCase.status);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
@@ -89,7 +264,9 @@ describe('request ids', () => {
   it('echoes a sane incoming X-Request-Id and replaces an unsafe one', async () => {
     const kept = await fetch(`${stack.app.url}/api/v1/models`, { headers: { 'x-request-id': 'trace-123.abc' } });
     expect(kept.headers.get('x-request-id')).toBe('trace-123.abc');
-    const replaced = await fetch(`${stack.app.url}/api/v1/models`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    const replaced = await fetch(`${stack.app.url}/api/v1/models`, {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
     expect(replaced.headers.get('x-request-id')).toMatch(/^req_/);
   });
 });

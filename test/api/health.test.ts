@@ -29,16 +29,26 @@ describe('GET /healthz', () => {
     });
     expect(status).toBe(200);
     expect(body.status).toBe('ok');
-    expect(body.checks.database).toMatchObject({ status: 'up', detail: `${readMigrations().length} migrations applied` });
+    expect(body.checks.database).toMatchObject({
+      status: 'up',
+      detail: `${readMigrations().length} migrations applied`,
+    });
     expect(body.checks.temporal).toMatchObject({ status: 'up', detail: 'namespace default' });
   });
 
   it('is 503 naming Temporal when Temporal does not answer', async () => {
     // Without the client's gRPC retries: on a loaded machine a retry could still be pending when the probe gives up
     // (2 s), and fire after `close()` below as an uncaught "Channel has been shut down" that fails the run.
-    const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}`, connectTimeout: 500, interceptors: [] });
+    const connection = Connection.lazy({
+      address: `127.0.0.1:${await freePort()}`,
+      connectTimeout: 500,
+      interceptors: [],
+    });
     try {
-      const { status, body } = await getHealth({ database: databaseProbe(stack.database.prisma), temporal: temporalProbe(connection, 'default') });
+      const { status, body } = await getHealth({
+        database: databaseProbe(stack.database.prisma),
+        temporal: temporalProbe(connection, 'default'),
+      });
       expect(status).toBe(503);
       expect(body).toMatchObject({ error: 'service_unavailable', status: 'down' });
       expect(body.message).toMatch(/^Down: temporal \(/);
@@ -53,7 +63,10 @@ describe('GET /healthz', () => {
     const empty = await createEmptyDatabase();
     const prisma = createPrisma(empty.url);
     try {
-      const { status, body } = await getHealth({ database: databaseProbe(prisma), temporal: temporalProbe(stack.env.connection, 'default') });
+      const { status, body } = await getHealth({
+        database: databaseProbe(prisma),
+        temporal: temporalProbe(stack.env.connection, 'default'),
+      });
       expect(status).toBe(503);
       expect(body.message).toMatch(/^Down: database \(/);
       expect(body.checks.temporal.status).toBe('up');

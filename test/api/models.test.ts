@@ -15,7 +15,11 @@ async function call(method: string, path: string, options: { body?: unknown; key
   const headers: Record<string, string> = {};
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${stack.app.url}/api/v1${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${stack.app.url}/api/v1${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -33,8 +37,16 @@ describe('GET /models', () => {
     const { body } = await call('GET', '/models?type=text-to-video');
     const veo = body.models.find((model: any) => model.id === 'fal/veo-3-fast');
     expect(veo).toMatchObject({
-      name: 'Veo 3 Fast', provider: 'fal', provider_slug: 'fal', slug: 'veo-3-fast', type: 'text-to-video',
-      cost: { min: 0.8, max: 1.2 }, dollar_cost: { min: 0.8, max: 1.2 }, supports_x402: true, supports_webhook: true, available: false,
+      name: 'Veo 3 Fast',
+      provider: 'fal',
+      provider_slug: 'fal',
+      slug: 'veo-3-fast',
+      type: 'text-to-video',
+      cost: { min: 0.8, max: 1.2 },
+      dollar_cost: { min: 0.8, max: 1.2 },
+      supports_x402: true,
+      supports_webhook: true,
+      available: false,
       capabilities: { durations: [8], resolutions: ['720p', '1080p'], supports_sound: true },
     });
     expect(body.models.find((model: any) => model.id === 'replicate/wan-2.2').available).toBe(false);
@@ -46,8 +58,18 @@ describe('GET /models', () => {
     // The configured OpenAI-compatible server runs what its adapter covers; local engines run; nothing of fal
     // or Replicate, which are not configured.
     expect(available).toEqual([
-      'openai/gpt-image-1', 'openai/sora-2', 'local/ken-burns', 'local/transcode', 'local/lanczos', 'openai/tts-1', 'local/espeak',
-      'local/audio-clean', 'openai/whisper-1', 'openai/kimi-k2', 'openai/llama-3.3-70b', 'openai/qwen3-235b',
+      'openai/gpt-image-1',
+      'openai/sora-2',
+      'local/ken-burns',
+      'local/transcode',
+      'local/lanczos',
+      'openai/tts-1',
+      'local/espeak',
+      'local/audio-clean',
+      'openai/whisper-1',
+      'openai/kimi-k2',
+      'openai/llama-3.3-70b',
+      'openai/qwen3-235b',
     ]);
   });
 
@@ -59,16 +81,25 @@ describe('GET /models', () => {
     expect(body.models.every((model: any) => model.type === type)).toBe(true);
   });
 
-  it.each([['fal', 'fal'], ['FAL', 'fal'], ['Replicate', 'replicate'], ['openai', 'openai'], ['OpenAI-compatible', 'openai'], ['local', 'local']])(
-    'filters by provider=%s, name or slug, any case', async (provider, slug) => {
-      const { body } = await call('GET', `/models?provider=${encodeURIComponent(provider)}`);
-      expect(body.total).toBe(catalog.models.filter((model) => model.provider === slug).length);
-      expect(body.models.every((model: any) => model.provider_slug === slug)).toBe(true);
-    });
+  it.each([
+    ['fal', 'fal'],
+    ['FAL', 'fal'],
+    ['Replicate', 'replicate'],
+    ['openai', 'openai'],
+    ['OpenAI-compatible', 'openai'],
+    ['local', 'local'],
+  ])('filters by provider=%s, name or slug, any case', async (provider, slug) => {
+    const { body } = await call('GET', `/models?provider=${encodeURIComponent(provider)}`);
+    expect(body.total).toBe(catalog.models.filter((model) => model.provider === slug).length);
+    expect(body.models.every((model: any) => model.provider_slug === slug)).toBe(true);
+  });
 
   it('combines filters, and an empty result is still 200', async () => {
     expect((await call('GET', '/models?type=text-to-text&provider=openai')).body.total).toBe(3);
-    expect(await call('GET', '/models?type=text-to-text&provider=local')).toEqual({ status: 200, body: { models: [], total: 0 } });
+    expect(await call('GET', '/models?type=text-to-text&provider=local')).toEqual({
+      status: 200,
+      body: { models: [], total: 0 },
+    });
     expect((await call('GET', '/models?provider=nobody')).body).toEqual({ models: [], total: 0 });
   });
 
@@ -87,8 +118,18 @@ describe('POST /agents/quote', () => {
   beforeAll(async () => {
     agent = await createAgentWithKey(stack.database.prisma); // starts with the 1.00 trial credit
     developer = await createDeveloperWithKey(stack.database.prisma);
-    await credit(stack.database.prisma, { accountId: developer.developerId, amount: 5_000_000n, kind: 'adjustment', idempotencyKey: `topup:${developer.developerId}` });
-    await reserve(stack.database.prisma, { accountId: developer.developerId, amount: 1_500_000n, taskId: 'gen_held', idempotencyKey: 'gen_held:reserve' });
+    await credit(stack.database.prisma, {
+      accountId: developer.developerId,
+      amount: 5_000_000n,
+      kind: 'adjustment',
+      idempotencyKey: `topup:${developer.developerId}`,
+    });
+    await reserve(stack.database.prisma, {
+      accountId: developer.developerId,
+      amount: 1_500_000n,
+      taskId: 'gen_held',
+      idempotencyKey: 'gen_held:reserve',
+    });
   });
 
   it('quotes an affordable request with the price admission will charge', async () => {
@@ -97,34 +138,84 @@ describe('POST /agents/quote', () => {
     expect(status).toBe(200);
     const expected = priceRequest(catalog.get('fal/flux-dev')!, request);
     expect(body).toEqual({
-      cost_usd: '0.05', your_balance: '1.00', can_afford: true, shortfall: null, breakdown: expected.breakdown,
-      deposit_addresses: expect.objectContaining({ base: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) }), asset: 'USDC',
+      cost_usd: '0.05',
+      your_balance: '1.00',
+      can_afford: true,
+      shortfall: null,
+      breakdown: expected.breakdown,
+      deposit_addresses: expect.objectContaining({ base: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) }),
+      asset: 'USDC',
     });
     expect(expected.micros).toBe(50_000n);
   });
 
   it('says what is missing when the balance does not cover it', async () => {
-    const { body } = await call('POST', '/agents/quote', { key: agent.apiKey.key, body: { type: 'text-to-video', model: 'fal/veo-3-fast', sound: true } });
+    const { body } = await call('POST', '/agents/quote', {
+      key: agent.apiKey.key,
+      body: { type: 'text-to-video', model: 'fal/veo-3-fast', sound: true },
+    });
     expect(body).toMatchObject({ cost_usd: '1.20', your_balance: '1.00', can_afford: false, shortfall: '0.20' });
   });
 
   it('gives a developer its own available balance, no deposit addresses and USD', async () => {
-    const { status, body } = await call('POST', '/agents/quote', { key: developer.apiKey.key, body: { type: 'text-to-video', model: 'fal/hailuo-02', resolution: '768p', duration: 10 } });
+    const { status, body } = await call('POST', '/agents/quote', {
+      key: developer.apiKey.key,
+      body: { type: 'text-to-video', model: 'fal/hailuo-02', resolution: '768p', duration: 10 },
+    });
     expect(status).toBe(200);
-    expect(body).toMatchObject({ cost_usd: '0.45', your_balance: '3.50', can_afford: true, shortfall: null, deposit_addresses: {}, asset: 'USD' });
+    expect(body).toMatchObject({
+      cost_usd: '0.45',
+      your_balance: '3.50',
+      can_afford: true,
+      shortfall: null,
+      deposit_addresses: {},
+      asset: 'USD',
+    });
   });
 
   it.each<[string, object, RegExp]>([
     ['unknown model', { type: 'text-to-image', model: 'fal/nope' }, /^Invalid body: model: unknown model "fal\/nope"/],
-    ['model of another type', { type: 'text-to-video', model: 'fal/flux-dev' }, /model: fal\/flux-dev serves text-to-image, not text-to-video/],
-    ['resolution not offered', { type: 'text-to-video', model: 'fal/hailuo-02', resolution: '4k' }, /resolution: must be one of 768p, 512p \(model hailuo-02\)/],
-    ['resolution on a model without any', { type: 'text-to-image', model: 'fal/flux-dev', resolution: '2K' }, /resolution: this model takes no resolution/],
-    ['duration not offered', { type: 'text-to-video', model: 'fal/hailuo-02', duration: 7 }, /duration: must be one of 6, 10 seconds/],
-    ['too many outputs', { type: 'text-to-image', model: 'fal/flux-dev', num_outputs: 5 }, /num_outputs: must be at most 4/],
+    [
+      'model of another type',
+      { type: 'text-to-video', model: 'fal/flux-dev' },
+      /model: fal\/flux-dev serves text-to-image, not text-to-video/,
+    ],
+    [
+      'resolution not offered',
+      { type: 'text-to-video', model: 'fal/hailuo-02', resolution: '4k' },
+      /resolution: must be one of 768p, 512p \(model hailuo-02\)/,
+    ],
+    [
+      'resolution on a model without any',
+      { type: 'text-to-image', model: 'fal/flux-dev', resolution: '2K' },
+      /resolution: this model takes no resolution/,
+    ],
+    [
+      'duration not offered',
+      { type: 'text-to-video', model: 'fal/hailuo-02', duration: 7 },
+      /duration: must be one of 6, 10 seconds/,
+    ],
+    [
+      'too many outputs',
+      { type: 'text-to-image', model: 'fal/flux-dev', num_outputs: 5 },
+      /num_outputs: must be at most 4/,
+    ],
     ['num_outputs below 1', { type: 'text-to-image', model: 'fal/flux-dev', num_outputs: 0 }, /num_outputs: Too small/],
-    ['sound on a silent model', { type: 'text-to-video', model: 'fal/hailuo-02', sound: true }, /sound: this model does not generate sound/],
-    ['generate_type not offered', { type: 'image-to-3d', model: 'fal/trellis', generate_type: 'LowPoly' }, /generate_type: this model takes no generate_type/],
-    ['generate_type outside the enum', { type: 'image-to-3d', model: 'fal/hunyuan3d-2.1', generate_type: 'HighPoly' }, /generate_type: Invalid option/],
+    [
+      'sound on a silent model',
+      { type: 'text-to-video', model: 'fal/hailuo-02', sound: true },
+      /sound: this model does not generate sound/,
+    ],
+    [
+      'generate_type not offered',
+      { type: 'image-to-3d', model: 'fal/trellis', generate_type: 'LowPoly' },
+      /generate_type: this model takes no generate_type/,
+    ],
+    [
+      'generate_type outside the enum',
+      { type: 'image-to-3d', model: 'fal/hunyuan3d-2.1', generate_type: 'HighPoly' },
+      /generate_type: Invalid option/,
+    ],
     ['unknown type', { type: 'text-to-smell', model: 'fal/flux-dev' }, /type: Invalid option/],
     ['missing model', { type: 'text-to-image' }, /model: Invalid input/],
   ])('400 for %s', async (_name, request, message) => {
@@ -134,7 +225,9 @@ describe('POST /agents/quote', () => {
   });
 
   it('401 without a key', async () => {
-    const { status, body } = await call('POST', '/agents/quote', { body: { type: 'text-to-image', model: 'fal/flux-dev' } });
+    const { status, body } = await call('POST', '/agents/quote', {
+      body: { type: 'text-to-image', model: 'fal/flux-dev' },
+    });
     expect(status).toBe(401);
     expect(body.error).toBe('unauthorized');
   });

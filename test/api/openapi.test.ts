@@ -16,9 +16,7 @@ const specEndpoints = [
   ['get', '/predictions/{taskId}/result', '200'],
 ] as const;
 // Documented additions of this gateway, beyond the spec.
-const extensionEndpoints = [
-  ['get', '/account/webhook-secret', '200'],
-] as const;
+const extensionEndpoints = [['get', '/account/webhook-secret', '200']] as const;
 const allEndpoints = [...specEndpoints, ...extensionEndpoints];
 
 const stack = useAppWithDatabase();
@@ -44,14 +42,17 @@ describe('OpenAPI document', () => {
     expect(operation.responses[status]).toBeDefined();
     for (const [code, response] of Object.entries<any>(operation.responses)) {
       if (code === status) continue;
-      expect(response.content['application/json'].schema.$ref).toMatch(/#\/components\/schemas\/(Error|PaymentRequiredError)$/);
+      expect(response.content['application/json'].schema.$ref).toMatch(
+        /#\/components\/schemas\/(Error|PaymentRequiredError)$/,
+      );
     }
     expect(operation.responses['500']).toBeDefined();
   });
 
   it('says which endpoints are not implemented yet (conventions.test.ts checks they answer 501)', () => {
     const pending = specEndpoints.filter(([method, path]) => document.paths[path][method].responses['501']);
-    for (const [method, path] of pending) expect(document.paths[path][method].description).toMatch(/^\*\*Not implemented yet:\*\*/);
+    for (const [method, path] of pending)
+      expect(document.paths[path][method].description).toMatch(/^\*\*Not implemented yet:\*\*/);
     for (const [method, path] of specEndpoints.filter((endpoint) => !pending.includes(endpoint))) {
       expect(document.paths[path][method].description).not.toMatch(/Not implemented/);
     }
@@ -77,7 +78,17 @@ describe('OpenAPI document', () => {
 
   it('documents every error code it can answer', () => {
     const described = JSON.stringify(document.paths);
-    for (const code of ['validation_error', 'unauthorized', 'forbidden', 'not_implemented', 'internal_error', 'insufficient_balance', 'idempotency_key_reused', 'registration_capped', 'invalid_webhook_url']) {
+    for (const code of [
+      'validation_error',
+      'unauthorized',
+      'forbidden',
+      'not_implemented',
+      'internal_error',
+      'insufficient_balance',
+      'idempotency_key_reused',
+      'registration_capped',
+      'invalid_webhook_url',
+    ]) {
       expect(errorCodes).toHaveProperty(code);
       expect(described).toContain(`\`${code}\``);
     }

@@ -10,7 +10,9 @@ import { useAppWithDatabase } from '../helpers/app.ts';
 const stack = useAppWithDatabase();
 
 async function getSecret(key?: string) {
-  const response = await fetch(`${stack.app.url}/api/v1/account/webhook-secret`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const response = await fetch(`${stack.app.url}/api/v1/account/webhook-secret`, {
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 
@@ -18,14 +20,21 @@ describe('GET /account/webhook-secret', () => {
   it('gives a developer a Standard Webhooks secret, created once and the same on every call', async () => {
     const developer = await createDeveloperWithKey(stack.database.prisma);
     const first = await getSecret(developer.apiKey.key);
-    expect(first).toEqual({ status: 200, body: { webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/), ...webhookSignature } });
+    expect(first).toEqual({
+      status: 200,
+      body: { webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/), ...webhookSignature },
+    });
     expect((await getSecret(developer.apiKey.key)).body.webhook_secret).toBe(first.body.webhook_secret);
     const row = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: developer.developerId } });
     expect(row.webhookSecret).toBe(first.body.webhook_secret);
   });
 
   it('gives an agent the secret it registered with, and one to an agent registered without a webhook', async () => {
-    const hooked = await registerAgent(stack.database.prisma, loadConfig({}, []), { agentName: 'hooked', webhookUrl: 'https://agent.example/hook', clientAddress: '203.0.113.9' });
+    const hooked = await registerAgent(stack.database.prisma, loadConfig({}, []), {
+      agentName: 'hooked',
+      webhookUrl: 'https://agent.example/hook',
+      clientAddress: '203.0.113.9',
+    });
     expect((await getSecret(hooked.apiKey.key)).body.webhook_secret).toBe(hooked.webhookSecret);
     const bare = await createAgentWithKey(stack.database.prisma);
     expect((await getSecret(bare.apiKey.key)).body.webhook_secret).toMatch(/^whsec_/);

@@ -7,7 +7,9 @@ const stack = useAppWithDatabase();
 const genctl = (...args: string[]) => runGenctl({ DATABASE_URL: stack.database.url }, args);
 
 const balanceWith = async (key: string) => {
-  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, { headers: { authorization: `Bearer ${key}` } });
+  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
   return { status: response.status, body: (await response.json()) as any };
 };
 
@@ -15,38 +17,102 @@ describe('genctl', () => {
   it('creates a developer whose key works on /account/balance, credits it once per key, and manages keys', async () => {
     const created = await genctl('developers', 'create', '--name', 'Acme Labs', '--tier', 'pro', '--json');
     expect(created.code).toBe(0);
-    expect(created.json).toMatchObject({ developer_id: expect.stringMatching(/^dev_/), tier: 'pro', api_key: expect.stringMatching(/^sk_/) });
+    expect(created.json).toMatchObject({
+      developer_id: expect.stringMatching(/^dev_/),
+      tier: 'pro',
+      api_key: expect.stringMatching(/^sk_/),
+    });
     const developerId: string = created.json.developer_id;
 
     const first = await balanceWith(created.json.api_key);
-    expect(first).toMatchObject({ status: 200, body: { developer_id: developerId, tier: 'pro', balance: '0.00', currency: 'USD' } });
+    expect(first).toMatchObject({
+      status: 200,
+      body: { developer_id: developerId, tier: 'pro', balance: '0.00', currency: 'USD' },
+    });
 
-    const credited = await genctl('accounts', 'credit', developerId, '--amount', '12.5', '--reason', 'launch promo', '--idempotency-key', 'promo-1', '--json');
-    expect(credited.json).toEqual({ account_id: developerId, amount: '12.50', applied: true, balance: '12.50', idempotency_key: 'promo-1' });
-    const repeated = await genctl('accounts', 'credit', developerId, '--amount', '12.5', '--reason', 'launch promo', '--idempotency-key', 'promo-1');
+    const credited = await genctl(
+      'accounts',
+      'credit',
+      developerId,
+      '--amount',
+      '12.5',
+      '--reason',
+      'launch promo',
+      '--idempotency-key',
+      'promo-1',
+      '--json',
+    );
+    expect(credited.json).toEqual({
+      account_id: developerId,
+      amount: '12.50',
+      applied: true,
+      balance: '12.50',
+      idempotency_key: 'promo-1',
+    });
+    const repeated = await genctl(
+      'accounts',
+      'credit',
+      developerId,
+      '--amount',
+      '12.5',
+      '--reason',
+      'launch promo',
+      '--idempotency-key',
+      'promo-1',
+    );
     expect(repeated.code).toBe(0);
     expect(repeated.stdout).toMatch(/Already credited under promo-1; nothing moved/);
     expect((await balanceWith(created.json.api_key)).body.balance).toBe('12.50');
 
     const shown = await genctl('accounts', 'show', developerId, '--json');
-    expect(shown.json).toMatchObject({ account_id: developerId, kind: 'developer', name: 'Acme Labs', balance: '12.50', available: '12.50' });
+    expect(shown.json).toMatchObject({
+      account_id: developerId,
+      kind: 'developer',
+      name: 'Acme Labs',
+      balance: '12.50',
+      available: '12.50',
+    });
 
-    const second = await genctl('keys', 'create', '--account', developerId, '--name', 'ci', '--expires-in-days', '30', '--json');
-    expect(second.json).toMatchObject({ name: 'ci', api_key: expect.stringMatching(/^sk_/), expires_at: expect.any(String) });
+    const second = await genctl(
+      'keys',
+      'create',
+      '--account',
+      developerId,
+      '--name',
+      'ci',
+      '--expires-in-days',
+      '30',
+      '--json',
+    );
+    expect(second.json).toMatchObject({
+      name: 'ci',
+      api_key: expect.stringMatching(/^sk_/),
+      expires_at: expect.any(String),
+    });
     expect((await balanceWith(second.json.api_key)).body.api_key).toMatchObject({ id: second.json.key_id, name: 'ci' });
 
     const revoked = await genctl('keys', 'revoke', second.json.key_id);
     expect(revoked.stdout).toMatch(/revoked/);
-    expect(await balanceWith(second.json.api_key)).toMatchObject({ status: 401, body: { message: 'This API key has been revoked.' } });
+    expect(await balanceWith(second.json.api_key)).toMatchObject({
+      status: 401,
+      body: { message: 'This API key has been revoked.' },
+    });
 
     const listed = await genctl('keys', 'list', '--account', developerId, '--json');
-    expect(listed.json.keys.map((key: any) => [key.name, key.state])).toEqual([['default', 'active'], ['ci', 'revoked']]);
+    expect(listed.json.keys.map((key: any) => [key.name, key.state])).toEqual([
+      ['default', 'active'],
+      ['ci', 'revoked'],
+    ]);
     expect(JSON.stringify(listed.json)).not.toContain(created.json.api_key);
   });
 
   it.each([
     [['developers', 'create'], 2, /missing --name/],
-    [['developers', 'create', '--name', 'x', '--tier', 'gold'], 2, /--tier must be one of free, starter, pro, enterprise/],
+    [
+      ['developers', 'create', '--name', 'x', '--tier', 'gold'],
+      2,
+      /--tier must be one of free, starter, pro, enterprise/,
+    ],
     [['accounts', 'credit', 'dev_nobody', '--amount', '1', '--reason', 'x'], 1, /no account dev_nobody/],
     [['accounts', 'show', 'dev_nobody'], 1, /no account dev_nobody/],
     [['keys', 'revoke', 'key_nothing'], 1, /no key key_nothing/],

@@ -4,7 +4,7 @@ import { applyMigrations, readMigrations } from '../../src/db/migrate.ts';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 describe('migration runner', () => {
-  it('applies every migration once, in Prisma\'s bookkeeping format, and nothing on a second run', async () => {
+  it("applies every migration once, in Prisma's bookkeeping format, and nothing on a second run", async () => {
     const database = await createEmptyDatabase();
     try {
       const names = readMigrations().map((migration) => migration.name);
@@ -12,7 +12,9 @@ describe('migration runner', () => {
       expect(await applyMigrations(database.url)).toEqual([]);
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
-      const { rows } = await client.query('SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name');
+      const { rows } = await client.query(
+        'SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" ORDER BY migration_name',
+      );
       await client.end();
       expect(rows.map((row) => row.migration_name)).toEqual(names);
       expect(rows.every((row) => /^[0-9a-f]{64}$/.test(row.checksum) && row.finished_at)).toBe(true);
@@ -35,7 +37,9 @@ describe('migration runner', () => {
     const database = await createEmptyDatabase();
     try {
       await applyMigrations(database.url);
-      const edited = readMigrations().map((migration, index) => index === 0 ? { ...migration, checksum: 'f'.repeat(64) } : migration);
+      const edited = readMigrations().map((migration, index) =>
+        index === 0 ? { ...migration, checksum: 'f'.repeat(64) } : migration,
+      );
       await expect(applyMigrations(database.url, edited)).rejects.toThrow(/was edited after it was applied/);
     } finally {
       await database.drop();
@@ -45,7 +49,13 @@ describe('migration runner', () => {
   it('rolls back a failing migration and records nothing', async () => {
     const database = await createEmptyDatabase();
     try {
-      const broken = [{ name: '20990101000000_broken', sql: 'CREATE TABLE half (id int); SELECT no_such_function();', checksum: '0'.repeat(64) }];
+      const broken = [
+        {
+          name: '20990101000000_broken',
+          sql: 'CREATE TABLE half (id int); SELECT no_such_function();',
+          checksum: '0'.repeat(64),
+        },
+      ];
       await expect(applyMigrations(database.url, broken)).rejects.toThrow(/20990101000000_broken failed/);
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
@@ -64,7 +74,9 @@ describe('money invariants in the database', () => {
   let database: TestDatabase;
   beforeAll(async () => {
     database = await createTestDatabase();
-    await database.prisma.account.create({ data: { id: 'agt_1', kind: 'agent', name: 'bot', balance: { create: { balance: 5_000_000n } } } });
+    await database.prisma.account.create({
+      data: { id: 'agt_1', kind: 'agent', name: 'bot', balance: { create: { balance: 5_000_000n } } },
+    });
   });
   afterAll(() => database.drop());
 
@@ -82,10 +94,21 @@ describe('money invariants in the database', () => {
   });
 
   it('keeps the ledger append-only and its idempotency keys unique', async () => {
-    const entry = { accountId: 'agt_1', kind: 'trial_credit' as const, amount: 1_000_000n, balanceAfter: 1_000_000n, reservedAfter: 0n, idempotencyKey: 'trial:agt_1' };
+    const entry = {
+      accountId: 'agt_1',
+      kind: 'trial_credit' as const,
+      amount: 1_000_000n,
+      balanceAfter: 1_000_000n,
+      reservedAfter: 0n,
+      idempotencyKey: 'trial:agt_1',
+    };
     const created = await database.prisma.ledgerEntry.create({ data: entry });
-    await expect(database.prisma.ledgerEntry.create({ data: entry })).rejects.toThrow(/Unique constraint failed|idempotency_key/);
-    await expect(database.prisma.ledgerEntry.update({ where: { id: created.id }, data: { amount: 2n } })).rejects.toThrow(/append-only/);
+    await expect(database.prisma.ledgerEntry.create({ data: entry })).rejects.toThrow(
+      /Unique constraint failed|idempotency_key/,
+    );
+    await expect(
+      database.prisma.ledgerEntry.update({ where: { id: created.id }, data: { amount: 2n } }),
+    ).rejects.toThrow(/append-only/);
     await expect(database.prisma.ledgerEntry.delete({ where: { id: created.id } })).rejects.toThrow(/append-only/);
   });
 });

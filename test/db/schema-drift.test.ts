@@ -35,16 +35,18 @@ describe('schema.prisma and the migrations', () => {
         CREATE TABLE stray (id int);`);
       await client.end();
       const drift = describeDrift(datamodel, await introspect(scratch.url));
-      expect(drift).toEqual(expect.arrayContaining([
-        'column tasks.prompt is missing',
-        'column api_keys.name is nullable, schema says required',
-        'column balances.balance has no default, schema says default',
-        'column deposits.log_index is int8, schema says int4',
-        'plain index on tasks(status, created_at) is missing',
-        'foreign key deposits: FOREIGN KEY (account_id) REFERENCES accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT is missing',
-        'enum TaskStatus has [queued,processing,completed,failed,cancelled], schema says [queued,processing,completed,failed]',
-        'table stray is not in schema.prisma',
-      ]));
+      expect(drift).toEqual(
+        expect.arrayContaining([
+          'column tasks.prompt is missing',
+          'column api_keys.name is nullable, schema says required',
+          'column balances.balance has no default, schema says default',
+          'column deposits.log_index is int8, schema says int4',
+          'plain index on tasks(status, created_at) is missing',
+          'foreign key deposits: FOREIGN KEY (account_id) REFERENCES accounts(id) ON UPDATE CASCADE ON DELETE RESTRICT is missing',
+          'enum TaskStatus has [queued,processing,completed,failed,cancelled], schema says [queued,processing,completed,failed]',
+          'table stray is not in schema.prisma',
+        ]),
+      );
       expect(drift).toHaveLength(8);
     } finally {
       await scratch.drop();

@@ -31,12 +31,19 @@ beforeAll(async () => {
   await chmod(dataDir, 0o755);
   const config = loadConfig({ NODE_ENV: 'test' }, []);
   app = await startTestApp({
-    prisma: stack.database.prisma, config, catalog: loadCatalog(),
-    storage: createLocalStorage(join(dataDir, 'files'), 'http://127.0.0.1'), temporal: { client: stack.env.client, taskQueue },
+    prisma: stack.database.prisma,
+    config,
+    catalog: loadCatalog(),
+    storage: createLocalStorage(join(dataDir, 'files'), 'http://127.0.0.1'),
+    temporal: { client: stack.env.client, taskQueue },
   });
   // Slow inputs keep tasks inside the provider step long enough for the kills to land mid-task.
-  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#aa3300' } }).png().toBuffer();
-  inputs = createServer((_req, res) => { setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 400); });
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#aa3300' } })
+    .png()
+    .toBuffer();
+  inputs = createServer((_req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 400);
+  });
   await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
   inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
 });
@@ -53,8 +60,14 @@ function startWorkerProcess(): ChildProcess {
   const child = spawn(process.execPath, ['scripts/start.mjs', '--role', 'worker'], {
     cwd: root,
     env: {
-      ...process.env, DATABASE_URL: stack.database.url, TEMPORAL_ADDRESS: stack.env.address, TEMPORAL_TASK_QUEUE: taskQueue,
-      DATA_DIR: dataDir, ALLOW_PRIVATE_INPUT_URLS: 'true', LOG_LEVEL: 'warn', NODE_ENV: 'test',
+      ...process.env,
+      DATABASE_URL: stack.database.url,
+      TEMPORAL_ADDRESS: stack.env.address,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATA_DIR: dataDir,
+      ALLOW_PRIVATE_INPUT_URLS: 'true',
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
     },
     stdio: 'ignore',
   });
@@ -73,7 +86,12 @@ async function statuses(accountId: string) {
 it('20 tasks survive workers killed mid-flight: each ends once, charged once, and the ledger balances', async () => {
   const developer = await createDeveloperWithKey(stack.database.prisma);
   const accountId = developer.developerId;
-  await credit(stack.database.prisma, { accountId, amount: 10_000_000n, kind: 'adjustment', idempotencyKey: `topup:${accountId}` });
+  await credit(stack.database.prisma, {
+    accountId,
+    amount: 10_000_000n,
+    kind: 'adjustment',
+    idempotencyKey: `topup:${accountId}`,
+  });
 
   let victim = startWorkerProcess();
   const ids: string[] = [];
@@ -92,7 +110,11 @@ it('20 tasks survive workers killed mid-flight: each ends once, charged once, an
   for (let kill = 0; kill < 3; kill++) {
     const deadline = Date.now() + 60_000;
     let current = await statuses(accountId);
-    while (!current.some((task) => task.status === 'processing') && current.some((task) => task.status === 'queued') && Date.now() < deadline) {
+    while (
+      !current.some((task) => task.status === 'processing') &&
+      current.some((task) => task.status === 'queued') &&
+      Date.now() < deadline
+    ) {
       await sleep(100);
       current = await statuses(accountId);
     }
@@ -113,13 +135,23 @@ it('20 tasks survive workers killed mid-flight: each ends once, charged once, an
   expect(tasks.map((task) => task.id).sort()).toEqual([...ids].sort());
   expect(tasks.filter((task) => task.status !== 'completed')).toEqual([]);
 
-  const entries = await stack.database.prisma.ledgerEntry.groupBy({ by: ['taskId', 'kind'], where: { accountId, taskId: { not: null } }, _count: true });
+  const entries = await stack.database.prisma.ledgerEntry.groupBy({
+    by: ['taskId', 'kind'],
+    where: { accountId, taskId: { not: null } },
+    _count: true,
+  });
   for (const id of ids) {
-    const kinds = entries.filter((entry) => entry.taskId === id).map((entry) => `${entry.kind}×${entry._count}`).sort();
+    const kinds = entries
+      .filter((entry) => entry.taskId === id)
+      .map((entry) => `${entry.kind}×${entry._count}`)
+      .sort();
     expect(kinds, id).toEqual(['charge×1', 'reserve×1']);
   }
   const row = await stack.database.prisma.balance.findUniqueOrThrow({ where: { accountId } });
   const totals = await ledgerTotals(stack.database.prisma, accountId);
-  expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({ balance: row.balance, reserved: row.reserved });
+  expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
+    balance: row.balance,
+    reserved: row.reserved,
+  });
   expect(row).toMatchObject({ balance: 10_000_000n - 20n * 500n, reserved: 0n });
 }, 240_000);

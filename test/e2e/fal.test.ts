@@ -5,7 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
-import { cancelTask, cancelWhileUpstreamRuns, generateAndWait, startGeneration, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import {
+  cancelTask,
+  cancelWhileUpstreamRuns,
+  generateAndWait,
+  startGeneration,
+  useFundedDeveloper,
+  useGateway,
+} from '../helpers/gateway.ts';
 import { callbackSignals, postCallback, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
@@ -14,25 +21,55 @@ let media: OutputMedia;
 const catalog = loadCatalog();
 const gateway = useGateway(async () => {
   media = await outputMedia();
-  const kindOf = (endpoint: string) => outputKind(catalog.models.find((model) => model.upstream.model === endpoint)?.capabilities.output_modalities ?? ['image']);
+  const kindOf = (endpoint: string) =>
+    outputKind(
+      catalog.models.find((model) => model.upstream.model === endpoint)?.capabilities.output_modalities ?? ['image'],
+    );
   upstream = await startFalStandIn({ key: 'fal-test-key', media, kindOf });
-  return { FAL_KEY: 'fal-test-key', FAL_QUEUE_URL: upstream.queueUrl, FAL_JWKS_URL: upstream.jwksUrl, FAL_USER_ID: falStandInUserId, FAL_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
+  return {
+    FAL_KEY: 'fal-test-key',
+    FAL_QUEUE_URL: upstream.queueUrl,
+    FAL_JWKS_URL: upstream.jwksUrl,
+    FAL_USER_ID: falStandInUserId,
+    FAL_TIMEOUT_SECONDS: 1,
+    PROVIDER_POLL_INTERVAL_MS: 50,
+  };
 });
 afterAll(() => upstream?.close());
 
 const developer = useFundedDeveloper(gateway);
 
 const balance = () => developer.balance();
-const image = (prompt: string, extra: object = {}) => ({ type: 'text-to-image', model: 'fal/flux-dev', prompt, ...extra });
+const image = (prompt: string, extra: object = {}) => ({
+  type: 'text-to-image',
+  model: 'fal/flux-dev',
+  prompt,
+  ...extra,
+});
 
 describe('fal', () => {
-  itRunsOneModelOfEachType({ gateway, developer, media: () => media, lastUpstreamModel: () => upstream.submitted.at(-1)?.endpoint }, 'fal');
+  itRunsOneModelOfEachType(
+    { gateway, developer, media: () => media, lastUpstreamModel: () => upstream.submitted.at(-1)?.endpoint },
+    'fal',
+  );
 
-  it('submits with the model\'s input names, polls to COMPLETED, copies the images out and charges the quote', async () => {
+  it("submits with the model's input names, polls to COMPLETED, copies the images out and charges the quote", async () => {
     const before = await balance();
-    const task = await generateAndWait(gateway, developer.key, image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }));
-    expect(task).toMatchObject({ status: 'completed', cost: 0.05, outputs: [expect.stringMatching(/output-0\.png$/), expect.stringMatching(/output-1\.png$/)] });
-    expect(upstream.submitted.at(-1)).toMatchObject({ endpoint: 'fal-ai/flux/dev', input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 }, webhook: null });
+    const task = await generateAndWait(
+      gateway,
+      developer.key,
+      image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }),
+    );
+    expect(task).toMatchObject({
+      status: 'completed',
+      cost: 0.05,
+      outputs: [expect.stringMatching(/output-0\.png$/), expect.stringMatching(/output-1\.png$/)],
+    });
+    expect(upstream.submitted.at(-1)).toMatchObject({
+      endpoint: 'fal-ai/flux/dev',
+      input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 },
+      webhook: null,
+    });
     const stored = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
     expect([stored.width, stored.height]).toEqual([24, 16]);
     expect(before - (await balance())).toBe(50_000n);
@@ -54,30 +91,44 @@ describe('fal', () => {
 
   it('keeps polling the same job through a failed status call', async () => {
     const submissions = upstream.submitted.length;
-    expect(await generateAndWait(gateway, developer.key, image('flaky [[500]]'))).toMatchObject({ status: 'completed' });
+    expect(await generateAndWait(gateway, developer.key, image('flaky [[500]]'))).toMatchObject({
+      status: 'completed',
+    });
     expect(upstream.submitted.length).toBe(submissions + 1); // the job is checked again, not submitted again
   });
 
   it('a status call that answers past FAL_TIMEOUT_SECONDS is abandoned and asked again', async () => {
     const submissions = upstream.submitted.length;
-    expect(await generateAndWait(gateway, developer.key, image('slow answer [[slow-status]]'))).toMatchObject({ status: 'completed' });
+    expect(await generateAndWait(gateway, developer.key, image('slow answer [[slow-status]]'))).toMatchObject({
+      status: 'completed',
+    });
     expect(upstream.submitted.length).toBe(submissions + 1);
     expect(upstream.statusCalls.get(upstream.submitted.at(-1)!.requestId)).toBeGreaterThanOrEqual(2);
   });
 
   it.each([
-    ['a job that completes and then fails on its result', 'x [[result-error]]', /^The provider rejected the request \(HTTP 422\): Image contains NSFW content/],
+    [
+      'a job that completes and then fails on its result',
+      'x [[result-error]]',
+      /^The provider rejected the request \(HTTP 422\): Image contains NSFW content/,
+    ],
     ['a submission the provider rejects', 'x [[422]]', /^The provider rejected the request \(HTTP 422\)/],
     ['a result without any file', 'x [[malformed]]', /^The model returned no output\.$/],
   ])('%s fails the task with a clear error and a full refund', async (_name, prompt, error) => {
     const before = await balance();
-    expect(await generateAndWait(gateway, developer.key, image(prompt))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
+    expect(await generateAndWait(gateway, developer.key, image(prompt))).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(error),
+      cost: 0,
+    });
     expect(await balance()).toBe(before);
   });
 
   it('a cancelled task cancels its job upstream and is refunded', async () => {
     const before = await balance();
-    await cancelWhileUpstreamRuns(gateway, developer.key, image('wait [[slow]]'), () => upstream.submitted.some((job) => JSON.stringify(job.input).includes('[[slow]]')));
+    await cancelWhileUpstreamRuns(gateway, developer.key, image('wait [[slow]]'), () =>
+      upstream.submitted.some((job) => JSON.stringify(job.input).includes('[[slow]]')),
+    );
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
   });
@@ -97,7 +148,7 @@ describe('fal callbacks', () => {
     expect(await callbackSignals(gateway, task.id)).toBe(1);
   });
 
-  it('forged, tampered, stale and other accounts\' callbacks are refused (401); a genuine one wakes the task once, a replay of it nothing', async () => {
+  it("forged, tampered, stale and other accounts' callbacks are refused (401); a genuine one wakes the task once, a replay of it nothing", async () => {
     const before = await developer.balance();
     const taskId = await startGeneration(gateway, developer.key, image('never ends [[slow]]'));
     await expect.poll(() => upstream.submitted.some((job) => job.webhook?.endsWith(taskId))).toBe(true);
@@ -105,10 +156,28 @@ describe('fal callbacks', () => {
     const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: {} });
     const refused = [
       await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { foreignKey: true }), body),
-      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body), body.replace('"OK"', '"ERROR"')),
-      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { timestamp: Math.floor(Date.now() / 1000) - 600 }), body),
+      await postCallback(
+        gateway,
+        'fal',
+        taskId,
+        upstream.signCallback(requestId, body),
+        body.replace('"OK"', '"ERROR"'),
+      ),
+      await postCallback(
+        gateway,
+        'fal',
+        taskId,
+        upstream.signCallback(requestId, body, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+        body,
+      ),
       // Signed by fal, but for another fal account (fal signs every account's callbacks with the same keys).
-      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { userId: 'someone-else' }), body),
+      await postCallback(
+        gateway,
+        'fal',
+        taskId,
+        upstream.signCallback(requestId, body, { userId: 'someone-else' }),
+        body,
+      ),
       await postCallback(gateway, 'fal', taskId, {}, body),
     ];
     for (const response of refused) {

@@ -15,9 +15,39 @@ let inputsUrl: string;
 
 beforeAll(async () => {
   // The callers' inputs: a 16×10 PNG, a 1 s tone and a 1 s clip made here, and a URL that is not there.
-  const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } }).png().toBuffer();
-  const tone = execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'sine=duration=1', '-f', 'wav', 'pipe:1']);
-  const clip = execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25', '-t', '1', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-f', 'matroska', 'pipe:1']);
+  const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
+  const tone = execFileSync(ffmpegPath, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=duration=1',
+    '-f',
+    'wav',
+    'pipe:1',
+  ]);
+  const clip = execFileSync(ffmpegPath, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=size=160x120:rate=25',
+    '-t',
+    '1',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-f',
+    'matroska',
+    'pipe:1',
+  ]);
   inputs = createServer((req, res) => {
     if (req.url === '/input.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     else if (req.url === '/tone.wav') res.writeHead(200, { 'content-type': 'audio/wav' }).end(tone);
@@ -33,16 +63,27 @@ afterAll(() => {
 });
 
 let addressCounter = 0;
-async function call(method: string, path: string, options: { body?: unknown; key?: string; headers?: Record<string, string> } = {}) {
+async function call(
+  method: string,
+  path: string,
+  options: { body?: unknown; key?: string; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { 'x-forwarded-for': `198.18.0.${++addressCounter}`, ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${stack.app.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${stack.app.url}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
 async function registerAgent(from?: string) {
-  const { body } = await call('POST', '/api/v1/agents/register', { body: { agent_name: 'e2e agent' }, headers: from ? { 'x-forwarded-for': from } : {} });
+  const { body } = await call('POST', '/api/v1/agents/register', {
+    body: { agent_name: 'e2e agent' },
+    headers: from ? { 'x-forwarded-for': from } : {},
+  });
   return body as { agent_id: string; api_key: string };
 }
 
@@ -60,36 +101,62 @@ describe('a generation from registration to download', () => {
   it('register → quote → generate → poll → completed; the output downloads; the balance fell by the quote', async () => {
     const agent = await registerAgent();
     const request = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png`, resolution: '4x' };
-    const quote = await call('POST', '/api/v1/agents/quote', { key: agent.api_key, body: { type: request.type, model: request.model, resolution: '4x' } });
+    const quote = await call('POST', '/api/v1/agents/quote', {
+      key: agent.api_key,
+      body: { type: request.type, model: request.model, resolution: '4x' },
+    });
     expect(quote.body).toMatchObject({ cost_usd: '0.0005', your_balance: '1.00', can_afford: true });
 
     const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: request });
     expect(created.status).toBe(202);
     expect(created.body).toEqual({
-      id: expect.stringMatching(/^gen_[0-9A-Za-z]{22}$/), type: 'upscale', model: 'local/lanczos', status: 'queued',
-      cost: 0.0005, cost_formatted: '$0.0005', created_at: expect.any(String), poll_url: `/api/v1/generations/${created.body.id}`,
+      id: expect.stringMatching(/^gen_[0-9A-Za-z]{22}$/),
+      type: 'upscale',
+      model: 'local/lanczos',
+      status: 'queued',
+      cost: 0.0005,
+      cost_formatted: '$0.0005',
+      created_at: expect.any(String),
+      poll_url: `/api/v1/generations/${created.body.id}`,
     });
 
     const done = await waitForEnd(agent.api_key, created.body.poll_url);
-    expect(done).toMatchObject({ id: created.body.id, status: 'completed', type: 'upscale', model: 'local/lanczos', resolution: '4x', cost: 0.0005 });
+    expect(done).toMatchObject({
+      id: created.body.id,
+      status: 'completed',
+      type: 'upscale',
+      model: 'local/lanczos',
+      resolution: '4x',
+      cost: 0.0005,
+    });
     expect(done.outputs).toEqual([done.output]);
     expect(done.completed_at).toEqual(expect.any(String));
 
     const download = await fetch(done.output);
     expect(download.status).toBe(200);
     const image = await sharp(Buffer.from(await download.arrayBuffer())).metadata();
-    expect({ width: image.width, height: image.height, format: image.format }).toEqual({ width: 64, height: 40, format: 'png' });
+    expect({ width: image.width, height: image.height, format: image.format }).toEqual({
+      width: 64,
+      height: 40,
+      format: 'png',
+    });
 
     const balance = await call('GET', '/api/v1/agents/balance', { key: agent.api_key });
     expect(balance.body).toMatchObject({ balance: '0.9995', usage: { total_requests: 1, total_usd_spent: '0.0005' } });
     const row = await stack.database.prisma.balance.findUniqueOrThrow({ where: { accountId: agent.agent_id } });
     const totals = await ledgerTotals(stack.database.prisma, agent.agent_id);
-    expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({ balance: row.balance, reserved: row.reserved });
+    expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
+      balance: row.balance,
+      reserved: row.reserved,
+    });
   });
 
   it('accepts the `input` layout, with the type taken from the model', async () => {
     const agent = await registerAgent();
-    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { model: 'local/lanczos', input: { image_url: `${inputsUrl}/input.png`, resolution: '2x' } } });
+    const created = await call('POST', '/api/v1/generations', {
+      key: agent.api_key,
+      body: { model: 'local/lanczos', input: { image_url: `${inputsUrl}/input.png`, resolution: '2x' } },
+    });
     expect(created.status).toBe(202);
     expect(created.body.type).toBe('upscale');
     const done = await waitForEnd(agent.api_key, created.body.poll_url);
@@ -98,20 +165,38 @@ describe('a generation from registration to download', () => {
 
   it('fails a task whose input cannot be fetched, with a clear error, and refunds it', async () => {
     const agent = await registerAgent();
-    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/missing.png` } });
+    const created = await call('POST', '/api/v1/generations', {
+      key: agent.api_key,
+      body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/missing.png` },
+    });
     const done = await waitForEnd(agent.api_key, created.body.poll_url);
-    expect(done).toMatchObject({ status: 'failed', error: expect.stringMatching(/could not download .*missing\.png: HTTP 404/), cost: 0 });
-    expect((await call('GET', '/api/v1/agents/balance', { key: agent.api_key })).body).toMatchObject({ balance: '1.00', usage: { total_requests: 0 } });
+    expect(done).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/could not download .*missing\.png: HTTP 404/),
+      cost: 0,
+    });
+    expect((await call('GET', '/api/v1/agents/balance', { key: agent.api_key })).body).toMatchObject({
+      balance: '1.00',
+      usage: { total_requests: 0 },
+    });
   });
 });
 
 describe('every local model through the API', () => {
   it.each<[string, () => object, string]>([
     ['local/lanczos', () => ({ type: 'upscale', image_url: `${inputsUrl}/input.png` }), 'image/png'],
-    ['local/ken-burns', () => ({ type: 'image-to-video', image_url: `${inputsUrl}/input.png`, duration: 3, aspect_ratio: '1:1' }), 'video/mp4'],
+    [
+      'local/ken-burns',
+      () => ({ type: 'image-to-video', image_url: `${inputsUrl}/input.png`, duration: 3, aspect_ratio: '1:1' }),
+      'video/mp4',
+    ],
     ['local/espeak', () => ({ type: 'text-to-audio', prompt: 'The gateway speaks.' }), 'audio/wav'],
     ['local/audio-clean', () => ({ type: 'audio-to-audio', audio_url: `${inputsUrl}/tone.wav` }), 'audio/mpeg'],
-    ['local/transcode', () => ({ type: 'video-to-video', video_url: `${inputsUrl}/clip.mkv`, resolution: '480p' }), 'video/mp4'],
+    [
+      'local/transcode',
+      () => ({ type: 'video-to-video', video_url: `${inputsUrl}/clip.mkv`, resolution: '480p' }),
+      'video/mp4',
+    ],
   ])('%s completes and its output downloads', async (model, body, contentType) => {
     const agent = await registerAgent();
     const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { model, ...body() } });
@@ -130,22 +215,58 @@ describe('POST /generations refusals', () => {
     const from = '198.19.0.1';
     await registerAgent(from);
     const broke = await registerAgent(from); // the address's trial went to the first agent
-    const { status, body } = await call('POST', '/api/v1/generations', { key: broke.api_key, body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` } });
+    const { status, body } = await call('POST', '/api/v1/generations', {
+      key: broke.api_key,
+      body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` },
+    });
     expect(status).toBe(402);
-    expect(body).toEqual({ error: 'insufficient_balance', message: 'This generation costs $0.0005; the available balance is $0.00.', cost: 0.0005, balance_available: 0 });
+    expect(body).toEqual({
+      error: 'insufficient_balance',
+      message: 'This generation costs $0.0005; the available balance is $0.00.',
+      cost: 0.0005,
+      balance_available: 0,
+    });
     expect(await stack.database.prisma.task.count({ where: { accountId: broke.agent_id } })).toBe(0);
     expect(await stack.database.prisma.ledgerEntry.count({ where: { accountId: broke.agent_id } })).toBe(0);
   });
 
   it.each<[string, object, RegExp]>([
-    ['an unknown model', { type: 'upscale', model: 'local/nope', image_url: 'https://x.example/a.png' }, /model: unknown model "local\/nope"/],
-    ['a model of another type', { type: 'text-to-image', model: 'local/lanczos', prompt: 'a cat' }, /model: local\/lanczos serves upscale, not text-to-image/],
-    ['a missing input image', { type: 'upscale', model: 'local/lanczos' }, /image_url: upscale needs image_url or images/],
+    [
+      'an unknown model',
+      { type: 'upscale', model: 'local/nope', image_url: 'https://x.example/a.png' },
+      /model: unknown model "local\/nope"/,
+    ],
+    [
+      'a model of another type',
+      { type: 'text-to-image', model: 'local/lanczos', prompt: 'a cat' },
+      /model: local\/lanczos serves upscale, not text-to-image/,
+    ],
+    [
+      'a missing input image',
+      { type: 'upscale', model: 'local/lanczos' },
+      /image_url: upscale needs image_url or images/,
+    ],
     ['a missing prompt', { type: 'text-to-image', model: 'fal/flux-dev' }, /prompt: text-to-image needs a prompt/],
-    ['a model whose provider is not configured', { type: 'text-to-image', model: 'fal/flux-dev', prompt: 'a cat' }, /model: fal\/flux-dev is not available on this server/],
-    ['an option the model lacks', { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', resolution: '8x' }, /resolution: must be one of 2x, 4x/],
-    ['a URI that is not http(s)', { type: 'upscale', model: 'local/lanczos', image_url: 'file:///etc/passwd' }, /image_url: must be an http\(s\) URI/],
-    ['num_outputs below 1', { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', num_outputs: 0 }, /num_outputs: Too small/],
+    [
+      'a model whose provider is not configured',
+      { type: 'text-to-image', model: 'fal/flux-dev', prompt: 'a cat' },
+      /model: fal\/flux-dev is not available on this server/,
+    ],
+    [
+      'an option the model lacks',
+      { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', resolution: '8x' },
+      /resolution: must be one of 2x, 4x/,
+    ],
+    [
+      'a URI that is not http(s)',
+      { type: 'upscale', model: 'local/lanczos', image_url: 'file:///etc/passwd' },
+      /image_url: must be an http\(s\) URI/,
+    ],
+    [
+      'num_outputs below 1',
+      { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', num_outputs: 0 },
+      /num_outputs: Too small/,
+    ],
   ])('400 for %s', async (_name, requestBody, message) => {
     const agent = await registerAgent();
     const { status, body } = await call('POST', '/api/v1/generations', { key: agent.api_key, body: requestBody });
@@ -154,7 +275,9 @@ describe('POST /generations refusals', () => {
   });
 
   it('401 without a key', async () => {
-    expect((await call('POST', '/api/v1/generations', { body: { type: 'upscale', model: 'local/lanczos' } })).status).toBe(401);
+    expect(
+      (await call('POST', '/api/v1/generations', { body: { type: 'upscale', model: 'local/lanczos' } })).status,
+    ).toBe(401);
   });
 });
 
@@ -173,9 +296,15 @@ describe('Idempotency-Key', () => {
     const third = await call('POST', '/api/v1/generations', { key: agent.api_key, body, headers });
     expect(third).toMatchObject({ status: 202, body: { id: first.body.id, status: 'queued', cost: first.body.cost } });
     expect(await stack.database.prisma.task.count({ where: { accountId: agent.agent_id } })).toBe(1);
-    expect(await stack.database.prisma.ledgerEntry.count({ where: { accountId: agent.agent_id, kind: 'reserve' } })).toBe(1);
+    expect(
+      await stack.database.prisma.ledgerEntry.count({ where: { accountId: agent.agent_id, kind: 'reserve' } }),
+    ).toBe(1);
 
-    const changed = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { ...body, resolution: '4x' }, headers });
+    const changed = await call('POST', '/api/v1/generations', {
+      key: agent.api_key,
+      body: { ...body, resolution: '4x' },
+      headers,
+    });
     expect(changed).toMatchObject({ status: 409, body: { error: 'idempotency_key_reused' } });
   });
 });
@@ -188,7 +317,12 @@ describe('Idempotency-Key after a refusal', () => {
     const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` };
     const headers = { 'idempotency-key': 'after-top-up' };
     expect((await call('POST', '/api/v1/generations', { key: broke.api_key, body, headers })).status).toBe(402);
-    await credit(stack.database.prisma, { accountId: broke.agent_id, amount: 1_000_000n, kind: 'deposit', idempotencyKey: `deposit:${broke.agent_id}` });
+    await credit(stack.database.prisma, {
+      accountId: broke.agent_id,
+      amount: 1_000_000n,
+      kind: 'deposit',
+      idempotencyKey: `deposit:${broke.agent_id}`,
+    });
     const retried = await call('POST', '/api/v1/generations', { key: broke.api_key, body, headers });
     expect(retried.status).toBe(202);
     expect((await waitForEnd(broke.api_key, retried.body.poll_url)).status).toBe('completed');
@@ -199,16 +333,22 @@ describe('GET /generations/{id} and its deprecated alias', () => {
   it('answers the owner, 404 for anyone else and for unknown ids, 400 for a malformed id', async () => {
     const owner = await registerAgent();
     const stranger = await registerAgent();
-    const created = await call('POST', '/api/v1/generations', { key: owner.api_key, body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` } });
+    const created = await call('POST', '/api/v1/generations', {
+      key: owner.api_key,
+      body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` },
+    });
     const done = await waitForEnd(owner.api_key, created.body.poll_url);
 
     const strangers = await call('GET', created.body.poll_url, { key: stranger.api_key });
     const unknown = await call('GET', '/api/v1/generations/gen_0000000000000000000000', { key: owner.api_key });
     expect(strangers).toMatchObject({ status: 404, body: { error: 'not_found' } });
     expect(unknown.status).toBe(404);
-    expect(strangers.body.message.replace(created.body.id, 'X')).toBe(unknown.body.message.replace('gen_0000000000000000000000', 'X'));
+    expect(strangers.body.message.replace(created.body.id, 'X')).toBe(
+      unknown.body.message.replace('gen_0000000000000000000000', 'X'),
+    );
     expect(await call('GET', '/api/v1/generations/not-a-task', { key: owner.api_key })).toMatchObject({
-      status: 400, body: { error: 'validation_error', message: expect.stringMatching(/^Invalid path: id: must be a task id/) },
+      status: 400,
+      body: { error: 'validation_error', message: expect.stringMatching(/^Invalid path: id: must be a task id/) },
     });
 
     const alias = await call('GET', `/api/v1/predictions/${created.body.id}/result`, { key: owner.api_key });
@@ -217,6 +357,8 @@ describe('GET /generations/{id} and its deprecated alias', () => {
     expect(alias.headers.get('deprecation')).toBe('true');
     expect(alias.headers.get('sunset')).toBe('Wed, 29 Jul 2026 10:24:55 GMT');
     expect(alias.headers.get('link')).toBe(`</api/v1/generations/${created.body.id}>; rel="successor-version"`);
-    expect((await call('GET', `/api/v1/predictions/${created.body.id}/result`, { key: stranger.api_key })).status).toBe(404);
+    expect((await call('GET', `/api/v1/predictions/${created.body.id}/result`, { key: stranger.api_key })).status).toBe(
+      404,
+    );
   });
 });

@@ -8,22 +8,35 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { formatUsd } from '../../src/money.ts';
 import { mp4Clip } from '../helpers/media.ts';
-import { cancelWhileUpstreamRuns, generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
 let inputs: Server;
 let inputsUrl: string;
 let clip: Buffer;
-const png = () => sharp({ create: { width: 32, height: 32, channels: 3, background: '#ff8800' } }).png().toBuffer();
+const png = () =>
+  sharp({ create: { width: 32, height: 32, channels: 3, background: '#ff8800' } })
+    .png()
+    .toBuffer();
 
 const gateway = useGateway(async () => {
   clip = mp4Clip(); // a real H.264 clip, as a video job's content
-  upstream = await startOpenAIStandIn({ png: await png(), mp3: Buffer.from('ID3-stand-in-mp3-bytes'.repeat(20)), transcript: { text: 'Hello from the recording.', duration: 61.5 }, mp4: clip });
+  upstream = await startOpenAIStandIn({
+    png: await png(),
+    mp3: Buffer.from('ID3-stand-in-mp3-bytes'.repeat(20)),
+    transcript: { text: 'Hello from the recording.', duration: 61.5 },
+    mp4: clip,
+  });
   inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(Buffer.alloc(4096, 1)));
   await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
   inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
-  return { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream-test', OPENAI_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
+  return {
+    OPENAI_BASE_URL: upstream.baseUrl,
+    OPENAI_API_KEY: 'sk-upstream-test',
+    OPENAI_TIMEOUT_SECONDS: 1,
+    PROVIDER_POLL_INTERVAL_MS: 50,
+  };
 });
 afterAll(async () => {
   await upstream?.close();
@@ -39,18 +52,41 @@ describe('text-to-text', () => {
   it('folds messages, passes parameters, stores the answer as .txt and charges the tokens used', async () => {
     const before = await balance();
     const task = await generate({
-      type: 'text-to-text', model: 'openai/qwen3-235b', max_tokens: 200, temperature: 0.2, top_p: 0.9, top_k: 40,
-      repetition_penalty: 1.1, enable_thinking: false,
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello!' }, { role: 'user', content: 'Name a colour.' }],
+      type: 'text-to-text',
+      model: 'openai/qwen3-235b',
+      max_tokens: 200,
+      temperature: 0.2,
+      top_p: 0.9,
+      top_k: 40,
+      repetition_penalty: 1.1,
+      enable_thinking: false,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello!' },
+        { role: 'user', content: 'Name a colour.' },
+      ],
     });
-    expect(task).toMatchObject({ status: 'completed', type: 'text-to-text', output: expect.stringMatching(/\/files\/gen_\w+\/output-0\.txt$/) });
+    expect(task).toMatchObject({
+      status: 'completed',
+      type: 'text-to-text',
+      output: expect.stringMatching(/\/files\/gen_\w+\/output-0\.txt$/),
+    });
 
     const sent = upstream.requests.at(-1)!;
     expect(sent.authorization).toBe('Bearer sk-upstream-test');
     expect(sent.body).toMatchObject({
-      model: 'qwen/qwen3-235b-a22b', max_tokens: 200, temperature: 0.2, top_p: 0.9, top_k: 40, repetition_penalty: 1.1,
+      model: 'qwen/qwen3-235b-a22b',
+      max_tokens: 200,
+      temperature: 0.2,
+      top_p: 0.9,
+      top_k: 40,
+      repetition_penalty: 1.1,
       chat_template_kwargs: { enable_thinking: false },
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'User: Hi\n\nAssistant: Hello!\n\nUser: Name a colour.' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'User: Hi\n\nAssistant: Hello!\n\nUser: Name a colour.' },
+      ],
     });
 
     const text = await (await fetch(task.output)).text();
@@ -59,20 +95,32 @@ describe('text-to-text', () => {
     // Charged by the usage the server reported, not by the reservation (200 output tokens).
     const promptTokens = Math.ceil(JSON.stringify(sent.body.messages).length / 4);
     const completionTokens = Math.ceil(text.length / 4);
-    const expected = priceRequest(gateway.catalog.get('openai/qwen3-235b')!, { usage: { input_tokens: promptTokens, output_tokens: completionTokens } }).micros;
+    const expected = priceRequest(gateway.catalog.get('openai/qwen3-235b')!, {
+      usage: { input_tokens: promptTokens, output_tokens: completionTokens },
+    }).micros;
     expect(before - (await balance())).toBe(expected);
     expect(task.cost).toBe(Number(formatUsd(expected)));
   });
 
   it('honours 429 Retry-After and 5xx by retrying, then completes', async () => {
-    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'busy [[429]]' })).toMatchObject({ status: 'completed' });
-    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'flaky [[500]]' })).toMatchObject({ status: 'completed' });
-    expect(upstream.requests.filter((request) => /\[\[(429|500)\]\]/.test(request.body.messages.at(-1).content))).toHaveLength(4);
+    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'busy [[429]]' })).toMatchObject({
+      status: 'completed',
+    });
+    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'flaky [[500]]' })).toMatchObject({
+      status: 'completed',
+    });
+    expect(
+      upstream.requests.filter((request) => /\[\[(429|500)\]\]/.test(request.body.messages.at(-1).content)),
+    ).toHaveLength(4);
   });
 
   it('an answer slower than OPENAI_TIMEOUT_SECONDS is abandoned and asked again', async () => {
-    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'take your time [[slow]]' })).toMatchObject({ status: 'completed' });
-    expect(upstream.requests.filter((request) => request.body.messages?.at(-1).content.includes('[[slow]]'))).toHaveLength(2);
+    expect(
+      await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'take your time [[slow]]' }),
+    ).toMatchObject({ status: 'completed' });
+    expect(
+      upstream.requests.filter((request) => request.body.messages?.at(-1).content.includes('[[slow]]')),
+    ).toHaveLength(2);
   });
 
   it.each([
@@ -81,7 +129,9 @@ describe('text-to-text', () => {
     ['an answer without choices', '[[no-choices]]', 'The model returned no answer.'],
   ])('%s fails the task with a clear error and refunds it', async (_name, marker, error) => {
     const before = await balance();
-    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: `please ${marker}` })).toMatchObject({ status: 'failed', error, cost: 0 });
+    expect(await generate({ type: 'text-to-text', model: 'openai/kimi-k2', prompt: `please ${marker}` })).toMatchObject(
+      { status: 'failed', error, cost: 0 },
+    );
     expect(await balance()).toBe(before);
   });
 });
@@ -89,10 +139,22 @@ describe('text-to-text', () => {
 describe('images, speech and transcription', () => {
   it('text-to-image: n images as PNG files, charged per image', async () => {
     const before = await balance();
-    const task = await generate({ type: 'text-to-image', model: 'openai/gpt-image-1', prompt: 'a red kite', num_outputs: 2, resolution: '1536x1024' });
+    const task = await generate({
+      type: 'text-to-image',
+      model: 'openai/gpt-image-1',
+      prompt: 'a red kite',
+      num_outputs: 2,
+      resolution: '1536x1024',
+    });
     expect(task).toMatchObject({ status: 'completed', cost: 0.126 });
     expect(task.outputs).toHaveLength(2);
-    expect(upstream.requests.at(-1)!.body).toMatchObject({ endpoint: '/v1/images/generations', model: 'gpt-image-1', prompt: 'a red kite', n: 2, size: '1536x1024' });
+    expect(upstream.requests.at(-1)!.body).toMatchObject({
+      endpoint: '/v1/images/generations',
+      model: 'gpt-image-1',
+      prompt: 'a red kite',
+      n: 2,
+      size: '1536x1024',
+    });
     const stored = await sharp(Buffer.from(await (await fetch(task.outputs[1])).arrayBuffer())).metadata();
     expect([stored.format, stored.width]).toEqual(['png', 32]);
     expect(before - (await balance())).toBe(126_000n);
@@ -101,13 +163,23 @@ describe('images, speech and transcription', () => {
   it('text-to-audio: the speech as MP3', async () => {
     const task = await generate({ type: 'text-to-audio', model: 'openai/tts-1', prompt: 'Good morning.' });
     expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/\.mp3$/) });
-    expect(upstream.requests.at(-1)!.body).toMatchObject({ endpoint: '/v1/audio/speech', model: 'tts-1', input: 'Good morning.', voice: 'alloy', response_format: 'mp3' });
+    expect(upstream.requests.at(-1)!.body).toMatchObject({
+      endpoint: '/v1/audio/speech',
+      model: 'tts-1',
+      input: 'Good morning.',
+      voice: 'alloy',
+      response_format: 'mp3',
+    });
     expect((await (await fetch(task.output)).text()).startsWith('ID3-stand-in')).toBe(true);
   });
 
   it('speech-to-text: uploads the audio, stores the text, charges the minutes measured (not the 10 reserved)', async () => {
     const before = await balance();
-    const task = await generate({ type: 'speech-to-text', model: 'openai/whisper-1', audio_url: `${inputsUrl}/memo.wav` });
+    const task = await generate({
+      type: 'speech-to-text',
+      model: 'openai/whisper-1',
+      audio_url: `${inputsUrl}/memo.wav`,
+    });
     expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/\.txt$/), cost: 0.012 });
     expect(await (await fetch(task.output)).text()).toBe('Hello from the recording.');
     const upload = upstream.requests.at(-1)!.body;
@@ -119,8 +191,16 @@ describe('images, speech and transcription', () => {
 
 describe('malformed media answers', () => {
   it.each([
-    ['an image entry without image', { type: 'text-to-image', model: 'openai/gpt-image-1', prompt: 'a kite [[no-image]]' }, 'The model returned no image.'],
-    ['speech that is not audio', { type: 'text-to-audio', model: 'openai/tts-1', prompt: 'Hello [[not-audio]]' }, 'The model returned no audio.'],
+    [
+      'an image entry without image',
+      { type: 'text-to-image', model: 'openai/gpt-image-1', prompt: 'a kite [[no-image]]' },
+      'The model returned no image.',
+    ],
+    [
+      'speech that is not audio',
+      { type: 'text-to-audio', model: 'openai/tts-1', prompt: 'Hello [[not-audio]]' },
+      'The model returned no audio.',
+    ],
   ])('%s fails the task with a clear error and refunds it', async (_name, body, error) => {
     const before = await balance();
     expect(await generate(body)).toMatchObject({ status: 'failed', error, cost: 0 });
@@ -131,7 +211,13 @@ describe('malformed media answers', () => {
 describe('text-to-video (Sora-style /videos jobs)', () => {
   it('creates the job, polls it to completion, stores the MP4 and charges the seconds', async () => {
     const before = await balance();
-    const task = await generate({ type: 'text-to-video', model: 'openai/sora-2', prompt: 'waves at dawn', duration: 8, aspect_ratio: '9:16' });
+    const task = await generate({
+      type: 'text-to-video',
+      model: 'openai/sora-2',
+      prompt: 'waves at dawn',
+      duration: 8,
+      aspect_ratio: '9:16',
+    });
     expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/output-0\.mp4$/), cost: 0.8 });
     const job = [...upstream.videos.values()].at(-1)!;
     expect(job.fields).toMatchObject({ model: 'sora-2', prompt: 'waves at dawn', seconds: '8', size: '720x1280' });
@@ -143,8 +229,18 @@ describe('text-to-video (Sora-style /videos jobs)', () => {
 
   it('a job the upstream fails ends the task with its reason and a full refund', async () => {
     const before = await balance();
-    expect(await generate({ type: 'text-to-video', model: 'openai/sora-2', prompt: 'forbidden [[video-failed]]', duration: 4 }))
-      .toMatchObject({ status: 'failed', error: 'The model failed: Your request was blocked by our moderation system.', cost: 0 });
+    expect(
+      await generate({
+        type: 'text-to-video',
+        model: 'openai/sora-2',
+        prompt: 'forbidden [[video-failed]]',
+        duration: 4,
+      }),
+    ).toMatchObject({
+      status: 'failed',
+      error: 'The model failed: Your request was blocked by our moderation system.',
+      cost: 0,
+    });
     expect(await balance()).toBe(before);
   });
 });

@@ -6,7 +6,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type OutputMedia, outputKind, outputMedia, pngImage } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
-import { cancelTask, cancelWhileUpstreamRuns, generateAndWait, startGeneration, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import {
+  cancelTask,
+  cancelWhileUpstreamRuns,
+  generateAndWait,
+  startGeneration,
+  useFundedDeveloper,
+  useGateway,
+} from '../helpers/gateway.ts';
 import { callbackSignals, postCallback, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';
 
@@ -15,25 +22,50 @@ let media: OutputMedia;
 const catalog = loadCatalog();
 const gateway = useGateway(async () => {
   media = await outputMedia(await pngImage(40, 30, '#00aa66'));
-  const kindOf = (reference: string) => outputKind(catalog.models.find((model) => model.upstream.model === reference)?.capabilities.output_modalities ?? ['image']);
+  const kindOf = (reference: string) =>
+    outputKind(
+      catalog.models.find((model) => model.upstream.model === reference)?.capabilities.output_modalities ?? ['image'],
+    );
   upstream = await startReplicateStandIn({ token: 'r8_test_token', media, kindOf });
-  return { REPLICATE_API_TOKEN: 'r8_test_token', REPLICATE_BASE_URL: upstream.baseUrl, REPLICATE_TIMEOUT_SECONDS: 1, PROVIDER_POLL_INTERVAL_MS: 50 };
+  return {
+    REPLICATE_API_TOKEN: 'r8_test_token',
+    REPLICATE_BASE_URL: upstream.baseUrl,
+    REPLICATE_TIMEOUT_SECONDS: 1,
+    PROVIDER_POLL_INTERVAL_MS: 50,
+  };
 });
 afterAll(() => upstream?.close());
 
 const developer = useFundedDeveloper(gateway);
 
 const balance = () => developer.balance();
-const upscale = (image: string, extra: object = {}) => ({ type: 'upscale', model: 'replicate/real-esrgan', image_url: `https://images.example/${image}`, resolution: '4x', ...extra });
+const upscale = (image: string, extra: object = {}) => ({
+  type: 'upscale',
+  model: 'replicate/real-esrgan',
+  image_url: `https://images.example/${image}`,
+  resolution: '4x',
+  ...extra,
+});
 
 describe('Replicate', () => {
-  itRunsOneModelOfEachType({ gateway, developer, media: () => media, lastUpstreamModel: () => upstream.created.at(-1)?.model }, 'replicate');
+  itRunsOneModelOfEachType(
+    { gateway, developer, media: () => media, lastUpstreamModel: () => upstream.created.at(-1)?.model },
+    'replicate',
+  );
 
-  it('runs a prediction with the model\'s input names, copies the output into our storage and charges the quote', async () => {
+  it("runs a prediction with the model's input names, copies the output into our storage and charges the quote", async () => {
     const before = await balance();
     const task = await generateAndWait(gateway, developer.key, upscale('cat.png'));
-    expect(task).toMatchObject({ status: 'completed', cost: 0.004, output: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\/gen_\w+\/output-0\.png$/) });
-    expect(upstream.created.at(-1)).toMatchObject({ model: 'nightmareai/real-esrgan', input: { image: 'https://images.example/cat.png', scale: 4 }, webhook: null });
+    expect(task).toMatchObject({
+      status: 'completed',
+      cost: 0.004,
+      output: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\/gen_\w+\/output-0\.png$/),
+    });
+    expect(upstream.created.at(-1)).toMatchObject({
+      model: 'nightmareai/real-esrgan',
+      input: { image: 'https://images.example/cat.png', scale: 4 },
+      webhook: null,
+    });
     const image = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
     expect([image.width, image.height]).toEqual([40, 30]);
     expect(before - (await balance())).toBe(4_000n);
@@ -41,12 +73,16 @@ describe('Replicate', () => {
 
   it('retries after 429 with Retry-After, then completes', async () => {
     const created = upstream.created.length;
-    expect(await generateAndWait(gateway, developer.key, upscale('busy-[[429]].png'))).toMatchObject({ status: 'completed' });
+    expect(await generateAndWait(gateway, developer.key, upscale('busy-[[429]].png'))).toMatchObject({
+      status: 'completed',
+    });
     expect(upstream.created.length).toBe(created + 1);
   });
 
   it('a GET that answers past REPLICATE_TIMEOUT_SECONDS is abandoned and asked again', async () => {
-    expect(await generateAndWait(gateway, developer.key, upscale('slow-[[slow-get]].png'))).toMatchObject({ status: 'completed' });
+    expect(await generateAndWait(gateway, developer.key, upscale('slow-[[slow-get]].png'))).toMatchObject({
+      status: 'completed',
+    });
     expect(upstream.gets.get(upstream.created.at(-1)!.id)).toBeGreaterThanOrEqual(2);
   });
 
@@ -57,13 +93,19 @@ describe('Replicate', () => {
     ['an output that holds no URL', 'odd-[[malformed]].png', /^The model returned no output\.$/],
   ])('%s fails the task with a clear error and a full refund', async (_name, image, error) => {
     const before = await balance();
-    expect(await generateAndWait(gateway, developer.key, upscale(image))).toMatchObject({ status: 'failed', error: expect.stringMatching(error), cost: 0 });
+    expect(await generateAndWait(gateway, developer.key, upscale(image))).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(error),
+      cost: 0,
+    });
     expect(await balance()).toBe(before);
   });
 
   it('a cancelled task cancels its prediction upstream and is refunded', async () => {
     const before = await balance();
-    await cancelWhileUpstreamRuns(gateway, developer.key, upscale('wait-[[slow]].png'), () => upstream.created.some((prediction) => JSON.stringify(prediction.input).includes('[[slow]]')));
+    await cancelWhileUpstreamRuns(gateway, developer.key, upscale('wait-[[slow]].png'), () =>
+      upstream.created.some((prediction) => JSON.stringify(prediction.input).includes('[[slow]]')),
+    );
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
   });
@@ -72,7 +114,7 @@ describe('Replicate', () => {
 describe('Replicate webhooks', () => {
   useUpstreamCallbacks(gateway);
 
-  it('a signed webhook (secret asked of Replicate\'s API) finishes the task without waiting for a poll', async () => {
+  it("a signed webhook (secret asked of Replicate's API) finishes the task without waiting for a poll", async () => {
     const task = await generateAndWait(gateway, developer.key, upscale('hooked.png'), 20_000);
     expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/output-0\.png$/) });
     const prediction = upstream.created.at(-1)!;
@@ -90,9 +132,27 @@ describe('Replicate webhooks', () => {
     const { id } = upstream.created.find((prediction) => prediction.webhook?.endsWith(taskId))!;
     const body = JSON.stringify({ id, status: 'succeeded', output: ['https://evil.example/x.png'] });
     const refused = [
-      await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body, { secret: 'whsec_Zm9yZ2VkIHNlY3JldCBmb3IgdGhlIHRlc3Q=' }), body),
-      await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body), body.replace('succeeded', 'failed')),
-      await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body, { timestamp: Math.floor(Date.now() / 1000) - 600 }), body),
+      await postCallback(
+        gateway,
+        'replicate',
+        taskId,
+        upstream.signCallback(body, { secret: 'whsec_Zm9yZ2VkIHNlY3JldCBmb3IgdGhlIHRlc3Q=' }),
+        body,
+      ),
+      await postCallback(
+        gateway,
+        'replicate',
+        taskId,
+        upstream.signCallback(body),
+        body.replace('succeeded', 'failed'),
+      ),
+      await postCallback(
+        gateway,
+        'replicate',
+        taskId,
+        upstream.signCallback(body, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+        body,
+      ),
       await postCallback(gateway, 'replicate', taskId, {}, body),
     ];
     for (const response of refused) {

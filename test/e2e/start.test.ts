@@ -24,17 +24,31 @@ function processesUsing(dir: string): string[] {
 }
 
 async function startService(): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['scripts/start.mjs'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running = child;
   let output = '';
-  child.stdout!.on('data', (chunk) => { output += chunk; });
-  child.stderr!.on('data', (chunk) => { output += chunk; });
+  child.stdout!.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr!.on('data', (chunk) => {
+    output += chunk;
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not up within 90 s:\n${output}`)), 90_000);
     child.stdout!.on('data', () => {
-      if (output.includes('Press Ctrl-C to stop.')) { clearTimeout(timer); resolve(); }
+      if (output.includes('Press Ctrl-C to stop.')) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}:\n${output}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
   });
   return { child, output: () => output };
 }
@@ -86,7 +100,11 @@ describe('npm start', () => {
     // The in-process worker serves workflows, and data lands in both stores.
     const connection = await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_DEV_SERVER_PORT}` });
     const client = new Client({ connection });
-    const result = await client.workflow.execute(pingWorkflow, { taskQueue: 'gateway', workflowId: 'ping-e2e', args: [{}] });
+    const result = await client.workflow.execute(pingWorkflow, {
+      taskQueue: 'gateway',
+      workflowId: 'ping-e2e',
+      args: [{}],
+    });
     expect(result.database).toMatch(/^PostgreSQL/);
     await connection.close();
     const databaseUrl = `postgresql://gateway:gateway@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/gateway`;

@@ -18,7 +18,9 @@ let inputsUrl: string;
 let hooks: Receiver;
 
 beforeAll(async () => {
-  const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#118844' } }).png().toBuffer();
+  const png = await sharp({ create: { width: 8, height: 6, channels: 3, background: '#118844' } })
+    .png()
+    .toBuffer();
   inputs = createServer((req, res) => {
     if (req.url === '/input.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     else res.writeHead(404).end();
@@ -38,64 +40,125 @@ const deliveriesTo = (path: string) => hooks.received.filter((delivery) => deliv
 
 async function registerAgent(webhookPath: string) {
   const response = await fetch(`${stack.app.url}/api/v1/agents/register`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.18.7.${++agents}` }, body: JSON.stringify({ agent_name: 'hooked agent', webhook_url: `${base()}${webhookPath}` }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.18.7.${++agents}` },
+    body: JSON.stringify({ agent_name: 'hooked agent', webhook_url: `${base()}${webhookPath}` }),
   });
   return (await response.json()) as { agent_id: string; api_key: string; webhook_secret: string };
 }
 
 async function getTask(key: string, id: string): Promise<any> {
-  return (await fetch(`${stack.app.url}/api/v1/generations/${id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+  return (
+    await fetch(`${stack.app.url}/api/v1/generations/${id}`, { headers: { authorization: `Bearer ${key}` } })
+  ).json();
 }
 
 describe('webhooks end to end', () => {
   it.each([
-    ['completed', '/a/agent', '/a/task', () => ({ type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png`, webhook_url: `${base()}/a/task` })],
+    [
+      'completed',
+      '/a/agent',
+      '/a/task',
+      () => ({
+        type: 'upscale',
+        model: 'local/lanczos',
+        image_url: `${inputsUrl}/input.png`,
+        webhook_url: `${base()}/a/task`,
+      }),
+    ],
     // The `input` layout names the task's webhook `webhook`.
-    ['failed', '/b/agent', '/b/task', () => ({ model: 'local/lanczos', input: { image_url: `${inputsUrl}/missing.png` }, webhook: `${base()}/b/task` })],
-  ])('a %s generation is delivered to the task\'s webhook and the agent\'s, signed with the agent\'s secret', async (status, agentPath, taskPath, body) => {
-    const agent = await registerAgent(agentPath);
-    const task = await generateAndWait(stack, agent.api_key, body());
-    expect(task.status).toBe(status);
+    [
+      'failed',
+      '/b/agent',
+      '/b/task',
+      () => ({ model: 'local/lanczos', input: { image_url: `${inputsUrl}/missing.png` }, webhook: `${base()}/b/task` }),
+    ],
+  ])(
+    "a %s generation is delivered to the task's webhook and the agent's, signed with the agent's secret",
+    async (status, agentPath, taskPath, body) => {
+      const agent = await registerAgent(agentPath);
+      const task = await generateAndWait(stack, agent.api_key, body());
+      expect(task.status).toBe(status);
 
-    await expect.poll(() => deliveriesTo(agentPath).length + deliveriesTo(taskPath).length, { timeout: 15_000 }).toBe(2);
-    const expected = { event: `generation.${status}`, data: await getTask(agent.api_key, task.id) };
-    expect(expected.data).toEqual(task);
-    for (const delivery of [...deliveriesTo(agentPath), ...deliveriesTo(taskPath)]) {
-      expect(verifyDelivery(agent.webhook_secret, delivery)).toEqual(expected);
-      expect(delivery.headers['webhook-id']).toBe(webhookMessageId(task.id, `generation.${status}` as 'generation.completed'));
-    }
-    // What a forger or a replayer would send fails the same verification.
-    const [sample] = deliveriesTo(agentPath);
-    expect(() => verifyDelivery(agent.webhook_secret, { ...sample!, body: sample!.body.replace(`"${status}"`, '"queued"') })).toThrow(/No matching signature/);
-    expect(() => verifyDelivery(agent.webhook_secret, { ...sample!, headers: { ...sample!.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 600) } })).toThrow(/too old/);
-    if (status === 'completed') expect(expected.data.outputs).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\//)]);
+      await expect
+        .poll(() => deliveriesTo(agentPath).length + deliveriesTo(taskPath).length, { timeout: 15_000 })
+        .toBe(2);
+      const expected = { event: `generation.${status}`, data: await getTask(agent.api_key, task.id) };
+      expect(expected.data).toEqual(task);
+      for (const delivery of [...deliveriesTo(agentPath), ...deliveriesTo(taskPath)]) {
+        expect(verifyDelivery(agent.webhook_secret, delivery)).toEqual(expected);
+        expect(delivery.headers['webhook-id']).toBe(
+          webhookMessageId(task.id, `generation.${status}` as 'generation.completed'),
+        );
+      }
+      // What a forger or a replayer would send fails the same verification.
+      const [sample] = deliveriesTo(agentPath);
+      expect(() =>
+        verifyDelivery(agent.webhook_secret, { ...sample!, body: sample!.body.replace(`"${status}"`, '"queued"') }),
+      ).toThrow(/No matching signature/);
+      expect(() =>
+        verifyDelivery(agent.webhook_secret, {
+          ...sample!,
+          headers: { ...sample!.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 600) },
+        }),
+      ).toThrow(/too old/);
+      if (status === 'completed')
+        expect(expected.data.outputs).toEqual([expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/files\//)]);
 
-    await expect.poll(() => stack.database.prisma.webhookDelivery.count({ where: { taskId: task.id } }), { timeout: 10_000 }).toBe(2);
-    const log = await stack.database.prisma.webhookDelivery.findMany({ where: { taskId: task.id }, orderBy: { url: 'asc' } });
-    expect(log.map((row) => [row.url, row.attempt, row.statusCode, row.event, row.accountId])).toEqual([
-      [`${base()}${agentPath}`, 1, 200, `generation.${status}`, agent.agent_id],
-      [`${base()}${taskPath}`, 1, 200, `generation.${status}`, agent.agent_id],
-    ].sort());
-  });
+      await expect
+        .poll(() => stack.database.prisma.webhookDelivery.count({ where: { taskId: task.id } }), { timeout: 10_000 })
+        .toBe(2);
+      const log = await stack.database.prisma.webhookDelivery.findMany({
+        where: { taskId: task.id },
+        orderBy: { url: 'asc' },
+      });
+      expect(log.map((row) => [row.url, row.attempt, row.statusCode, row.event, row.accountId])).toEqual(
+        [
+          [`${base()}${agentPath}`, 1, 200, `generation.${status}`, agent.agent_id],
+          [`${base()}${taskPath}`, 1, 200, `generation.${status}`, agent.agent_id],
+        ].sort(),
+      );
+    },
+  );
 
-  it('a developer\'s task is signed with the secret from GET /account/webhook-secret', async () => {
-    const response = await fetch(`${stack.app.url}/api/v1/account/webhook-secret`, { headers: { authorization: `Bearer ${developer.key}` } });
+  it("a developer's task is signed with the secret from GET /account/webhook-secret", async () => {
+    const response = await fetch(`${stack.app.url}/api/v1/account/webhook-secret`, {
+      headers: { authorization: `Bearer ${developer.key}` },
+    });
     const secret = ((await response.json()) as { webhook_secret: string }).webhook_secret;
-    const task = await generateAndWait(stack, developer.key, { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png`, webhook_url: `${base()}/dev` });
+    const task = await generateAndWait(stack, developer.key, {
+      type: 'upscale',
+      model: 'local/lanczos',
+      image_url: `${inputsUrl}/input.png`,
+      webhook_url: `${base()}/dev`,
+    });
     await expect.poll(() => deliveriesTo('/dev').length, { timeout: 15_000 }).toBe(1);
     expect(verifyDelivery(secret, deliveriesTo('/dev')[0]!)).toEqual({ event: 'generation.completed', data: task });
   });
 
   it('a failing receiver neither delays nor changes the task: the generation closes while delivery retries', async () => {
     const before = await developer.balance();
-    const task = await generateAndWait(stack, developer.key, { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png`, webhook_url: `${base()}/down` });
+    const task = await generateAndWait(stack, developer.key, {
+      type: 'upscale',
+      model: 'local/lanczos',
+      image_url: `${inputsUrl}/input.png`,
+      webhook_url: `${base()}/down`,
+    });
     expect(task).toMatchObject({ status: 'completed', cost: 0.0005 });
     expect(await developer.balance()).toBe(before - 500n);
-    await expect.poll(async () => (await stack.env.client.workflow.getHandle(task.id).describe()).status.name, { timeout: 10_000 }).toBe('COMPLETED');
-    const delivery = stack.env.client.workflow.getHandle(deliveryWorkflowId(webhookMessageId(task.id, 'generation.completed'), `${base()}/down`));
+    await expect
+      .poll(async () => (await stack.env.client.workflow.getHandle(task.id).describe()).status.name, {
+        timeout: 10_000,
+      })
+      .toBe('COMPLETED');
+    const delivery = stack.env.client.workflow.getHandle(
+      deliveryWorkflowId(webhookMessageId(task.id, 'generation.completed'), `${base()}/down`),
+    );
     await expect.poll(() => deliveriesTo('/down').length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
     expect((await delivery.describe()).status.name).toBe('RUNNING');
-    await expect.poll(() => stack.database.prisma.webhookDelivery.count({ where: { taskId: task.id } }), { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => stack.database.prisma.webhookDelivery.count({ where: { taskId: task.id } }), { timeout: 10_000 })
+      .toBe(1);
     const [first] = await stack.database.prisma.webhookDelivery.findMany({ where: { taskId: task.id } });
     expect(first).toMatchObject({ attempt: 1, statusCode: 500, error: 'HTTP 500', nextAttemptAt: expect.any(Date) });
     await delivery.terminate('test over');

@@ -26,8 +26,15 @@ beforeAll(async () => {
   worker = spawn(process.execPath, ['scripts/start.mjs', '--role', 'worker'], {
     cwd: root,
     env: {
-      ...process.env, DATABASE_URL: stack.database.url, TEMPORAL_ADDRESS: stack.env.address, TEMPORAL_TASK_QUEUE: uniqueTaskQueue('role'),
-      TEMPORAL_WEBHOOK_TASK_QUEUE: webhookTaskQueue, ALLOW_PRIVATE_WEBHOOK_URLS: 'true', DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'test',
+      ...process.env,
+      DATABASE_URL: stack.database.url,
+      TEMPORAL_ADDRESS: stack.env.address,
+      TEMPORAL_TASK_QUEUE: uniqueTaskQueue('role'),
+      TEMPORAL_WEBHOOK_TASK_QUEUE: webhookTaskQueue,
+      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'test',
     },
     stdio: 'ignore',
   });
@@ -46,10 +53,19 @@ it('delivers from the webhooks task queue', async () => {
   const accountId = await createFundedAccount(stack.database.prisma, 'agent');
   await stack.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: receiver.url } });
   const taskId = newId('gen');
-  const { messageId } = await createWebhookMessage(stack.database.prisma, { event: 'generation.failed', subject: taskId, accountId, taskId, data: { id: taskId, status: 'failed' } });
+  const { messageId } = await createWebhookMessage(stack.database.prisma, {
+    event: 'generation.failed',
+    subject: taskId,
+    accountId,
+    taskId,
+    data: { id: taskId, status: 'failed' },
+  });
   await startWebhookDelivery(stack.env.client, webhookTaskQueue, { messageId, url: receiver.url }, 'once');
 
   await expect.poll(() => receiver.received.length, { timeout: 60_000 }).toBe(1);
   const secret = (await stack.database.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).webhookSecret!;
-  expect(verifyDelivery(secret, receiver.received[0]!)).toEqual({ event: 'generation.failed', data: { id: taskId, status: 'failed' } });
+  expect(verifyDelivery(secret, receiver.received[0]!)).toEqual({
+    event: 'generation.failed',
+    data: { id: taskId, status: 'failed' },
+  });
 }, 90_000);

@@ -15,16 +15,25 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> & Pick<AppDeps, 'prisma'> & { config?: Partial<Config>; port?: number };
+export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> &
+  Pick<AppDeps, 'prisma'> & { config?: Partial<Config>; port?: number };
 
 /** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
 /** For apps whose tests never reach Temporal: a real client that connects only if used (and then fails). */
-const unusedTemporal = () => ({ client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:9' }) }), taskQueue: 'unused' });
+const unusedTemporal = () => ({
+  client: new Client({ connection: Connection.lazy({ address: '127.0.0.1:9' }) }),
+  taskQueue: 'unused',
+});
 
 export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): Promise<TestApp> {
   const app = createApp({
-    config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config }, logger: testLogger, health: {}, catalog: loadCatalog(),
-    storage: createLocalStorage(join(tmpdir(), 'gateway-test-files'), 'http://localhost'), temporal: unusedTemporal(), ...deps,
+    config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config },
+    logger: testLogger,
+    health: {},
+    catalog: loadCatalog(),
+    storage: createLocalStorage(join(tmpdir(), 'gateway-test-files'), 'http://localhost'),
+    temporal: unusedTemporal(),
+    ...deps,
   });
   const server = app.listen(port, '127.0.0.1');
   await new Promise((resolve, reject) => {
@@ -34,7 +43,11 @@ export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): 
   const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://127.0.0.1:${bound}`,
-    close: () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

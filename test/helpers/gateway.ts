@@ -39,12 +39,28 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = uniqueTaskQueue('gateway');
     // The worker role's workers: the main queue, one per provider and the webhooks queue.
-    const workers = await createWorkers(stack.env.nativeConnection, {
-      config: gateway.config, taskQueue, namespace: 'default', workflows: { workflowBundle: await bundleWorkflows() },
-    }, { prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config });
-    workersRun = runWorkers(workers, new Promise<void>((resolve) => { stopWorkers = resolve; }));
+    const workers = await createWorkers(
+      stack.env.nativeConnection,
+      {
+        config: gateway.config,
+        taskQueue,
+        namespace: 'default',
+        workflows: { workflowBundle: await bundleWorkflows() },
+      },
+      { prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config },
+    );
+    workersRun = runWorkers(
+      workers,
+      new Promise<void>((resolve) => {
+        stopWorkers = resolve;
+      }),
+    );
     gateway.app = await startTestApp({
-      prisma: stack.database.prisma, config: gateway.config, catalog: gateway.catalog, storage, temporal: { client: stack.env.client, taskQueue },
+      prisma: stack.database.prisma,
+      config: gateway.config,
+      catalog: gateway.catalog,
+      storage,
+      temporal: { client: stack.env.client, taskQueue },
     });
     gateway.config.PUBLIC_BASE_URL = gateway.app.url;
   });
@@ -60,7 +76,11 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
 /** POSTs a generation as the key's owner and polls it until it ends. */
 export async function generateAndWait(gateway: Gateway, key: string, body: object, timeoutMs = 30_000): Promise<any> {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const created = await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const created = await fetch(`${gateway.app.url}/api/v1/generations`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
   if (created.status !== 202) throw new Error(`POST /generations answered ${created.status}: ${await created.text()}`);
   const { poll_url: pollUrl } = (await created.json()) as { poll_url: string };
   const deadline = Date.now() + timeoutMs;
@@ -82,13 +102,19 @@ export interface FundedDeveloper {
 /** A developer with `amount` micro-USD, created in beforeAll (fields filled in then). */
 export function useFundedDeveloper(gateway: Gateway, amount = 5_000_000n): FundedDeveloper {
   const developer = {
-    balance: async () => (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } })).balance,
+    balance: async () =>
+      (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } })).balance,
   } as FundedDeveloper;
   beforeAll(async () => {
     const created = await createDeveloperWithKey(gateway.database.prisma);
     developer.key = created.apiKey.key;
     developer.accountId = created.developerId;
-    await credit(gateway.database.prisma, { accountId: developer.accountId, amount, kind: 'adjustment', idempotencyKey: `topup:${developer.accountId}` });
+    await credit(gateway.database.prisma, {
+      accountId: developer.accountId,
+      amount,
+      kind: 'adjustment',
+      idempotencyKey: `topup:${developer.accountId}`,
+    });
   });
   return developer;
 }
@@ -96,21 +122,34 @@ export function useFundedDeveloper(gateway: Gateway, amount = 5_000_000n): Funde
 /** Posts a generation and returns its id without waiting for it. */
 export async function startGeneration(gateway: Gateway, key: string, body: object): Promise<string> {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const response = await fetch(`${gateway.app.url}/api/v1/generations`, { method: 'POST', headers, body: JSON.stringify(body) });
+  const response = await fetch(`${gateway.app.url}/api/v1/generations`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
   return ((await response.json()) as { id: string }).id;
 }
 
 /** Cancels a running task through Temporal and waits until it has ended failed. */
 export async function cancelTask(gateway: Gateway, taskId: string): Promise<void> {
   await gateway.env.client.workflow.getHandle(taskId).cancel();
-  await expect.poll(async () => (await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: taskId } })).status, { timeout: 15_000 }).toBe('failed');
+  await expect
+    .poll(async () => (await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: taskId } })).status, {
+      timeout: 15_000,
+    })
+    .toBe('failed');
 }
 
 /**
  * Posts a generation, waits until the upstream has its job (`submitted`), cancels the task through Temporal and
  * waits until the task is `failed`. Returns the task id.
  */
-export async function cancelWhileUpstreamRuns(gateway: Gateway, key: string, body: object, submitted: () => boolean): Promise<string> {
+export async function cancelWhileUpstreamRuns(
+  gateway: Gateway,
+  key: string,
+  body: object,
+  submitted: () => boolean,
+): Promise<string> {
   const taskId = await startGeneration(gateway, key, body);
   await expect.poll(submitted, { timeout: 10_000 }).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 300));

@@ -15,7 +15,9 @@ export interface GenctlResult {
 
 export async function runGenctl(env: Record<string, string>, args: string[]): Promise<GenctlResult> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [genctlPath, ...args], { env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [genctlPath, ...args], {
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    });
     return { code: 0, stdout, stderr, json: args.includes('--json') ? JSON.parse(stdout) : undefined };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

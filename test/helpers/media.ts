@@ -2,6 +2,7 @@
 // engines use; a minimal binary glTF (a JSON chunk describing an empty scene, as a 3D model's container).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -19,17 +20,24 @@ export function ffmpegOutput(name: string, args: string[]): Buffer {
 }
 
 export const pngImage = (width = 24, height = 16, background = '#663399') =>
-  sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
+  sharp({ create: { width, height, channels: 3, background } })
+    .png()
+    .toBuffer();
 
 /** One second of H.264 test pattern. */
-export const mp4Clip = () => ffmpegOutput('clip.mp4', ['-f', 'lavfi', '-i', 'testsrc=size=128x72:rate=10:duration=1', '-pix_fmt', 'yuv420p']);
+export const mp4Clip = () =>
+  ffmpegOutput('clip.mp4', ['-f', 'lavfi', '-i', 'testsrc=size=128x72:rate=10:duration=1', '-pix_fmt', 'yuv420p']);
 
 /** One second of a 440 Hz tone as MP3. */
 export const mp3Tone = () => ffmpegOutput('tone.mp3', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1']);
 
 /** A valid glTF 2.0 binary container holding an empty scene. */
 export function glbModel(): Buffer {
-  const text = JSON.stringify({ asset: { version: '2.0', generator: 'gateway tests' }, scenes: [{ nodes: [] }], scene: 0 });
+  const text = JSON.stringify({
+    asset: { version: '2.0', generator: 'gateway tests' },
+    scenes: [{ nodes: [] }],
+    scene: 0,
+  });
   const json = Buffer.from(text.padEnd(Math.ceil(text.length / 4) * 4, ' ')); // chunks are 4-byte aligned
   const header = Buffer.alloc(12);
   header.write('glTF', 0, 'ascii');
@@ -50,7 +58,7 @@ export interface OutputMedia {
 }
 
 export async function outputMedia(image?: Buffer): Promise<OutputMedia> {
-  return { image: image ?? await pngImage(), video: mp4Clip(), audio: mp3Tone(), model: glbModel() };
+  return { image: image ?? (await pngImage()), video: mp4Clip(), audio: mp3Tone(), model: glbModel() };
 }
 
 /** The kind of output a catalog model makes, from its first output modality. */
@@ -60,9 +68,11 @@ export function outputKind(modalities: readonly string[]): keyof OutputMedia {
 }
 
 /** Serves `/files/<name>.<extension>` from `media` with its content type; false when the path is not a file. */
-export function serveMediaFile(path: string, media: OutputMedia, res: import('node:http').ServerResponse): boolean {
+export function serveMediaFile(path: string, media: OutputMedia, res: ServerResponse): boolean {
   const extension = /^\/files\/[\w.-]+\.(\w+)$/.exec(path)?.[1];
-  const kind = (Object.keys(mediaTypes) as (keyof OutputMedia)[]).find((candidate) => mediaTypes[candidate].extension === extension);
+  const kind = (Object.keys(mediaTypes) as (keyof OutputMedia)[]).find(
+    (candidate) => mediaTypes[candidate].extension === extension,
+  );
   if (!kind) return false;
   res.writeHead(200, { 'content-type': mediaTypes[kind].contentType }).end(media[kind]);
   return true;

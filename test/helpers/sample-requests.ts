@@ -16,10 +16,13 @@ const inputs = {
 export function sampleRequest(model: CatalogModel): Record<string, unknown> {
   const { input_modalities: takes, durations } = model.capabilities;
   return {
-    type: model.type, model: model.id,
+    type: model.type,
+    model: model.id,
     ...(takes.includes('text') ? { prompt: 'a quiet harbour at dawn' } : {}),
     ...(takes.includes('image') ? { image_url: inputs.image_url } : {}),
-    ...(takes.includes('image') && ['face-swap', 'reference-to-video', 'subject-to-video'].includes(model.type) ? { images: [inputs.image_url] } : {}),
+    ...(takes.includes('image') && ['face-swap', 'reference-to-video', 'subject-to-video'].includes(model.type)
+      ? { images: [inputs.image_url] }
+      : {}),
     ...(takes.includes('video') ? { video_url: inputs.video_url } : {}),
     ...(takes.includes('audio') ? { audio_url: inputs.audio_url } : {}),
     ...(durations?.length ? { duration: durations[0] } : {}),
@@ -38,20 +41,32 @@ export function oneModelPerType(models: readonly CatalogModel[], provider: strin
  * `lastUpstreamModel` names what the stand-in was last asked to run.
  */
 export function itRunsOneModelOfEachType(
-  suite: { gateway: Gateway; developer: FundedDeveloper; media: () => OutputMedia; lastUpstreamModel: () => string | undefined },
+  suite: {
+    gateway: Gateway;
+    developer: FundedDeveloper;
+    media: () => OutputMedia;
+    lastUpstreamModel: () => string | undefined;
+  },
   provider: string,
 ): void {
   const models = oneModelPerType(loadCatalog().models, provider);
-  it.each(models.map((model) => [model.type, model] as const))('%s: one model completes, its output stored and its price charged', async (_type, model) => {
-    const before = await suite.developer.balance();
-    const body = sampleRequest(model);
-    // What admission reserves for this very request (a quote, without the prompt, assumes a typical length).
-    const price = priceRequest(model, body as never).micros;
-    const task = await generateAndWait(suite.gateway, suite.developer.key, body);
-    const kind = outputKind(model.capabilities.output_modalities);
-    expect(task).toMatchObject({ status: 'completed', cost: Number(formatUsd(price)), output: expect.stringMatching(new RegExp(`output-0\\.${mediaTypes[kind].extension}$`)) });
-    expect(suite.lastUpstreamModel()).toBe(model.upstream.model);
-    expect(Buffer.from(await (await fetch(task.output)).arrayBuffer()).equals(suite.media()[kind])).toBe(true);
-    expect(await suite.developer.balance()).toBe(before - price);
-  });
+  it.each(models.map((model) => [model.type, model] as const))(
+    '%s: one model completes, its output stored and its price charged',
+    async (_type, model) => {
+      const before = await suite.developer.balance();
+      const body = sampleRequest(model);
+      // What admission reserves for this very request (a quote, without the prompt, assumes a typical length).
+      const price = priceRequest(model, body as never).micros;
+      const task = await generateAndWait(suite.gateway, suite.developer.key, body);
+      const kind = outputKind(model.capabilities.output_modalities);
+      expect(task).toMatchObject({
+        status: 'completed',
+        cost: Number(formatUsd(price)),
+        output: expect.stringMatching(new RegExp(`output-0\\.${mediaTypes[kind].extension}$`)),
+      });
+      expect(suite.lastUpstreamModel()).toBe(model.upstream.model);
+      expect(Buffer.from(await (await fetch(task.output)).arrayBuffer()).equals(suite.media()[kind])).toBe(true);
+      expect(await suite.developer.balance()).toBe(before - price);
+    },
+  );
 }

@@ -20,33 +20,71 @@ interface DmmfField {
   relationToFields?: string[];
   relationOnDelete?: string;
 }
-interface DmmfModel { name: string; dbName: string | null; fields: DmmfField[] }
-interface DmmfIndex { model: string; type: 'id' | 'unique' | 'normal' | 'fulltext'; fields: { name: string }[] }
+interface DmmfModel {
+  name: string;
+  dbName: string | null;
+  fields: DmmfField[];
+}
+interface DmmfIndex {
+  model: string;
+  type: 'id' | 'unique' | 'normal' | 'fulltext';
+  fields: { name: string }[];
+}
 interface Dmmf {
   datamodel: { models: DmmfModel[]; enums: { name: string; values: { name: string }[] }[]; indexes: DmmfIndex[] };
 }
 
-export function readPrismaDatamodel(schemaPath = join(import.meta.dirname, '..', '..', 'prisma', 'schema.prisma')): Dmmf['datamodel'] {
+export function readPrismaDatamodel(
+  schemaPath = join(import.meta.dirname, '..', '..', 'prisma', 'schema.prisma'),
+): Dmmf['datamodel'] {
   const schema = readFileSync(schemaPath, 'utf8');
   return (JSON.parse(get_dmmf(JSON.stringify({ prismaSchema: [['schema.prisma', schema]] }))) as Dmmf).datamodel;
 }
 
 const scalarTypes: Record<string, string> = {
-  String: 'text', Int: 'int4', BigInt: 'int8', Boolean: 'bool', DateTime: 'timestamp', Json: 'jsonb', Float: 'float8', Decimal: 'numeric', Bytes: 'bytea',
+  String: 'text',
+  Int: 'int4',
+  BigInt: 'int8',
+  Boolean: 'bool',
+  DateTime: 'timestamp',
+  Json: 'jsonb',
+  Float: 'float8',
+  Decimal: 'numeric',
+  Bytes: 'bytea',
 };
-const nativeTypes: Record<string, string> = { Timestamptz: 'timestamptz', Timestamp: 'timestamp', Text: 'text', Uuid: 'uuid' };
-const onDeleteSql: Record<string, string> = { Cascade: 'CASCADE', Restrict: 'RESTRICT', SetNull: 'SET NULL', SetDefault: 'SET DEFAULT', NoAction: '' };
+const nativeTypes: Record<string, string> = {
+  Timestamptz: 'timestamptz',
+  Timestamp: 'timestamp',
+  Text: 'text',
+  Uuid: 'uuid',
+};
+const onDeleteSql: Record<string, string> = {
+  Cascade: 'CASCADE',
+  Restrict: 'RESTRICT',
+  SetNull: 'SET NULL',
+  SetDefault: 'SET DEFAULT',
+  NoAction: '',
+};
 
 const tableOf = (model: DmmfModel) => model.dbName ?? model.name;
 const columnOf = (field: DmmfField) => field.dbName ?? field.name;
 
 function expectedUdt(field: DmmfField): string {
-  const base = field.kind === 'enum' ? field.type : (field.nativeType ? nativeTypes[field.nativeType[0]] : undefined) ?? scalarTypes[field.type] ?? field.type;
+  const base =
+    field.kind === 'enum'
+      ? field.type
+      : ((field.nativeType ? nativeTypes[field.nativeType[0]] : undefined) ?? scalarTypes[field.type] ?? field.type);
   return field.isList ? `_${base}` : base;
 }
 
 interface DatabaseShape {
-  columns: { table_name: string; column_name: string; udt_name: string; is_nullable: 'YES' | 'NO'; column_default: string | null }[];
+  columns: {
+    table_name: string;
+    column_name: string;
+    udt_name: string;
+    is_nullable: 'YES' | 'NO';
+    column_default: string | null;
+  }[];
   enums: { typname: string; labels: string[] }[];
   indexes: { table_name: string; unique: boolean; primary: boolean; columns: string[] }[];
   foreignKeys: { table_name: string; definition: string }[];
@@ -95,7 +133,9 @@ export function describeDrift(datamodel: Dmmf['datamodel'], database: DatabaseSh
       drift.push(`table ${table} is missing`);
       continue;
     }
-    const columns = new Map(database.columns.filter((column) => column.table_name === table).map((column) => [column.column_name, column]));
+    const columns = new Map(
+      database.columns.filter((column) => column.table_name === table).map((column) => [column.column_name, column]),
+    );
     const fields = model.fields.filter((field) => field.kind === 'scalar' || field.kind === 'enum');
     for (const field of fields) {
       const where = `${table}.${columnOf(field)}`;
@@ -104,38 +144,56 @@ export function describeDrift(datamodel: Dmmf['datamodel'], database: DatabaseSh
         drift.push(`column ${where} is missing`);
         continue;
       }
-      if (column.udt_name !== expectedUdt(field)) drift.push(`column ${where} is ${column.udt_name}, schema says ${expectedUdt(field)}`);
+      if (column.udt_name !== expectedUdt(field))
+        drift.push(`column ${where} is ${column.udt_name}, schema says ${expectedUdt(field)}`);
       // Prisma leaves list columns nullable in PostgreSQL.
       if (!field.isList && (column.is_nullable === 'NO') !== field.isRequired) {
-        drift.push(`column ${where} is ${column.is_nullable === 'NO' ? 'NOT NULL' : 'nullable'}, schema says ${field.isRequired ? 'required' : 'optional'}`);
+        drift.push(
+          `column ${where} is ${column.is_nullable === 'NO' ? 'NOT NULL' : 'nullable'}, schema says ${field.isRequired ? 'required' : 'optional'}`,
+        );
       }
       if ((column.column_default !== null) !== field.hasDefaultValue) {
-        drift.push(`column ${where} ${column.column_default === null ? 'has no default' : `has default ${column.column_default}`}, schema says ${field.hasDefaultValue ? 'default' : 'none'}`);
+        drift.push(
+          `column ${where} ${column.column_default === null ? 'has no default' : `has default ${column.column_default}`}, schema says ${field.hasDefaultValue ? 'default' : 'none'}`,
+        );
       }
     }
     const fieldColumns = new Set(fields.map(columnOf));
-    for (const name of columns.keys()) if (!fieldColumns.has(name)) drift.push(`column ${table}.${name} is not in schema.prisma`);
+    for (const name of columns.keys())
+      if (!fieldColumns.has(name)) drift.push(`column ${table}.${name} is not in schema.prisma`);
   }
 
   for (const enumType of datamodel.enums) {
     const actual = database.enums.find((candidate) => candidate.typname === enumType.name);
     const expected = enumType.values.map((value) => value.name);
     if (!actual) drift.push(`enum ${enumType.name} is missing`);
-    else if (actual.labels.join(',') !== expected.join(',')) drift.push(`enum ${enumType.name} has [${actual.labels}], schema says [${expected}]`);
+    else if (actual.labels.join(',') !== expected.join(','))
+      drift.push(`enum ${enumType.name} has [${actual.labels}], schema says [${expected}]`);
   }
   for (const actual of database.enums) {
-    if (!datamodel.enums.some((enumType) => enumType.name === actual.typname)) drift.push(`enum ${actual.typname} is not in schema.prisma`);
+    if (!datamodel.enums.some((enumType) => enumType.name === actual.typname))
+      drift.push(`enum ${actual.typname} is not in schema.prisma`);
   }
 
-  const indexKey = (table: string, kind: string, columns: string[]) => `${kind} index on ${table}(${columns.join(', ')})`;
+  const indexKey = (table: string, kind: string, columns: string[]) =>
+    `${kind} index on ${table}(${columns.join(', ')})`;
   const fieldColumn = (model: DmmfModel, name: string) => columnOf(model.fields.find((field) => field.name === name)!);
-  const expectedIndexes = new Set(datamodel.indexes.map((index) => {
-    const model = datamodel.models.find((candidate) => candidate.name === index.model)!;
-    const kind = index.type === 'id' ? 'primary' : index.type === 'unique' ? 'unique' : 'plain';
-    return indexKey(tableOf(model), kind, index.fields.map((field) => fieldColumn(model, field.name)));
-  }));
-  const actualIndexes = new Set(database.indexes.map((index) =>
-    indexKey(index.table_name, index.primary ? 'primary' : index.unique ? 'unique' : 'plain', index.columns)));
+  const expectedIndexes = new Set(
+    datamodel.indexes.map((index) => {
+      const model = datamodel.models.find((candidate) => candidate.name === index.model)!;
+      const kind = index.type === 'id' ? 'primary' : index.type === 'unique' ? 'unique' : 'plain';
+      return indexKey(
+        tableOf(model),
+        kind,
+        index.fields.map((field) => fieldColumn(model, field.name)),
+      );
+    }),
+  );
+  const actualIndexes = new Set(
+    database.indexes.map((index) =>
+      indexKey(index.table_name, index.primary ? 'primary' : index.unique ? 'unique' : 'plain', index.columns),
+    ),
+  );
   for (const index of expectedIndexes) if (!actualIndexes.has(index)) drift.push(`${index} is missing`);
   for (const index of actualIndexes) if (!expectedIndexes.has(index)) drift.push(`${index} is not in schema.prisma`);
 
@@ -147,12 +205,15 @@ export function describeDrift(datamodel: Dmmf['datamodel'], database: DatabaseSh
       const onDelete = onDeleteSql[field.relationOnDelete ?? (field.isRequired ? 'Restrict' : 'SetNull')];
       const from = field.relationFromFields.map((name) => fieldColumn(model, name)).join(', ');
       const to = field.relationToFields!.map((name) => fieldColumn(target, name)).join(', ');
-      expectedForeignKeys.add(`${tableOf(model)}: FOREIGN KEY (${from}) REFERENCES ${tableOf(target)}(${to}) ON UPDATE CASCADE${onDelete ? ` ON DELETE ${onDelete}` : ''}`);
+      expectedForeignKeys.add(
+        `${tableOf(model)}: FOREIGN KEY (${from}) REFERENCES ${tableOf(target)}(${to}) ON UPDATE CASCADE${onDelete ? ` ON DELETE ${onDelete}` : ''}`,
+      );
     }
   }
   const actualForeignKeys = new Set(database.foreignKeys.map((key) => `${key.table_name}: ${key.definition}`));
   for (const key of expectedForeignKeys) if (!actualForeignKeys.has(key)) drift.push(`foreign key ${key} is missing`);
-  for (const key of actualForeignKeys) if (!expectedForeignKeys.has(key)) drift.push(`foreign key ${key} is not in schema.prisma`);
+  for (const key of actualForeignKeys)
+    if (!expectedForeignKeys.has(key)) drift.push(`foreign key ${key} is not in schema.prisma`);
 
   return drift;
 }

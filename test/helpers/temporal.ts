@@ -19,7 +19,10 @@ export function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
 
 /** Bundle once per test file (it takes seconds); each test then runs its own worker on the bundle. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
-  return bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never });
+  return bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+  });
 }
 
 let queue = 0;

@@ -19,10 +19,22 @@ export function useUpstreamCallbacks(gateway: Gateway): void {
 /** How many upstream callbacks reached the task's workflow (as signals in its history). */
 export async function callbackSignals(gateway: Gateway, taskId: string): Promise<number> {
   const history = await gateway.env.client.workflow.getHandle(taskId).fetchHistory();
-  return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'upstreamCallback').length;
+  return (history.events ?? []).filter(
+    (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'upstreamCallback',
+  ).length;
 }
 
 /** POSTs a callback as an upstream would. */
-export function postCallback(gateway: Gateway, provider: string, taskId: string, headers: Record<string, string>, body: string): Promise<Response> {
-  return fetch(`${gateway.app.url}/callbacks/${provider}/${taskId}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+export function postCallback(
+  gateway: Gateway,
+  provider: string,
+  taskId: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<Response> {
+  return fetch(`${gateway.app.url}/callbacks/${provider}/${taskId}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 }

@@ -24,7 +24,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer: (request: ReceivedWebhook, index: number) => Answer | Promise<Answer> = () => ({ status: 200 }), port = 0): Promise<Receiver> {
+export async function startReceiver(
+  answer: (request: ReceivedWebhook, index: number) => Answer | Promise<Answer> = () => ({ status: 200 }),
+  port = 0,
+): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -42,7 +45,11 @@ export async function startReceiver(answer: (request: ReceivedWebhook, index: nu
     url: `http://127.0.0.1:${bound}/hook`,
     port: bound,
     received,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

@@ -18,7 +18,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
 });
-afterAll(() => { server.closeAllConnections(); server.close(); });
+afterAll(() => {
+  server.closeAllConnections();
+  server.close();
+});
 
 const open = { maxBytes: 1024, timeoutMs: 1_000, allowPrivate: true };
 const guarded = { ...open, allowPrivate: false };
@@ -43,9 +46,12 @@ describe('fetchInput', () => {
     await expect(fetchInput('file:///etc/passwd', open)).rejects.toThrow(InputFetchError);
   });
 
-  it.each(['127.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '169.254.169.254', '10.1.2.3', '[fe80::1]'])('guards literal %s', async (host) => {
-    await expect(fetchInput(`http://${host}:${port}/ok`, guarded)).rejects.toThrow(/is a private address/);
-  });
+  it.each(['127.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '169.254.169.254', '10.1.2.3', '[fe80::1]'])(
+    'guards literal %s',
+    async (host) => {
+      await expect(fetchInput(`http://${host}:${port}/ok`, guarded)).rejects.toThrow(/is a private address/);
+    },
+  );
 
   it('guards names that resolve to private addresses, at connection time', async () => {
     await expect(fetchInput(`http://localhost:${port}/ok`, guarded)).rejects.toThrow(/localhost is a private address/);

@@ -29,13 +29,42 @@ beforeAll(async () => {
     execFileSync(ffmpegPath, ['-hide_banner', '-loglevel', 'error', '-y', ...args, join(workDir, name)]);
     return readFile(join(workDir, name));
   };
-  media.set('/photo.png', await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2266aa' } }).png().toBuffer());
-  media.set('/tone.wav', await make('tone.wav', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2:sample_rate=48000']));
-  media.set('/clip.mp4', await make('clip.mp4', ['-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-f', 'lavfi', '-i', 'sine=frequency=220:duration=2', '-t', '2', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac']));
+  media.set(
+    '/photo.png',
+    await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2266aa' } })
+      .png()
+      .toBuffer(),
+  );
+  media.set(
+    '/tone.wav',
+    await make('tone.wav', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=2:sample_rate=48000']),
+  );
+  media.set(
+    '/clip.mp4',
+    await make('clip.mp4', [
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=320x240:rate=25',
+      '-f',
+      'lavfi',
+      '-i',
+      'sine=frequency=220:duration=2',
+      '-t',
+      '2',
+      '-c:v',
+      'libx264',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+    ]),
+  );
   media.set('/noise.bin', Buffer.from('this is not a media file at all'.repeat(50)));
   server = createServer((req, res) => {
     const body = media.get(req.url ?? '');
-    if (body) res.writeHead(200).end(body); else res.writeHead(404).end();
+    if (body) res.writeHead(200).end(body);
+    else res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -58,43 +87,76 @@ async function runModel(id: string, request: Omit<GenerationRequest, 'model'>): 
 
 interface Probe {
   format: { duration: string; format_name: string };
-  streams: { codec_type: string; codec_name: string; width?: number; height?: number; sample_rate?: string; channels?: number }[];
+  streams: {
+    codec_type: string;
+    codec_name: string;
+    width?: number;
+    height?: number;
+    sample_rate?: string;
+    channels?: number;
+  }[];
 }
 
 async function probe(result: ProviderResult): Promise<Probe> {
   expect(result.files).toHaveLength(1);
   const path = join(workDir, `probe-${Math.random().toString(36).slice(2)}.${result.files[0]!.extension}`);
   await writeFile(path, result.files[0]!.data);
-  return JSON.parse(execFileSync(ffprobePath, ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', path], { encoding: 'utf8' }));
+  return JSON.parse(
+    execFileSync(ffprobePath, ['-v', 'error', '-show_format', '-show_streams', '-of', 'json', path], {
+      encoding: 'utf8',
+    }),
+  );
 }
 
 const stream = (probed: Probe, type: string) => probed.streams.find((candidate) => candidate.codec_type === type)!;
 
 describe('local engines', () => {
   it('ken-burns: an H.264 clip of the requested length and aspect ratio', async () => {
-    const square = await probe(await runModel('local/ken-burns', { type: 'image-to-video', image_url: `${baseUrl}/photo.png`, aspect_ratio: '1:1', duration: 3 }));
+    const square = await probe(
+      await runModel('local/ken-burns', {
+        type: 'image-to-video',
+        image_url: `${baseUrl}/photo.png`,
+        aspect_ratio: '1:1',
+        duration: 3,
+      }),
+    );
     expect(stream(square, 'video')).toMatchObject({ codec_name: 'h264', width: 720, height: 720 });
     expect(Number(square.format.duration)).toBeCloseTo(3, 1);
-    const wide = await probe(await runModel('local/ken-burns', { type: 'image-to-video', image_url: `${baseUrl}/photo.png`, duration: 3 }));
+    const wide = await probe(
+      await runModel('local/ken-burns', { type: 'image-to-video', image_url: `${baseUrl}/photo.png`, duration: 3 }),
+    );
     expect(stream(wide, 'video')).toMatchObject({ width: 1280, height: 720 });
   }, 60_000);
 
   it('transcode: H.264/AAC at the requested height, aspect ratio kept, length kept', async () => {
-    const probed = await probe(await runModel('local/transcode', { type: 'video-to-video', video_url: `${baseUrl}/clip.mp4`, resolution: '480p' }));
+    const probed = await probe(
+      await runModel('local/transcode', {
+        type: 'video-to-video',
+        video_url: `${baseUrl}/clip.mp4`,
+        resolution: '480p',
+      }),
+    );
     expect(stream(probed, 'video')).toMatchObject({ codec_name: 'h264', width: 640, height: 480 });
     expect(stream(probed, 'audio')).toMatchObject({ codec_name: 'aac' });
     expect(Number(probed.format.duration)).toBeCloseTo(2, 0);
   }, 60_000);
 
   it('audio-clean: an MP3 at 44.1 kHz of the same length', async () => {
-    const probed = await probe(await runModel('local/audio-clean', { type: 'audio-to-audio', audio_url: `${baseUrl}/tone.wav` }));
+    const probed = await probe(
+      await runModel('local/audio-clean', { type: 'audio-to-audio', audio_url: `${baseUrl}/tone.wav` }),
+    );
     expect(stream(probed, 'audio')).toMatchObject({ codec_name: 'mp3', sample_rate: '44100' });
     expect(Number(probed.format.duration)).toBeCloseTo(2, 0);
   });
 
   it('espeak: spoken WAV audio, longer for longer text', async () => {
     const short = await probe(await runModel('local/espeak', { type: 'text-to-audio', prompt: 'Hello.' }));
-    const long = await probe(await runModel('local/espeak', { type: 'text-to-audio', prompt: '--help Hello from the generation gateway, speaking offline on this server.' }));
+    const long = await probe(
+      await runModel('local/espeak', {
+        type: 'text-to-audio',
+        prompt: '--help Hello from the generation gateway, speaking offline on this server.',
+      }),
+    );
     expect(stream(long, 'audio')).toMatchObject({ codec_name: 'pcm_s16le', sample_rate: '22050', channels: 1 });
     expect(Number(long.format.duration)).toBeGreaterThan(Number(short.format.duration) + 1);
   });
@@ -110,7 +172,11 @@ describe('local engines', () => {
       last = now;
     }, 10);
     const started = performance.now();
-    const result = await localEngines['espeak-ng']!({ type: 'text-to-audio', model: model.id, prompt: text }, model, context);
+    const result = await localEngines['espeak-ng']!(
+      { type: 'text-to-audio', model: model.id, prompt: text },
+      model,
+      context,
+    );
     const took = performance.now() - started;
     clearInterval(ticker);
     expect(result.files[0]!.data.length).toBeGreaterThan(1_000_000);
@@ -119,7 +185,10 @@ describe('local engines', () => {
     expect(longestStall).toBeLessThan(took / 3);
 
     const controller = new AbortController();
-    const aborted = localEngines['espeak-ng']!({ type: 'text-to-audio', model: model.id, prompt: text }, model, { ...context, signal: controller.signal });
+    const aborted = localEngines['espeak-ng']!({ type: 'text-to-audio', model: model.id, prompt: text }, model, {
+      ...context,
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(), 100);
     const abortedAt = performance.now();
     await expect(aborted).rejects.toThrow('speech synthesis was aborted');
@@ -132,7 +201,9 @@ describe('local engines', () => {
     ['local/ken-burns', { type: 'image-to-video', image_url: '/noise.bin' }],
     ['local/lanczos', { type: 'upscale', image_url: '/noise.bin' }],
   ] as const)('%s refuses input that is not media', async (id, request) => {
-    const withUrl = Object.fromEntries(Object.entries(request).map(([field, value]) => [field, value.startsWith('/') ? `${baseUrl}${value}` : value]));
+    const withUrl = Object.fromEntries(
+      Object.entries(request).map(([field, value]) => [field, value.startsWith('/') ? `${baseUrl}${value}` : value]),
+    );
     await expect(runModel(id, withUrl as never)).rejects.toBeInstanceOf(ProviderRefusal);
   });
 });

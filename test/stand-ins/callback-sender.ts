@@ -5,9 +5,18 @@ export interface SentCallback {
   status: number;
 }
 
-export async function sendCallback(url: string, headers: Record<string, string>, body: string, sent: SentCallback[]): Promise<void> {
+export async function sendCallback(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  sent: SentCallback[],
+): Promise<void> {
   try {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
     sent.push({ url, status: response.status });
   } catch {
     sent.push({ url, status: 0 });

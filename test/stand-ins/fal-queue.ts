@@ -22,7 +22,11 @@ export interface FalStandIn {
   statusCalls: Map<string, number>;
   callbacks: SentCallback[];
   /** fal's callback headers for `body`; `privateKey` and `timestamp` may be forged. */
-  signCallback(requestId: string, body: string, forge?: { timestamp?: number; foreignKey?: boolean; userId?: string }): Record<string, string>;
+  signCallback(
+    requestId: string,
+    body: string,
+    forge?: { timestamp?: number; foreignKey?: boolean; userId?: string },
+  ): Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -36,8 +40,15 @@ const readJson = async (req: IncomingMessage) => {
 };
 
 /** `kindOf` says what an endpoint makes (images by default); results take fal's shape for that kind. */
-export async function startFalStandIn(options: { key: string; media: OutputMedia; kindOf?: (endpoint: string) => keyof OutputMedia }): Promise<FalStandIn> {
-  const jobs = new Map<string, { polls: number; marker: string; cancelled: boolean; completed: boolean; count: number; endpoint: string }>();
+export async function startFalStandIn(options: {
+  key: string;
+  media: OutputMedia;
+  kindOf?: (endpoint: string) => keyof OutputMedia;
+}): Promise<FalStandIn> {
+  const jobs = new Map<
+    string,
+    { polls: number; marker: string; cancelled: boolean; completed: boolean; count: number; endpoint: string }
+  >();
   const submitted: FalStandIn['submitted'] = [];
   const cancelled: string[] = [];
   const statusCalls = new Map<string, number>();
@@ -46,17 +57,33 @@ export async function startFalStandIn(options: { key: string; media: OutputMedia
   const signingKeys = generateKeyPairSync('ed25519');
   const foreignKeys = generateKeyPairSync('ed25519');
   let base = '';
-  const send = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const send = (res: ServerResponse, status: number, body: unknown) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   // As many images as asked for ([[fewer]]: one, as when fal filters some out); one video, audio or 3D file.
   const result = (id: string, job: { marker: string; count: number; endpoint: string }) => {
     if (job.marker === '[[malformed]]') return { images: 'not-a-list', seed: 42 };
     const kind = options.kindOf?.(job.endpoint) ?? 'image';
-    const file = (index: number) => ({ url: `${base}/files/${id}-${index}.${mediaTypes[kind].extension}`, content_type: mediaTypes[kind].contentType });
+    const file = (index: number) => ({
+      url: `${base}/files/${id}-${index}.${mediaTypes[kind].extension}`,
+      content_type: mediaTypes[kind].contentType,
+    });
     switch (kind) {
-      case 'video': return { video: file(0), seed: 42 };
-      case 'audio': return { audio: file(0) };
-      case 'model': return { model_mesh: file(0), timings: { inference: 1.5 } };
-      default: return { images: Array.from({ length: job.marker === '[[fewer]]' ? 1 : job.count }, (_, index) => ({ ...file(index), width: 24, height: 16 })), seed: 42, has_nsfw_concepts: [false] };
+      case 'video':
+        return { video: file(0), seed: 42 };
+      case 'audio':
+        return { audio: file(0) };
+      case 'model':
+        return { model_mesh: file(0), timings: { inference: 1.5 } };
+      default:
+        return {
+          images: Array.from({ length: job.marker === '[[fewer]]' ? 1 : job.count }, (_, index) => ({
+            ...file(index),
+            width: 24,
+            height: 16,
+          })),
+          seed: 42,
+          has_nsfw_concepts: [false],
+        };
     }
   };
   const signCallback: FalStandIn['signCallback'] = (requestId, body, forge = {}) => {
@@ -65,18 +92,21 @@ export async function startFalStandIn(options: { key: string; media: OutputMedia
     const message = [requestId, signer, timestamp, createHash('sha256').update(body).digest('hex')].join('\n');
     const key = forge.foreignKey ? foreignKeys.privateKey : signingKeys.privateKey;
     return {
-      'x-fal-webhook-request-id': requestId, 'x-fal-webhook-user-id': signer, 'x-fal-webhook-timestamp': timestamp,
+      'x-fal-webhook-request-id': requestId,
+      'x-fal-webhook-user-id': signer,
+      'x-fal-webhook-timestamp': timestamp,
       'x-fal-webhook-signature': sign(null, Buffer.from(message), key).toString('hex'),
     };
   };
   // Like fal: the job finishes on its own, then its result is POSTed to the webhook.
-  const completeWithCallback = (id: string, webhook: string) => setTimeout(() => {
-    const job = jobs.get(id)!;
-    if (job.cancelled) return;
-    job.completed = true;
-    const body = JSON.stringify({ request_id: id, gateway_request_id: id, status: 'OK', payload: result(id, job) });
-    void sendCallback(webhook, signCallback(id, body), body, callbacks);
-  }, 200);
+  const completeWithCallback = (id: string, webhook: string) =>
+    setTimeout(() => {
+      const job = jobs.get(id)!;
+      if (job.cancelled) return;
+      job.completed = true;
+      const body = JSON.stringify({ request_id: id, gateway_request_id: id, status: 'OK', payload: result(id, job) });
+      void sendCallback(webhook, signCallback(id, body), body, callbacks);
+    }, 200);
 
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
@@ -91,21 +121,37 @@ export async function startFalStandIn(options: { key: string; media: OutputMedia
       if (req.method !== 'POST') return send(res, 405, { detail: 'Method not allowed' });
       const input = await readJson(req);
       const marker = /\[\[[\w-]+\]\]/.exec(JSON.stringify(input))?.[0] ?? '';
-      if (marker === '[[422]]') return send(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'prompt is not allowed', type: 'value_error' }] });
+      if (marker === '[[422]]')
+        return send(res, 422, {
+          detail: [{ loc: ['body', 'prompt'], msg: 'prompt is not allowed', type: 'value_error' }],
+        });
       if (marker === '[[429]]' && !failedOnce.has(JSON.stringify(input))) {
         failedOnce.add(JSON.stringify(input));
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ detail: 'Too many requests' }));
+        res
+          .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+          .end(JSON.stringify({ detail: 'Too many requests' }));
         return;
       }
       const id = `req-${jobs.size + 1}-${Date.now().toString(36)}`;
       const webhook = url.searchParams.get('fal_webhook');
-      jobs.set(id, { polls: 0, marker, cancelled: false, completed: false, count: Number(input.num_images ?? 1), endpoint: url.pathname.slice(1) });
+      jobs.set(id, {
+        polls: 0,
+        marker,
+        cancelled: false,
+        completed: false,
+        count: Number(input.num_images ?? 1),
+        endpoint: url.pathname.slice(1),
+      });
       submitted.push({ endpoint: url.pathname.slice(1), input, requestId: id, webhook });
       if (webhook && marker !== '[[slow]]') completeWithCallback(id, webhook);
       const app = url.pathname.slice(1).split('/').slice(0, 2).join('/');
       return send(res, 200, {
-        request_id: id, status: 'IN_QUEUE', queue_position: 2,
-        response_url: `${base}/${app}/requests/${id}`, status_url: `${base}/${app}/requests/${id}/status`, cancel_url: `${base}/${app}/requests/${id}/cancel`,
+        request_id: id,
+        status: 'IN_QUEUE',
+        queue_position: 2,
+        response_url: `${base}/${app}/requests/${id}`,
+        status_url: `${base}/${app}/requests/${id}/status`,
+        cancel_url: `${base}/${app}/requests/${id}/cancel`,
       });
     }
     const [, , id, action] = request;
@@ -124,16 +170,38 @@ export async function startFalStandIn(options: { key: string; media: OutputMedia
         await new Promise((resolve) => setTimeout(resolve, 2_500));
       }
       job.polls += 1;
-      const status = job.completed ? 'COMPLETED' : job.polls === 1 ? 'IN_QUEUE' : job.polls === 2 || job.marker === '[[slow]]' ? 'IN_PROGRESS' : 'COMPLETED';
-      return send(res, 200, { status, request_id: id, ...(status === 'IN_QUEUE' ? { queue_position: 1 } : {}), response_url: `${base}${url.pathname.replace(/\/status$/, '')}` });
+      const status = job.completed
+        ? 'COMPLETED'
+        : job.polls === 1
+          ? 'IN_QUEUE'
+          : job.polls === 2 || job.marker === '[[slow]]'
+            ? 'IN_PROGRESS'
+            : 'COMPLETED';
+      return send(res, 200, {
+        status,
+        request_id: id,
+        ...(status === 'IN_QUEUE' ? { queue_position: 1 } : {}),
+        response_url: `${base}${url.pathname.replace(/\/status$/, '')}`,
+      });
     }
-    if (job.marker === '[[result-error]]') return send(res, 422, { detail: 'Image contains NSFW content and was filtered.' });
+    if (job.marker === '[[result-error]]')
+      return send(res, 422, { detail: 'Image contains NSFW content and was filtered.' });
     return send(res, 200, result(id!, job));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    queueUrl: base, jwksUrl: `${base}/.well-known/jwks.json`, submitted, cancelled, statusCalls, callbacks, signCallback,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    queueUrl: base,
+    jwksUrl: `${base}/.well-known/jwks.json`,
+    submitted,
+    cancelled,
+    statusCalls,
+    callbacks,
+    signCallback,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

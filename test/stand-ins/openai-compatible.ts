@@ -5,7 +5,7 @@
 // [[not-audio]]: a JSON body instead); /v1/audio/transcriptions (multipart upload, verbose_json with the duration
 // it was told); /v1/videos (multipart create; queued → in_progress → completed over retrievals, [[video-failed]]
 // fails; /content serves the MP4; DELETE removes the job).
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ChatRequestRecord {
@@ -44,24 +44,44 @@ const readRaw = async (req: IncomingMessage) => {
 };
 
 /** The text fields of a multipart/form-data body (enough for the SDK's video create). */
-const multipartFields = (body: Buffer): Record<string, string> => Object.fromEntries(
-  [...body.toString('utf8').matchAll(/name="([^"]+)"\r\n\r\n([^\r]*)\r\n/g)].map((match) => [match[1]!, match[2]!]),
-);
+const multipartFields = (body: Buffer): Record<string, string> =>
+  Object.fromEntries(
+    [...body.toString('utf8').matchAll(/name="([^"]+)"\r\n\r\n([^\r]*)\r\n/g)].map((match) => [match[1]!, match[2]!]),
+  );
 
 export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<OpenAIStandIn> {
   const requests: ChatRequestRecord[] = [];
   const videos: OpenAIStandIn['videos'] = new Map();
   const failedOnce = new Set<string>();
-  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+  const json = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const videoView = (id: string) => {
     const video = videos.get(id)!;
-    const status = video.fields.prompt?.includes('[[video-failed]]') && video.retrievals >= 2 ? 'failed'
-      : video.retrievals === 0 ? 'queued' : video.retrievals === 1 ? 'in_progress' : 'completed';
+    const status =
+      video.fields.prompt?.includes('[[video-failed]]') && video.retrievals >= 2
+        ? 'failed'
+        : video.retrievals === 0
+          ? 'queued'
+          : video.retrievals === 1
+            ? 'in_progress'
+            : 'completed';
     return {
-      id, object: 'video', model: video.fields.model, status, progress: status === 'completed' ? 100 : 40, prompt: video.fields.prompt,
-      seconds: video.fields.seconds, size: video.fields.size, created_at: 1_763_700_000, completed_at: null, expires_at: null,
-      remixed_from_video_id: null, error: status === 'failed' ? { code: 'moderation_blocked', message: 'Your request was blocked by our moderation system.' } : null,
+      id,
+      object: 'video',
+      model: video.fields.model,
+      status,
+      progress: status === 'completed' ? 100 : 40,
+      prompt: video.fields.prompt,
+      seconds: video.fields.seconds,
+      size: video.fields.size,
+      created_at: 1_763_700_000,
+      completed_at: null,
+      expires_at: null,
+      remixed_from_video_id: null,
+      error:
+        status === 'failed'
+          ? { code: 'moderation_blocked', message: 'Your request was blocked by our moderation system.' }
+          : null,
     };
   };
   const server: Server = createServer(async (req, res) => {
@@ -91,8 +111,13 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const multipart = Buffer.concat(chunks).toString('latin1');
-      requests.push({ body: { endpoint: 'transcriptions', multipart: multipart.slice(0, 2000), bytes: multipart.length }, authorization: req.headers.authorization });
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ task: 'transcribe', language: 'english', ...media.transcript, segments: [] }));
+      requests.push({
+        body: { endpoint: 'transcriptions', multipart: multipart.slice(0, 2000), bytes: multipart.length },
+        authorization: req.headers.authorization,
+      });
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ task: 'transcribe', language: 'english', ...media.transcript, segments: [] }));
       return;
     }
     if (media && req.method === 'POST' && (req.url === '/v1/images/generations' || req.url === '/v1/audio/speech')) {
@@ -104,9 +129,12 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
         return;
       }
       const image = String(body.prompt).includes('[[no-image]]') ? {} : { b64_json: media.png.toString('base64') };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-        created: Math.floor(Date.now() / 1000), data: Array.from({ length: body.n ?? 1 }, () => image),
-      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          created: Math.floor(Date.now() / 1000),
+          data: Array.from({ length: body.n ?? 1 }, () => image),
+        }),
+      );
       return;
     }
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
@@ -116,9 +144,12 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
     const body = await readBody(req);
     requests.push({ body, authorization: req.headers.authorization });
     const last: string = body.messages?.at(-1)?.content ?? '';
-    const once = (marker: string) => last.includes(marker) && !failedOnce.has(last + marker) && failedOnce.add(last + marker);
+    const once = (marker: string) =>
+      last.includes(marker) && !failedOnce.has(last + marker) && failedOnce.add(last + marker);
     if (once('[[429]]')) {
-      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(error('Rate limit reached', 'rate_limit_error'));
+      res
+        .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
+        .end(error('Rate limit reached', 'rate_limit_error'));
       return;
     }
     if (once('[[500]]')) {
@@ -126,27 +157,54 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       return;
     }
     if (once('[[slow]]')) await new Promise((resolve) => setTimeout(resolve, 2_500));
-    if (last.includes('[[no-choices]]')) return json(res, 200, { id: 'chatcmpl-empty', object: 'chat.completion', created: 0, model: body.model, choices: [] });
+    if (last.includes('[[no-choices]]'))
+      return json(res, 200, {
+        id: 'chatcmpl-empty',
+        object: 'chat.completion',
+        created: 0,
+        model: body.model,
+        choices: [],
+      });
     if (last.includes('[[400]]')) {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(error('Invalid value for max_tokens', 'invalid_request_error'));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(error('Invalid value for max_tokens', 'invalid_request_error'));
       return;
     }
     const content = `Echo: ${last}`;
     const promptTokens = Math.ceil(JSON.stringify(body.messages).length / 4);
     const completionTokens = Math.min(body.max_tokens ?? 16, Math.ceil(content.length / 4));
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-      id: `chatcmpl-${requests.length}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model,
-      choices: [{
-        index: 0, message: { role: 'assistant', content: last.includes('[[filter]]') ? null : content, refusal: null },
-        finish_reason: last.includes('[[filter]]') ? 'content_filter' : 'stop', logprobs: null,
-      }],
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
-    }));
+    res.writeHead(200, { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        id: `chatcmpl-${requests.length}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: body.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: last.includes('[[filter]]') ? null : content, refusal: null },
+            finish_reason: last.includes('[[filter]]') ? 'content_filter' : 'stop',
+            logprobs: null,
+          },
+        ],
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: promptTokens + completionTokens,
+        },
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests, videos,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    requests,
+    videos,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -7,7 +7,7 @@
 // a `webhook` finishes on its own shortly after and is POSTed there, signed as Replicate signs (Standard
 // Webhooks: HMAC-SHA256 with the secret served at GET /v1/webhooks/default/secret).
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mediaTypes, type OutputMedia, serveMediaFile } from '../helpers/media.ts';
 import { sendCallback, type SentCallback } from './callback-sender.ts';
@@ -42,7 +42,11 @@ const readJson = async (req: IncomingMessage) => {
 };
 
 /** `kindOf` says what a model makes (images by default): an image model answers a list of URLs, others one URL. */
-export async function startReplicateStandIn(options: { token: string; media: OutputMedia; kindOf?: (model: string) => keyof OutputMedia }): Promise<ReplicateStandIn> {
+export async function startReplicateStandIn(options: {
+  token: string;
+  media: OutputMedia;
+  kindOf?: (model: string) => keyof OutputMedia;
+}): Promise<ReplicateStandIn> {
   const predictions = new Map<string, StoredPrediction>();
   const created: ReplicateStandIn['created'] = [];
   const cancelled: string[] = [];
@@ -56,7 +60,11 @@ export async function startReplicateStandIn(options: { token: string; media: Out
     const id = `msg_${++messages}`;
     const timestamp = String(forge.timestamp ?? Math.floor(Date.now() / 1000));
     const key = Buffer.from((forge.secret ?? replicateWebhookSecret).slice('whsec_'.length), 'base64');
-    return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}` };
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`,
+    };
   };
 
   const view = (prediction: StoredPrediction) => {
@@ -64,42 +72,85 @@ export async function startReplicateStandIn(options: { token: string; media: Out
     const kind = options.kindOf?.(prediction.model) ?? 'image';
     const file = `${baseUrl}/files/${prediction.id}.${mediaTypes[kind].extension}`;
     return {
-      id: prediction.id, model: prediction.model, version: 'hidden', input: prediction.input, status: prediction.status, source: 'api',
-      output: !succeeded || prediction.marker === '[[empty]]' ? null
-        : prediction.marker === '[[malformed]]' ? { unexpected: 'shape' } : kind === 'image' ? [file] : file,
-      error: prediction.status === 'failed' ? 'NSFW content detected. Try running it again, or try a different prompt.' : null,
-      logs: '', data_removed: false, metrics: succeeded ? { predict_time: 1.2 } : {},
-      urls: { get: `${baseUrl}/v1/predictions/${prediction.id}`, cancel: `${baseUrl}/v1/predictions/${prediction.id}/cancel` },
+      id: prediction.id,
+      model: prediction.model,
+      version: 'hidden',
+      input: prediction.input,
+      status: prediction.status,
+      source: 'api',
+      output:
+        !succeeded || prediction.marker === '[[empty]]'
+          ? null
+          : prediction.marker === '[[malformed]]'
+            ? { unexpected: 'shape' }
+            : kind === 'image'
+              ? [file]
+              : file,
+      error:
+        prediction.status === 'failed'
+          ? 'NSFW content detected. Try running it again, or try a different prompt.'
+          : null,
+      logs: '',
+      data_removed: false,
+      metrics: succeeded ? { predict_time: 1.2 } : {},
+      urls: {
+        get: `${baseUrl}/v1/predictions/${prediction.id}`,
+        cancel: `${baseUrl}/v1/predictions/${prediction.id}/cancel`,
+      },
     };
   };
-  const send = (res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
 
   const server: Server = createServer(async (req, res) => {
     const url = req.url ?? '';
     if (req.method === 'GET' && serveMediaFile(url, options.media, res)) return;
-    if (req.headers.authorization !== `Bearer ${options.token}`) return send(res, 401, { title: 'Unauthenticated', detail: 'You did not pass a valid authentication token', status: 401 });
-    if (req.method === 'GET' && url === '/v1/webhooks/default/secret') return send(res, 200, { key: replicateWebhookSecret });
+    if (req.headers.authorization !== `Bearer ${options.token}`)
+      return send(res, 401, {
+        title: 'Unauthenticated',
+        detail: 'You did not pass a valid authentication token',
+        status: 401,
+      });
+    if (req.method === 'GET' && url === '/v1/webhooks/default/secret')
+      return send(res, 200, { key: replicateWebhookSecret });
     const create = /^\/v1\/models\/([\w.-]+)\/([\w.-]+)\/predictions$/.exec(url);
     if (req.method === 'POST' && create) {
       const { input, webhook } = await readJson(req);
       const text = JSON.stringify(input);
       const marker = /\[\[[\w-]+\]\]/.exec(text)?.[0] ?? '';
-      if (marker === '[[422]]') return send(res, 422, { title: 'Input validation failed', detail: 'input.image: Does not match format uri', status: 422 });
+      if (marker === '[[422]]')
+        return send(res, 422, {
+          title: 'Input validation failed',
+          detail: 'input.image: Does not match format uri',
+          status: 422,
+        });
       if (marker === '[[429]]' && !rateLimited.has(text)) {
         rateLimited.add(text);
-        return send(res, 429, { title: 'Too Many Requests', detail: 'Request was throttled.', status: 429 }, { 'retry-after': '1' });
+        return send(
+          res,
+          429,
+          { title: 'Too Many Requests', detail: 'Request was throttled.', status: 429 },
+          { 'retry-after': '1' },
+        );
       }
-      const prediction: StoredPrediction = { id: `p${predictions.size + 1}x${Date.now().toString(36)}`, model: `${create[1]}/${create[2]}`, input, polls: 0, status: 'starting', marker };
+      const prediction: StoredPrediction = {
+        id: `p${predictions.size + 1}x${Date.now().toString(36)}`,
+        model: `${create[1]}/${create[2]}`,
+        input,
+        polls: 0,
+        status: 'starting',
+        marker,
+      };
       predictions.set(prediction.id, prediction);
       created.push({ id: prediction.id, model: prediction.model, input, webhook: webhook ?? null });
       // Like Replicate: the prediction finishes on its own, then the `completed` event is POSTed to the webhook.
-      if (webhook && marker !== '[[slow]]') setTimeout(() => {
-        if (prediction.status === 'canceled') return;
-        prediction.status = marker === '[[failed]]' ? 'failed' : 'succeeded';
-        const body = JSON.stringify(view(prediction));
-        void sendCallback(webhook, signCallback(body), body, callbacks);
-      }, 200);
+      if (webhook && marker !== '[[slow]]')
+        setTimeout(() => {
+          if (prediction.status === 'canceled') return;
+          prediction.status = marker === '[[failed]]' ? 'failed' : 'succeeded';
+          const body = JSON.stringify(view(prediction));
+          void sendCallback(webhook, signCallback(body), body, callbacks);
+        }, 200);
       return send(res, 201, view(prediction));
     }
     const get = /^\/v1\/predictions\/(\w+)(\/cancel)?$/.exec(url);
@@ -128,7 +179,16 @@ export async function startReplicateStandIn(options: { token: string; media: Out
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
-    baseUrl: `${baseUrl}/v1`, created, cancelled, gets, callbacks, signCallback,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    baseUrl: `${baseUrl}/v1`,
+    created,
+    cancelled,
+    gets,
+    callbacks,
+    signCallback,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

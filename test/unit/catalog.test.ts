@@ -17,16 +17,27 @@ function everyPricedRequest(model: CatalogEntry): PricingInput[] {
   };
   if (caps.resolutions) expand('resolution', caps.resolutions);
   if (caps.durations && model.pricing.kind !== 'per_minute_of_input') expand('duration', caps.durations);
-  expand('num_outputs', Array.from({ length: caps.max_outputs ?? 1 }, (_, i) => i + 1));
+  expand(
+    'num_outputs',
+    Array.from({ length: caps.max_outputs ?? 1 }, (_, i) => i + 1),
+  );
   if (caps.supports_sound) expand('sound', [false, true]);
   if (caps.generate_types) expand('generate_type', caps.generate_types);
   const rule = model.pricing;
-  if (rule.kind === 'per_1k_characters') expand('prompt', [1, 999, 1000, 1001, rule.max_characters].map((n) => 'x'.repeat(n)));
+  if (rule.kind === 'per_1k_characters')
+    expand(
+      'prompt',
+      [1, 999, 1000, 1001, rule.max_characters].map((n) => 'x'.repeat(n)),
+    );
   if (rule.kind === 'per_minute_of_input') expand('duration', [1, 59, 60, 61, rule.max_minutes * 60]);
   if (rule.kind === 'per_token') {
     const maxOut = caps.max_output_tokens!;
     const maxIn = caps.context_window_tokens! - maxOut;
-    expand('usage', [{ input_tokens: 0, output_tokens: 1 }, { input_tokens: 100, output_tokens: 100 }, { input_tokens: maxIn, output_tokens: maxOut }]);
+    expand('usage', [
+      { input_tokens: 0, output_tokens: 1 },
+      { input_tokens: 100, output_tokens: 100 },
+      { input_tokens: maxIn, output_tokens: maxOut },
+    ]);
   }
   return variants;
 }
@@ -46,13 +57,16 @@ describe('the catalog', () => {
     for (const model of catalog.models) expect(model.id).toBe(`${model.provider}/${model.slug}`);
   });
 
-  it.each(catalog.models.map((model) => [model.id, model] as const))('%s: its cost band is the min and max of its prices', (_id, model) => {
-    const prices = everyPricedRequest(model).map((input) => priceRequest(model, input).micros);
-    const min = prices.reduce((a, b) => (b < a ? b : a));
-    const max = prices.reduce((a, b) => (b > a ? b : a));
-    expect(model.band).toEqual({ min, max });
-    expect(min).toBeGreaterThan(0n);
-  });
+  it.each(catalog.models.map((model) => [model.id, model] as const))(
+    '%s: its cost band is the min and max of its prices',
+    (_id, model) => {
+      const prices = everyPricedRequest(model).map((input) => priceRequest(model, input).micros);
+      const min = prices.reduce((a, b) => (b < a ? b : a));
+      const max = prices.reduce((a, b) => (b > a ? b : a));
+      expect(model.band).toEqual({ min, max });
+      expect(min).toBeGreaterThan(0n);
+    },
+  );
 
   it('describes local engines as such', () => {
     for (const model of catalog.models.filter((entry) => entry.provider === 'local')) {
@@ -66,10 +80,22 @@ describe('a bad catalog stops the start naming the model and the field', () => {
   it.each<[string, unknown, RegExp]>([
     ['a missing field', { ...good, description: undefined }, /Catalog entry "hailuo-02": description: /],
     ['an unknown type', { ...good, type: 'text-to-smell' }, /Catalog entry "hailuo-02": type: Invalid option/],
-    ['a bad price', { ...good, pricing: { kind: 'per_second', usd: '1,5' } }, /"hailuo-02": pricing.usd: expected a USD amount/],
+    [
+      'a bad price',
+      { ...good, pricing: { kind: 'per_second', usd: '1,5' } },
+      /"hailuo-02": pricing.usd: expected a USD amount/,
+    ],
     ['an unknown field', { ...good, colour: 'red' }, /"hailuo-02": \(entry\): Unrecognized key: "colour"/],
-    ['tiers that do not match the resolutions', { ...good, capabilities: { ...good.capabilities, resolutions: ['768p', '1080p'] } }, /tiers \[512p, 768p\] must match capabilities.resolutions \[1080p, 768p\]/],
-    ['a sound surcharge without sound', { ...good, surcharges: { sound_usd_per_second: '0.01' } }, /surcharges.sound_usd_per_second: must be set exactly when/],
+    [
+      'tiers that do not match the resolutions',
+      { ...good, capabilities: { ...good.capabilities, resolutions: ['768p', '1080p'] } },
+      /tiers \[512p, 768p\] must match capabilities.resolutions \[1080p, 768p\]/,
+    ],
+    [
+      'a sound surcharge without sound',
+      { ...good, surcharges: { sound_usd_per_second: '0.01' } },
+      /surcharges.sound_usd_per_second: must be set exactly when/,
+    ],
     ['an entry without a slug', { name: 'x' }, /Catalog entry #1: slug: /],
   ])('%s', (_name, entry, message) => {
     expect(() => loadCatalog([entry])).toThrow(CatalogError);

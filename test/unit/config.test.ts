@@ -5,7 +5,11 @@ describe('loadConfig', () => {
   it('gives the embedded defaults on an empty environment', () => {
     const config = loadConfig({}, []);
     expect(config).toMatchObject({
-      GATEWAY_ROLE: 'all', PORT: 3000, DATA_DIR: '.data', TEMPORAL_UI_PORT: 8233, JSON_BODY_LIMIT: '1mb',
+      GATEWAY_ROLE: 'all',
+      PORT: 3000,
+      DATA_DIR: '.data',
+      TEMPORAL_UI_PORT: 8233,
+      JSON_BODY_LIMIT: '1mb',
     });
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.TEMPORAL_ADDRESS).toBeUndefined();

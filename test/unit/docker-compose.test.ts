@@ -8,11 +8,13 @@ import { configKeys, loadConfig } from '../../src/config.ts';
 const root = join(import.meta.dirname, '..', '..');
 // What an operator exports before `docker compose up` (compose refuses to start without it).
 const operatorEnvironment: Record<string, string> = {
-  DEPOSIT_XPUB: 'xpub6EFHUEbYV13535ChA9yg5xZTWowwFCmFoWnhLbwkd91xHoirGu89GTZwBSUBnBpFeY5EV2cgof8yuyDnkeGALcD8DgGYJSiQfkxKpunWTX1',
+  DEPOSIT_XPUB:
+    'xpub6EFHUEbYV13535ChA9yg5xZTWowwFCmFoWnhLbwkd91xHoirGu89GTZwBSUBnBpFeY5EV2cgof8yuyDnkeGALcD8DgGYJSiQfkxKpunWTX1',
 };
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 const interpolated = composeText.replace(/\$\{(\w+)(?::\?[^}]*)?\}/g, (_, name: string) => {
-  if (!(name in operatorEnvironment)) throw new Error(`docker-compose.yml needs \${${name}} that this test does not supply`);
+  if (!(name in operatorEnvironment))
+    throw new Error(`docker-compose.yml needs \${${name}} that this test does not supply`);
   return operatorEnvironment[name]!;
 });
 const compose = parse(interpolated, { merge: true });
@@ -35,24 +37,27 @@ describe('docker-compose.yml', () => {
     expect(services.worker.ports).toBeUndefined();
   });
 
-  it.each(['api', 'worker'])('%s is built from this repository and its environment is a valid configuration', (name) => {
-    const service = services[name];
-    expect(service.build).toBe('.');
-    expect(service.command).toEqual(['--role', name]);
-    const environment = service.environment as Record<string, string>;
-    for (const key of Object.keys(environment)) expect(configKeys, `${name}: ${key}`).toContain(key);
-    const config = loadConfig(environment, service.command);
-    expect(config.GATEWAY_ROLE).toBe(name);
-    // The database it names is the postgres service's own.
-    const url = new URL(config.DATABASE_URL!);
-    expect(url.hostname).toBe('postgres');
-    expect(url.username).toBe(services.postgres.environment.POSTGRES_USER);
-    expect(url.password).toBe(services.postgres.environment.POSTGRES_PASSWORD);
-    expect(url.pathname).toBe(`/${services.postgres.environment.POSTGRES_DB}`);
-    expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
-  });
+  it.each(['api', 'worker'])(
+    '%s is built from this repository and its environment is a valid configuration',
+    (name) => {
+      const service = services[name];
+      expect(service.build).toBe('.');
+      expect(service.command).toEqual(['--role', name]);
+      const environment = service.environment as Record<string, string>;
+      for (const key of Object.keys(environment)) expect(configKeys, `${name}: ${key}`).toContain(key);
+      const config = loadConfig(environment, service.command);
+      expect(config.GATEWAY_ROLE).toBe(name);
+      // The database it names is the postgres service's own.
+      const url = new URL(config.DATABASE_URL!);
+      expect(url.hostname).toBe('postgres');
+      expect(url.username).toBe(services.postgres.environment.POSTGRES_USER);
+      expect(url.password).toBe(services.postgres.environment.POSTGRES_PASSWORD);
+      expect(url.pathname).toBe(`/${services.postgres.environment.POSTGRES_DB}`);
+      expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
+    },
+  );
 
-  it('refuses to start without the operator\'s deposit key', () => {
+  it("refuses to start without the operator's deposit key", () => {
     expect(composeText).toMatch(/DEPOSIT_XPUB: \$\{DEPOSIT_XPUB:\?/);
   });
 

@@ -6,7 +6,10 @@ import { configKeys, loadConfig } from '../../src/config.ts';
 it('.env.example documents every configuration variable, and its values are valid', () => {
   const text = readFileSync(join(import.meta.dirname, '..', '..', '.env.example'), 'utf8');
   const entries = Object.fromEntries(
-    text.split('\n').filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
+    text
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
   );
   expect(Object.keys(entries).sort()).toEqual([...configKeys].sort());
   expect(() => loadConfig(entries, [])).not.toThrow();

@@ -1,13 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { foldMessages, type GenerationRequest, missingInputs, normaliseLayout, requestHash } from '../../src/generation/request.ts';
+import {
+  foldMessages,
+  type GenerationRequest,
+  missingInputs,
+  normaliseLayout,
+  requestHash,
+} from '../../src/generation/request.ts';
 
 describe('normaliseLayout', () => {
   it('maps the input layout onto the top-level one, taking the type from the model', () => {
     const request = normaliseLayout(
-      { model: 'fal/hailuo-02', input: { prompt: 'a wave', aspect_ratio: '16:9', duration: 6 }, webhook: 'https://me.example/hook' },
+      {
+        model: 'fal/hailuo-02',
+        input: { prompt: 'a wave', aspect_ratio: '16:9', duration: 6 },
+        webhook: 'https://me.example/hook',
+      },
       (model) => (model === 'fal/hailuo-02' ? 'text-to-video' : undefined),
     );
-    expect(request).toEqual({ type: 'text-to-video', model: 'fal/hailuo-02', prompt: 'a wave', aspect_ratio: '16:9', duration: 6, webhook_url: 'https://me.example/hook' });
+    expect(request).toEqual({
+      type: 'text-to-video',
+      model: 'fal/hailuo-02',
+      prompt: 'a wave',
+      aspect_ratio: '16:9',
+      duration: 6,
+      webhook_url: 'https://me.example/hook',
+    });
   });
 
   it('keeps an explicit type and leaves the top-level layout as it is', () => {
@@ -36,7 +53,14 @@ describe('foldMessages (text-to-text without prompt)', () => {
   });
 
   it('puts a given system_prompt first', () => {
-    const folded = foldMessages({ ...base, system_prompt: 'You are a poet.', messages: [{ role: 'system', content: 'Rhyme.' }, { role: 'user', content: 'Sea' }] });
+    const folded = foldMessages({
+      ...base,
+      system_prompt: 'You are a poet.',
+      messages: [
+        { role: 'system', content: 'Rhyme.' },
+        { role: 'user', content: 'Sea' },
+      ],
+    });
     expect(folded).toMatchObject({ system_prompt: 'You are a poet.\n\nRhyme.', prompt: 'User: Sea' });
   });
 

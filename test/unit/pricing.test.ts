@@ -13,7 +13,12 @@ describe('priceRequest', () => {
     ['per output, default one', 'fal/flux-dev', {}, 25_000n],
     ['per output × num_outputs', 'fal/flux-dev', { num_outputs: 3 }, 75_000n],
     ['per output × resolution tier, default tier', 'openai/gpt-image-1', {}, 42_000n],
-    ['per output × resolution tier × outputs', 'openai/gpt-image-1', { resolution: '1536x1024', num_outputs: 2 }, 126_000n],
+    [
+      'per output × resolution tier × outputs',
+      'openai/gpt-image-1',
+      { resolution: '1536x1024', num_outputs: 2 },
+      126_000n,
+    ],
     ['per second, default duration', 'fal/kling-2.1-standard', {}, 250_000n],
     ['per second × duration', 'fal/kling-2.1-standard', { duration: 10 }, 500_000n],
     ['per second × resolution, default tier and duration', 'fal/hailuo-02', {}, 270_000n],
@@ -30,22 +35,53 @@ describe('priceRequest', () => {
     ['flat + generate_type Geometry surcharge', 'fal/hunyuan3d-2.1', { generate_type: 'Geometry' }, 180_000n],
     ['tokens: default max_tokens, no prompt', 'openai/kimi-k2', {}, 10_240n],
     ['tokens: prompt estimate + max_tokens', 'openai/kimi-k2', { prompt: 'x'.repeat(4000), max_tokens: 1000 }, 3_100n],
-    ['tokens: messages with framing', 'openai/llama-3.3-70b', { messages: [{ role: 'user', content: 'x'.repeat(400) }], max_tokens: 100 }, 54n],
-    ['tokens: measured usage at settlement', 'openai/kimi-k2', { prompt: 'ignored', usage: { input_tokens: 1_000_000, output_tokens: 2_000_000 } }, 5_600_000n],
+    [
+      'tokens: messages with framing',
+      'openai/llama-3.3-70b',
+      { messages: [{ role: 'user', content: 'x'.repeat(400) }], max_tokens: 100 },
+      54n,
+    ],
+    [
+      'tokens: measured usage at settlement',
+      'openai/kimi-k2',
+      { prompt: 'ignored', usage: { input_tokens: 1_000_000, output_tokens: 2_000_000 } },
+      5_600_000n,
+    ],
   ])('%s (%s)', (_name, id, input, micros) => {
     expect(priceRequest(model(id), input).micros).toBe(micros);
   });
 
   it('explains itself in the breakdown', () => {
     expect(priceRequest(model('fal/veo-3-fast'), { sound: true }).breakdown).toEqual({
-      rule: 'per_second', usd_per_second: '0.10', duration_seconds: 8, num_outputs: 1, base_usd: '0.80', sound_usd: '0.40', total_usd: '1.20',
+      rule: 'per_second',
+      usd_per_second: '0.10',
+      duration_seconds: 8,
+      num_outputs: 1,
+      base_usd: '0.80',
+      sound_usd: '0.40',
+      total_usd: '1.20',
     });
-    expect(priceRequest(model('fal/elevenlabs-multilingual-v2'), {}).breakdown).toMatchObject({ characters: 1000, characters_assumed: true });
-    expect(priceRequest(model('openai/kimi-k2'), { max_tokens: 10 }).breakdown).toMatchObject({ input_tokens: 0, output_tokens: 10, tokens_measured: false });
+    expect(priceRequest(model('fal/elevenlabs-multilingual-v2'), {}).breakdown).toMatchObject({
+      characters: 1000,
+      characters_assumed: true,
+    });
+    expect(priceRequest(model('openai/kimi-k2'), { max_tokens: 10 }).breakdown).toMatchObject({
+      input_tokens: 0,
+      output_tokens: 10,
+      tokens_measured: false,
+    });
   });
 
   it('estimates about four characters per token plus framing per message', () => {
     expect(estimateInputTokens({ prompt: 'x'.repeat(10) })).toBe(3);
-    expect(estimateInputTokens({ system_prompt: 'abcd', messages: [{ role: 'user', content: 'abcd' }, { role: 'assistant', content: 'ab' }] })).toBe(3 + 8);
+    expect(
+      estimateInputTokens({
+        system_prompt: 'abcd',
+        messages: [
+          { role: 'user', content: 'abcd' },
+          { role: 'assistant', content: 'ab' },
+        ],
+      }),
+    ).toBe(3 + 8);
   });
 });

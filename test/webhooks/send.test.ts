@@ -7,7 +7,10 @@ import { freePort } from '../helpers/ports.ts';
 import { type Answer, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
 const secret = newWebhookSecret();
-const body = JSON.stringify({ event: 'generation.completed', data: { id: 'gen_1', status: 'completed', outputs: ['https://files.example/a.png'] } });
+const body = JSON.stringify({
+  event: 'generation.completed',
+  data: { id: 'gen_1', status: 'completed', outputs: ['https://files.example/a.png'] },
+});
 let receiver: Receiver;
 
 beforeAll(async () => {
@@ -16,34 +19,53 @@ beforeAll(async () => {
     if (!code) return { status: 200 };
     const status = Number(code);
     if (status >= 300 && status < 400) return { status, headers: { location: '/landed' } };
-    if (status === 429 || status === 503) return { status, headers: { 'retry-after': decodeURIComponent(extra ?? '') } };
+    if (status === 429 || status === 503)
+      return { status, headers: { 'retry-after': decodeURIComponent(extra ?? '') } };
     return { status };
   });
 });
 afterAll(() => receiver?.close());
 
 const request = (path: string, overrides: Partial<WebhookRequest> = {}): WebhookRequest => ({
-  url: `http://127.0.0.1:${receiver.port}${path}`, messageId: 'msg_test1', body, secret, allowPrivate: true, ...overrides,
+  url: `http://127.0.0.1:${receiver.port}${path}`,
+  messageId: 'msg_test1',
+  body,
+  secret,
+  allowPrivate: true,
+  ...overrides,
 });
 const hits = (path: string) => receiver.received.filter((delivery) => delivery.path === path).length;
 
 describe('sendWebhook', () => {
   it('POSTs the body with Standard Webhooks headers that the library verifies with the account secret', async () => {
     const result = await sendWebhook(request('/signed'));
-    expect(result).toMatchObject({ outcome: 'delivered', statusCode: 200, error: null, durationMs: expect.any(Number) });
+    expect(result).toMatchObject({
+      outcome: 'delivered',
+      statusCode: 200,
+      error: null,
+      durationMs: expect.any(Number),
+    });
     const delivery = receiver.received.find((candidate) => candidate.path === '/signed')!;
-    expect(delivery.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': 'msg_test1', 'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]+=*$/) });
+    expect(delivery.headers).toMatchObject({
+      'content-type': 'application/json',
+      'webhook-id': 'msg_test1',
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]+=*$/),
+    });
     expect(Math.abs(Number(delivery.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(5);
     expect(delivery.body).toBe(body);
     expect(verifyDelivery(secret, delivery)).toEqual(JSON.parse(body));
   });
 
-  it('a tampered body, an old timestamp or another secret fails the library\'s verification', async () => {
+  it("a tampered body, an old timestamp or another secret fails the library's verification", async () => {
     await sendWebhook(request('/tamper'));
     const delivery = receiver.received.find((candidate) => candidate.path === '/tamper')!;
-    expect(() => verifyDelivery(secret, { ...delivery, body: delivery.body.replace('completed', 'failed') })).toThrow(/No matching signature/);
+    expect(() => verifyDelivery(secret, { ...delivery, body: delivery.body.replace('completed', 'failed') })).toThrow(
+      /No matching signature/,
+    );
     const anHourAgo = String(Math.floor(Date.now() / 1000) - 3600);
-    expect(() => verifyDelivery(secret, { ...delivery, headers: { ...delivery.headers, 'webhook-timestamp': anHourAgo } })).toThrow(/too old/);
+    expect(() =>
+      verifyDelivery(secret, { ...delivery, headers: { ...delivery.headers, 'webhook-timestamp': anHourAgo } }),
+    ).toThrow(/too old/);
     // Even correctly signed, a message signed ten minutes ago is refused (the library's tolerance is five).
     const old = signatureHeaders('msg_test1', secret, body, new Date(Date.now() - 10 * 60_000));
     expect(() => verifyDelivery(secret, { ...delivery, headers: old })).toThrow(/too old/);
@@ -63,7 +85,11 @@ describe('sendWebhook', () => {
   it.each([301, 302, 307, 308])('a %i redirect is a failure and is not followed', async (status) => {
     const before = hits('/landed');
     const result = await sendWebhook(request(`/status/${status}`));
-    expect(result).toMatchObject({ outcome: 'failed', statusCode: status, error: `HTTP ${status} redirect to /landed not followed` });
+    expect(result).toMatchObject({
+      outcome: 'failed',
+      statusCode: status,
+      error: `HTTP ${status} redirect to /landed not followed`,
+    });
     expect(hits('/landed')).toBe(before);
   });
 
@@ -75,10 +101,17 @@ describe('sendWebhook', () => {
   });
 
   it('a receiver that is down or too slow is a failure to retry', async () => {
-    expect(await sendWebhook(request('/', { url: `http://127.0.0.1:${await freePort()}/hook` }))).toMatchObject({ outcome: 'failed', statusCode: null, error: 'connection failed: ECONNREFUSED' });
+    expect(await sendWebhook(request('/', { url: `http://127.0.0.1:${await freePort()}/hook` }))).toMatchObject({
+      outcome: 'failed',
+      statusCode: null,
+      error: 'connection failed: ECONNREFUSED',
+    });
     const slow = await startReceiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 1_000)));
     try {
-      expect(await sendWebhook(request('/', { url: slow.url, timeoutMs: 200 }))).toMatchObject({ outcome: 'failed', error: 'timed out after 0.2 s' });
+      expect(await sendWebhook(request('/', { url: slow.url, timeoutMs: 200 }))).toMatchObject({
+        outcome: 'failed',
+        error: 'timed out after 0.2 s',
+      });
     } finally {
       await slow.close();
     }
@@ -87,21 +120,40 @@ describe('sendWebhook', () => {
   it('refuses URLs that resolve to private addresses unless allowed, without connecting', async () => {
     const before = receiver.received.length;
     for (const host of ['localhost', '127.0.0.1', '[::ffff:127.0.0.1]']) {
-      const result = await sendWebhook(request('/', { url: `http://${host}:${receiver.port}/private`, allowPrivate: false }));
-      expect(result, host).toMatchObject({ outcome: 'refused', statusCode: null, error: expect.stringMatching(/^\S+ is a private address; set ALLOW_PRIVATE_WEBHOOK_URLS=true to allow it$/) });
+      const result = await sendWebhook(
+        request('/', { url: `http://${host}:${receiver.port}/private`, allowPrivate: false }),
+      );
+      expect(result, host).toMatchObject({
+        outcome: 'refused',
+        statusCode: null,
+        error: expect.stringMatching(/^\S+ is a private address; set ALLOW_PRIVATE_WEBHOOK_URLS=true to allow it$/),
+      });
     }
-    expect(await sendWebhook(request('/', { url: 'http://169.254.169.254/latest/meta-data/', allowPrivate: false }))).toMatchObject({ outcome: 'refused' });
+    expect(
+      await sendWebhook(request('/', { url: 'http://169.254.169.254/latest/meta-data/', allowPrivate: false })),
+    ).toMatchObject({ outcome: 'refused' });
     expect(receiver.received.length).toBe(before);
-    expect(await sendWebhook(request('/', { url: `http://localhost:${receiver.port}/private`, allowPrivate: true }))).toMatchObject({ outcome: 'delivered' });
+    expect(
+      await sendWebhook(request('/', { url: `http://localhost:${receiver.port}/private`, allowPrivate: true })),
+    ).toMatchObject({ outcome: 'delivered' });
   });
 
   it('refuses what is not an http(s) URL', async () => {
-    expect(await sendWebhook(request('/', { url: 'ftp://example.com/hook' }))).toMatchObject({ outcome: 'refused', error: 'not an http(s) URL' });
+    expect(await sendWebhook(request('/', { url: 'ftp://example.com/hook' }))).toMatchObject({
+      outcome: 'refused',
+      error: 'not an http(s) URL',
+    });
   });
 });
 
 describe('parseRetryAfter', () => {
-  it.each<[string | null, number | null]>([['30', 30_000], [' 0 ', 0], [null, null], ['soon', null], ['Thu, 01 Jan 1970 00:00:00 GMT', 0]])('%j → %j', (value, expected) => {
+  it.each<[string | null, number | null]>([
+    ['30', 30_000],
+    [' 0 ', 0],
+    [null, null],
+    ['soon', null],
+    ['Thu, 01 Jan 1970 00:00:00 GMT', 0],
+  ])('%j → %j', (value, expected) => {
     expect(parseRetryAfter(value, 1_000_000)).toBe(expected);
   });
 });

@@ -35,7 +35,11 @@ describe('pingWorkflow on the time-skipping server', () => {
     const wallStart = Date.now();
 
     const result = await worker.runUntil(
-      env.client.workflow.execute(pingWorkflow, { taskQueue, workflowId: `ping-${taskQueue}`, args: [{ delay: '1 day' }] }),
+      env.client.workflow.execute(pingWorkflow, {
+        taskQueue,
+        workflowId: `ping-${taskQueue}`,
+        args: [{ delay: '1 day' }],
+      }),
     );
 
     expect(result.database).toBe('stand-in');
@@ -52,9 +56,16 @@ describe('pingWorkflow on the dev server with the real activities', () => {
     const { env, database } = stack;
     const taskQueue = uniqueTaskQueue('ping-dev');
     const worker = await Worker.create({
-      connection: env.nativeConnection, taskQueue, workflowBundle, activities: createSystemActivities({ prisma: database.prisma }),
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle,
+      activities: createSystemActivities({ prisma: database.prisma }),
     });
-    const handle = await env.client.workflow.start(pingWorkflow, { taskQueue, workflowId: `ping-${taskQueue}`, args: [{}] });
+    const handle = await env.client.workflow.start(pingWorkflow, {
+      taskQueue,
+      workflowId: `ping-${taskQueue}`,
+      args: [{}],
+    });
     const result = await worker.runUntil(handle.result());
 
     expect(result.database).toMatch(/^PostgreSQL \d+/);

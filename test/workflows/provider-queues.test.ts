@@ -31,50 +31,94 @@ afterAll(async () => {
   await database?.drop();
 });
 
-it('runs each provider\'s calls on its own queue, at most its configured concurrency at once', async () => {
+it("runs each provider's calls on its own queue, at most its configured concurrency at once", async () => {
   const running: Record<string, number> = { local: 0, openai: 0 };
   const peak: Record<string, number> = { local: 0, openai: 0 };
   const overlapped: string[] = [];
   // A runner that takes a while and records how many calls of its provider run together.
-  const slowRunner = (provider: string): ProviderRunner => async () => {
-    running[provider]! += 1;
-    peak[provider] = Math.max(peak[provider]!, running[provider]!);
-    if (running.local! > 0 && running.openai! > 0) overlapped.push(provider);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    running[provider]! -= 1;
-    return { files: [{ data: Buffer.from('out'), extension: 'txt', contentType: 'text/plain' }] };
-  };
+  const slowRunner =
+    (provider: string): ProviderRunner =>
+    async () => {
+      running[provider]! += 1;
+      peak[provider] = Math.max(peak[provider]!, running[provider]!);
+      if (running.local! > 0 && running.openai! > 0) overlapped.push(provider);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      running[provider]! -= 1;
+      return { files: [{ data: Buffer.from('out'), extension: 'txt', contentType: 'text/plain' }] };
+    };
   const providers: Providers = {
     for: (model) => ({ kind: 'runner', run: slowRunner(model.provider) }),
     jobsOf: () => undefined,
   };
   const taskQueue = uniqueTaskQueue('provider-queues');
-  const config = { ...loadConfig({}, []), LOCAL_CONCURRENCY: 1, OPENAI_CONCURRENCY: 4, TEMPORAL_WEBHOOK_TASK_QUEUE: `${taskQueue}-webhooks` };
+  const config = {
+    ...loadConfig({}, []),
+    LOCAL_CONCURRENCY: 1,
+    OPENAI_CONCURRENCY: 4,
+    TEMPORAL_WEBHOOK_TASK_QUEUE: `${taskQueue}-webhooks`,
+  };
   const storage = createLocalStorage(await mkdtemp(join(tmpdir(), 'gateway-queues-')), 'http://files.test');
-  const workers = await createWorkers(env.nativeConnection, { config, taskQueue, namespace: 'default', workflows: { workflowBundle: await bundleWorkflows() } }, {
-    prisma: database.prisma, catalog: loadCatalog(), storage, config, providers,
-  });
-  expect(workers.map((worker) => worker.options.taskQueue).sort())
-    .toEqual([taskQueue, `${taskQueue}-fal`, `${taskQueue}-local`, `${taskQueue}-openai`, `${taskQueue}-replicate`, `${taskQueue}-webhooks`]);
+  const workers = await createWorkers(
+    env.nativeConnection,
+    { config, taskQueue, namespace: 'default', workflows: { workflowBundle: await bundleWorkflows() } },
+    {
+      prisma: database.prisma,
+      catalog: loadCatalog(),
+      storage,
+      config,
+      providers,
+    },
+  );
+  expect(workers.map((worker) => worker.options.taskQueue).sort()).toEqual([
+    taskQueue,
+    `${taskQueue}-fal`,
+    `${taskQueue}-local`,
+    `${taskQueue}-openai`,
+    `${taskQueue}-replicate`,
+    `${taskQueue}-webhooks`,
+  ]);
 
   const accountId = await createFundedAccount(database.prisma);
-  await credit(database.prisma, { accountId, amount: 10_000_000n, kind: 'deposit', idempotencyKey: `deposit:${accountId}` });
+  await credit(database.prisma, {
+    accountId,
+    amount: 10_000_000n,
+    kind: 'deposit',
+    idempotencyKey: `deposit:${accountId}`,
+  });
   const requests: GenerationRequest[] = [
-    ...Array.from({ length: 3 }, (): GenerationRequest => ({ type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.test/a.png' })),
+    ...Array.from({ length: 3 }, (): GenerationRequest => ({
+      type: 'upscale',
+      model: 'local/lanczos',
+      image_url: 'https://inputs.test/a.png',
+    })),
     { type: 'text-to-text', model: 'openai/kimi-k2', prompt: 'hi', max_tokens: 10 },
   ];
   let stop!: () => void;
-  const stopped = new Promise<void>((resolve) => { stop = resolve; });
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
   const run = runWorkers(workers, stopped);
-  const results = await Promise.all(requests.map(async (request) => {
-    const input = {
-      taskId: newId('gen'), accountId, request, costMicros: '100000', idempotencyKey: null, modelId: request.model,
-      requestHash: requestHash(request), timeoutSeconds: 60,
-    };
-    const handle = await env.client.workflow.start(generationWorkflow, { taskQueue, workflowId: input.taskId, args: [input] });
-    await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] });
-    return handle.result();
-  }));
+  const results = await Promise.all(
+    requests.map(async (request) => {
+      const input = {
+        taskId: newId('gen'),
+        accountId,
+        request,
+        costMicros: '100000',
+        idempotencyKey: null,
+        modelId: request.model,
+        requestHash: requestHash(request),
+        timeoutSeconds: 60,
+      };
+      const handle = await env.client.workflow.start(generationWorkflow, {
+        taskQueue,
+        workflowId: input.taskId,
+        args: [input],
+      });
+      await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] });
+      return handle.result();
+    }),
+  );
   stop();
   await run;
   expect(results.map((view) => view?.status)).toEqual(['completed', 'completed', 'completed', 'completed']);

@@ -9,7 +9,8 @@ import { bundleWorkflows } from '../helpers/temporal.ts';
 
 // Histories are stored as protobuf (temporal.api.history.v1.History), exactly as the server sends them.
 const histories = ['generation-completed.binpb', 'generation-upstream-job.binpb', 'webhook-delivery-retried.binpb'];
-const readHistory = (file: string) => temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));
+const readHistory = (file: string) =>
+  temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));
 
 it.each(histories)('replays %s with the current workflow code', async (file) => {
   const history = readHistory(file);
@@ -17,11 +18,24 @@ it.each(histories)('replays %s with the current workflow code', async (file) => 
   await expect(Worker.runReplayHistory({ workflowBundle }, history, `replay-${file}`)).resolves.toBeUndefined();
 });
 
-it('the replay would catch a change of the workflow\'s steps', async () => {
+it("the replay would catch a change of the workflow's steps", async () => {
   const history = readHistory('generation-completed.binpb');
   // A history of the ping workflow cannot be the generation workflow's: replaying it under that type must fail.
-  const altered = { ...history, events: history.events?.map((event) => event.workflowExecutionStartedEventAttributes
-    ? { ...event, workflowExecutionStartedEventAttributes: { ...event.workflowExecutionStartedEventAttributes, workflowType: { name: 'pingWorkflow' } } }
-    : event) };
-  await expect(Worker.runReplayHistory({ workflowBundle: await bundleWorkflows() }, altered as typeof history, 'replay-altered')).rejects.toThrow();
+  const altered = {
+    ...history,
+    events: history.events?.map((event) =>
+      event.workflowExecutionStartedEventAttributes
+        ? {
+            ...event,
+            workflowExecutionStartedEventAttributes: {
+              ...event.workflowExecutionStartedEventAttributes,
+              workflowType: { name: 'pingWorkflow' },
+            },
+          }
+        : event,
+    ),
+  };
+  await expect(
+    Worker.runReplayHistory({ workflowBundle: await bundleWorkflows() }, altered as typeof history, 'replay-altered'),
+  ).rejects.toThrow();
 });

@@ -10,13 +10,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config.ts';
 import { newId } from '../../src/services/ids.ts';
-import { type CreatedMessage, createWebhookMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
-import { deliverySchedule, maxRetryAfterMs, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
+import {
+  type CreatedMessage,
+  createWebhookMessage,
+  deliveryWorkflowId,
+  webhookMessageId,
+} from '../../src/webhooks/messages.ts';
+import {
+  deliverySchedule,
+  maxRetryAfterMs,
+  webhookDeliveryWorkflow,
+} from '../../workflows/webhook-delivery.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/ports.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
-import { type Answer, type ReceivedWebhook, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import {
+  type Answer,
+  type ReceivedWebhook,
+  type Receiver,
+  startReceiver,
+  verifyDelivery,
+} from '../helpers/webhook-receiver.ts';
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
@@ -24,7 +39,11 @@ let workflowBundle: WorkflowBundleWithSourceMap;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  [env, database, workflowBundle] = await Promise.all([createTimeSkippingEnv(), createTestDatabase(), bundleWorkflows()]);
+  [env, database, workflowBundle] = await Promise.all([
+    createTimeSkippingEnv(),
+    createTestDatabase(),
+    bundleWorkflows(),
+  ]);
 });
 afterAll(async () => {
   await Promise.all(receivers.map((receiver) => receiver.close()));
@@ -50,22 +69,35 @@ async function messageTo(url: string) {
   const accountId = await createFundedAccount(database.prisma, 'agent');
   await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
   const taskId = newId('gen');
-  const message = await createWebhookMessage(database.prisma, { event: 'generation.completed', subject: taskId, accountId, data: { id: taskId, status: 'completed' } });
+  const message = await createWebhookMessage(database.prisma, {
+    event: 'generation.completed',
+    subject: taskId,
+    accountId,
+    data: { id: taskId, status: 'completed' },
+  });
   return { accountId, messageId: message.messageId, url };
 }
 
-const secretOf = async (accountId: string) => (await database.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).webhookSecret!;
-const logOf = (messageId: string) => database.prisma.webhookDelivery.findMany({ where: { messageId }, orderBy: { attempt: 'asc' } });
-const gaps = (deliveries: ReceivedWebhook[]) => deliveries.slice(1).map((delivery, index) => delivery.at! - deliveries[index]!.at!);
+const secretOf = async (accountId: string) =>
+  (await database.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).webhookSecret!;
+const logOf = (messageId: string) =>
+  database.prisma.webhookDelivery.findMany({ where: { messageId }, orderBy: { attempt: 'asc' } });
+const gaps = (deliveries: ReceivedWebhook[]) =>
+  deliveries.slice(1).map((delivery, index) => delivery.at! - deliveries[index]!.at!);
 
 async function deliver(input: { messageId: string; url: string }, activities: Partial<WebhookActivities> = {}) {
   const taskQueue = uniqueTaskQueue('webhooks');
   const config = { ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue };
   const worker = await Worker.create({
-    connection: env.nativeConnection, taskQueue, workflowBundle, activities: { ...createWebhookActivities({ prisma: database.prisma, config }), ...activities },
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle,
+    activities: { ...createWebhookActivities({ prisma: database.prisma, config }), ...activities },
   });
   const workflowId = `test-${taskQueue}`;
-  const result = await worker.runUntil(env.client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId, args: [input] }));
+  const result = await worker.runUntil(
+    env.client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId, args: [input] }),
+  );
   return { ...result, history: () => env.client.workflow.getHandle(workflowId).fetchHistory() };
 }
 
@@ -89,14 +121,23 @@ describe('webhookDeliveryWorkflow', () => {
     expect(Date.now() - wallStart).toBeLessThan(60_000);
     // Every attempt is the same message: the same webhook-id, each one verifying with the account's secret.
     const secret = await secretOf(message.accountId);
-    expect(new Set(down.received.map((delivery) => delivery.headers['webhook-id']))).toEqual(new Set([message.messageId]));
-    for (const delivery of down.received) expect(verifyDelivery(secret, delivery)).toMatchObject({ event: 'generation.completed' });
+    expect(new Set(down.received.map((delivery) => delivery.headers['webhook-id']))).toEqual(
+      new Set([message.messageId]),
+    );
+    for (const delivery of down.received)
+      expect(verifyDelivery(secret, delivery)).toMatchObject({ event: 'generation.completed' });
 
     const log = await logOf(message.messageId);
-    expect(log.map((row) => [row.attempt, row.statusCode, row.error])).toEqual(deliverySchedule.map((_, index) => [index + 1, 503, 'HTTP 503']));
+    expect(log.map((row) => [row.attempt, row.statusCode, row.error])).toEqual(
+      deliverySchedule.map((_, index) => [index + 1, 503, 'HTTP 503']),
+    );
     expect(log.slice(0, 7).every((row) => row.nextAttemptAt !== null)).toBe(true);
     expect(log[7]!.nextAttemptAt).toBeNull();
-    expect(log.every((row) => row.url === down.url && row.event === 'generation.completed' && row.accountId === message.accountId)).toBe(true);
+    expect(
+      log.every(
+        (row) => row.url === down.url && row.event === 'generation.completed' && row.accountId === message.accountId,
+      ),
+    ).toBe(true);
   });
 
   it('410 stops retrying that endpoint after one attempt', async () => {
@@ -108,7 +149,10 @@ describe('webhookDeliveryWorkflow', () => {
   });
 
   it('honours Retry-After beyond the schedule, up to its cap', async () => {
-    const busy = await receiver([{ status: 429, headers: { 'retry-after': '3600' } }, { status: 503, headers: { 'retry-after': String(48 * 3600) } }]);
+    const busy = await receiver([
+      { status: 429, headers: { 'retry-after': '3600' } },
+      { status: 503, headers: { 'retry-after': String(48 * 3600) } },
+    ]);
     const message = await messageTo(busy.url);
     expect(await deliver(message)).toMatchObject({ outcome: 'delivered', attempts: 3 });
     const [first, second_] = gaps(busy.received);
@@ -125,7 +169,10 @@ describe('webhookDeliveryWorkflow', () => {
     const url = `http://127.0.0.1:${port}/hook`;
     const message = await messageTo(url);
     let up: Receiver | undefined;
-    const real = createWebhookActivities({ prisma: database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []) });
+    const real = createWebhookActivities({
+      prisma: database.prisma,
+      config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+    });
     const result = await deliver(message, {
       // The real attempt; after the first one (refused: nothing listens) the receiver comes up, first answering 503.
       sendWebhook: async (input) => {
@@ -138,7 +185,10 @@ describe('webhookDeliveryWorkflow', () => {
     expect(up!.received).toHaveLength(2);
     // `RECORD_HISTORIES=1` refreshes the replay test's history of this workflow after an intended change.
     if (process.env.RECORD_HISTORIES === '1') {
-      await writeFile(join(import.meta.dirname, 'histories', 'webhook-delivery-retried.binpb'), temporal.api.history.v1.History.encode(await result.history()).finish());
+      await writeFile(
+        join(import.meta.dirname, 'histories', 'webhook-delivery-retried.binpb'),
+        temporal.api.history.v1.History.encode(await result.history()).finish(),
+      );
     }
     const secret = await secretOf(message.accountId);
     for (const delivery of up!.received) {
@@ -157,29 +207,59 @@ describe('webhookDeliveryWorkflow', () => {
   it('a URL resolving to a private address is refused at once when private addresses are not allowed', async () => {
     const listening = await receiver();
     const message = await messageTo(`http://localhost:${listening.port}/hook`);
-    const strict = createWebhookActivities({ prisma: database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, []) });
-    expect(await deliver(message, { sendWebhook: strict.sendWebhook })).toMatchObject({ outcome: 'refused', attempts: 1 });
+    const strict = createWebhookActivities({
+      prisma: database.prisma,
+      config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, []),
+    });
+    expect(await deliver(message, { sendWebhook: strict.sendWebhook })).toMatchObject({
+      outcome: 'refused',
+      attempts: 1,
+    });
     expect(listening.received).toHaveLength(0);
-    expect((await logOf(message.messageId)).map((row) => row.error)).toEqual([expect.stringMatching(/^localhost is a private address/)]);
+    expect((await logOf(message.messageId)).map((row) => row.error)).toEqual([
+      expect.stringMatching(/^localhost is a private address/),
+    ]);
   });
 });
 
 describe('notifyWebhooks (the notify step)', () => {
-  it('starts one delivery per distinct target, the task\'s webhook and the account\'s, under one webhook-id; a repeat starts none', async () => {
+  it("starts one delivery per distinct target, the task's webhook and the account's, under one webhook-id; a repeat starts none", async () => {
     const [taskHook, accountHook] = [await receiver(), await receiver()];
     const accountId = await createFundedAccount(database.prisma, 'developer');
     await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: accountHook.url } });
     const taskQueue = uniqueTaskQueue('webhook-notify');
-    const config = { ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue };
+    const config = {
+      ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+      TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue,
+    };
     const activities = createWebhookActivities({ prisma: database.prisma, config });
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
     const notifyFor = async (webhookUrl: string) => {
       const taskId = newId('gen');
       await database.prisma.task.create({
-        data: { id: taskId, accountId, type: 'upscale', model: 'local/lanczos', status: 'completed', request: {}, costReserved: 0n, webhookUrl },
+        data: {
+          id: taskId,
+          accountId,
+          type: 'upscale',
+          model: 'local/lanczos',
+          status: 'completed',
+          request: {},
+          costReserved: 0n,
+          webhookUrl,
+        },
       });
-      const input = { event: 'generation.completed' as const, subject: taskId, accountId, taskId, data: { id: taskId, status: 'completed' } };
-      const notify = () => new MockActivityEnvironment({}, { client: env.client }).run(activities.notifyWebhooks, input) as Promise<CreatedMessage>;
+      const input = {
+        event: 'generation.completed' as const,
+        subject: taskId,
+        accountId,
+        taskId,
+        data: { id: taskId, status: 'completed' },
+      };
+      const notify = () =>
+        new MockActivityEnvironment({}, { client: env.client }).run(
+          activities.notifyWebhooks,
+          input,
+        ) as Promise<CreatedMessage>;
       return { taskId, notify };
     };
 
@@ -187,7 +267,11 @@ describe('notifyWebhooks (the notify step)', () => {
       const both = await notifyFor(taskHook.url);
       const messageId = webhookMessageId(both.taskId, 'generation.completed');
       expect(await both.notify()).toEqual({
-        messageId, targets: [taskHook.url, accountHook.url].map((url) => ({ url, workflowId: deliveryWorkflowId(messageId, url) })),
+        messageId,
+        targets: [taskHook.url, accountHook.url].map((url) => ({
+          url,
+          workflowId: deliveryWorkflowId(messageId, url),
+        })),
       });
       const same = await notifyFor(accountHook.url);
       expect((await same.notify()).targets.map((target) => target.url)).toEqual([accountHook.url]);
@@ -203,7 +287,12 @@ describe('notifyWebhooks (the notify step)', () => {
     const secret = await secretOf(accountId); // created for the developer at the first delivery
     expect(secret).toMatch(/^whsec_/);
     for (const delivery of [...taskHook.received, ...accountHook.received]) verifyDelivery(secret, delivery);
-    expect(taskHook.received[0]!.headers['webhook-id']).toBe(accountHook.received.find((delivery) => delivery.body === taskHook.received[0]!.body)!.headers['webhook-id']);
-    expect(JSON.parse(taskHook.received[0]!.body)).toEqual({ event: 'generation.completed', data: expect.objectContaining({ status: 'completed' }) });
+    expect(taskHook.received[0]!.headers['webhook-id']).toBe(
+      accountHook.received.find((delivery) => delivery.body === taskHook.received[0]!.body)!.headers['webhook-id'],
+    );
+    expect(JSON.parse(taskHook.received[0]!.body)).toEqual({
+      event: 'generation.completed',
+      data: expect.objectContaining({ status: 'completed' }),
+    });
   });
 });

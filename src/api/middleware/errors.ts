@@ -31,7 +31,12 @@ export const notFound: RequestHandler = (req) => {
 
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   const known = error instanceof ApiError ? error : fromClientError(error ?? {});
-  const apiError = known ?? new ApiError('internal_error', `An internal error occurred; quote request id ${String(res.getHeader('X-Request-Id'))} when reporting it.`);
+  const apiError =
+    known ??
+    new ApiError(
+      'internal_error',
+      `An internal error occurred; quote request id ${String(res.getHeader('X-Request-Id'))} when reporting it.`,
+    );
   if (!known) req.log.error({ err: error }, 'unhandled error');
   if (res.headersSent) return;
   res.status(apiError.status).json(apiError.toBody());

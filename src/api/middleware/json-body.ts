@@ -7,7 +7,10 @@ const jsonTypes = ['application/json', 'application/*+json'];
 /** Bodies are JSON only: another content type is 415, not a confusing validation error. */
 const requireJsonContentType: RequestHandler = (req, _res, next) => {
   if (hasBody(req) && !req.is(jsonTypes)) {
-    throw new ApiError('unsupported_media_type', `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`);
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`,
+    );
   }
   next();
 };

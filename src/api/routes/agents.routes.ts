@@ -9,8 +9,14 @@ import { clientAddress } from '../client-address.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
 import {
-  AgentBalanceResponseSchema, AgentDepositRequestSchema, AgentDepositResponseSchema, AgentQuoteRequestSchema,
-  AgentQuoteResponseSchema, AgentRegisterRequestSchema, AgentRegisterResponseSchema, AgentWebhookRequestSchema,
+  AgentBalanceResponseSchema,
+  AgentDepositRequestSchema,
+  AgentDepositResponseSchema,
+  AgentQuoteRequestSchema,
+  AgentQuoteResponseSchema,
+  AgentRegisterRequestSchema,
+  AgentRegisterResponseSchema,
+  AgentWebhookRequestSchema,
   AgentWebhookResponseSchema,
 } from '../schemas/agents.schemas.ts';
 import { webhookSignature } from '../webhook-signature.ts';
@@ -48,21 +54,30 @@ export const agentEndpoints = [
     path: '/agents/register',
     operationId: 'registerAgent',
     summary: 'Register an agent',
-    description: 'Creates an agent account and its `rf_` API key (shown once), with its own deposit address per enabled chain and, ' +
+    description:
+      'Creates an agent account and its `rf_` API key (shown once), with its own deposit address per enabled chain and, ' +
       'within per-address limits, a trial credit (`trial_credit_applied`, `starting_balance`). Too many registrations from one ' +
       'client address within the window answer 429 `registration_capped`. With `webhook_url`, the response carries the ' +
       '`webhook_secret` that signs deliveries (Standard Webhooks).',
     tags,
     auth: 'none',
     request: { body: AgentRegisterRequestSchema },
-    success: { status: 201, description: 'The agent, its key and its deposit addresses', schema: AgentRegisterResponseSchema },
+    success: {
+      status: 201,
+      description: 'The agent, its key and its deposit addresses',
+      schema: AgentRegisterResponseSchema,
+    },
     errors: ['registration_capped'],
     handle: async ({ body, ctx, req }) => {
       let agent: RegisteredAgent;
       try {
         agent = await registerAgent(ctx.prisma, ctx.config, {
-          agentName: body.agent_name, webhookUrl: body.webhook_url, source: body.source, platform: body.agent_platform,
-          platformVersion: body.agent_version, clientAddress: clientAddress(req),
+          agentName: body.agent_name,
+          webhookUrl: body.webhook_url,
+          source: body.source,
+          platform: body.agent_platform,
+          platformVersion: body.agent_version,
+          clientAddress: clientAddress(req),
         });
       } catch (error) {
         if (error instanceof RegistrationCappedError) {
@@ -94,11 +109,16 @@ export const agentEndpoints = [
     path: '/agents/deposit',
     operationId: 'creditDeposit',
     summary: 'Credit an on-chain USDC deposit',
-    description: 'Credits the USDC transfer of `tx_hash` on `chain` to the calling agent once it has enough confirmations.',
+    description:
+      'Credits the USDC transfer of `tx_hash` on `chain` to the calling agent once it has enough confirmations.',
     tags,
     auth: 'agent',
     request: { body: AgentDepositRequestSchema },
-    success: { status: 200, description: 'The credit, or a message that it will follow', schema: AgentDepositResponseSchema },
+    success: {
+      status: 200,
+      description: 'The credit, or a message that it will follow',
+      schema: AgentDepositResponseSchema,
+    },
     pendingUntil: 'on-chain deposits',
   }),
   defineEndpoint({
@@ -106,11 +126,12 @@ export const agentEndpoints = [
     path: '/agents/balance',
     operationId: 'getAgentBalance',
     summary: 'Balance and usage of the calling agent',
-    description: '`balance` is what the agent can spend now, in USD: deposits and credits, minus charges, minus what running ' +
+    description:
+      '`balance` is what the agent can spend now, in USD: deposits and credits, minus charges, minus what running ' +
       'tasks hold reserved. `usage` counts charged generations and their total from the ledger.',
     tags,
     auth: 'agent',
-    success: { status: 200, description: 'The agent\'s balance', schema: AgentBalanceResponseSchema },
+    success: { status: 200, description: "The agent's balance", schema: AgentBalanceResponseSchema },
     handle: async ({ principal, ctx }) => {
       const [summary, deposits] = await Promise.all([
         getAccountSummary(ctx.prisma, principal.account.id),
@@ -127,8 +148,12 @@ export const agentEndpoints = [
           webhook_url: summary.webhookUrl,
           usage: { total_requests: summary.charges, total_usd_spent: formatUsd(summary.spent) },
           recent_deposits: deposits.map((deposit) => ({
-            id: deposit.id, chain: deposit.chain, amount_usd: formatUsd(deposit.amount ?? 0n), tx_hash: deposit.txHash,
-            status: deposit.status, created_at: deposit.createdAt.toISOString(),
+            id: deposit.id,
+            chain: deposit.chain,
+            amount_usd: formatUsd(deposit.amount ?? 0n),
+            tx_hash: deposit.txHash,
+            status: deposit.status,
+            created_at: deposit.createdAt.toISOString(),
           })),
         },
       };
@@ -139,7 +164,8 @@ export const agentEndpoints = [
     path: '/agents/quote',
     operationId: 'quoteGeneration',
     summary: 'Quote the cost of a generation',
-    description: 'Prices a request with the same function that admission uses, and says whether the available balance covers it. ' +
+    description:
+      'Prices a request with the same function that admission uses, and says whether the available balance covers it. ' +
       'Agent and developer keys (a developer gets an empty `deposit_addresses` and `asset` "USD"). `model` must serve `type`, and ' +
       '`resolution`, `duration`, `num_outputs`, `sound` and `generate_type` must be options of the model (400 naming the field). ' +
       'Without the prompt, text-priced models assume a typical length and say so in `breakdown`.',
@@ -152,7 +178,8 @@ export const agentEndpoints = [
       try {
         price = priceRequest(resolveModel(ctx.catalog, body), body);
       } catch (error) {
-        if (error instanceof ModelRequestError) throw new ApiError('validation_error', `Invalid body: ${error.message}`);
+        if (error instanceof ModelRequestError)
+          throw new ApiError('validation_error', `Invalid body: ${error.message}`);
         throw error;
       }
       const summary = await getAccountSummary(ctx.prisma, principal.account.id);
@@ -175,8 +202,9 @@ export const agentEndpoints = [
     method: 'patch',
     path: '/agents/webhook',
     operationId: 'updateAgentWebhook',
-    summary: 'Set or replace the agent\'s webhook',
-    description: 'Sets the webhook URL and rotates its signing secret: deliveries are signed with the new secret from now on. ' +
+    summary: "Set or replace the agent's webhook",
+    description:
+      'Sets the webhook URL and rotates its signing secret: deliveries are signed with the new secret from now on. ' +
       'A URL that is not http(s) answers 400 `invalid_webhook_url`.',
     tags,
     auth: 'agent',
@@ -191,7 +219,8 @@ export const agentEndpoints = [
           webhook_url: webhookUrl,
           webhook_secret: webhookSecret,
           ...webhookSignature,
-          message: 'Webhook saved and its secret rotated. Verify each delivery with this secret (Standard Webhooks: ' +
+          message:
+            'Webhook saved and its secret rotated. Verify each delivery with this secret (Standard Webhooks: ' +
             'HMAC-SHA256 over "webhook-id.webhook-timestamp.body"); the previous secret no longer signs.',
         },
       };

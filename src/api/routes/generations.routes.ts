@@ -2,7 +2,13 @@ import type { Request, RequestHandler } from 'express';
 import { priceRequest } from '../../catalog/pricing.ts';
 import { ModelRequestError, resolveModel } from '../../catalog/resolve.ts';
 import { canRun } from '../../providers/registry.ts';
-import { foldMessages, type GenerationRequest, missingInputs, normaliseLayout, requestHash } from '../../generation/request.ts';
+import {
+  foldMessages,
+  type GenerationRequest,
+  missingInputs,
+  normaliseLayout,
+  requestHash,
+} from '../../generation/request.ts';
 import { taskView, type TaskView } from '../../generation/task-view.ts';
 import type { Task } from '../../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../../money.ts';
@@ -12,7 +18,10 @@ import { admitGeneration, liveTaskState } from '../../temporal/generations.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
 import {
-  CreateGenerationBodySchema, GenerationIdParamsSchema, GenerationQueuedResponseSchema, GenerationStatusResponseSchema,
+  CreateGenerationBodySchema,
+  GenerationIdParamsSchema,
+  GenerationQueuedResponseSchema,
+  GenerationStatusResponseSchema,
   PredictionIdParamsSchema,
 } from '../schemas/generations.schemas.ts';
 
@@ -31,12 +40,17 @@ export const deprecatedAliasHeaders: RequestHandler = (req, res, next) => {
 };
 
 const invalid = (message: string) => new ApiError('validation_error', `Invalid body: ${message}`);
-const reused = () => new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+const reused = () =>
+  new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
 
 function idempotencyKeyOf(req: Request): string | null {
   const key = req.get('Idempotency-Key');
   if (key === undefined) return null;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError('validation_error', 'Invalid header: Idempotency-Key must be 1 to 255 visible ASCII characters.');
+  if (!/^[\x21-\x7e]{1,255}$/.test(key))
+    throw new ApiError(
+      'validation_error',
+      'Invalid header: Idempotency-Key must be 1 to 255 visible ASCII characters.',
+    );
   return key;
 }
 
@@ -44,11 +58,20 @@ function idempotencyKeyOf(req: Request): string | null {
 const taskIdFor = (accountId: string, idempotencyKey: string | null) =>
   idempotencyKey ? derivedId('gen', `${accountId}\n${idempotencyKey}`) : newId('gen');
 
-function queuedBody(task: Pick<Task, 'id' | 'type' | 'model' | 'costReserved' | 'createdAt'> | TaskView, costMicros: bigint) {
+function queuedBody(
+  task: Pick<Task, 'id' | 'type' | 'model' | 'costReserved' | 'createdAt'> | TaskView,
+  costMicros: bigint,
+) {
   const createdAt = 'createdAt' in task ? task.createdAt.toISOString() : task.created_at;
   return {
-    id: task.id, type: task.type, model: task.model, status: 'queued' as const,
-    cost: usdNumber(costMicros), cost_formatted: `$${formatUsd(costMicros)}`, created_at: createdAt, poll_url: `/api/v1/generations/${task.id}`,
+    id: task.id,
+    type: task.type,
+    model: task.model,
+    status: 'queued' as const,
+    cost: usdNumber(costMicros),
+    cost_formatted: `$${formatUsd(costMicros)}`,
+    created_at: createdAt,
+    poll_url: `/api/v1/generations/${task.id}`,
   };
 }
 
@@ -56,7 +79,8 @@ async function readTask(ctx: ApiContext, taskId: string, accountId: string) {
   const task = await findTaskForAccount(ctx.prisma, taskId, accountId);
   if (!task) throw new ApiError('not_found', `No generation ${taskId}.`);
   // A running task is answered by its workflow (fresher than the row); a finished one by the row.
-  const live = task.status === 'queued' || task.status === 'processing' ? await liveTaskState(ctx.temporal, taskId) : null;
+  const live =
+    task.status === 'queued' || task.status === 'processing' ? await liveTaskState(ctx.temporal, taskId) : null;
   return { body: live ?? taskView(task) };
 }
 
@@ -66,7 +90,8 @@ export const generationEndpoints = [
     path: '/generations',
     operationId: 'createGeneration',
     summary: 'Create a generation task',
-    description: 'Validates and prices the request (the same price as POST /agents/quote), reserves that cost, and answers 202 ' +
+    description:
+      'Validates and prices the request (the same price as POST /agents/quote), reserves that cost, and answers 202 ' +
       'with the task id and `poll_url` once the reservation and the task are durable. Both layouts are accepted: the top-level ' +
       'fields, or `{ model, input: { … }, webhook }`. For text-to-text without `prompt`, system `messages` become `system_prompt` ' +
       'and the others a "User: … / Assistant: …" transcript. An `Idempotency-Key` header makes retries return the same task ' +
@@ -88,8 +113,10 @@ export const generationEndpoints = [
         throw error;
       }
       const missing = missingInputs(request);
-      if (missing.length > 0) throw invalid(missing.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
-      if (!canRun(ctx.config, model)) throw invalid(`model: ${model.id} is not available on this server (its provider is not configured here)`);
+      if (missing.length > 0)
+        throw invalid(missing.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+      if (!canRun(ctx.config, model))
+        throw invalid(`model: ${model.id} is not available on this server (its provider is not configured here)`);
       const cost = priceRequest(model, request).micros;
       const hash = requestHash(request);
       const accountId = principal.account.id;
@@ -107,7 +134,14 @@ export const generationEndpoints = [
 
       const taskId = taskIdFor(accountId, idempotencyKey);
       const admission = await admitGeneration(ctx.temporal, {
-        taskId, accountId, request, costMicros: cost.toString(), idempotencyKey, modelId: model.id, requestHash: hash, timeoutSeconds: model.timeout_seconds,
+        taskId,
+        accountId,
+        request,
+        costMicros: cost.toString(),
+        idempotencyKey,
+        modelId: model.id,
+        requestHash: hash,
+        timeoutSeconds: model.timeout_seconds,
       });
       if (admission.outcome === 'conflict') throw reused();
       if (admission.outcome === 'ended') {
@@ -115,12 +149,21 @@ export const generationEndpoints = [
         if (ended) return ended;
         throw new ApiError('service_unavailable', 'The generation could not be admitted; retry the request.');
       }
-      if (admission.outcome === 'unavailable') throw new ApiError('service_unavailable', 'The generation could not be admitted; nothing was charged. Retry the request.');
+      if (admission.outcome === 'unavailable')
+        throw new ApiError(
+          'service_unavailable',
+          'The generation could not be admitted; nothing was charged. Retry the request.',
+        );
       if (admission.outcome === 'insufficient_funds') {
         const available = BigInt(admission.availableMicros);
-        throw new ApiError('insufficient_balance', `This generation costs $${formatUsd(cost)}; the available balance is $${formatUsd(available)}.`, {
-          cost: usdNumber(cost), balance_available: usdNumber(available),
-        });
+        throw new ApiError(
+          'insufficient_balance',
+          `This generation costs $${formatUsd(cost)}; the available balance is $${formatUsd(available)}.`,
+          {
+            cost: usdNumber(cost),
+            balance_available: usdNumber(available),
+          },
+        );
       }
       return { status: 202, body: queuedBody(admission.task, cost) };
     },
@@ -130,8 +173,9 @@ export const generationEndpoints = [
     path: '/generations/{id}',
     operationId: 'getGeneration',
     summary: 'Read a generation task',
-    description: 'The caller\'s own task: live from its workflow while it runs, from the database once it has ended. ' +
-      'Someone else\'s task id answers 404 exactly like an unknown one.',
+    description:
+      "The caller's own task: live from its workflow while it runs, from the database once it has ended. " +
+      "Someone else's task id answers 404 exactly like an unknown one.",
     tags,
     auth: 'any',
     request: { params: GenerationIdParamsSchema },

@@ -5,4 +5,9 @@ import { generationEndpoints } from './generations.routes.ts';
 import { modelEndpoints } from './models.routes.ts';
 
 /** Every endpoint of the interface, in the spec's order. */
-export const apiEndpoints: Endpoint[] = [...modelEndpoints, ...agentEndpoints, ...accountEndpoints, ...generationEndpoints];
+export const apiEndpoints: Endpoint[] = [
+  ...modelEndpoints,
+  ...agentEndpoints,
+  ...accountEndpoints,
+  ...generationEndpoints,
+];

@@ -28,9 +28,11 @@ export function presentModel(model: CatalogModel, config: Config) {
 /** Catalog order is the curated, stable order; filters only remove. */
 export function filterModels(catalog: Catalog, filters: { type?: string; provider?: string }): CatalogModel[] {
   const provider = filters.provider?.toLowerCase();
-  return catalog.models.filter((model) =>
-    (!filters.type || model.type === filters.type) &&
-    (!provider || providerOf(model).name.toLowerCase() === provider || providerOf(model).slug === provider));
+  return catalog.models.filter(
+    (model) =>
+      (!filters.type || model.type === filters.type) &&
+      (!provider || providerOf(model).name.toLowerCase() === provider || providerOf(model).slug === provider),
+  );
 }
 
 export const modelEndpoints = [
@@ -39,7 +41,8 @@ export const modelEndpoints = [
     path: '/models',
     operationId: 'listModels',
     summary: 'List the model catalog',
-    description: 'Every model of the catalog in a stable order, filtered by generation `type` and by `provider` (name or slug, ' +
+    description:
+      'Every model of the catalog in a stable order, filtered by generation `type` and by `provider` (name or slug, ' +
       'case-insensitive). `total` counts the models returned. `cost` and `dollar_cost` are both the USD band a request can cost. ' +
       'Models whose provider this server has not configured are listed with `available: false`.',
     tags: ['Model catalog'],

@@ -6,7 +6,11 @@ export const AgentRegisterRequestSchema = z
     agent_name: z.string().min(3).max(50),
     webhook_url: httpUrl.optional(),
     source: z.string().max(100).optional(),
-    agent_platform: z.string().max(100).optional().openapi({ description: '`openclaw`, `generic`, or any string up to 100 characters' }),
+    agent_platform: z
+      .string()
+      .max(100)
+      .optional()
+      .openapi({ description: '`openclaw`, `generic`, or any string up to 100 characters' }),
     agent_version: z.string().max(50).optional(),
   })
   .openapi('AgentRegisterRequest');
@@ -94,9 +98,7 @@ export const AgentQuoteResponseSchema = z
   })
   .openapi('AgentQuoteResponse');
 
-export const AgentWebhookRequestSchema = z
-  .object({ webhook_url: httpUrl })
-  .openapi('AgentWebhookRequest');
+export const AgentWebhookRequestSchema = z.object({ webhook_url: httpUrl }).openapi('AgentWebhookRequest');
 
 export const AgentWebhookResponseSchema = z
   .object({

@@ -1,9 +1,23 @@
 import { z } from './zod.ts';
 
 export const generationTypes = [
-  'text-to-image', 'image-to-image', 'text-to-video', 'image-to-video', 'video-to-video', 'reference-to-video',
-  'subject-to-video', 'upscale', 'face-swap', 'lip-sync', 'text-to-music', 'text-to-audio', 'audio-to-audio',
-  'speech-to-text', 'text-to-3d', 'image-to-3d', 'text-to-text',
+  'text-to-image',
+  'image-to-image',
+  'text-to-video',
+  'image-to-video',
+  'video-to-video',
+  'reference-to-video',
+  'subject-to-video',
+  'upscale',
+  'face-swap',
+  'lip-sync',
+  'text-to-music',
+  'text-to-audio',
+  'audio-to-audio',
+  'speech-to-text',
+  'text-to-3d',
+  'image-to-3d',
+  'text-to-text',
 ] as const;
 export const GenerationTypeSchema = z.enum(generationTypes).openapi('GenerationType');
 
@@ -19,7 +33,10 @@ export const TaskStatusSchema = z.enum(taskStatuses).openapi('TaskStatus');
 export const ErrorSchema = z
   .object({
     error: z.string().openapi({ description: 'Stable snake_case error code', example: 'validation_error' }),
-    message: z.string().optional().openapi({ description: 'Human-readable explanation; names the field for validation errors' }),
+    message: z
+      .string()
+      .optional()
+      .openapi({ description: 'Human-readable explanation; names the field for validation errors' }),
   })
   .openapi('Error');
 
@@ -29,17 +46,27 @@ export const PaymentRequiredErrorSchema = z
     message: z.string().optional(),
     cost: z.number().optional().openapi({ description: 'Cost of the request in USD' }),
     balance_available: z.number().optional().openapi({ description: 'Available balance in USD' }),
-    requirements: z.record(z.string(), z.unknown()).optional().openapi({ description: 'x402 payment requirements, present when the x402 flow is used' }),
+    requirements: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({ description: 'x402 payment requirements, present when the x402 flow is used' }),
   })
   .openapi('PaymentRequiredError');
 
 /** A decimal amount of money as the API shows balances: a string such as "12.500000". */
-export const moneyString = z.string().regex(/^-?\d+(\.\d+)?$/).openapi({ example: '1.000000' });
+export const moneyString = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/)
+  .openapi({ example: '1.000000' });
 
 // No user:password@ part: a credential in a webhook URL would be logged with every failed attempt.
-export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URI' })
+export const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URI' })
   // (Refinements run even when the URL check failed: an unparsable URL is left to that check's message.)
-  .refine((url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password), 'must not contain a user name or password');
+  .refine(
+    (url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password),
+    'must not contain a user name or password',
+  );
 
 export const DepositAddressesSchema = z
   .record(z.string(), z.string())

@@ -32,8 +32,9 @@ export const GenerationRequestSchema = z
     num_outputs: z.int().min(1).optional(),
     seed: z.int().optional(),
     webhook_url: httpUrl.optional().openapi({
-      description: 'Receives `generation.completed` or `generation.failed` as `{ "event", "data": <the task> }`, signed (Standard ' +
-        'Webhooks) with your account\'s secret (GET /account/webhook-secret), retried for more than 24 hours',
+      description:
+        'Receives `generation.completed` or `generation.failed` as `{ "event", "data": <the task> }`, signed (Standard ' +
+        "Webhooks) with your account's secret (GET /account/webhook-secret), retried for more than 24 hours",
     }),
   })
   .openapi('GenerationRequest');
@@ -46,11 +47,15 @@ export const GenerationInputLayoutSchema = z
     input: GenerationRequestSchema.omit({ type: true, model: true, webhook_url: true }),
     webhook: httpUrl.optional(),
   })
-  .openapi('GenerationInputLayoutRequest', { description: 'Alternate layout: the same fields under `input`, the webhook as `webhook`.' });
+  .openapi('GenerationInputLayoutRequest', {
+    description: 'Alternate layout: the same fields under `input`, the webhook as `webhook`.',
+  });
 
 export const CreateGenerationBodySchema = z
   .union([GenerationInputLayoutSchema.strict(), GenerationRequestSchema])
-  .openapi({ description: 'Either the top-level layout (GenerationRequest) or the `input` layout; both mean the same request.' });
+  .openapi({
+    description: 'Either the top-level layout (GenerationRequest) or the `input` layout; both mean the same request.',
+  });
 
 export const GenerationQueuedResponseSchema = z
   .object({
@@ -72,7 +77,10 @@ export const GenerationStatusResponseSchema = z
     model: z.string(),
     status: TaskStatusSchema,
     prompt: z.string().optional(),
-    output: z.url().optional().openapi({ description: 'First output; for text-to-text a link to the generated .txt artifact' }),
+    output: z
+      .url()
+      .optional()
+      .openapi({ description: 'First output; for text-to-text a link to the generated .txt artifact' }),
     outputs: z.array(z.url()).optional(),
     error: z.string().optional(),
     created_at: z.iso.datetime().optional(),
@@ -89,9 +97,15 @@ export const GenerationStatusResponseSchema = z
 export const taskIdPattern = /^gen_[0-9A-Za-z]{22}$/;
 
 export const GenerationIdParamsSchema = z.object({
-  id: z.string().regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)').openapi({ param: { name: 'id', in: 'path' }, description: 'Task id from creation (gen_…)' }),
+  id: z
+    .string()
+    .regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)')
+    .openapi({ param: { name: 'id', in: 'path' }, description: 'Task id from creation (gen_…)' }),
 });
 
 export const PredictionIdParamsSchema = z.object({
-  taskId: z.string().regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)').openapi({ param: { name: 'taskId', in: 'path' }, description: 'Task id from creation (gen_…)' }),
+  taskId: z
+    .string()
+    .regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)')
+    .openapi({ param: { name: 'taskId', in: 'path' }, description: 'Task id from creation (gen_…)' }),
 });

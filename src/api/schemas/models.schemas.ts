@@ -3,7 +3,10 @@ import { z } from './zod.ts';
 
 export const ModelCostSchema = z
   .object({ min: z.number(), max: z.number() })
-  .openapi('ModelCost', { description: 'The least and the most one request can cost with this model, in USD, over every option it offers. `cost` and `dollar_cost` are the same band (the interface gives no other unit).' });
+  .openapi('ModelCost', {
+    description:
+      'The least and the most one request can cost with this model, in USD, over every option it offers. `cost` and `dollar_cost` are the same band (the interface gives no other unit).',
+  });
 
 export const ModelCapabilitiesSchema = z
   .object({
@@ -17,8 +20,14 @@ export const ModelCapabilitiesSchema = z
     supports_function_calling: z.boolean().optional(),
     supports_streaming: z.boolean().optional(),
     supports_json_mode: z.boolean().optional(),
-    supports_sound: z.boolean().optional().openapi({ description: 'Extension: video models that can add generated sound (`sound: true`)' }),
-    generate_types: z.array(z.enum(['Normal', 'LowPoly', 'Geometry'])).optional().openapi({ description: 'Extension: 3D models\' `generate_type` options' }),
+    supports_sound: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'Extension: video models that can add generated sound (`sound: true`)' }),
+    generate_types: z
+      .array(z.enum(['Normal', 'LowPoly', 'Geometry']))
+      .optional()
+      .openapi({ description: "Extension: 3D models' `generate_type` options" }),
     input_modalities: z.array(z.string()).optional(),
     output_modalities: z.array(z.string()).optional(),
   })
@@ -38,7 +47,12 @@ export const ModelSchema = z
     dollar_cost: ModelCostSchema,
     supports_x402: z.boolean(),
     supports_webhook: z.boolean(),
-    available: z.boolean().openapi({ description: 'Extension: whether this server can run the model now (its provider is configured). Unavailable models are listed so callers see the whole catalog, but POST /generations refuses them.' }),
+    available: z
+      .boolean()
+      .openapi({
+        description:
+          'Extension: whether this server can run the model now (its provider is configured). Unavailable models are listed so callers see the whole catalog, but POST /generations refuses them.',
+      }),
   })
   .openapi('Model');
 

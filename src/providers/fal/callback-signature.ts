@@ -23,7 +23,8 @@ export function createFalCallbackVerifier(jwksUrl: string, userId?: string, now:
     const response = await fetch(jwksUrl, { signal: AbortSignal.timeout(10_000) });
     if (!response.ok) throw new Error(`fal's JWKS answered HTTP ${response.status}`);
     const { keys: listed } = (await response.json()) as { keys: { kty?: string; crv?: string; x?: string }[] };
-    return listed.filter((key) => key.kty === 'OKP' && key.crv === 'Ed25519' && key.x)
+    return listed
+      .filter((key) => key.kty === 'OKP' && key.crv === 'Ed25519' && key.x)
       .map((key) => createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: key.x! }, format: 'jwk' }));
   };
   const publicKeys = (refresh: boolean): Promise<KeyObject[]> => {
@@ -31,7 +32,9 @@ export function createFalCallbackVerifier(jwksUrl: string, userId?: string, now:
     const stale = !keys || age > keysTtlMs || (keys.failed && age > 30_000) || (refresh && age > 10 * 60_000);
     if (stale) {
       const entry = { value: fetchKeys(), at: now(), failed: false };
-      entry.value.catch(() => { entry.failed = true; });
+      entry.value.catch(() => {
+        entry.failed = true;
+      });
       keys = entry;
     }
     return keys!.value;

@@ -9,12 +9,18 @@ import { downloadOutputs } from '../upstream-output.ts';
 import { ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import { createFalCallbackVerifier, falJwksUrl } from './callback-signature.ts';
 
-type FalConfig = Pick<Config, 'FAL_KEY' | 'FAL_QUEUE_URL' | 'FAL_JWKS_URL' | 'FAL_USER_ID' | 'FAL_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'>;
+type FalConfig = Pick<
+  Config,
+  'FAL_KEY' | 'FAL_QUEUE_URL' | 'FAL_JWKS_URL' | 'FAL_USER_ID' | 'FAL_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'
+>;
 
 function classify(error: unknown): Error {
   if (!(error instanceof ApiError)) return error as Error; // network or our timeout: transient
   const detail = (error.body as { detail?: unknown } | undefined)?.detail;
-  return classifyUpstreamHttpError({ status: error.status, detail: typeof detail === 'string' ? detail : undefined }, error);
+  return classifyUpstreamHttpError(
+    { status: error.status, detail: typeof detail === 'string' ? detail : undefined },
+    error,
+  );
 }
 
 /** Every `{ url }` file in a fal result (images[], image, video, audio, model_mesh, …), in document order. */
@@ -40,15 +46,20 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
         response = await fetch(input, init);
       } catch (error) {
         if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') throw error;
-        throw new Error(`fal could not be reached: ${(error as Error).message}`); // no cause: not retried inside the client
+        // eslint-disable-next-line preserve-caught-error -- a cause would make the fal client retry inside
+        throw new Error(`fal could not be reached: ${(error as Error).message}`);
       }
       if (response.status === 429 || response.status >= 500) {
-        throw classifyUpstreamHttpError({ status: response.status, retryAfter: response.headers.get('retry-after') }, new Error(`fal answered HTTP ${response.status}`));
+        throw classifyUpstreamHttpError(
+          { status: response.status, retryAfter: response.headers.get('retry-after') },
+          new Error(`fal answered HTTP ${response.status}`),
+        );
       }
       return response;
     },
     // A stand-in or a proxy in place of https://queue.fal.run.
-    requestMiddleware: async (request) => (queueUrl ? { ...request, url: request.url.replace(/^https:\/\/queue\.fal\.run/, queueUrl) } : request),
+    requestMiddleware: async (request) =>
+      queueUrl ? { ...request, url: request.url.replace(/^https:\/\/queue\.fal\.run/, queueUrl) } : request,
   });
   const call = async <T>(signal: AbortSignal, step: (abortSignal: AbortSignal) => Promise<T>) => {
     try {
@@ -60,27 +71,37 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
 
   return {
     async submit(request, model, { callbackUrl, signal }) {
-      const submitted = await call(signal, (abortSignal) => client.queue.submit(model.upstream.model, {
-        input: upstreamInput(request, model), abortSignal, ...(callbackUrl ? { webhookUrl: callbackUrl } : {}),
-      }));
+      const submitted = await call(signal, (abortSignal) =>
+        client.queue.submit(model.upstream.model, {
+          input: upstreamInput(request, model),
+          abortSignal,
+          ...(callbackUrl ? { webhookUrl: callbackUrl } : {}),
+        }),
+      );
       return submitted.request_id;
     },
 
     async status(model, requestId, signal) {
-      const status = await call(signal, (abortSignal) => client.queue.status(model.upstream.model, { requestId, logs: false, abortSignal }));
+      const status = await call(signal, (abortSignal) =>
+        client.queue.status(model.upstream.model, { requestId, logs: false, abortSignal }),
+      );
       if (status.status === 'COMPLETED') return { state: 'succeeded' };
       return { state: 'pending', ...(status.status === 'IN_QUEUE' ? { queuePosition: status.queue_position } : {}) };
     },
 
     async collect(model, requestId, signal) {
-      const result = await call(signal, (abortSignal) => client.queue.result(model.upstream.model, { requestId, abortSignal }));
+      const result = await call(signal, (abortSignal) =>
+        client.queue.result(model.upstream.model, { requestId, abortSignal }),
+      );
       const urls = resultFileUrls(result.data);
       if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
       return { files: await downloadOutputs(urls, { maxBytes: config.INPUT_MAX_BYTES, signal }) };
     },
 
     async cancel(model, requestId) {
-      await call(AbortSignal.timeout(config.FAL_TIMEOUT_SECONDS * 1000), (abortSignal) => client.queue.cancel(model.upstream.model, { requestId, abortSignal }));
+      await call(AbortSignal.timeout(config.FAL_TIMEOUT_SECONDS * 1000), (abortSignal) =>
+        client.queue.cancel(model.upstream.model, { requestId, abortSignal }),
+      );
     },
 
     verifyCallback: createFalCallbackVerifier(config.FAL_JWKS_URL ?? falJwksUrl, config.FAL_USER_ID),

@@ -9,10 +9,24 @@ export const audioCleanEngine: LocalEngine = async (request, model, context) => 
   const { data } = await context.fetchInput(request.audio_url);
   return withWorkDir(async (dir) => {
     await writeFile(join(dir, 'input'), data);
-    await runFfmpeg([
-      '-i', join(dir, 'input'), '-vn', '-af', 'afftdn,loudnorm=I=-16:TP=-1.5:LRA=11', '-ar', '44100',
-      '-c:a', 'libmp3lame', '-b:a', '192k', join(dir, 'out.mp3'),
-    ], model.timeout_seconds * 1000, context.signal);
+    await runFfmpeg(
+      [
+        '-i',
+        join(dir, 'input'),
+        '-vn',
+        '-af',
+        'afftdn,loudnorm=I=-16:TP=-1.5:LRA=11',
+        '-ar',
+        '44100',
+        '-c:a',
+        'libmp3lame',
+        '-b:a',
+        '192k',
+        join(dir, 'out.mp3'),
+      ],
+      model.timeout_seconds * 1000,
+      context.signal,
+    );
     return { files: [{ data: await readFile(join(dir, 'out.mp3')), extension: 'mp3', contentType: 'audio/mpeg' }] };
   });
 };

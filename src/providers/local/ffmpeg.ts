@@ -18,18 +18,26 @@ export function runFfmpeg(args: string[], timeoutMs: number, signal?: AbortSigna
   return new Promise((resolve, reject) => {
     // Local files only: a playlist among the inputs must not make FFmpeg fetch URLs past the input guard.
     const child = spawn(ffmpegPath, ['-hide_banner', '-nostdin', '-y', '-protocol_whitelist', 'file', ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'], signal, killSignal: 'SIGKILL',
+      stdio: ['ignore', 'ignore', 'pipe'],
+      signal,
+      killSignal: 'SIGKILL',
     });
     let log = '';
-    child.stderr.on('data', (chunk: Buffer) => { log = (log + chunk.toString()).slice(-20_000); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      log = (log + chunk.toString()).slice(-20_000);
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     // An abort (the task cancelled, the worker stopping) kills FFmpeg through `signal` and lands here.
-    child.once('error', (error) => { clearTimeout(timer); reject(error); });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(log);
       else if (signal === 'SIGKILL') reject(new Error(`ffmpeg did not finish within ${timeoutMs} ms`));
-      else reject(new ProviderRefusal('The input could not be processed: it is not a media file this server can read.'));
+      else
+        reject(new ProviderRefusal('The input could not be processed: it is not a media file this server can read.'));
     });
   });
 }

@@ -21,18 +21,38 @@ export const kenBurnsEngine: LocalEngine = async (request, model, context) => {
     // so the zoom has pixels to spare.
     let frame: Buffer;
     try {
-      frame = await sharp(data).resize(width * 2, height * 2, { fit: 'cover' }).png().toBuffer();
+      frame = await sharp(data)
+        .resize(width * 2, height * 2, { fit: 'cover' })
+        .png()
+        .toBuffer();
     } catch {
       throw new ProviderRefusal('The input is not an image this server can read.');
     }
     await writeFile(join(dir, 'frame.png'), frame);
     const frames = seconds * fps;
-    await runFfmpeg([
-      '-loop', '1', '-i', join(dir, 'frame.png'),
-      '-vf', `zoompan=z='min(zoom+${(0.25 / frames).toFixed(6)},1.25)':d=${frames}:x='iw/2-(iw/zoom/2)':y='ih/2-(ih/zoom/2)':s=${width}x${height}:fps=${fps}`,
-      '-frames:v', String(frames), '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-movflags', '+faststart',
-      join(dir, 'out.mp4'),
-    ], model.timeout_seconds * 1000, context.signal);
+    await runFfmpeg(
+      [
+        '-loop',
+        '1',
+        '-i',
+        join(dir, 'frame.png'),
+        '-vf',
+        `zoompan=z='min(zoom+${(0.25 / frames).toFixed(6)},1.25)':d=${frames}:x='iw/2-(iw/zoom/2)':y='ih/2-(ih/zoom/2)':s=${width}x${height}:fps=${fps}`,
+        '-frames:v',
+        String(frames),
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-pix_fmt',
+        'yuv420p',
+        '-movflags',
+        '+faststart',
+        join(dir, 'out.mp4'),
+      ],
+      model.timeout_seconds * 1000,
+      context.signal,
+    );
     return { files: [{ data: await readFile(join(dir, 'out.mp4')), extension: 'mp4', contentType: 'video/mp4' }] };
   });
 };

@@ -13,10 +13,29 @@ export const transcodeEngine: LocalEngine = async (request, model, context) => {
   const { data } = await context.fetchInput(source);
   return withWorkDir(async (dir) => {
     await writeFile(join(dir, 'input'), data);
-    await runFfmpeg([
-      '-i', join(dir, 'input'), '-vf', `scale=-2:${height}`, '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
-      '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', join(dir, 'out.mp4'),
-    ], model.timeout_seconds * 1000, context.signal);
+    await runFfmpeg(
+      [
+        '-i',
+        join(dir, 'input'),
+        '-vf',
+        `scale=-2:${height}`,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'veryfast',
+        '-pix_fmt',
+        'yuv420p',
+        '-c:a',
+        'aac',
+        '-b:a',
+        '128k',
+        '-movflags',
+        '+faststart',
+        join(dir, 'out.mp4'),
+      ],
+      model.timeout_seconds * 1000,
+      context.signal,
+    );
     return { files: [{ data: await readFile(join(dir, 'out.mp4')), extension: 'mp4', contentType: 'video/mp4' }] };
   });
 };

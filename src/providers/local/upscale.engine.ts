@@ -17,7 +17,8 @@ export const upscaleEngine: LocalEngine = async (request, _model, context) => {
   }
   const width = (metadata.width ?? 0) * factor;
   const height = (metadata.height ?? 0) * factor;
-  if (width * height > maxOutputPixels) throw new ProviderRefusal(`the upscaled image would exceed ${maxOutputPixels / 1_000_000} megapixels`);
+  if (width * height > maxOutputPixels)
+    throw new ProviderRefusal(`the upscaled image would exceed ${maxOutputPixels / 1_000_000} megapixels`);
   const output = await sharp(data).resize(width, height, { kernel: 'lanczos3' }).png().toBuffer();
   return { files: [{ data: output, extension: 'png', contentType: 'image/png' }] };
 };

@@ -16,21 +16,37 @@ export function createOpenAIChatRunner(upstream: OpenAIUpstream): ProviderRunner
     const extra = {
       ...(request.top_k !== undefined ? { top_k: request.top_k } : {}),
       ...(request.repetition_penalty !== undefined ? { repetition_penalty: request.repetition_penalty } : {}),
-      ...(request.enable_thinking !== undefined ? { chat_template_kwargs: { enable_thinking: request.enable_thinking } } : {}),
+      ...(request.enable_thinking !== undefined
+        ? { chat_template_kwargs: { enable_thinking: request.enable_thinking } }
+        : {}),
     };
-    const completion = await upstream.call(model, context.signal, (options) => upstream.client.chat.completions.create({
-      model: model.upstream.model, messages, max_tokens: request.max_tokens ?? pricing?.default_max_tokens,
-      temperature: request.temperature, top_p: request.top_p, presence_penalty: request.presence_penalty,
-      frequency_penalty: request.frequency_penalty, seed: request.seed, ...extra,
-    } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, options));
+    const completion = await upstream.call(model, context.signal, (options) =>
+      upstream.client.chat.completions.create(
+        {
+          model: model.upstream.model,
+          messages,
+          max_tokens: request.max_tokens ?? pricing?.default_max_tokens,
+          temperature: request.temperature,
+          top_p: request.top_p,
+          presence_penalty: request.presence_penalty,
+          frequency_penalty: request.frequency_penalty,
+          seed: request.seed,
+          ...extra,
+        } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+        options,
+      ),
+    );
     const choice = completion.choices?.[0];
     // A malformed answer will not improve on retry: fail the task, refunded, with a plain reason.
     if (!choice) throw new ProviderRefusal('The model returned no answer.');
-    if (choice.finish_reason === 'content_filter') throw new ProviderRefusal('The provider refused to answer this request (content policy).');
+    if (choice.finish_reason === 'content_filter')
+      throw new ProviderRefusal('The provider refused to answer this request (content policy).');
     const text = choice.message?.content ?? '';
     return {
       files: [{ data: Buffer.from(text, 'utf8'), extension: 'txt', contentType: 'text/plain; charset=utf-8' }],
-      usage: completion.usage ? { input_tokens: completion.usage.prompt_tokens, output_tokens: completion.usage.completion_tokens } : undefined,
+      usage: completion.usage
+        ? { input_tokens: completion.usage.prompt_tokens, output_tokens: completion.usage.completion_tokens }
+        : undefined,
     };
   };
 }

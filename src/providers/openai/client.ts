@@ -21,7 +21,11 @@ export function classifyOpenAIError(error: unknown): Error {
 }
 
 export function createOpenAIUpstream(config: OpenAIConfig): OpenAIUpstream {
-  const client = new OpenAI({ baseURL: config.OPENAI_BASE_URL, apiKey: config.OPENAI_API_KEY ?? 'not-needed', maxRetries: 0 });
+  const client = new OpenAI({
+    baseURL: config.OPENAI_BASE_URL,
+    apiKey: config.OPENAI_API_KEY ?? 'not-needed',
+    maxRetries: 0,
+  });
   return {
     client,
     maxOutputBytes: config.INPUT_MAX_BYTES,

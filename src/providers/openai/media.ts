@@ -8,15 +8,30 @@ import type { OpenAIUpstream } from './client.ts';
 export function createOpenAIImageRunner(upstream: OpenAIUpstream): ProviderRunner {
   return async (request, model, context) => {
     if (!request.prompt) throw new ProviderRefusal('text-to-image needs a prompt');
-    const response = await upstream.call(model, context.signal, (options) => upstream.client.images.generate({
-      model: model.upstream.model, prompt: request.prompt!, n: request.num_outputs ?? 1,
-      ...(request.resolution ? { size: request.resolution as '1024x1024' } : {}),
-    }, options));
-    const files = await Promise.all((response.data ?? []).map(async (image) => {
-      if (image.b64_json) return { data: Buffer.from(image.b64_json, 'base64'), extension: 'png', contentType: 'image/png' };
-      if (image.url) return downloadOutput(image.url, { maxBytes: upstream.maxOutputBytes, timeoutMs: 60_000, signal: context.signal });
-      throw new ProviderRefusal('The model returned no image.');
-    }));
+    const response = await upstream.call(model, context.signal, (options) =>
+      upstream.client.images.generate(
+        {
+          model: model.upstream.model,
+          prompt: request.prompt!,
+          n: request.num_outputs ?? 1,
+          ...(request.resolution ? { size: request.resolution as '1024x1024' } : {}),
+        },
+        options,
+      ),
+    );
+    const files = await Promise.all(
+      (response.data ?? []).map(async (image) => {
+        if (image.b64_json)
+          return { data: Buffer.from(image.b64_json, 'base64'), extension: 'png', contentType: 'image/png' };
+        if (image.url)
+          return downloadOutput(image.url, {
+            maxBytes: upstream.maxOutputBytes,
+            timeoutMs: 60_000,
+            signal: context.signal,
+          });
+        throw new ProviderRefusal('The model returned no image.');
+      }),
+    );
     if (files.length === 0) throw new ProviderRefusal('The model returned no image.');
     return { files };
   };
@@ -26,9 +41,15 @@ export function createOpenAIImageRunner(upstream: OpenAIUpstream): ProviderRunne
 export function createOpenAISpeechRunner(upstream: OpenAIUpstream): ProviderRunner {
   return async (request, model, context) => {
     if (!request.prompt) throw new ProviderRefusal('text-to-audio needs a prompt');
-    const response = await upstream.call(model, context.signal, (options) => upstream.client.audio.speech.create({ model: model.upstream.model, voice: 'alloy', input: request.prompt!, response_format: 'mp3' }, options));
+    const response = await upstream.call(model, context.signal, (options) =>
+      upstream.client.audio.speech.create(
+        { model: model.upstream.model, voice: 'alloy', input: request.prompt!, response_format: 'mp3' },
+        options,
+      ),
+    );
     const audio = Buffer.from(await response.arrayBuffer());
-    if (audio.length === 0 || !(response.headers.get('content-type') ?? 'audio/mpeg').startsWith('audio/')) throw new ProviderRefusal('The model returned no audio.');
+    if (audio.length === 0 || !(response.headers.get('content-type') ?? 'audio/mpeg').startsWith('audio/'))
+      throw new ProviderRefusal('The model returned no audio.');
     return { files: [{ data: audio, extension: 'mp3', contentType: 'audio/mpeg' }] };
   };
 }
@@ -40,11 +61,24 @@ export function createOpenAITranscriptionRunner(upstream: OpenAIUpstream): Provi
     const { data } = await context.fetchInput(request.audio_url);
     const name = new URL(request.audio_url).pathname.split('/').pop() || 'audio';
     const file = await toFile(data, name);
-    const transcript = await upstream.call(model, context.signal, (options) => upstream.client.audio.transcriptions.create({
-      model: model.upstream.model, file, response_format: 'verbose_json',
-    }, options)) as { text: string; duration?: number };
+    const transcript = (await upstream.call(model, context.signal, (options) =>
+      upstream.client.audio.transcriptions.create(
+        {
+          model: model.upstream.model,
+          file,
+          response_format: 'verbose_json',
+        },
+        options,
+      ),
+    )) as { text: string; duration?: number };
     return {
-      files: [{ data: Buffer.from(transcript.text ?? '', 'utf8'), extension: 'txt', contentType: 'text/plain; charset=utf-8' }],
+      files: [
+        {
+          data: Buffer.from(transcript.text ?? '', 'utf8'),
+          extension: 'txt',
+          contentType: 'text/plain; charset=utf-8',
+        },
+      ],
       // Charged by the length the server measured, when it says.
       ...(transcript.duration !== undefined ? { usage: { input_seconds: transcript.duration } } : {}),
     };

@@ -13,24 +13,40 @@ export function createOpenAIVideoJobs(upstream: OpenAIUpstream): UpstreamJobs {
   return {
     async submit(request, model, { signal }) {
       if (!request.prompt) throw new ProviderRefusal('text-to-video needs a prompt');
-      const video: Video = await upstream.call(model, signal, (options) => upstream.client.videos.create({
-        model: model.upstream.model, prompt: request.prompt!,
-        seconds: String(request.duration ?? 4) as VideoSeconds,
-        size: sizes[request.aspect_ratio === '9:16' ? '9:16' : '16:9'],
-      }, options));
+      const video: Video = await upstream.call(model, signal, (options) =>
+        upstream.client.videos.create(
+          {
+            model: model.upstream.model,
+            prompt: request.prompt!,
+            seconds: String(request.duration ?? 4) as VideoSeconds,
+            size: sizes[request.aspect_ratio === '9:16' ? '9:16' : '16:9'],
+          },
+          options,
+        ),
+      );
       return video.id;
     },
 
     async status(model, id, signal) {
       const video = await upstream.call(model, signal, (options) => upstream.client.videos.retrieve(id, options));
       if (video.status === 'completed') return { state: 'succeeded' };
-      if (video.status === 'failed') return { state: 'failed', reason: `The model failed: ${(video.error?.message ?? 'no reason given').slice(0, 300)}` };
+      if (video.status === 'failed')
+        return {
+          state: 'failed',
+          reason: `The model failed: ${(video.error?.message ?? 'no reason given').slice(0, 300)}`,
+        };
       return { state: 'pending' };
     },
 
     async collect(model, id, signal) {
-      const response = await upstream.call(model, signal, (options) => upstream.client.videos.downloadContent(id, { variant: 'video' }, options));
-      const data = await readLimited(response as never, upstream.maxOutputBytes, () => new ProviderRefusal(`The video is larger than ${upstream.maxOutputBytes} bytes.`));
+      const response = await upstream.call(model, signal, (options) =>
+        upstream.client.videos.downloadContent(id, { variant: 'video' }, options),
+      );
+      const data = await readLimited(
+        response as never,
+        upstream.maxOutputBytes,
+        () => new ProviderRefusal(`The video is larger than ${upstream.maxOutputBytes} bytes.`),
+      );
       if (data.length === 0) throw new ProviderRefusal('The model returned no video.');
       return { files: [{ data, extension: 'mp4', contentType: 'video/mp4' }] };
     },

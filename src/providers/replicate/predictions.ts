@@ -10,19 +10,35 @@ import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
 import { downloadOutputs } from '../upstream-output.ts';
 
-type ReplicateConfig = Pick<Config, 'REPLICATE_API_TOKEN' | 'REPLICATE_BASE_URL' | 'REPLICATE_WEBHOOK_SECRET' | 'REPLICATE_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'>;
+type ReplicateConfig = Pick<
+  Config,
+  | 'REPLICATE_API_TOKEN'
+  | 'REPLICATE_BASE_URL'
+  | 'REPLICATE_WEBHOOK_SECRET'
+  | 'REPLICATE_TIMEOUT_SECONDS'
+  | 'INPUT_MAX_BYTES'
+>;
 
 function classify(error: unknown): Error {
   const response = (error as { response?: Response }).response;
   if (!response) return error as Error; // network or our timeout: transient
-  return classifyUpstreamHttpError({ status: response.status, retryAfter: response.headers.get('retry-after') }, error as Error);
+  return classifyUpstreamHttpError(
+    { status: response.status, retryAfter: response.headers.get('retry-after') },
+    error as Error,
+  );
 }
 
 const outputUrls = (output: unknown): string[] =>
-  (Array.isArray(output) ? output : [output]).filter((item): item is string => typeof item === 'string' && /^https?:\/\//.test(item));
+  (Array.isArray(output) ? output : [output]).filter(
+    (item): item is string => typeof item === 'string' && /^https?:\/\//.test(item),
+  );
 
 export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
-  const client = new Replicate({ auth: config.REPLICATE_API_TOKEN, baseUrl: config.REPLICATE_BASE_URL, useFileOutput: false });
+  const client = new Replicate({
+    auth: config.REPLICATE_API_TOKEN,
+    baseUrl: config.REPLICATE_BASE_URL,
+    useFileOutput: false,
+  });
   const call = async <T>(signal: AbortSignal, step: (signal: AbortSignal) => Promise<T>) => {
     try {
       return await step(AbortSignal.any([signal, AbortSignal.timeout(config.REPLICATE_TIMEOUT_SECONDS * 1000)]));
@@ -35,30 +51,45 @@ export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
   const signingSecret = () => {
     secret ??= config.REPLICATE_WEBHOOK_SECRET
       ? Promise.resolve(config.REPLICATE_WEBHOOK_SECRET)
-      : call(AbortSignal.timeout(30_000), (signal) => client.webhooks.default.secret.get({ signal })).then((answer) => answer.key);
+      : call(AbortSignal.timeout(30_000), (signal) => client.webhooks.default.secret.get({ signal })).then(
+          (answer) => answer.key,
+        );
     return secret.catch((error: unknown) => {
       secret = undefined; // ask again next time
       throw error;
     });
   };
-  const get = (id: string, signal: AbortSignal): Promise<Prediction> => call(signal, (s) => client.predictions.get(id, { signal: s }));
+  const get = (id: string, signal: AbortSignal): Promise<Prediction> =>
+    call(signal, (s) => client.predictions.get(id, { signal: s }));
 
   return {
     async submit(request, model, { callbackUrl, signal }) {
-      const prediction = await call(signal, (s) => client.predictions.create({
-        model: model.upstream.model, input: upstreamInput(request, model), signal: s,
-        ...(callbackUrl ? { webhook: callbackUrl, webhook_events_filter: ['completed'] as const } : {}),
-      }));
+      const prediction = await call(signal, (s) =>
+        client.predictions.create({
+          model: model.upstream.model,
+          input: upstreamInput(request, model),
+          signal: s,
+          ...(callbackUrl ? { webhook: callbackUrl, webhook_events_filter: ['completed'] as const } : {}),
+        }),
+      );
       return prediction.id;
     },
 
     async status(_model, id, signal) {
       const prediction = await get(id, signal);
       switch (prediction.status) {
-        case 'succeeded': return { state: 'succeeded' };
-        case 'failed': return { state: 'failed', reason: `The model failed: ${String(prediction.error ?? 'no reason given').slice(0, 300)}` };
-        case 'canceled': case 'aborted': return { state: 'failed', reason: 'The prediction was cancelled at the provider.' };
-        default: return { state: 'pending' };
+        case 'succeeded':
+          return { state: 'succeeded' };
+        case 'failed':
+          return {
+            state: 'failed',
+            reason: `The model failed: ${String(prediction.error ?? 'no reason given').slice(0, 300)}`,
+          };
+        case 'canceled':
+        case 'aborted':
+          return { state: 'failed', reason: 'The prediction was cancelled at the provider.' };
+        default:
+          return { state: 'pending' };
       }
     },
 
@@ -69,13 +100,20 @@ export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
     },
 
     async cancel(_model, id) {
-      await call(AbortSignal.timeout(config.REPLICATE_TIMEOUT_SECONDS * 1000), (signal) => client.predictions.cancel(id, { signal }));
+      await call(AbortSignal.timeout(config.REPLICATE_TIMEOUT_SECONDS * 1000), (signal) =>
+        client.predictions.cancel(id, { signal }),
+      );
     },
 
     // Replicate's webhooks are Standard Webhooks: the library checks the signature in constant time and refuses
     // a timestamp more than five minutes off.
     async verifyCallback(callback) {
-      const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, callbackHeader(callback, name) ?? '']));
+      const headers = Object.fromEntries(
+        ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [
+          name,
+          callbackHeader(callback, name) ?? '',
+        ]),
+      );
       const body = callback.body.toString('utf8');
       try {
         new Webhook(await signingSecret()).verify(body, headers);
