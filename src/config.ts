@@ -3,10 +3,9 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseUsd } from './money.ts';
+import { type Chain, chains } from './domain/values.ts';
 
 export const roles = ['all', 'api', 'worker'] as const;
-export const chains = ['base', 'polygon', 'ethereum'] as const;
-export type Chain = (typeof chains)[number];
 
 /**
  * Development default for DEPOSIT_XPUB: m/44'/60'/0'/0 of the public test mnemonic "test test … junk" that local

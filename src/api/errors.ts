@@ -19,6 +19,7 @@ export const errorCodes = {
   not_found: { status: 404, description: 'No such route or resource.' },
   method_not_allowed: { status: 405, description: 'The route exists but not with this method (see the Allow header).' },
   idempotency_key_reused: { status: 409, description: 'This Idempotency-Key was used with a different request.' },
+  conflict: { status: 409, description: 'The request conflicts with a resource that exists already.' },
   payload_too_large: { status: 413, description: 'The body exceeds the size limit.' },
   unsupported_media_type: { status: 415, description: 'The body is not application/json.' },
   registration_capped: {

@@ -5,14 +5,13 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import express, { Router } from 'express';
 import type { ProviderSlug } from '../catalog/catalog.schema.ts';
+import { taskIdPattern } from '../domain/values.ts';
 import type { Logger } from '../logger.ts';
 import type { Providers } from '../providers/registry.ts';
 import type { TemporalDeps } from '../temporal/generations.ts';
 import { upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
 import { ApiError } from './errors.ts';
 import { createReplayGuard } from './replay-guard.ts';
-
-const taskIdPattern = /^gen_[A-Za-z0-9]+$/;
 
 const signatureHeaders = ['x-fal-webhook-signature', 'webhook-signature'];
 

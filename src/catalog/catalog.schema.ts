@@ -1,7 +1,6 @@
 // The shape of a catalog entry, validated at start: a bad entry stops the start naming the model and field.
 import { z } from 'zod';
-import { generationTypes } from '../api/schemas/common.schemas.ts';
-import { generateTypes } from '../api/schemas/agents.schemas.ts';
+import { generateTypes, generationTypes } from '../domain/values.ts';
 
 /** A price in USD as written in the catalog ("0.025"); turned into micro-USD by the pricing engine. */
 const usd = z.string().regex(/^\d{1,6}(\.\d{1,6})?$/, 'expected a USD amount such as "0.025"');

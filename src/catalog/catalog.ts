@@ -68,4 +68,15 @@ export function loadCatalog(entries: unknown[] = catalogEntries): Catalog {
   return { models, get: (id) => byId.get(id) };
 }
 
-export const providerOf = (model: CatalogEntry) => providers[model.provider];
+/** How the catalog shows a model's provider: its display name and slug. */
+export const providerListing = (model: CatalogEntry) => providers[model.provider];
+
+/** Catalog order is the curated, stable order; filters only remove. */
+export function filterModels(catalog: Catalog, filters: { type?: string; provider?: string }): CatalogModel[] {
+  const provider = filters.provider?.toLowerCase();
+  return catalog.models.filter((model) => {
+    const listing = providerListing(model);
+    const providerMatches = !provider || listing.name.toLowerCase() === provider || listing.slug === provider;
+    return (!filters.type || model.type === filters.type) && providerMatches;
+  });
+}

@@ -1,5 +1,6 @@
 // The one pricing function: (model, request) → bigint micro-USD with a breakdown. Quotes, admission and the
 // catalog's cost bands all call it, so the same request always costs the same.
+import type { GenerateType } from '../domain/values.ts';
 import { formatUsd, parseUsd } from '../money.ts';
 import type { CatalogEntry } from './catalog.schema.ts';
 
@@ -8,7 +9,7 @@ export interface PricingInput {
   duration?: number;
   num_outputs?: number;
   sound?: boolean;
-  generate_type?: 'Normal' | 'LowPoly' | 'Geometry';
+  generate_type?: GenerateType;
   prompt?: string;
   system_prompt?: string;
   messages?: { role: string; content: string }[];

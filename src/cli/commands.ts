@@ -1,5 +1,5 @@
 // What genctl does, one function per command, on the same services the API uses.
-import { tiers } from '../api/schemas/common.schemas.ts';
+import { tiers } from '../domain/values.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Tier } from '../generated/prisma/client.ts';
 import { formatUsd, parseUsd } from '../money.ts';

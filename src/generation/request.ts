@@ -1,23 +1,20 @@
 // One internal request from either layout of POST /generations, with text-to-text messages folded into
 // system_prompt + prompt, and the inputs each generation type needs checked (each problem names its field).
 import { createHash } from 'node:crypto';
-import type { z } from 'zod';
-import type { GenerationRequestSchema, GenerationInputLayoutSchema } from '../api/schemas/generations.schemas.ts';
 import type { FieldProblem } from '../catalog/capabilities.ts';
+import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
+import type { GenerationType } from '../domain/values.ts';
 
-export type TopLevelRequest = z.infer<typeof GenerationRequestSchema>;
-export type InputLayoutRequest = z.infer<typeof GenerationInputLayoutSchema>;
-
-/** The request as the workflow and providers see it: JSON-safe, one shape. */
-export type GenerationRequest = Omit<TopLevelRequest, 'messages'> & { messages?: TopLevelRequest['messages'] };
+export type { GenerationRequest }; // TEMP until activities/tests import it from the domain
 
 export function normaliseLayout(
-  body: TopLevelRequest | InputLayoutRequest,
-  typeOfModel: (model: string) => string | undefined,
+  body: GenerationRequest | InputLayoutRequest,
+  typeOfModel: (model: string) => GenerationType | undefined,
 ): GenerationRequest {
   if ('input' in body) {
+    // An unknown model leaves the type unset; resolving the model then names the model as the problem.
     const type = body.type ?? typeOfModel(body.model);
-    return { ...body.input, model: body.model, type: type as TopLevelRequest['type'], webhook_url: body.webhook };
+    return { ...body.input, model: body.model, type: type as GenerationType, webhook_url: body.webhook };
   }
   return body;
 }

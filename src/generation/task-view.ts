@@ -1,8 +1,7 @@
 // The Generation task as callers see it (spec §2), JSON-safe so the workflow can hold it and answer queries.
 import type { Task } from '../generated/prisma/client.ts';
+import type { TaskStatus } from '../domain/values.ts';
 import { usdNumber } from '../money.ts';
-
-export type TaskStatus = 'queued' | 'processing' | 'completed' | 'failed';
 
 export interface TaskView {
   id: string;

@@ -46,16 +46,17 @@ export interface Providers {
   jobsOf(provider: ProviderSlug): UpstreamJobs | undefined;
 }
 
-const once = <T>(build: () => T): (() => T) => {
+/** Builds on first use, once: clients of providers nobody calls are never made. */
+const lazy = <T>(build: () => T): (() => T) => {
   let built: { value: T } | undefined;
   return () => (built ??= { value: build() }).value;
 };
 
 export function createProviders(config: Config): Providers {
-  const openAI = once(() => createOpenAIUpstream(config));
+  const openAI = lazy(() => createOpenAIUpstream(config));
   const jobs: Partial<Record<ProviderSlug, () => UpstreamJobs>> = {
-    ...(config.FAL_KEY ? { fal: once(() => createFalJobs(config)) } : {}),
-    ...(config.REPLICATE_API_TOKEN ? { replicate: once(() => createReplicateJobs(config)) } : {}),
+    ...(config.FAL_KEY ? { fal: lazy(() => createFalJobs(config)) } : {}),
+    ...(config.REPLICATE_API_TOKEN ? { replicate: lazy(() => createReplicateJobs(config)) } : {}),
   };
   return {
     for(model) {

@@ -5,7 +5,7 @@
 // ProviderRetryLater asks for a delay (Retry-After); any other error is transient and retried with backoff.
 import type { CatalogModel } from '../catalog/catalog.ts';
 import type { Usage } from '../catalog/pricing.ts';
-import type { GenerationRequest } from '../generation/request.ts';
+import type { GenerationRequest } from '../domain/generation-request.ts';
 
 export interface ProducedFile {
   data: Buffer;

@@ -1,5 +1,6 @@
 // One rule for every upstream's HTTP answers: 429, 408, 409 and 5xx are transient (retried, after Retry-After
 // when given); any other status is about the request itself, so the task fails with a refund.
+import { parseRetryAfter } from '../net/retry-after.ts';
 import { ProviderRefusal, ProviderRetryLater } from './types.ts';
 
 export interface UpstreamHttpError {
@@ -15,10 +16,8 @@ const transient = (status: number) => status === 429 || status === 408 || status
 /** `original` is what a transient error without Retry-After rethrows, so retries keep the SDK's own error. */
 export function classifyUpstreamHttpError(error: UpstreamHttpError, original: Error): Error {
   if (transient(error.status)) {
-    const seconds = Number(error.retryAfter);
-    return error.retryAfter && Number.isFinite(seconds) && seconds > 0
-      ? new ProviderRetryLater(`the provider answered ${error.status}`, seconds * 1000)
-      : original;
+    const delayMs = parseRetryAfter(error.retryAfter);
+    return delayMs ? new ProviderRetryLater(`the provider answered ${error.status}`, delayMs) : original;
   }
   const detail = error.detail ? `: ${error.detail.slice(0, 300)}` : '.';
   return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status})${detail}`);

@@ -1,6 +1,6 @@
 // A request's fields under the names an upstream model expects (catalog `upstream.parameters`).
 import type { CatalogModel } from '../catalog/catalog.ts';
-import type { GenerationRequest } from '../generation/request.ts';
+import type { GenerationRequest } from '../domain/generation-request.ts';
 
 const omitted = new Set(['type', 'model', 'webhook_url', 'messages']);
 

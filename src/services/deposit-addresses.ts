@@ -5,7 +5,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { HDKey } from '@scure/bip32';
 import { bytesToHex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
-import type { Chain } from '../config.ts';
+import type { Chain } from '../domain/values.ts';
 
 const parsedKeys = new Map<string, HDKey>();
 

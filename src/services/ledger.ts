@@ -2,7 +2,7 @@
 // one append-only ledger entry, in one transaction, under a unique idempotency key: a retried call finds its
 // entry and moves nothing. Amounts are bigint micro-USD.
 import type { PrismaClient } from '../db/prisma.ts';
-import type { LedgerEntryKind, Prisma } from '../generated/prisma/client.ts';
+import { type LedgerEntryKind, Prisma } from '../generated/prisma/client.ts';
 
 /** The client, or a caller's open transaction (`{ tx }`) to move money as part of a larger change. */
 export type LedgerDb = PrismaClient | { tx: Prisma.TransactionClient };
@@ -85,11 +85,11 @@ async function priorEntry(tx: Prisma.TransactionClient, move: Move, expected: Ex
 }
 
 /** Runs `apply` once per idempotency key; inside a caller's transaction when given one. */
-async function once(
+async function applyOnce(
   db: LedgerDb,
   move: Move,
   expected: Expected,
-  apply: (tx: Prisma.TransactionClient) => Promise<Omit<LedgerResult, 'applied' | 'entryId' | 'kind'>>,
+  apply: (tx: Prisma.TransactionClient) => Promise<Moved>,
 ): Promise<LedgerResult> {
   const kind = expected.kind;
   const run = async (tx: Prisma.TransactionClient) => {
@@ -132,6 +132,37 @@ async function lockAndReadHeld(tx: Prisma.TransactionClient, accountId: string, 
   return row!.held;
 }
 
+type Moved = Omit<LedgerResult, 'applied' | 'entryId' | 'kind'>;
+
+/**
+ * The one write to a balance row: adds `amount` to the balance and `reservedDelta` to the reservations. With
+ * `minimumAvailable`, only if that much is available (one conditional UPDATE). Null when no row was changed.
+ */
+async function moveBalance(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  change: { amount: bigint; reservedDelta: bigint },
+  minimumAvailable?: bigint,
+): Promise<Moved | null> {
+  const guard =
+    minimumAvailable === undefined ? Prisma.empty : Prisma.sql`AND balance - reserved >= ${minimumAvailable}`;
+  const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
+    UPDATE balances SET balance = balance + ${change.amount}, reserved = reserved + ${change.reservedDelta}, updated_at = now()
+    WHERE account_id = ${accountId} ${guard}
+    RETURNING balance, reserved`;
+  return row ? { ...change, balance: row.balance, reserved: row.reserved } : null;
+}
+
+async function moveExistingBalance(
+  tx: Prisma.TransactionClient,
+  accountId: string,
+  change: { amount: bigint; reservedDelta: bigint },
+): Promise<Moved> {
+  const moved = await moveBalance(tx, accountId, change);
+  if (!moved) throw new LedgerError(`account ${accountId} has no balance`);
+  return moved;
+}
+
 function requirePositive(amount: bigint, what: string): void {
   if (amount <= 0n) throw new LedgerError(`${what} must be a positive amount, got ${amount}`);
 }
@@ -139,38 +170,29 @@ function requirePositive(amount: bigint, what: string): void {
 /** Holds `amount` of the available balance for a task: one conditional UPDATE, never read-then-write. */
 export async function reserve(db: LedgerDb, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
   requirePositive(move.amount, 'reserve');
-  return once(db, move, { kind: 'reserve', reservedDelta: move.amount }, async (tx) => {
-    const rows = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
-      UPDATE balances SET reserved = reserved + ${move.amount}, updated_at = now()
-      WHERE account_id = ${move.accountId} AND balance - reserved >= ${move.amount}
-      RETURNING balance, reserved`;
-    if (rows.length === 0) throw new InsufficientFundsError(move.amount, await availableOf(tx, move.accountId));
-    return { amount: 0n, reservedDelta: move.amount, balance: rows[0]!.balance, reserved: rows[0]!.reserved };
+  return applyOnce(db, move, { kind: 'reserve', reservedDelta: move.amount }, async (tx) => {
+    const moved = await moveBalance(tx, move.accountId, { amount: 0n, reservedDelta: move.amount }, move.amount);
+    if (!moved) throw new InsufficientFundsError(move.amount, await availableOf(tx, move.accountId));
+    return moved;
   });
 }
 
 /** Charges the actual cost of a task (at most what it holds) and releases the rest of its reservation. */
 export async function charge(db: LedgerDb, move: Move & { amount: bigint; taskId: string }): Promise<LedgerResult> {
   if (move.amount < 0n) throw new LedgerError(`charge must not be negative, got ${move.amount}`);
-  return once(db, move, { kind: 'charge', amount: -move.amount }, async (tx) => {
+  return applyOnce(db, move, { kind: 'charge', amount: -move.amount }, async (tx) => {
     const held = await lockAndReadHeld(tx, move.accountId, move.taskId);
     if (move.amount > held)
       throw new LedgerError(`charge of ${move.amount} exceeds the ${held} held for task ${move.taskId}`);
-    const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
-      UPDATE balances SET balance = balance - ${move.amount}, reserved = reserved - ${held}, updated_at = now()
-      WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
-    return { amount: -move.amount, reservedDelta: -held, balance: row!.balance, reserved: row!.reserved };
+    return moveExistingBalance(tx, move.accountId, { amount: -move.amount, reservedDelta: -held });
   });
 }
 
 /** Releases everything a task still holds (its failure, or a cancellation). */
 export async function release(db: LedgerDb, move: Move & { taskId: string }): Promise<LedgerResult> {
-  return once(db, move, { kind: 'release' }, async (tx) => {
+  return applyOnce(db, move, { kind: 'release' }, async (tx) => {
     const held = await lockAndReadHeld(tx, move.accountId, move.taskId);
-    const [row] = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
-      UPDATE balances SET reserved = reserved - ${held}, updated_at = now()
-      WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
-    return { amount: 0n, reservedDelta: -held, balance: row!.balance, reserved: row!.reserved };
+    return moveExistingBalance(tx, move.accountId, { amount: 0n, reservedDelta: -held });
   });
 }
 
@@ -179,12 +201,8 @@ export type CreditKind = Extract<LedgerEntryKind, 'deposit' | 'trial_credit' | '
 /** Adds to the balance: a deposit, a trial credit or an operator's adjustment. */
 export async function credit(db: LedgerDb, move: Move & { amount: bigint; kind: CreditKind }): Promise<LedgerResult> {
   requirePositive(move.amount, 'credit');
-  return once(db, move, { kind: move.kind, amount: move.amount }, async (tx) => {
-    const rows = await tx.$queryRaw<{ balance: bigint; reserved: bigint }[]>`
-      UPDATE balances SET balance = balance + ${move.amount}, updated_at = now()
-      WHERE account_id = ${move.accountId} RETURNING balance, reserved`;
-    if (rows.length === 0) throw new LedgerError(`account ${move.accountId} has no balance`);
-    return { amount: move.amount, reservedDelta: 0n, balance: rows[0]!.balance, reserved: rows[0]!.reserved };
+  return applyOnce(db, move, { kind: move.kind, amount: move.amount }, async (tx) => {
+    return moveExistingBalance(tx, move.accountId, { amount: move.amount, reservedDelta: 0n });
   });
 }
 

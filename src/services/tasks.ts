@@ -4,7 +4,7 @@ import type { CatalogModel } from '../catalog/catalog.ts';
 import { priceRequest, type Usage } from '../catalog/pricing.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task } from '../generated/prisma/client.ts';
-import type { GenerationRequest } from '../generation/request.ts';
+import type { GenerationRequest } from '../domain/generation-request.ts';
 import { charge, release, reserve } from './ledger.ts';
 
 export interface AdmitTaskInput {
@@ -77,7 +77,7 @@ export async function completeTask(
     if (task.status === 'completed' || task.status === 'failed') return task;
     // The quote was the most it could cost; what was used (tokens, seconds) and delivered (fewer outputs than
     // asked for) is what is charged.
-    const request = task.request as GenerationRequest;
+    const request = storedRequest(task);
     const fewerOutputs = request.num_outputs !== undefined && input.outputs.length < request.num_outputs;
     const actual =
       input.usage || fewerOutputs
@@ -121,6 +121,9 @@ export async function failTask(prisma: PrismaClient, input: { taskId: string; er
     });
   });
 }
+
+/** The request a task was admitted with (a JSON column, written from a GenerationRequest). */
+export const storedRequest = (task: Pick<Task, 'request'>) => task.request as unknown as GenerationRequest;
 
 export async function findTaskForAccount(
   prisma: PrismaClient,

@@ -14,3 +14,10 @@ export async function webhookSecretOf(prisma: PrismaClient, accountId: string): 
   const account = await prisma.account.findUnique({ where: { id: accountId }, select: { webhookSecret: true } });
   return account?.webhookSecret ?? null;
 }
+
+/** The signing secret of an account that must exist (the authenticated caller's own). */
+export async function requireWebhookSecret(prisma: PrismaClient, accountId: string): Promise<string> {
+  const secret = await webhookSecretOf(prisma, accountId);
+  if (!secret) throw new Error(`account ${accountId} vanished while authenticated`);
+  return secret;
+}

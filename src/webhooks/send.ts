@@ -4,6 +4,7 @@
 import { Webhook } from 'standardwebhooks';
 import { fetch } from 'undici';
 import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';
+import { parseRetryAfter } from '../net/retry-after.ts';
 
 export const webhookTimeoutMs = 15_000;
 
@@ -41,14 +42,6 @@ export function signatureHeaders(messageId: string, secret: string, body: string
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
     'webhook-signature': new Webhook(secret).sign(messageId, at, body),
   };
-}
-
-/** Retry-After as seconds or as an HTTP date (RFC 9110 §10.2.3); null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
-  if (!value) return null;
-  if (/^\s*\d+\s*$/.test(value)) return Number(value) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
 const refused = (error: string): AttemptResult => ({

@@ -1,6 +1,6 @@
 // GET /models and POST /agents/quote over real HTTP and PostgreSQL.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generationTypes } from '../../src/api/schemas/common.schemas.ts';
+import { generationTypes } from '../../src/domain/values.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { credit, reserve } from '../../src/services/ledger.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generationTypes } from '../../src/api/schemas/common.schemas.ts';
+import { generationTypes } from '../../src/domain/values.ts';
 import type { CatalogEntry } from '../../src/catalog/catalog.schema.ts';
 import { CatalogError, loadCatalog } from '../../src/catalog/catalog.ts';
 import { catalogEntries } from '../../src/catalog/models.catalog.ts';

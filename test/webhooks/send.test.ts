@@ -2,7 +2,8 @@
 // verify, how each kind of answer is classified, redirects not followed, and the private-network guard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/services/ids.ts';
-import { parseRetryAfter, sendWebhook, signatureHeaders, type WebhookRequest } from '../../src/webhooks/send.ts';
+import { parseRetryAfter } from '../../src/net/retry-after.ts';
+import { sendWebhook, signatureHeaders, type WebhookRequest } from '../../src/webhooks/send.ts';
 import { freePort } from '../helpers/ports.ts';
 import { type Answer, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 

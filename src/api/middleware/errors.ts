@@ -1,6 +1,36 @@
-// Translates anything thrown into the { error, message } envelope. Stack traces go to the log, never out.
+// Translates anything thrown into the { error, message } envelope, in this one place: the API's own errors, the
+// domain's refusals, the database's and the body parser's. Stack traces go to the log, never out.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ModelRequestError } from '../../catalog/resolve.ts';
+import { IdempotencyKeyReusedError, NotFoundError, ServiceUnavailableError } from '../../domain/errors.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
+import { formatUsd, usdNumber } from '../../money.ts';
+import { InsufficientFundsError } from '../../services/ledger.ts';
+import { RegistrationCappedError } from '../../services/registration.ts';
 import { ApiError } from '../errors.ts';
+
+function fromDomainError(error: unknown): ApiError | null {
+  if (error instanceof ModelRequestError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
+  if (error instanceof InsufficientFundsError) {
+    const [cost, available] = [error.required, error.available];
+    const message = `This generation costs $${formatUsd(cost)}; the available balance is $${formatUsd(available)}.`;
+    return new ApiError('insufficient_balance', message, {
+      cost: usdNumber(cost),
+      balance_available: usdNumber(available),
+    });
+  }
+  if (error instanceof IdempotencyKeyReusedError) return new ApiError('idempotency_key_reused', error.message);
+  if (error instanceof NotFoundError) return new ApiError('not_found', error.message);
+  if (error instanceof ServiceUnavailableError) return new ApiError('service_unavailable', error.message);
+  if (error instanceof RegistrationCappedError) {
+    return new ApiError('registration_capped', `Registration capped: ${error.message}. Try again later.`);
+  }
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    if (error.code === 'P2025') return new ApiError('not_found', 'No such resource.');
+    if (error.code === 'P2002') return new ApiError('conflict', 'A resource with these values exists already.');
+  }
+  return null;
+}
 
 /** body-parser marks its errors with a `type`; other client errors (a malformed URL, a bad gzip body) carry a 4xx status. */
 function fromClientError(error: { type?: string; limit?: number; status?: number }): ApiError | null {
@@ -30,7 +60,7 @@ export const notFound: RequestHandler = (req) => {
 };
 
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
-  const known = error instanceof ApiError ? error : fromClientError(error ?? {});
+  const known = error instanceof ApiError ? error : (fromDomainError(error) ?? fromClientError(error ?? {}));
   const apiError =
     known ??
     new ApiError(

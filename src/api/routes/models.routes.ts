@@ -1,12 +1,13 @@
-import { type Catalog, type CatalogModel, providerOf } from '../../catalog/catalog.ts';
-import { canRun } from '../../providers/registry.ts';
+import { type CatalogModel, filterModels, providerListing } from '../../catalog/catalog.ts';
 import type { Config } from '../../config.ts';
 import { usdNumber } from '../../money.ts';
+import { canRun } from '../../providers/registry.ts';
+import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { ModelsQuerySchema, ModelsResponseSchema } from '../schemas/models.schemas.ts';
 
-export function presentModel(model: CatalogModel, config: Config) {
-  const provider = providerOf(model);
+function presentModel(model: CatalogModel, config: Config) {
+  const provider = providerListing(model);
   const band = { min: usdNumber(model.band.min), max: usdNumber(model.band.max) };
   return {
     id: model.id,
@@ -25,26 +26,13 @@ export function presentModel(model: CatalogModel, config: Config) {
   };
 }
 
-/** Catalog order is the curated, stable order; filters only remove. */
-export function filterModels(catalog: Catalog, filters: { type?: string; provider?: string }): CatalogModel[] {
-  const provider = filters.provider?.toLowerCase();
-  return catalog.models.filter(
-    (model) =>
-      (!filters.type || model.type === filters.type) &&
-      (!provider || providerOf(model).name.toLowerCase() === provider || providerOf(model).slug === provider),
-  );
-}
-
 export const modelEndpoints = [
   defineEndpoint({
     method: 'get',
     path: '/models',
     operationId: 'listModels',
     summary: 'List the model catalog',
-    description:
-      'Every model of the catalog in a stable order, filtered by generation `type` and by `provider` (name or slug, ' +
-      'case-insensitive). `total` counts the models returned. `cost` and `dollar_cost` are both the USD band a request can cost. ' +
-      'Models whose provider this server has not configured are listed with `available: false`.',
+    description: endpointDescriptions.listModels,
     tags: ['Model catalog'],
     auth: 'none',
     request: { query: ModelsQuerySchema },

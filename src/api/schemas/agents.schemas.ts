@@ -1,4 +1,5 @@
 import { ChainSchema, DepositAddressesSchema, GenerationTypeSchema, httpUrl, moneyString } from './common.schemas.ts';
+import { generateTypes } from '../../domain/values.ts';
 import { z } from './zod.ts';
 
 export const AgentRegisterRequestSchema = z
@@ -71,8 +72,6 @@ export const AgentDepositResponseSchema = z
     message: z.string().optional(),
   })
   .openapi('AgentDepositResponse');
-
-export const generateTypes = ['Normal', 'LowPoly', 'Geometry'] as const;
 
 export const AgentQuoteRequestSchema = z
   .object({

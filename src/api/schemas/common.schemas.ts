@@ -1,33 +1,12 @@
+import { chains, generationTypes, taskIdPattern, taskStatuses, tiers } from '../../domain/values.ts';
 import { z } from './zod.ts';
 
-export const generationTypes = [
-  'text-to-image',
-  'image-to-image',
-  'text-to-video',
-  'image-to-video',
-  'video-to-video',
-  'reference-to-video',
-  'subject-to-video',
-  'upscale',
-  'face-swap',
-  'lip-sync',
-  'text-to-music',
-  'text-to-audio',
-  'audio-to-audio',
-  'speech-to-text',
-  'text-to-3d',
-  'image-to-3d',
-  'text-to-text',
-] as const;
 export const GenerationTypeSchema = z.enum(generationTypes).openapi('GenerationType');
 
-export const chains = ['base', 'polygon', 'ethereum'] as const;
 export const ChainSchema = z.enum(chains).openapi('Chain');
 
-export const tiers = ['free', 'starter', 'pro', 'enterprise'] as const;
 export const TierSchema = z.enum(tiers).openapi('Tier');
 
-export const taskStatuses = ['queued', 'processing', 'completed', 'failed'] as const;
 export const TaskStatusSchema = z.enum(taskStatuses).openapi('TaskStatus');
 
 export const ErrorSchema = z
@@ -71,3 +50,12 @@ export const httpUrl = z
 export const DepositAddressesSchema = z
   .record(z.string(), z.string())
   .openapi('DepositAddresses', { description: 'Deposit address per enabled chain (keys: base, polygon, ethereum)' });
+
+/** A task id in the path, under the name the route gives it (`id`, or `taskId` on the deprecated alias). */
+export const taskIdParams = <Name extends string>(name: Name) =>
+  z.object({
+    [name]: z
+      .string()
+      .regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)')
+      .openapi({ param: { name, in: 'path' }, description: 'Task id from creation (gen_…)' }),
+  } as Record<Name, z.ZodString>);

@@ -1,4 +1,5 @@
-import { GenerationTypeSchema, httpUrl, TaskStatusSchema } from './common.schemas.ts';
+import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
+import { GenerationTypeSchema, httpUrl, TaskStatusSchema, taskIdParams } from './common.schemas.ts';
 import { z } from './zod.ts';
 
 export const MessageSchema = z
@@ -37,7 +38,7 @@ export const GenerationRequestSchema = z
         "Webhooks) with your account's secret (GET /account/webhook-secret), retried for more than 24 hours",
     }),
   })
-  .openapi('GenerationRequest');
+  .openapi('GenerationRequest') satisfies z.ZodType<GenerationRequest>;
 
 /** The alternate layout of the usage examples: `{ model, input: { prompt, … }, webhook }`; `type` defaults to the model's. */
 export const GenerationInputLayoutSchema = z
@@ -49,7 +50,7 @@ export const GenerationInputLayoutSchema = z
   })
   .openapi('GenerationInputLayoutRequest', {
     description: 'Alternate layout: the same fields under `input`, the webhook as `webhook`.',
-  });
+  }) satisfies z.ZodType<InputLayoutRequest>;
 
 export const CreateGenerationBodySchema = z
   .union([GenerationInputLayoutSchema.strict(), GenerationRequestSchema])
@@ -94,18 +95,6 @@ export const GenerationStatusResponseSchema = z
   })
   .openapi('GenerationStatusResponse');
 
-export const taskIdPattern = /^gen_[0-9A-Za-z]{22}$/;
+export const GenerationIdParamsSchema = taskIdParams('id');
 
-export const GenerationIdParamsSchema = z.object({
-  id: z
-    .string()
-    .regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)')
-    .openapi({ param: { name: 'id', in: 'path' }, description: 'Task id from creation (gen_…)' }),
-});
-
-export const PredictionIdParamsSchema = z.object({
-  taskId: z
-    .string()
-    .regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)')
-    .openapi({ param: { name: 'taskId', in: 'path' }, description: 'Task id from creation (gen_…)' }),
-});
+export const PredictionIdParamsSchema = taskIdParams('taskId');

@@ -1,12 +1,10 @@
 import { GenerationTypeSchema } from './common.schemas.ts';
 import { z } from './zod.ts';
 
-export const ModelCostSchema = z
-  .object({ min: z.number(), max: z.number() })
-  .openapi('ModelCost', {
-    description:
-      'The least and the most one request can cost with this model, in USD, over every option it offers. `cost` and `dollar_cost` are the same band (the interface gives no other unit).',
-  });
+export const ModelCostSchema = z.object({ min: z.number(), max: z.number() }).openapi('ModelCost', {
+  description:
+    'The least and the most one request can cost with this model, in USD, over every option it offers. `cost` and `dollar_cost` are the same band (the interface gives no other unit).',
+});
 
 export const ModelCapabilitiesSchema = z
   .object({
@@ -47,12 +45,10 @@ export const ModelSchema = z
     dollar_cost: ModelCostSchema,
     supports_x402: z.boolean(),
     supports_webhook: z.boolean(),
-    available: z
-      .boolean()
-      .openapi({
-        description:
-          'Extension: whether this server can run the model now (its provider is configured). Unavailable models are listed so callers see the whole catalog, but POST /generations refuses them.',
-      }),
+    available: z.boolean().openapi({
+      description:
+        'Extension: whether this server can run the model now (its provider is configured). Unavailable models are listed so callers see the whole catalog, but POST /generations refuses them.',
+    }),
   })
   .openapi('Model');
 

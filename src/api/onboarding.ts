@@ -1,0 +1,28 @@
+// The tips and next steps a newly registered agent reads: enough to make its first paid generation unaided.
+import { publicBaseUrl, type Config } from '../config.ts';
+import { formatUsd } from '../money.ts';
+import type { OnboardedAgent } from '../services/agents.ts';
+
+export function onboarding(config: Config, agent: OnboardedAgent) {
+  const base = publicBaseUrl(config);
+  const chains = Object.keys(agent.depositAddresses).join(', ');
+  const address = Object.values(agent.depositAddresses)[0];
+  return {
+    activation_tips: [
+      'Store your API key now: it is shown only once. Send it on every call as `Authorization: Bearer <api_key>`.',
+      agent.trialCreditApplied
+        ? `You start with $${formatUsd(agent.balance)} of trial credit: enough to try a few generations.`
+        : 'No trial credit was applied: this network address has used its trial allowance. Deposit USDC to start.',
+      `Deposit USDC on ${chains} to ${address}: the address is yours alone, so every deposit is credited to you.`,
+      'Ask for a price before you spend: POST /api/v1/agents/quote tells you the cost and whether your balance covers it.',
+    ],
+    next_steps: [
+      'GET /api/v1/models to choose a model (filter with ?type=text-to-image, ?type=text-to-text, …).',
+      'POST /api/v1/agents/quote with { "type", "model" } to see the cost.',
+      'POST /api/v1/generations with { "type", "model", "prompt" }: it answers 202 with an id and a poll_url.',
+      'GET the poll_url until status is "completed" (outputs are links) or "failed" (you are refunded); or set webhook_url to be told.',
+      'After a USDC transfer, POST /api/v1/agents/deposit with { "chain", "tx_hash" } to have it credited.',
+      `GET /api/v1/agents/balance for your balance and usage. Full reference: ${base}/docs`,
+    ],
+  };
+}

@@ -1,0 +1,19 @@
+// Refusals the services raise and the API translates (src/api/translate-error.ts); their messages are caller-safe.
+
+/** Nothing the caller may see by that id: someone else's resource is not found either. */
+export class NotFoundError extends Error {
+  override name = 'NotFoundError';
+}
+
+/** An Idempotency-Key sent again with a different request. */
+export class IdempotencyKeyReusedError extends Error {
+  override name = 'IdempotencyKeyReusedError';
+  constructor() {
+    super('This Idempotency-Key was already used with a different request.');
+  }
+}
+
+/** A dependency could not do its part; nothing was charged and the caller may retry. */
+export class ServiceUnavailableError extends Error {
+  override name = 'ServiceUnavailableError';
+}

@@ -1,0 +1,123 @@
+// Creating and reading generation tasks: what POST /generations and GET /generations/{id} mean, whatever the
+// transport. Refusals are domain errors; the API translates them in one place.
+import type { Catalog } from '../catalog/catalog.ts';
+import { priceRequest } from '../catalog/pricing.ts';
+import { ModelRequestError, resolveModel } from '../catalog/resolve.ts';
+import type { Config } from '../config.ts';
+import type { PrismaClient } from '../db/prisma.ts';
+import { IdempotencyKeyReusedError, NotFoundError, ServiceUnavailableError } from '../domain/errors.ts';
+import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
+import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
+import type { TaskView } from '../generation/task-view.ts';
+import { taskView } from '../generation/task-view.ts';
+import { canRun } from '../providers/registry.ts';
+import { admitGeneration, liveTaskState, type TemporalDeps } from '../temporal/generations.ts';
+import { derivedId, newId } from './ids.ts';
+import { InsufficientFundsError } from './ledger.ts';
+import { findTaskByIdempotencyKey, findTaskForAccount, storedRequest } from './tasks.ts';
+
+export interface GenerationServiceDeps {
+  prisma: PrismaClient;
+  config: Config;
+  catalog: Catalog;
+  temporal: TemporalDeps;
+}
+
+export interface NewGeneration {
+  accountId: string;
+  body: GenerationRequest | InputLayoutRequest;
+  idempotencyKey: string | null;
+}
+
+/** An admitted task: queued, its cost reserved. */
+export interface QueuedGeneration {
+  id: string;
+  type: string;
+  model: string;
+  costMicros: bigint;
+  createdAt: string;
+}
+
+/** The same account and key always name the same task, so a retried POST joins the first one's workflow. */
+const taskIdFor = (accountId: string, idempotencyKey: string | null) =>
+  idempotencyKey ? derivedId('gen', `${accountId}\n${idempotencyKey}`) : newId('gen');
+
+/** Validates, prices and checks the request against the catalog and this server's providers. */
+function admissibleRequest(deps: GenerationServiceDeps, body: NewGeneration['body']) {
+  const request = foldMessages(normaliseLayout(body, (id) => deps.catalog.get(id)?.type));
+  const model = resolveModel(deps.catalog, request);
+  const missing = missingInputs(request);
+  if (missing.length > 0) throw new ModelRequestError(missing);
+  if (!canRun(deps.config, model)) {
+    const message = `${model.id} is not available on this server (its provider is not configured here)`;
+    throw new ModelRequestError([{ field: 'model', message }]);
+  }
+  return { request, model, costMicros: priceRequest(model, request).micros, hash: requestHash(request) };
+}
+
+/** A request admitted earlier under the same Idempotency-Key; another request under that key is refused. */
+async function earlierAdmission(
+  deps: GenerationServiceDeps,
+  input: NewGeneration,
+  hash: string,
+): Promise<QueuedGeneration | null> {
+  if (!input.idempotencyKey) return null;
+  const earlier = await findTaskByIdempotencyKey(deps.prisma, input.accountId, input.idempotencyKey);
+  if (!earlier) return null;
+  if (requestHash(storedRequest(earlier)) !== hash) throw new IdempotencyKeyReusedError();
+  const { id, type, model, costReserved, createdAt } = earlier;
+  return { id, type, model, costMicros: costReserved, createdAt: createdAt.toISOString() };
+}
+
+/**
+ * Reserves the request's cost and queues its task; answers once both are durable. A retry under the same
+ * Idempotency-Key answers the original admission and charges nothing more.
+ */
+export async function createGeneration(deps: GenerationServiceDeps, input: NewGeneration): Promise<QueuedGeneration> {
+  const { request, model, costMicros, hash } = admissibleRequest(deps, input.body);
+  const earlier = await earlierAdmission(deps, input, hash);
+  if (earlier) return earlier;
+
+  const admission = await admitGeneration(deps.temporal, {
+    taskId: taskIdFor(input.accountId, input.idempotencyKey),
+    accountId: input.accountId,
+    request,
+    costMicros: costMicros.toString(),
+    idempotencyKey: input.idempotencyKey,
+    modelId: model.id,
+    requestHash: hash,
+    timeoutSeconds: model.timeout_seconds,
+  });
+  switch (admission.outcome) {
+    case 'admitted': {
+      const { id, type, model: modelId, created_at: createdAt } = admission.task;
+      return { id, type, model: modelId, costMicros, createdAt };
+    }
+    case 'insufficient_funds':
+      throw new InsufficientFundsError(costMicros, BigInt(admission.availableMicros));
+    case 'conflict':
+      throw new IdempotencyKeyReusedError();
+    case 'ended': {
+      // The workflow of this key ran to its end between our lookup and the start: its row answers.
+      const ended = await earlierAdmission(deps, input, hash);
+      if (ended) return ended;
+      throw new ServiceUnavailableError('The generation could not be admitted; retry the request.');
+    }
+    case 'unavailable':
+      throw new ServiceUnavailableError(
+        'The generation could not be admitted; nothing was charged. Retry the request.',
+      );
+  }
+}
+
+/** The caller's own task: live from its workflow while it runs (fresher than the row), from the row once ended. */
+export async function getGeneration(
+  deps: Pick<GenerationServiceDeps, 'prisma' | 'temporal'>,
+  input: { taskId: string; accountId: string },
+): Promise<TaskView> {
+  const task = await findTaskForAccount(deps.prisma, input.taskId, input.accountId);
+  if (!task) throw new NotFoundError(`No generation ${input.taskId}.`);
+  const running = task.status === 'queued' || task.status === 'processing';
+  const live = running ? await liveTaskState(deps.temporal, input.taskId) : null;
+  return live ?? taskView(task);
+}
