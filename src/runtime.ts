@@ -1,6 +1,5 @@
-// The running service for a configuration. Role `all` embeds PostgreSQL and the Temporal dev server unless
-// DATABASE_URL / TEMPORAL_ADDRESS are given, then runs the API and a worker in this process; `api` and `worker`
-// run one role against infrastructure that runs elsewhere. Stops run in reverse order of start.
+// The running service for a role: `all` embeds PostgreSQL and the Temporal dev server unless DATABASE_URL or
+// TEMPORAL_ADDRESS are given, then runs the API and a worker here. Stops run in reverse order of start.
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';

@@ -1,6 +1,5 @@
-// Remembers which signed callbacks were already taken, for as long as their signatures stay valid (fal and
-// Replicate accept a timestamp five minutes either side), so a captured callback replayed in that window is
-// answered but wakes nothing. Per process, bounded: the oldest entries go first.
+// Remembers signed callbacks already taken for as long as their signatures stay valid, so a captured one
+// replayed in that window is answered but wakes nothing. Per process and bounded: the oldest entries go first.
 import { createHash } from 'node:crypto';
 
 export interface ReplayGuard {

@@ -1,7 +1,5 @@
-// Where fal and Replicate announce a finished job (POST /callbacks/{provider}/{task id}, sent to the URL given at
-// submit when UPSTREAM_CALLBACK_BASE_URL is set). Not part of the public API: the caller is the upstream, and a
-// callback is only trusted after its signature is checked with the provider's own scheme. A genuine callback
-// only wakes the task's workflow, which then asks the upstream itself; its payload is never taken as the result.
+// POST /callbacks/{provider}/{task id}: fal and Replicate announce a finished job. Trusted only once its signature
+// checks out, and even then it only wakes the task's workflow, which asks the upstream itself.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import express, { Router } from 'express';
 import type { ProviderSlug } from '../catalog/catalog.schema.ts';

@@ -1,4 +1,4 @@
-/** How deliveries are signed (DESIGN §6: Standard Webhooks), as the API tells callers. */
+/** How deliveries are signed (Standard Webhooks), as the API tells callers. */
 export const webhookSignature = {
   signature_header: 'webhook-signature',
   signature_algorithm:

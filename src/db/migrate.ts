@@ -1,6 +1,5 @@
-// Applies prisma/migrations/*/migration.sql the way `prisma migrate deploy` does, recording them in Prisma's own
-// _prisma_migrations table (same checksum), so a deployment with Prisma's schema engine can take over as is.
-// Needed because the native schema engine cannot be downloaded here (DESIGN §8).
+// Applies prisma/migrations the way `prisma migrate deploy` does (same _prisma_migrations rows and checksums), since
+// Prisma's native schema engine cannot be installed everywhere; a deployment with the engine can take over as is.
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

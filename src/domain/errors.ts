@@ -1,4 +1,4 @@
-// Refusals the services raise and the API translates (src/api/translate-error.ts); their messages are caller-safe.
+// Refusals the services raise and the API's error middleware translates; their messages are caller-safe.
 
 /** Nothing the caller may see by that id: someone else's resource is not found either. */
 export class NotFoundError extends Error {

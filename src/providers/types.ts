@@ -1,8 +1,5 @@
-// What a provider gives back to the generation workflow. Two shapes: a runner answers in one call (local engines,
-// OpenAI-compatible chat, images, speech, transcription); upstream jobs are queued by the provider (fal,
-// Replicate), so the workflow submits, waits for a callback or polls, then collects. Adapters classify failures:
-// a ProviderRefusal is permanent (the task fails and is refunded, its message is shown to the caller); a
-// ProviderRetryLater asks for a delay (Retry-After); any other error is transient and retried with backoff.
+// The provider adapter interface: a runner answers in one call; upstream jobs are submitted, awaited and collected
+// by the workflow. ProviderRefusal is permanent (refund), ProviderRetryLater asks for a delay, anything else retries.
 import type { CatalogModel } from '../catalog/catalog.ts';
 import type { Usage } from '../catalog/pricing.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';

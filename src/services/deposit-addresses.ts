@@ -1,6 +1,5 @@
-// Each agent's deposit address is the BIP-32 child (index = the agent's deposit_index) of the configured
-// extended public key: the server can derive every address and attribute every deposit, but holds no private key.
-// One EVM address serves every enabled chain.
+// An agent's deposit address is the BIP-32 child (its deposit_index) of the configured extended public key: the
+// server can attribute every deposit but holds no private key. One EVM address serves every enabled chain.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { HDKey } from '@scure/bip32';
 import { bytesToHex } from 'viem';

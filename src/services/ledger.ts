@@ -1,6 +1,5 @@
-// The money core (DESIGN §3). Every balance change is one conditional UPDATE of the account's balance row plus
-// one append-only ledger entry, in one transaction, under a unique idempotency key: a retried call finds its
-// entry and moves nothing. Amounts are bigint micro-USD.
+// Every balance change is one UPDATE of the balance row plus one append-only ledger entry, in one transaction,
+// under a unique idempotency key: a retried call finds its entry and moves nothing.
 import type { PrismaClient } from '../db/prisma.ts';
 import { type LedgerEntryKind, Prisma } from '../generated/prisma/client.ts';
 

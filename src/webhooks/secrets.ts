@@ -1,6 +1,5 @@
-// Every account signs its webhooks with one secret (accounts.webhook_secret). Agents get it when they set their
-// webhook; developers and agents without one get it the first time it is needed (a delivery, or their own
-// GET /account/webhook-secret), so a secret exists only for accounts that use webhooks.
+// One signing secret per account, made the first time it is needed (a delivery, a webhook set, or the account's
+// own GET /account/webhook-secret), so only accounts that use webhooks have one.
 import type { PrismaClient } from '../db/prisma.ts';
 import { newWebhookSecret } from '../services/ids.ts';
 

@@ -1,6 +1,5 @@
-// One delivery attempt of a webhook (DESIGN §6, Standard Webhooks): sign, POST once, classify the answer. The
-// retry schedule belongs to the delivery workflow; this only says whether the attempt landed and whether trying
-// again can help.
+// One delivery attempt of a webhook: sign (Standard Webhooks), POST once, classify the answer. The retry schedule
+// belongs to the delivery workflow; this only says whether the attempt landed and whether another can help.
 import { Webhook } from 'standardwebhooks';
 import { fetch } from 'undici';
 import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';

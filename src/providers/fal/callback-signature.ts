@@ -1,7 +1,5 @@
-// fal signs its webhook callbacks with ED25519 (fal docs, "Verifying your webhook"): the signed message is the
-// request id, the user id, the timestamp and the hex SHA-256 of the raw body, joined by newlines; the
-// signature is hex in X-Fal-Webhook-Signature; the public keys are a JWKS that fal publishes. A callback more
-// than five minutes off our clock is refused, so a captured one cannot be replayed later.
+// fal's ED25519 callback signatures (request id, user id, timestamp and body hash, checked against fal's JWKS).
+// A callback more than five minutes off our clock is refused, so a captured one cannot be replayed later.
 import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
 import { callbackHeader, type UpstreamCallback } from '../types.ts';
 

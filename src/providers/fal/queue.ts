@@ -1,6 +1,5 @@
-// fal through its official client's queue API: submit (with a callback URL when we have a public one), status
-// with the queue position, result (a job can report COMPLETED and still fail there), cancel, and the ED25519
-// check of its callbacks. Every call is bounded by FAL_TIMEOUT_SECONDS; Retry-After is honoured.
+// fal through its official client's queue API: submit (with a callback URL when we have a public one), status,
+// result, cancel, and the check of its callbacks. Every call is bounded by FAL_TIMEOUT_SECONDS.
 import { ApiError, createFalClient } from '@fal-ai/client';
 import type { Config } from '../../config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';

@@ -1,7 +1,5 @@
-// eSpeak NG (WebAssembly) on a worker thread: synthesis is synchronous and takes about half a millisecond per
-// character, which on the main thread would stall the worker's heartbeats and every other task (and the API in
-// the all-in-one process). Plain JavaScript, so it loads the same under tsx and in production.
-// The text goes through eSpeak's own file system, never through its command line.
+// eSpeak NG on a worker thread: synthesis is synchronous and would stall the event loop (heartbeats, the API).
+// Plain JavaScript so it loads the same under tsx and in production; the text goes through eSpeak's own file system.
 import { parentPort, workerData } from 'node:worker_threads';
 import ESpeakNg from 'espeak-ng';
 

@@ -1,6 +1,5 @@
-// text-to-text through any OpenAI-compatible chat completions server (OpenAI, OpenRouter, vLLM, llama.cpp,
-// Ollama) with the official `openai` SDK. The answer becomes a .txt artifact; the token usage the server reports
-// is what settlement charges.
+// text-to-text through any OpenAI-compatible chat completions server with the official `openai` SDK. The answer
+// becomes a .txt artifact; settlement charges the token usage the server reports.
 import type OpenAI from 'openai';
 import { ProviderRefusal, type ProviderRunner } from '../types.ts';
 import type { OpenAIUpstream } from './client.ts';

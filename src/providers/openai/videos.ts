@@ -1,6 +1,5 @@
-// text-to-video through an OpenAI-compatible /videos endpoint (Sora) with the official `openai` SDK: the job is
-// created, retrieved until it completes or fails, and its MP4 downloaded. OpenAI's webhooks are set per project,
-// not per request, so these jobs are polled; a job nobody will collect is deleted (the API has no cancel).
+// text-to-video through an OpenAI-compatible /videos endpoint (Sora). OpenAI's webhooks are set per project, not
+// per request, so these jobs are polled; a job nobody will collect is deleted (the API has no cancel).
 import type { Video, VideoSeconds } from 'openai/resources/videos';
 import { readLimited } from '../fetch-input.ts';
 import { ProviderRefusal, type UpstreamJobs } from '../types.ts';

@@ -1,7 +1,5 @@
-// Replicate through its official client: create a prediction (with a webhook when we have a public URL), get
-// it, cancel it, and check its webhooks, which are Standard Webhooks signed with the account's secret. Outputs
-// are copied out as soon as the prediction succeeds: Replicate deletes them after an hour. Every call is bounded
-// by REPLICATE_TIMEOUT_SECONDS.
+// Replicate through its official client: predictions (with a webhook when we have a public URL), their Standard
+// Webhooks callbacks, and cancellation. Every call is bounded by REPLICATE_TIMEOUT_SECONDS.
 import Replicate, { type Prediction } from 'replicate';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { Config } from '../../config.ts';
