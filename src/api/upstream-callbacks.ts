@@ -9,7 +9,7 @@ import type { Providers } from '../providers/registry.ts';
 import type { TemporalDeps } from '../temporal/generations.ts';
 import { upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
 import { ApiError } from './errors.ts';
-import { createReplayGuard } from './replay-guard.ts';
+import { createSeenMessages } from './seen-messages.ts';
 
 const signatureHeaders = ['x-fal-webhook-signature', 'webhook-signature'];
 
@@ -20,7 +20,7 @@ export function upstreamCallbacksRouter(deps: {
 }): Router {
   const router = Router();
   // Longer than the signatures' five-minute validity either side.
-  const replays = createReplayGuard({ windowMs: 11 * 60_000, maxEntries: 50_000 });
+  const seenCallbacks = createSeenMessages({ windowMs: 11 * 60_000, maxEntries: 50_000 });
   // The signature covers the exact bytes, so the body stays raw. Results are links, never media: 1 MB is ample.
   router.post('/:provider/:taskId', express.raw({ type: () => true, limit: '1mb' }), async (req, res) => {
     const { provider, taskId } = req.params as { provider: string; taskId: string };
@@ -35,7 +35,7 @@ export function upstreamCallbacksRouter(deps: {
     });
     if (!jobId) throw new ApiError('invalid_signature', 'The callback signature is missing, invalid or too old.');
     const signature = signatureHeaders.map((name) => String(req.headers[name] ?? '')).join(' ');
-    if (!replays.firstSighting(provider, taskId, signature, body)) {
+    if (!seenCallbacks.firstSighting(provider, taskId, signature, body)) {
       res.json({ received: true });
       return;
     }

@@ -2,12 +2,16 @@
 // replayed in that window is answered but wakes nothing. Per process and bounded: the oldest entries go first.
 import { createHash } from 'node:crypto';
 
-export interface ReplayGuard {
+export interface SeenMessages {
   /** True the first time this exact message is seen within the window. */
   firstSighting(...parts: (string | Buffer)[]): boolean;
 }
 
-export function createReplayGuard(options: { windowMs: number; maxEntries: number; now?: () => number }): ReplayGuard {
+export function createSeenMessages(options: {
+  windowMs: number;
+  maxEntries: number;
+  now?: () => number;
+}): SeenMessages {
   const now = options.now ?? Date.now;
   const seen = new Map<string, number>(); // insertion order = age order
   return {
