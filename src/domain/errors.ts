@@ -17,3 +17,8 @@ export class IdempotencyKeyReusedError extends Error {
 export class ServiceUnavailableError extends Error {
   override name = 'ServiceUnavailableError';
 }
+
+/** A message that claims to come from an upstream but whose signature is missing, invalid or too old. */
+export class InvalidSignatureError extends Error {
+  override name = 'InvalidSignatureError';
+}

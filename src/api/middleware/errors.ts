@@ -2,7 +2,12 @@
 // domain's refusals, the database's and the body parser's. Stack traces go to the log, never out.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ModelRequestError } from '../../catalog/resolve.ts';
-import { IdempotencyKeyReusedError, NotFoundError, ServiceUnavailableError } from '../../domain/errors.ts';
+import {
+  IdempotencyKeyReusedError,
+  InvalidSignatureError,
+  NotFoundError,
+  ServiceUnavailableError,
+} from '../../domain/errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../../money.ts';
 import { InsufficientFundsError } from '../../services/ledger.ts';
@@ -21,6 +26,7 @@ function fromDomainError(error: unknown): ApiError | null {
   }
   if (error instanceof IdempotencyKeyReusedError) return new ApiError('idempotency_key_reused', error.message);
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message);
+  if (error instanceof InvalidSignatureError) return new ApiError('invalid_signature', error.message);
   if (error instanceof ServiceUnavailableError) return new ApiError('service_unavailable', error.message);
   if (error instanceof RegistrationCappedError) {
     return new ApiError('registration_capped', `Registration capped: ${error.message}. Try again later.`);
