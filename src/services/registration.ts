@@ -1,7 +1,8 @@
-// Agent self-registration with anti-abuse guardrails per client address: a hard cap per window (429) and a
-// limited number of trial credits per day (later agents from that address start at zero, and are told so).
+// Agent self-registration with guardrails per client address: a hard cap per window (429) and a limited number
+// of trial credits per day (later agents from that address start at zero, and are told so).
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
 import { newId, newWebhookSecret } from './ids.ts';
 import { credit } from './ledger.ts';
@@ -43,37 +44,44 @@ type Guardrails = Pick<
   | 'REGISTRATION_CAP_WINDOW_MINUTES'
 >;
 
+/**
+ * Refuses a registration past the address's cap, and says whether the address may still have a trial credit.
+ * Registrations from one address are serialised (transaction lock) so the counts cannot be raced past.
+ */
+async function admitRegistration(tx: Prisma.TransactionClient, guardrails: Guardrails, clientAddress: string) {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`register:${clientAddress}`}, 0))`;
+  const windowStart = new Date(Date.now() - guardrails.REGISTRATION_CAP_WINDOW_MINUTES * 60_000);
+  const recent = await tx.account.count({ where: { kind: 'agent', clientAddress, createdAt: { gte: windowStart } } });
+  if (recent >= guardrails.REGISTRATION_CAP_PER_ADDRESS) {
+    throw new RegistrationCappedError(
+      guardrails.REGISTRATION_CAP_PER_ADDRESS,
+      guardrails.REGISTRATION_CAP_WINDOW_MINUTES,
+    );
+  }
+  const dayStart = new Date(Date.now() - 86_400_000);
+  const trialsToday = await tx.ledgerEntry.count({
+    where: { kind: 'trial_credit', createdAt: { gte: dayStart }, account: { clientAddress } },
+  });
+  return { grantTrial: guardrails.TRIAL_CREDIT_USD > 0n && trialsToday < guardrails.TRIAL_CREDITS_PER_ADDRESS_PER_DAY };
+}
+
+async function nextDepositIndex(tx: Prisma.TransactionClient): Promise<number> {
+  const [row] = await tx.$queryRaw<{ index: number }[]>`SELECT nextval('agent_deposit_index_seq')::int AS index`;
+  if (!row) throw new Error('agent_deposit_index_seq returned no value');
+  return row.index;
+}
+
 export async function registerAgent(
   prisma: PrismaClient,
   guardrails: Guardrails,
   input: AgentRegistration,
 ): Promise<RegisteredAgent> {
   return prisma.$transaction(async (tx) => {
-    // Serialise registrations from one address so the counts below cannot be raced past.
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`register:${input.clientAddress}`}, 0))`;
-    const windowStart = new Date(Date.now() - guardrails.REGISTRATION_CAP_WINDOW_MINUTES * 60_000);
-    const recent = await tx.account.count({
-      where: { kind: 'agent', clientAddress: input.clientAddress, createdAt: { gte: windowStart } },
-    });
-    if (recent >= guardrails.REGISTRATION_CAP_PER_ADDRESS) {
-      throw new RegistrationCappedError(
-        guardrails.REGISTRATION_CAP_PER_ADDRESS,
-        guardrails.REGISTRATION_CAP_WINDOW_MINUTES,
-      );
-    }
-    const trialsToday = await tx.ledgerEntry.count({
-      where: {
-        kind: 'trial_credit',
-        createdAt: { gte: new Date(Date.now() - 86_400_000) },
-        account: { clientAddress: input.clientAddress },
-      },
-    });
-    const grantTrial = guardrails.TRIAL_CREDIT_USD > 0n && trialsToday < guardrails.TRIAL_CREDITS_PER_ADDRESS_PER_DAY;
-
-    const [sequence] = await tx.$queryRaw<{ index: number }[]>`SELECT nextval('agent_deposit_index_seq')::int AS index`;
-    const index = sequence!.index;
+    const { grantTrial } = await admitRegistration(tx, guardrails, input.clientAddress);
+    const depositIndex = await nextDepositIndex(tx);
     const agentId = newId('agt');
-    const webhookSecret = input.webhookUrl ? newWebhookSecret() : null;
+    const webhookUrl = input.webhookUrl ?? null;
+    const webhookSecret = webhookUrl ? newWebhookSecret() : null;
     await tx.account.create({
       data: {
         id: agentId,
@@ -82,36 +90,27 @@ export async function registerAgent(
         platform: input.platform,
         platformVersion: input.platformVersion,
         source: input.source,
-        webhookUrl: input.webhookUrl ?? null,
+        webhookUrl,
         webhookSecret,
-        depositIndex: index,
+        depositIndex,
         clientAddress: input.clientAddress,
         balance: { create: {} },
       },
     });
     const apiKey = await issueApiKey(tx, { accountId: agentId, kind: 'agent', name: 'registration' });
-    const balance = grantTrial
-      ? (
-          await credit(
-            { tx },
-            {
-              accountId: agentId,
-              amount: guardrails.TRIAL_CREDIT_USD,
-              kind: 'trial_credit',
-              idempotencyKey: `trial:${agentId}`,
-              memo: 'registration trial credit',
-            },
-          )
-        ).balance
-      : 0n;
-    return {
-      agentId,
-      apiKey,
-      depositIndex: index,
-      balance,
-      trialCreditApplied: grantTrial,
-      webhookUrl: input.webhookUrl ?? null,
-      webhookSecret,
-    };
+    const trial = grantTrial
+      ? await credit(
+          { tx },
+          {
+            accountId: agentId,
+            amount: guardrails.TRIAL_CREDIT_USD,
+            kind: 'trial_credit',
+            idempotencyKey: `trial:${agentId}`,
+            memo: 'registration trial credit',
+          },
+        )
+      : null;
+    const balance = trial?.balance ?? 0n;
+    return { agentId, apiKey, depositIndex, balance, trialCreditApplied: grantTrial, webhookUrl, webhookSecret };
   });
 }
