@@ -57,6 +57,21 @@ function networkError(error: unknown, timeoutMs: number): string {
   return `connection failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
 }
 
+/** What a receiver's answer means for the delivery: landed, stop, or try again (after its Retry-After). */
+function classifyAnswer(statusCode: number, headers: Headers, durationMs: number): AttemptResult {
+  const answered = { statusCode, durationMs, retryAfterMs: null };
+  if (statusCode >= 200 && statusCode < 300) return { ...answered, outcome: 'delivered', error: null };
+  if (statusCode === 410) {
+    return { ...answered, outcome: 'gone', error: 'HTTP 410: the receiver asked not to be sent this again' };
+  }
+  const redirect =
+    statusCode >= 300 && statusCode < 400
+      ? ` redirect to ${headers.get('location') ?? '(no location)'} not followed`
+      : '';
+  const retryAfterMs = parseRetryAfter(headers.get('retry-after'));
+  return { ...answered, outcome: 'failed', error: `HTTP ${statusCode}${redirect}`, retryAfterMs };
+}
+
 export async function sendWebhook(request: WebhookRequest): Promise<AttemptResult> {
   const timeoutMs = request.timeoutMs ?? webhookTimeoutMs;
   let target: URL;
@@ -84,26 +99,7 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptResul
     });
     // The answer's body is not ours to read; dropping it frees the connection.
     await response.body?.cancel().catch(() => undefined);
-    const statusCode = response.status;
-    const result = {
-      statusCode,
-      durationMs: elapsed(),
-      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
-    };
-    if (statusCode >= 200 && statusCode < 300)
-      return { ...result, outcome: 'delivered', error: null, retryAfterMs: null };
-    if (statusCode === 410)
-      return {
-        ...result,
-        outcome: 'gone',
-        error: 'HTTP 410: the receiver asked not to be sent this again',
-        retryAfterMs: null,
-      };
-    const redirect =
-      statusCode >= 300 && statusCode < 400
-        ? ` redirect to ${response.headers.get('location') ?? '(no location)'} not followed`
-        : '';
-    return { ...result, outcome: 'failed', error: `HTTP ${statusCode}${redirect}` };
+    return classifyAnswer(response.status, response.headers, elapsed());
   } catch (error) {
     const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
     if (cause instanceof PrivateAddressError)
