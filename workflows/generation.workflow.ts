@@ -21,7 +21,7 @@ import {
   TimeoutFailure,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AdmitInput, AdmitOutcome, GenerationActivities } from '../activities/generation.activities.ts';
+import type { AdmitInput, TaskAdmission, GenerationActivities } from '../activities/generation.activities.ts';
 import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
 import type { TaskView } from '../src/generation/task-view.ts';
 import { providerOfModel, providerTaskQueue } from '../src/temporal/task-queues.ts';
@@ -33,7 +33,7 @@ export interface GenerationInput extends AdmitInput {
   timeoutSeconds: number;
 }
 
-export type AdmitResult = AdmitOutcome | { outcome: 'conflict' };
+export type AdmitResult = TaskAdmission | { outcome: 'conflict' };
 
 export const admitUpdate = defineUpdate<AdmitResult, [{ requestHash: string }]>('admit');
 export const stateQuery = defineQuery<TaskView | null>('state');
@@ -65,8 +65,8 @@ function callerSafeError(error: unknown, timeoutSeconds: number): string {
 
 export async function generationWorkflow(input: GenerationInput): Promise<TaskView | null> {
   let view: TaskView | null = null;
-  let admission: Promise<AdmitOutcome> | undefined;
-  let admitted: AdmitOutcome | undefined;
+  let admission: Promise<TaskAdmission> | undefined;
+  let admitted: TaskAdmission | undefined;
   let admissionFailed = false;
   setHandler(stateQuery, () => view);
   setHandler(admitUpdate, async ({ requestHash }) => {
