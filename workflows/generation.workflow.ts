@@ -24,7 +24,7 @@ import {
 import type { AdmitInput, TaskAdmission, GenerationActivities } from '../activities/generation.activities.ts';
 import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
 import type { TaskView } from '../src/generation/task-view.ts';
-import { providerOfModel, providerTaskQueue } from '../src/temporal/task-queues.ts';
+import { providerSlugOf, providerTaskQueue } from './task-queues.ts';
 import { notify } from './webhook-notify.ts';
 
 export interface GenerationInput extends AdmitInput {
@@ -97,7 +97,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
 
   // Provider calls go to the provider's task queue. The model's timeout bounds the call (or, for an upstream job,
   // submission and waiting together), retries included; heartbeats reveal a dead worker sooner.
-  const taskQueue = providerTaskQueue(workflowInfo().taskQueue, providerOfModel(input.modelId));
+  const taskQueue = providerTaskQueue(workflowInfo().taskQueue, providerSlugOf(input.modelId));
   const { generateOutputs } = proxyActivities<ProviderActivities>({
     taskQueue,
     startToCloseTimeout: `${input.timeoutSeconds} seconds`,
