@@ -34,7 +34,10 @@ const maxEarlyCallbacks = 8;
 export interface UpstreamJob {
   /** Records a submitted job as the task's: from now on, a failure cancels it. */
   submitted(job: SubmittedJob): void;
-  /** Waits for the job (after each poll interval, growing by half up to the maximum, or at its callback) and collects it. */
+  /**
+   * Waits for the job, checking it after each poll interval (growing by half up to the maximum) or at its callback,
+   * then collects its outputs into our storage.
+   */
   awaitUpstreamJob(job: SubmittedJob, deadline: number): Promise<GeneratedOutputs>;
   /** Cancels a job nobody will collect, so it stops costing (best effort: it may have ended). */
   cancelUncollected(): Promise<void>;
