@@ -7,7 +7,8 @@ import type { GenerationRequest } from '../src/generation/request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
 import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../src/services/tasks.ts';
-import { type GeneratedOutputs, refusal } from './provider.activities.ts';
+import { modelOf } from './catalog-lookup.ts';
+import type { GeneratedOutputs } from './provider.activities.ts';
 
 export interface GenerationActivityDeps {
   prisma: PrismaClient;
@@ -23,18 +24,13 @@ export interface AdmitInput {
   idempotencyKey: string | null;
 }
 
-export type AdmitOutcome =
+/** What the admitTask activity did: reserved the cost and wrote the task row, or found the balance short. */
+export type TaskAdmission =
   { outcome: 'admitted'; task: TaskView } | { outcome: 'insufficient_funds'; availableMicros: string };
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
-  const modelOf = (id: string) => {
-    const model = deps.catalog.get(id);
-    if (!model) throw refusal(`model ${id} is no longer in the catalog`);
-    return model;
-  };
-
   return {
-    async admitTask(input: AdmitInput): Promise<AdmitOutcome> {
+    async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
         const task = await admitTask(deps.prisma, { ...input, costMicros: BigInt(input.costMicros) });
         return { outcome: 'admitted', task: taskView(task) };
@@ -52,7 +48,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     },
 
     async settleTask(input: { taskId: string; modelId: string } & GeneratedOutputs): Promise<TaskView> {
-      return taskView(await completeTask(deps.prisma, modelOf(input.modelId), input));
+      return taskView(await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input));
     },
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {

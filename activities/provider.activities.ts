@@ -9,6 +9,8 @@ import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
 import { type ProducedFile, ProviderRefusal, type ProviderResult, ProviderRetryLater } from '../src/providers/types.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
+import { modelOf } from './catalog-lookup.ts';
+import { refusal } from './refusal.ts';
 
 export interface ProviderActivityDeps {
   catalog: Catalog;
@@ -36,9 +38,6 @@ export interface JobRef {
   jobId: string;
 }
 
-/** A permanent failure whose message the caller may read; the workflow refunds and fails the task. */
-export const refusal = (message: string) => ApplicationFailure.nonRetryable(message, 'ProviderRefusal');
-
 /** Our adapters' classification, in Temporal's terms: permanent, delayed (Retry-After) or plainly transient. */
 async function classified<T>(step: () => Promise<T>): Promise<T> {
   try {
@@ -53,21 +52,17 @@ async function classified<T>(step: () => Promise<T>): Promise<T> {
 
 export function createProviderActivities(deps: ProviderActivityDeps) {
   const providers = deps.providers ?? createProviders(deps.config);
-  const modelOf = (id: string) => {
-    const model = deps.catalog.get(id);
-    if (!model) throw refusal(`model ${id} is no longer in the catalog`);
-    return model;
-  };
-  const providerOf = (id: string) => {
-    const model = modelOf(id);
-    const provider = providers.for(model);
-    if (!provider) throw refusal(`${model.id} cannot run on this server`);
-    return { model, provider };
+  /** The model and the adapter that runs it on this server. */
+  const resolveAdapter = (id: string) => {
+    const model = modelOf(deps.catalog, id);
+    const adapter = providers.for(model);
+    if (!adapter) throw refusal(`${model.id} cannot run on this server`);
+    return { model, adapter };
   };
   const jobsOf = (id: string) => {
-    const { model, provider } = providerOf(id);
-    if (provider.kind !== 'jobs') throw refusal(`${model.id} does not run as an upstream job`);
-    return { model, jobs: provider.jobs };
+    const { model, adapter } = resolveAdapter(id);
+    if (adapter.kind !== 'jobs') throw refusal(`${model.id} does not run as an upstream job`);
+    return { model, jobs: adapter.jobs };
   };
   const store = async (taskId: string, files: ProducedFile[]) =>
     Promise.all(files.map((file, index) => deps.storage.put(`${taskId}/output-${index}.${file.extension}`, file.data)));
@@ -89,15 +84,15 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
       modelId: string;
       request: GenerationRequest;
     }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
-      const { model, provider } = providerOf(input.modelId);
+      const { model, adapter } = resolveAdapter(input.modelId);
       return heartbeating(async (signal) => {
-        if (provider.kind === 'jobs') {
+        if (adapter.kind === 'jobs') {
           const base = deps.config.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/$/, '');
           const callbackUrl = base && `${base}/callbacks/${model.provider}/${input.taskId}`;
-          const jobId = await classified(() => provider.jobs.submit(input.request, model, { callbackUrl, signal }));
+          const jobId = await classified(() => adapter.jobs.submit(input.request, model, { callbackUrl, signal }));
           // Timed out or cancelled while the upstream accepted it: nobody will wait for this job.
           if (signal.aborted) {
-            await provider.jobs.cancel(model, jobId).catch(() => undefined);
+            await adapter.jobs.cancel(model, jobId).catch(() => undefined);
             throw new Error('the call was abandoned while the job was submitted; the job was cancelled');
           }
           return {
@@ -109,7 +104,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
           };
         }
         const result = await classified(() =>
-          provider.run(input.request, model, {
+          adapter.run(input.request, model, {
             fetchInput: (url) =>
               fetchInput(url, {
                 maxBytes: deps.config.INPUT_MAX_BYTES,

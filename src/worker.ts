@@ -13,13 +13,13 @@ import {
   createProviderActivities,
   createWebhookActivities,
 } from '../activities/index.ts';
+import { providerTaskQueue } from '../workflows/task-queues.ts';
 import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import type { Config } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/local-storage.ts';
-import { providerTaskQueue } from './temporal/task-queues.ts';
 import { workflowsPath } from './temporal/workflows-path.ts';
 
 export interface WorkerDeps {

@@ -5,7 +5,8 @@
 // one idempotent write to the delivery log.
 import { ActivityFailure, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhook.activities.ts';
-import type { AttemptOutcome, AttemptResult } from '../src/webhooks/send.ts';
+import type { AttemptResult } from '../src/webhooks/send.ts';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery.types.ts';
 
 const second = 1_000;
 const minute = 60 * second;
@@ -33,19 +34,6 @@ const { recordWebhookAttempt } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-
-export interface WebhookDeliveryInput {
-  messageId: string;
-  url: string;
-  /** Attempt numbers continue across an operator's redeliveries. */
-  firstAttempt?: number;
-}
-
-export interface WebhookDeliveryResult {
-  /** `exhausted`: every scheduled attempt failed. */
-  outcome: Exclude<AttemptOutcome, 'failed'> | 'exhausted';
-  attempts: number;
-}
 
 /** An attempt whose activity itself failed (the worker died, it ran out of time) failed like a dead receiver. */
 function lostAttempt(error: unknown): AttemptResult {

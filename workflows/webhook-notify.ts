@@ -1,12 +1,11 @@
-// The notify step (DESIGN §4 step 5, §6) of any workflow that emits a webhook event: generations now, deposits
-// later. One activity writes the message and starts the deliveries, which run as workflows of their own.
+// The notify step, shared by every workflow that emits a webhook event. Deliveries run as workflows of their own,
+// so an emitter closes at once and a day of retries never reaches back into it.
 import { CancellationScope, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhook.activities.ts';
 import type { WebhookEventInput } from '../src/webhooks/messages.ts';
 
 // Idempotent database work and two workflow starts; an hour of retries outlasts any outage worth waiting for.
-// A local activity: most tasks have no webhook, and a round trip through a task queue per task costs the
-// generation workflow a quarter of its throughput on the embedded server (npm run bench).
+// A local activity: most tasks have no webhook, and a task-queue round trip per task would cost every one of them.
 const { notifyWebhooks } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '1 hour',

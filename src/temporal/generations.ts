@@ -6,7 +6,7 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import {
-  type AdmitResult,
+  type AdmitUpdateResult,
   admitUpdate,
   type GenerationInput,
   type generationWorkflow,
@@ -19,8 +19,9 @@ export interface TemporalDeps {
   taskQueue: string;
 }
 
-export type AdmissionResult =
-  | AdmitResult
+/** What admitGeneration tells the api: the admit update's answer, or why there was none. */
+export type AdmissionOutcome =
+  | AdmitUpdateResult
   /** The task's workflow ran to its end already (a retried Idempotency-Key): the task row answers. */
   | { outcome: 'ended' }
   /** Admission itself failed (the database unreachable for 30 s, …): nothing was charged; the caller may retry. */
@@ -31,7 +32,7 @@ export type AdmissionResult =
  * the same workflow id) and waits only for admission: the reservation and the task row are durable when this
  * returns. A workflow that ended may only start again if it failed (a refused admission), never run twice.
  */
-export async function admitGeneration(temporal: TemporalDeps, input: GenerationInput): Promise<AdmissionResult> {
+export async function admitGeneration(temporal: TemporalDeps, input: GenerationInput): Promise<AdmissionOutcome> {
   const start = new WithStartWorkflowOperation<typeof generationWorkflow>('generationWorkflow', {
     workflowId: input.taskId,
     taskQueue: temporal.taskQueue,

@@ -1,6 +1,6 @@
 // Starting webhook deliveries from outside a workflow: the notify activity, and operators' redeliveries.
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { WebhookDeliveryInput, webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
+import type { WebhookDeliveryInput, WebhookDeliveryWorkflow } from '../../workflows/webhook-delivery.types.ts';
 import { deliveryWorkflowId } from '../webhooks/messages.ts';
 
 export type DeliveryStart = 'started' | 'running' | 'ended';
@@ -18,7 +18,7 @@ export async function startWebhookDelivery(
 ): Promise<DeliveryStart> {
   const workflowId = deliveryWorkflowId(input.messageId, input.url);
   try {
-    await client.workflow.start<typeof webhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
+    await client.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
       workflowId,
       taskQueue,
       args: [input],

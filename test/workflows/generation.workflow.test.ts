@@ -16,7 +16,7 @@ import { loadConfig } from '../../src/config.ts';
 import { requestHash, type GenerationRequest } from '../../src/generation/request.ts';
 import { newId } from '../../src/services/ids.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
-import { providerOfModel, providerTaskQueue } from '../../src/temporal/task-queues.ts';
+import { providerSlugOf, providerTaskQueue } from '../../workflows/task-queues.ts';
 import {
   admitUpdate,
   type GenerationInput,
@@ -92,7 +92,7 @@ async function run(
   // The provider call runs on the model's provider queue (local models: `<queue>-local`).
   const providerWorker = await Worker.create({
     connection: env.nativeConnection,
-    taskQueue: providerTaskQueue(taskQueue, providerOfModel(input.modelId)),
+    taskQueue: providerTaskQueue(taskQueue, providerSlugOf(input.modelId)),
     activities: typeof provider === 'function' ? { generateOutputs: provider } : provider,
   });
   return providerWorker.runUntil(() =>

@@ -1,0 +1,97 @@
+// An upstream that queues work (fal, Replicate) is waited for on durable timers, woken early by its callback: a
+// poll alone would either hammer the upstream or notice the end late.
+import {
+  type ActivityOptions,
+  ApplicationFailure,
+  condition,
+  defineSignal,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
+
+/** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
+export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
+
+const upstreamRetry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
+// One status request. Each check is also bounded by the model's deadline, given per call.
+const check = { startToCloseTimeout: '2 minutes', retry: upstreamRetry } satisfies ActivityOptions;
+// Collecting downloads the outputs: a job that succeeded gets its own ten minutes, past the model's timeout.
+const collect = {
+  startToCloseTimeout: '5 minutes',
+  scheduleToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: upstreamRetry,
+} satisfies ActivityOptions;
+const cancel = {
+  startToCloseTimeout: '1 minute',
+  retry: { ...upstreamRetry, maximumAttempts: 3 },
+} satisfies ActivityOptions;
+
+/** Callbacks kept while the job id is not known yet: one may beat the submission's answer; a few at most. */
+const maxEarlyCallbacks = 8;
+
+export interface UpstreamJob {
+  /** Records a submitted job as the task's: from now on, a failure cancels it. */
+  submitted(job: SubmittedJob): void;
+  /**
+   * Waits for the job, checking it after each poll interval (growing by half up to the maximum) or at its callback,
+   * then collects its outputs into our storage.
+   */
+  awaitUpstreamJob(job: SubmittedJob, deadline: number): Promise<GeneratedOutputs>;
+  /** Cancels a job nobody will collect, so it stops costing (best effort: it may have ended). */
+  cancelUncollected(): Promise<void>;
+}
+
+/**
+ * The upstream job of one task, its activities on the provider's task queue. Made at the start of the run: the
+ * callback handler must be there before the job id is.
+ */
+export function upstreamJobOf(task: { taskId: string; modelId: string }, taskQueue: string): UpstreamJob {
+  const { checkUpstreamJob } = proxyActivities<ProviderActivities>({ ...check, taskQueue });
+  const { collectUpstreamJob } = proxyActivities<ProviderActivities>({ ...collect, taskQueue });
+  const { cancelUpstreamJob } = proxyActivities<ProviderActivities>({ ...cancel, taskQueue });
+
+  // Only the current job's callback wakes the wait.
+  const earlyCallbacks = new Set<string>();
+  let currentJobId: string | undefined;
+  let callbackArrived = false;
+  setHandler(upstreamCallbackSignal, ({ jobId }) => {
+    if (currentJobId === undefined) {
+      if (earlyCallbacks.size < maxEarlyCallbacks) earlyCallbacks.add(jobId);
+    } else if (jobId === currentJobId) {
+      callbackArrived = true;
+    }
+  });
+  let uncollected: JobRef | undefined;
+
+  return {
+    submitted(job) {
+      uncollected = { ...task, jobId: job.jobId };
+    },
+
+    async awaitUpstreamJob(job, deadline) {
+      const ref: JobRef = { ...task, jobId: job.jobId };
+      currentJobId = job.jobId;
+      callbackArrived = earlyCallbacks.has(job.jobId);
+      let interval = job.pollIntervalMs;
+      for (;;) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0)
+          throw ApplicationFailure.nonRetryable('the upstream job outlived the model timeout', 'ModelTimeout');
+        const called = await condition(() => callbackArrived, Math.min(interval, remaining));
+        callbackArrived = false;
+        const untilDeadline = Math.max(deadline - Date.now(), 1_000);
+        if ((await checkUpstreamJob.executeWithOptions({ scheduleToCloseTimeout: untilDeadline }, [ref])).done) break;
+        if (!called) interval = Math.min(Math.round(interval * 1.5), job.pollMaxIntervalMs);
+      }
+      const outputs = await collectUpstreamJob(ref);
+      uncollected = undefined;
+      return outputs;
+    },
+
+    async cancelUncollected() {
+      if (uncollected) await cancelUpstreamJob(uncollected).catch(() => undefined);
+    },
+  };
+}
