@@ -3,7 +3,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import type { GenerationRequest } from '../src/generation/request.ts';
+import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
 import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../src/services/tasks.ts';

@@ -4,7 +4,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
-import type { GenerationRequest } from '../src/generation/request.ts';
+import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
 import { type ProducedFile, ProviderRefusal, type ProviderResult, ProviderRetryLater } from '../src/providers/types.ts';

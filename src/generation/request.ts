@@ -5,8 +5,6 @@ import type { FieldProblem } from '../catalog/capabilities.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
 import type { GenerationType } from '../domain/values.ts';
 
-export type { GenerationRequest }; // TEMP until activities/tests import it from the domain
-
 export function normaliseLayout(
   body: GenerationRequest | InputLayoutRequest,
   typeOfModel: (model: string) => GenerationType | undefined,

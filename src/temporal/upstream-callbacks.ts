@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
+import { upstreamCallbackSignal } from '../../workflows/upstream-job.ts';
 import type { TemporalDeps } from './generations.ts';
 
 /** Tells the task's workflow that its upstream job announced its end; false when the workflow has ended already. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import type { GenerationRequest } from '../../src/generation/request.ts';
+import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { fetchInput } from '../../src/providers/fetch-input.ts';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../../src/providers/local/index.ts';

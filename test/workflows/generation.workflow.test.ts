@@ -13,7 +13,8 @@ import type { ProviderActivities } from '../../activities/provider.activities.ts
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
-import { requestHash, type GenerationRequest } from '../../src/generation/request.ts';
+import type { GenerationRequest } from '../../src/domain/generation-request.ts';
+import { requestHash } from '../../src/generation/request.ts';
 import { newId } from '../../src/services/ids.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { providerSlugOf, providerTaskQueue } from '../../workflows/task-queues.ts';
