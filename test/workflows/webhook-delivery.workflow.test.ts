@@ -66,7 +66,7 @@ async function receiver(answers: Answer[] = [], port = 0): Promise<Receiver> {
 
 /** An account whose webhook is `url`, and a generation.completed message for it. */
 async function messageTo(url: string) {
-  const accountId = await createFundedAccount(database.prisma, 'agent');
+  const accountId = await createFundedAccount(database.prisma, { kind: 'agent' });
   await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
   const taskId = newId('gen');
   const message = await createWebhookMessage(database.prisma, {
@@ -225,7 +225,7 @@ describe('webhookDeliveryWorkflow', () => {
 describe('notifyWebhooks (the notify step)', () => {
   it("starts one delivery per distinct target, the task's webhook and the account's, under one webhook-id; a repeat starts none", async () => {
     const [taskHook, accountHook] = [await receiver(), await receiver()];
-    const accountId = await createFundedAccount(database.prisma, 'developer');
+    const accountId = await createFundedAccount(database.prisma, { kind: 'developer' });
     await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: accountHook.url } });
     const taskQueue = uniqueTaskQueue('webhook-notify');
     const config = {
