@@ -183,15 +183,6 @@ describe('GET /agents/balance', () => {
       ],
     });
   });
-
-  it('is 403 for a developer key and 401 without a key', async () => {
-    const developer = await createDeveloperWithKey(stack.database.prisma);
-    expect(await call(stack, 'GET', '/agents/balance', { key: developer.apiKey.key })).toMatchObject({
-      status: 403,
-      body: { error: 'forbidden' },
-    });
-    expect(await call(stack, 'GET', '/agents/balance')).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
-  });
 });
 
 describe('PATCH /agents/webhook', () => {
@@ -234,17 +225,32 @@ describe('PATCH /agents/webhook', () => {
     expect(status).toBe(400);
     expect(body).toEqual({ error: 'invalid_webhook_url', message: expect.stringMatching(message) });
   });
+});
 
-  it('is 403 for a developer key and 401 without a key', async () => {
-    const developer = await createDeveloperWithKey(stack.database.prisma);
-    const body = { webhook_url: 'https://x.example' };
-    expect(await call(stack, 'PATCH', '/agents/webhook', { key: developer.apiKey.key, body })).toMatchObject({
+// The agent-only endpoints' rows of the spec's 401 and 403 (an agent key endpoint given a developer key, or none).
+describe.each([
+  { method: 'GET', path: '/agents/balance', body: undefined },
+  { method: 'PATCH', path: '/agents/webhook', body: { webhook_url: 'https://x.example' } },
+])('$method $path', ({ method, path, body }) => {
+  it.each([
+    {
+      key: 'a developer key',
       status: 403,
-      body: { error: 'forbidden' },
-    });
-    expect(await call(stack, 'PATCH', '/agents/webhook', { body })).toMatchObject({
+      error: 'forbidden',
+      message: 'This endpoint needs an agent key (rf_…); a developer key was given.',
+    },
+    {
+      key: 'no key',
       status: 401,
-      body: { error: 'unauthorized' },
+      error: 'unauthorized',
+      message: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
+    },
+  ])('answers $status $error to $key', async ({ key, status, error, message }) => {
+    const developer = await createDeveloperWithKey(stack.database.prisma);
+    const response = await call(stack, method, path, {
+      body,
+      key: key === 'a developer key' ? developer.apiKey.key : undefined,
     });
+    expect({ status: response.status, body: response.body }).toEqual({ status, body: { error, message } });
   });
 });

@@ -219,6 +219,9 @@ describe('POST /agents/quote', () => {
       body: { type: 'text-to-image', model: 'fal/flux-dev' },
     });
     expect(status).toBe(401);
-    expect(body.error).toBe('unauthorized');
+    expect(body).toEqual({
+      error: 'unauthorized',
+      message: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
+    });
   });
 });

@@ -241,9 +241,14 @@ describe('POST /generations refusals', () => {
   });
 
   it('401 without a key', async () => {
-    expect(
-      (await call(stack, 'POST', '/generations', { body: { type: 'upscale', model: 'local/lanczos' } })).status,
-    ).toBe(401);
+    const { status, body } = await call(stack, 'POST', '/generations', {
+      body: { type: 'upscale', model: 'local/lanczos' },
+    });
+    expect(status).toBe(401);
+    expect(body).toEqual({
+      error: 'unauthorized',
+      message: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
+    });
   });
 });
 
