@@ -5,6 +5,7 @@ import { createLastUsedRecorder, issueApiKey, revokeApiKey } from '../../src/ser
 import { charge, credit, reserve } from '../../src/services/ledger.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
+import { call } from '../helpers/http.ts';
 
 const stack = useAppWithDatabase();
 let developer: Awaited<ReturnType<typeof createDeveloperWithKey>>;
@@ -13,7 +14,7 @@ let expiredKey: string;
 let revokedKey: string;
 
 beforeAll(async () => {
-  developer = await createDeveloperWithKey(stack.database.prisma, 'starter');
+  developer = await createDeveloperWithKey(stack.database.prisma, { tier: 'starter' });
   agentKey = (await createAgentWithKey(stack.database.prisma)).apiKey.key;
   expiredKey = (
     await issueApiKey(stack.database.prisma, {
@@ -32,12 +33,9 @@ beforeAll(async () => {
   revokedKey = revoked.key;
 });
 
-async function getBalance(authorization?: string) {
-  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, {
-    headers: authorization === undefined ? {} : { authorization },
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
-}
+/** GET /account/balance with this Authorization header, as it is (or none). */
+const getBalance = (authorization?: string) =>
+  call(stack, 'GET', '/account/balance', { headers: authorization === undefined ? {} : { authorization } });
 
 describe('authentication', () => {
   const cases: [string, () => string | undefined, number, string, RegExp][] = [

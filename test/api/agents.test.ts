@@ -5,28 +5,15 @@ import { charge, credit, reserve } from '../../src/services/ledger.ts';
 import { deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { call, freshClientAddress } from '../helpers/http.ts';
 
-// Each test speaks from its own client address (X-Forwarded-For from loopback), so guardrails do not mix.
+// Each request speaks from its own client address (X-Forwarded-For from loopback) unless a test names one, so the
+// per-address guardrails do not mix.
 const stack = useAppWithDatabase({
   config: { TRUST_PROXY: 'loopback', REGISTRATION_CAP_PER_ADDRESS: 3, TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1 },
 });
 
-let addressCounter = 0;
-const newClientAddress = () => `203.0.113.${++addressCounter}`;
-
-async function call(method: string, path: string, options: { body?: unknown; key?: string; from?: string } = {}) {
-  const headers: Record<string, string> = { 'x-forwarded-for': options.from ?? newClientAddress() };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${stack.app.url}/api/v1${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
-}
-
-const register = (body: unknown, from?: string) => call('POST', '/agents/register', { body, from });
+const register = (body: unknown, from?: string) => call(stack, 'POST', '/agents/register', { body, from });
 
 describe('POST /agents/register', () => {
   it('creates an agent: 201 with a key shown once, its own deposit addresses and the trial credit', async () => {
@@ -76,7 +63,7 @@ describe('POST /agents/register', () => {
   });
 
   it('grants the trial once per address per day, then says so', async () => {
-    const from = newClientAddress();
+    const from = freshClientAddress();
     const first = await register({ agent_name: 'first' }, from);
     const second = await register({ agent_name: 'second' }, from);
     expect(first.body).toMatchObject({ trial_credit_applied: true, starting_balance: '1.00' });
@@ -85,7 +72,7 @@ describe('POST /agents/register', () => {
   });
 
   it('caps registrations per address with 429 registration_capped, and creates nothing', async () => {
-    const from = newClientAddress();
+    const from = freshClientAddress();
     for (let i = 0; i < 3; i++) expect((await register({ agent_name: `agent ${i}` }, from)).status).toBe(201);
     const before = await stack.database.prisma.account.count();
     const capped = await register({ agent_name: 'one too many' }, from);
@@ -100,7 +87,7 @@ describe('POST /agents/register', () => {
   });
 
   it('holds the cap under concurrent registrations from one address', async () => {
-    const from = newClientAddress();
+    const from = freshClientAddress();
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) => register({ agent_name: `racer ${i}` }, from)),
     );
@@ -173,7 +160,7 @@ describe('GET /agents/balance', () => {
       idempotencyKey: 'gen_2:reserve',
     });
 
-    const { status, body } = await call('GET', '/agents/balance', { key: agent.api_key });
+    const { status, body } = await call(stack, 'GET', '/agents/balance', { key: agent.api_key });
     expect(status).toBe(200);
     expect(body).toEqual({
       agent_id: accountId,
@@ -196,21 +183,12 @@ describe('GET /agents/balance', () => {
       ],
     });
   });
-
-  it('is 403 for a developer key and 401 without a key', async () => {
-    const developer = await createDeveloperWithKey(stack.database.prisma);
-    expect(await call('GET', '/agents/balance', { key: developer.apiKey.key })).toMatchObject({
-      status: 403,
-      body: { error: 'forbidden' },
-    });
-    expect(await call('GET', '/agents/balance')).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
-  });
 });
 
 describe('PATCH /agents/webhook', () => {
   it('sets the URL and rotates the secret on every call', async () => {
     const { body: agent } = await register({ agent_name: 'rotator', webhook_url: 'https://old.example/hook' });
-    const first = await call('PATCH', '/agents/webhook', {
+    const first = await call(stack, 'PATCH', '/agents/webhook', {
       key: agent.api_key,
       body: { webhook_url: 'https://new.example/hook' },
     });
@@ -224,7 +202,7 @@ describe('PATCH /agents/webhook', () => {
       message: expect.stringMatching(/rotated/),
     });
     expect(first.body.webhook_secret).not.toBe(agent.webhook_secret);
-    const second = await call('PATCH', '/agents/webhook', {
+    const second = await call(stack, 'PATCH', '/agents/webhook', {
       key: agent.api_key,
       body: { webhook_url: 'https://new.example/hook' },
     });
@@ -243,21 +221,36 @@ describe('PATCH /agents/webhook', () => {
     [{}, /webhook_url: /],
   ])('answers 400 invalid_webhook_url for %o', async (requestBody, message) => {
     const { body: agent } = await register({ agent_name: 'hooker' });
-    const { status, body } = await call('PATCH', '/agents/webhook', { key: agent.api_key, body: requestBody });
+    const { status, body } = await call(stack, 'PATCH', '/agents/webhook', { key: agent.api_key, body: requestBody });
     expect(status).toBe(400);
     expect(body).toEqual({ error: 'invalid_webhook_url', message: expect.stringMatching(message) });
   });
+});
 
-  it('is 403 for a developer key and 401 without a key', async () => {
-    const developer = await createDeveloperWithKey(stack.database.prisma);
-    const body = { webhook_url: 'https://x.example' };
-    expect(await call('PATCH', '/agents/webhook', { key: developer.apiKey.key, body })).toMatchObject({
+// The agent-only endpoints' rows of the spec's 401 and 403 (an agent key endpoint given a developer key, or none).
+describe.each([
+  { method: 'GET', path: '/agents/balance', body: undefined },
+  { method: 'PATCH', path: '/agents/webhook', body: { webhook_url: 'https://x.example' } },
+])('$method $path', ({ method, path, body }) => {
+  it.each([
+    {
+      key: 'a developer key',
       status: 403,
-      body: { error: 'forbidden' },
-    });
-    expect(await call('PATCH', '/agents/webhook', { body })).toMatchObject({
+      error: 'forbidden',
+      message: 'This endpoint needs an agent key (rf_…); a developer key was given.',
+    },
+    {
+      key: 'no key',
       status: 401,
-      body: { error: 'unauthorized' },
+      error: 'unauthorized',
+      message: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
+    },
+  ])('answers $status $error to $key', async ({ key, status, error, message }) => {
+    const developer = await createDeveloperWithKey(stack.database.prisma);
+    const response = await call(stack, method, path, {
+      body,
+      key: key === 'a developer key' ? developer.apiKey.key : undefined,
     });
+    expect({ status: response.status, body: response.body }).toEqual({ status, body: { error, message } });
   });
 });

@@ -6,27 +6,16 @@ import { priceRequest } from '../../src/catalog/pricing.ts';
 import { credit, reserve } from '../../src/services/ledger.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
+import { call } from '../helpers/http.ts';
 
 const catalog = loadCatalog();
 // An OpenAI-compatible server configured, fal and Replicate not: availability follows configuration and runners.
 const stack = useAppWithDatabase({ config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
 
-async function call(method: string, path: string, options: { body?: unknown; key?: string } = {}) {
-  const headers: Record<string, string> = {};
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${stack.app.url}/api/v1${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
-
 describe('GET /models', () => {
   it('lists the whole catalog in its stable order with total', async () => {
-    const first = await call('GET', '/models');
-    const second = await call('GET', '/models');
+    const first = await call(stack, 'GET', '/models');
+    const second = await call(stack, 'GET', '/models');
     expect(first.status).toBe(200);
     expect(first.body.total).toBe(catalog.models.length);
     expect(first.body.models.map((model: any) => model.id)).toEqual(catalog.models.map((model) => model.id));
@@ -34,7 +23,7 @@ describe('GET /models', () => {
   });
 
   it('shows each model with its cost band in USD and whether it can run here', async () => {
-    const { body } = await call('GET', '/models?type=text-to-video');
+    const { body } = await call(stack, 'GET', '/models?type=text-to-video');
     const veo = body.models.find((model: any) => model.id === 'fal/veo-3-fast');
     expect(veo).toMatchObject({
       name: 'Veo 3 Fast',
@@ -53,7 +42,7 @@ describe('GET /models', () => {
   });
 
   it('marks as available exactly the models this server can run now', async () => {
-    const { body } = await call('GET', '/models');
+    const { body } = await call(stack, 'GET', '/models');
     const available = body.models.filter((model: any) => model.available).map((model: any) => model.id);
     // The configured OpenAI-compatible server runs what its adapter covers; local engines run; nothing of fal
     // or Replicate, which are not configured.
@@ -74,7 +63,7 @@ describe('GET /models', () => {
   });
 
   it.each(generationTypes)('filters by type=%s', async (type) => {
-    const { status, body } = await call('GET', `/models?type=${type}`);
+    const { status, body } = await call(stack, 'GET', `/models?type=${type}`);
     expect(status).toBe(200);
     expect(body.total).toBeGreaterThan(0);
     expect(body.total).toBe(body.models.length);
@@ -89,22 +78,23 @@ describe('GET /models', () => {
     ['OpenAI-compatible', 'openai'],
     ['local', 'local'],
   ])('filters by provider=%s, name or slug, any case', async (provider, slug) => {
-    const { body } = await call('GET', `/models?provider=${encodeURIComponent(provider)}`);
+    const { body } = await call(stack, 'GET', `/models?provider=${encodeURIComponent(provider)}`);
     expect(body.total).toBe(catalog.models.filter((model) => model.provider === slug).length);
     expect(body.models.every((model: any) => model.provider_slug === slug)).toBe(true);
   });
 
   it('combines filters, and an empty result is still 200', async () => {
-    expect((await call('GET', '/models?type=text-to-text&provider=openai')).body.total).toBe(3);
-    expect(await call('GET', '/models?type=text-to-text&provider=local')).toEqual({
+    expect((await call(stack, 'GET', '/models?type=text-to-text&provider=openai')).body.total).toBe(3);
+    expect(await call(stack, 'GET', '/models?type=text-to-text&provider=local')).toEqual({
       status: 200,
+      headers: expect.anything(),
       body: { models: [], total: 0 },
     });
-    expect((await call('GET', '/models?provider=nobody')).body).toEqual({ models: [], total: 0 });
+    expect((await call(stack, 'GET', '/models?provider=nobody')).body).toEqual({ models: [], total: 0 });
   });
 
   it('answers an unknown type with 400 listing the valid ones', async () => {
-    const { status, body } = await call('GET', '/models?type=text-to-smell');
+    const { status, body } = await call(stack, 'GET', '/models?type=text-to-smell');
     expect(status).toBe(400);
     expect(body.error).toBe('validation_error');
     expect(body.message).toMatch(/^Invalid query: type: Invalid option: expected one of /);
@@ -134,7 +124,7 @@ describe('POST /agents/quote', () => {
 
   it('quotes an affordable request with the price admission will charge', async () => {
     const request = { type: 'text-to-image', model: 'fal/flux-dev', num_outputs: 2 };
-    const { status, body } = await call('POST', '/agents/quote', { key: agent.apiKey.key, body: request });
+    const { status, body } = await call(stack, 'POST', '/agents/quote', { key: agent.apiKey.key, body: request });
     expect(status).toBe(200);
     const expected = priceRequest(catalog.get('fal/flux-dev')!, request);
     expect(body).toEqual({
@@ -150,7 +140,7 @@ describe('POST /agents/quote', () => {
   });
 
   it('says what is missing when the balance does not cover it', async () => {
-    const { body } = await call('POST', '/agents/quote', {
+    const { body } = await call(stack, 'POST', '/agents/quote', {
       key: agent.apiKey.key,
       body: { type: 'text-to-video', model: 'fal/veo-3-fast', sound: true },
     });
@@ -158,7 +148,7 @@ describe('POST /agents/quote', () => {
   });
 
   it('gives a developer its own available balance, no deposit addresses and USD', async () => {
-    const { status, body } = await call('POST', '/agents/quote', {
+    const { status, body } = await call(stack, 'POST', '/agents/quote', {
       key: developer.apiKey.key,
       body: { type: 'text-to-video', model: 'fal/hailuo-02', resolution: '768p', duration: 10 },
     });
@@ -219,16 +209,19 @@ describe('POST /agents/quote', () => {
     ['unknown type', { type: 'text-to-smell', model: 'fal/flux-dev' }, /type: Invalid option/],
     ['missing model', { type: 'text-to-image' }, /model: Invalid input/],
   ])('400 for %s', async (_name, request, message) => {
-    const { status, body } = await call('POST', '/agents/quote', { key: agent.apiKey.key, body: request });
+    const { status, body } = await call(stack, 'POST', '/agents/quote', { key: agent.apiKey.key, body: request });
     expect(status).toBe(400);
     expect(body).toEqual({ error: 'validation_error', message: expect.stringMatching(message) });
   });
 
   it('401 without a key', async () => {
-    const { status, body } = await call('POST', '/agents/quote', {
+    const { status, body } = await call(stack, 'POST', '/agents/quote', {
       body: { type: 'text-to-image', model: 'fal/flux-dev' },
     });
     expect(status).toBe(401);
-    expect(body.error).toBe('unauthorized');
+    expect(body).toEqual({
+      error: 'unauthorized',
+      message: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
+    });
   });
 });

@@ -6,15 +6,11 @@ import { registerAgent } from '../../src/services/registration.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
+import { call } from '../helpers/http.ts';
 
 const stack = useAppWithDatabase();
 
-async function getSecret(key?: string) {
-  const response = await fetch(`${stack.app.url}/api/v1/account/webhook-secret`, {
-    headers: key ? { authorization: `Bearer ${key}` } : {},
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const getSecret = (key?: string) => call(stack, 'GET', '/account/webhook-secret', { key });
 
 describe('GET /account/webhook-secret', () => {
   it('gives a developer a Standard Webhooks secret, created once and the same on every call', async () => {
@@ -22,6 +18,7 @@ describe('GET /account/webhook-secret', () => {
     const first = await getSecret(developer.apiKey.key);
     expect(first).toEqual({
       status: 200,
+      headers: expect.anything(),
       body: { webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/), ...webhookSignature },
     });
     expect((await getSecret(developer.apiKey.key)).body.webhook_secret).toBe(first.body.webhook_secret);

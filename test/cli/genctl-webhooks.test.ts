@@ -45,7 +45,7 @@ const genctl = (...args: string[]) =>
 
 /** A generation.completed message for a new agent whose webhook is `path` on the receiver, delivered once. */
 async function deliveredMessage(path: string) {
-  const accountId = await createFundedAccount(stack.database.prisma, 'agent');
+  const accountId = await createFundedAccount(stack.database.prisma, { kind: 'agent' });
   const url = `http://127.0.0.1:${receiver.port}${path}`;
   await stack.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
   const taskId = newId('gen');
@@ -152,7 +152,7 @@ describe('genctl webhooks', () => {
   });
 
   it("redelivers a message whose notify step gave up before any attempt, to its account's webhook as it is now", async () => {
-    const accountId = await createFundedAccount(stack.database.prisma, 'agent');
+    const accountId = await createFundedAccount(stack.database.prisma, { kind: 'agent' });
     // The host in capitals and the default port: the same endpoint, delivered to under its normal spelling.
     await stack.database.prisma.account.update({
       where: { id: accountId },

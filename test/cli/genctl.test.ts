@@ -2,16 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { runGenctl } from '../helpers/genctl.ts';
+import { call } from '../helpers/http.ts';
 
 const stack = useAppWithDatabase();
 const genctl = (...args: string[]) => runGenctl({ DATABASE_URL: stack.database.url }, args);
 
-const balanceWith = async (key: string) => {
-  const response = await fetch(`${stack.app.url}/api/v1/account/balance`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return { status: response.status, body: (await response.json()) as any };
-};
+const balanceWith = (key: string) => call(stack, 'GET', '/account/balance', { key });
 
 describe('genctl', () => {
   it('creates a developer whose key works on /account/balance, credits it once per key, and manages keys', async () => {

@@ -14,6 +14,7 @@ import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startGeneration } from '../helpers/http.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
 
@@ -96,13 +97,8 @@ it('20 tasks survive workers killed mid-flight: each ends once, charged once, an
   let victim = startWorkerProcess();
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) {
-    const response = await fetch(`${app.url}/api/v1/generations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${developer.apiKey.key}` },
-      body: JSON.stringify({ type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/in-${i}.png` }),
-    });
-    expect(response.status).toBe(202);
-    ids.push(((await response.json()) as { id: string }).id);
+    const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/in-${i}.png` };
+    ids.push(await startGeneration({ app }, { key: developer.apiKey.key, body })); // throws unless 202
   }
 
   // Kill the worker whenever a task is inside its provider call, up to three times, while tasks remain.

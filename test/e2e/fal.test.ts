@@ -5,14 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
-import {
-  cancelTask,
-  cancelWhileUpstreamRuns,
-  generateAndWait,
-  startGeneration,
-  useFundedDeveloper,
-  useGateway,
-} from '../helpers/gateway.ts';
+import { cancelTask, cancelWhileUpstreamRuns, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { generateAndWait, startGeneration } from '../helpers/http.ts';
 import { callbackSignals, postCallback, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
@@ -40,6 +34,8 @@ afterAll(() => upstream?.close());
 const developer = useFundedDeveloper(gateway);
 
 const balance = () => developer.balance();
+/** A generation by the funded developer, polled until it ends. */
+const generate = (body: object) => generateAndWait(gateway, { key: developer.key, body });
 const image = (prompt: string, extra: object = {}) => ({
   type: 'text-to-image',
   model: 'fal/flux-dev',
@@ -55,11 +51,7 @@ describe('fal', () => {
 
   it("submits with the model's input names, polls to COMPLETED, copies the images out and charges the quote", async () => {
     const before = await balance();
-    const task = await generateAndWait(
-      gateway,
-      developer.key,
-      image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }),
-    );
+    const task = await generate(image('a lighthouse at dusk', { num_outputs: 2, aspect_ratio: '16:9', seed: 7 }));
     expect(task).toMatchObject({
       status: 'completed',
       cost: 0.05,
@@ -77,7 +69,7 @@ describe('fal', () => {
 
   it('charges only the outputs delivered when the upstream returns fewer than asked for', async () => {
     const before = await balance();
-    const task = await generateAndWait(gateway, developer.key, image('three of them [[fewer]]', { num_outputs: 3 }));
+    const task = await generate(image('three of them [[fewer]]', { num_outputs: 3 }));
     expect(task).toMatchObject({ status: 'completed', cost: 0.025 });
     expect(task.outputs).toHaveLength(1);
     expect(before - (await balance())).toBe(25_000n);
@@ -85,13 +77,15 @@ describe('fal', () => {
 
   it('a throttled submission (429 with Retry-After) is retried, then completes, submitted once', async () => {
     const submissions = upstream.submitted.length;
-    expect(await generateAndWait(gateway, developer.key, image('busy [[429]]'))).toMatchObject({ status: 'completed' });
+    expect(await generate(image('busy [[429]]'))).toMatchObject({
+      status: 'completed',
+    });
     expect(upstream.submitted.length).toBe(submissions + 1);
   });
 
   it('keeps polling the same job through a failed status call', async () => {
     const submissions = upstream.submitted.length;
-    expect(await generateAndWait(gateway, developer.key, image('flaky [[500]]'))).toMatchObject({
+    expect(await generate(image('flaky [[500]]'))).toMatchObject({
       status: 'completed',
     });
     expect(upstream.submitted.length).toBe(submissions + 1); // the job is checked again, not submitted again
@@ -99,7 +93,7 @@ describe('fal', () => {
 
   it('a status call that answers past FAL_TIMEOUT_SECONDS is abandoned and asked again', async () => {
     const submissions = upstream.submitted.length;
-    expect(await generateAndWait(gateway, developer.key, image('slow answer [[slow-status]]'))).toMatchObject({
+    expect(await generate(image('slow answer [[slow-status]]'))).toMatchObject({
       status: 'completed',
     });
     expect(upstream.submitted.length).toBe(submissions + 1);
@@ -116,7 +110,7 @@ describe('fal', () => {
     ['a result without any file', 'x [[malformed]]', /^The model returned no output\.$/],
   ])('%s fails the task with a clear error and a full refund', async (_name, prompt, error) => {
     const before = await balance();
-    expect(await generateAndWait(gateway, developer.key, image(prompt))).toMatchObject({
+    expect(await generate(image(prompt))).toMatchObject({
       status: 'failed',
       error: expect.stringMatching(error),
       cost: 0,
@@ -126,9 +120,11 @@ describe('fal', () => {
 
   it('a cancelled task cancels its job upstream and is refunded', async () => {
     const before = await balance();
-    await cancelWhileUpstreamRuns(gateway, developer.key, image('wait [[slow]]'), () =>
-      upstream.submitted.some((job) => JSON.stringify(job.input).includes('[[slow]]')),
-    );
+    await cancelWhileUpstreamRuns(gateway, {
+      key: developer.key,
+      body: image('wait [[slow]]'),
+      submitted: () => upstream.submitted.some((job) => JSON.stringify(job.input).includes('[[slow]]')),
+    });
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
   });
@@ -138,7 +134,11 @@ describe('fal callbacks', () => {
   useUpstreamCallbacks(gateway);
 
   it('a signed callback finishes the task without waiting for a poll', async () => {
-    const task = await generateAndWait(gateway, developer.key, image('announced by callback'), 20_000);
+    const task = await generateAndWait(gateway, {
+      key: developer.key,
+      body: image('announced by callback'),
+      timeoutMs: 20_000,
+    });
     expect(task).toMatchObject({ status: 'completed', outputs: [expect.stringMatching(/output-0\.png$/)] });
     const job = upstream.submitted.at(-1)!;
     expect(job.webhook).toBe(`${gateway.app.url}/callbacks/fal/${task.id}`);
@@ -150,35 +150,37 @@ describe('fal callbacks', () => {
 
   it("forged, tampered, stale and other accounts' callbacks are refused (401); a genuine one wakes the task once, a replay of it nothing", async () => {
     const before = await developer.balance();
-    const taskId = await startGeneration(gateway, developer.key, image('never ends [[slow]]'));
+    const taskId = await startGeneration(gateway, { key: developer.key, body: image('never ends [[slow]]') });
     await expect.poll(() => upstream.submitted.some((job) => job.webhook?.endsWith(taskId))).toBe(true);
     const { requestId } = upstream.submitted.find((job) => job.webhook?.endsWith(taskId))!;
     const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: {} });
     const refused = [
-      await postCallback(gateway, 'fal', taskId, upstream.signCallback(requestId, body, { foreignKey: true }), body),
-      await postCallback(
-        gateway,
-        'fal',
-        taskId,
-        upstream.signCallback(requestId, body),
-        body.replace('"OK"', '"ERROR"'),
-      ),
-      await postCallback(
-        gateway,
-        'fal',
-        taskId,
-        upstream.signCallback(requestId, body, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
-        body,
-      ),
+      await postCallback(gateway, {
+        provider: 'fal',
+        taskId: taskId,
+        headers: upstream.signCallback(requestId, body, { foreignKey: true }),
+        body: body,
+      }),
+      await postCallback(gateway, {
+        provider: 'fal',
+        taskId: taskId,
+        headers: upstream.signCallback(requestId, body),
+        body: body.replace('"OK"', '"ERROR"'),
+      }),
+      await postCallback(gateway, {
+        provider: 'fal',
+        taskId: taskId,
+        headers: upstream.signCallback(requestId, body, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+        body: body,
+      }),
       // Signed by fal, but for another fal account (fal signs every account's callbacks with the same keys).
-      await postCallback(
-        gateway,
-        'fal',
-        taskId,
-        upstream.signCallback(requestId, body, { userId: 'someone-else' }),
-        body,
-      ),
-      await postCallback(gateway, 'fal', taskId, {}, body),
+      await postCallback(gateway, {
+        provider: 'fal',
+        taskId: taskId,
+        headers: upstream.signCallback(requestId, body, { userId: 'someone-else' }),
+        body: body,
+      }),
+      await postCallback(gateway, { provider: 'fal', taskId: taskId, headers: {}, body: body }),
     ];
     for (const response of refused) {
       expect(response.status).toBe(401);
@@ -186,10 +188,14 @@ describe('fal callbacks', () => {
     }
     expect(await callbackSignals(gateway, taskId)).toBe(0);
     const genuine = upstream.signCallback(requestId, body);
-    expect((await postCallback(gateway, 'fal', taskId, genuine, body)).status).toBe(200);
+    expect(
+      (await postCallback(gateway, { provider: 'fal', taskId: taskId, headers: genuine, body: body })).status,
+    ).toBe(200);
     await expect.poll(() => callbackSignals(gateway, taskId)).toBe(1);
     // The same signed callback again (a replay within its five minutes): answered, but it wakes nothing.
-    expect((await postCallback(gateway, 'fal', taskId, genuine, body)).status).toBe(200);
+    expect(
+      (await postCallback(gateway, { provider: 'fal', taskId: taskId, headers: genuine, body: body })).status,
+    ).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await callbackSignals(gateway, taskId)).toBe(1);
     // fal still says IN_PROGRESS, so the task waits on: cancelling it refunds it and cancels the job upstream.

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { useGateway } from '../helpers/gateway.ts';
+import { call, registerAgent, waitForEnd } from '../helpers/http.ts';
 
 const stack = useGateway(() => ({ TRUST_PROXY: 'loopback' }));
 let inputs: Server;
@@ -62,52 +63,17 @@ afterAll(() => {
   inputs?.close();
 });
 
-let addressCounter = 0;
-async function call(
-  method: string,
-  path: string,
-  options: { body?: unknown; key?: string; headers?: Record<string, string> } = {},
-) {
-  const headers: Record<string, string> = { 'x-forwarded-for': `198.18.0.${++addressCounter}`, ...options.headers };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.key) headers.authorization = `Bearer ${options.key}`;
-  const response = await fetch(`${stack.app.url}${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
-}
-
-async function registerAgent(from?: string) {
-  const { body } = await call('POST', '/api/v1/agents/register', {
-    body: { agent_name: 'e2e agent' },
-    headers: from ? { 'x-forwarded-for': from } : {},
-  });
-  return body as { agent_id: string; api_key: string };
-}
-
-async function waitForEnd(key: string, pollUrl: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const { body } = await call('GET', pollUrl, { key });
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`still ${body.status} after 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('a generation from registration to download', () => {
   it('register → quote → generate → poll → completed; the output downloads; the balance fell by the quote', async () => {
-    const agent = await registerAgent();
+    const agent = await registerAgent(stack);
     const request = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png`, resolution: '4x' };
-    const quote = await call('POST', '/api/v1/agents/quote', {
+    const quote = await call(stack, 'POST', '/agents/quote', {
       key: agent.api_key,
       body: { type: request.type, model: request.model, resolution: '4x' },
     });
     expect(quote.body).toMatchObject({ cost_usd: '0.0005', your_balance: '1.00', can_afford: true });
 
-    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: request });
+    const created = await call(stack, 'POST', '/generations', { key: agent.api_key, body: request });
     expect(created.status).toBe(202);
     expect(created.body).toEqual({
       id: expect.stringMatching(/^gen_[0-9A-Za-z]{22}$/),
@@ -120,7 +86,7 @@ describe('a generation from registration to download', () => {
       poll_url: `/api/v1/generations/${created.body.id}`,
     });
 
-    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    const done = await waitForEnd(stack, { key: agent.api_key, pollUrl: created.body.poll_url });
     expect(done).toMatchObject({
       id: created.body.id,
       status: 'completed',
@@ -141,7 +107,7 @@ describe('a generation from registration to download', () => {
       format: 'png',
     });
 
-    const balance = await call('GET', '/api/v1/agents/balance', { key: agent.api_key });
+    const balance = await call(stack, 'GET', '/agents/balance', { key: agent.api_key });
     expect(balance.body).toMatchObject({ balance: '0.9995', usage: { total_requests: 1, total_usd_spent: '0.0005' } });
     const row = await stack.database.prisma.balance.findUniqueOrThrow({ where: { accountId: agent.agent_id } });
     const totals = await ledgerTotals(stack.database.prisma, agent.agent_id);
@@ -152,30 +118,30 @@ describe('a generation from registration to download', () => {
   });
 
   it('accepts the `input` layout, with the type taken from the model', async () => {
-    const agent = await registerAgent();
-    const created = await call('POST', '/api/v1/generations', {
+    const agent = await registerAgent(stack);
+    const created = await call(stack, 'POST', '/generations', {
       key: agent.api_key,
       body: { model: 'local/lanczos', input: { image_url: `${inputsUrl}/input.png`, resolution: '2x' } },
     });
     expect(created.status).toBe(202);
     expect(created.body.type).toBe('upscale');
-    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    const done = await waitForEnd(stack, { key: agent.api_key, pollUrl: created.body.poll_url });
     expect(done).toMatchObject({ status: 'completed', resolution: '2x' });
   });
 
   it('fails a task whose input cannot be fetched, with a clear error, and refunds it', async () => {
-    const agent = await registerAgent();
-    const created = await call('POST', '/api/v1/generations', {
+    const agent = await registerAgent(stack);
+    const created = await call(stack, 'POST', '/generations', {
       key: agent.api_key,
       body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/missing.png` },
     });
-    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    const done = await waitForEnd(stack, { key: agent.api_key, pollUrl: created.body.poll_url });
     expect(done).toMatchObject({
       status: 'failed',
       error: expect.stringMatching(/could not download .*missing\.png: HTTP 404/),
       cost: 0,
     });
-    expect((await call('GET', '/api/v1/agents/balance', { key: agent.api_key })).body).toMatchObject({
+    expect((await call(stack, 'GET', '/agents/balance', { key: agent.api_key })).body).toMatchObject({
       balance: '1.00',
       usage: { total_requests: 0 },
     });
@@ -198,10 +164,10 @@ describe('every local model through the API', () => {
       'video/mp4',
     ],
   ])('%s completes and its output downloads', async (model, body, contentType) => {
-    const agent = await registerAgent();
-    const created = await call('POST', '/api/v1/generations', { key: agent.api_key, body: { model, ...body() } });
+    const agent = await registerAgent(stack);
+    const created = await call(stack, 'POST', '/generations', { key: agent.api_key, body: { model, ...body() } });
     expect(created.status).toBe(202);
-    const done = await waitForEnd(agent.api_key, created.body.poll_url);
+    const done = await waitForEnd(stack, { key: agent.api_key, pollUrl: created.body.poll_url });
     expect(done).toMatchObject({ status: 'completed', model });
     const download = await fetch(done.output);
     expect(download.status).toBe(200);
@@ -213,9 +179,9 @@ describe('every local model through the API', () => {
 describe('POST /generations refusals', () => {
   it('402 when the balance does not cover the cost: no task, nothing reserved', async () => {
     const from = '198.19.0.1';
-    await registerAgent(from);
-    const broke = await registerAgent(from); // the address's trial went to the first agent
-    const { status, body } = await call('POST', '/api/v1/generations', {
+    await registerAgent(stack, { from });
+    const broke = await registerAgent(stack, { from }); // the address's trial went to the first agent
+    const { status, body } = await call(stack, 'POST', '/generations', {
       key: broke.api_key,
       body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` },
     });
@@ -268,39 +234,44 @@ describe('POST /generations refusals', () => {
       /num_outputs: Too small/,
     ],
   ])('400 for %s', async (_name, requestBody, message) => {
-    const agent = await registerAgent();
-    const { status, body } = await call('POST', '/api/v1/generations', { key: agent.api_key, body: requestBody });
+    const agent = await registerAgent(stack);
+    const { status, body } = await call(stack, 'POST', '/generations', { key: agent.api_key, body: requestBody });
     expect(status).toBe(400);
     expect(body).toEqual({ error: 'validation_error', message: expect.stringMatching(message) });
   });
 
   it('401 without a key', async () => {
-    expect(
-      (await call('POST', '/api/v1/generations', { body: { type: 'upscale', model: 'local/lanczos' } })).status,
-    ).toBe(401);
+    const { status, body } = await call(stack, 'POST', '/generations', {
+      body: { type: 'upscale', model: 'local/lanczos' },
+    });
+    expect(status).toBe(401);
+    expect(body).toEqual({
+      error: 'unauthorized',
+      message: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
+    });
   });
 });
 
 describe('Idempotency-Key', () => {
   it('the same key twice gives one task and one reservation; another body with it is 409', async () => {
-    const agent = await registerAgent();
+    const agent = await registerAgent(stack);
     const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` };
     const headers = { 'idempotency-key': 'order-42' };
     const [first, second] = await Promise.all([
-      call('POST', '/api/v1/generations', { key: agent.api_key, body, headers }),
-      call('POST', '/api/v1/generations', { key: agent.api_key, body, headers }),
+      call(stack, 'POST', '/generations', { key: agent.api_key, body, headers }),
+      call(stack, 'POST', '/generations', { key: agent.api_key, body, headers }),
     ]);
     expect([first.status, second.status]).toEqual([202, 202]);
     expect(second.body.id).toBe(first.body.id);
-    await waitForEnd(agent.api_key, first.body.poll_url);
-    const third = await call('POST', '/api/v1/generations', { key: agent.api_key, body, headers });
+    await waitForEnd(stack, { key: agent.api_key, pollUrl: first.body.poll_url });
+    const third = await call(stack, 'POST', '/generations', { key: agent.api_key, body, headers });
     expect(third).toMatchObject({ status: 202, body: { id: first.body.id, status: 'queued', cost: first.body.cost } });
     expect(await stack.database.prisma.task.count({ where: { accountId: agent.agent_id } })).toBe(1);
     expect(
       await stack.database.prisma.ledgerEntry.count({ where: { accountId: agent.agent_id, kind: 'reserve' } }),
     ).toBe(1);
 
-    const changed = await call('POST', '/api/v1/generations', {
+    const changed = await call(stack, 'POST', '/generations', {
       key: agent.api_key,
       body: { ...body, resolution: '4x' },
       headers,
@@ -312,52 +283,52 @@ describe('Idempotency-Key', () => {
 describe('Idempotency-Key after a refusal', () => {
   it('a request refused for its balance can be retried with the same key once the balance covers it', async () => {
     const from = '198.19.0.2';
-    await registerAgent(from);
-    const broke = await registerAgent(from);
+    await registerAgent(stack, { from });
+    const broke = await registerAgent(stack, { from });
     const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` };
     const headers = { 'idempotency-key': 'after-top-up' };
-    expect((await call('POST', '/api/v1/generations', { key: broke.api_key, body, headers })).status).toBe(402);
+    expect((await call(stack, 'POST', '/generations', { key: broke.api_key, body, headers })).status).toBe(402);
     await credit(stack.database.prisma, {
       accountId: broke.agent_id,
       amount: 1_000_000n,
       kind: 'deposit',
       idempotencyKey: `deposit:${broke.agent_id}`,
     });
-    const retried = await call('POST', '/api/v1/generations', { key: broke.api_key, body, headers });
+    const retried = await call(stack, 'POST', '/generations', { key: broke.api_key, body, headers });
     expect(retried.status).toBe(202);
-    expect((await waitForEnd(broke.api_key, retried.body.poll_url)).status).toBe('completed');
+    expect((await waitForEnd(stack, { key: broke.api_key, pollUrl: retried.body.poll_url })).status).toBe('completed');
   });
 });
 
 describe('GET /generations/{id} and its deprecated alias', () => {
   it('answers the owner, 404 for anyone else and for unknown ids, 400 for a malformed id', async () => {
-    const owner = await registerAgent();
-    const stranger = await registerAgent();
-    const created = await call('POST', '/api/v1/generations', {
+    const owner = await registerAgent(stack);
+    const stranger = await registerAgent(stack);
+    const created = await call(stack, 'POST', '/generations', {
       key: owner.api_key,
       body: { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` },
     });
-    const done = await waitForEnd(owner.api_key, created.body.poll_url);
+    const done = await waitForEnd(stack, { key: owner.api_key, pollUrl: created.body.poll_url });
 
-    const strangers = await call('GET', created.body.poll_url, { key: stranger.api_key });
-    const unknown = await call('GET', '/api/v1/generations/gen_0000000000000000000000', { key: owner.api_key });
+    const strangers = await call(stack, 'GET', created.body.poll_url, { key: stranger.api_key });
+    const unknown = await call(stack, 'GET', '/generations/gen_0000000000000000000000', { key: owner.api_key });
     expect(strangers).toMatchObject({ status: 404, body: { error: 'not_found' } });
     expect(unknown.status).toBe(404);
     expect(strangers.body.message.replace(created.body.id, 'X')).toBe(
       unknown.body.message.replace('gen_0000000000000000000000', 'X'),
     );
-    expect(await call('GET', '/api/v1/generations/not-a-task', { key: owner.api_key })).toMatchObject({
+    expect(await call(stack, 'GET', '/generations/not-a-task', { key: owner.api_key })).toMatchObject({
       status: 400,
       body: { error: 'validation_error', message: expect.stringMatching(/^Invalid path: id: must be a task id/) },
     });
 
-    const alias = await call('GET', `/api/v1/predictions/${created.body.id}/result`, { key: owner.api_key });
+    const alias = await call(stack, 'GET', `/predictions/${created.body.id}/result`, { key: owner.api_key });
     expect(alias.status).toBe(200);
     expect(alias.body).toEqual(done);
     expect(alias.headers.get('deprecation')).toBe('true');
     expect(alias.headers.get('sunset')).toBe('Wed, 29 Jul 2026 10:24:55 GMT');
     expect(alias.headers.get('link')).toBe(`</api/v1/generations/${created.body.id}>; rel="successor-version"`);
-    expect((await call('GET', `/api/v1/predictions/${created.body.id}/result`, { key: stranger.api_key })).status).toBe(
+    expect((await call(stack, 'GET', `/predictions/${created.body.id}/result`, { key: stranger.api_key })).status).toBe(
       404,
     );
   });

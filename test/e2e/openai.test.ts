@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { formatUsd } from '../../src/money.ts';
 import { mp4Clip } from '../helpers/media.ts';
-import { generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { generateAndWait } from '../helpers/http.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
@@ -45,7 +46,7 @@ afterAll(async () => {
 
 const developer = useFundedDeveloper(gateway);
 
-const generate = (body: object) => generateAndWait(gateway, developer.key, body);
+const generate = (body: object) => generateAndWait(gateway, { key: developer.key, body: body });
 const balance = () => developer.balance();
 
 describe('text-to-text', () => {

@@ -6,14 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type OutputMedia, outputKind, outputMedia, pngImage } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
-import {
-  cancelTask,
-  cancelWhileUpstreamRuns,
-  generateAndWait,
-  startGeneration,
-  useFundedDeveloper,
-  useGateway,
-} from '../helpers/gateway.ts';
+import { cancelTask, cancelWhileUpstreamRuns, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { generateAndWait, startGeneration } from '../helpers/http.ts';
 import { callbackSignals, postCallback, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';
 
@@ -39,6 +33,8 @@ afterAll(() => upstream?.close());
 const developer = useFundedDeveloper(gateway);
 
 const balance = () => developer.balance();
+/** A generation by the funded developer, polled until it ends. */
+const generate = (body: object) => generateAndWait(gateway, { key: developer.key, body });
 const upscale = (image: string, extra: object = {}) => ({
   type: 'upscale',
   model: 'replicate/real-esrgan',
@@ -55,7 +51,7 @@ describe('Replicate', () => {
 
   it("runs a prediction with the model's input names, copies the output into our storage and charges the quote", async () => {
     const before = await balance();
-    const task = await generateAndWait(gateway, developer.key, upscale('cat.png'));
+    const task = await generate(upscale('cat.png'));
     expect(task).toMatchObject({
       status: 'completed',
       cost: 0.004,
@@ -73,14 +69,14 @@ describe('Replicate', () => {
 
   it('retries after 429 with Retry-After, then completes', async () => {
     const created = upstream.created.length;
-    expect(await generateAndWait(gateway, developer.key, upscale('busy-[[429]].png'))).toMatchObject({
+    expect(await generate(upscale('busy-[[429]].png'))).toMatchObject({
       status: 'completed',
     });
     expect(upstream.created.length).toBe(created + 1);
   });
 
   it('a GET that answers past REPLICATE_TIMEOUT_SECONDS is abandoned and asked again', async () => {
-    expect(await generateAndWait(gateway, developer.key, upscale('slow-[[slow-get]].png'))).toMatchObject({
+    expect(await generate(upscale('slow-[[slow-get]].png'))).toMatchObject({
       status: 'completed',
     });
     expect(upstream.gets.get(upstream.created.at(-1)!.id)).toBeGreaterThanOrEqual(2);
@@ -93,7 +89,7 @@ describe('Replicate', () => {
     ['an output that holds no URL', 'odd-[[malformed]].png', /^The model returned no output\.$/],
   ])('%s fails the task with a clear error and a full refund', async (_name, image, error) => {
     const before = await balance();
-    expect(await generateAndWait(gateway, developer.key, upscale(image))).toMatchObject({
+    expect(await generate(upscale(image))).toMatchObject({
       status: 'failed',
       error: expect.stringMatching(error),
       cost: 0,
@@ -103,9 +99,11 @@ describe('Replicate', () => {
 
   it('a cancelled task cancels its prediction upstream and is refunded', async () => {
     const before = await balance();
-    await cancelWhileUpstreamRuns(gateway, developer.key, upscale('wait-[[slow]].png'), () =>
-      upstream.created.some((prediction) => JSON.stringify(prediction.input).includes('[[slow]]')),
-    );
+    await cancelWhileUpstreamRuns(gateway, {
+      key: developer.key,
+      body: upscale('wait-[[slow]].png'),
+      submitted: () => upstream.created.some((prediction) => JSON.stringify(prediction.input).includes('[[slow]]')),
+    });
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
   });
@@ -115,7 +113,7 @@ describe('Replicate webhooks', () => {
   useUpstreamCallbacks(gateway);
 
   it("a signed webhook (secret asked of Replicate's API) finishes the task without waiting for a poll", async () => {
-    const task = await generateAndWait(gateway, developer.key, upscale('hooked.png'), 20_000);
+    const task = await generateAndWait(gateway, { key: developer.key, body: upscale('hooked.png'), timeoutMs: 20_000 });
     expect(task).toMatchObject({ status: 'completed', output: expect.stringMatching(/output-0\.png$/) });
     const prediction = upstream.created.at(-1)!;
     expect(prediction.webhook).toBe(`${gateway.app.url}/callbacks/replicate/${task.id}`);
@@ -127,40 +125,46 @@ describe('Replicate webhooks', () => {
 
   it('forged, tampered and stale webhooks are refused (401) and wake nothing; a genuine one wakes the task', async () => {
     const before = await developer.balance();
-    const taskId = await startGeneration(gateway, developer.key, upscale('wait-[[slow]].png'));
+    const taskId = await startGeneration(gateway, { key: developer.key, body: upscale('wait-[[slow]].png') });
     await expect.poll(() => upstream.created.some((prediction) => prediction.webhook?.endsWith(taskId))).toBe(true);
     const { id } = upstream.created.find((prediction) => prediction.webhook?.endsWith(taskId))!;
     const body = JSON.stringify({ id, status: 'succeeded', output: ['https://evil.example/x.png'] });
     const refused = [
-      await postCallback(
-        gateway,
-        'replicate',
-        taskId,
-        upstream.signCallback(body, { secret: 'whsec_Zm9yZ2VkIHNlY3JldCBmb3IgdGhlIHRlc3Q=' }),
-        body,
-      ),
-      await postCallback(
-        gateway,
-        'replicate',
-        taskId,
-        upstream.signCallback(body),
-        body.replace('succeeded', 'failed'),
-      ),
-      await postCallback(
-        gateway,
-        'replicate',
-        taskId,
-        upstream.signCallback(body, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
-        body,
-      ),
-      await postCallback(gateway, 'replicate', taskId, {}, body),
+      await postCallback(gateway, {
+        provider: 'replicate',
+        taskId: taskId,
+        headers: upstream.signCallback(body, { secret: 'whsec_Zm9yZ2VkIHNlY3JldCBmb3IgdGhlIHRlc3Q=' }),
+        body: body,
+      }),
+      await postCallback(gateway, {
+        provider: 'replicate',
+        taskId: taskId,
+        headers: upstream.signCallback(body),
+        body: body.replace('succeeded', 'failed'),
+      }),
+      await postCallback(gateway, {
+        provider: 'replicate',
+        taskId: taskId,
+        headers: upstream.signCallback(body, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+        body: body,
+      }),
+      await postCallback(gateway, { provider: 'replicate', taskId: taskId, headers: {}, body: body }),
     ];
     for (const response of refused) {
       expect(response.status).toBe(401);
       expect(await response.json()).toMatchObject({ error: 'invalid_signature', message: expect.any(String) });
     }
     expect(await callbackSignals(gateway, taskId)).toBe(0);
-    expect((await postCallback(gateway, 'replicate', taskId, upstream.signCallback(body), body)).status).toBe(200);
+    expect(
+      (
+        await postCallback(gateway, {
+          provider: 'replicate',
+          taskId: taskId,
+          headers: upstream.signCallback(body),
+          body: body,
+        })
+      ).status,
+    ).toBe(200);
     await expect.poll(() => callbackSignals(gateway, taskId)).toBe(1);
     // Replicate still says processing, so the task waits on (the forged output is never fetched): cancel it.
     await cancelTask(gateway, taskId);

@@ -6,12 +6,12 @@ import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
-import { generateAndWait, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { call, generateAndWait, registerAgent } from '../helpers/http.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
 // Each agent registers from its own address (through the trusted loopback proxy), so each gets its trial credit.
 const stack = useGateway(() => ({ TRUST_PROXY: 'loopback' }));
-let agents = 0;
 const developer = useFundedDeveloper(stack);
 let inputs: Server;
 let inputsUrl: string;
@@ -38,21 +38,6 @@ afterAll(async () => {
 const base = () => `http://127.0.0.1:${hooks.port}`;
 const deliveriesTo = (path: string) => hooks.received.filter((delivery) => delivery.path === path);
 
-async function registerAgent(webhookPath: string) {
-  const response = await fetch(`${stack.app.url}/api/v1/agents/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.18.7.${++agents}` },
-    body: JSON.stringify({ agent_name: 'hooked agent', webhook_url: `${base()}${webhookPath}` }),
-  });
-  return (await response.json()) as { agent_id: string; api_key: string; webhook_secret: string };
-}
-
-async function getTask(key: string, id: string): Promise<any> {
-  return (
-    await fetch(`${stack.app.url}/api/v1/generations/${id}`, { headers: { authorization: `Bearer ${key}` } })
-  ).json();
-}
-
 describe('webhooks end to end', () => {
   it.each([
     [
@@ -76,17 +61,20 @@ describe('webhooks end to end', () => {
   ])(
     "a %s generation is delivered to the task's webhook and the agent's, signed with the agent's secret",
     async (status, agentPath, taskPath, body) => {
-      const agent = await registerAgent(agentPath);
-      const task = await generateAndWait(stack, agent.api_key, body());
+      const agent = await registerAgent(stack, { body: { webhook_url: `${base()}${agentPath}` } });
+      const task = await generateAndWait(stack, { key: agent.api_key, body: body() });
       expect(task.status).toBe(status);
 
       await expect
         .poll(() => deliveriesTo(agentPath).length + deliveriesTo(taskPath).length, { timeout: 15_000 })
         .toBe(2);
-      const expected = { event: `generation.${status}`, data: await getTask(agent.api_key, task.id) };
+      const expected = {
+        event: `generation.${status}`,
+        data: (await call(stack, 'GET', `/generations/${task.id}`, { key: agent.api_key })).body,
+      };
       expect(expected.data).toEqual(task);
       for (const delivery of [...deliveriesTo(agentPath), ...deliveriesTo(taskPath)]) {
-        expect(verifyDelivery(agent.webhook_secret, delivery)).toEqual(expected);
+        expect(verifyDelivery(agent.webhook_secret!, delivery)).toEqual(expected);
         expect(delivery.headers['webhook-id']).toBe(
           webhookMessageId(task.id, `generation.${status}` as 'generation.completed'),
         );
@@ -94,10 +82,10 @@ describe('webhooks end to end', () => {
       // What a forger or a replayer would send fails the same verification.
       const [sample] = deliveriesTo(agentPath);
       expect(() =>
-        verifyDelivery(agent.webhook_secret, { ...sample!, body: sample!.body.replace(`"${status}"`, '"queued"') }),
+        verifyDelivery(agent.webhook_secret!, { ...sample!, body: sample!.body.replace(`"${status}"`, '"queued"') }),
       ).toThrow(/No matching signature/);
       expect(() =>
-        verifyDelivery(agent.webhook_secret, {
+        verifyDelivery(agent.webhook_secret!, {
           ...sample!,
           headers: { ...sample!.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 600) },
         }),
@@ -122,15 +110,15 @@ describe('webhooks end to end', () => {
   );
 
   it("a developer's task is signed with the secret from GET /account/webhook-secret", async () => {
-    const response = await fetch(`${stack.app.url}/api/v1/account/webhook-secret`, {
-      headers: { authorization: `Bearer ${developer.key}` },
-    });
-    const secret = ((await response.json()) as { webhook_secret: string }).webhook_secret;
-    const task = await generateAndWait(stack, developer.key, {
-      type: 'upscale',
-      model: 'local/lanczos',
-      image_url: `${inputsUrl}/input.png`,
-      webhook_url: `${base()}/dev`,
+    const secret = (await call(stack, 'GET', '/account/webhook-secret', { key: developer.key })).body.webhook_secret;
+    const task = await generateAndWait(stack, {
+      key: developer.key,
+      body: {
+        type: 'upscale',
+        model: 'local/lanczos',
+        image_url: `${inputsUrl}/input.png`,
+        webhook_url: `${base()}/dev`,
+      },
     });
     await expect.poll(() => deliveriesTo('/dev').length, { timeout: 15_000 }).toBe(1);
     expect(verifyDelivery(secret, deliveriesTo('/dev')[0]!)).toEqual({ event: 'generation.completed', data: task });
@@ -138,11 +126,14 @@ describe('webhooks end to end', () => {
 
   it('a failing receiver neither delays nor changes the task: the generation closes while delivery retries', async () => {
     const before = await developer.balance();
-    const task = await generateAndWait(stack, developer.key, {
-      type: 'upscale',
-      model: 'local/lanczos',
-      image_url: `${inputsUrl}/input.png`,
-      webhook_url: `${base()}/down`,
+    const task = await generateAndWait(stack, {
+      key: developer.key,
+      body: {
+        type: 'upscale',
+        model: 'local/lanczos',
+        image_url: `${inputsUrl}/input.png`,
+        webhook_url: `${base()}/down`,
+      },
     });
     expect(task).toMatchObject({ status: 'completed', cost: 0.0005 });
     expect(await developer.balance()).toBe(before - 500n);

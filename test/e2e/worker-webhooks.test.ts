@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 
 it('delivers from the webhooks task queue', async () => {
-  const accountId = await createFundedAccount(stack.database.prisma, 'agent');
+  const accountId = await createFundedAccount(stack.database.prisma, { kind: 'agent' });
   await stack.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: receiver.url } });
   const taskId = newId('gen');
   const { messageId } = await createWebhookMessage(stack.database.prisma, {

@@ -7,7 +7,7 @@ import { registerAgent } from '../../src/services/registration.ts';
 /** A bare account with an empty balance row, for ledger tests that need no API key. */
 export async function createFundedAccount(
   prisma: PrismaClient,
-  kind: 'agent' | 'developer' = 'developer',
+  { kind = 'developer' }: { kind?: 'agent' | 'developer' } = {},
 ): Promise<string> {
   const id = `${kind === 'agent' ? 'agt' : 'dev'}_${randomBytes(8).toString('hex')}`;
   await prisma.account.create({
@@ -16,10 +16,10 @@ export async function createFundedAccount(
   return id;
 }
 
-/** An agent registered through the real service, with its key. */
+/** An agent registered through the real service, with its key (from a random client address by default). */
 export async function createAgentWithKey(
   prisma: PrismaClient,
-  clientAddress = `198.51.100.${Math.floor(Math.random() * 250)}`,
+  { clientAddress = `198.51.100.${Math.floor(Math.random() * 250)}` }: { clientAddress?: string } = {},
 ) {
   return registerAgent(prisma, loadConfig({}, []), { agentName: 'test agent', clientAddress });
 }
@@ -27,7 +27,7 @@ export async function createAgentWithKey(
 /** A developer created through the real service, with its key. */
 export async function createDeveloperWithKey(
   prisma: PrismaClient,
-  tier: 'free' | 'starter' | 'pro' | 'enterprise' = 'pro',
+  { tier = 'pro' }: { tier?: 'free' | 'starter' | 'pro' | 'enterprise' } = {},
 ) {
   return createDeveloper(prisma, { name: 'test developer', tier });
 }

@@ -12,6 +12,7 @@ import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { createDeveloperWithKey } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { type RealStack, useDevServerAndDatabase } from './stack.ts';
+import { type GenerationOptions, startGeneration } from './http.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
 
 export interface Gateway extends RealStack {
@@ -73,25 +74,6 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   return gateway;
 }
 
-/** POSTs a generation as the key's owner and polls it until it ends. */
-export async function generateAndWait(gateway: Gateway, key: string, body: object, timeoutMs = 30_000): Promise<any> {
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const created = await fetch(`${gateway.app.url}/api/v1/generations`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(body),
-  });
-  if (created.status !== 202) throw new Error(`POST /generations answered ${created.status}: ${await created.text()}`);
-  const { poll_url: pollUrl } = (await created.json()) as { poll_url: string };
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const task = (await (await fetch(`${gateway.app.url}${pollUrl}`, { headers })).json()) as any;
-    if (task.status === 'completed' || task.status === 'failed') return task;
-    if (Date.now() > deadline) throw new Error(`still ${task.status} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 export interface FundedDeveloper {
   key: string;
   accountId: string;
@@ -99,8 +81,11 @@ export interface FundedDeveloper {
   balance(): Promise<bigint>;
 }
 
-/** A developer with `amount` micro-USD, created in beforeAll (fields filled in then). */
-export function useFundedDeveloper(gateway: Gateway, amount = 5_000_000n): FundedDeveloper {
+/** A developer with `amount` micro-USD (default 5.00), created in beforeAll (fields filled in then). */
+export function useFundedDeveloper(
+  gateway: Gateway,
+  { amount = 5_000_000n }: { amount?: bigint } = {},
+): FundedDeveloper {
   const developer = {
     balance: async () =>
       (await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } })).balance,
@@ -119,17 +104,6 @@ export function useFundedDeveloper(gateway: Gateway, amount = 5_000_000n): Funde
   return developer;
 }
 
-/** Posts a generation and returns its id without waiting for it. */
-export async function startGeneration(gateway: Gateway, key: string, body: object): Promise<string> {
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
-  const response = await fetch(`${gateway.app.url}/api/v1/generations`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(body),
-  });
-  return ((await response.json()) as { id: string }).id;
-}
-
 /** Cancels a running task through Temporal and waits until it has ended failed. */
 export async function cancelTask(gateway: Gateway, taskId: string): Promise<void> {
   await gateway.env.client.workflow.getHandle(taskId).cancel();
@@ -146,11 +120,9 @@ export async function cancelTask(gateway: Gateway, taskId: string): Promise<void
  */
 export async function cancelWhileUpstreamRuns(
   gateway: Gateway,
-  key: string,
-  body: object,
-  submitted: () => boolean,
+  { submitted, ...generation }: GenerationOptions & { submitted: () => boolean },
 ): Promise<string> {
-  const taskId = await startGeneration(gateway, key, body);
+  const taskId = await startGeneration(gateway, generation);
   await expect.poll(submitted, { timeout: 10_000 }).toBe(true);
   await new Promise((resolve) => setTimeout(resolve, 300));
   await cancelTask(gateway, taskId);

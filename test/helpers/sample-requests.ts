@@ -4,7 +4,8 @@ import { expect, it } from 'vitest';
 import { type CatalogModel, loadCatalog } from '../../src/catalog/catalog.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { formatUsd } from '../../src/money.ts';
-import { type FundedDeveloper, type Gateway, generateAndWait } from './gateway.ts';
+import type { FundedDeveloper, Gateway } from './gateway.ts';
+import { generateAndWait } from './http.ts';
 import { mediaTypes, type OutputMedia, outputKind } from './media.ts';
 
 const inputs = {
@@ -57,7 +58,7 @@ export function itRunsOneModelOfEachType(
       const body = sampleRequest(model);
       // What admission reserves for this very request (a quote, without the prompt, assumes a typical length).
       const price = priceRequest(model, body as never).micros;
-      const task = await generateAndWait(suite.gateway, suite.developer.key, body);
+      const task = await generateAndWait(suite.gateway, { key: suite.developer.key, body: body });
       const kind = outputKind(model.capabilities.output_modalities);
       expect(task).toMatchObject({
         status: 'completed',

@@ -27,10 +27,12 @@ export async function callbackSignals(gateway: Gateway, taskId: string): Promise
 /** POSTs a callback as an upstream would. */
 export function postCallback(
   gateway: Gateway,
-  provider: string,
-  taskId: string,
-  headers: Record<string, string>,
-  body: string,
+  {
+    provider,
+    taskId,
+    headers,
+    body,
+  }: { provider: string; taskId: string; headers: Record<string, string>; body: string },
 ): Promise<Response> {
   return fetch(`${gateway.app.url}/callbacks/${provider}/${taskId}`, {
     method: 'POST',

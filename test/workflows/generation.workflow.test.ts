@@ -1,118 +1,42 @@
 // The generation workflow on the time-skipping server, with the real money activities on a real database and
 // stand-ins (typed as the real activity) for the provider call, to drive each failure path.
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/activity';
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 import { CancelledFailure, type WorkflowHandle, WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGenerationActivities, type GenerationActivities } from '../../activities/generation.activities.ts';
-import type { ProviderActivities } from '../../activities/provider.activities.ts';
-import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
-import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import { requestHash } from '../../src/generation/request.ts';
-import { newId } from '../../src/services/ids.ts';
-import { credit, ledgerTotals } from '../../src/services/ledger.ts';
-import { providerSlugOf, providerTaskQueue } from '../../workflows/task-queues.ts';
-import {
-  admitUpdate,
-  type GenerationInput,
-  generationWorkflow,
-  upstreamCallbackSignal,
-} from '../../workflows/generation.workflow.ts';
-import { createFundedAccount } from '../helpers/accounts.ts';
+import { ledgerTotals } from '../../src/services/ledger.ts';
+import { type generationWorkflow, upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import {
+  generationWorkflowHarness,
+  submittedJob as submitted,
+  textToVideoRequest as videoRequest,
+} from '../helpers/generation-workflow.ts';
+import { bundleWorkflows, createTimeSkippingEnv } from '../helpers/temporal.ts';
 
-let env: TestWorkflowEnvironment;
+const context = {} as {
+  env: TestWorkflowEnvironment;
+  database: TestDatabase;
+  workflowBundle: WorkflowBundleWithSourceMap;
+};
+const { newTaskInput, run } = generationWorkflowHarness(context);
 let database: TestDatabase;
-let workflowBundle: WorkflowBundleWithSourceMap;
-let realActivities: GenerationActivities & WebhookActivities;
 
 beforeAll(async () => {
-  [env, database, workflowBundle] = await Promise.all([
+  [context.env, context.database, context.workflowBundle] = await Promise.all([
     createTimeSkippingEnv(),
     createTestDatabase(),
     bundleWorkflows(),
   ]);
-  // The webhook activities too: the notify step runs here (these tasks have no webhook to send to).
-  realActivities = {
-    ...createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog() }),
-    ...createWebhookActivities({ prisma: database.prisma, config: loadConfig({}, []) }),
-  };
+  database = context.database;
 });
 afterAll(async () => {
-  await env?.teardown();
-  await database?.drop();
+  await context.env?.teardown();
+  await context.database?.drop();
 });
-
-const request: GenerationRequest = { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.test/a.png' };
-
-async function newTaskInput(
-  costMicros = 500_000n,
-  timeoutSeconds = 120,
-  taskRequest: GenerationRequest = request,
-): Promise<GenerationInput> {
-  const accountId = await createFundedAccount(database.prisma);
-  await credit(database.prisma, {
-    accountId,
-    amount: 1_000_000n,
-    kind: 'deposit',
-    idempotencyKey: `deposit:${accountId}`,
-  });
-  return {
-    taskId: newId('gen'),
-    accountId,
-    request: taskRequest,
-    costMicros: costMicros.toString(),
-    idempotencyKey: null,
-    modelId: taskRequest.model,
-    requestHash: requestHash(taskRequest),
-    timeoutSeconds,
-  };
-}
-
-/** Starts the workflow, admits it through its update (as the api does), and waits for the end. */
-/** `provider` stands in for the provider call (`generateOutputs`), or for all the provider activities. */
-async function run(
-  input: GenerationInput,
-  provider: ProviderActivities['generateOutputs'] | Partial<ProviderActivities>,
-  whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>,
-) {
-  const taskQueue = uniqueTaskQueue('generation');
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle,
-    activities: realActivities,
-  });
-  // The provider call runs on the model's provider queue (local models: `<queue>-local`).
-  const providerWorker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: providerTaskQueue(taskQueue, providerSlugOf(input.modelId)),
-    activities: typeof provider === 'function' ? { generateOutputs: provider } : provider,
-  });
-  return providerWorker.runUntil(() =>
-    worker.runUntil(async () => {
-      const handle = await env.client.workflow.start(generationWorkflow, {
-        taskQueue,
-        workflowId: input.taskId,
-        args: [input],
-      });
-      const admission = await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] });
-      await whileRunning?.(handle);
-      const outcome = await handle.result().then(
-        (result) => ({ result, failure: undefined }),
-        (failure: unknown) => ({ result: undefined, failure }),
-      );
-      return { admission, ...outcome, history: await handle.fetchHistory() };
-    }),
-  );
-}
 
 async function moneyOf(accountId: string) {
   const row = await database.prisma.balance.findUniqueOrThrow({ where: { accountId } });
@@ -127,7 +51,10 @@ async function moneyOf(accountId: string) {
 describe('generationWorkflow', () => {
   it('completes: charges the reserved cost once and stores the outputs', async () => {
     const input = await newTaskInput();
-    const { result, history } = await run(input, async () => ({ outputs: ['http://files.test/out.png'] }));
+    const { result } = await run({
+      input,
+      provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+    });
     expect(result).toMatchObject({
       id: input.taskId,
       status: 'completed',
@@ -135,22 +62,17 @@ describe('generationWorkflow', () => {
       cost: 0.5,
     });
     expect(await moneyOf(input.accountId)).toEqual({ balance: 500_000n, reserved: 0n, spent: 500_000n });
-    // `RECORD_HISTORIES=1 npx vitest run test/workflows/generation.workflow.test.ts` refreshes the replay test's
-    // history after an intended change of the workflow; commit the file with the change.
-    if (process.env.RECORD_HISTORIES === '1') {
-      await writeFile(
-        join(import.meta.dirname, 'histories', 'generation-completed.binpb'),
-        temporal.api.history.v1.History.encode(history).finish(),
-      );
-    }
   });
 
   it('a provider refusal fails the task with its message and releases everything, without retrying', async () => {
     const input = await newTaskInput();
     let calls = 0;
-    const { result } = await run(input, async () => {
-      calls += 1;
-      throw ApplicationFailure.nonRetryable('the input is not an image this server can read', 'ProviderRefusal');
+    const { result } = await run({
+      input,
+      provider: async () => {
+        calls += 1;
+        throw ApplicationFailure.nonRetryable('the input is not an image this server can read', 'ProviderRefusal');
+      },
     });
     expect(calls).toBe(1);
     expect(result).toMatchObject({
@@ -164,10 +86,13 @@ describe('generationWorkflow', () => {
   it('retries transient provider errors with backoff, then completes, charged once', async () => {
     const input = await newTaskInput();
     let calls = 0;
-    const { result, history } = await run(input, async () => {
-      calls += 1;
-      if (calls < 3) throw new Error(`upstream 503 #${calls}`);
-      return { outputs: ['http://files.test/out.png'] };
+    const { result, history } = await run({
+      input,
+      provider: async () => {
+        calls += 1;
+        if (calls < 3) throw new Error(`upstream 503 #${calls}`);
+        return { outputs: ['http://files.test/out.png'] };
+      },
     });
     expect(calls).toBe(3);
     expect(result?.status).toBe('completed');
@@ -178,8 +103,11 @@ describe('generationWorkflow', () => {
 
   it('an unknown provider error ends in a generic, caller-safe message once retries run out', async () => {
     const input = await newTaskInput();
-    const { result } = await run(input, async () => {
-      throw new Error('connect ECONNREFUSED 10.0.0.7:443 (secret-host)');
+    const { result } = await run({
+      input,
+      provider: async () => {
+        throw new Error('connect ECONNREFUSED 10.0.0.7:443 (secret-host)');
+      },
     });
     expect(result).toMatchObject({
       status: 'failed',
@@ -190,11 +118,11 @@ describe('generationWorkflow', () => {
   });
 
   it('a model that does not finish within its timeout fails the task and releases everything', async () => {
-    const input = await newTaskInput(500_000n, 2);
-    const { result } = await run(
+    const input = await newTaskInput({ timeoutSeconds: 2 });
+    const { result } = await run({
       input,
-      () => new Promise((resolve) => setTimeout(() => resolve({ outputs: [] }), 4_000)),
-    );
+      provider: () => new Promise((resolve) => setTimeout(() => resolve({ outputs: [] }), 4_000)),
+    });
     expect(result).toMatchObject({ status: 'failed', error: 'The model did not finish within 2 seconds.' });
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });
@@ -206,11 +134,15 @@ describe('generationWorkflow', () => {
       prompt: 'Say hi',
       max_tokens: 1000,
     };
-    const input = await newTaskInput(2_502n, 120, textRequest); // 2 input tokens and 1000 output tokens, as quoted
-    const { result } = await run(input, async () => ({
-      outputs: ['http://files.test/answer.txt'],
-      usage: { input_tokens: 9, output_tokens: 12 },
-    }));
+    // 2 input tokens and 1000 output tokens, as quoted.
+    const input = await newTaskInput({ costMicros: 2_502n, request: textRequest });
+    const { result } = await run({
+      input,
+      provider: async () => ({
+        outputs: ['http://files.test/answer.txt'],
+        usage: { input_tokens: 9, output_tokens: 12 },
+      }),
+    });
     // 9 × 0.60 + 12 × 2.50 per million = 5.4 + 30 micro-USD, each rounded up: 6 + 30.
     expect(result).toMatchObject({ status: 'completed', output: 'http://files.test/answer.txt', cost: 0.000036 });
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n - 36n, reserved: 0n, spent: 36n });
@@ -222,18 +154,18 @@ describe('generationWorkflow', () => {
     const providerStarted = new Promise<void>((resolve) => {
       started = resolve;
     });
-    const { failure } = await run(
+    const { failure } = await run({
       input,
-      async () => {
+      provider: async () => {
         started();
         await new Promise((resolve) => setTimeout(resolve, 3_000));
         return { outputs: [] };
       },
-      async (handle) => {
+      whileRunning: async (handle) => {
         await providerStarted;
         await handle.cancel();
       },
-    );
+    });
     // The workflow ends cancelled; the task it ran ends failed and refunded.
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
@@ -245,9 +177,12 @@ describe('generationWorkflow', () => {
   });
 
   it('refuses admission beyond the available balance: no task, nothing reserved, the workflow ends', async () => {
-    const input = await newTaskInput(1_500_000n);
-    const { admission, failure } = await run(input, async () => {
-      throw new Error('must not run');
+    const input = await newTaskInput({ costMicros: 1_500_000n });
+    const { admission, failure } = await run({
+      input,
+      provider: async () => {
+        throw new Error('must not run');
+      },
     });
     expect(admission).toEqual({ outcome: 'insufficient_funds', availableMicros: '1000000' });
     // It ends failed, so that the same task id (an Idempotency-Key) may be admitted later.
@@ -258,15 +193,6 @@ describe('generationWorkflow', () => {
   });
 
   describe('an upstream job (fal, Replicate)', () => {
-    const videoRequest: GenerationRequest = {
-      type: 'text-to-video',
-      model: 'fal/veo-3-fast',
-      prompt: 'a slow pan over a harbour',
-      duration: 8,
-    };
-    const submitted = (pollIntervalMs: number, pollMaxIntervalMs: number) => async () => ({
-      job: { jobId: 'job-1', pollIntervalMs, pollMaxIntervalMs },
-    });
     const collected = async () => ({ outputs: ['http://files.test/clip.mp4'] });
     /** Resolves once the workflow has the job and waits on its poll timer. */
     const waitingOnTimer = async (handle: WorkflowHandle<typeof generationWorkflow>) => {
@@ -287,35 +213,32 @@ describe('generationWorkflow', () => {
       );
 
     it('polls on durable timers that grow by half up to the maximum, then collects and settles once', async () => {
-      const input = await newTaskInput(500_000n, 600, videoRequest);
+      const input = await newTaskInput({ timeoutSeconds: 600, request: videoRequest });
       let checks = 0;
-      const { result, history } = await run(input, {
-        generateOutputs: submitted(100, 400),
-        checkUpstreamJob: async (job) => {
-          expect(job).toEqual({ taskId: input.taskId, modelId: 'fal/veo-3-fast', jobId: 'job-1' });
-          checks += 1;
-          return checks < 7 ? { done: false, queuePosition: 7 - checks } : { done: true };
+      const { result, history } = await run({
+        input,
+        provider: {
+          generateOutputs: submitted(100, 400),
+          checkUpstreamJob: async (job) => {
+            expect(job).toEqual({ taskId: input.taskId, modelId: 'fal/veo-3-fast', jobId: 'job-1' });
+            checks += 1;
+            return checks < 7 ? { done: false, queuePosition: 7 - checks } : { done: true };
+          },
+          collectUpstreamJob: collected,
         },
-        collectUpstreamJob: collected,
       });
       expect(checks).toBe(7);
       expect(timerDurations(history)).toEqual([100, 150, 225, 338, 400, 400, 400]);
-      if (process.env.RECORD_HISTORIES === '1') {
-        await writeFile(
-          join(import.meta.dirname, 'histories', 'generation-upstream-job.binpb'),
-          temporal.api.history.v1.History.encode(history).finish(),
-        );
-      }
       expect(result).toMatchObject({ status: 'completed', output: 'http://files.test/clip.mp4', cost: 0.5 });
       expect(await moneyOf(input.accountId)).toEqual({ balance: 500_000n, reserved: 0n, spent: 500_000n });
     });
 
     it('a callback for the job wakes the wait at once; one for another job does not', async () => {
-      const input = await newTaskInput(500_000n, 7_200, videoRequest);
+      const input = await newTaskInput({ timeoutSeconds: 7_200, request: videoRequest });
       let checks = 0;
-      const { result, history } = await run(
+      const { result, history } = await run({
         input,
-        {
+        provider: {
           generateOutputs: submitted(3_600_000, 3_600_000),
           checkUpstreamJob: async () => {
             checks += 1;
@@ -323,7 +246,7 @@ describe('generationWorkflow', () => {
           },
           collectUpstreamJob: collected,
         },
-        async (handle) => {
+        whileRunning: async (handle) => {
           // Before result() is awaited the test server does not skip time: the hour-long poll timer really waits.
           await waitingOnTimer(handle);
           await handle.signal(upstreamCallbackSignal, { jobId: 'job-of-another-task' });
@@ -331,7 +254,7 @@ describe('generationWorkflow', () => {
           expect(checks).toBe(0);
           await handle.signal(upstreamCallbackSignal, { jobId: 'job-1' });
         },
-      );
+      });
       expect(checks).toBe(1);
       expect(result?.status).toBe('completed');
       const events = history.events ?? [];
@@ -340,13 +263,16 @@ describe('generationWorkflow', () => {
     });
 
     it('a job that outlives the model timeout fails the task, is cancelled upstream, and everything is released', async () => {
-      const input = await newTaskInput(500_000n, 3, videoRequest);
+      const input = await newTaskInput({ timeoutSeconds: 3, request: videoRequest });
       const cancelled: string[] = [];
-      const { result } = await run(input, {
-        generateOutputs: submitted(200, 500),
-        checkUpstreamJob: async () => ({ done: false }),
-        cancelUpstreamJob: async (job) => {
-          cancelled.push(job.jobId);
+      const { result } = await run({
+        input,
+        provider: {
+          generateOutputs: submitted(200, 500),
+          checkUpstreamJob: async () => ({ done: false }),
+          cancelUpstreamJob: async (job) => {
+            cancelled.push(job.jobId);
+          },
         },
       });
       expect(result).toMatchObject({ status: 'failed', error: 'The model did not finish within 3 seconds.', cost: 0 });
@@ -355,18 +281,21 @@ describe('generationWorkflow', () => {
     });
 
     it('a job the upstream failed ends the task with its reason, refunded, without collecting', async () => {
-      const input = await newTaskInput(500_000n, 600, videoRequest);
+      const input = await newTaskInput({ timeoutSeconds: 600, request: videoRequest });
       let collectedCalls = 0;
-      const { result } = await run(input, {
-        generateOutputs: submitted(100, 100),
-        checkUpstreamJob: async () => {
-          throw ApplicationFailure.nonRetryable('The model failed: CUDA out of memory', 'ProviderRefusal');
+      const { result } = await run({
+        input,
+        provider: {
+          generateOutputs: submitted(100, 100),
+          checkUpstreamJob: async () => {
+            throw ApplicationFailure.nonRetryable('The model failed: CUDA out of memory', 'ProviderRefusal');
+          },
+          collectUpstreamJob: async () => {
+            collectedCalls += 1;
+            return collected();
+          },
+          cancelUpstreamJob: async () => undefined,
         },
-        collectUpstreamJob: async () => {
-          collectedCalls += 1;
-          return collected();
-        },
-        cancelUpstreamJob: async () => undefined,
       });
       expect(collectedCalls).toBe(0);
       expect(result).toMatchObject({ status: 'failed', error: 'The model failed: CUDA out of memory', cost: 0 });
@@ -374,15 +303,15 @@ describe('generationWorkflow', () => {
     });
 
     it('a task cancelled while its job is being submitted still cancels the job the submission made', async () => {
-      const input = await newTaskInput(500_000n, 7_200, videoRequest);
+      const input = await newTaskInput({ timeoutSeconds: 7_200, request: videoRequest });
       const cancelled: string[] = [];
       let submitting!: () => void;
       const submissionStarted = new Promise<void>((resolve) => {
         submitting = resolve;
       });
-      const { failure } = await run(
+      const { failure } = await run({
         input,
-        {
+        provider: {
           // Slow to answer and deaf to the cancel (no heartbeats): the upstream accepts the job all the same.
           generateOutputs: async () => {
             submitting();
@@ -396,33 +325,33 @@ describe('generationWorkflow', () => {
             cancelled.push(job.jobId);
           },
         },
-        async (handle) => {
+        whileRunning: async (handle) => {
           await submissionStarted;
           await handle.cancel();
         },
-      );
+      });
       expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
       expect(cancelled).toEqual(['job-late']);
       expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
     });
 
     it('a task cancelled while its job waits cancels the job upstream and is refunded', async () => {
-      const input = await newTaskInput(500_000n, 7_200, videoRequest);
+      const input = await newTaskInput({ timeoutSeconds: 7_200, request: videoRequest });
       const cancelled: string[] = [];
-      const { failure } = await run(
+      const { failure } = await run({
         input,
-        {
+        provider: {
           generateOutputs: submitted(3_600_000, 3_600_000),
           checkUpstreamJob: async () => ({ done: false }),
           cancelUpstreamJob: async (job) => {
             cancelled.push(job.jobId);
           },
         },
-        async (handle) => {
+        whileRunning: async (handle) => {
           await waitingOnTimer(handle);
           await handle.cancel();
         },
-      );
+      });
       expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
       expect(cancelled).toEqual(['job-1']);
       expect(await database.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({

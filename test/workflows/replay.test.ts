@@ -1,5 +1,5 @@
 // Guards workflow code changes: the current code must replay the histories recorded from earlier runs without
-// non-determinism. After an intended, compatible change, record again (see generation.workflow.test.ts).
+// non-determinism. They come from `npm run record-histories`; a history from before a patch stays as it is.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';

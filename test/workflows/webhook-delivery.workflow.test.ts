@@ -1,42 +1,29 @@
 // Webhook delivery on the time-skipping server, with the real activities on a real database against real
 // receivers: the retry schedule and its 24-hour horizon, 410, Retry-After, refusals, a receiver that is down and
 // comes up, and the notify step's fan-out of an event to its targets.
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
+import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config.ts';
 import { newId } from '../../src/services/ids.ts';
-import {
-  type CreatedMessage,
-  createWebhookMessage,
-  deliveryWorkflowId,
-  webhookMessageId,
-} from '../../src/webhooks/messages.ts';
-import {
-  deliverySchedule,
-  maxRetryAfterMs,
-  webhookDeliveryWorkflow,
-} from '../../workflows/webhook-delivery.workflow.ts';
+import { type CreatedMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
+import { deliverySchedule, maxRetryAfterMs } from '../../workflows/webhook-delivery.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { freePort } from '../helpers/ports.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
-import {
-  type Answer,
-  type ReceivedWebhook,
-  type Receiver,
-  startReceiver,
-  verifyDelivery,
-} from '../helpers/webhook-receiver.ts';
+import { webhookDeliveryHarness } from '../helpers/webhook-delivery-workflow.ts';
+import { type ReceivedWebhook, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
+const context = {} as {
+  env: TestWorkflowEnvironment;
+  database: TestDatabase;
+  workflowBundle: WorkflowBundleWithSourceMap;
+};
+const { receiver, messageTo, deliver, deliverThroughOutage, closeReceivers } = webhookDeliveryHarness(context);
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
 let workflowBundle: WorkflowBundleWithSourceMap;
-const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   [env, database, workflowBundle] = await Promise.all([
@@ -44,39 +31,16 @@ beforeAll(async () => {
     createTestDatabase(),
     bundleWorkflows(),
   ]);
+  Object.assign(context, { env, database, workflowBundle });
 });
 afterAll(async () => {
-  await Promise.all(receivers.map((receiver) => receiver.close()));
+  await closeReceivers();
   await env?.teardown();
   await database?.drop();
 });
 
 const second = 1_000;
 const hour = 3_600 * second;
-
-/** A receiver that stamps each request with the test server's clock, answering `answers` in turn (then 200). */
-async function receiver(answers: Answer[] = [], port = 0): Promise<Receiver> {
-  const started = await startReceiver(async (request, index) => {
-    request.at = await env.currentTimeMs();
-    return answers[index] ?? { status: 200 };
-  }, port);
-  receivers.push(started);
-  return started;
-}
-
-/** An account whose webhook is `url`, and a generation.completed message for it. */
-async function messageTo(url: string) {
-  const accountId = await createFundedAccount(database.prisma, 'agent');
-  await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
-  const taskId = newId('gen');
-  const message = await createWebhookMessage(database.prisma, {
-    event: 'generation.completed',
-    subject: taskId,
-    accountId,
-    data: { id: taskId, status: 'completed' },
-  });
-  return { accountId, messageId: message.messageId, url };
-}
 
 const secretOf = async (accountId: string) =>
   (await database.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).webhookSecret!;
@@ -85,30 +49,14 @@ const logOf = (messageId: string) =>
 const gaps = (deliveries: ReceivedWebhook[]) =>
   deliveries.slice(1).map((delivery, index) => delivery.at! - deliveries[index]!.at!);
 
-async function deliver(input: { messageId: string; url: string }, activities: Partial<WebhookActivities> = {}) {
-  const taskQueue = uniqueTaskQueue('webhooks');
-  const config = { ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue };
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle,
-    activities: { ...createWebhookActivities({ prisma: database.prisma, config }), ...activities },
-  });
-  const workflowId = `test-${taskQueue}`;
-  const result = await worker.runUntil(
-    env.client.workflow.execute(webhookDeliveryWorkflow, { taskQueue, workflowId, args: [input] }),
-  );
-  return { ...result, history: () => env.client.workflow.getHandle(workflowId).fetchHistory() };
-}
-
 describe('webhookDeliveryWorkflow', () => {
   it('retries on the schedule (now, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, ±10 %) for more than 24 hours, then gives up', async () => {
-    const down = await receiver(deliverySchedule.map(() => ({ status: 503 })));
+    const down = await receiver({ answers: deliverySchedule.map(() => ({ status: 503 })) });
     const message = await messageTo(down.url);
     const startedAt = await env.currentTimeMs();
     const wallStart = Date.now();
 
-    expect(await deliver(message)).toMatchObject({ outcome: 'exhausted', attempts: 8 });
+    expect(await deliver({ message })).toMatchObject({ outcome: 'exhausted', attempts: 8 });
 
     expect(down.received).toHaveLength(8);
     gaps(down.received).forEach((gap, index) => {
@@ -141,20 +89,22 @@ describe('webhookDeliveryWorkflow', () => {
   });
 
   it('410 stops retrying that endpoint after one attempt', async () => {
-    const gone = await receiver([{ status: 410 }]);
+    const gone = await receiver({ answers: [{ status: 410 }] });
     const message = await messageTo(gone.url);
-    expect(await deliver(message)).toMatchObject({ outcome: 'gone', attempts: 1 });
+    expect(await deliver({ message })).toMatchObject({ outcome: 'gone', attempts: 1 });
     expect(gone.received).toHaveLength(1);
     expect((await logOf(message.messageId)).map((row) => [row.statusCode, row.nextAttemptAt])).toEqual([[410, null]]);
   });
 
   it('honours Retry-After beyond the schedule, up to its cap', async () => {
-    const busy = await receiver([
-      { status: 429, headers: { 'retry-after': '3600' } },
-      { status: 503, headers: { 'retry-after': String(48 * 3600) } },
-    ]);
+    const busy = await receiver({
+      answers: [
+        { status: 429, headers: { 'retry-after': '3600' } },
+        { status: 503, headers: { 'retry-after': String(48 * 3600) } },
+      ],
+    });
     const message = await messageTo(busy.url);
-    expect(await deliver(message)).toMatchObject({ outcome: 'delivered', attempts: 3 });
+    expect(await deliver({ message })).toMatchObject({ outcome: 'delivered', attempts: 3 });
     const [first, second_] = gaps(busy.received);
     expect(first).toBeGreaterThanOrEqual(hour); // the schedule said 5 s
     expect(first).toBeLessThan(hour + 10 * second);
@@ -165,33 +115,11 @@ describe('webhookDeliveryWorkflow', () => {
   });
 
   it('a receiver that is down, then failing, then up gets the message once, with the same webhook-id each time', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/hook`;
-    const message = await messageTo(url);
-    let up: Receiver | undefined;
-    const real = createWebhookActivities({
-      prisma: database.prisma,
-      config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
-    });
-    const result = await deliver(message, {
-      // The real attempt; after the first one (refused: nothing listens) the receiver comes up, first answering 503.
-      sendWebhook: async (input) => {
-        const attempt = await real.sendWebhook(input);
-        up ??= await receiver([{ status: 503 }], port);
-        return attempt;
-      },
-    });
+    const { message, result, received } = await deliverThroughOutage();
     expect(result).toMatchObject({ outcome: 'delivered', attempts: 3 });
-    expect(up!.received).toHaveLength(2);
-    // `RECORD_HISTORIES=1` refreshes the replay test's history of this workflow after an intended change.
-    if (process.env.RECORD_HISTORIES === '1') {
-      await writeFile(
-        join(import.meta.dirname, 'histories', 'webhook-delivery-retried.binpb'),
-        temporal.api.history.v1.History.encode(await result.history()).finish(),
-      );
-    }
+    expect(received).toHaveLength(2);
     const secret = await secretOf(message.accountId);
-    for (const delivery of up!.received) {
+    for (const delivery of received) {
       expect(delivery.headers['webhook-id']).toBe(message.messageId);
       expect(verifyDelivery(secret, delivery)).toMatchObject({ event: 'generation.completed' });
     }
@@ -211,7 +139,7 @@ describe('webhookDeliveryWorkflow', () => {
       prisma: database.prisma,
       config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, []),
     });
-    expect(await deliver(message, { sendWebhook: strict.sendWebhook })).toMatchObject({
+    expect(await deliver({ message, activities: { sendWebhook: strict.sendWebhook } })).toMatchObject({
       outcome: 'refused',
       attempts: 1,
     });
@@ -225,7 +153,7 @@ describe('webhookDeliveryWorkflow', () => {
 describe('notifyWebhooks (the notify step)', () => {
   it("starts one delivery per distinct target, the task's webhook and the account's, under one webhook-id; a repeat starts none", async () => {
     const [taskHook, accountHook] = [await receiver(), await receiver()];
-    const accountId = await createFundedAccount(database.prisma, 'developer');
+    const accountId = await createFundedAccount(database.prisma, { kind: 'developer' });
     await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: accountHook.url } });
     const taskQueue = uniqueTaskQueue('webhook-notify');
     const config = {

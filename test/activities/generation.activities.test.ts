@@ -1,0 +1,111 @@
+// The money-moving activities of the generation workflow, each run twice with the same input as a retried
+// activity would be: the second run must find the first one's work and move nothing.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AdmitInput, createGenerationActivities } from '../../activities/generation.activities.ts';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { newId } from '../../src/services/ids.ts';
+import { credit, ledgerTotals } from '../../src/services/ledger.ts';
+import { createFundedAccount } from '../helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+let database: TestDatabase;
+let activities: ReturnType<typeof createGenerationActivities>;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  activities = createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog() });
+});
+afterAll(() => database.drop());
+
+/** Runs an activity in an activity context, as a worker does. */
+const runActivity = <A extends unknown[], R>(activity: (...args: A) => Promise<R>, ...args: A): Promise<R> =>
+  new MockActivityEnvironment().run(activity, ...args);
+
+/** An account holding 1.00 and an admission input for a 0.30 task of it. */
+async function newAdmission(): Promise<AdmitInput> {
+  const accountId = await createFundedAccount(database.prisma);
+  await credit(database.prisma, {
+    accountId,
+    amount: 1_000_000n,
+    kind: 'deposit',
+    idempotencyKey: `deposit:${accountId}`,
+  });
+  return {
+    taskId: newId('gen'),
+    accountId,
+    request: { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.test/a.png' },
+    costMicros: '300000',
+    idempotencyKey: null,
+  };
+}
+
+/** The task's ledger entries and the account's balance row, after checking the ledger still sums to that row. */
+async function moneyOf({ accountId, taskId }: AdmitInput) {
+  const [row, totals, entries] = await Promise.all([
+    database.prisma.balance.findUniqueOrThrow({ where: { accountId } }),
+    ledgerTotals(database.prisma, accountId),
+    database.prisma.ledgerEntry.findMany({ where: { taskId }, orderBy: { id: 'asc' } }),
+  ]);
+  expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
+    balance: row.balance,
+    reserved: row.reserved,
+  });
+  return {
+    entries: entries.map((entry) => [entry.kind, entry.amount, entry.reservedDelta, entry.idempotencyKey]),
+    balance: row.balance,
+    reserved: row.reserved,
+  };
+}
+
+describe('each money-moving activity, called twice with the same input, moves money once', () => {
+  it('admitTask reserves the cost once and writes one task row', async () => {
+    const input = await newAdmission();
+    const first = await runActivity(activities.admitTask, input);
+    const second = await runActivity(activities.admitTask, input);
+    expect(first).toMatchObject({ outcome: 'admitted', task: { id: input.taskId, status: 'queued', cost: 0.3 } });
+    expect(second).toEqual(first);
+    expect(await database.prisma.task.count({ where: { id: input.taskId } })).toBe(1);
+    expect(await moneyOf(input)).toEqual({
+      entries: [['reserve', 0n, 300_000n, `${input.taskId}:reserve`]],
+      balance: 1_000_000n,
+      reserved: 300_000n,
+    });
+  });
+
+  it('settleTask charges once and releases nothing more', async () => {
+    const input = await newAdmission();
+    await runActivity(activities.admitTask, input);
+    await runActivity(activities.markProcessing, input.taskId);
+    const settle = { taskId: input.taskId, modelId: input.request.model, outputs: ['http://files.test/out.png'] };
+    const first = await runActivity(activities.settleTask, settle);
+    const second = await runActivity(activities.settleTask, settle);
+    expect(first).toMatchObject({ status: 'completed', cost: 0.3, output: 'http://files.test/out.png' });
+    expect(second).toEqual(first);
+    expect(await moneyOf(input)).toEqual({
+      entries: [
+        ['reserve', 0n, 300_000n, `${input.taskId}:reserve`],
+        ['charge', -300_000n, -300_000n, `${input.taskId}:charge`],
+      ],
+      balance: 700_000n,
+      reserved: 0n,
+    });
+  });
+
+  it('failTask releases the reservation once', async () => {
+    const input = await newAdmission();
+    await runActivity(activities.admitTask, input);
+    const failure = { taskId: input.taskId, error: 'The generation failed at the provider.' };
+    const first = await runActivity(activities.failTask, failure);
+    const second = await runActivity(activities.failTask, failure);
+    expect(first).toMatchObject({ status: 'failed', error: failure.error, cost: 0 });
+    expect(second).toEqual(first);
+    expect(await moneyOf(input)).toEqual({
+      entries: [
+        ['reserve', 0n, 300_000n, `${input.taskId}:reserve`],
+        ['release', 0n, -300_000n, `${input.taskId}:release`],
+      ],
+      balance: 1_000_000n,
+      reserved: 0n,
+    });
+  });
+});

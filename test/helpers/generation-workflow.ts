@@ -1,0 +1,125 @@
+// The generation workflow on a time-skipping server, with the real money activities on a real database and
+// stand-ins (typed as the real activities) for the provider calls: shared by its tests and the history recorder.
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createGenerationActivities } from '../../activities/generation.activities.ts';
+import type { ProviderActivities } from '../../activities/provider.activities.ts';
+import { createWebhookActivities } from '../../activities/webhook.activities.ts';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { GenerationRequest } from '../../src/domain/generation-request.ts';
+import { requestHash } from '../../src/generation/request.ts';
+import { newId } from '../../src/services/ids.ts';
+import { credit } from '../../src/services/ledger.ts';
+import { providerSlugOf, providerTaskQueue } from '../../workflows/task-queues.ts';
+import { admitUpdate, type GenerationInput, generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { createFundedAccount } from './accounts.ts';
+import type { TestDatabase } from './database.ts';
+import { uniqueTaskQueue } from './temporal.ts';
+
+export const upscaleRequest: GenerationRequest = {
+  type: 'upscale',
+  model: 'local/lanczos',
+  image_url: 'https://inputs.test/a.png',
+};
+
+export interface TaskInputOptions {
+  /** What admission reserves; default 0.50. */
+  costMicros?: bigint;
+  timeoutSeconds?: number;
+  request?: GenerationRequest;
+}
+
+export interface RunOptions {
+  input: GenerationInput;
+  /** Stands in for the provider call (`generateOutputs`), or for all the provider activities. */
+  provider: ProviderActivities['generateOutputs'] | Partial<ProviderActivities>;
+  /** Runs once the task is admitted, before its result is awaited (a cancel, a signal). */
+  whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>;
+}
+
+/** `context` is read at each call, so it may be filled in by a beforeAll after this is called. */
+export function generationWorkflowHarness(context: {
+  env: TestWorkflowEnvironment;
+  database: TestDatabase;
+  workflowBundle: WorkflowBundleWithSourceMap;
+}) {
+  // The webhook activities too: the notify step runs here (these tasks have no webhook to send to).
+  const realActivities = () => ({
+    ...createGenerationActivities({ prisma: context.database.prisma, catalog: loadCatalog() }),
+    ...createWebhookActivities({ prisma: context.database.prisma, config: loadConfig({}, []) }),
+  });
+
+  /** A task of a fresh account holding 1.00. */
+  async function newTaskInput({
+    costMicros = 500_000n,
+    timeoutSeconds = 120,
+    request = upscaleRequest,
+  }: TaskInputOptions = {}): Promise<GenerationInput> {
+    const accountId = await createFundedAccount(context.database.prisma);
+    await credit(context.database.prisma, {
+      accountId,
+      amount: 1_000_000n,
+      kind: 'deposit',
+      idempotencyKey: `deposit:${accountId}`,
+    });
+    return {
+      taskId: newId('gen'),
+      accountId,
+      request,
+      costMicros: costMicros.toString(),
+      idempotencyKey: null,
+      modelId: request.model,
+      requestHash: requestHash(request),
+      timeoutSeconds,
+    };
+  }
+
+  /** Starts the workflow, admits it through its update (as the API does), and waits for the end. */
+  async function run({ input, provider, whileRunning }: RunOptions) {
+    const taskQueue = uniqueTaskQueue('generation');
+    const worker = await Worker.create({
+      connection: context.env.nativeConnection,
+      taskQueue,
+      workflowBundle: context.workflowBundle,
+      activities: realActivities(),
+    });
+    // The provider call runs on the model's provider queue (local models: `<queue>-local`).
+    const providerWorker = await Worker.create({
+      connection: context.env.nativeConnection,
+      taskQueue: providerTaskQueue(taskQueue, providerSlugOf(input.modelId)),
+      activities: typeof provider === 'function' ? { generateOutputs: provider } : provider,
+    });
+    return providerWorker.runUntil(() =>
+      worker.runUntil(async () => {
+        const handle = await context.env.client.workflow.start(generationWorkflow, {
+          taskQueue,
+          workflowId: input.taskId,
+          args: [input],
+        });
+        const admission = await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] });
+        await whileRunning?.(handle);
+        const outcome = await handle.result().then(
+          (result) => ({ result, failure: undefined }),
+          (failure: unknown) => ({ result: undefined, failure }),
+        );
+        return { admission, ...outcome, history: await handle.fetchHistory() };
+      }),
+    );
+  }
+
+  return { newTaskInput, run };
+}
+
+/** The provider half of an upstream job (fal, Replicate): submitted as `job-1`, polled at these intervals. */
+export const submittedJob = (pollIntervalMs: number, pollMaxIntervalMs: number) => async () => ({
+  job: { jobId: 'job-1', pollIntervalMs, pollMaxIntervalMs },
+});
+
+export const textToVideoRequest: GenerationRequest = {
+  type: 'text-to-video',
+  model: 'fal/veo-3-fast',
+  prompt: 'a slow pan over a harbour',
+  duration: 8,
+};

@@ -1,0 +1,112 @@
+// The webhook delivery workflow on a time-skipping server, with the real activities on a real database against
+// real receivers: shared by its tests and the history recorder.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
+import { loadConfig } from '../../src/config.ts';
+import { newId } from '../../src/services/ids.ts';
+import { createWebhookMessage } from '../../src/webhooks/messages.ts';
+import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
+import { createFundedAccount } from './accounts.ts';
+import type { TestDatabase } from './database.ts';
+import { freePort } from './ports.ts';
+import { uniqueTaskQueue } from './temporal.ts';
+import { type Answer, type Receiver, startReceiver } from './webhook-receiver.ts';
+
+export interface WebhookMessage {
+  accountId: string;
+  messageId: string;
+  url: string;
+}
+
+/** `context` is read at each call, so it may be filled in by a beforeAll after this is called. */
+export function webhookDeliveryHarness(context: {
+  env: TestWorkflowEnvironment;
+  database: TestDatabase;
+  workflowBundle: WorkflowBundleWithSourceMap;
+}) {
+  const receivers: Receiver[] = [];
+
+  /** A receiver that stamps each request with the test server's clock, answering `answers` in turn (then 200). */
+  async function receiver({ answers = [], port = 0 }: { answers?: Answer[]; port?: number } = {}): Promise<Receiver> {
+    const started = await startReceiver(async (request, index) => {
+      request.at = await context.env.currentTimeMs();
+      return answers[index] ?? { status: 200 };
+    }, port);
+    receivers.push(started);
+    return started;
+  }
+
+  /** An account whose webhook is `url`, and a generation.completed message for it. */
+  async function messageTo(url: string): Promise<WebhookMessage> {
+    const accountId = await createFundedAccount(context.database.prisma, { kind: 'agent' });
+    await context.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
+    const taskId = newId('gen');
+    const message = await createWebhookMessage(context.database.prisma, {
+      event: 'generation.completed',
+      subject: taskId,
+      accountId,
+      data: { id: taskId, status: 'completed' },
+    });
+    return { accountId, messageId: message.messageId, url };
+  }
+
+  /** Runs one delivery of `message` to its URL to its end, with the real activities unless `activities` replace some. */
+  async function deliver({
+    message,
+    activities = {},
+  }: {
+    message: Pick<WebhookMessage, 'messageId' | 'url'>;
+    activities?: Partial<WebhookActivities>;
+  }) {
+    const taskQueue = uniqueTaskQueue('webhooks');
+    const config = {
+      ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+      TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue,
+    };
+    const worker = await Worker.create({
+      connection: context.env.nativeConnection,
+      taskQueue,
+      workflowBundle: context.workflowBundle,
+      activities: { ...createWebhookActivities({ prisma: context.database.prisma, config }), ...activities },
+    });
+    const workflowId = `test-${taskQueue}`;
+    const result = await worker.runUntil(
+      context.env.client.workflow.execute(webhookDeliveryWorkflow, {
+        taskQueue,
+        workflowId,
+        args: [{ messageId: message.messageId, url: message.url }],
+      }),
+    );
+    return { ...result, history: () => context.env.client.workflow.getHandle(workflowId).fetchHistory() };
+  }
+
+  /**
+   * A receiver that is down (nothing listens), then failing (503), then up: the first attempt is refused, and the
+   * receiver comes up right after it.
+   */
+  async function deliverThroughOutage() {
+    const port = await freePort();
+    const message = await messageTo(`http://127.0.0.1:${port}/hook`);
+    const real = createWebhookActivities({
+      prisma: context.database.prisma,
+      config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+    });
+    let up: Receiver | undefined;
+    const result = await deliver({
+      message,
+      activities: {
+        sendWebhook: async (input) => {
+          const attempt = await real.sendWebhook(input);
+          up ??= await receiver({ answers: [{ status: 503 }], port });
+          return attempt;
+        },
+      },
+    });
+    return { message, result, received: up?.received ?? [] };
+  }
+
+  const closeReceivers = () => Promise.all(receivers.map((receiver) => receiver.close()));
+
+  return { receiver, messageTo, deliver, deliverThroughOutage, closeReceivers };
+}

@@ -1,0 +1,74 @@
+// `npm run record-histories`: runs each workflow once on the path its committed history covers and writes the
+// history for test/workflows/replay.test.ts. Record again only after an intended, compatible workflow change.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { temporal } from '@temporalio/proto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
+import { generationWorkflowHarness, submittedJob, textToVideoRequest } from '../../helpers/generation-workflow.ts';
+import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal.ts';
+import { webhookDeliveryHarness } from '../../helpers/webhook-delivery-workflow.ts';
+
+// Where to write: the committed directory unless HISTORIES_DIR names another (to try the recorder).
+const historiesDir = resolve(process.env.HISTORIES_DIR ?? join(import.meta.dirname, '..', 'histories'));
+
+const context = {} as {
+  env: TestWorkflowEnvironment;
+  database: TestDatabase;
+  workflowBundle: WorkflowBundleWithSourceMap;
+};
+const generation = generationWorkflowHarness(context);
+const webhooks = webhookDeliveryHarness(context);
+
+beforeAll(async () => {
+  [context.env, context.database, context.workflowBundle] = await Promise.all([
+    createTimeSkippingEnv(),
+    createTestDatabase(),
+    bundleWorkflows(),
+  ]);
+  await mkdir(historiesDir, { recursive: true });
+});
+afterAll(async () => {
+  await webhooks.closeReceivers();
+  await context.env?.teardown();
+  await context.database?.drop();
+});
+
+const save = (file: string, history: temporal.api.history.v1.IHistory) =>
+  writeFile(join(historiesDir, file), temporal.api.history.v1.History.encode(history).finish());
+
+it('generation-completed.binpb: a local model completes', async () => {
+  const input = await generation.newTaskInput();
+  const { result, history } = await generation.run({
+    input,
+    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+  });
+  expect(result?.status).toBe('completed');
+  await save('generation-completed.binpb', history);
+});
+
+it('generation-upstream-job.binpb: an upstream job polled on growing timers, then collected', async () => {
+  const input = await generation.newTaskInput({ timeoutSeconds: 600, request: textToVideoRequest });
+  let checks = 0;
+  const { result, history } = await generation.run({
+    input,
+    provider: {
+      generateOutputs: submittedJob(100, 400),
+      checkUpstreamJob: async () => {
+        checks += 1;
+        return checks < 7 ? { done: false, queuePosition: 7 - checks } : { done: true };
+      },
+      collectUpstreamJob: async () => ({ outputs: ['http://files.test/clip.mp4'] }),
+    },
+  });
+  expect(result?.status).toBe('completed');
+  await save('generation-upstream-job.binpb', history);
+});
+
+it('webhook-delivery-retried.binpb: a receiver down, then failing, then up', async () => {
+  const { result } = await webhooks.deliverThroughOutage();
+  expect(result).toMatchObject({ outcome: 'delivered', attempts: 3 });
+  await save('webhook-delivery-retried.binpb', await result.history());
+});
