@@ -11,13 +11,17 @@ export interface UpstreamHttpError {
   detail?: string;
 }
 
+/** An upstream's Retry-After is honoured up to this: a refund waits on the cancel of an uncollected job. */
+const maxRetryAfterMs = 5 * 60_000;
+
 const transient = (status: number) => status === 429 || status === 408 || status === 409 || status >= 500;
 
 /** `original` is what a transient error without Retry-After rethrows, so retries keep the SDK's own error. */
 export function classifyUpstreamHttpError(error: UpstreamHttpError, original: Error): Error {
   if (transient(error.status)) {
     const delayMs = parseRetryAfter(error.retryAfter);
-    return delayMs ? new ProviderRetryLater(`the provider answered ${error.status}`, delayMs) : original;
+    if (!delayMs || !Number.isFinite(delayMs)) return original;
+    return new ProviderRetryLater(`the provider answered ${error.status}`, Math.min(delayMs, maxRetryAfterMs));
   }
   const detail = error.detail ? `: ${error.detail.slice(0, 300)}` : '.';
   return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status})${detail}`);

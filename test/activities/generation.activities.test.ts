@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdmitInput, createGenerationActivities } from '../../activities/generation.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { newId } from '../../src/services/ids.ts';
-import { credit, ledgerTotals } from '../../src/services/ledger.ts';
+import { ledgerTotals } from '../../src/services/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -23,13 +23,7 @@ const runActivity = <A extends unknown[], R>(activity: (...args: A) => Promise<R
 
 /** An account holding 1.00 and an admission input for a 0.30 task of it. */
 async function newAdmission(): Promise<AdmitInput> {
-  const accountId = await createFundedAccount(database.prisma);
-  await credit(database.prisma, {
-    accountId,
-    amount: 1_000_000n,
-    kind: 'deposit',
-    idempotencyKey: `deposit:${accountId}`,
-  });
+  const accountId = await createFundedAccount(database.prisma, { deposit: 1_000_000n });
   return {
     taskId: newId('gen'),
     accountId,

@@ -2,17 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config.ts';
 import type { PrismaClient } from '../../src/db/prisma.ts';
 import { createDeveloper } from '../../src/services/accounts.ts';
+import { credit } from '../../src/services/ledger.ts';
 import { registerAgent } from '../../src/services/registration.ts';
 
-/** A bare account with an empty balance row, for ledger tests that need no API key. */
+/** An account without an API key, for ledger tests: its balance row empty, or holding a `deposit` (micro-USD). */
 export async function createFundedAccount(
   prisma: PrismaClient,
-  { kind = 'developer' }: { kind?: 'agent' | 'developer' } = {},
+  { kind = 'developer', deposit }: { kind?: 'agent' | 'developer'; deposit?: bigint } = {},
 ): Promise<string> {
   const id = `${kind === 'agent' ? 'agt' : 'dev'}_${randomBytes(8).toString('hex')}`;
   await prisma.account.create({
     data: { id, kind, name: `test ${id}`, tier: kind === 'developer' ? 'free' : null, balance: { create: {} } },
   });
+  if (deposit)
+    await credit(prisma, { accountId: id, amount: deposit, kind: 'deposit', idempotencyKey: `deposit:${id}` });
   return id;
 }
 

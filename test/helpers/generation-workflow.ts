@@ -11,7 +11,6 @@ import { loadConfig } from '../../src/config.ts';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { requestHash } from '../../src/generation/request.ts';
 import { newId } from '../../src/services/ids.ts';
-import { credit } from '../../src/services/ledger.ts';
 import { providerSlugOf, providerTaskQueue } from '../../workflows/task-queues.ts';
 import { admitUpdate, type GenerationInput, generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createFundedAccount } from './accounts.ts';
@@ -57,13 +56,7 @@ export function generationWorkflowHarness(context: {
     timeoutSeconds = 120,
     request = upscaleRequest,
   }: TaskInputOptions = {}): Promise<GenerationInput> {
-    const accountId = await createFundedAccount(context.database.prisma);
-    await credit(context.database.prisma, {
-      accountId,
-      amount: 1_000_000n,
-      kind: 'deposit',
-      idempotencyKey: `deposit:${accountId}`,
-    });
+    const accountId = await createFundedAccount(context.database.prisma, { deposit: 1_000_000n });
     return {
       taskId: newId('gen'),
       accountId,

@@ -74,6 +74,7 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
       `An internal error occurred; quote request id ${String(res.getHeader('X-Request-Id'))} when reporting it.`,
     );
   if (!known) req.log.error({ err: error }, 'unhandled error');
+  else if (error instanceof Prisma.PrismaClientKnownRequestError) req.log.warn({ err: error }, 'database refusal');
   if (res.headersSent) return;
   res.status(apiError.status).json(apiError.toBody());
 };
