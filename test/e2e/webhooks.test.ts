@@ -37,20 +37,17 @@ afterAll(async () => {
 
 const base = () => `http://127.0.0.1:${hooks.port}`;
 const deliveriesTo = (path: string) => hooks.received.filter((delivery) => delivery.path === path);
+/** An upscale of the served input whose task webhook is `path` on the receiver. */
+const upscaleNotifying = (path: string) => ({
+  type: 'upscale',
+  model: 'local/lanczos',
+  image_url: `${inputsUrl}/input.png`,
+  webhook_url: `${base()}${path}`,
+});
 
 describe('webhooks end to end', () => {
   it.each([
-    [
-      'completed',
-      '/a/agent',
-      '/a/task',
-      () => ({
-        type: 'upscale',
-        model: 'local/lanczos',
-        image_url: `${inputsUrl}/input.png`,
-        webhook_url: `${base()}/a/task`,
-      }),
-    ],
+    ['completed', '/a/agent', '/a/task', () => upscaleNotifying('/a/task')],
     // The `input` layout names the task's webhook `webhook`.
     [
       'failed',
@@ -113,12 +110,7 @@ describe('webhooks end to end', () => {
     const secret = (await call(stack, 'GET', '/account/webhook-secret', { key: developer.key })).body.webhook_secret;
     const task = await generateAndWait(stack, {
       key: developer.key,
-      body: {
-        type: 'upscale',
-        model: 'local/lanczos',
-        image_url: `${inputsUrl}/input.png`,
-        webhook_url: `${base()}/dev`,
-      },
+      body: upscaleNotifying('/dev'),
     });
     await expect.poll(() => deliveriesTo('/dev').length, { timeout: 15_000 }).toBe(1);
     expect(verifyDelivery(secret, deliveriesTo('/dev')[0]!)).toEqual({ event: 'generation.completed', data: task });
@@ -128,12 +120,7 @@ describe('webhooks end to end', () => {
     const before = await developer.balance();
     const task = await generateAndWait(stack, {
       key: developer.key,
-      body: {
-        type: 'upscale',
-        model: 'local/lanczos',
-        image_url: `${inputsUrl}/input.png`,
-        webhook_url: `${base()}/down`,
-      },
+      body: upscaleNotifying('/down'),
     });
     expect(task).toMatchObject({ status: 'completed', cost: 0.0005 });
     expect(await developer.balance()).toBe(before - 500n);
