@@ -1,16 +1,22 @@
+import { createDepositActivities, type DepositActivityDeps } from './deposit.activities.ts';
 import { createGenerationActivities, type GenerationActivityDeps } from './generation.activities.ts';
 import { createProviderActivities, type ProviderActivityDeps } from './provider.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities.ts';
 
-export type ActivityDeps = SystemActivityDeps & GenerationActivityDeps & ProviderActivityDeps & WebhookActivityDeps;
+export type ActivityDeps = SystemActivityDeps &
+  GenerationActivityDeps &
+  ProviderActivityDeps &
+  WebhookActivityDeps &
+  DepositActivityDeps;
 
-/** The activities of the main task queue: database steps, built from their dependencies. */
+/** The activities of the main task queue: database steps and chain reads, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createSystemActivities(deps),
     ...createGenerationActivities(deps),
     ...createWebhookActivities(deps),
+    ...createDepositActivities(deps),
   };
 }
 

@@ -27,6 +27,10 @@ const usdAmount = z.string().transform((text, context) => {
     return z.NEVER;
   }
 });
+const evmAddress = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'expected an EVM address (0x followed by 40 hex digits)')
+  .transform((address) => address as `0x${string}`);
 const chainList = z.string().transform((text, context) => {
   const names = text
     .split(',')
@@ -67,6 +71,24 @@ export const configSchema = z.object({
     .regex(/^[xt]pub[1-9A-HJ-NP-Za-km-z]{100,112}$/, 'expected a BIP-32 extended public key (xpub…)')
     .default(developmentDepositXpub),
   DEPOSIT_CHAINS: chainList.default([...chains]),
+  // Per chain: where to read it, which contract is USDC there, and how deep a deposit must be to be credited.
+  BASE_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  BASE_USDC_ADDRESS: evmAddress.default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
+  BASE_CONFIRMATIONS: positiveInt.default(10),
+  POLYGON_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  POLYGON_USDC_ADDRESS: evmAddress.default('0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'),
+  POLYGON_CONFIRMATIONS: positiveInt.default(128),
+  ETHEREUM_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ETHEREUM_USDC_ADDRESS: evmAddress.default('0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48'),
+  ETHEREUM_CONFIRMATIONS: positiveInt.default(12),
+  // The embedded default when no chain has an RPC URL: a local anvil with a test USDC, serving this chain's name.
+  LOCAL_CHAIN_NAME: z.enum(chains).default('base'),
+  LOCAL_CHAIN_CONFIRMATIONS: positiveInt.default(2),
+  LOCAL_CHAIN_BLOCK_TIME_SECONDS: positiveInt.default(1),
+  /** Set by the runtime, never by hand: the RPC URL of the local chain it started. */
+  LOCAL_CHAIN_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DEPOSIT_WAIT_SECONDS: z.coerce.number().min(0).max(30).default(5),
+  DEPOSIT_RECEIPT_WAIT_SECONDS: positiveInt.default(60),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
@@ -131,6 +153,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
         throw new ConfigError(`Invalid configuration — ${key}: required when GATEWAY_ROLE is ${config.GATEWAY_ROLE}`);
     }
   }
+  if (config.NODE_ENV === 'production' && !chains.some((chain) => config[rpcUrlKey(chain)])) {
+    throw new ConfigError(
+      'Invalid configuration — BASE_RPC_URL, POLYGON_RPC_URL, ETHEREUM_RPC_URL: production needs at least one real chain; the local development chain is not allowed',
+    );
+  }
   if (config.NODE_ENV === 'production' && config.DEPOSIT_XPUB === developmentDepositXpub) {
     throw new ConfigError(
       'Invalid configuration — DEPOSIT_XPUB: the development key (public test mnemonic) is not allowed in production; set your own xpub',
@@ -138,6 +165,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   }
   return config;
 }
+
+export const rpcUrlKey = (chain: Chain) => `${chain.toUpperCase() as Uppercase<Chain>}_RPC_URL` as const;
 
 /** The URL of the embedded PostgreSQL that the all-in-one role starts (genctl uses it when DATABASE_URL is unset). */
 export function embeddedDatabaseUrl(config: Pick<Config, 'EMBEDDED_POSTGRES_PORT'>): string {

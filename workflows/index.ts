@@ -1,4 +1,5 @@
 // Every workflow, exported from one module: the worker bundles this file.
+export { depositWorkflow } from './deposit.workflow.ts';
 export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';

@@ -18,6 +18,17 @@ export const errorCodes = {
   forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },
   not_found: { status: 404, description: 'No such route or resource.' },
   method_not_allowed: { status: 405, description: 'The route exists but not with this method (see the Allow header).' },
+  deposit_not_found: {
+    status: 400,
+    description: 'No such transaction on that chain (or it left the chain in a reorganisation).',
+  },
+  deposit_reverted: { status: 400, description: 'The transaction reverted: it moved no funds.' },
+  deposit_wrong_recipient: {
+    status: 400,
+    description: "The transaction sent no USDC to the caller's deposit address.",
+  },
+  deposit_wrong_token: { status: 400, description: "The transaction moved another token than the chain's USDC." },
+  deposit_already_credited: { status: 400, description: 'The transaction was credited to another account.' },
   idempotency_key_reused: { status: 409, description: 'This Idempotency-Key was used with a different request.' },
   conflict: { status: 409, description: 'The request conflicts with a resource that exists already.' },
   payload_too_large: { status: 413, description: 'The body exceeds the size limit.' },

@@ -22,3 +22,34 @@ export class ServiceUnavailableError extends Error {
 export class InvalidSignatureError extends Error {
   override name = 'InvalidSignatureError';
 }
+
+/** A request field the domain refuses (beyond its shape, which the API's schemas check). */
+export class FieldError extends Error {
+  override name = 'FieldError';
+  constructor(
+    readonly field: string,
+    readonly problem: string,
+  ) {
+    super(`${field}: ${problem}`);
+  }
+}
+
+export const depositRefusals = [
+  'deposit_not_found',
+  'deposit_reverted',
+  'deposit_wrong_recipient',
+  'deposit_wrong_token',
+  'deposit_already_credited',
+] as const;
+export type DepositRefusal = (typeof depositRefusals)[number];
+
+/** A transaction that is not (or no longer) a deposit the caller can be credited for. */
+export class DepositRefusedError extends Error {
+  override name = 'DepositRefusedError';
+  constructor(
+    readonly code: DepositRefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -4,7 +4,9 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { HDKey } from '@scure/bip32';
 import { bytesToHex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
-import type { Chain } from '../domain/values.ts';
+import { enabledChains } from '../chain/settings.ts';
+import type { Config } from '../config.ts';
+import type { PrismaClient } from '../db/prisma.ts';
 
 const parsedKeys = new Map<string, HDKey>();
 
@@ -19,11 +21,31 @@ export function deriveDepositAddress(xpub: string, index: number): `0x${string}`
   return publicKeyToAddress(bytesToHex(uncompressed));
 }
 
-export function depositAddresses(
-  config: { DEPOSIT_XPUB: string; DEPOSIT_CHAINS: Chain[] },
-  index: number | null,
-): Record<string, string> {
+/** The agent's address on each enabled chain; none for a developer (no index). */
+export function depositAddresses(config: Config, index: number | null): Record<string, string> {
   if (index === null) return {};
   const address = deriveDepositAddress(config.DEPOSIT_XPUB, index);
-  return Object.fromEntries(config.DEPOSIT_CHAINS.map((chain) => [chain, address]));
+  return Object.fromEntries(enabledChains(config).map(({ chain }) => [chain, address]));
+}
+
+/** Stores the address of agents registered before addresses were stored; a no-op once every agent has one. */
+export async function storeMissingDepositAddresses(prisma: PrismaClient, xpub: string): Promise<number> {
+  const agents = await prisma.account.findMany({
+    where: { depositAddress: null, depositIndex: { not: null } },
+    select: { id: true, depositIndex: true },
+  });
+  for (const agent of agents) {
+    const depositAddress = deriveDepositAddress(xpub, agent.depositIndex ?? 0).toLowerCase();
+    await prisma.account.update({ where: { id: agent.id }, data: { depositAddress } });
+  }
+  return agents.length;
+}
+
+/** The agent a deposit address belongs to, if any. */
+export async function agentOfDepositAddress(prisma: PrismaClient, address: string): Promise<string | null> {
+  const account = await prisma.account.findUnique({
+    where: { depositAddress: address.toLowerCase() },
+    select: { id: true },
+  });
+  return account?.id ?? null;
 }

@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
+import { deriveDepositAddress } from './deposit-addresses.ts';
 import { newId, newWebhookSecret } from './ids.ts';
 import { credit } from './ledger.ts';
 
@@ -42,6 +43,7 @@ type Guardrails = Pick<
   | 'TRIAL_CREDITS_PER_ADDRESS_PER_DAY'
   | 'REGISTRATION_CAP_PER_ADDRESS'
   | 'REGISTRATION_CAP_WINDOW_MINUTES'
+  | 'DEPOSIT_XPUB'
 >;
 
 /**
@@ -93,6 +95,7 @@ export async function registerAgent(
         webhookUrl,
         webhookSecret,
         depositIndex,
+        depositAddress: deriveDepositAddress(guardrails.DEPOSIT_XPUB, depositIndex).toLowerCase(),
         clientAddress: input.clientAddress,
         balance: { create: {} },
       },

@@ -3,6 +3,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ModelRequestError } from '../../catalog/resolve.ts';
 import {
+  DepositRefusedError,
+  FieldError,
   IdempotencyKeyReusedError,
   InvalidSignatureError,
   NotFoundError,
@@ -26,6 +28,8 @@ function fromDomainError(error: unknown): ApiError | null {
   }
   if (error instanceof IdempotencyKeyReusedError) return new ApiError('idempotency_key_reused', error.message);
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message);
+  if (error instanceof FieldError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
+  if (error instanceof DepositRefusedError) return new ApiError(error.code, error.message);
   if (error instanceof InvalidSignatureError) return new ApiError('invalid_signature', error.message);
   if (error instanceof ServiceUnavailableError) return new ApiError('service_unavailable', error.message);
   if (error instanceof RegistrationCappedError) {

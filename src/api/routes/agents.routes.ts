@@ -1,6 +1,7 @@
 import { formatUsd } from '../../money.ts';
 import { setAgentWebhook } from '../../services/accounts.ts';
 import { agentBalance, onboardAgent, quoteGeneration } from '../../services/agents.ts';
+import { claimDeposit } from '../../services/deposit-claims.ts';
 import { clientAddress } from '../client-address.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
@@ -20,6 +21,12 @@ import { webhookSignature } from '../webhook-signature.ts';
 
 const tags = ['Agents'];
 const asset = 'USDC';
+
+const stillConfirming = (confirmations: number, required: number) =>
+  required > 0
+    ? `The deposit has ${confirmations} of ${required} confirmations; it is credited on its own once it has them all ` +
+      `(about ${required - confirmations} more block(s)). GET /api/v1/agents/balance shows it as pending meanwhile.`
+    : 'The transaction is not mined yet; it is credited on its own once mined and confirmed.';
 
 const webhookSavedMessage =
   'Webhook saved and its secret rotated. Verify each delivery with this secret (Standard Webhooks: ' +
@@ -82,7 +89,34 @@ export const agentEndpoints = [
       description: 'The credit, or a message that it will follow',
       schema: AgentDepositResponseSchema,
     },
-    pendingUntil: 'on-chain deposits',
+    errors: [
+      'deposit_not_found',
+      'deposit_reverted',
+      'deposit_wrong_recipient',
+      'deposit_wrong_token',
+      'deposit_already_credited',
+      'service_unavailable',
+    ],
+    handle: async ({ body, principal, ctx }) => {
+      const txHash = body.tx_hash.toLowerCase();
+      const claim = await claimDeposit(ctx, { accountId: principal.account.id, chain: body.chain, txHash });
+      const identity = { tx_hash: txHash, chain: body.chain };
+      if (claim.credited) {
+        const { deposit } = claim;
+        return {
+          body: { success: true, amount_credited: deposit.amount_usd, new_balance: deposit.new_balance, ...identity },
+        };
+      }
+      return {
+        body: {
+          success: false,
+          amount_credited: '0.000000',
+          new_balance: formatUsd(claim.availableMicros),
+          ...identity,
+          message: stillConfirming(claim.confirmations, claim.required),
+        },
+      };
+    },
   }),
   defineEndpoint({
     method: 'get',

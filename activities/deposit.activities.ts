@@ -1,0 +1,93 @@
+// Activities of the deposit workflow: reads of the chain (viem) and the deposit's rows and credit (src/services).
+// An RPC failure is a plain error, retried with backoff by the workflow's policy; it never rejects a deposit.
+import type { Hex } from 'viem';
+import { headBlock, inspectTransaction, type UsdcTransfer } from '../src/chain/deposit-inspection.ts';
+import { type ChainSettings, chainSettings } from '../src/chain/settings.ts';
+import type { Config } from '../src/config.ts';
+import type { PrismaClient } from '../src/db/prisma.ts';
+import type { Chain } from '../src/domain/values.ts';
+import { agentOfDepositAddress } from '../src/services/deposit-addresses.ts';
+import {
+  creditDeposit,
+  type DepositFacts,
+  type DepositRef,
+  recordDeposit,
+  rejectDeposit,
+} from '../src/services/deposits.ts';
+import { formatUsd } from '../src/money.ts';
+import { type CreditedDepositView, depositView } from '../src/services/deposit-view.ts';
+import { refusal } from './refusal.ts';
+
+export interface DepositActivityDeps {
+  prisma: PrismaClient;
+  config: Config;
+}
+
+/** What the workflow learns from one look at the transaction. */
+export type DepositInspection =
+  | { kind: 'missing'; pending: boolean }
+  | { kind: 'reverted' }
+  | { kind: 'wrong_token' }
+  | { kind: 'wrong_recipient' }
+  | { kind: 'mined'; blockNumber: string; blockHash: string; accountId: string; transfers: UsdcTransfer[] };
+
+export interface Confirmations {
+  confirmations: number;
+  required: number;
+  /** How long to wait before looking again: about a block's time. */
+  pollIntervalMs: number;
+}
+
+/** Roughly how often each chain makes a block, to pace the wait for confirmations. */
+const blockTimeMs: Record<Chain, number> = { base: 2_000, polygon: 2_000, ethereum: 12_000 };
+
+export function createDepositActivities(deps: DepositActivityDeps) {
+  const settingsOf = (chain: Chain): ChainSettings => {
+    const settings = chainSettings(deps.config, chain);
+    if (!settings) throw refusal(`deposits on ${chain} are not enabled on this server`);
+    return settings;
+  };
+
+  return {
+    /** The transaction's USDC transfers to one agent's address, or why it is not a deposit. */
+    async inspectDeposit(ref: DepositRef): Promise<DepositInspection> {
+      const inspection = await inspectTransaction(settingsOf(ref.chain), ref.txHash as Hex);
+      if (inspection.kind !== 'mined') return inspection.kind === 'missing' ? inspection : { kind: 'reverted' };
+      if (inspection.usdcTransfers.length === 0) {
+        return { kind: inspection.otherTokenTransfer ? 'wrong_token' : 'wrong_recipient' };
+      }
+      // One deposit is credited to one agent: the first paid; transfers to anyone else in it are not ours.
+      for (const transfer of inspection.usdcTransfers) {
+        const accountId = await agentOfDepositAddress(deps.prisma, transfer.to);
+        if (!accountId) continue;
+        const transfers = inspection.usdcTransfers.filter((candidate) => candidate.to === transfer.to);
+        const { blockNumber, blockHash } = inspection;
+        return { kind: 'mined', blockNumber, blockHash, accountId, transfers };
+      }
+      return { kind: 'wrong_recipient' };
+    },
+
+    async depositConfirmations(input: { chain: Chain; blockNumber: string }): Promise<Confirmations> {
+      const settings = settingsOf(input.chain);
+      const head = await headBlock(settings);
+      const confirmations = Math.max(0, Number(head - BigInt(input.blockNumber) + 1n));
+      const blockTime = settings.local ? deps.config.LOCAL_CHAIN_BLOCK_TIME_SECONDS * 1000 : blockTimeMs[input.chain];
+      return { confirmations, required: settings.confirmations, pollIntervalMs: blockTime };
+    },
+
+    async recordDeposit(input: { facts: DepositFacts; status: 'pending' | 'confirmed' }): Promise<void> {
+      await recordDeposit(deps.prisma, input.facts, input.status);
+    },
+
+    async creditDeposit(facts: DepositFacts): Promise<CreditedDepositView> {
+      const { deposit, availableAfter } = await creditDeposit(deps.prisma, facts);
+      return { ...depositView(deposit), new_balance: formatUsd(availableAfter) };
+    },
+
+    async rejectDeposit(input: { ref: DepositRef; reason: string }): Promise<void> {
+      await rejectDeposit(deps.prisma, input.ref, input.reason);
+    },
+  };
+}
+
+export type DepositActivities = ReturnType<typeof createDepositActivities>;

@@ -1,0 +1,115 @@
+// One workflow per deposit transaction (workflow id `deposit:<chain>:<tx hash>`), so a hash is credited once, to
+// one agent. A hash nobody has mined ends the run failed, so the same hash may be claimed again later.
+import { ApplicationFailure, defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { DepositActivities, DepositInspection } from '../activities/deposit.activities.ts';
+import type { CreditedDepositView } from '../src/services/deposit-view.ts';
+import type { DepositFacts, DepositRef } from '../src/services/deposits.ts';
+import { notify } from './webhook-notify.ts';
+
+export interface DepositInput extends DepositRef {
+  /** How long a hash the node does not know may take to appear before it is refused as not found. */
+  receiptWaitSeconds: number;
+}
+
+export type DepositRejection = 'reverted' | 'wrong_token' | 'wrong_recipient' | 'dropped';
+
+export type DepositResult =
+  | { outcome: 'credited'; accountId: string; deposit: CreditedDepositView }
+  | { outcome: 'rejected'; reason: DepositRejection; accountId?: string };
+
+export type DepositState =
+  | { status: 'inspecting' }
+  | { status: 'confirming'; accountId: string; confirmations: number; required: number }
+  | DepositResult;
+
+export const depositStateQuery = defineQuery<DepositState>('depositState');
+
+// Chain reads retry through an RPC outage with backoff, for an hour at most, then the run fails (and may be claimed again).
+const chainReads = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+} as const;
+const databaseSteps = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+} as const;
+const { inspectDeposit, depositConfirmations } = proxyActivities<DepositActivities>(chainReads);
+const { recordDeposit, creditDeposit, rejectDeposit } = proxyActivities<DepositActivities>(databaseSteps);
+
+/** A transaction the node knows but has not mined yet may take this long. */
+const pendingWaitMs = 60 * 60_000;
+const maxPollMs = 15_000;
+
+type Mined = Extract<DepositInspection, { kind: 'mined' }>;
+type Settled = Exclude<DepositInspection, { kind: 'missing' }>;
+
+/** Looks at the transaction until it is mined (or refused); a hash unknown past the wait is not found. */
+async function awaitReceipt(input: DepositInput): Promise<Settled | null> {
+  const started = Date.now();
+  let interval = 1_000;
+  for (;;) {
+    const inspection = await inspectDeposit({ chain: input.chain, txHash: input.txHash });
+    if (inspection.kind !== 'missing') return inspection;
+    const waited = Date.now() - started;
+    if (waited >= (inspection.pending ? pendingWaitMs : input.receiptWaitSeconds * 1000)) return null;
+    await sleep(interval);
+    interval = Math.min(Math.round(interval * 1.5), maxPollMs);
+  }
+}
+
+export async function depositWorkflow(input: DepositInput): Promise<DepositResult> {
+  const ref: DepositRef = { chain: input.chain, txHash: input.txHash };
+  let state: DepositState = { status: 'inspecting' };
+  setHandler(depositStateQuery, () => state);
+  const reject = async (reason: DepositRejection, accountId?: string): Promise<DepositResult> => {
+    await rejectDeposit({ ref, reason });
+    state = { outcome: 'rejected', reason, ...(accountId ? { accountId } : {}) };
+    return state;
+  };
+
+  // 1. The transaction: mined, successful, paying USDC of the configured contract to one of our agents.
+  const first = await awaitReceipt(input);
+  if (!first) {
+    throw ApplicationFailure.nonRetryable(
+      `No transaction ${input.txHash} was found on ${input.chain}.`,
+      'DepositNotFound',
+    );
+  }
+  if (first.kind !== 'mined') return reject(first.kind);
+  let mined: Mined = first;
+  const factsOf = (seen: Mined): DepositFacts => ({
+    ...ref,
+    accountId: seen.accountId,
+    transfers: seen.transfers,
+    blockNumber: seen.blockNumber,
+  });
+  await recordDeposit({ facts: factsOf(mined), status: 'pending' });
+
+  // 2. Confirmations, on durable timers; then the receipt again: a reorg may have moved or dropped it.
+  for (;;) {
+    const { confirmations, required, pollIntervalMs } = await depositConfirmations({
+      chain: input.chain,
+      blockNumber: mined.blockNumber,
+    });
+    state = { status: 'confirming', accountId: mined.accountId, confirmations, required };
+    if (confirmations >= required) {
+      const again = await awaitReceipt(input);
+      if (!again) return reject('dropped', mined.accountId);
+      if (again.kind !== 'mined') return reject(again.kind, mined.accountId);
+      if (again.blockHash === mined.blockHash && again.accountId === mined.accountId) break;
+      mined = again;
+      await recordDeposit({ facts: factsOf(mined), status: 'pending' });
+      continue;
+    }
+    await sleep(Math.min(Math.max((required - confirmations) * pollIntervalMs, 1_000), maxPollMs));
+  }
+  await recordDeposit({ facts: factsOf(mined), status: 'confirmed' });
+
+  // 3. Credit through the ledger, one entry per transfer log; 4. tell the agent.
+  const deposit = await creditDeposit(factsOf(mined));
+  state = { outcome: 'credited', accountId: mined.accountId, deposit };
+  await notify({ event: 'deposit.credited', subject: deposit.id, accountId: mined.accountId, data: deposit });
+  return state;
+}
