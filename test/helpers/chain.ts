@@ -1,0 +1,79 @@
+// A real local chain for a test file: anvil (no state file, automine) with the test token deployed at its fixed
+// address. Started in beforeAll, stopped in afterAll; the fields are filled in by beforeAll.
+import { createTestClient, http, type Account, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import { afterAll, beforeAll } from 'vitest';
+import {
+  anvilDevAccount,
+  deployTestUsdc,
+  ensureTestUsdc,
+  localChainClients,
+  mintTestUsdc,
+  sendTestUsdc,
+} from '../../src/chain/local-chain.ts';
+import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
+import { startAnvil, type Anvil } from '../../src/infra/anvil.ts';
+import { testLogger } from './logger.ts';
+
+export interface TestChain {
+  rpcUrl: string;
+  chainId: number;
+  usdcAddress: Address;
+  publicClient: PublicClient;
+  /** The owner mints `amount` base units to `to`. */
+  mint(to: Address, amount: bigint): Promise<Hash>;
+  /** A USDC transfer, by default from a funded dev account (minted to when short). */
+  transfer(options: { from?: Account | Hex; to: Address; amount: bigint }): Promise<Hash>;
+  /** Another ERC-20 (a second TestUSDC, named "USD Coin" too) at a new address: a token deposits must ignore. */
+  deployOtherToken(): Promise<Address>;
+  mine(blocks: number): Promise<void>;
+  snapshot(): Promise<Hex>;
+  revert(id: Hex): Promise<void>;
+  setAutomine(on: boolean): Promise<void>;
+}
+
+// Dev account 8 deploys the other tokens: its nonces never move the test token's fixed address (account 9's).
+const otherTokenDeployer = anvilDevAccount(8);
+
+export function useLocalChain(options: { chainId?: number } = {}): TestChain {
+  let anvil: Anvil | undefined;
+  const testClient = () => createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl), cacheTime: 0 });
+  const chain: TestChain = {
+    rpcUrl: '',
+    chainId: 0,
+    usdcAddress: '0x',
+    publicClient: undefined as never,
+    mint: (to, amount) => mintTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to, amount }),
+    async transfer({ from, to, amount }) {
+      if (from === undefined || typeof from === 'string') {
+        return sendTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, fromPrivateKey: from, to, amount });
+      }
+      const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
+      const hash = await walletClient(from).writeContract({
+        address: chain.usdcAddress,
+        abi: testUsdcAbi,
+        functionName: 'transfer',
+        args: [to, amount],
+      });
+      await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      return hash;
+    },
+    deployOtherToken: () => deployTestUsdc(chain.rpcUrl, otherTokenDeployer),
+    mine: (blocks) => testClient().mine({ blocks }),
+    snapshot: () => testClient().snapshot(),
+    async revert(id) {
+      await testClient().revert({ id });
+    },
+    setAutomine: (on) => testClient().setAutomine(on),
+  };
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: options.chainId, log: testLogger });
+    chain.rpcUrl = anvil.rpcUrl;
+    chain.chainId = anvil.chainId;
+    chain.publicClient = localChainClients(anvil.rpcUrl, anvil.chainId).publicClient as PublicClient;
+    chain.usdcAddress = (await ensureTestUsdc(anvil.rpcUrl, testLogger)).address;
+  });
+  afterAll(async () => {
+    await anvil?.stop();
+  });
+  return chain;
+}
