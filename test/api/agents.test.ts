@@ -3,14 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { developmentDepositXpub } from '../../src/config.ts';
 import { charge, credit, reserve } from '../../src/services/ledger.ts';
 import { deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
-import { useAppWithDatabase } from '../helpers/app.ts';
+import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { call, freshClientAddress } from '../helpers/http.ts';
 
 // Each request speaks from its own client address (X-Forwarded-For from loopback) unless a test names one, so the
 // per-address guardrails do not mix.
 const stack = useAppWithDatabase({
-  config: { TRUST_PROXY: 'loopback', REGISTRATION_CAP_PER_ADDRESS: 3, TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1 },
+  config: {
+    TRUST_PROXY: 'loopback',
+    REGISTRATION_CAP_PER_ADDRESS: 3,
+    TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1,
+    ...unreadChains,
+  },
 });
 
 const register = (body: unknown, from?: string) => call(stack, 'POST', '/agents/register', { body, from });
@@ -37,6 +42,7 @@ describe('POST /agents/register', () => {
     expect(Object.keys(body.deposit_addresses).sort()).toEqual(['base', 'ethereum', 'polygon']);
     const account = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: body.agent_id } });
     expect(body.deposit_addresses.base).toBe(deriveDepositAddress(developmentDepositXpub, account.depositIndex!));
+    expect(account.depositAddress).toBe(body.deposit_addresses.base.toLowerCase());
     expect(account).toMatchObject({
       kind: 'agent',
       name: 'Ada',

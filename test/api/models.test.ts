@@ -5,12 +5,12 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { credit, reserve } from '../../src/services/ledger.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
-import { useAppWithDatabase } from '../helpers/app.ts';
+import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';
 
 const catalog = loadCatalog();
 // An OpenAI-compatible server configured, fal and Replicate not: availability follows configuration and runners.
-const stack = useAppWithDatabase({ config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' } });
+const stack = useAppWithDatabase({ config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...unreadChains } });
 
 describe('GET /models', () => {
   it('lists the whole catalog in its stable order with total', async () => {

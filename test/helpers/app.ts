@@ -69,3 +69,10 @@ export function useAppWithDatabase(deps: Omit<TestAppDeps, 'prisma'> = {}): AppW
   });
   return context;
 }
+
+/** Every chain enabled, at an address nothing listens on: for tests that show deposit addresses but read no chain. */
+export const unreadChains = {
+  BASE_RPC_URL: 'http://127.0.0.1:9/base',
+  POLYGON_RPC_URL: 'http://127.0.0.1:9/polygon',
+  ETHEREUM_RPC_URL: 'http://127.0.0.1:9/ethereum',
+};

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { developmentDepositXpub, loadConfig } from '../../src/config.ts';
+import { enabledChains, withLocalChain } from '../../src/chain/settings.ts';
 import { depositAddresses, deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
+
+// Any valid xpub other than the development one (BIP-32 test vector 1, m).
+const otherXpub =
+  'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8';
 
 describe('deposit addresses', () => {
   it("derive from the xpub exactly as a wallet derives them from the seed (anvil's well-known accounts)", () => {
@@ -10,17 +15,43 @@ describe('deposit addresses', () => {
     expect(deriveDepositAddress(developmentDepositXpub, 2)).toBe('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC');
   });
 
-  it("map each enabled chain to the agent's address, and nothing for an account without an index", () => {
-    const config = loadConfig({ DEPOSIT_CHAINS: 'base,polygon' }, []);
+  it("map each enabled chain (named in DEPOSIT_CHAINS, with an RPC URL) to the agent's address", () => {
+    const rpc = 'http://127.0.0.1:8545';
+    const config = loadConfig(
+      { DEPOSIT_CHAINS: 'base,polygon', BASE_RPC_URL: rpc, POLYGON_RPC_URL: rpc, ETHEREUM_RPC_URL: rpc },
+      [],
+    );
     expect(depositAddresses(config, 1)).toEqual({
       base: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
       polygon: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
     });
     expect(depositAddresses(config, null)).toEqual({});
+    expect(depositAddresses(loadConfig({}, []), 1)).toEqual({});
+  });
+
+  it('serve the local chain under LOCAL_CHAIN_NAME with its own confirmation depth', () => {
+    const config = withLocalChain(loadConfig({ LOCAL_CHAIN_CONFIRMATIONS: '3' }, []), {
+      rpcUrl: 'http://127.0.0.1:9999',
+      usdcAddress: '0x700b6A60ce7EaaEA56F065753d8dcB9653dbAD35',
+    });
+    expect(enabledChains(config)).toEqual([
+      {
+        chain: 'base',
+        rpcUrl: 'http://127.0.0.1:9999',
+        usdcAddress: '0x700b6A60ce7EaaEA56F065753d8dcB9653dbAD35',
+        confirmations: 3,
+        local: true,
+      },
+    ]);
   });
 
   it('refuse the development key in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' }, [])).toThrow(/DEPOSIT_XPUB: the development key/);
+    const realChain = { BASE_RPC_URL: 'https://base.example' };
+    expect(() => loadConfig({ NODE_ENV: 'production', ...realChain }, [])).toThrow(/DEPOSIT_XPUB: the development key/);
+    expect(() => loadConfig({ NODE_ENV: 'production', DEPOSIT_XPUB: otherXpub }, [])).toThrow(
+      /production needs at least one real chain/,
+    );
+    expect(() => loadConfig({ BASE_USDC_ADDRESS: '0x1234' }, [])).toThrow(/BASE_USDC_ADDRESS: expected an EVM address/);
     expect(() => loadConfig({ DEPOSIT_CHAINS: 'base,solana' }, [])).toThrow(/DEPOSIT_CHAINS/);
     expect(() => loadConfig({ DEPOSIT_XPUB: 'xprv-not-a-key' }, [])).toThrow(/DEPOSIT_XPUB/);
     expect(() => loadConfig({ TRIAL_CREDIT_USD: '-1' }, [])).toThrow(/TRIAL_CREDIT_USD/);

@@ -10,6 +10,7 @@ const root = join(import.meta.dirname, '..', '..');
 const operatorEnvironment: Record<string, string> = {
   DEPOSIT_XPUB:
     'xpub6EFHUEbYV13535ChA9yg5xZTWowwFCmFoWnhLbwkd91xHoirGu89GTZwBSUBnBpFeY5EV2cgof8yuyDnkeGALcD8DgGYJSiQfkxKpunWTX1',
+  BASE_RPC_URL: 'https://mainnet.base.org',
 };
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 const interpolated = composeText.replace(/\$\{(\w+)(?::\?[^}]*)?\}/g, (_, name: string) => {
