@@ -1,0 +1,280 @@
+// USDC deposits through the real stack: a real anvil with the real test token, the gateway reading it through an
+// RPC proxy the test can take down, the deposit workflow on the Temporal dev server, money in PostgreSQL.
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodeFunctionData, type Address, type Hash } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
+import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
+import { ledgerTotals } from '../../src/services/ledger.ts';
+import { useLocalChain } from '../helpers/chain.ts';
+import { useGateway } from '../helpers/gateway.ts';
+import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';
+import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+
+const confirmations = 3;
+const chain = useLocalChain();
+// The gateway reads the chain through this proxy; `rpcDown` makes it answer 503, like a node that is unavailable.
+let rpcProxy: Server;
+let rpcDown = false;
+let hooks: Receiver;
+beforeAll(async () => {
+  rpcProxy = createServer((req, res) => {
+    if (rpcDown) return void res.writeHead(503).end('unavailable');
+    const upstream = request(chain.rpcUrl, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => rpcProxy.listen(0, '127.0.0.1', resolve));
+  hooks = await startReceiver(() => ({ status: 200 }));
+});
+afterAll(async () => {
+  rpcProxy?.close();
+  await hooks?.close();
+});
+
+const stack = useGateway(() => ({
+  TRUST_PROXY: 'loopback',
+  BASE_RPC_URL: `http://127.0.0.1:${(rpcProxy.address() as AddressInfo).port}`,
+  BASE_USDC_ADDRESS: chain.usdcAddress,
+  BASE_CONFIRMATIONS: confirmations,
+  DEPOSIT_CHAINS: ['base'],
+  DEPOSIT_WAIT_SECONDS: 3,
+  DEPOSIT_RECEIPT_WAIT_SECONDS: 3,
+  // Not the development key: its addresses are anvil's funded dev accounts, which send the test transfers.
+  DEPOSIT_XPUB:
+    'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8',
+}));
+
+const payer = anvilDevAccount(7);
+const usdc = (text: string) => BigInt(Math.round(Number(text) * 1e6));
+const addressOf = (agent: RegisteredAgent) => agent.deposit_addresses.base as Address;
+const deposit = (agent: RegisteredAgent, txHash: string) =>
+  call(stack, 'POST', '/agents/deposit', { key: agent.api_key, body: { chain: 'base', tx_hash: txHash } });
+const balanceOf = async (agent: RegisteredAgent) =>
+  (await call(stack, 'GET', '/agents/balance', { key: agent.api_key })).body;
+
+async function expectLedgerMatchesBalance(agent: RegisteredAgent) {
+  const row = await stack.database.prisma.balance.findUniqueOrThrow({ where: { accountId: agent.agent_id } });
+  const totals = await ledgerTotals(stack.database.prisma, agent.agent_id);
+  expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
+    balance: row.balance,
+    reserved: row.reserved,
+  });
+}
+
+async function pay(to: Address, amount: bigint): Promise<Hash> {
+  await chain.mint(payer.address, amount);
+  return chain.transfer({ from: payer, to, amount });
+}
+
+const newAgent = (webhook?: string) =>
+  registerAgent(stack, { body: webhook ? { webhook_url: webhook } : {} }).then(async (agent) => {
+    expect(Object.keys(agent.deposit_addresses)).toEqual(['base']);
+    return agent;
+  });
+
+describe('POST /agents/deposit', () => {
+  it('credits a confirmed USDC transfer once, with the exact amount, and tells the agent by webhook', async () => {
+    const agent = await newAgent(`http://127.0.0.1:${hooks.port}/agent`);
+    const before = await balanceOf(agent);
+    const txHash = await pay(addressOf(agent), usdc('12.345678'));
+    await chain.mine(confirmations - 1);
+
+    const first = await deposit(agent, txHash);
+    const expectedBalance = (Number(before.balance) + 12.345678).toFixed(6);
+    expect(first).toMatchObject({
+      status: 200,
+      body: {
+        success: true,
+        amount_credited: '12.345678',
+        new_balance: expectedBalance,
+        tx_hash: txHash,
+        chain: 'base',
+      },
+    });
+    // The same agent again: the original answer, no second credit.
+    const again = await deposit(agent, txHash.toUpperCase().replace('0X', '0x'));
+    expect(again.body).toEqual(first.body);
+    const entries = await stack.database.prisma.ledgerEntry.findMany({
+      where: { accountId: agent.agent_id, kind: 'deposit' },
+    });
+    expect(entries.map((entry) => [entry.amount, entry.idempotencyKey])).toEqual([
+      [12_345_678n, expect.stringMatching(new RegExp(`^deposit:base:${txHash}:\\d+$`))],
+    ]);
+    await expectLedgerMatchesBalance(agent);
+
+    const balance = await balanceOf(agent);
+    expect(balance.balance).toBe(expectedBalance);
+    expect(balance.recent_deposits).toEqual([
+      expect.objectContaining({ chain: 'base', amount_usd: '12.345678', tx_hash: txHash, status: 'credited' }),
+    ]);
+    await expect.poll(() => hooks.received.filter((hook) => hook.path === '/agent').length).toBe(1);
+    const [delivery] = hooks.received.filter((hook) => hook.path === '/agent');
+    expect(verifyDelivery(agent.webhook_secret ?? '', delivery!)).toMatchObject({
+      event: 'deposit.credited',
+      data: { tx_hash: txHash, amount_usd: '12.345678', status: 'credited', new_balance: expectedBalance },
+    });
+  });
+
+  it('refuses a hash credited to another agent, and credits nothing to it', async () => {
+    const [owner, other] = [await newAgent(), await newAgent()];
+    const txHash = await pay(addressOf(owner), usdc('1'));
+    await chain.mine(confirmations);
+    expect((await deposit(owner, txHash)).body.success).toBe(true);
+    const refused = await deposit(other, txHash);
+    expect(refused).toMatchObject({ status: 400, body: { error: 'deposit_already_credited' } });
+    expect((await balanceOf(other)).recent_deposits).toEqual([]);
+    await expectLedgerMatchesBalance(other);
+  });
+
+  it.each([
+    [
+      'a transfer to an address that is no agent’s',
+      async () => pay('0x000000000000000000000000000000000000dEaD', usdc('2')),
+      'deposit_wrong_recipient',
+    ],
+    [
+      'a transfer of another ERC-20 named USD Coin',
+      async (agent: RegisteredAgent) => {
+        const other = await chain.deployOtherToken();
+        const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
+        const hash = await walletClient(anvilDevAccount(8)).writeContract({
+          address: other,
+          abi: testUsdcAbi,
+          functionName: 'mint',
+          args: [addressOf(agent), usdc('3')],
+        });
+        await chain.publicClient.waitForTransactionReceipt({ hash });
+        return hash;
+      },
+      'deposit_wrong_token',
+    ],
+    [
+      'a reverted transaction',
+      async (agent: RegisteredAgent) => {
+        // More than the payer holds, with the gas given so nothing simulates it first: mined, and reverted.
+        const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
+        const hash = await walletClient(payer).sendTransaction({
+          to: chain.usdcAddress,
+          data: encodeFunctionData({
+            abi: testUsdcAbi,
+            functionName: 'transfer',
+            args: [addressOf(agent), usdc('1000000000')],
+          }),
+          gas: 200_000n,
+        });
+        const receipt = await chain.publicClient.waitForTransactionReceipt({ hash });
+        expect(receipt.status).toBe('reverted');
+        return hash;
+      },
+      'deposit_reverted',
+    ],
+  ])('refuses %s', async (_, send, code) => {
+    const agent = await newAgent();
+    const txHash = await send(agent);
+    await chain.mine(confirmations);
+    const refused = await deposit(agent, txHash);
+    expect(refused).toMatchObject({ status: 400, body: { error: code, message: expect.any(String) } });
+    expect((await balanceOf(agent)).recent_deposits).toEqual([]);
+    await expectLedgerMatchesBalance(agent);
+  });
+
+  it('refuses an unknown hash once the receipt wait is over, and lets it be claimed again', async () => {
+    const agent = await newAgent();
+    const unknown = `0x${'ab'.repeat(32)}`;
+    await expect
+      .poll(async () => (await deposit(agent, unknown)).body.error, { timeout: 20_000, interval: 500 })
+      .toBe('deposit_not_found');
+    // The run that found nothing failed; a new claim starts a new run (and it finds nothing again).
+    const again = await deposit(agent, unknown);
+    expect(again.status === 200 || again.body.error === 'deposit_not_found').toBe(true);
+  });
+
+  it('answers success:false while confirming, then credits on its own', async () => {
+    const agent = await newAgent();
+    const before = Number((await balanceOf(agent)).balance);
+    const txHash = await pay(addressOf(agent), usdc('4.5'));
+    const pending = await deposit(agent, txHash);
+    expect(pending).toMatchObject({
+      status: 200,
+      body: {
+        success: false,
+        amount_credited: '0.000000',
+        tx_hash: txHash,
+        message: expect.stringMatching(/of 3 confirmations/),
+      },
+    });
+    expect((await balanceOf(agent)).recent_deposits).toEqual([expect.objectContaining({ status: 'pending' })]);
+    await chain.mine(confirmations);
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
+      .toBe('credited');
+    expect(Number((await balanceOf(agent)).balance)).toBeCloseTo(before + 4.5, 6);
+    await expectLedgerMatchesBalance(agent);
+  });
+
+  it('waits for a transaction that is still pending, then credits it once mined', async () => {
+    const agent = await newAgent();
+    await chain.mint(payer.address, usdc('6'));
+    await chain.setAutomine(false);
+    let txHash: Hash;
+    try {
+      const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
+      txHash = await walletClient(payer).writeContract({
+        address: chain.usdcAddress,
+        abi: testUsdcAbi,
+        functionName: 'transfer',
+        args: [addressOf(agent), usdc('6')],
+      });
+      const pending = await deposit(agent, txHash);
+      expect(pending.body).toMatchObject({ success: false, message: expect.stringMatching(/not mined yet/) });
+    } finally {
+      await chain.setAutomine(true);
+    }
+    await chain.mine(confirmations + 1);
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
+      .toBe('credited');
+    await expectLedgerMatchesBalance(agent);
+  });
+
+  it('credits nothing when a reorganisation drops the transaction before its depth', async () => {
+    const agent = await newAgent();
+    await chain.mint(payer.address, usdc('7'));
+    const snapshot = await chain.snapshot();
+    const txHash = await chain.transfer({ from: payer, to: addressOf(agent), amount: usdc('7') });
+    expect((await deposit(agent, txHash)).body.success).toBe(false);
+    await chain.revert(snapshot);
+    await chain.mine(confirmations + 2);
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
+      .toBe('rejected');
+    const entries = await stack.database.prisma.ledgerEntry.count({
+      where: { accountId: agent.agent_id, kind: 'deposit' },
+    });
+    expect(entries).toBe(0);
+    await expectLedgerMatchesBalance(agent);
+  });
+
+  it('keeps going through an RPC outage and credits once the node answers again', async () => {
+    const agent = await newAgent();
+    const txHash = await pay(addressOf(agent), usdc('8'));
+    await chain.mine(confirmations);
+    rpcDown = true;
+    try {
+      const during = await deposit(agent, txHash);
+      expect(during.body).toMatchObject({ success: false });
+    } finally {
+      setTimeout(() => {
+        rpcDown = false;
+      }, 3_000);
+    }
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 40_000, interval: 500 })
+      .toBe('credited');
+    await expectLedgerMatchesBalance(agent);
+  });
+});
