@@ -8,7 +8,12 @@ import { expect, it } from 'vitest';
 import { bundleWorkflows } from '../helpers/temporal.ts';
 
 // Histories are stored as protobuf (temporal.api.history.v1.History), exactly as the server sends them.
-const histories = ['generation-completed.binpb', 'generation-upstream-job.binpb', 'webhook-delivery-retried.binpb'];
+const histories = [
+  'generation-completed.binpb',
+  'generation-upstream-job.binpb',
+  'webhook-delivery-retried.binpb',
+  'deposit-credited.binpb',
+];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));
 

@@ -11,6 +11,8 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts
 import { generationWorkflowHarness, submittedJob, textToVideoRequest } from '../../helpers/generation-workflow.ts';
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../../helpers/webhook-delivery-workflow.ts';
+import { createFundedAccount } from '../../helpers/accounts.ts';
+import { advancingChain, depositWorkflowHarness } from '../../helpers/deposit-workflow.ts';
 
 // Where to write: the committed directory unless HISTORIES_DIR names another (to try the recorder).
 const historiesDir = resolve(process.env.HISTORIES_DIR ?? join(import.meta.dirname, '..', 'histories'));
@@ -22,6 +24,7 @@ const context = {} as {
 };
 const generation = generationWorkflowHarness(context);
 const webhooks = webhookDeliveryHarness(context);
+const deposits = depositWorkflowHarness(context);
 
 beforeAll(async () => {
   [context.env, context.database, context.workflowBundle] = await Promise.all([
@@ -80,4 +83,14 @@ it('webhook-delivery-retried.binpb: a receiver down, then failing, then up', asy
   const { result } = await webhooks.deliverThroughOutage();
   expect(result).toMatchObject({ outcome: 'delivered', attempts: 3 });
   await save('webhook-delivery-retried.binpb', await result.history());
+});
+
+it('deposit-credited.binpb: a deposit waits for its confirmations, then is credited', async () => {
+  const accountId = await createFundedAccount(context.database.prisma);
+  const { result, history } = await deposits.run({
+    txHash: `0x${'d1'.repeat(32)}`,
+    chain: advancingChain(accountId, 4),
+  });
+  expect(result?.outcome).toBe('credited');
+  await save('deposit-credited.binpb', history ?? {});
 });
