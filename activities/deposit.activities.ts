@@ -1,5 +1,6 @@
 // Activities of the deposit workflow: reads of the chain (viem) and the deposit's rows and credit (src/services).
 // An RPC failure is a plain error, retried with backoff by the workflow's policy; it never rejects a deposit.
+import { Context } from '@temporalio/activity';
 import type { Hex } from 'viem';
 import { headBlock, inspectTransaction, type UsdcTransfer } from '../src/chain/deposit-inspection.ts';
 import { type ChainSettings, chainSettings } from '../src/chain/settings.ts';
@@ -16,6 +17,8 @@ import {
 } from '../src/services/deposits.ts';
 import { formatUsd } from '../src/money.ts';
 import { type CreditedDepositView, depositView } from '../src/services/deposit-view.ts';
+import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/services/deposit-scan.ts';
+import { startDepositWorkflow } from '../src/temporal/deposits.ts';
 import { refusal } from './refusal.ts';
 
 export interface DepositActivityDeps {
@@ -82,6 +85,30 @@ export function createDepositActivities(deps: DepositActivityDeps) {
     async creditDeposit(facts: DepositFacts): Promise<CreditedDepositView> {
       const { deposit, availableAfter } = await creditDeposit(deps.prisma, facts);
       return { ...depositView(deposit), new_balance: formatUsd(availableAfter) };
+    },
+
+    /** Reads the chain's next blocks and starts the deposit workflow of every transfer to an agent. */
+    async scanDeposits(input: {
+      chain: Chain;
+    }): Promise<{ fromBlock: string; toBlock: string; started: number } | null> {
+      const settings = settingsOf(input.chain);
+      const limits = {
+        lookbackBlocks: deps.config.DEPOSIT_SCAN_LOOKBACK_BLOCKS,
+        maxBlocks: deps.config.DEPOSIT_SCAN_MAX_BLOCKS,
+      };
+      const window = await nextScanWindow(deps.prisma, settings, limits);
+      if (!window) return null;
+      const hashes = await agentDepositsIn(deps.prisma, settings, window);
+      const temporal = { client: Context.current().client, taskQueue: deps.config.TEMPORAL_TASK_QUEUE };
+      for (const txHash of hashes) {
+        await startDepositWorkflow(temporal, {
+          chain: input.chain,
+          txHash,
+          receiptWaitSeconds: deps.config.DEPOSIT_RECEIPT_WAIT_SECONDS,
+        });
+      }
+      await advanceScanCursor(deps.prisma, input.chain, window);
+      return { fromBlock: `${window.fromBlock}`, toBlock: `${window.toBlock}`, started: hashes.length };
     },
 
     async rejectDeposit(input: { ref: DepositRef; reason: string }): Promise<void> {

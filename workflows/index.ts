@@ -1,4 +1,5 @@
 // Every workflow, exported from one module: the worker bundles this file.
+export { depositScanWorkflow } from './deposit-scan.workflow.ts';
 export { depositWorkflow } from './deposit.workflow.ts';
 export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation.workflow.ts';

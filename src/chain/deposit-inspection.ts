@@ -90,3 +90,18 @@ export async function inspectTransaction(settings: ChainSettings, hash: Hex): Pr
 export async function headBlock(settings: ChainSettings): Promise<bigint> {
   return chainClient(settings.rpcUrl).getBlockNumber({ cacheTime: 0 });
 }
+
+const transferEvent = erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer');
+
+/** USDC Transfer logs of the configured contract in a block range: `to` lowercase, with their transaction. */
+export async function usdcTransferLogs(settings: ChainSettings, fromBlock: bigint, toBlock: bigint) {
+  const logs = await chainClient(settings.rpcUrl).getLogs({
+    address: settings.usdcAddress,
+    event: transferEvent as Extract<(typeof erc20Abi)[number], { type: 'event'; name: 'Transfer' }>,
+    fromBlock,
+    toBlock,
+  });
+  return logs.flatMap((log) =>
+    log.args.to && log.transactionHash ? [{ to: log.args.to.toLowerCase(), txHash: log.transactionHash }] : [],
+  );
+}

@@ -16,6 +16,26 @@ import type { DepositRef } from '../services/deposits.ts';
 
 export const depositWorkflowId = ({ chain, txHash }: DepositRef) => `deposit:${chain}:${txHash}`;
 
+/** Starts the transaction's deposit workflow unless one runs or ran (a run that failed may start again). */
+export async function startDepositWorkflow(
+  temporal: { client: Client; taskQueue: string },
+  input: DepositInput,
+): Promise<string> {
+  const workflowId = depositWorkflowId(input);
+  try {
+    await temporal.client.workflow.start<typeof depositWorkflow>('depositWorkflow', {
+      workflowId,
+      taskQueue: temporal.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  return workflowId;
+}
+
 export type DepositProgress =
   | { status: 'ended'; result: DepositResult }
   /** The transaction was never found: nothing was credited, and the hash may be claimed again. */
@@ -33,18 +53,7 @@ export async function claimDepositWorkflow(
   input: DepositInput,
   waitMs: number,
 ): Promise<DepositProgress> {
-  const workflowId = depositWorkflowId(input);
-  try {
-    await temporal.client.workflow.start<typeof depositWorkflow>('depositWorkflow', {
-      workflowId,
-      taskQueue: temporal.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  const workflowId = await startDepositWorkflow(temporal, input);
   const handle = temporal.client.workflow.getHandle<typeof depositWorkflow>(workflowId);
   const controller = new AbortController();
   // Settles either way, so the long poll aborted after a timeout leaves no rejection behind.

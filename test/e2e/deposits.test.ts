@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { ledgerTotals } from '../../src/services/ledger.ts';
+import { ensureDepositScanSchedules } from '../../src/temporal/deposit-scans.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';
@@ -276,5 +277,37 @@ describe('POST /agents/deposit', () => {
       .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 40_000, interval: 500 })
       .toBe('credited');
     await expectLedgerMatchesBalance(agent);
+  });
+});
+
+describe('the deposit watcher', () => {
+  it('credits a transfer nobody reported, exactly once, even when a restart reads its blocks again', async () => {
+    const agent = await newAgent();
+    const config = { ...stack.config, DEPOSIT_SCAN_INTERVAL_SECONDS: 1, DEPOSIT_SCAN_LOOKBACK_BLOCKS: 5 };
+    expect(await ensureDepositScanSchedules(stack.env.client, config)).toEqual(['deposit-scan:base']);
+    const txHash = await pay(addressOf(agent), usdc('9.75'));
+    await chain.mine(confirmations);
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0], { timeout: 30_000, interval: 500 })
+      .toMatchObject({ tx_hash: txHash, amount_usd: '9.75', status: 'credited' });
+
+    // A watcher that lost its place (a restart before the cursor moved) reads the same blocks again.
+    const cursor = await stack.database.prisma.chainCursor.findUniqueOrThrow({ where: { chain: 'base' } });
+    expect(cursor.nextBlock).toBeGreaterThan(0n);
+    await stack.database.prisma.chainCursor.update({ where: { chain: 'base' }, data: { nextBlock: 0n } });
+    await expect
+      .poll(
+        async () => (await stack.database.prisma.chainCursor.findUniqueOrThrow({ where: { chain: 'base' } })).nextBlock,
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBeGreaterThanOrEqual(cursor.nextBlock);
+    const entries = await stack.database.prisma.ledgerEntry.findMany({
+      where: { accountId: agent.agent_id, kind: 'deposit' },
+    });
+    expect(entries.map((entry) => entry.amount)).toEqual([9_750_000n]);
+    await expectLedgerMatchesBalance(agent);
+    await stack.env.client.schedule.getHandle('deposit-scan:base').delete();
   });
 });

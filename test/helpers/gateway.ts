@@ -31,6 +31,7 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   beforeAll(async () => {
     gateway.config = {
       ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+      TEMPORAL_TASK_QUEUE: uniqueTaskQueue('gateway'),
       TEMPORAL_WEBHOOK_TASK_QUEUE: uniqueTaskQueue('webhooks'),
       ...(await configure()),
     };
@@ -38,7 +39,7 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
     const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
-    const taskQueue = uniqueTaskQueue('gateway');
+    const taskQueue = gateway.config.TEMPORAL_TASK_QUEUE;
     // The worker role's workers: the main queue, one per provider and the webhooks queue.
     const workers = await createWorkers(
       stack.env.nativeConnection,
