@@ -1,28 +1,16 @@
 // One workflow per deposit transaction (workflow id `deposit:<chain>:<tx hash>`), so a hash is credited once, to
 // one agent. A hash nobody has mined ends the run failed, so the same hash may be claimed again later.
-import { ApplicationFailure, defineQuery, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { DepositActivities, DepositInspection } from '../activities/deposit.activities.ts';
-import type { CreditedDepositView } from '../src/services/deposit-view.ts';
 import type { DepositFacts, DepositRef } from '../src/services/deposits.ts';
+import {
+  type DepositInput,
+  type DepositRejection,
+  type DepositResult,
+  type DepositState,
+  depositStateQuery,
+} from './deposit.types.ts';
 import { notify } from './webhook-notify.ts';
-
-export interface DepositInput extends DepositRef {
-  /** How long a hash the node does not know may take to appear before it is refused as not found. */
-  receiptWaitSeconds: number;
-}
-
-export type DepositRejection = 'reverted' | 'wrong_token' | 'wrong_recipient' | 'dropped';
-
-export type DepositResult =
-  | { outcome: 'credited'; accountId: string; deposit: CreditedDepositView }
-  | { outcome: 'rejected'; reason: DepositRejection; accountId?: string };
-
-export type DepositState =
-  | { status: 'inspecting' }
-  | { status: 'confirming'; accountId: string; confirmations: number; required: number }
-  | DepositResult;
-
-export const depositStateQuery = defineQuery<DepositState>('depositState');
 
 // Chain reads retry through an RPC outage with backoff, for an hour at most, then the run fails (and may be claimed again).
 const chainReads = {

@@ -7,7 +7,7 @@ import { DepositRefusedError, FieldError, ServiceUnavailableError } from '../dom
 import type { Chain } from '../domain/values.ts';
 import { claimDepositWorkflow } from '../temporal/deposits.ts';
 import type { TemporalDeps } from '../temporal/generations.ts';
-import type { DepositRejection, DepositResult } from '../../workflows/deposit.workflow.ts';
+import type { DepositRejection, DepositResult } from '../../workflows/deposit.types.ts';
 import { getAccountSummary } from './accounts.ts';
 import type { CreditedDepositView } from './deposit-view.ts';
 

@@ -10,8 +10,8 @@ import {
   type DepositResult,
   type DepositState,
   depositStateQuery,
-  type depositWorkflow,
-} from '../../workflows/deposit.workflow.ts';
+  type DepositWorkflow,
+} from '../../workflows/deposit.types.ts';
 import type { DepositRef } from '../services/deposits.ts';
 
 export const depositWorkflowId = ({ chain, txHash }: DepositRef) => `deposit:${chain}:${txHash}`;
@@ -23,7 +23,7 @@ export async function startDepositWorkflow(
 ): Promise<string> {
   const workflowId = depositWorkflowId(input);
   try {
-    await temporal.client.workflow.start<typeof depositWorkflow>('depositWorkflow', {
+    await temporal.client.workflow.start<DepositWorkflow>('depositWorkflow', {
       workflowId,
       taskQueue: temporal.taskQueue,
       args: [input],
@@ -54,7 +54,7 @@ export async function claimDepositWorkflow(
   waitMs: number,
 ): Promise<DepositProgress> {
   const workflowId = await startDepositWorkflow(temporal, input);
-  const handle = temporal.client.workflow.getHandle<typeof depositWorkflow>(workflowId);
+  const handle = temporal.client.workflow.getHandle<DepositWorkflow>(workflowId);
   const controller = new AbortController();
   // Settles either way, so the long poll aborted after a timeout leaves no rejection behind.
   const ended = temporal.client

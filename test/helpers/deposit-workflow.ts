@@ -5,7 +5,8 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createDepositActivities, type DepositActivities } from '../../activities/deposit.activities.ts';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config.ts';
-import { depositWorkflow, type DepositInput } from '../../workflows/deposit.workflow.ts';
+import type { DepositInput } from '../../workflows/deposit.types.ts';
+import { depositWorkflow } from '../../workflows/deposit.workflow.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
 
