@@ -35,7 +35,7 @@ async function main(): Promise<void> {
 
   try {
     starting = startRuntime(config, catalog, logger, stops);
-    const banner = (await starting) as string[];
+    const { banner } = (await starting) as Awaited<ReturnType<typeof startRuntime>>;
     if (stopping) return;
     console.log(
       `\nGeneration gateway is up (role ${config.GATEWAY_ROLE}):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`,

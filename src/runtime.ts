@@ -1,12 +1,17 @@
 // The running service for a role: `all` embeds PostgreSQL and the Temporal dev server unless DATABASE_URL or
-// TEMPORAL_ADDRESS are given, then runs the API and a worker here. Stops run in reverse order of start.
+// TEMPORAL_ADDRESS are given, and the local development chain unless a chain has an RPC URL, then runs the API and
+// a worker here. Stops run in reverse order of start.
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createApp } from './app.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import { type Config, publicBaseUrl } from './config.ts';
+import { removeLocalChainFile, writeLocalChainFile } from './chain/local-chain-file.ts';
+import { startLocalChain } from './chain/local-chain.ts';
+import { enabledChains, needsLocalChain, withLocalChain } from './chain/settings.ts';
+import { type Config, publicBaseUrl, rpcUrlKey } from './config.ts';
+import { chains } from './domain/values.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createPrisma } from './db/prisma.ts';
 import { databaseProbe, temporalProbe } from './health.ts';
@@ -14,6 +19,7 @@ import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { temporalCliPath } from './infra/tools.ts';
 import type { Logger } from './logger.ts';
+import { storeMissingDepositAddresses } from './services/deposit-addresses.ts';
 import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 
@@ -33,10 +39,72 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-/** Starts what the configuration asks for, pushing each part's stop onto `stops`; returns the banner lines. */
-export async function startRuntime(config: Config, catalog: Catalog, logger: Logger, stops: Stop[]): Promise<string[]> {
-  const dataDir = resolve(config.DATA_DIR);
+/**
+ * The chains deposits use. The all-in-one role starts the local chain when no chain has an RPC URL, announces it in
+ * <DATA_DIR>/anvil/chain.json for genctl, and returns the configuration that serves it as LOCAL_CHAIN_NAME.
+ */
+async function startChains(
+  config: Config,
+  dataDir: string,
+  logger: Logger,
+  stops: Stop[],
+): Promise<{ config: Config; banner: string[] }> {
+  if (!needsLocalChain(config)) {
+    const enabled = enabledChains(config);
+    const listed = enabled.map(({ chain, confirmations }) => `${chain} (${confirmations} confirmations)`).join(', ');
+    if (enabled.length === 0) logger.warn('no chain in DEPOSIT_CHAINS has an RPC URL: deposits are disabled');
+    return {
+      config,
+      banner: [`Chains        ${listed || 'none enabled (DEPOSIT_CHAINS has no chain with an RPC URL)'}`],
+    };
+  }
+  if (config.GATEWAY_ROLE !== 'all') {
+    logger.warn(
+      `no chain RPC URL (${chains.map(rpcUrlKey).join(', ')}): deposits are disabled; only the all-in-one role runs the local development chain`,
+    );
+    return { config, banner: ['Chains        none: deposits are disabled (no chain RPC URL)'] };
+  }
+  const local = await startLocalChain({
+    dataDir,
+    blockTimeSeconds: config.LOCAL_CHAIN_BLOCK_TIME_SECONDS,
+    log: logger,
+  });
+  stops.push(async () => {
+    await removeLocalChainFile(dataDir);
+    await local.stop();
+  });
+  const name = config.LOCAL_CHAIN_NAME;
+  await writeLocalChainFile(dataDir, {
+    rpcUrl: local.rpcUrl,
+    chainId: local.chainId,
+    usdcAddress: local.usdcAddress,
+    chain: name,
+    pid: local.pid,
+  });
+  return {
+    config: withLocalChain(config, local),
+    banner: [
+      `Chain         LOCAL DEVELOPMENT CHAIN (anvil) ${local.rpcUrl}, test USDC ${local.usdcAddress}, served as "${name}" — not a real network; state in ${join(dataDir, 'anvil')}`,
+      `              ${config.LOCAL_CHAIN_CONFIRMATIONS} confirmations, a block every ${config.LOCAL_CHAIN_BLOCK_TIME_SECONDS} s; send test USDC: npx genctl chain send --to <address> --amount 5`,
+    ],
+  };
+}
+
+/**
+ * Starts what the configuration asks for, pushing each part's stop onto `stops`. Returns the banner lines and the
+ * configuration the API and the worker run with (the local chain's, when it runs).
+ */
+export async function startRuntime(
+  given: Config,
+  catalog: Catalog,
+  logger: Logger,
+  stops: Stop[],
+): Promise<{ banner: string[]; config: Config }> {
+  const dataDir = resolve(given.DATA_DIR);
   const banner: string[] = [];
+  // First, so it stops last: deposits being confirmed keep reading it until the worker is gone.
+  const chain = await startChains(given, dataDir, logger, stops);
+  const config = chain.config;
 
   let databaseUrl = config.DATABASE_URL;
   if (!databaseUrl) {
@@ -54,6 +122,10 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
   }
   const applied = await applyMigrations(databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  const prisma = createPrisma(databaseUrl);
+  stops.push(() => prisma.$disconnect());
+  const addressesStored = await storeMissingDepositAddresses(prisma, config.DEPOSIT_XPUB);
+  if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
 
   let temporalAddress = config.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
@@ -74,8 +146,7 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
     banner.push(`Temporal      ${temporalAddress} (namespace ${config.TEMPORAL_NAMESPACE})`);
   }
 
-  const prisma = createPrisma(databaseUrl);
-  stops.push(() => prisma.$disconnect());
+  banner.push(...chain.banner);
   const storage = createLocalStorage(filesDirectory(dataDir), publicBaseUrl(config));
   installTemporalRuntimeLogger(logger);
 
@@ -109,7 +180,7 @@ export async function startRuntime(config: Config, catalog: Catalog, logger: Log
     const base = publicBaseUrl(config);
     banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
   }
-  return banner;
+  return { banner, config };
 }
 
 export async function stopAll(stops: Stop[], logger: Logger): Promise<void> {

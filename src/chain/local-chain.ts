@@ -37,6 +37,8 @@ export interface LocalChain {
   chainId: number;
   usdcAddress: Address;
   deployer: Address;
+  /** anvil's process id. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -138,6 +140,7 @@ export async function startLocalChain(options: LocalChainOptions): Promise<Local
       chainId: anvil.chainId,
       usdcAddress: address,
       deployer: testUsdcDeployer.address,
+      pid: anvil.pid,
       stop: anvil.stop,
     };
   } catch (error) {

@@ -13,6 +13,8 @@ import {
   revokeKeyCommand,
   showAccountCommand,
 } from './commands.ts';
+import { fundCommand, sendCommand } from './chain-commands.ts';
+import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
 const usage = `genctl: operate the generation gateway
@@ -26,9 +28,14 @@ const usage = `genctl: operate the generation gateway
   genctl webhooks list [--task <task-id>] [--account <account-id>] [--limit <n>]
   genctl webhooks show <message-id>
   genctl webhooks redeliver <message-id> [--url <target-url>]
+  genctl deposits list [--account <account-id>] [--status pending|confirmed|credited|rejected] [--limit <n>]
+  genctl deposits show <deposit-id | tx-hash> [--chain <chain>]
+  genctl chain fund <address> --amount <usdc>
+  genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
 
 Every command takes --json. The database is DATABASE_URL, or the embedded one of \`npm start\`; redeliver also
-reaches Temporal at TEMPORAL_ADDRESS, or the dev server of \`npm start\`.`;
+reaches Temporal at TEMPORAL_ADDRESS, or the dev server of \`npm start\`. \`chain\` works only with the local
+development chain of a running \`npm start\` (found in DATA_DIR/anvil/chain.json): test USDC, never a real network.`;
 
 const options = {
   json: { type: 'boolean' },
@@ -43,6 +50,10 @@ const options = {
   task: { type: 'string' },
   limit: { type: 'string' },
   url: { type: 'string' },
+  status: { type: 'string' },
+  chain: { type: 'string' },
+  to: { type: 'string' },
+  'from-key': { type: 'string' },
 } as const;
 
 async function run(argv: string[]): Promise<number> {
@@ -102,6 +113,18 @@ async function run(argv: string[]): Promise<number> {
           target,
           values,
         );
+        break;
+      case 'deposits list':
+        output = await listDepositsCommand(prisma, values);
+        break;
+      case 'deposits show':
+        output = await showDepositCommand(prisma, target, values);
+        break;
+      case 'chain fund':
+        output = await fundCommand(config.DATA_DIR, target, values);
+        break;
+      case 'chain send':
+        output = await sendCommand(config.DATA_DIR, { ...values, fromKey: values['from-key'] });
         break;
       default:
         throw new CommandError(`unknown command "${positionals.join(' ')}"\n\n${usage}`, 2);

@@ -1,15 +1,20 @@
 // `npm start` as a user runs it (node scripts/start.mjs is what the npm script runs): embedded PostgreSQL,
-// the Temporal dev server, API and worker come up; Temporal going away shows in /healthz; SIGTERM leaves no
-// process behind; a second start keeps the data.
+// the Temporal dev server, the local chain, API and worker come up; a deposit on the local chain is credited;
+// Temporal going away shows in /healthz; SIGTERM leaves no process behind; a second start keeps the data.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
+import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { localChainFile, readLocalChainFile } from '../../src/chain/local-chain-file.ts';
+import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { pingWorkflow } from '../../workflows/index.ts';
+import { runGenctl } from '../helpers/genctl.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -61,7 +66,24 @@ async function stopService(child: ChildProcess): Promise<number | null> {
   return code;
 }
 
-const api = (path: string) => fetch(`http://127.0.0.1:${env.PORT}${path}`);
+const api = (path: string, init?: { method?: string; key?: string; body?: unknown }) =>
+  fetch(`http://127.0.0.1:${env.PORT}${path}`, {
+    method: init?.method,
+    headers: {
+      'content-type': 'application/json',
+      ...(init?.key ? { authorization: `Bearer ${init.key}` } : {}),
+    },
+    body: init?.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
@@ -75,6 +97,11 @@ beforeAll(async () => {
     LOG_LEVEL: 'warn',
     DATABASE_URL: '',
     TEMPORAL_ADDRESS: '',
+    // Not the default name: the chain's name reaching deposit_addresses shows the API got the resolved config.
+    LOCAL_CHAIN_NAME: 'polygon',
+    BASE_RPC_URL: '',
+    POLYGON_RPC_URL: '',
+    ETHEREUM_RPC_URL: '',
   };
 });
 
@@ -88,7 +115,13 @@ describe('npm start', () => {
     const first = await startService();
     expect(first.output()).toContain(`Temporal UI   http://localhost:${env.TEMPORAL_UI_PORT}`);
     expect(first.output()).toContain(`Docs          http://localhost:${env.PORT}/docs`);
-    expect(processesUsing(dataDir).length).toBeGreaterThanOrEqual(2);
+    expect(first.output()).toMatch(
+      /Chain {9}LOCAL DEVELOPMENT CHAIN \(anvil\) http:\/\/127\.0\.0\.1:\d+, test USDC 0x[0-9a-fA-F]{40}, served as "polygon" — not a real network/,
+    );
+    expect(processesUsing(dataDir).length).toBeGreaterThanOrEqual(3);
+    const chain = (await readLocalChainFile(dataDir))!;
+    expect(chain).toMatchObject({ chain: 'polygon', chainId: 31337, pid: expect.any(Number) });
+    expect(alive(chain.pid!)).toBe(true);
 
     expect((await api('/healthz')).status).toBe(200);
     const document = (await (await api('/api/v1/openapi.json')).json()) as any;
@@ -113,6 +146,38 @@ describe('npm start', () => {
     await db.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('dev_keep', 'developer', 'kept', now())`);
     await db.end();
 
+    // An agent's address is on the local chain under its name; a transfer there is credited through the worker.
+    const registered = (await (
+      await api('/api/v1/agents/register', { method: 'POST', body: { agent_name: 'e2e' } })
+    ).json()) as any;
+    expect(Object.keys(registered.deposit_addresses)).toEqual(['polygon']);
+    const depositAddress = registered.deposit_addresses.polygon as `0x${string}`;
+    const sent = await runGenctl({ DATA_DIR: dataDir }, [
+      'chain',
+      'send',
+      '--to',
+      depositAddress,
+      '--amount',
+      '5',
+      '--json',
+    ]);
+    expect(sent.code, sent.stderr).toBe(0);
+    const claim = await api('/api/v1/agents/deposit', {
+      method: 'POST',
+      key: registered.api_key,
+      body: { chain: 'polygon', tx_hash: sent.json.tx_hash },
+    });
+    expect(claim.status, await claim.clone().text()).toBeLessThan(300);
+    await expect
+      .poll(
+        async () => ((await (await api('/api/v1/agents/balance', { key: registered.api_key })).json()) as any).balance,
+        {
+          timeout: 30_000,
+          interval: 500,
+        },
+      )
+      .toBe('6.00');
+
     // Temporal goes away: the API stays up and says what is down.
     const devServer = processesUsing(dataDir).find((line) => line.includes('start-dev'))!;
     process.kill(Number(devServer.trim().split(/\s+/)[0]), 'SIGKILL');
@@ -121,6 +186,8 @@ describe('npm start', () => {
     expect(((await degraded.json()) as any).message).toMatch(/^Down: temporal/);
     expect(await stopService(first.child), first.output()).toBe(0);
     expect(processesUsing(dataDir)).toEqual([]);
+    expect(alive(chain.pid!)).toBe(false);
+    expect(existsSync(localChainFile(dataDir))).toBe(false);
 
     // A second start recovers, with the data of the first.
     const second = await startService();
@@ -134,8 +201,18 @@ describe('npm start', () => {
     const description = await new Client({ connection: reconnection }).workflow.getHandle('ping-e2e').describe();
     expect(description.status.name).toBe('COMPLETED');
     await reconnection.close();
+    // The chain kept its state too: the deposit address still holds what was sent to it.
+    const restarted = (await readLocalChainFile(dataDir))!;
+    const held = await createPublicClient({ transport: http(restarted.rpcUrl) }).readContract({
+      address: restarted.usdcAddress,
+      abi: testUsdcAbi,
+      functionName: 'balanceOf',
+      args: [depositAddress],
+    });
+    expect(held).toBe(5_000_000n);
 
     expect(await stopService(second.child), second.output()).toBe(0);
     expect(processesUsing(dataDir)).toEqual([]);
+    expect(alive(restarted.pid!)).toBe(false);
   }, 240_000);
 });
