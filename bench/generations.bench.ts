@@ -3,13 +3,14 @@
 // Prints one table and exits. The echo row is the same server's rate for a bare update-with-start: the ceiling
 // that Temporal itself sets here.
 import { createServer } from 'node:http';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import sharp from 'sharp';
 import { loadCatalog } from '../src/catalog/catalog.ts';
+import { sendTestUsdc } from '../src/chain/local-chain.ts';
 import { embeddedDatabaseUrl, loadConfig } from '../src/config.ts';
 import { createPrisma } from '../src/db/prisma.ts';
 import { createLogger } from '../src/logger.ts';
@@ -22,6 +23,7 @@ import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 const concurrency = 16;
 const admissions = 300;
 const readSeconds = 3;
+const deposits = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) =>
@@ -63,6 +65,46 @@ async function load(operation: (i: number) => Promise<void>, limit: { total?: nu
     }),
   );
   return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+/** One agent, `deposits` USDC transfers on the local chain, each from POST /agents/deposit to its credit. */
+async function depositsToCredit(api: string, dataDir: string, confirmations: number): Promise<Row> {
+  const chain = JSON.parse(await readFile(join(dataDir, 'anvil', 'chain.json'), 'utf8')) as {
+    rpcUrl: string;
+    usdcAddress: `0x${string}`;
+    chain: string;
+  };
+  const json = { 'content-type': 'application/json' };
+  const registered = await fetch(`${api}/agents/register`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ agent_name: 'bench agent' }),
+  });
+  const agent = (await registered.json()) as { api_key: string; deposit_addresses: Record<string, `0x${string}`> };
+  const headers = { ...json, authorization: `Bearer ${agent.api_key}` };
+  const to = agent.deposit_addresses[chain.chain];
+  if (!to) throw new Error(`the agent has no deposit address on ${chain.chain}`);
+  const latencies: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < deposits; i++) {
+    const txHash = await sendTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to, amount: 1_000_000n });
+    const t = performance.now();
+    const answer = await fetch(`${api}/agents/deposit`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ chain: chain.chain, tx_hash: txHash }),
+    });
+    let credited = ((await answer.json()) as { success?: boolean }).success === true;
+    while (!credited) {
+      await sleep(50);
+      const balance = await (await fetch(`${api}/agents/balance`, { headers })).json();
+      const recent = (balance as { recent_deposits: { tx_hash: string; status: string }[] }).recent_deposits;
+      credited = recent.some((deposit) => deposit.tx_hash === txHash && deposit.status === 'credited');
+    }
+    latencies.push(performance.now() - t);
+  }
+  const name = `POST /agents/deposit → credited (local chain, ${confirmations} confirmations)`;
+  return row(name, latencies, (performance.now() - started) / 1000);
 }
 
 async function main() {
@@ -193,6 +235,7 @@ async function main() {
       { total: admissions },
     );
     rows.push(row('update-with-start echo (reference)', echoes.latencies, echoes.seconds));
+    rows.push(await depositsToCredit(api, dataDir, config.LOCAL_CHAIN_CONFIRMATIONS));
   } finally {
     await stopAll(stops, logger);
     await rm(dataDir, { recursive: true, force: true });

@@ -22,6 +22,7 @@ import type { Logger } from './logger.ts';
 import { storeMissingDepositAddresses } from './services/deposit-addresses.ts';
 import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
+import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
 
 export type Stop = () => Promise<unknown>;
 
@@ -156,6 +157,7 @@ export async function startRuntime(
     banner.push(
       `Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`,
     );
+    banner.push(...(await startDepositWatcher(config, temporalAddress, logger, stops)));
   }
 
   if (config.GATEWAY_ROLE !== 'worker') {
@@ -181,6 +183,23 @@ export async function startRuntime(
     banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
   }
   return { banner, config };
+}
+
+/** The deposit watcher's schedules, one per enabled chain; without Temporal now, the next start makes them. */
+async function startDepositWatcher(config: Config, temporalAddress: string, logger: Logger, stops: Stop[]) {
+  if (enabledChains(config).length === 0) return [];
+  try {
+    const connection = await Connection.connect({ address: temporalAddress });
+    stops.push(() => connection.close());
+    const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    const schedules = await ensureDepositScanSchedules(client, config);
+    return [
+      `Watcher       ${schedules.join(', ')}: new USDC transfers to agents every ${config.DEPOSIT_SCAN_INTERVAL_SECONDS} s`,
+    ];
+  } catch (error) {
+    logger.warn({ err: error }, 'the deposit watcher schedules could not be made; deposits are credited when claimed');
+    return [];
+  }
 }
 
 export async function stopAll(stops: Stop[], logger: Logger): Promise<void> {

@@ -2,9 +2,11 @@
 import { join } from 'node:path';
 import {
   createPublicClient,
+  createTestClient,
   createWalletClient,
   defineChain,
   getContractAddress,
+  parseEther,
   http,
   type Account,
   type Address,
@@ -28,8 +30,11 @@ export function anvilDevAccount(addressIndex: number) {
  * always its nonce-0 transaction and the token's address is the same on every fresh chain.
  */
 export const testUsdcDeployer = anvilDevAccount(9);
-/** A funded account that sends test USDC (to deposit addresses, for instance) when no other sender is given. */
-export const testUsdcSender = anvilDevAccount(0);
+/**
+ * Sends test USDC when no other sender is given: m/44'/60'/1'/0/0, off the path agents' addresses derive from under
+ * the development key (…/0'/0/i, anvil's dev accounts), so its top-ups are never deposits. Its gas is set by anvil.
+ */
+export const testUsdcSender = mnemonicToAccount(anvilDevMnemonic, { accountIndex: 1 });
 export const testUsdcAddress = getContractAddress({ from: testUsdcDeployer.address, nonce: 0n });
 
 export interface LocalChain {
@@ -181,6 +186,12 @@ export async function sendTestUsdc(options: {
   const { publicClient, walletClient } = await clientsFor(options.rpcUrl);
   const account = options.fromPrivateKey ? privateKeyToAccount(options.fromPrivateKey) : testUsdcSender;
   if (!options.fromPrivateKey) {
+    if ((await publicClient.getBalance({ address: account.address })) < parseEther('1')) {
+      await createTestClient({ mode: 'anvil', transport: http(options.rpcUrl) }).setBalance({
+        address: account.address,
+        value: parseEther('10'),
+      });
+    }
     const balance = await publicClient.readContract({
       address: options.usdcAddress,
       abi: testUsdcAbi,

@@ -1,18 +1,15 @@
 // genctl chain: test USDC on the local development chain that `npm start` runs (never a real network), found through
 // the <DATA_DIR>/anvil/chain.json it writes.
 import { createPublicClient, createTestClient, http, isAddress, parseEther, toHex, type Address, type Hex } from 'viem';
-import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { localChainFile, readLocalChainFile, type LocalChainInfo } from '../chain/local-chain-file.ts';
-import { anvilDevMnemonic, mintTestUsdc, sendTestUsdc } from '../chain/local-chain.ts';
+import { mintTestUsdc, sendTestUsdc, testUsdcSender } from '../chain/local-chain.ts';
 import { testUsdcAbi } from '../chain/test-usdc.ts';
 import { formatUsd, parseUsd } from '../money.ts';
 import { CommandError, type Output } from './commands.ts';
 
-/**
- * genctl's default sender: off the development xpub's path (m/44'/60'/0'/0/i), so it is never an agent's deposit
- * address, as anvil's funded dev accounts 0–9 are (agents 0–9 under the development DEPOSIT_XPUB).
- */
-export const genctlSender = mnemonicToAccount(anvilDevMnemonic, { accountIndex: 1 });
+/** genctl's default sender: never an agent's deposit address (see testUsdcSender). */
+export const genctlSender = testUsdcSender;
 const genctlSenderKey = toHex(genctlSender.getHdKey().privateKey!);
 
 // Enough ETH for gas on the local chain, topped up with anvil_setBalance: a sender needs no faucet.

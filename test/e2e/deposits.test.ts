@@ -203,7 +203,7 @@ describe('POST /agents/deposit', () => {
       status: 200,
       body: {
         success: false,
-        amount_credited: '0.000000',
+        amount_credited: '0.00',
         tx_hash: txHash,
         message: expect.stringMatching(/of 3 confirmations/),
       },
@@ -231,7 +231,7 @@ describe('POST /agents/deposit', () => {
         args: [addressOf(agent), usdc('6')],
       });
       const pending = await deposit(agent, txHash);
-      expect(pending.body).toMatchObject({ success: false, message: expect.stringMatching(/not mined yet/) });
+      expect(pending.body).toMatchObject({ success: false, message: expect.stringMatching(/not been seen mined yet/) });
     } finally {
       await chain.setAutomine(true);
     }

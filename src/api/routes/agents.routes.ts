@@ -26,7 +26,8 @@ const stillConfirming = (confirmations: number, required: number) =>
   required > 0
     ? `The deposit has ${confirmations} of ${required} confirmations; it is credited on its own once it has them all ` +
       `(about ${required - confirmations} more block(s)). GET /api/v1/agents/balance shows it as pending meanwhile.`
-    : 'The transaction is not mined yet; it is credited on its own once mined and confirmed.';
+    : 'The transaction has not been seen mined yet (or the chain is not answering); it is credited on its own once ' +
+      'it is mined and confirmed.';
 
 const webhookSavedMessage =
   'Webhook saved and its secret rotated. Verify each delivery with this secret (Standard Webhooks: ' +
@@ -110,7 +111,7 @@ export const agentEndpoints = [
       return {
         body: {
           success: false,
-          amount_credited: '0.000000',
+          amount_credited: formatUsd(0n),
           new_balance: formatUsd(claim.availableMicros),
           ...identity,
           message: stillConfirming(claim.confirmations, claim.required),
