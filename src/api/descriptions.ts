@@ -8,7 +8,7 @@ export const endpointDescriptions = {
   registerAgent:
     'Creates an agent account and its `rf_` API key (shown once), with its own deposit address per enabled chain and, within per-address limits, a trial credit (`trial_credit_applied`, `starting_balance`). Too many registrations from one client address within the window answer 429 `registration_capped`. With `webhook_url`, the response carries the `webhook_secret` that signs deliveries (Standard Webhooks).',
   creditDeposit:
-    'Credits the USDC transfer of `tx_hash` on `chain` to the calling agent once it has enough confirmations.',
+    "Credits the USDC sent by `tx_hash` on `chain` to the calling agent's deposit address, once the transaction has the chain's confirmation depth: only `Transfer` logs of the configured USDC contract count, and a hash is credited once, to one account, ever. Waits a few seconds for the credit: credited → `success: true` with `amount_credited` and `new_balance`; still confirming (or not mined yet) → `success: false` and a `message` (the credit then follows on its own, and the deposit is listed as pending in GET /agents/balance). Claiming a credited hash again answers the same. Refusals are 400: `deposit_not_found`, `deposit_reverted`, `deposit_wrong_token`, `deposit_wrong_recipient`, `deposit_already_credited`.",
   getAgentBalance:
     '`balance` is what the agent can spend now, in USD: deposits and credits, minus charges, minus what running tasks hold reserved. `usage` counts charged generations and their total from the ledger.',
   quoteGeneration:
