@@ -1,4 +1,4 @@
-// Foundry's anvil (a local EVM chain, from the @foundry-rs/anvil npm package), run as a child process we own.
+// Foundry's anvil (a local EVM chain, from its per-platform npm package), run as a child process we own.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -38,7 +38,11 @@ export function anvilBinaryPath(): string {
   try {
     return createRequire(import.meta.url).resolve(`${packageName}/bin/${name}`);
   } catch (error) {
-    throw new Error(`anvil binary not found (${packageName}): run \`npm ci\` on this platform`, { cause: error });
+    throw new Error(
+      `anvil for this platform is not installed (npm package ${packageName}; this build pins linux-amd64). ` +
+        'Install that package, or set a chain RPC URL (BASE_RPC_URL, …) to use a node of your own.',
+      { cause: error },
+    );
   }
 }
 
