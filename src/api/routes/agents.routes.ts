@@ -2,6 +2,7 @@ import { formatUsd } from '../../money.ts';
 import { setAgentWebhook } from '../../services/accounts.ts';
 import { agentBalance, onboardAgent, quoteGeneration } from '../../services/agents.ts';
 import { claimDeposit } from '../../services/deposit-claims.ts';
+import { depositView } from '../../services/deposit-view.ts';
 import { clientAddress } from '../client-address.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
@@ -140,14 +141,7 @@ export const agentEndpoints = [
           asset,
           webhook_url: summary.webhookUrl,
           usage: { total_requests: summary.charges, total_usd_spent: formatUsd(summary.spent) },
-          recent_deposits: deposits.map((deposit) => ({
-            id: deposit.id,
-            chain: deposit.chain,
-            amount_usd: formatUsd(deposit.amount ?? 0n),
-            tx_hash: deposit.txHash,
-            status: deposit.status,
-            created_at: deposit.createdAt.toISOString(),
-          })),
+          recent_deposits: deposits.map(depositView),
         },
       };
     },
