@@ -87,6 +87,8 @@ export const configSchema = z.object({
   LOCAL_CHAIN_BLOCK_TIME_SECONDS: positiveInt.default(1),
   /** Set by the runtime, never by hand: the RPC URL of the local chain it started. */
   LOCAL_CHAIN_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The local chain's EIP-155 id (anvil's default). */
+  LOCAL_CHAIN_ID: positiveInt.default(31337),
   DEPOSIT_WAIT_SECONDS: z.coerce.number().min(0).max(30).default(5),
   DEPOSIT_RECEIPT_WAIT_SECONDS: positiveInt.default(60),
   DEPOSIT_SCAN_INTERVAL_SECONDS: positiveInt.default(10),

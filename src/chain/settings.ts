@@ -14,7 +14,12 @@ export interface ChainSettings {
   confirmations: number;
   /** The local development chain (anvil with a test token), never a real one. */
   local: boolean;
+  /** EIP-155 chain id: x402 names the network `eip155:<chainId>`. */
+  chainId: number;
 }
+
+/** The real networks' chain ids; the local chain's comes from the node the runtime started. */
+const chainIds: Record<Chain, number> = { base: 8453, polygon: 137, ethereum: 1 };
 
 const keysOf = (chain: Chain) => {
   const prefix = chain.toUpperCase() as Uppercase<Chain>;
@@ -31,7 +36,12 @@ export function enabledChains(config: Config): ChainSettings[] {
     const rpcUrl = config[keys.rpcUrl];
     const local = rpcUrl !== undefined && rpcUrl === config.LOCAL_CHAIN_RPC_URL;
     if (!rpcUrl || (!local && !config.DEPOSIT_CHAINS.includes(chain))) return [];
-    return [{ chain, rpcUrl, usdcAddress: config[keys.usdcAddress], confirmations: config[keys.confirmations], local }];
+    const chainId = local ? config.LOCAL_CHAIN_ID : chainIds[chain];
+    const { usdcAddress, confirmations } = {
+      usdcAddress: config[keys.usdcAddress],
+      confirmations: config[keys.confirmations],
+    };
+    return [{ chain, rpcUrl, usdcAddress, confirmations, local, chainId }];
   });
 }
 
@@ -43,11 +53,15 @@ export function chainSettings(config: Config, chain: Chain): ChainSettings | und
 export const needsLocalChain = (config: Config) => chains.every((chain) => !config[keysOf(chain).rpcUrl]);
 
 /** The configuration with the local chain serving LOCAL_CHAIN_NAME. */
-export function withLocalChain(config: Config, local: { rpcUrl: string; usdcAddress: Address }): Config {
+export function withLocalChain(
+  config: Config,
+  local: { rpcUrl: string; usdcAddress: Address; chainId?: number },
+): Config {
   const keys = keysOf(config.LOCAL_CHAIN_NAME);
   return {
     ...config,
     LOCAL_CHAIN_RPC_URL: local.rpcUrl,
+    LOCAL_CHAIN_ID: local.chainId ?? config.LOCAL_CHAIN_ID,
     [keys.rpcUrl]: local.rpcUrl,
     [keys.usdcAddress]: local.usdcAddress,
     [keys.confirmations]: config.LOCAL_CHAIN_CONFIRMATIONS,

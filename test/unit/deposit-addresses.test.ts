@@ -41,6 +41,7 @@ describe('deposit addresses', () => {
         usdcAddress: '0x700b6A60ce7EaaEA56F065753d8dcB9653dbAD35',
         confirmations: 3,
         local: true,
+        chainId: 31337,
       },
     ]);
   });
