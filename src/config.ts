@@ -15,6 +15,9 @@ export const developmentDepositXpub =
   'xpub6DyUKdwoLWmUJ4Tn9Bbsdtx7B5Ws18mEN19e5HT52ikE53FiUheSQXrZUNPovqfyKmw4579A1Mm3GXXKM39N64uooBfJ4tNAzFsEbodRTx4';
 export type Role = (typeof roles)[number];
 
+/** Development default for X402_PAY_TO: m/44'/60'/2'/0/0 of the test mnemonic. Production refuses it. */
+export const developmentPayTo = '0x98e503f35D0a019cB0a251aD243a4cCFCF371F46';
+
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 512kb or 1mb');
@@ -94,6 +97,13 @@ export const configSchema = z.object({
   DEPOSIT_SCAN_INTERVAL_SECONDS: positiveInt.default(10),
   DEPOSIT_SCAN_LOOKBACK_BLOCKS: z.coerce.number().int().min(0).default(1000),
   DEPOSIT_SCAN_MAX_BLOCKS: positiveInt.default(2000),
+  // x402: pay per request with a signed USDC authorization. Off until payments are verified and settled end to end.
+  X402_ENABLED: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  X402_PAY_TO: evmAddress.default(developmentPayTo),
+  X402_FACILITATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
@@ -161,6 +171,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   if (config.NODE_ENV === 'production' && !chains.some((chain) => config[rpcUrlKey(chain)])) {
     throw new ConfigError(
       'Invalid configuration — BASE_RPC_URL, POLYGON_RPC_URL, ETHEREUM_RPC_URL: production needs at least one real chain; the local development chain is not allowed',
+    );
+  }
+  if (config.NODE_ENV === 'production' && config.X402_ENABLED && config.X402_PAY_TO === developmentPayTo) {
+    throw new ConfigError(
+      'Invalid configuration — X402_PAY_TO: the development address is not allowed in production; set the address that receives x402 payments',
     );
   }
   if (config.NODE_ENV === 'production' && config.DEPOSIT_XPUB === developmentDepositXpub) {

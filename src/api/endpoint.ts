@@ -66,6 +66,10 @@ export interface Endpoint<
   /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
   pendingUntil?: string;
   handle?: (input: HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<HandlerResult> | HandlerResult;
+  /** `any_or_x402` with x402 on: a call without an API key, paid (or to be paid) with an x402 payment. */
+  handleUnpaid?: (
+    input: Omit<HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>>, 'principal'>,
+  ) => Promise<HandlerResult> | HandlerResult;
 }
 
 /** Identity with inference, so a handler sees its parsed body, query and params typed. */
@@ -108,10 +112,20 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+/** A call without an API key to an endpoint that takes x402 payments instead, while x402 is on. */
+const paysWithX402 = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
+  endpoint.auth === 'any_or_x402' &&
+  endpoint.handleUnpaid !== undefined &&
+  ctx.config.X402_ENABLED &&
+  !req.headers.authorization;
+
 async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
+  const unpaid = paysWithX402(endpoint, ctx, req);
   // Who is calling comes first: an anonymous caller learns nothing from validation messages.
   const principal =
-    endpoint.auth === 'none' ? (undefined as unknown as Principal) : await ctx.authenticate(req, res, endpoint.auth);
+    endpoint.auth === 'none' || unpaid
+      ? (undefined as unknown as Principal)
+      : await ctx.authenticate(req, res, endpoint.auth);
   if (endpoint.request?.body && !hasBody(req)) {
     throw new ApiError(
       endpoint.validationErrorCode ?? 'validation_error',
@@ -133,7 +147,7 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
       `${endpoint.method.toUpperCase()} /api/v1${endpoint.path} is not implemented yet; it lands with ${endpoint.pendingUntil ?? 'a later release'}.`,
     );
   }
-  const result = await endpoint.handle(input);
+  const result = unpaid && endpoint.handleUnpaid ? await endpoint.handleUnpaid(input) : await endpoint.handle(input);
   // The response schema is the contract we publish: a body that breaks it is our bug, never the caller's.
   const checked = endpoint.success.schema.safeParse(result.body);
   if (!checked.success) {

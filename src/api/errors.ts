@@ -59,6 +59,8 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly extra: Record<string, unknown> = {},
+    /** Response headers that belong to this error (e.g. PAYMENT-REQUIRED on a 402). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.status = errorCodes[code].status;

@@ -53,3 +53,23 @@ export class DepositRefusedError extends Error {
     super(message);
   }
 }
+
+/** The request must be paid with x402: what it costs and the payment requirements a client signs for. */
+export class PaymentRequiredError extends Error {
+  override name = 'PaymentRequiredError';
+  constructor(
+    message: string,
+    readonly costMicros: bigint,
+    /** The x402 PaymentRequired object (x402Version, resource, accepts). */
+    readonly requirements: object,
+    /** The same, encoded for the PAYMENT-REQUIRED header. */
+    readonly header: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A part of the interface this build does not do yet; nothing was taken or changed. */
+export class NotImplementedError extends Error {
+  override name = 'NotImplementedError';
+}

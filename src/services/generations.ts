@@ -43,7 +43,7 @@ const taskIdFor = (accountId: string, idempotencyKey: string | null) =>
   idempotencyKey ? derivedId('gen', `${accountId}\n${idempotencyKey}`) : newId('gen');
 
 /** Validates, prices and checks the request against the catalog and this server's providers. */
-function admissibleRequest(deps: GenerationServiceDeps, body: NewGeneration['body']) {
+export function admissibleRequest(deps: GenerationServiceDeps, body: NewGeneration['body']) {
   const request = foldMessages(normaliseLayout(body, (id) => deps.catalog.get(id)?.type));
   const model = resolveModel(deps.catalog, request);
   const missing = missingInputs(request);

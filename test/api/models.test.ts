@@ -10,7 +10,9 @@ import { call } from '../helpers/http.ts';
 
 const catalog = loadCatalog();
 // An OpenAI-compatible server configured, fal and Replicate not: availability follows configuration and runners.
-const stack = useAppWithDatabase({ config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', ...unreadChains } });
+const stack = useAppWithDatabase({
+  config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', X402_ENABLED: true, ...unreadChains },
+});
 
 describe('GET /models', () => {
   it('lists the whole catalog in its stable order with total', async () => {

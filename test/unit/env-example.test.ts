@@ -8,7 +8,7 @@ it('.env.example documents every configuration variable, and its values are vali
   const entries = Object.fromEntries(
     text
       .split('\n')
-      .filter((line) => /^[A-Z_]+=/.test(line))
+      .filter((line) => /^[A-Z][A-Z0-9_]*=/.test(line))
       .map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]),
   );
   expect(Object.keys(entries).sort()).toEqual([...configKeys].sort());

@@ -7,6 +7,8 @@ import {
   FieldError,
   IdempotencyKeyReusedError,
   InvalidSignatureError,
+  NotImplementedError,
+  PaymentRequiredError,
   NotFoundError,
   ServiceUnavailableError,
 } from '../../domain/errors.ts';
@@ -31,6 +33,11 @@ function fromDomainError(error: unknown): ApiError | null {
   if (error instanceof FieldError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
   if (error instanceof DepositRefusedError) return new ApiError(error.code, error.message);
   if (error instanceof InvalidSignatureError) return new ApiError('invalid_signature', error.message);
+  if (error instanceof NotImplementedError) return new ApiError('not_implemented', error.message);
+  if (error instanceof PaymentRequiredError) {
+    const extra = { cost: usdNumber(error.costMicros), requirements: error.requirements };
+    return new ApiError('payment_required', error.message, extra, { 'PAYMENT-REQUIRED': error.header });
+  }
   if (error instanceof ServiceUnavailableError) return new ApiError('service_unavailable', error.message);
   if (error instanceof RegistrationCappedError) {
     return new ApiError('registration_capped', `Registration capped: ${error.message}. Try again later.`);
@@ -80,5 +87,5 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   if (!known) req.log.error({ err: error }, 'unhandled error');
   else if (error instanceof Prisma.PrismaClientKnownRequestError) req.log.warn({ err: error }, 'database refusal');
   if (res.headersSent) return;
-  res.status(apiError.status).json(apiError.toBody());
+  res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
 };

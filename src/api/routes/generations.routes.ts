@@ -1,6 +1,8 @@
 import type { Request, RequestHandler } from 'express';
 import { formatUsd, usdNumber } from '../../money.ts';
+import { publicBaseUrl } from '../../config.ts';
 import { createGeneration, getGeneration, type QueuedGeneration } from '../../services/generations.ts';
+import { requirePayment } from '../../services/x402-payments.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
@@ -63,11 +65,15 @@ export const generationEndpoints = [
     auth: 'any_or_x402',
     request: { body: CreateGenerationBodySchema },
     success: { status: 202, description: 'The task is queued', schema: GenerationQueuedResponseSchema },
-    errors: ['insufficient_balance', 'idempotency_key_reused', 'service_unavailable'],
+    errors: ['insufficient_balance', 'payment_required', 'idempotency_key_reused', 'service_unavailable'],
     handle: async ({ body, principal, ctx, req }) => {
       const idempotencyKey = idempotencyKeyOf(req);
       const task = await createGeneration(ctx, { accountId: principal.account.id, body, idempotencyKey });
       return { status: 202, body: queuedBody(task) };
+    },
+    handleUnpaid: ({ body, ctx, req }) => {
+      const paid = req.get('PAYMENT-SIGNATURE') !== undefined || req.get('X-PAYMENT') !== undefined;
+      return requirePayment(ctx, { body, paid, resourceUrl: `${publicBaseUrl(ctx.config)}/api/v1/generations` });
     },
   }),
   defineEndpoint({
