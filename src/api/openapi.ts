@@ -6,6 +6,13 @@ import { ErrorSchema, PaymentRequiredErrorSchema } from './schemas/common.schema
 
 export const apiVersion = '1.1.0';
 
+const paymentRequiredHeaders = {
+  'PAYMENT-REQUIRED': {
+    description: 'x402 v2: the payment requirements of the body (`requirements`), as base64-encoded JSON',
+    schema: { type: 'string' as const },
+  },
+};
+
 function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -17,6 +24,7 @@ function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
     responses[status] = {
       description: group.map((code) => `\`${code}\`: ${errorCodes[code].description}`).join(' '),
       content: { 'application/json': { schema: status === 402 ? PaymentRequiredErrorSchema : ErrorSchema } },
+      ...(status === 402 && group.includes('payment_required') ? { headers: paymentRequiredHeaders } : {}),
     };
   }
   return responses;
@@ -51,7 +59,10 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
     type: 'apiKey',
     in: 'header',
     name: 'x-payment',
-    description: 'Base64-encoded x402 payment payload (v2 clients may send PAYMENT-SIGNATURE). POST /generations only.',
+    description:
+      'x402 payment payload, base64 (`X-PAYMENT`, or `PAYMENT-SIGNATURE` for v2 clients). POST /generations only, when ' +
+      'the server enables x402 (`supports_x402` in GET /models): without an API key it answers 402 with the payment ' +
+      'requirements in the body and the `PAYMENT-REQUIRED` header. This build does not take payments yet (501).',
   });
 
   for (const endpoint of endpoints) {

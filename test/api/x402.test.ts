@@ -17,8 +17,9 @@ const on = useAppWithDatabase({ config: { X402_ENABLED: true, ...unreadChains } 
 const off = useAppWithDatabase({ config: { ...unreadChains } });
 
 const request = { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.example/photo.png' };
+// An upscale has no priced options: admission's price for it is the model's with none given.
 const priceOf = (body: typeof request) =>
-  priceRequest(loadCatalog().get(body.model) ?? (undefined as never), body).micros;
+  priceRequest(loadCatalog().get(body.model) ?? (undefined as never), {}).micros;
 const usdc = {
   'eip155:8453': '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
   'eip155:137': '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359',
