@@ -291,7 +291,9 @@ describe('the deposit watcher', () => {
       .poll(async () => (await balanceOf(agent)).recent_deposits[0], { timeout: 30_000, interval: 500 })
       .toMatchObject({ tx_hash: txHash, amount_usd: '9.75', status: 'credited' });
 
-    // A watcher that lost its place (a restart before the cursor moved) reads the same blocks again.
+    // The worker restarts, and its watcher has lost its place (a crash before the cursor moved): it reads the same
+    // blocks again, and starts the same transaction's workflow again.
+    await stack.restartWorkers();
     const cursor = await stack.database.prisma.chainCursor.findUniqueOrThrow({ where: { chain: 'base' } });
     expect(cursor.nextBlock).toBeGreaterThan(0n);
     await stack.database.prisma.chainCursor.update({ where: { chain: 'base' }, data: { nextBlock: 0n } });

@@ -19,6 +19,8 @@ export interface Gateway extends RealStack {
   app: TestApp;
   config: Config;
   catalog: Catalog;
+  /** Stops the workers (as a worker process stopping would: running activities drain) and starts new ones. */
+  restartWorkers(): Promise<void>;
 }
 
 /** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
@@ -40,23 +42,27 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
     const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = gateway.config.TEMPORAL_TASK_QUEUE;
+    const workflowBundle = await bundleWorkflows();
     // The worker role's workers: the main queue, one per provider and the webhooks queue.
-    const workers = await createWorkers(
-      stack.env.nativeConnection,
-      {
-        config: gateway.config,
-        taskQueue,
-        namespace: 'default',
-        workflows: { workflowBundle: await bundleWorkflows() },
-      },
-      { prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config },
-    );
-    workersRun = runWorkers(
-      workers,
-      new Promise<void>((resolve) => {
-        stopWorkers = resolve;
-      }),
-    );
+    const startWorkers = async () => {
+      const workers = await createWorkers(
+        stack.env.nativeConnection,
+        { config: gateway.config, taskQueue, namespace: 'default', workflows: { workflowBundle } },
+        { prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config },
+      );
+      workersRun = runWorkers(
+        workers,
+        new Promise<void>((resolve) => {
+          stopWorkers = resolve;
+        }),
+      );
+    };
+    gateway.restartWorkers = async () => {
+      stopWorkers?.();
+      await workersRun;
+      await startWorkers();
+    };
+    await startWorkers();
     gateway.app = await startTestApp({
       prisma: stack.database.prisma,
       config: gateway.config,
