@@ -1,5 +1,8 @@
-// The local chain: anvil with its state under DATA_DIR, and the test token always at the same address.
-import { join } from 'node:path';
+// The local chain: anvil with its state under DATA_DIR, the test token always at the same address, and Multicall3 at
+// its canonical one (as on every public chain).
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   createPublicClient,
   createTestClient,
@@ -109,8 +112,44 @@ export async function deployTestUsdc(rpcUrl: string, account: Account): Promise<
   return receipt.contractAddress;
 }
 
-/** Deploys the test token at its fixed address unless it is already there (a chain restarted from its state). */
+/** Multicall3's address on every public chain: x402's facilitator reads through it to tell why a payment would fail. */
+export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
+
+/** Multicall3's creation code as viem ships it: no public entry point of viem exports it, so its module is loaded by path. */
+async function multicall3CreationCode(): Promise<Hex> {
+  const viemRoot = dirname(createRequire(import.meta.url).resolve('viem/package.json'));
+  const contracts = (await import(pathToFileURL(join(viemRoot, '_esm', 'constants', 'contracts.js')).href)) as {
+    multicall3Bytecode?: unknown;
+  };
+  const code = contracts.multicall3Bytecode;
+  if (typeof code !== 'string' || !code.startsWith('0x')) throw new Error("viem's Multicall3 creation code not found");
+  return code as Hex;
+}
+
+/**
+ * Puts Multicall3's runtime code at its canonical address unless code is already there (a chain restarted from its
+ * state). The creation code runs in an eth_call, whose result is the runtime code: no transaction, nonce or block.
+ */
+export async function ensureMulticall3(rpcUrl: string, log: Logger): Promise<{ installed: boolean }> {
+  const { publicClient } = await clientsFor(rpcUrl);
+  const code = await publicClient.getCode({ address: multicall3Address });
+  if (code && code !== '0x') return { installed: false };
+  const { data: runtimeCode } = await publicClient.call({ data: await multicall3CreationCode() });
+  if (!runtimeCode || runtimeCode === '0x') throw new Error("Multicall3's creation code returned no runtime code");
+  await createTestClient({ mode: 'anvil', transport: http(rpcUrl) }).setCode({
+    address: multicall3Address,
+    bytecode: runtimeCode,
+  });
+  log.info({ address: multicall3Address }, 'Multicall3 installed');
+  return { installed: true };
+}
+
+/**
+ * Deploys the test token at its fixed address unless it is already there (a chain restarted from its state); first
+ * makes sure Multicall3 is at its canonical address.
+ */
 export async function ensureTestUsdc(rpcUrl: string, log: Logger): Promise<{ address: Address; deployed: boolean }> {
+  await ensureMulticall3(rpcUrl, log);
   const { publicClient } = await clientsFor(rpcUrl);
   const code = await publicClient.getCode({ address: testUsdcAddress });
   if (code && code !== '0x') return { address: testUsdcAddress, deployed: false };

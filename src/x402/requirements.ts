@@ -1,35 +1,46 @@
-// The x402 payment requirements of one request: an `exact` (EIP-3009) USDC payment on each enabled chain, whose
-// amount in the token's atomic units is the price in micro-USD (USDC has 6 decimals).
+// What a paid request answers with before it is paid (HTTP 402): one x402 v2 `exact` offer per enabled chain, in
+// the chain's USDC. Prices are micro-USD, which are USDC's atomic units (6 decimals), so the amount is the price.
 import { encodePaymentRequiredHeader } from '@x402/core/http';
-import type { Network, PaymentRequired } from '@x402/core/types';
+import type { Network, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { Address, ChainSettings } from '../chain/settings.ts';
+import { testUsdc } from '../chain/test-usdc.ts';
 
-/** The EIP-712 domain of USDC (Circle's FiatToken v2, and the local test token): what EIP-3009 signatures name. */
-const usdcDomain = { name: 'USD Coin', version: '2' };
+export const x402Version = 2;
+export const paymentRequiredHeaderName = 'PAYMENT-REQUIRED';
 
+/** USDC's EIP-712 domain name and version (Circle's FiatToken v2, and the local test token): what EIP-3009 signs. */
+export const usdcEip712 = { name: testUsdc.name, version: testUsdc.version } as const;
+
+/** x402 v2 names an EVM network by CAIP-2: `eip155:<chainId>`. */
 export const networkOf = (chain: Pick<ChainSettings, 'chainId'>): Network => `eip155:${chain.chainId}`;
 
-export function paymentRequirementsFor(input: {
+export interface PaymentRequirementsOptions {
   chains: ChainSettings[];
   payTo: Address;
   amountMicros: bigint;
   maxTimeoutSeconds: number;
   resource: { url: string; description: string; mimeType: string };
-}): PaymentRequired {
-  return {
-    x402Version: 2,
-    resource: input.resource,
-    accepts: input.chains.map((chain) => ({
-      scheme: 'exact',
-      network: networkOf(chain),
-      amount: input.amountMicros.toString(),
-      asset: chain.usdcAddress,
-      payTo: input.payTo,
-      maxTimeoutSeconds: input.maxTimeoutSeconds,
-      extra: { ...usdcDomain },
-    })),
-  };
 }
 
-/** The same requirements for the v2 `PAYMENT-REQUIRED` header (base64 JSON). */
-export const paymentRequiredHeader = (required: PaymentRequired) => encodePaymentRequiredHeader(required);
+export function paymentRequirementsFor(options: PaymentRequirementsOptions): PaymentRequired {
+  if (options.chains.length === 0) throw new Error('no chain to be paid on: x402 needs at least one enabled chain');
+  if (options.amountMicros <= 0n) throw new RangeError(`an x402 price must be positive, got ${options.amountMicros}`);
+  if (!Number.isSafeInteger(options.maxTimeoutSeconds) || options.maxTimeoutSeconds <= 0) {
+    throw new RangeError(`maxTimeoutSeconds must be a positive integer, got ${options.maxTimeoutSeconds}`);
+  }
+  const accepts = options.chains.map((chain): PaymentRequirements => ({
+    scheme: 'exact',
+    network: networkOf(chain),
+    amount: options.amountMicros.toString(),
+    asset: chain.usdcAddress,
+    payTo: options.payTo,
+    maxTimeoutSeconds: options.maxTimeoutSeconds,
+    extra: { ...usdcEip712 },
+  }));
+  return { x402Version, resource: { ...options.resource }, accepts };
+}
+
+/** The `PAYMENT-REQUIRED` header's value: the object as base64 JSON. */
+export function paymentRequiredHeader(required: PaymentRequired): string {
+  return encodePaymentRequiredHeader(required);
+}

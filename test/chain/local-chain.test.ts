@@ -1,5 +1,5 @@
 // The local chain keeps its state under DATA_DIR: the test token is deployed once, at its fixed address, and a
-// restart from the same state file finds it (and its balances) there.
+// restart from the same state file finds it (and its balances) there. Multicall3 is at its canonical address, too.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   localChainClients,
   mintTestUsdc,
+  multicall3Address,
   sendTestUsdc,
   startLocalChain,
   testUsdcAddress,
@@ -51,6 +52,17 @@ describe('startLocalChain', () => {
     expect([await read('name'), await read('symbol'), await read('version')]).toEqual(['USD Coin', 'USDC', '2']);
   });
 
+  it('puts Multicall3 at its canonical address without a transaction, and it answers', async () => {
+    const { publicClient } = localChainClients(chain!.rpcUrl, chain!.chainId);
+    expect(await publicClient.getCode({ address: multicall3Address })).toMatch(/^0x[0-9a-f]{100,}$/);
+    expect(await publicClient.getBlockNumber()).toBe(1n); // the token's deployment only
+    const results = await publicClient.multicall({
+      multicallAddress: multicall3Address,
+      contracts: [{ address: testUsdcAddress, abi: testUsdcAbi, functionName: 'symbol' }],
+    });
+    expect(results).toEqual([{ status: 'success', result: 'USDC' }]);
+  });
+
   it('mints and sends test USDC with a Transfer log from the token', async () => {
     const { publicClient } = localChainClients(chain!.rpcUrl, chain!.chainId);
     const minted = await mintTestUsdc({ ...chain!, to: depositAddress, amount: 1_000_000n });
@@ -71,11 +83,13 @@ describe('startLocalChain', () => {
     const { publicClient: before } = localChainClients(chain!.rpcUrl, chain!.chainId);
     const blockBefore = await before.getBlockNumber();
     const deployerNonce = await before.getTransactionCount({ address: testUsdcDeployer.address });
+    const multicall3Code = await before.getCode({ address: multicall3Address });
     await chain!.stop();
 
     chain = await startLocalChain({ dataDir, chainId: 31337, log: testLogger });
     const { publicClient: after } = localChainClients(chain.rpcUrl, chain.chainId);
     expect(chain.usdcAddress).toBe(testUsdcAddress);
+    expect(await after.getCode({ address: multicall3Address })).toBe(multicall3Code);
     expect(await after.getBlockNumber()).toBe(blockBefore);
     expect(await after.getTransactionCount({ address: testUsdcDeployer.address })).toBe(deployerNonce);
     expect(await balanceOf(chain, depositAddress)).toBe(3_500_000n);

@@ -1,0 +1,163 @@
+// Checks and settles x402 payments: in this process with our own account paying the gas (createLocalFacilitator), or
+// through a facilitator service over HTTP (createRemoteFacilitator). Either way: verify, then settle, against one of
+// OUR offers (see matchRequirement), never the payload's own copy of it.
+//
+// Settling one payment twice: the token refuses the second transfer (the EIP-3009 nonce is spent). Settled at the same
+// time, though, both transactions can be sent before either is mined, and the second reverts on chain at our gas
+// cost: the local facilitator settles one payment identity at a time in this process (not across processes), and the
+// caller must still key its work on the payment's identity (paymentIdentity).
+import { x402Facilitator } from '@x402/core/facilitator';
+import { HTTPFacilitatorClient, type FacilitatorConfig } from '@x402/core/http';
+import {
+  SettleError,
+  VerifyError,
+  type Network,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type VerifyResponse,
+} from '@x402/core/types';
+import { toFacilitatorEvmSigner } from '@x402/evm';
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { createWalletClient, defineChain, http, nonceManager, publicActions, type Chain, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { base, mainnet, polygon } from 'viem/chains';
+import type { ChainSettings } from '../chain/settings.ts';
+import { paymentIdentity } from './payment-header.ts';
+import { networkOf } from './requirements.ts';
+
+export interface PaymentFacilitator {
+  /** Whether the payload pays `requirement` (signature, recipient, amount, time window, balance, unused nonce). */
+  verify(payload: PaymentPayload, requirement: PaymentRequirements): Promise<VerifyResponse>;
+  /**
+   * Verifies again, then moves the funds on chain. `success: false` with a reason when it did not; a throw when the
+   * outcome is unknown (an RPC or facilitator failure after the transaction may have been sent).
+   */
+  settle(payload: PaymentPayload, requirement: PaymentRequirements): Promise<SettleResponse>;
+}
+
+/** The facilitator for a network it does not serve: the x402 spec's reason codes. */
+function unsupported(requirement: PaymentRequirements, networks: ReadonlySet<string>): string | undefined {
+  if (requirement.scheme !== 'exact') return 'unsupported_scheme';
+  if (!networks.has(requirement.network)) return 'invalid_network';
+  return undefined;
+}
+
+const knownChains: Record<number, Chain> = { [base.id]: base, [polygon.id]: polygon, [mainnet.id]: mainnet };
+
+function viemChain(settings: ChainSettings): Chain {
+  const known = settings.local ? undefined : knownChains[settings.chainId];
+  const chain =
+    known ??
+    defineChain({
+      id: settings.chainId,
+      name: settings.local ? `local ${settings.chainId}` : settings.chain,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [settings.rpcUrl] } },
+    });
+  return { ...chain, rpcUrls: { default: { http: [settings.rpcUrl] } } };
+}
+
+export interface LocalFacilitatorOptions {
+  chains: ChainSettings[];
+  /** The account that submits `transferWithAuthorization` and pays its gas, on every chain. */
+  privateKey: Hex;
+}
+
+/**
+ * x402's own facilitator in this process: one `exact` (EIP-3009) scheme per chain, its network `eip155:<chainId>`.
+ * The account's nonces come from viem's nonce manager, so concurrent settlements do not collide.
+ */
+export function createLocalFacilitator(options: LocalFacilitatorOptions): PaymentFacilitator & {
+  /** The account paying the gas. */
+  address: Hex;
+  networks: Network[];
+} {
+  const account = privateKeyToAccount(options.privateKey, { nonceManager });
+  const settling = new Map<string, Promise<unknown>>();
+  /** One settlement per payment at a time: a second one waits, then meets the spent nonce before sending anything. */
+  function oneAtATime<T>(payload: PaymentPayload, settle: () => Promise<T>): Promise<T> {
+    const identity = paymentIdentity(payload);
+    if (!identity) return settle();
+    const key = `${identity.network}:${identity.asset}:${identity.payer}:${identity.nonce}`;
+    const next = (settling.get(key) ?? Promise.resolve()).catch(() => undefined).then(settle);
+    settling.set(key, next);
+    void next.finally(() => settling.get(key) === next && settling.delete(key)).catch(() => undefined);
+    return next;
+  }
+  const facilitator = new x402Facilitator();
+  const networks = new Set<Network>();
+  for (const settings of options.chains) {
+    const network = networkOf(settings);
+    if (networks.has(network)) throw new Error(`two chains with chain id ${settings.chainId}`);
+    networks.add(network);
+    const client = createWalletClient({
+      account,
+      chain: viemChain(settings),
+      transport: http(settings.rpcUrl),
+      cacheTime: 0,
+      pollingInterval: settings.local ? 100 : 1_000,
+    }).extend(publicActions);
+    // Types only: viem 2.57 types verifyTypedData's parameter as a union (block hash/number/tag variants) that the
+    // signer's plain parameter object is not assignable to; the call itself is the one toFacilitatorEvmSigner expects.
+    const signer = toFacilitatorEvmSigner(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
+    // The scheme itself rather than registerExactEvmScheme, which also registers x402 v1 on all of its networks.
+    facilitator.register(network, new ExactEvmScheme(signer));
+  }
+  return {
+    address: account.address,
+    networks: [...networks],
+    async verify(payload, requirement) {
+      const reason = unsupported(requirement, networks);
+      if (reason) return { isValid: false, invalidReason: reason, payer: undefined };
+      return facilitator.verify(payload, requirement);
+    },
+    async settle(payload, requirement) {
+      const reason = unsupported(requirement, networks);
+      if (reason) return { success: false, errorReason: reason, transaction: '', network: requirement.network };
+      return oneAtATime(payload, () => facilitator.settle(payload, requirement));
+    },
+  };
+}
+
+/**
+ * A facilitator service (`POST <url>/verify`, `POST <url>/settle`), through x402's HTTP client. A refusal it answers
+ * with an error status (and a verify/settle body) comes back as a response, like the local facilitator's.
+ */
+export function createRemoteFacilitator(
+  url: string,
+  options: Omit<FacilitatorConfig, 'url'> = {},
+): PaymentFacilitator & { url: string } {
+  const client = new HTTPFacilitatorClient({ ...options, url });
+  return {
+    url: client.url,
+    async verify(payload, requirement) {
+      try {
+        return await client.verify(payload, requirement);
+      } catch (error) {
+        if (!(error instanceof VerifyError)) throw error;
+        return {
+          isValid: false,
+          invalidReason: error.invalidReason,
+          invalidMessage: error.invalidMessage,
+          payer: error.payer,
+        };
+      }
+    },
+    async settle(payload, requirement) {
+      try {
+        return await client.settle(payload, requirement);
+      } catch (error) {
+        if (!(error instanceof SettleError)) throw error;
+        return {
+          success: false,
+          errorReason: error.errorReason,
+          errorMessage: error.errorMessage,
+          payer: error.payer,
+          transaction: error.transaction ?? '',
+          network: error.network ?? requirement.network,
+        };
+      }
+    },
+  };
+}

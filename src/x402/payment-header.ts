@@ -1,0 +1,146 @@
+// A paid request's payment: the x402 v2 payload in `PAYMENT-SIGNATURE` (or the v1 name `X-PAYMENT`), who pays with
+// it, and which of our offers it claims to pay. The facilitator checks the signature and the transfer against the
+// offer it is given, but not that the payload's own `accepted` is that offer: matchRequirement does.
+import { decodePaymentSignatureHeader } from '@x402/core/http';
+import { isPaymentPayloadV2 } from '@x402/core/schemas';
+import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { isEIP3009Payload, type ExactEvmPayloadV2 } from '@x402/evm';
+import { isAddress, isHex, type Address, type Hex } from 'viem';
+
+export type PaymentHeaderName = 'PAYMENT-SIGNATURE' | 'X-PAYMENT';
+/** In order of preference: the v2 name, then the v1 one. */
+export const paymentHeaderNames: readonly PaymentHeaderName[] = ['PAYMENT-SIGNATURE', 'X-PAYMENT'];
+
+export type PaymentHeaderErrorCode =
+  /** Not base64 JSON, or not an x402 payment payload. */
+  | 'malformed'
+  /** A payload of another x402 version than 2. */
+  | 'unsupported_version'
+  /** Both header names, with different values. */
+  | 'conflicting_headers';
+
+export class PaymentHeaderError extends Error {
+  override readonly name = 'PaymentHeaderError';
+  constructor(
+    readonly code: PaymentHeaderErrorCode,
+    readonly headerName: PaymentHeaderName,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** Node's `IncomingHttpHeaders` (names lowercased) or a fetch `Headers`. */
+export type RequestHeaders = Headers | Record<string, string | string[] | undefined>;
+
+function headerValue(headers: RequestHeaders, name: string): string | undefined {
+  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (key.toLowerCase() !== wanted || value === undefined) continue;
+    return Array.isArray(value) ? value.join(', ') : value;
+  }
+  return undefined;
+}
+
+/**
+ * The payment payload a request carries, or null when it carries none. Throws a PaymentHeaderError when the header
+ * is there but is no x402 v2 payload.
+ */
+export function readPaymentHeader(
+  headers: RequestHeaders,
+): { payload: PaymentPayload; headerName: PaymentHeaderName } | null {
+  const present = paymentHeaderNames
+    .map((headerName) => ({ headerName, value: headerValue(headers, headerName)?.trim() }))
+    .filter((found): found is { headerName: PaymentHeaderName; value: string } => found.value !== undefined);
+  const [first, second] = present;
+  if (!first) return null;
+  if (second && second.value !== first.value) {
+    throw new PaymentHeaderError('conflicting_headers', first.headerName, 'PAYMENT-SIGNATURE and X-PAYMENT differ');
+  }
+  let decoded: unknown;
+  try {
+    decoded = decodePaymentSignatureHeader(first.value);
+  } catch (error) {
+    throw new PaymentHeaderError('malformed', first.headerName, `${first.headerName} is not base64 JSON`, {
+      cause: error,
+    });
+  }
+  if (typeof decoded === 'object' && decoded !== null && 'x402Version' in decoded && decoded.x402Version !== 2) {
+    throw new PaymentHeaderError(
+      'unsupported_version',
+      first.headerName,
+      `${first.headerName} carries an x402 version ${String(decoded.x402Version)} payload; version 2 is accepted`,
+    );
+  }
+  if (!isPaymentPayloadV2(decoded)) {
+    throw new PaymentHeaderError(
+      'malformed',
+      first.headerName,
+      `${first.headerName} is not an x402 v2 payment payload`,
+    );
+  }
+  return { payload: decoded as PaymentPayload, headerName: first.headerName };
+}
+
+/** Who pays, with which one-time authorization: (network, asset, payer, nonce) names one payment for good. */
+export interface PaymentIdentity {
+  /** The EIP-3009 authorization's `from`, lowercased. */
+  payer: Address;
+  /** The EIP-3009 nonce (32 bytes), lowercased: the token refuses a second transfer with it from this payer. */
+  nonce: Hex;
+  network: Network;
+  /** The token the payload says it pays in (`accepted.asset`), lowercased. */
+  asset: Address;
+  /** Unix seconds: the authorization cannot be settled from then on. */
+  validBefore: bigint;
+}
+
+const decimal = /^\d+$/;
+
+/** The identity of an `exact` EIP-3009 payment; null for any other payload (another scheme, Permit2, malformed). */
+export function paymentIdentity(payload: PaymentPayload): PaymentIdentity | null {
+  const { accepted } = payload;
+  if (accepted.scheme !== 'exact' || !isAddress(accepted.asset, { strict: false })) return null;
+  const inner = payload.payload as unknown as ExactEvmPayloadV2;
+  if (typeof inner !== 'object' || inner === null || !isEIP3009Payload(inner)) return null;
+  const { authorization } = inner;
+  if (typeof authorization !== 'object' || authorization === null) return null;
+  const { from, nonce, validBefore } = authorization;
+  if (typeof from !== 'string' || !isAddress(from, { strict: false })) return null;
+  if (typeof nonce !== 'string' || !isHex(nonce, { strict: true }) || nonce.length !== 66) return null;
+  if (typeof validBefore !== 'string' || !decimal.test(validBefore)) return null;
+  return {
+    payer: from.toLowerCase() as Address,
+    nonce: nonce.toLowerCase() as Hex,
+    network: accepted.network,
+    asset: accepted.asset.toLowerCase() as Address,
+    validBefore: BigInt(validBefore),
+  };
+}
+
+const sameAmount = (a: string, b: string) => decimal.test(a) && decimal.test(b) && BigInt(a) === BigInt(b);
+const sameAddress = (a: string, b: string) =>
+  isAddress(a, { strict: false }) && isAddress(b, { strict: false }) && a.toLowerCase() === b.toLowerCase();
+
+/**
+ * The one of our offers the payload claims to pay (its `accepted`: same scheme, network, amount, asset and payTo),
+ * or null. Verify and settle against this offer, never against the payload's own copy.
+ */
+export function matchRequirement(
+  accepts: readonly PaymentRequirements[],
+  payload: PaymentPayload,
+): PaymentRequirements | null {
+  const claimed = payload.accepted;
+  return (
+    accepts.find(
+      (offer) =>
+        offer.scheme === claimed.scheme &&
+        offer.network === claimed.network &&
+        sameAmount(offer.amount, claimed.amount) &&
+        sameAddress(offer.asset, claimed.asset) &&
+        sameAddress(offer.payTo, claimed.payTo),
+    ) ?? null
+  );
+}
