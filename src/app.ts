@@ -21,6 +21,7 @@ import { createProviders, type Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './services/api-keys.ts';
 import type { Storage } from './storage/local-storage.ts';
 import type { TemporalDeps } from './temporal/generations.ts';
+import { configuredFacilitator } from './x402/facilitator.ts';
 
 export const apiBasePath = '/api/v1';
 
@@ -70,6 +71,7 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     catalog: deps.catalog,
     temporal: deps.temporal,
     authenticate: createAuthenticator(deps.prisma, recordKeyUse),
+    facilitator: configuredFacilitator(deps.config),
   };
   const openApiDocument = buildOpenApiDocument(endpoints, apiBasePath);
   router.use(jsonBody(deps.config.JSON_BODY_LIMIT));

@@ -16,6 +16,9 @@ export const developmentDepositXpub =
 export type Role = (typeof roles)[number];
 
 /** Development default for X402_PAY_TO: m/44'/60'/2'/0/0 of the test mnemonic. Production refuses it. */
+/** Development default for X402_FACILITATOR_PRIVATE_KEY: anvil's funded dev account 3 (its key is public). */
+export const developmentFacilitatorKey = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
+
 export const developmentPayTo = '0x98e503f35D0a019cB0a251aD243a4cCFCF371F46';
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -104,6 +107,11 @@ export const configSchema = z.object({
     .transform((value) => value === 'true'),
   X402_PAY_TO: evmAddress.default(developmentPayTo),
   X402_FACILITATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
+  X402_FACILITATOR_PRIVATE_KEY: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a private key (0x followed by 64 hex digits)')
+    .transform((key) => key as `0x${string}`)
+    .default(developmentFacilitatorKey),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
@@ -176,6 +184,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   if (config.NODE_ENV === 'production' && config.X402_ENABLED && config.X402_PAY_TO === developmentPayTo) {
     throw new ConfigError(
       'Invalid configuration — X402_PAY_TO: the development address is not allowed in production; set the address that receives x402 payments',
+    );
+  }
+  const ownFacilitator = config.X402_ENABLED && !config.X402_FACILITATOR_URL;
+  if (
+    config.NODE_ENV === 'production' &&
+    ownFacilitator &&
+    config.X402_FACILITATOR_PRIVATE_KEY === developmentFacilitatorKey
+  ) {
+    throw new ConfigError(
+      'Invalid configuration — X402_FACILITATOR_PRIVATE_KEY: the development key is public; set the key of the account that pays settlement gas, or X402_FACILITATOR_URL',
     );
   }
   if (config.NODE_ENV === 'production' && config.DEPOSIT_XPUB === developmentDepositXpub) {

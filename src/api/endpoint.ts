@@ -9,6 +9,7 @@ import type { Principal } from '../services/api-keys.ts';
 import type { TemporalDeps } from '../temporal/generations.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
+import type { PaymentFacilitator } from '../x402/facilitator.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -19,6 +20,8 @@ export interface ApiContext {
   catalog: Catalog;
   temporal: TemporalDeps;
   authenticate: Authenticator;
+  /** Verifies and settles x402 payments; made on first use. */
+  facilitator: () => PaymentFacilitator;
 }
 
 export interface HandlerInput<B, Q, P> {

@@ -22,7 +22,8 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { createWalletClient, defineChain, http, nonceManager, publicActions, type Chain, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { base, mainnet, polygon } from 'viem/chains';
-import type { ChainSettings } from '../chain/settings.ts';
+import { type ChainSettings, enabledChains } from '../chain/settings.ts';
+import type { Config } from '../config.ts';
 import { paymentIdentity } from './payment-header.ts';
 import { networkOf } from './requirements.ts';
 
@@ -160,4 +161,13 @@ export function createRemoteFacilitator(
       }
     },
   };
+}
+
+/** The configured facilitator, made on first use: an external one (X402_FACILITATOR_URL) or this process's own. */
+export function configuredFacilitator(config: Config): () => PaymentFacilitator {
+  let facilitator: PaymentFacilitator | undefined;
+  return () =>
+    (facilitator ??= config.X402_FACILITATOR_URL
+      ? createRemoteFacilitator(config.X402_FACILITATOR_URL)
+      : createLocalFacilitator({ chains: enabledChains(config), privateKey: config.X402_FACILITATOR_PRIVATE_KEY }));
 }

@@ -2,16 +2,25 @@
 // prices it and answered 402 with the payment requirements (body and PAYMENT-REQUIRED header), which a client built
 // on @x402/fetch can pay from with no code of its own.
 import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, decodePaymentSignatureHeader } from '@x402/core/http';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
+import type { LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { anvilDevAccount } from '../../src/chain/local-chain.ts';
+import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { developmentPayTo, loadConfig } from '../../src/config.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
+import { useLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';
+import { pay } from '../x402/paying-client.ts';
 
 const on = useAppWithDatabase({ config: { X402_ENABLED: true, ...unreadChains } });
 const off = useAppWithDatabase({ config: { ...unreadChains } });
@@ -63,38 +72,6 @@ describe('POST /generations without an API key, x402 on', () => {
       message: expect.stringMatching(/^Invalid body: model: unknown/),
     });
   });
-
-  it('lets an @x402/fetch client sign a payment from the answer alone; this build then declines to take it', async () => {
-    const payer = privateKeyToAccount(`0x${'11'.repeat(32)}`);
-    const client = new x402Client();
-    registerExactEvmScheme(client, { signer: payer, networks: ['eip155:8453'] });
-    client.setSpendControls({
-      allowedAssets: [{ network: 'eip155:8453', asset: usdc['eip155:8453'], maxAmountPerPayment: '10000000' }],
-    });
-    const sent: Record<string, string>[] = [];
-    const recordingFetch: typeof fetch = async (input, init) => {
-      sent.push(Object.fromEntries(new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}))));
-      return fetch(input, init);
-    };
-    const pay = wrapFetchWithPayment(recordingFetch, client);
-    const response = await pay(`${on.app.url}/api/v1/generations`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(request),
-    });
-    expect(sent).toHaveLength(2);
-    const payment = decodePaymentSignatureHeader(sent[1]?.['payment-signature'] ?? '');
-    expect(payment).toMatchObject({
-      x402Version: 2,
-      accepted: { scheme: 'exact', network: 'eip155:8453', amount: priceOf(request).toString() },
-      payload: { authorization: { from: payer.address, to: developmentPayTo, value: priceOf(request).toString() } },
-    });
-    expect(response.status).toBe(501);
-    expect(await response.json()).toEqual({
-      error: 'not_implemented',
-      message: expect.stringMatching(/no payment was taken/),
-    });
-  });
 });
 
 describe('with x402 off (this build’s default)', () => {
@@ -105,5 +82,124 @@ describe('with x402 off (this build’s default)', () => {
     expect(body.error).toBe('unauthorized');
     const models = (await call(off, 'GET', '/models')).body.models;
     expect(models.every((model: { supports_x402: boolean }) => model.supports_x402 === false)).toBe(true);
+  });
+});
+
+// On the real local chain with the real test token: payments are verified (by this server as its own facilitator).
+const chain = useLocalChain();
+const paying = useAppWithDatabase(() => ({
+  config: {
+    X402_ENABLED: true,
+    DEPOSIT_CHAINS: ['base'],
+    BASE_RPC_URL: chain.rpcUrl,
+    LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
+    LOCAL_CHAIN_ID: chain.chainId,
+    BASE_USDC_ADDRESS: chain.usdcAddress,
+  },
+}));
+const network = () => `eip155:${chain.chainId}` as const;
+
+/** An @x402/fetch client paying from `account` whatever the server asks, up to 10 USDC of the local token. */
+function payingFetch(account: LocalAccount, sent: Record<string, string>[]) {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: account, networks: [network()] });
+  client.setSpendControls({
+    allowedAssets: [{ network: network(), asset: chain.usdcAddress, maxAmountPerPayment: '10000000' }],
+  });
+  const recording: typeof fetch = async (input, init) => {
+    sent.push(Object.fromEntries(new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}))));
+    return fetch(input, init);
+  };
+  return wrapFetchWithPayment(recording, client);
+}
+
+const post = (fetcher: typeof fetch) =>
+  fetcher(`${paying.app.url}/api/v1/generations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(request),
+  });
+
+describe('an x402 payment on the local chain', () => {
+  it('is verified from an @x402/fetch client’s own payment; this build then declines it, and nothing moves', async () => {
+    const payer = anvilDevAccount(6);
+    await chain.mint(payer.address, 5_000_000n);
+    const before = await chain.publicClient.readContract({
+      address: chain.usdcAddress,
+      abi: testUsdcAbi,
+      functionName: 'balanceOf',
+      args: [payer.address],
+    });
+    const sent: Record<string, string>[] = [];
+    const response = await post(payingFetch(payer, sent));
+    expect(sent).toHaveLength(2);
+    expect(decodePaymentSignatureHeader(sent[1]?.['payment-signature'] ?? '')).toMatchObject({
+      accepted: { scheme: 'exact', network: network(), amount: priceOf(request).toString(), asset: chain.usdcAddress },
+      payload: { authorization: { from: payer.address, to: developmentPayTo } },
+    });
+    expect(response.status).toBe(501);
+    expect(await response.json()).toEqual({
+      error: 'not_implemented',
+      message: expect.stringMatching(/^The payment is valid, but this build does not take x402 payments yet/),
+    });
+    const after = await chain.publicClient.readContract({
+      address: chain.usdcAddress,
+      abi: testUsdcAbi,
+      functionName: 'balanceOf',
+      args: [payer.address],
+    });
+    expect(after).toBe(before);
+  });
+
+  it('refuses a payer without the funds: 402 with the reason, in the body and the header', async () => {
+    const sent: Record<string, string>[] = [];
+    const response = await post(payingFetch(privateKeyToAccount(`0x${'22'.repeat(32)}`), sent));
+    expect(response.status).toBe(402);
+    const body = (await response.json()) as { requirements: unknown };
+    expect(body).toMatchObject({
+      error: 'payment_required',
+      message: 'The payment was refused: invalid_exact_evm_insufficient_balance. Nothing was charged.',
+      requirements: { error: 'invalid_exact_evm_insufficient_balance' },
+    });
+    expect(decodePaymentRequiredHeader(response.headers.get('payment-required') ?? '')).toEqual(body.requirements);
+  });
+
+  it.each([
+    ['a payment for less than the price', (accepted: Record<string, unknown>) => ({ ...accepted, amount: '1' })],
+    [
+      'a payment to someone else',
+      (accepted: Record<string, unknown>) => ({ ...accepted, payTo: '0x000000000000000000000000000000000000dEaD' }),
+    ],
+  ])('refuses %s before verifying it (402, payment_requirements_mismatch)', async (_, change) => {
+    const payer = anvilDevAccount(6);
+    const unpaid = await call(paying, 'POST', '/generations', { body: request });
+    const wrong = { ...unpaid.body.requirements, accepts: unpaid.body.requirements.accepts.map(change) };
+    const { payload } = await pay(wrong, payer);
+    const { status, body } = await call(paying, 'POST', '/generations', {
+      body: request,
+      headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
+    });
+    expect(status).toBe(402);
+    expect(body).toMatchObject({ error: 'payment_required', requirements: { error: 'payment_requirements_mismatch' } });
+  });
+
+  it('refuses a tampered signature, and reads the v1 header name X-PAYMENT', async () => {
+    const payer = anvilDevAccount(6);
+    await chain.mint(payer.address, 5_000_000n);
+    const unpaid = await call(paying, 'POST', '/generations', { body: request });
+    const { payload } = await pay(unpaid.body.requirements, payer);
+    const valid = await call(paying, 'POST', '/generations', {
+      body: request,
+      headers: { 'X-PAYMENT': encodePaymentSignatureHeader(payload) },
+    });
+    expect(valid.status).toBe(501);
+    const authorization = (payload.payload as { signature: string }).signature;
+    const tampered = { ...payload, payload: { ...payload.payload, signature: `${authorization.slice(0, -4)}beef` } };
+    const refused = await call(paying, 'POST', '/generations', {
+      body: request,
+      headers: { 'X-PAYMENT': encodePaymentSignatureHeader(tampered) },
+    });
+    expect(refused.status).toBe(402);
+    expect(refused.body.requirements.error).toBe('invalid_exact_evm_signature');
   });
 });

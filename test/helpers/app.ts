@@ -57,11 +57,17 @@ export interface AppWithDatabase {
 }
 
 /** A fresh database and the app on it for the calling file's tests (filled in beforeAll, closed in afterAll). */
-export function useAppWithDatabase(deps: Omit<TestAppDeps, 'prisma'> = {}): AppWithDatabase {
+/** `deps` may be a function, read in beforeAll: for configuration known only then (a chain's URL). */
+export function useAppWithDatabase(
+  deps: Omit<TestAppDeps, 'prisma'> | (() => Omit<TestAppDeps, 'prisma'>) = {},
+): AppWithDatabase {
   const context = {} as AppWithDatabase;
   beforeAll(async () => {
     context.database = await createTestDatabase();
-    context.app = await startTestApp({ ...deps, prisma: context.database.prisma });
+    context.app = await startTestApp({
+      ...(typeof deps === 'function' ? deps() : deps),
+      prisma: context.database.prisma,
+    });
   });
   afterAll(async () => {
     await context.app?.close();

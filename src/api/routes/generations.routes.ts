@@ -71,10 +71,12 @@ export const generationEndpoints = [
       const task = await createGeneration(ctx, { accountId: principal.account.id, body, idempotencyKey });
       return { status: 202, body: queuedBody(task) };
     },
-    handleUnpaid: ({ body, ctx, req }) => {
-      const paid = req.get('PAYMENT-SIGNATURE') !== undefined || req.get('X-PAYMENT') !== undefined;
-      return requirePayment(ctx, { body, paid, resourceUrl: `${publicBaseUrl(ctx.config)}/api/v1/generations` });
-    },
+    handleUnpaid: ({ body, ctx, req }) =>
+      requirePayment(ctx, {
+        body,
+        headers: req.headers,
+        resourceUrl: `${publicBaseUrl(ctx.config)}/api/v1/generations`,
+      }),
   }),
   defineEndpoint({
     method: 'get',
