@@ -62,7 +62,8 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
     description:
       'x402 payment payload, base64 (`X-PAYMENT`, or `PAYMENT-SIGNATURE` for v2 clients). POST /generations only, when ' +
       'the server enables x402 (`supports_x402` in GET /models): without an API key it answers 402 with the payment ' +
-      'requirements in the body and the `PAYMENT-REQUIRED` header. This build does not take payments yet (501).',
+      'requirements in the body and the `PAYMENT-REQUIRED` header; a refused payment is 402 with the reason in ' +
+      '`requirements.error`. This build verifies payments but does not take them yet (501).',
   });
 
   for (const endpoint of endpoints) {
