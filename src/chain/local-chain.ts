@@ -213,7 +213,7 @@ export async function mintTestUsdc(options: {
 
 /**
  * Sends `amount` base units of test USDC to `to` (a deposit, as a user's wallet would make it); resolves once mined.
- * Without `fromPrivateKey` a funded dev account sends, minted to first when its balance is short.
+ * Without `fromPrivateKey` testUsdcSender sends, given gas and minted to first when its balance is short.
  */
 export async function sendTestUsdc(options: {
   rpcUrl: string;
