@@ -1,11 +1,5 @@
-// Checks and settles x402 payments: in this process with our own account paying the gas (createLocalFacilitator), or
-// through a facilitator service over HTTP (createRemoteFacilitator). Either way: verify, then settle, against one of
-// OUR offers (see matchRequirement), never the payload's own copy of it.
-//
-// Settling one payment twice: the token refuses the second transfer (the EIP-3009 nonce is spent). Settled at the same
-// time, though, both transactions can be sent before either is mined, and the second reverts on chain at our gas
-// cost: the local facilitator settles one payment identity at a time in this process (not across processes), and the
-// caller must still key its work on the payment's identity (paymentIdentity).
+// Verifies and settles x402 payments, in this process (our account pays the gas) or through a facilitator service,
+// always against one of our own offers. Settles one payment at a time here; callers still key work on its identity.
 import { x402Facilitator } from '@x402/core/facilitator';
 import { HTTPFacilitatorClient, type FacilitatorConfig } from '@x402/core/http';
 import {
