@@ -7,7 +7,7 @@ import { type ChainSettings, chainSettings } from '../src/chain/settings.ts';
 import type { Config } from '../src/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { Chain } from '../src/domain/values.ts';
-import { agentOfDepositAddress } from '../src/services/deposit-addresses.ts';
+import { agentsByDepositAddress } from '../src/services/deposit-addresses.ts';
 import {
   creditDeposit,
   type DepositFacts,
@@ -60,14 +60,21 @@ export function createDepositActivities(deps: DepositActivityDeps) {
         return { kind: inspection.otherTokenTransfer ? 'wrong_token' : 'wrong_recipient' };
       }
       // One deposit is credited to one agent: the first paid; transfers to anyone else in it are not ours.
-      for (const transfer of inspection.usdcTransfers) {
-        const accountId = await agentOfDepositAddress(deps.prisma, transfer.to);
-        if (!accountId) continue;
-        const transfers = inspection.usdcTransfers.filter((candidate) => candidate.to === transfer.to);
-        const { blockNumber, blockHash } = inspection;
-        return { kind: 'mined', blockNumber, blockHash, accountId, transfers };
-      }
-      return { kind: 'wrong_recipient' };
+      const agents = await agentsByDepositAddress(
+        deps.prisma,
+        inspection.usdcTransfers.map((transfer) => transfer.to),
+      );
+      const paid = inspection.usdcTransfers.find((transfer) => agents.has(transfer.to));
+      const accountId = paid && agents.get(paid.to);
+      if (!paid || !accountId) return { kind: 'wrong_recipient' };
+      const transfers = inspection.usdcTransfers.filter((transfer) => transfer.to === paid.to);
+      return {
+        kind: 'mined',
+        blockNumber: inspection.blockNumber,
+        blockHash: inspection.blockHash,
+        accountId,
+        transfers,
+      };
     },
 
     async depositConfirmations(input: { chain: Chain; blockNumber: string }): Promise<Confirmations> {

@@ -1,6 +1,6 @@
 // genctl chain: test USDC on the local development chain that `npm start` runs (never a real network), found through
 // the <DATA_DIR>/anvil/chain.json it writes.
-import { createPublicClient, createTestClient, http, isAddress, parseEther, toHex, type Address, type Hex } from 'viem';
+import { createPublicClient, createTestClient, http, isAddress, parseEther, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { localChainFile, readLocalChainFile, type LocalChainInfo } from '../chain/local-chain-file.ts';
 import { mintTestUsdc, sendTestUsdc, testUsdcSender } from '../chain/local-chain.ts';
@@ -10,7 +10,6 @@ import { CommandError, type Output } from './commands.ts';
 
 /** genctl's default sender: never an agent's deposit address (see testUsdcSender). */
 export const genctlSender = testUsdcSender;
-const genctlSenderKey = toHex(genctlSender.getHdKey().privateKey!);
 
 // Enough ETH for gas on the local chain, topped up with anvil_setBalance: a sender needs no faucet.
 const gasBalance = parseEther('10');
@@ -117,21 +116,21 @@ export async function sendCommand(
   const givenKey = privateKey(options.fromKey);
   const info = await reachLocalChain(dataDir);
   const from = givenKey ? privateKeyToAccount(givenKey).address : genctlSender.address;
-  const held = await balanceOf(info, from);
-  if (held < amount) {
-    // The default sender is minted what it lacks; another wallet's balance is the operator's to arrange.
-    if (givenKey) {
+  // The default sender is given gas and minted what it lacks by sendTestUsdc; another wallet's balance is the
+  // operator's to arrange (genctl only gives it gas).
+  if (givenKey) {
+    const held = await balanceOf(info, from);
+    if (held < amount) {
       throw new CommandError(
         `${from} holds ${formatUsd(held)} test USDC, less than ${formatUsd(amount)}: fund it first (genctl chain fund ${from} --amount …)`,
       );
     }
-    await mintTestUsdc({ rpcUrl: info.rpcUrl, usdcAddress: info.usdcAddress, to: from, amount: amount - held });
+    await ensureGas(info, from);
   }
-  await ensureGas(info, from);
   const hash = await sendTestUsdc({
     rpcUrl: info.rpcUrl,
     usdcAddress: info.usdcAddress,
-    fromPrivateKey: givenKey ?? genctlSenderKey,
+    fromPrivateKey: givenKey,
     to,
     amount,
   });

@@ -41,11 +41,11 @@ export async function storeMissingDepositAddresses(prisma: PrismaClient, xpub: s
   return agents.length;
 }
 
-/** The agent a deposit address belongs to, if any. */
-export async function agentOfDepositAddress(prisma: PrismaClient, address: string): Promise<string | null> {
-  const account = await prisma.account.findUnique({
-    where: { depositAddress: address.toLowerCase() },
-    select: { id: true },
+/** The agents these deposit addresses belong to (lowercase address → account id), in one query. */
+export async function agentsByDepositAddress(prisma: PrismaClient, addresses: string[]): Promise<Map<string, string>> {
+  const agents = await prisma.account.findMany({
+    where: { depositAddress: { in: [...new Set(addresses.map((address) => address.toLowerCase()))] } },
+    select: { id: true, depositAddress: true },
   });
-  return account?.id ?? null;
+  return new Map(agents.flatMap((agent) => (agent.depositAddress ? [[agent.depositAddress, agent.id]] : [])));
 }

@@ -3,6 +3,7 @@
 import { headBlock, usdcTransferLogs } from '../chain/deposit-inspection.ts';
 import type { ChainSettings } from '../chain/settings.ts';
 import type { PrismaClient } from '../db/prisma.ts';
+import { agentsByDepositAddress } from './deposit-addresses.ts';
 
 export interface ScanWindow {
   fromBlock: bigint;
@@ -34,13 +35,11 @@ export async function nextScanWindow(
 export async function agentDepositsIn(prisma: PrismaClient, settings: ChainSettings, window: ScanWindow) {
   const logs = await usdcTransferLogs(settings, window.fromBlock, window.toBlock);
   if (logs.length === 0) return [];
-  const recipients = [...new Set(logs.map((log) => log.to))];
-  const agents = await prisma.account.findMany({
-    where: { depositAddress: { in: recipients } },
-    select: { depositAddress: true },
-  });
-  const ours = new Set(agents.map((agent) => agent.depositAddress));
-  return [...new Set(logs.filter((log) => ours.has(log.to)).map((log) => log.txHash.toLowerCase()))];
+  const agents = await agentsByDepositAddress(
+    prisma,
+    logs.map((log) => log.to),
+  );
+  return [...new Set(logs.filter((log) => agents.has(log.to)).map((log) => log.txHash.toLowerCase()))];
 }
 
 /** Moves the cursor past the window, once its deposits are in their workflows' hands. */
