@@ -2,16 +2,16 @@
 // derive from the task id, so a retried activity never moves money twice.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
-import type { PrismaClient } from '../src/db/prisma.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
 import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
+import { admitPaidTask, PayerBusyError, type X402Authorization } from '../src/services/paid-tasks.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../src/services/tasks.ts';
+import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/services/x402-settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { GeneratedOutputs } from './provider.activities.ts';
 
-export interface GenerationActivityDeps {
-  prisma: PrismaClient;
+export interface GenerationActivityDeps extends SettlementDeps {
   catalog: Catalog;
 }
 
@@ -22,21 +22,29 @@ export interface AdmitInput {
   /** Micro-USD as a decimal string: payloads are JSON, and JSON has no bigint. */
   costMicros: string;
   idempotencyKey: string | null;
+  /** Paid with x402 (verified by the api) instead of the account's balance: nothing is reserved. */
+  payment?: X402Authorization;
 }
 
-/** What the admitTask activity did: reserved the cost and wrote the task row, or found the balance short. */
+/** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */
 export type TaskAdmission =
-  { outcome: 'admitted'; task: TaskView } | { outcome: 'insufficient_funds'; availableMicros: string };
+  | { outcome: 'admitted'; task: TaskView }
+  | { outcome: 'insufficient_funds'; availableMicros: string }
+  | { outcome: 'payer_busy'; limit: number };
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   return {
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
-        const task = await admitTask(deps.prisma, { ...input, costMicros: BigInt(input.costMicros) });
+        const { payment, ...admission } = { ...input, costMicros: BigInt(input.costMicros) };
+        const task = payment
+          ? await admitPaidTask(deps.prisma, { ...admission, payment })
+          : await admitTask(deps.prisma, admission);
         return { outcome: 'admitted', task: taskView(task) };
       } catch (error) {
         if (error instanceof InsufficientFundsError)
           return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
+        if (error instanceof PayerBusyError) return { outcome: 'payer_busy', limit: error.limit };
         // A refusal of the ledger (no balance row, a key reused) will not change on retry.
         if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
         throw error;
@@ -45,6 +53,17 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
 
     async markProcessing(taskId: string): Promise<TaskView> {
       return taskView(await markProcessing(deps.prisma, taskId));
+    },
+
+    /** Settles an x402 task's payment on chain, once; a payment that no longer pays fails the task. */
+    async settlePayment(taskId: string): Promise<void> {
+      try {
+        await settleTaskPayment(deps, taskId);
+      } catch (error) {
+        if (error instanceof PaymentNotSettledError)
+          throw ApplicationFailure.nonRetryable(error.message, 'PaymentNotSettled');
+        throw error;
+      }
     },
 
     async settleTask(input: { taskId: string; modelId: string } & GeneratedOutputs): Promise<TaskView> {

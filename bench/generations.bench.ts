@@ -8,7 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
 import sharp from 'sharp';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { loadCatalog } from '../src/catalog/catalog.ts';
 import { sendTestUsdc } from '../src/chain/local-chain.ts';
 import { embeddedDatabaseUrl, loadConfig } from '../src/config.ts';
@@ -18,12 +21,16 @@ import { createDeveloper } from '../src/services/accounts.ts';
 import { credit } from '../src/services/ledger.ts';
 import { startRuntime, type Stop, stopAll } from '../src/runtime.ts';
 import { freePort } from '../test/helpers/ports.ts';
+import { pay } from '../test/x402/paying-client.ts';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 
 const concurrency = 16;
 const admissions = 300;
 const readSeconds = 3;
 const deposits = 20;
+// x402 rows: 50 requests each, offered open-loop at a fixed rate (one every `x402IntervalMs`), one payer per payment.
+const x402Requests = 50;
+const x402IntervalMs = 200;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], p: number) =>
@@ -107,6 +114,59 @@ async function depositsToCredit(api: string, dataDir: string, confirmations: num
   return row(name, latencies, (performance.now() - started) / 1000);
 }
 
+/** Starts `operation(i)` every `intervalMs` whether or not earlier ones have answered (open loop); latencies in ms. */
+async function atFixedRate(count: number, intervalMs: number, operation: (i: number) => Promise<void>) {
+  const started = performance.now();
+  const latencies = await Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      await sleep(started + i * intervalMs - performance.now());
+      const t = performance.now();
+      await operation(i);
+      return performance.now() - t;
+    }),
+  );
+  return { latencies, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The unpaid 402 and a paid admission (202), each at 1000 / x402IntervalMs requests per second. */
+async function x402Rows(api: string, dataDir: string): Promise<Row[]> {
+  const chain = JSON.parse(await readFile(join(dataDir, 'anvil', 'chain.json'), 'utf8')) as {
+    rpcUrl: string;
+    usdcAddress: `0x${string}`;
+  };
+  const json = { 'content-type': 'application/json' };
+  const body = JSON.stringify({ type: 'text-to-audio', model: 'local/espeak', prompt: 'A paid benchmark.' });
+  const unpaid = async () => {
+    const response = await fetch(`${api}/generations`, { method: 'POST', headers: json, body });
+    if (response.status !== 402) throw new Error(`unpaid POST answered ${response.status}`);
+    return (await response.json()) as { requirements: PaymentRequired };
+  };
+  const unpaidRuns = await atFixedRate(x402Requests, x402IntervalMs, async () => {
+    await unpaid();
+  });
+  // Payments are signed beforehand, one fresh payer each: only the POST that carries one is timed.
+  const { requirements } = await unpaid();
+  const headers: Record<string, string>[] = [];
+  for (let i = 0; i < x402Requests; i++) {
+    const payer = privateKeyToAccount(generatePrivateKey());
+    await sendTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to: payer.address, amount: 1_000_000n });
+    headers.push({
+      ...json,
+      'PAYMENT-SIGNATURE': encodePaymentSignatureHeader((await pay(requirements, payer)).payload),
+    });
+  }
+  const paidRuns = await atFixedRate(x402Requests, x402IntervalMs, async (i) => {
+    const response = await fetch(`${api}/generations`, { method: 'POST', headers: headers[i], body });
+    if (response.status !== 202) throw new Error(`paid POST answered ${response.status}: ${await response.text()}`);
+    await response.arrayBuffer();
+  });
+  const rate = `${1000 / x402IntervalMs}/s offered`;
+  return [
+    row(`POST /generations without a key (x402 402, ${rate})`, unpaidRuns.latencies, unpaidRuns.seconds),
+    row(`POST /generations with an x402 payment (verify + admit, ${rate})`, paidRuns.latencies, paidRuns.seconds),
+  ];
+}
+
 async function main() {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   await chmod(dataDir, 0o755);
@@ -118,6 +178,7 @@ async function main() {
       TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
       ALLOW_PRIVATE_INPUT_URLS: 'true',
+      X402_ENABLED: 'true',
       LOG_LEVEL: 'error',
     },
     [],
@@ -236,6 +297,7 @@ async function main() {
     );
     rows.push(row('update-with-start echo (reference)', echoes.latencies, echoes.seconds));
     rows.push(await depositsToCredit(api, dataDir, config.LOCAL_CHAIN_CONFIRMATIONS));
+    rows.push(...(await x402Rows(api, dataDir)));
   } finally {
     await stopAll(stops, logger);
     await rm(dataDir, { recursive: true, force: true });

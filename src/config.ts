@@ -100,7 +100,7 @@ export const configSchema = z.object({
   DEPOSIT_SCAN_INTERVAL_SECONDS: positiveInt.default(10),
   DEPOSIT_SCAN_LOOKBACK_BLOCKS: z.coerce.number().int().min(0).default(1000),
   DEPOSIT_SCAN_MAX_BLOCKS: positiveInt.default(2000),
-  // x402: pay per request with a signed USDC authorization. Off until payments are verified and settled end to end.
+  // x402: pay per request with a signed USDC authorization, settled on chain only once the outputs are stored.
   X402_ENABLED: z
     .enum(['true', 'false'])
     .default('false')
@@ -112,6 +112,7 @@ export const configSchema = z.object({
     .regex(/^0x[0-9a-fA-F]{64}$/, 'expected a private key (0x followed by 64 hex digits)')
     .transform((key) => key as `0x${string}`)
     .default(developmentFacilitatorKey),
+  X402_MAX_TASKS_PER_PAYER: positiveInt.default(5),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),

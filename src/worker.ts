@@ -21,6 +21,7 @@ import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/local-storage.ts';
 import { workflowsPath } from './temporal/workflows-path.ts';
+import { configuredFacilitator } from './x402/facilitator.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -130,6 +131,8 @@ export async function runWorkers(workers: Worker[], stop: Promise<unknown>): Pro
 /** Starts the worker and keeps it running: a worker that fails (e.g. Temporal went away) is rebuilt. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
+  // One facilitator for the life of the process: its nonce manager must see every settlement it sends.
+  const facilitator = configuredFacilitator(deps.config);
   let stopping = false;
   let requestStop!: () => void;
   // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
@@ -149,7 +152,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
             taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
             workflows: { workflowBundle: await workflowBundle() },
           },
-          deps,
+          { ...deps, facilitator },
         );
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
         log.info(

@@ -56,15 +56,25 @@ const provider = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 } satisfies ActivityOptions;
 
+// Settling an x402 payment waits for a transaction; a payment still unsettled after 15 minutes fails the task.
+const settlement = {
+  startToCloseTimeout: '2 minutes',
+  scheduleToCloseTimeout: '15 minutes',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentNotSettled'] },
+} satisfies ActivityOptions;
+
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
 const { markProcessing, settleTask, failTask } = proxyActivities<GenerationActivities>(fast);
+const { settlePayment } = proxyActivities<GenerationActivities>(settlement);
+
+type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
 
 /** How far the admit update got; the reservation is shared by every update a retried POST sends. */
 type Admission =
   | { state: 'pending' }
   | { state: 'reserving'; reservation: Promise<TaskAdmission> }
   | { state: 'admitted'; task: TaskView }
-  | { state: 'refused'; availableMicros: string }
+  | { state: 'refused'; refusal: Refusal }
   | { state: 'failed' };
 
 async function admissionOf(reservation: Promise<TaskAdmission>): Promise<Admission> {
@@ -72,7 +82,7 @@ async function admissionOf(reservation: Promise<TaskAdmission>): Promise<Admissi
     const admitted = await reservation;
     return admitted.outcome === 'admitted'
       ? { state: 'admitted', task: admitted.task }
-      : { state: 'refused', availableMicros: admitted.availableMicros };
+      : { state: 'refused', refusal: admitted };
   } catch {
     return { state: 'failed' };
   }
@@ -91,7 +101,7 @@ function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: TaskView) 
         onAdmitted(admission.task);
         return { outcome: 'admitted', task: admission.task };
       case 'refused':
-        return { outcome: 'insufficient_funds', availableMicros: admission.availableMicros };
+        return admission.refusal;
       default:
         throw ApplicationFailure.nonRetryable('The generation could not be admitted; try again.', 'AdmissionFailed');
     }
@@ -105,11 +115,8 @@ async function awaitAdmission(admission: () => Admission): Promise<void> {
   if (admission().state === 'failed') throw new Error('admission failed');
   if (admission().state !== 'admitted') {
     await condition(allHandlersFinished);
-    // Ends failed, not completed, so the same Idempotency-Key may start again once the balance covers it.
-    throw ApplicationFailure.nonRetryable(
-      'Admission refused: the available balance does not cover the cost.',
-      'AdmissionRefused',
-    );
+    // Ends failed, not completed, so the same Idempotency-Key (or payment) may start again once it can be admitted.
+    throw ApplicationFailure.nonRetryable('Admission refused: the task was not admitted.', 'AdmissionRefused');
   }
 }
 
@@ -128,6 +135,10 @@ function providerActivities(input: GenerationInput, taskQueue: string) {
 function callerSafeError(error: unknown, timeoutSeconds: number): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderRefusal') return cause.message;
+  if (cause instanceof ApplicationFailure && cause.type === 'PaymentNotSettled')
+    return `The x402 payment could not be settled: ${cause.message}. The outputs were discarded and nothing was charged.`;
+  if (error instanceof ActivityFailure && error.activityType === 'settlePayment')
+    return 'The x402 payment could not be settled in time: the outputs were discarded and nothing was charged.';
   // Only running or waiting for the model counts against its timeout (collecting outputs has its own limit).
   const modelTimedOut =
     cause instanceof TimeoutFailure &&
@@ -162,8 +173,12 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     // Cancelled while the call ran (and it finished anyway): its result is not wanted; a job is cancelled below.
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');
     const produced = 'job' in started ? await upstream.awaitUpstreamJob(started.job, deadline) : started;
-    // 4. Settle. Not cancellable: a cancel arriving now must not race the charge.
-    view = await CancellationScope.nonCancellable(() => settleTask({ ...task, ...produced }));
+    // 4. Settle. Not cancellable: a cancel arriving now must not race the charge. An x402 payment moves on chain
+    // first, and only now: a task that failed before this point never takes the payer's money.
+    view = await CancellationScope.nonCancellable(async () => {
+      if (input.payment) await settlePayment(input.taskId);
+      return settleTask({ ...task, ...produced });
+    });
   } catch (error) {
     if (isAdmissionRefused(error)) throw error; // nothing was reserved
     // Compensation: release whatever admission reserved and end `failed`, even if the workflow is being cancelled.

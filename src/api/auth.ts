@@ -1,14 +1,16 @@
 // Bearer API keys: 401 for a missing, malformed, unknown, expired or revoked key; 403 for a key of the wrong kind.
 import type { Request, Response } from 'express';
-import { type AuthFailure, authenticateApiKey, type Principal } from '../services/api-keys.ts';
+import { type AuthFailure, authenticateApiKey, type AuthResult, type Principal } from '../services/api-keys.ts';
+import { authenticateTaskToken, isTaskToken } from '../services/task-tokens.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { ApiError } from './errors.ts';
 
-export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_x402';
+export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_x402' | 'any_or_task_token';
 
-const failureMessages: Record<AuthFailure, string> = {
+const failureMessages: Record<AuthFailure | 'task_token', string> = {
   missing: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
   malformed: 'Malformed API key: expected `Authorization: Bearer` with an rf_, sk_ or vega_ key.',
+  task_token: 'A task access token (tt_…) reads its own task only: GET /api/v1/generations/{id}.',
   unknown: 'Invalid API key.',
   expired: 'This API key has expired.',
   revoked: 'This API key has been revoked.',
@@ -27,15 +29,25 @@ function bearerToken(req: Request): string | undefined | null {
   return match ? match[1]! : null;
 }
 
+/** An API key, or where the endpoint takes one, an x402 task's token. */
+async function authenticateBearer(
+  prisma: PrismaClient,
+  token: string | undefined | null,
+  requirement: AuthRequirement,
+): Promise<AuthResult | { ok: false; failure: 'task_token' }> {
+  if (token === null) return { ok: false, failure: 'malformed' };
+  if (token === undefined || !isTaskToken(token)) return authenticateApiKey(prisma, token);
+  if (requirement !== 'any_or_task_token') return { ok: false, failure: 'task_token' };
+  return authenticateTaskToken(prisma, token);
+}
+
 export interface Authenticator {
   (req: Request, res: Response, requirement: Exclude<AuthRequirement, 'none'>): Promise<Principal>;
 }
 
 export function createAuthenticator(prisma: PrismaClient, recordKeyUse: (keyId: string) => void): Authenticator {
   return async (req, res, requirement) => {
-    const token = bearerToken(req);
-    const result =
-      token === null ? { ok: false as const, failure: 'malformed' as const } : await authenticateApiKey(prisma, token);
+    const result = await authenticateBearer(prisma, bearerToken(req), requirement);
     if (!result.ok) {
       res.set('WWW-Authenticate', 'Bearer realm="api"');
       throw new ApiError('unauthorized', failureMessages[result.failure]);
@@ -44,7 +56,7 @@ export function createAuthenticator(prisma: PrismaClient, recordKeyUse: (keyId: 
     if ((requirement === 'agent' || requirement === 'developer') && principal.account.kind !== requirement) {
       throw new ApiError('forbidden', wrongKind[requirement]);
     }
-    recordKeyUse(principal.apiKey.id);
+    if (principal.apiKey) recordKeyUse(principal.apiKey.id);
     return principal;
   };
 }

@@ -44,6 +44,7 @@ const security: Record<Endpoint['auth'], Record<string, string[]>[]> = {
   developer: bearer,
   any: bearer,
   any_or_x402: [...bearer, { x402: [] }],
+  any_or_task_token: [...bearer, { taskToken: [] }],
 };
 
 export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1') {
@@ -63,7 +64,14 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
       'x402 payment payload, base64 (`X-PAYMENT`, or `PAYMENT-SIGNATURE` for v2 clients). POST /generations only, when ' +
       'the server enables x402 (`supports_x402` in GET /models): without an API key it answers 402 with the payment ' +
       'requirements in the body and the `PAYMENT-REQUIRED` header; a refused payment is 402 with the reason in ' +
-      '`requirements.error`. This build verifies payments but does not take them yet (501).',
+      '`requirements.error`. A valid payment admits the task (202 with an `access_token`); the payment is settled ' +
+      'on chain only once the outputs are stored, and never for a task that fails.',
+  });
+  registry.registerComponent('securitySchemes', 'taskToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The `access_token` (`tt_…`) of an x402-paid task: reads that task (GET /generations/{id} and its alias) and nothing else.',
   });
 
   for (const endpoint of endpoints) {

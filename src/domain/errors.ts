@@ -69,7 +69,21 @@ export class PaymentRequiredError extends Error {
   }
 }
 
-/** A part of the interface this build does not do yet; nothing was taken or changed. */
-export class NotImplementedError extends Error {
-  override name = 'NotImplementedError';
+/** An x402 payment presented again for a different request: one authorization pays for one task. */
+export class PaymentReusedError extends Error {
+  override name = 'PaymentReusedError';
+  constructor() {
+    super('This x402 payment was already used for a different request; sign a new one.');
+  }
+}
+
+/** Too much in flight for this caller now; retry after the given number of seconds. */
+export class TooManyTasksError extends Error {
+  override name = 'TooManyTasksError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
 }

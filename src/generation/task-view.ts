@@ -1,5 +1,5 @@
 // The Generation task as callers see it (spec §2), JSON-safe so the workflow can hold it and answer queries.
-import type { Task } from '../generated/prisma/client.ts';
+import type { Task, X402Payment } from '../generated/prisma/client.ts';
 import type { TaskStatus } from '../domain/values.ts';
 import { usdNumber } from '../money.ts';
 
@@ -21,9 +21,35 @@ export interface TaskView {
   num_outputs?: number;
   /** USD: what was charged once completed, what is reserved before, nothing for a failed task. */
   cost: number;
+  payment?: TaskPaymentView;
 }
 
-export function taskView(task: Task): TaskView {
+export interface TaskPaymentView {
+  method: 'x402';
+  scheme: string;
+  network: string;
+  payer: string;
+  amount: number;
+  amount_settled?: number;
+  transaction?: string;
+  status: 'authorized' | 'settled' | 'failed' | 'abandoned';
+}
+
+function paymentView(payment: X402Payment): TaskPaymentView {
+  return {
+    method: 'x402',
+    scheme: payment.scheme,
+    network: payment.network,
+    payer: payment.payer,
+    amount: usdNumber(payment.amount),
+    ...(payment.amountSettled !== null ? { amount_settled: usdNumber(payment.amountSettled) } : {}),
+    ...(payment.transaction ? { transaction: payment.transaction } : {}),
+    status: payment.status as TaskPaymentView['status'],
+  };
+}
+
+/** `payment`: the x402 payment of a task paid that way. */
+export function taskView(task: Task & { payment?: X402Payment | null }): TaskView {
   const cost =
     task.status === 'completed' ? (task.costCharged ?? 0n) : task.status === 'failed' ? 0n : task.costReserved;
   const optional = {
@@ -36,6 +62,7 @@ export function taskView(task: Task): TaskView {
     resolution: task.resolution,
     num_outputs: task.numOutputs,
     outputs: task.outputs.length > 0 ? task.outputs : undefined,
+    payment: task.payment ? paymentView(task.payment) : undefined,
   };
   return {
     id: task.id,

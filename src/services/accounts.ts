@@ -1,6 +1,6 @@
 // Accounts: developers (created by operators) and agents (self-registered); balances as callers see them.
 import type { PrismaClient } from '../db/prisma.ts';
-import type { Tier } from '../generated/prisma/client.ts';
+import type { AccountKind, Tier } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
 import { newId, newWebhookSecret } from './ids.ts';
 import { ledgerTotals } from './ledger.ts';
@@ -32,7 +32,7 @@ export async function createDeveloper(
 
 export interface AccountSummary {
   id: string;
-  kind: 'agent' | 'developer';
+  kind: AccountKind;
   name: string;
   tier: Tier | null;
   status: string;

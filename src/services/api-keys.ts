@@ -46,7 +46,10 @@ export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'rev
 
 export interface Principal {
   account: { id: string; kind: AccountKind; name: string; tier: string | null; status: string };
-  apiKey: { id: string; name: string; keyPrefix: string; lastUsedAt: Date | null; expiresAt: Date | null };
+  /** Null for an x402 task token. */
+  apiKey: { id: string; name: string; keyPrefix: string; lastUsedAt: Date | null; expiresAt: Date | null } | null;
+  /** A task token's one task: the caller may read that task and nothing else. */
+  task?: string;
 }
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; failure: AuthFailure };

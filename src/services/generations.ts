@@ -5,12 +5,17 @@ import { priceRequest } from '../catalog/pricing.ts';
 import { ModelRequestError, resolveModel } from '../catalog/resolve.ts';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
-import { IdempotencyKeyReusedError, NotFoundError, ServiceUnavailableError } from '../domain/errors.ts';
+import {
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  ServiceUnavailableError,
+  TooManyTasksError,
+} from '../domain/errors.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
 import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
 import { canRun } from '../providers/registry.ts';
-import { admitGeneration, liveTaskState, type TemporalDeps } from '../temporal/generations.ts';
+import { admitGeneration, type AdmissionOutcome, liveTaskState, type TemporalDeps } from '../temporal/generations.ts';
 import { derivedId, newId } from './ids.ts';
 import { InsufficientFundsError } from './ledger.ts';
 import { findTaskByIdempotencyKey, findTaskForAccount, storedRequest } from './tasks.ts';
@@ -36,6 +41,9 @@ export interface QueuedGeneration {
   costMicros: bigint;
   createdAt: string;
 }
+
+/** A payer at its cap of tasks in flight waits about as long as a short task takes. */
+const payerBusyRetrySeconds = 10;
 
 /** The same account and key always name the same task, so a retried POST joins the first one's workflow. */
 const taskIdFor = (accountId: string, idempotencyKey: string | null) =>
@@ -87,23 +95,37 @@ export async function createGeneration(deps: GenerationServiceDeps, input: NewGe
     requestHash: hash,
     timeoutSeconds: model.timeout_seconds,
   });
+  if (admission.outcome === 'admitted') return queuedGeneration(admission.task, costMicros);
+  if (admission.outcome === 'ended') {
+    // The workflow of this key ran to its end between our lookup and the start: its row answers.
+    const ended = await earlierAdmission(deps, input, hash);
+    if (ended) return ended;
+  }
+  throw admissionRefusal(admission, costMicros);
+}
+
+export const queuedGeneration = (task: TaskView, costMicros: bigint): QueuedGeneration => ({
+  id: task.id,
+  type: task.type,
+  model: task.model,
+  costMicros,
+  createdAt: task.created_at,
+});
+
+/** Why a request was not admitted, as the domain error the API translates. */
+export function admissionRefusal(admission: Exclude<AdmissionOutcome, { outcome: 'admitted' }>, costMicros: bigint) {
   switch (admission.outcome) {
-    case 'admitted': {
-      const { id, type, model: modelId, created_at: createdAt } = admission.task;
-      return { id, type, model: modelId, costMicros, createdAt };
-    }
     case 'insufficient_funds':
-      throw new InsufficientFundsError(costMicros, BigInt(admission.availableMicros));
+      return new InsufficientFundsError(costMicros, BigInt(admission.availableMicros));
     case 'conflict':
-      throw new IdempotencyKeyReusedError();
-    case 'ended': {
-      // The workflow of this key ran to its end between our lookup and the start: its row answers.
-      const ended = await earlierAdmission(deps, input, hash);
-      if (ended) return ended;
-      throw new ServiceUnavailableError('The generation could not be admitted; retry the request.');
-    }
-    case 'unavailable':
-      throw new ServiceUnavailableError(
+      return new IdempotencyKeyReusedError();
+    case 'payer_busy':
+      return new TooManyTasksError(
+        `This payer already has ${admission.limit} tasks queued or running; retry when one has ended. Nothing was charged.`,
+        payerBusyRetrySeconds,
+      );
+    default:
+      return new ServiceUnavailableError(
         'The generation could not be admitted; nothing was charged. Retry the request.',
       );
   }
@@ -112,9 +134,11 @@ export async function createGeneration(deps: GenerationServiceDeps, input: NewGe
 /** The caller's own task: live from its workflow while it runs (fresher than the row), from the row once ended. */
 export async function getGeneration(
   deps: Pick<GenerationServiceDeps, 'prisma' | 'temporal'>,
-  input: { taskId: string; accountId: string },
+  input: { taskId: string; accountId: string; onlyTask?: string },
 ): Promise<TaskView> {
-  const task = await findTaskForAccount(deps.prisma, input.taskId, input.accountId);
+  // A task token reads its own task; any other id is answered as not found, like someone else's task.
+  const allowed = input.onlyTask === undefined || input.onlyTask === input.taskId;
+  const task = allowed ? await findTaskForAccount(deps.prisma, input.taskId, input.accountId) : null;
   if (!task) throw new NotFoundError(`No generation ${input.taskId}.`);
   const running = task.status === 'queued' || task.status === 'processing';
   const live = running ? await liveTaskState(deps.temporal, input.taskId) : null;

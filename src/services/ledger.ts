@@ -195,9 +195,9 @@ export async function release(db: LedgerDb, move: Move & { taskId: string }): Pr
   });
 }
 
-export type CreditKind = Extract<LedgerEntryKind, 'deposit' | 'trial_credit' | 'adjustment'>;
+export type CreditKind = Extract<LedgerEntryKind, 'deposit' | 'trial_credit' | 'adjustment' | 'x402_payment'>;
 
-/** Adds to the balance: a deposit, a trial credit or an operator's adjustment. */
+/** Adds to the balance: a deposit, a trial credit, an operator's adjustment or a settled x402 payment. */
 export async function credit(db: LedgerDb, move: Move & { amount: bigint; kind: CreditKind }): Promise<LedgerResult> {
   requirePositive(move.amount, 'credit');
   return applyOnce(db, move, { kind: move.kind, amount: move.amount }, async (tx) => {

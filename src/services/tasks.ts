@@ -3,9 +3,13 @@
 import type { CatalogModel } from '../catalog/catalog.ts';
 import { priceRequest, type Usage } from '../catalog/pricing.ts';
 import type { PrismaClient } from '../db/prisma.ts';
-import type { Prisma, Task } from '../generated/prisma/client.ts';
+import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
-import { charge, release, reserve } from './ledger.ts';
+import { charge, credit, release, reserve } from './ledger.ts';
+
+/** A task row with its x402 payment, when it was paid that way. */
+export type TaskRow = Task & { payment: X402Payment | null };
+const withPayment = { include: { payment: true } } as const;
 
 export interface AdmitTaskInput {
   taskId: string;
@@ -19,15 +23,42 @@ export interface AdmitTaskInput {
  * Locks the task row for the rest of the transaction: settling and failing a task exclude each other, so a
  * cancellation racing a settlement can never both charge and mark the task failed.
  */
-async function lockTask(tx: Prisma.TransactionClient, taskId: string): Promise<Task | null> {
+async function lockTask(tx: Prisma.TransactionClient, taskId: string): Promise<TaskRow | null> {
   await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
-  return tx.task.findUnique({ where: { id: taskId } });
+  return tx.task.findUnique({ where: { id: taskId }, ...withPayment });
+}
+
+/** The task row of a request admitted now: `queued`, its quoted cost recorded. */
+export function newTaskRow(input: {
+  taskId: string;
+  accountId: string;
+  request: GenerationRequest;
+  costMicros: bigint;
+  idempotencyKey: string | null;
+}) {
+  const { request } = input;
+  return {
+    id: input.taskId,
+    accountId: input.accountId,
+    type: request.type,
+    model: request.model,
+    status: 'queued' as const,
+    request: request as object,
+    prompt: request.prompt,
+    aspectRatio: request.aspect_ratio,
+    duration: request.duration,
+    resolution: request.resolution,
+    numOutputs: request.num_outputs,
+    costReserved: input.costMicros,
+    webhookUrl: request.webhook_url,
+    idempotencyKey: input.idempotencyKey,
+  };
 }
 
 /** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
-export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<Task> {
+export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<TaskRow> {
   return prisma.$transaction(async (tx) => {
-    const existing = await tx.task.findUnique({ where: { id: input.taskId } });
+    const existing = await tx.task.findUnique({ where: { id: input.taskId }, ...withPayment });
     if (existing) return existing;
     await reserve(
       { tx },
@@ -38,31 +69,39 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
         idempotencyKey: `${input.taskId}:reserve`,
       },
     );
-    const { request } = input;
-    return tx.task.create({
-      data: {
-        id: input.taskId,
-        accountId: input.accountId,
-        type: request.type,
-        model: request.model,
-        status: 'queued',
-        request: request as object,
-        prompt: request.prompt,
-        aspectRatio: request.aspect_ratio,
-        duration: request.duration,
-        resolution: request.resolution,
-        numOutputs: request.num_outputs,
-        costReserved: input.costMicros,
-        webhookUrl: request.webhook_url,
-        idempotencyKey: input.idempotencyKey,
-      },
-    });
+    return tx.task.create({ data: newTaskRow(input), ...withPayment });
   });
 }
 
-export async function markProcessing(prisma: PrismaClient, taskId: string): Promise<Task> {
+export async function markProcessing(prisma: PrismaClient, taskId: string): Promise<TaskRow> {
   await prisma.task.updateMany({ where: { id: taskId, status: 'queued' }, data: { status: 'processing' } });
-  return prisma.task.findUniqueOrThrow({ where: { id: taskId } });
+  return prisma.task.findUniqueOrThrow({ where: { id: taskId }, ...withPayment });
+}
+
+/**
+ * What a completed task is charged. A balance pays what it used (never more than reserved); an x402 payment pays
+ * what was settled on chain, which is first credited to the payer's wallet account and held for the task.
+ */
+async function chargeableAmount(
+  tx: Prisma.TransactionClient,
+  task: TaskRow,
+  usedMicros: () => bigint,
+): Promise<bigint> {
+  const { payment } = task;
+  if (!payment) {
+    const used = usedMicros();
+    return used < task.costReserved ? used : task.costReserved;
+  }
+  if (payment.status !== 'settled' || payment.amountSettled === null)
+    throw new Error(`the x402 payment of task ${task.id} is ${payment.status}, not settled`);
+  const amount = payment.amountSettled;
+  const move = { accountId: task.accountId, amount, taskId: task.id };
+  await credit(
+    { tx },
+    { ...move, kind: 'x402_payment', idempotencyKey: `${task.id}:x402`, memo: payment.transaction ?? undefined },
+  );
+  await reserve({ tx }, { ...move, idempotencyKey: `${task.id}:reserve` });
+  return amount;
 }
 
 /** Charges what the task actually cost (never more than reserved), releases the rest, marks it completed. */
@@ -70,24 +109,23 @@ export async function completeTask(
   prisma: PrismaClient,
   model: CatalogModel,
   input: { taskId: string; outputs: string[]; usage?: Usage },
-): Promise<Task> {
+): Promise<TaskRow> {
   return prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
     if (task.status === 'completed' || task.status === 'failed') return task;
     // The quote was the most it could cost; what was used (tokens, seconds) and delivered (fewer outputs than
     // asked for) is what is charged.
-    const request = storedRequest(task);
-    const fewerOutputs = request.num_outputs !== undefined && input.outputs.length < request.num_outputs;
-    const actual =
-      input.usage || fewerOutputs
-        ? priceRequest(model, {
-            ...request,
-            ...(fewerOutputs ? { num_outputs: input.outputs.length } : {}),
-            ...(input.usage ? { usage: input.usage } : {}),
-          }).micros
-        : task.costReserved;
-    const charged = actual < task.costReserved ? actual : task.costReserved;
+    const charged = await chargeableAmount(tx, task, () => {
+      const request = storedRequest(task);
+      const fewerOutputs = request.num_outputs !== undefined && input.outputs.length < request.num_outputs;
+      if (!input.usage && !fewerOutputs) return task.costReserved;
+      return priceRequest(model, {
+        ...request,
+        ...(fewerOutputs ? { num_outputs: input.outputs.length } : {}),
+        ...(input.usage ? { usage: input.usage } : {}),
+      }).micros;
+    });
     await charge(
       { tx },
       { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` },
@@ -101,23 +139,31 @@ export async function completeTask(
         costCharged: charged,
         completedAt: new Date(),
       },
+      ...withPayment,
     });
   });
 }
 
 /**
- * Releases the whole reservation and marks the task failed with a caller-safe error. Without a row (admission
- * never committed) there is nothing to release: null.
+ * Releases the whole reservation (an x402 payment is abandoned instead: it is never settled) and marks the task
+ * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null.
  */
-export async function failTask(prisma: PrismaClient, input: { taskId: string; error: string }): Promise<Task | null> {
+export async function failTask(
+  prisma: PrismaClient,
+  input: { taskId: string; error: string },
+): Promise<TaskRow | null> {
   return prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) return null;
     if (task.status === 'completed' || task.status === 'failed') return task;
-    await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
+    if (!task.payment)
+      await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
+    else if (task.payment.status === 'authorized')
+      await tx.x402Payment.update({ where: { taskId: task.id }, data: { status: 'abandoned' } });
     return tx.task.update({
       where: { id: task.id },
       data: { status: 'failed', error: input.error, completedAt: new Date() },
+      ...withPayment,
     });
   });
 }
@@ -129,8 +175,8 @@ export async function findTaskForAccount(
   prisma: PrismaClient,
   taskId: string,
   accountId: string,
-): Promise<Task | null> {
-  const task = await prisma.task.findUnique({ where: { id: taskId } });
+): Promise<TaskRow | null> {
+  const task = await prisma.task.findUnique({ where: { id: taskId }, ...withPayment });
   // Someone else's task is answered exactly like a task that does not exist.
   return task && task.accountId === accountId ? task : null;
 }

@@ -1,14 +1,34 @@
 // Paying for one generation with x402 instead of an account: the price is admission's own, and the requirements
-// name one `exact` USDC payment per enabled chain, to X402_PAY_TO. A payment is verified before anything else.
+// name one `exact` USDC payment per enabled chain, to X402_PAY_TO. A verified payment admits the task under an id
+// derived from the authorization, so a retried payment finds its task; the money moves only when the task delivers.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { enabledChains } from '../chain/settings.ts';
-import { FieldError, NotImplementedError, PaymentRequiredError } from '../domain/errors.ts';
+import { FieldError, PaymentRequiredError, PaymentReusedError } from '../domain/errors.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
+import type { X402Payment } from '../generated/prisma/client.ts';
 import { formatUsd } from '../money.ts';
+import { admitGeneration } from '../temporal/generations.ts';
 import type { PaymentFacilitator } from '../x402/facilitator.ts';
-import { matchRequirement, PaymentHeaderError, readPaymentHeader } from '../x402/payment-header.ts';
+import {
+  matchRequirement,
+  PaymentHeaderError,
+  type PaymentIdentity,
+  paymentIdentity,
+  readPaymentHeader,
+} from '../x402/payment-header.ts';
 import { paymentRequiredHeader, paymentRequirementsFor } from '../x402/requirements.ts';
-import { admissibleRequest, type GenerationServiceDeps } from './generations.ts';
+import {
+  admissibleRequest,
+  admissionRefusal,
+  type GenerationServiceDeps,
+  type QueuedGeneration,
+} from './generations.ts';
+import { derivedId } from './ids.ts';
+import { walletAccountId } from './paid-tasks.ts';
+import { storedRequest } from './tasks.ts';
+import { requestHash } from '../generation/request.ts';
+import { webhookSecretOf } from '../webhooks/secrets.ts';
 
 /** Collecting the outputs after the model's own timeout: an authorization must still be valid when it settles. */
 const collectionSeconds = 600;
@@ -21,12 +41,63 @@ export interface UnpaidGeneration {
   headers: IncomingHttpHeaders;
 }
 
-/** Answers a call without an API key: what to pay (402), why a payment was refused (402), or the verdict on it. */
-export async function requirePayment(
+/** A task paid with x402: what its payer needs to follow it without an account. */
+export interface PaidGeneration extends QueuedGeneration {
+  /** Bearer token that reads this task, and nothing else. */
+  accessToken: string;
+  /** Signs the task's webhooks, when the request named a webhook_url. */
+  webhookSecret: string | null;
+}
+
+/** One authorization names one task, whoever sends it and however often. */
+const paidTaskId = (identity: PaymentIdentity) =>
+  derivedId('gen', ['x402', identity.network, identity.asset, identity.payer, identity.nonce].join('\n'));
+
+const signatureOf = (payload: PaymentPayload) => (payload.payload as { signature?: unknown }).signature;
+
+/**
+ * The task this very payment admitted earlier (a client's retry), or null. Only the same signed authorization finds
+ * it (the signature is compared, so nobody else can claim a payer's task by its nonce); another body is refused.
+ */
+async function earlierPaidTask(
+  deps: GenerationServiceDeps,
+  taskId: string,
+  payload: PaymentPayload,
+  hash: string,
+): Promise<PaidGeneration | null> {
+  const task = await deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
+  if (!task?.payment) return null;
+  const stored = task.payment.payload as unknown as PaymentPayload;
+  if (signatureOf(stored) !== signatureOf(payload)) return null;
+  if (requestHash(storedRequest(task)) !== hash) throw new PaymentReusedError();
+  return paidGeneration(deps, task, task.payment);
+}
+
+async function paidGeneration(
+  deps: GenerationServiceDeps,
+  task: { id: string; type: string; model: string; costReserved: bigint; createdAt: Date; webhookUrl: string | null },
+  payment: X402Payment,
+): Promise<PaidGeneration> {
+  return {
+    id: task.id,
+    type: task.type,
+    model: task.model,
+    costMicros: task.costReserved,
+    createdAt: task.createdAt.toISOString(),
+    accessToken: payment.accessToken,
+    webhookSecret: task.webhookUrl ? await webhookSecretOf(deps.prisma, payment.accountId) : null,
+  };
+}
+
+/**
+ * Answers a call without an API key: what to pay (402), why a payment was refused (402), or the task a valid
+ * payment admitted (nothing moves on chain until the task has delivered).
+ */
+export async function payForGeneration(
   deps: GenerationServiceDeps & { facilitator: () => PaymentFacilitator },
   input: UnpaidGeneration,
-): Promise<never> {
-  const { model, costMicros } = admissibleRequest(deps, input.body);
+): Promise<PaidGeneration> {
+  const { request, model, costMicros, hash } = admissibleRequest(deps, input.body);
   const chains = enabledChains(deps.config);
   if (!model.supports_x402 || chains.length === 0) {
     throw new FieldError('model', `${model.id} cannot be paid with x402 on this server; send an API key`);
@@ -56,8 +127,13 @@ export async function requirePayment(
         'its PAYMENT-REQUIRED header), or send an API key.',
     );
   }
+  const identity = paymentIdentity(paid.payload);
+  const taskId = identity && paidTaskId(identity);
+  const earlier = taskId && (await earlierPaidTask(deps, taskId, paid.payload, hash));
+  if (earlier) return earlier;
+
   const requirement = matchRequirement(required.accepts, paid.payload);
-  if (!requirement) {
+  if (!requirement || !identity || !taskId) {
     throw refuse(
       'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.',
       'payment_requirements_mismatch',
@@ -68,8 +144,34 @@ export async function requirePayment(
     const reason = verdict.invalidReason ?? 'invalid_payment';
     throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
   }
-  throw new NotImplementedError(
-    'The payment is valid, but this build does not take x402 payments yet: the authorization was not used and ' +
-      'nothing was charged. Send an API key instead.',
-  );
+
+  const admission = await admitGeneration(deps.temporal, {
+    taskId,
+    accountId: walletAccountId(identity.payer),
+    request,
+    costMicros: costMicros.toString(),
+    idempotencyKey: null,
+    modelId: model.id,
+    requestHash: hash,
+    timeoutSeconds: model.timeout_seconds,
+    payment: {
+      scheme: requirement.scheme,
+      network: requirement.network,
+      asset: identity.asset,
+      payer: identity.payer,
+      payTo: requirement.payTo.toLowerCase(),
+      nonce: identity.nonce,
+      amount: requirement.amount,
+      validBefore: identity.validBefore.toString(),
+      payload: paid.payload,
+      requirement: requirement satisfies PaymentRequirements,
+      maxTasksInFlight: deps.config.X402_MAX_TASKS_PER_PAYER,
+    },
+  });
+  if (admission.outcome === 'conflict') throw new PaymentReusedError();
+  if (admission.outcome === 'admitted' || admission.outcome === 'ended') {
+    const task = await deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
+    if (task?.payment) return paidGeneration(deps, task, task.payment);
+  }
+  throw admissionRefusal(admission.outcome === 'admitted' ? { outcome: 'unavailable' } : admission, costMicros);
 }

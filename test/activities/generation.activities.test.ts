@@ -4,6 +4,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdmitInput, createGenerationActivities } from '../../activities/generation.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
+import { configuredFacilitator } from '../../src/x402/facilitator.ts';
 import { newId } from '../../src/services/ids.ts';
 import { ledgerTotals } from '../../src/services/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
@@ -13,7 +15,13 @@ let database: TestDatabase;
 let activities: ReturnType<typeof createGenerationActivities>;
 beforeAll(async () => {
   database = await createTestDatabase();
-  activities = createGenerationActivities({ prisma: database.prisma, catalog: loadCatalog() });
+  const config = loadConfig({}, []);
+  activities = createGenerationActivities({
+    prisma: database.prisma,
+    catalog: loadCatalog(),
+    config,
+    facilitator: configuredFacilitator(config),
+  });
 });
 afterAll(() => database.drop());
 

@@ -1,26 +1,17 @@
-// x402 on POST /generations, as far as this build goes: a call without an API key is priced exactly as admission
+// x402 on POST /generations before anything is admitted: a call without an API key is priced exactly as admission
 // prices it and answered 402 with the payment requirements (body and PAYMENT-REQUIRED header), which a client built
-// on @x402/fetch can pay from with no code of its own.
-import { x402Client } from '@x402/core/client';
-import {
-  decodePaymentRequiredHeader,
-  decodePaymentSignatureHeader,
-  encodePaymentSignatureHeader,
-} from '@x402/core/http';
-import { registerExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
-import type { LocalAccount } from 'viem';
+// on @x402/fetch can pay from with no code of its own; a payment that does not pay them is refused, 402, with why.
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
-import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { developmentPayTo, loadConfig } from '../../src/config.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';
-import { pay } from '../x402/paying-client.ts';
+import { pay, payingFetch } from '../x402/paying-client.ts';
 
 const on = useAppWithDatabase({ config: { X402_ENABLED: true, ...unreadChains } });
 const off = useAppWithDatabase({ config: { ...unreadChains } });
@@ -99,20 +90,6 @@ const paying = useAppWithDatabase(() => ({
 }));
 const network = () => `eip155:${chain.chainId}` as const;
 
-/** An @x402/fetch client paying from `account` whatever the server asks, up to 10 USDC of the local token. */
-function payingFetch(account: LocalAccount, sent: Record<string, string>[]) {
-  const client = new x402Client();
-  registerExactEvmScheme(client, { signer: account, networks: [network()] });
-  client.setSpendControls({
-    allowedAssets: [{ network: network(), asset: chain.usdcAddress, maxAmountPerPayment: '10000000' }],
-  });
-  const recording: typeof fetch = async (input, init) => {
-    sent.push(Object.fromEntries(new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}))));
-    return fetch(input, init);
-  };
-  return wrapFetchWithPayment(recording, client);
-}
-
 const post = (fetcher: typeof fetch) =>
   fetcher(`${paying.app.url}/api/v1/generations`, {
     method: 'POST',
@@ -121,39 +98,9 @@ const post = (fetcher: typeof fetch) =>
   });
 
 describe('an x402 payment on the local chain', () => {
-  it('is verified from an @x402/fetch client’s own payment; this build then declines it, and nothing moves', async () => {
-    const payer = anvilDevAccount(6);
-    await chain.mint(payer.address, 5_000_000n);
-    const before = await chain.publicClient.readContract({
-      address: chain.usdcAddress,
-      abi: testUsdcAbi,
-      functionName: 'balanceOf',
-      args: [payer.address],
-    });
-    const sent: Record<string, string>[] = [];
-    const response = await post(payingFetch(payer, sent));
-    expect(sent).toHaveLength(2);
-    expect(decodePaymentSignatureHeader(sent[1]?.['payment-signature'] ?? '')).toMatchObject({
-      accepted: { scheme: 'exact', network: network(), amount: priceOf(request).toString(), asset: chain.usdcAddress },
-      payload: { authorization: { from: payer.address, to: developmentPayTo } },
-    });
-    expect(response.status).toBe(501);
-    expect(await response.json()).toEqual({
-      error: 'not_implemented',
-      message: expect.stringMatching(/^The payment is valid, but this build does not take x402 payments yet/),
-    });
-    const after = await chain.publicClient.readContract({
-      address: chain.usdcAddress,
-      abi: testUsdcAbi,
-      functionName: 'balanceOf',
-      args: [payer.address],
-    });
-    expect(after).toBe(before);
-  });
-
   it('refuses a payer without the funds: 402 with the reason, in the body and the header', async () => {
-    const sent: Record<string, string>[] = [];
-    const response = await post(payingFetch(privateKeyToAccount(`0x${'22'.repeat(32)}`), sent));
+    const penniless = privateKeyToAccount(`0x${'22'.repeat(32)}`);
+    const response = await post(payingFetch(penniless, { network: network(), asset: chain.usdcAddress }));
     expect(response.status).toBe(402);
     const body = (await response.json()) as { requirements: unknown };
     expect(body).toMatchObject({
@@ -170,6 +117,11 @@ describe('an x402 payment on the local chain', () => {
       'a payment to someone else',
       (accepted: Record<string, unknown>) => ({ ...accepted, payTo: '0x000000000000000000000000000000000000dEaD' }),
     ],
+    [
+      'a payment in another asset',
+      (accepted: Record<string, unknown>) => ({ ...accepted, asset: '0x000000000000000000000000000000000000bEEF' }),
+    ],
+    ['a payment on another network', (accepted: Record<string, unknown>) => ({ ...accepted, network: 'eip155:1' })],
   ])('refuses %s before verifying it (402, payment_requirements_mismatch)', async (_, change) => {
     const payer = anvilDevAccount(6);
     const unpaid = await call(paying, 'POST', '/generations', { body: request });
@@ -183,16 +135,30 @@ describe('an x402 payment on the local chain', () => {
     expect(body).toMatchObject({ error: 'payment_required', requirements: { error: 'payment_requirements_mismatch' } });
   });
 
-  it('refuses a tampered signature, and reads the v1 header name X-PAYMENT', async () => {
+  it('refuses an authorization whose validity window has passed (or nearly)', async () => {
+    const payer = anvilDevAccount(6);
+    await chain.mint(payer.address, 5_000_000n);
+    const unpaid = await call(paying, 'POST', '/generations', { body: request });
+    // The client signs validBefore = now + maxTimeoutSeconds: one second leaves no time to settle.
+    const short = {
+      ...unpaid.body.requirements,
+      accepts: unpaid.body.requirements.accepts.map((offer: object) => ({ ...offer, maxTimeoutSeconds: 1 })),
+    };
+    const { payload } = await pay(short, payer);
+    const { status, body } = await call(paying, 'POST', '/generations', {
+      body: request,
+      headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
+    });
+    expect(status).toBe(402);
+    expect(body.requirements.error).toBe('invalid_exact_evm_payload_authorization_valid_before');
+  });
+
+  it('refuses a tampered signature, read from the v1 header name X-PAYMENT', async () => {
     const payer = anvilDevAccount(6);
     await chain.mint(payer.address, 5_000_000n);
     const unpaid = await call(paying, 'POST', '/generations', { body: request });
     const { payload } = await pay(unpaid.body.requirements, payer);
-    const valid = await call(paying, 'POST', '/generations', {
-      body: request,
-      headers: { 'X-PAYMENT': encodePaymentSignatureHeader(payload) },
-    });
-    expect(valid.status).toBe(501);
+    const before = await chain.balanceOf(payer.address);
     const authorization = (payload.payload as { signature: string }).signature;
     const tampered = { ...payload, payload: { ...payload.payload, signature: `${authorization.slice(0, -4)}beef` } };
     const refused = await call(paying, 'POST', '/generations', {
@@ -201,5 +167,6 @@ describe('an x402 payment on the local chain', () => {
     });
     expect(refused.status).toBe(402);
     expect(refused.body.requirements.error).toBe('invalid_exact_evm_signature');
+    expect(await chain.balanceOf(payer.address)).toBe(before);
   });
 });

@@ -19,6 +19,8 @@ export interface TestChain {
   chainId: number;
   usdcAddress: Address;
   publicClient: PublicClient;
+  /** The test token balance of `address`, in base units. */
+  balanceOf(address: Address): Promise<bigint>;
   /** The owner mints `amount` base units to `to`. */
   mint(to: Address, amount: bigint): Promise<Hash>;
   /** A USDC transfer, by default from a funded dev account (minted to when short). */
@@ -42,6 +44,13 @@ export function useLocalChain(options: { chainId?: number } = {}): TestChain {
     chainId: 0,
     usdcAddress: '0x',
     publicClient: undefined as never,
+    balanceOf: (address) =>
+      chain.publicClient.readContract({
+        address: chain.usdcAddress,
+        abi: testUsdcAbi,
+        functionName: 'balanceOf',
+        args: [address],
+      }),
     mint: (to, amount) => mintTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to, amount }),
     async transfer({ from, to, amount }) {
       if (from === undefined || typeof from === 'string') {

@@ -14,6 +14,7 @@ import { startTestApp, type TestApp } from './app.ts';
 import { type RealStack, useDevServerAndDatabase } from './stack.ts';
 import { type GenerationOptions, startGeneration } from './http.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
+import { configuredFacilitator, type PaymentFacilitator } from '../../src/x402/facilitator.ts';
 
 export interface Gateway extends RealStack {
   app: TestApp;
@@ -21,6 +22,8 @@ export interface Gateway extends RealStack {
   catalog: Catalog;
   /** Stops the workers (as a worker process stopping would: running activities drain) and starts new ones. */
   restartWorkers(): Promise<void>;
+  /** The workers' x402 facilitator (the configured one); a replacement takes effect at the next settlement. */
+  facilitator: () => PaymentFacilitator;
 }
 
 /** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
@@ -43,12 +46,19 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = gateway.config.TEMPORAL_TASK_QUEUE;
     const workflowBundle = await bundleWorkflows();
+    gateway.facilitator = configuredFacilitator(gateway.config);
     // The worker role's workers: the main queue, one per provider and the webhooks queue.
     const startWorkers = async () => {
       const workers = await createWorkers(
         stack.env.nativeConnection,
         { config: gateway.config, taskQueue, namespace: 'default', workflows: { workflowBundle } },
-        { prisma: stack.database.prisma, catalog: gateway.catalog, storage, config: gateway.config },
+        {
+          prisma: stack.database.prisma,
+          catalog: gateway.catalog,
+          storage,
+          config: gateway.config,
+          facilitator: () => gateway.facilitator(),
+        },
       );
       workersRun = runWorkers(
         workers,

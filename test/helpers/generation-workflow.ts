@@ -2,6 +2,7 @@
 // stand-ins (typed as the real activities) for the provider calls: shared by its tests and the history recorder.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { configuredFacilitator } from '../../src/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createGenerationActivities } from '../../activities/generation.activities.ts';
 import type { ProviderActivities } from '../../activities/provider.activities.ts';
@@ -44,10 +45,16 @@ export function generationWorkflowHarness(context: {
   database: TestDatabase;
   workflowBundle: WorkflowBundleWithSourceMap;
 }) {
+  const config = loadConfig({}, []);
   // The webhook activities too: the notify step runs here (these tasks have no webhook to send to).
   const realActivities = () => ({
-    ...createGenerationActivities({ prisma: context.database.prisma, catalog: loadCatalog() }),
-    ...createWebhookActivities({ prisma: context.database.prisma, config: loadConfig({}, []) }),
+    ...createGenerationActivities({
+      prisma: context.database.prisma,
+      catalog: loadCatalog(),
+      config,
+      facilitator: configuredFacilitator(config),
+    }),
+    ...createWebhookActivities({ prisma: context.database.prisma, config }),
   });
 
   /** A task of a fresh account holding 1.00. */

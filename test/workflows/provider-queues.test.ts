@@ -17,6 +17,7 @@ import { newId } from '../../src/services/ids.ts';
 import { credit } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createWorkers, runWorkers } from '../../src/worker.ts';
+import { configuredFacilitator } from '../../src/x402/facilitator.ts';
 import { admitUpdate, generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -67,6 +68,7 @@ it("runs each provider's calls on its own queue, at most its configured concurre
       catalog: loadCatalog(),
       storage,
       config,
+      facilitator: configuredFacilitator(config),
       providers,
     },
   );

@@ -54,3 +54,15 @@ export async function pay(required: PaymentRequired, account: LocalAccount): Pro
     await new Promise((closed) => server.close(closed));
   }
 }
+
+/** An @x402/fetch client paying from `account` on one network, in one asset, up to 10 USDC per payment. */
+export function payingFetch(
+  account: LocalAccount,
+  { network, asset }: { network: `${string}:${string}`; asset: string },
+  fetcher: typeof fetch = fetch,
+): typeof fetch {
+  const client = new x402Client();
+  registerExactEvmScheme(client, { signer: account, networks: [network] });
+  client.setSpendControls({ allowedAssets: [{ network, asset, maxAmountPerPayment: '10000000' }] });
+  return wrapFetchWithPayment(fetcher, client);
+}

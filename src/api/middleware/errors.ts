@@ -7,10 +7,11 @@ import {
   FieldError,
   IdempotencyKeyReusedError,
   InvalidSignatureError,
-  NotImplementedError,
   PaymentRequiredError,
+  PaymentReusedError,
   NotFoundError,
   ServiceUnavailableError,
+  TooManyTasksError,
 } from '../../domain/errors.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../../money.ts';
@@ -33,7 +34,9 @@ function fromDomainError(error: unknown): ApiError | null {
   if (error instanceof FieldError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
   if (error instanceof DepositRefusedError) return new ApiError(error.code, error.message);
   if (error instanceof InvalidSignatureError) return new ApiError('invalid_signature', error.message);
-  if (error instanceof NotImplementedError) return new ApiError('not_implemented', error.message);
+  if (error instanceof PaymentReusedError) return new ApiError('conflict', error.message);
+  if (error instanceof TooManyTasksError)
+    return new ApiError('rate_limited', error.message, {}, { 'Retry-After': String(error.retryAfterSeconds) });
   if (error instanceof PaymentRequiredError) {
     const extra = { cost: usdNumber(error.costMicros), requirements: error.requirements };
     return new ApiError('payment_required', error.message, extra, { 'PAYMENT-REQUIRED': error.header });

@@ -30,7 +30,8 @@ export const accountEndpoints = [
           total_spent: formatUsd(summary.spent),
           currency: 'USD',
           tier: summary.tier ?? 'free',
-          api_key: {
+          // A developer always calls with a key; only a task token (never accepted here) has none.
+          api_key: apiKey && {
             id: apiKey.id,
             name: apiKey.name,
             key_prefix: apiKey.keyPrefix,

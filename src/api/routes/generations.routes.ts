@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { formatUsd, usdNumber } from '../../money.ts';
 import { publicBaseUrl } from '../../config.ts';
 import { createGeneration, getGeneration, type QueuedGeneration } from '../../services/generations.ts';
-import { requirePayment } from '../../services/x402-payments.ts';
+import { payForGeneration } from '../../services/x402-payments.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
@@ -65,18 +65,28 @@ export const generationEndpoints = [
     auth: 'any_or_x402',
     request: { body: CreateGenerationBodySchema },
     success: { status: 202, description: 'The task is queued', schema: GenerationQueuedResponseSchema },
-    errors: ['insufficient_balance', 'payment_required', 'idempotency_key_reused', 'service_unavailable'],
+    errors: [
+      'insufficient_balance',
+      'payment_required',
+      'idempotency_key_reused',
+      'conflict',
+      'rate_limited',
+      'service_unavailable',
+    ],
     handle: async ({ body, principal, ctx, req }) => {
       const idempotencyKey = idempotencyKeyOf(req);
       const task = await createGeneration(ctx, { accountId: principal.account.id, body, idempotencyKey });
       return { status: 202, body: queuedBody(task) };
     },
-    handleUnpaid: ({ body, ctx, req }) =>
-      requirePayment(ctx, {
+    handleUnpaid: async ({ body, ctx, req }) => {
+      const task = await payForGeneration(ctx, {
         body,
         headers: req.headers,
         resourceUrl: `${publicBaseUrl(ctx.config)}/api/v1/generations`,
-      }),
+      });
+      const secret = task.webhookSecret ? { webhook_secret: task.webhookSecret } : {};
+      return { status: 202, body: { ...queuedBody(task), access_token: task.accessToken, ...secret } };
+    },
   }),
   defineEndpoint({
     method: 'get',
@@ -85,12 +95,12 @@ export const generationEndpoints = [
     summary: 'Read a generation task',
     description: endpointDescriptions.getGeneration,
     tags,
-    auth: 'any',
+    auth: 'any_or_task_token',
     request: { params: GenerationIdParamsSchema },
     success: taskResponse,
     errors: ['not_found'],
     handle: async ({ params, principal, ctx }) => ({
-      body: await getGeneration(ctx, { taskId: params.id, accountId: principal.account.id }),
+      body: await getGeneration(ctx, { taskId: params.id, accountId: principal.account.id, onlyTask: principal.task }),
     }),
   }),
   defineEndpoint({
@@ -100,7 +110,7 @@ export const generationEndpoints = [
     summary: 'Read a generation task (deprecated alias)',
     description: endpointDescriptions.getPredictionResult,
     tags,
-    auth: 'any',
+    auth: 'any_or_task_token',
     deprecated: true,
     request: { params: PredictionIdParamsSchema },
     success: {
@@ -113,7 +123,11 @@ export const generationEndpoints = [
     },
     errors: ['not_found'],
     handle: async ({ params, principal, ctx }) => ({
-      body: await getGeneration(ctx, { taskId: params.taskId, accountId: principal.account.id }),
+      body: await getGeneration(ctx, {
+        taskId: params.taskId,
+        accountId: principal.account.id,
+        onlyTask: principal.task,
+      }),
     }),
   }),
 ];

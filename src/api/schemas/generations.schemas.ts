@@ -68,8 +68,33 @@ export const GenerationQueuedResponseSchema = z
     cost_formatted: z.string().optional().openapi({ example: '$0.045' }),
     created_at: z.iso.datetime(),
     poll_url: z.string().openapi({ example: '/api/v1/generations/gen_abc123' }),
+    access_token: z.string().optional().openapi({
+      description:
+        'x402-paid tasks only: a bearer token that reads this task (GET /generations/{id} and its alias) and nothing else',
+      example: 'tt_4Qm…',
+    }),
+    webhook_secret: z.string().optional().openapi({
+      description:
+        "x402-paid tasks with a webhook_url only: the payer's Standard Webhooks signing secret, to verify the webhook",
+    }),
   })
   .openapi('GenerationQueuedResponse');
+
+export const TaskPaymentSchema = z
+  .object({
+    method: z.literal('x402'),
+    scheme: z.string().openapi({ example: 'exact' }),
+    network: z.string().openapi({ description: 'CAIP-2 network', example: 'eip155:8453' }),
+    payer: z.string().openapi({ description: 'The paying address (lowercase)' }),
+    amount: z.number().openapi({ description: 'Authorized amount in USD (USDC)' }),
+    amount_settled: z.number().optional().openapi({ description: 'Moved on chain, in USD; only once settled' }),
+    transaction: z.string().optional().openapi({ description: 'The settlement transaction hash' }),
+    status: z.enum(['authorized', 'settled', 'failed', 'abandoned']).openapi({
+      description:
+        'authorized: verified, not moved yet; settled: paid on chain; failed: the payment no longer paid at settlement; abandoned: the task failed and the payment was never used',
+    }),
+  })
+  .openapi('TaskPayment');
 
 export const GenerationStatusResponseSchema = z
   .object({
@@ -92,6 +117,7 @@ export const GenerationStatusResponseSchema = z
     resolution: z.string().optional(),
     num_outputs: z.int().optional(),
     cost: z.number().optional(),
+    payment: TaskPaymentSchema.optional().openapi({ description: 'How an x402-paid task was paid' }),
   })
   .openapi('GenerationStatusResponse');
 

@@ -1,0 +1,321 @@
+// x402 end to end, on the real local chain with the real test token: a client built on @x402/fetch pays for one
+// generation without an account; the payment is verified at admission and moved on chain only once the outputs are
+// stored — never for a task that failed — and exactly once whatever is retried or crashes.
+import { Context } from '@temporalio/activity';
+import { encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
+import { type Address, type LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { anvilDevAccount } from '../../src/chain/local-chain.ts';
+import { developmentPayTo } from '../../src/config.ts';
+import { walletAccountId } from '../../src/services/paid-tasks.ts';
+import type { PaymentFacilitator } from '../../src/x402/facilitator.ts';
+import { useLocalChain } from '../helpers/chain.ts';
+import { useGateway } from '../helpers/gateway.ts';
+import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
+import { startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { pay, payingFetch } from '../x402/paying-client.ts';
+
+const chain = useLocalChain();
+const gateway = useGateway(() => ({
+  X402_ENABLED: true,
+  DEPOSIT_CHAINS: ['base'],
+  BASE_RPC_URL: chain.rpcUrl,
+  LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
+  LOCAL_CHAIN_ID: chain.chainId,
+  BASE_USDC_ADDRESS: chain.usdcAddress,
+}));
+const payTo = developmentPayTo as Address;
+const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid for with x402.' };
+
+let realFacilitator: () => PaymentFacilitator;
+beforeAll(() => {
+  realFacilitator = gateway.facilitator;
+});
+
+/** A fresh payer holding `amount` of the test token (and no ETH: the facilitator pays the gas). */
+async function newPayer(amount = 2_000_000n): Promise<LocalAccount> {
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await chain.mint(payer.address, amount);
+  return payer;
+}
+
+const network = () => `eip155:${chain.chainId}` as const;
+const postUrl = () => `${gateway.app.url}/api/v1/generations`;
+
+async function payAndPost(payer: LocalAccount, body: object = speech): Promise<ApiResponse> {
+  const response = await payingFetch(payer, { network: network(), asset: chain.usdcAddress })(postUrl(), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+/** A signed payment for `body`'s requirements, to send by hand (retries, replays). */
+async function paymentFor(payer: LocalAccount, body: object = speech): Promise<PaymentPayload> {
+  const unpaid = await call(gateway, 'POST', '/generations', { body });
+  expect(unpaid.status).toBe(402);
+  return (await pay(unpaid.body.requirements, payer)).payload;
+}
+
+const postPaid = (payload: PaymentPayload, body: object = speech, header = 'PAYMENT-SIGNATURE') =>
+  call(gateway, 'POST', '/generations', { body, headers: { [header]: encodePaymentSignatureHeader(payload) } });
+
+const settle = (created: ApiResponse) =>
+  waitForEnd(gateway, { key: created.body.access_token, pollUrl: created.body.poll_url, timeoutMs: 60_000 });
+
+const priceMicros = (created: ApiResponse) => BigInt(Math.round(created.body.cost * 1e6));
+
+describe('a generation paid with x402', () => {
+  it('402 → paid by @x402/fetch → 202 → completed, and exactly the price moved from payer to payTo', async () => {
+    const payer = await newPayer();
+    const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
+
+    const created = await payAndPost(payer);
+    expect(created.status).toBe(202);
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^gen_/),
+      status: 'queued',
+      poll_url: `/api/v1/generations/${created.body.id}`,
+      access_token: expect.stringMatching(/^tt_[0-9A-Za-z]{43}$/),
+    });
+    expect(created.body.webhook_secret).toBeUndefined();
+    const price = priceMicros(created);
+
+    const task = await settle(created);
+    expect(task).toMatchObject({
+      status: 'completed',
+      cost: created.body.cost,
+      outputs: [expect.stringMatching(/^http/)],
+      payment: {
+        method: 'x402',
+        scheme: 'exact',
+        network: network(),
+        payer: payer.address.toLowerCase(),
+        amount: created.body.cost,
+        amount_settled: created.body.cost,
+        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        status: 'settled',
+      },
+    });
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - price);
+    expect(await chain.balanceOf(payTo)).toBe(payToBefore + price);
+    // The facilitator's account sent the transaction and paid its gas; the payer holds no ETH at all.
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: task.payment.transaction });
+    expect(receipt.from.toLowerCase()).not.toBe(payer.address.toLowerCase());
+
+    // The payment is in the ledger of the payer's wallet account: credited and charged in one go.
+    const entries = await gateway.database.prisma.ledgerEntry.findMany({
+      where: { accountId: walletAccountId(payer.address) },
+      orderBy: { id: 'asc' },
+    });
+    expect(entries.map(({ kind, amount, memo }) => ({ kind, amount, memo }))).toEqual([
+      { kind: 'x402_payment', amount: price, memo: task.payment.transaction },
+      { kind: 'reserve', amount: 0n, memo: null },
+      { kind: 'charge', amount: -price, memo: null },
+    ]);
+    const account = await gateway.database.prisma.account.findUniqueOrThrow({
+      where: { id: walletAccountId(payer.address) },
+      include: { balance: true },
+    });
+    expect(account).toMatchObject({ kind: 'wallet', balance: { balance: 0n, reserved: 0n } });
+  });
+
+  it('its access_token reads that task only: another task is 404, any other endpoint 401', async () => {
+    const first = await payAndPost(await newPayer());
+    const second = await payAndPost(await newPayer());
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const token = first.body.access_token;
+    expect((await call(gateway, 'GET', first.body.poll_url, { key: token })).status).toBe(200);
+    expect((await call(gateway, 'GET', `/predictions/${first.body.id}/result`, { key: token })).status).toBe(200);
+    const other = await call(gateway, 'GET', second.body.poll_url, { key: token });
+    expect(other).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    for (const path of ['/account/balance', '/agents/balance', '/account/webhook-secret']) {
+      const refused = await call(gateway, 'GET', path, { key: token });
+      expect(refused.status).toBe(401);
+      expect(refused.body.message).toMatch(/reads its own task only/);
+    }
+    const unknown = await call(gateway, 'GET', first.body.poll_url, { key: `tt_${'0'.repeat(43)}` });
+    expect(unknown.status).toBe(401);
+    await Promise.all([settle(first), settle(second)]);
+  });
+
+  it('the same payment sent again is the same task, settled once; for another body it is 409', async () => {
+    const payer = await newPayer();
+    const payToBefore = await chain.balanceOf(payTo);
+    const payload = await paymentFor(payer);
+    const [a, b] = await Promise.all([postPaid(payload), postPaid(payload)]);
+    expect([a.status, b.status]).toEqual([202, 202]);
+    expect(b.body).toEqual(a.body);
+    const task = await settle(a);
+    expect(task.status).toBe('completed');
+    const again = await postPaid(payload, speech, 'X-PAYMENT');
+    expect(again).toMatchObject({ status: 202, body: { id: a.body.id, access_token: a.body.access_token } });
+    expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(a));
+
+    const replay = await postPaid(payload, { ...speech, prompt: 'Something else entirely.' });
+    expect(replay).toMatchObject({ status: 409, body: { error: 'conflict' } });
+    expect(replay.body.message).toMatch(/already used for a different request/);
+    expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(a));
+  });
+
+  it('reads the v1 header name X-PAYMENT, and signs the webhook with the secret it hands out', async () => {
+    const receiver = await startReceiver();
+    try {
+      const payer = await newPayer();
+      const withWebhook = { ...speech, webhook_url: receiver.url };
+      const created = await postPaid(await paymentFor(payer, withWebhook), withWebhook, 'X-PAYMENT');
+      expect(created.status).toBe(202);
+      expect(created.body.webhook_secret).toMatch(/^whsec_/);
+      const task = await settle(created);
+      expect(task.status).toBe('completed');
+      await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(1);
+      const event = verifyDelivery(created.body.webhook_secret, receiver.received[0]!);
+      expect(event).toMatchObject({ event: 'generation.completed', data: { id: task.id, payment: task.payment } });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a task that fails costs nothing: no transfer, the payment abandoned', async () => {
+    const payer = await newPayer();
+    const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
+    const failing = { type: 'upscale', model: 'local/lanczos', image_url: `${gateway.app.url}/missing.png` };
+    const created = await payAndPost(payer, failing);
+    expect(created.status).toBe(202);
+    const task = await settle(created);
+    expect(task).toMatchObject({ status: 'failed', cost: 0, payment: { status: 'abandoned' } });
+    expect(task.payment.transaction).toBeUndefined();
+    expect(task.outputs).toBeUndefined();
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore);
+    expect(await chain.balanceOf(payTo)).toBe(payToBefore);
+    const entries = await gateway.database.prisma.ledgerEntry.count({
+      where: { accountId: walletAccountId(payer.address) },
+    });
+    expect(entries).toBe(0);
+  });
+
+  it('a payer who moves the funds away before settlement gets a failed task, and its outputs are never served', async () => {
+    const payer = anvilDevAccount(7); // holds ETH, so it can move its tokens itself
+    await chain.mint(payer.address, 2_000_000n);
+    const payToBefore = await chain.balanceOf(payTo);
+    let drained!: () => void;
+    const drainedBeforeSettling = new Promise<void>((resolve) => {
+      drained = resolve;
+    });
+    gateway.facilitator = () => ({
+      verify: (payload, requirement) => realFacilitator().verify(payload, requirement),
+      async settle(payload, requirement) {
+        await drainedBeforeSettling;
+        return realFacilitator().settle(payload, requirement);
+      },
+    });
+    try {
+      const created = await payAndPost(payer);
+      expect(created.status).toBe(202);
+      await chain.transfer({
+        from: payer,
+        to: anvilDevAccount(8).address,
+        amount: await chain.balanceOf(payer.address),
+      });
+      drained();
+      const task = await settle(created);
+      expect(task).toMatchObject({ status: 'failed', cost: 0, payment: { status: 'failed' } });
+      expect(task.error).toMatch(/^The x402 payment could not be settled: the payer's funds no longer cover it/);
+      expect(task.outputs).toBeUndefined();
+      expect(task.output).toBeUndefined();
+      expect(await chain.balanceOf(payTo)).toBe(payToBefore);
+    } finally {
+      gateway.facilitator = realFacilitator;
+    }
+  });
+});
+
+describe('a payer’s tasks in flight', () => {
+  it('are capped (X402_MAX_TASKS_PER_PAYER): one more is 429 with Retry-After, and nothing is taken for it', async () => {
+    const cap = gateway.config.X402_MAX_TASKS_PER_PAYER;
+    const payer = await newPayer(10_000_000n);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // Settlements wait, so the admitted tasks stay in flight while the next payment arrives.
+    gateway.facilitator = () => ({
+      verify: (payload, requirement) => realFacilitator().verify(payload, requirement),
+      settle: async (payload, requirement) => {
+        await held;
+        return realFacilitator().settle(payload, requirement);
+      },
+    });
+    try {
+      const admitted = [];
+      for (let i = 0; i < cap; i += 1) admitted.push(await payAndPost(payer, { ...speech, prompt: `Task ${i}.` }));
+      expect(admitted.map((created) => created.status)).toEqual(Array(cap).fill(202));
+      const payToBefore = await chain.balanceOf(payTo);
+      const refused = await payAndPost(payer, { ...speech, prompt: 'One too many.' });
+      expect(refused).toMatchObject({ status: 429, body: { error: 'rate_limited' } });
+      expect(refused.body.message).toMatch(new RegExp(`already has ${cap} tasks queued or running`));
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      release();
+      const ended = await Promise.all(admitted.map(settle));
+      expect(ended.every((task) => task.status === 'completed')).toBe(true);
+      const total = admitted.reduce((sum, created) => sum + priceMicros(created), 0n);
+      expect(await chain.balanceOf(payTo)).toBe(payToBefore + total);
+    } finally {
+      release();
+      gateway.facilitator = realFacilitator;
+    }
+  });
+});
+
+describe('settlement survives a worker crash', () => {
+  /** A facilitator whose settle stops at `stage` until the worker stops (and cancels the activity). */
+  function stalling(
+    stage: 'before sending' | 'after sending',
+    reached: (transaction: string | undefined) => void,
+  ): () => PaymentFacilitator {
+    return () => ({
+      verify: (payload, requirement) => realFacilitator().verify(payload, requirement),
+      async settle(payload, requirement) {
+        const sent = stage === 'after sending' ? await realFacilitator().settle(payload, requirement) : undefined;
+        reached(sent?.transaction);
+        await Context.current().cancelled;
+        throw new Error('unreachable: the worker stopped');
+      },
+    });
+  }
+
+  it.each(['before sending', 'after sending'] as const)(
+    'killed %s the transfer, the task still settles exactly once',
+    async (stage) => {
+      const payer = await newPayer();
+      const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
+      let reached!: (transaction: string | undefined) => void;
+      const stalled = new Promise<string | undefined>((resolve) => {
+        reached = resolve;
+      });
+      gateway.facilitator = stalling(stage, reached);
+      try {
+        const created = await payAndPost(payer);
+        expect(created.status).toBe(202);
+        const sent = await stalled;
+        const moved = stage === 'after sending' ? priceMicros(created) : 0n;
+        expect(await chain.balanceOf(payTo)).toBe(payToBefore + moved);
+        gateway.facilitator = realFacilitator;
+        await gateway.restartWorkers();
+        const task = await settle(created);
+        expect(task).toMatchObject({ status: 'completed', payment: { status: 'settled' } });
+        expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(created));
+        expect(await chain.balanceOf(payer.address)).toBe(payerBefore - priceMicros(created));
+        // After sending, the retry met the spent nonce and found that very transfer on chain.
+        if (sent) expect(task.payment.transaction).toBe(sent);
+        const receipt = await chain.publicClient.getTransactionReceipt({ hash: task.payment.transaction });
+        expect(receipt.status).toBe('success');
+      } finally {
+        gateway.facilitator = realFacilitator;
+      }
+    },
+  );
+});
