@@ -25,7 +25,16 @@ export interface Output {
   text: string;
 }
 
-const iso = (date: Date | null) => date?.toISOString() ?? null;
+export const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+/** `--limit` of the list commands: 50 unless given, at most 1000. */
+export function limitOf(value: string | undefined): number {
+  if (value === undefined) return 50;
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+    throw new CommandError('--limit must be a whole number from 1 to 1000', 2);
+  return limit;
+}
 
 function required(value: string | undefined, flag: string): string {
   if (!value) throw new CommandError(`missing ${flag}`, 2);
@@ -65,6 +74,8 @@ export async function createKeyCommand(
   options: { account?: string; name?: string; expiresInDays?: string },
 ): Promise<Output> {
   const account = await requireAccount(prisma, required(options.account, '--account'));
+  if (account.kind === 'wallet')
+    throw new CommandError(`${account.id} is an x402 payer's wallet: it pays per request and takes no API key`);
   let expiresAt: Date | null = null;
   if (options.expiresInDays !== undefined) {
     const days = Number(options.expiresInDays);

@@ -3,11 +3,9 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { Deposit, Prisma } from '../generated/prisma/client.ts';
 import { formatUsd } from '../money.ts';
 import type { DepositStatus } from '../services/deposits.ts';
-import { CommandError, type Output } from './commands.ts';
+import { CommandError, iso, limitOf, type Output } from './commands.ts';
 
 const depositStatuses = ['pending', 'confirmed', 'credited', 'rejected'] as const satisfies readonly DepositStatus[];
-
-const iso = (date: Date | null) => date?.toISOString() ?? null;
 
 function depositJson(deposit: Deposit) {
   return {
@@ -37,14 +35,6 @@ const depositLine = (deposit: Deposit) =>
   ]
     .filter(Boolean)
     .join('  ');
-
-function limitOf(value: string | undefined): number {
-  if (value === undefined) return 50;
-  const limit = Number(value);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
-    throw new CommandError('--limit must be a whole number from 1 to 1000', 2);
-  return limit;
-}
 
 /** The newest deposits first, optionally of one account or in one status. */
 export async function listDepositsCommand(

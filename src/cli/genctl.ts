@@ -15,6 +15,7 @@ import {
 } from './commands.ts';
 import { fundCommand, sendCommand } from './chain-commands.ts';
 import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
+import { listPaymentsCommand } from './payment-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
 const usage = `genctl: operate the generation gateway
@@ -30,6 +31,7 @@ const usage = `genctl: operate the generation gateway
   genctl webhooks redeliver <message-id> [--url <target-url>]
   genctl deposits list [--account <account-id>] [--status pending|confirmed|credited|rejected] [--limit <n>]
   genctl deposits show <deposit-id | tx-hash> [--chain <chain>]
+  genctl payments list [--payer <address>] [--status authorized|settled|failed|abandoned] [--limit <n>]
   genctl chain fund <address> --amount <usdc>
   genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
 
@@ -54,6 +56,7 @@ const options = {
   chain: { type: 'string' },
   to: { type: 'string' },
   'from-key': { type: 'string' },
+  payer: { type: 'string' },
 } as const;
 
 async function run(argv: string[]): Promise<number> {
@@ -119,6 +122,9 @@ async function run(argv: string[]): Promise<number> {
         break;
       case 'deposits show':
         output = await showDepositCommand(prisma, target, values);
+        break;
+      case 'payments list':
+        output = await listPaymentsCommand(prisma, values);
         break;
       case 'chain fund':
         output = await fundCommand(config.DATA_DIR, target, values);
