@@ -1,6 +1,6 @@
 // Activities of the generation workflow on its main task queue: thin wrappers over src/services/tasks. Money keys
 // derive from the task id, so a retried activity never moves money twice.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
@@ -10,6 +10,8 @@ import { admitTask, completeTask, failTask, markProcessing } from '../src/servic
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/services/x402-settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { GeneratedOutputs } from './provider.activities.ts';
+
+const heartbeatEveryMs = 3_000;
 
 export interface GenerationActivityDeps extends SettlementDeps {
   catalog: Catalog;
@@ -57,12 +59,17 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
 
     /** Settles an x402 task's payment on chain, once; a payment that no longer pays fails the task. */
     async settlePayment(taskId: string): Promise<void> {
+      // Heartbeats while a transaction is awaited: a worker that dies mid-settlement is noticed in seconds.
+      const context = Context.current();
+      const beating = setInterval(() => context.heartbeat(), heartbeatEveryMs);
       try {
         await settleTaskPayment(deps, taskId);
       } catch (error) {
         if (error instanceof PaymentNotSettledError)
           throw ApplicationFailure.nonRetryable(error.message, 'PaymentNotSettled');
         throw error;
+      } finally {
+        clearInterval(beating);
       }
     },
 

@@ -59,6 +59,7 @@ const provider = {
 // Settling an x402 payment waits for a transaction; a payment still unsettled after 15 minutes fails the task.
 const settlement = {
   startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '15 seconds',
   scheduleToCloseTimeout: '15 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentNotSettled'] },
 } satisfies ActivityOptions;

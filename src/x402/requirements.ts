@@ -1,6 +1,6 @@
 // What a paid request answers with before it is paid (HTTP 402): one x402 v2 `exact` offer per enabled chain, in
 // the chain's USDC. Prices are micro-USD, which are USDC's atomic units (6 decimals), so the amount is the price.
-import { encodePaymentRequiredHeader } from '@x402/core/http';
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Network, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { Address, ChainSettings } from '../chain/settings.ts';
 import { testUsdc } from '../chain/test-usdc.ts';
@@ -43,4 +43,19 @@ export function paymentRequirementsFor(options: PaymentRequirementsOptions): Pay
 /** The `PAYMENT-REQUIRED` header's value: the object as base64 JSON. */
 export function paymentRequiredHeader(required: PaymentRequired): string {
   return encodePaymentRequiredHeader(required);
+}
+
+/** The x402 settlement answer of a settled task, in both header names (v2, then v1): its payer reads it on GET. */
+export function paymentResponseHeaders(payment: {
+  network: string;
+  payer: string;
+  transaction: string;
+}): Record<string, string> {
+  const value = encodePaymentResponseHeader({
+    success: true,
+    transaction: payment.transaction,
+    network: payment.network as Network,
+    payer: payment.payer,
+  });
+  return { 'PAYMENT-RESPONSE': value, 'X-PAYMENT-RESPONSE': value };
 }

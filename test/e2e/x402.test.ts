@@ -2,7 +2,7 @@
 // generation without an account; the payment is verified at admission and moved on chain only once the outputs are
 // stored — never for a task that failed — and exactly once whatever is retried or crashes.
 import { Context } from '@temporalio/activity';
-import { encodePaymentSignatureHeader } from '@x402/core/http';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import { type Address, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -102,6 +102,11 @@ describe('a generation paid with x402', () => {
     });
     expect(await chain.balanceOf(payer.address)).toBe(payerBefore - price);
     expect(await chain.balanceOf(payTo)).toBe(payToBefore + price);
+    // Reading the settled task also answers x402's settlement response, under both header names.
+    const read = await call(gateway, 'GET', created.body.poll_url, { key: created.body.access_token });
+    const settlement = decodePaymentResponseHeader(read.headers.get('payment-response') ?? '');
+    expect(settlement).toMatchObject({ success: true, transaction: task.payment.transaction, network: network() });
+    expect(read.headers.get('x-payment-response')).toBe(read.headers.get('payment-response'));
     // The facilitator's account sent the transaction and paid its gas; the payer holds no ETH at all.
     const receipt = await chain.publicClient.getTransactionReceipt({ hash: task.payment.transaction });
     expect(receipt.from.toLowerCase()).not.toBe(payer.address.toLowerCase());

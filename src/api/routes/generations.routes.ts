@@ -3,6 +3,8 @@ import { formatUsd, usdNumber } from '../../money.ts';
 import { publicBaseUrl } from '../../config.ts';
 import { createGeneration, getGeneration, type QueuedGeneration } from '../../services/generations.ts';
 import { payForGeneration } from '../../services/x402-payments.ts';
+import type { TaskView } from '../../generation/task-view.ts';
+import { paymentResponseHeaders } from '../../x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
@@ -48,10 +50,31 @@ const queuedBody = (task: QueuedGeneration) => ({
   poll_url: `/api/v1/generations/${task.id}`,
 });
 
+/** The task; a settled x402 payment also answers in the x402 response headers. */
+function taskAnswer(task: TaskView) {
+  const { payment } = task;
+  if (payment?.status !== 'settled' || !payment.transaction) return { body: task };
+  const { network, payer, transaction } = payment;
+  return { body: task, headers: paymentResponseHeaders({ network, payer, transaction }) };
+}
+
+const paymentResponseHeaderDocs = {
+  'PAYMENT-RESPONSE': {
+    description:
+      'x402-paid tasks once settled: the x402 settlement response (base64 JSON: transaction, network, payer)',
+    schema: { type: 'string' as const },
+  },
+  'X-PAYMENT-RESPONSE': {
+    description: 'The same, under the x402 v1 name',
+    schema: { type: 'string' as const },
+  },
+};
+
 const taskResponse = {
   status: 200,
   description: 'The task',
   schema: GenerationStatusResponseSchema,
+  headers: paymentResponseHeaderDocs,
 };
 
 export const generationEndpoints = [
@@ -99,9 +122,10 @@ export const generationEndpoints = [
     request: { params: GenerationIdParamsSchema },
     success: taskResponse,
     errors: ['not_found'],
-    handle: async ({ params, principal, ctx }) => ({
-      body: await getGeneration(ctx, { taskId: params.id, accountId: principal.account.id, onlyTask: principal.task }),
-    }),
+    handle: async ({ params, principal, ctx }) =>
+      taskAnswer(
+        await getGeneration(ctx, { taskId: params.id, accountId: principal.account.id, onlyTask: principal.task }),
+      ),
   }),
   defineEndpoint({
     method: 'get',
@@ -116,18 +140,16 @@ export const generationEndpoints = [
     success: {
       ...taskResponse,
       headers: {
+        ...paymentResponseHeaderDocs,
         Deprecation: { description: 'Always `true`', schema: { type: 'string' } },
         Sunset: { description: 'RFC 1123 date after which the alias may be removed', schema: { type: 'string' } },
         Link: { description: 'The successor endpoint', schema: { type: 'string' } },
       },
     },
     errors: ['not_found'],
-    handle: async ({ params, principal, ctx }) => ({
-      body: await getGeneration(ctx, {
-        taskId: params.taskId,
-        accountId: principal.account.id,
-        onlyTask: principal.task,
-      }),
-    }),
+    handle: async ({ params, principal, ctx }) =>
+      taskAnswer(
+        await getGeneration(ctx, { taskId: params.taskId, accountId: principal.account.id, onlyTask: principal.task }),
+      ),
   }),
 ];
