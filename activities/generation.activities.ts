@@ -6,7 +6,7 @@ import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
 import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitPaidTask, PayerBusyError, type X402Authorization } from '../src/services/paid-tasks.ts';
-import { admitTask, completeTask, failTask, markProcessing } from '../src/services/tasks.ts';
+import { admitTask, completeTask, type Delivered, failTask, markProcessing, usedCost } from '../src/services/tasks.ts';
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/services/x402-settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { GeneratedOutputs } from './provider.activities.ts';
@@ -57,13 +57,18 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       return taskView(await markProcessing(deps.prisma, taskId));
     },
 
-    /** Settles an x402 task's payment on chain, once; a payment that no longer pays fails the task. */
-    async settlePayment(taskId: string): Promise<void> {
+    /**
+     * Settles an x402 task's payment on chain, once: `exact` the authorized amount, `upto` what the task used. A
+     * payment that no longer pays fails the task.
+     */
+    async settlePayment(input: { taskId: string; modelId: string } & Delivered): Promise<void> {
       // Heartbeats while a transaction is awaited: a worker that dies mid-settlement is noticed in seconds.
       const context = Context.current();
       const beating = setInterval(() => context.heartbeat(), heartbeatEveryMs);
       try {
-        await settleTaskPayment(deps, taskId);
+        const task = await deps.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } });
+        const usedMicros = usedCost(modelOf(deps.catalog, input.modelId), task, input);
+        await settleTaskPayment(deps, { taskId: input.taskId, usedMicros });
       } catch (error) {
         if (error instanceof PaymentNotSettledError)
           throw ApplicationFailure.nonRetryable(error.message, 'PaymentNotSettled');

@@ -113,6 +113,11 @@ export const configSchema = z.object({
     .transform((key) => key as `0x${string}`)
     .default(developmentFacilitatorKey),
   X402_MAX_TASKS_PER_PAYER: positiveInt.default(5),
+  X402_SCHEMES: z
+    .string()
+    .default('exact,upto')
+    .transform((value) => value.split(',').map((scheme) => scheme.trim()))
+    .pipe(z.array(z.enum(['exact', 'upto'])).min(1)),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),

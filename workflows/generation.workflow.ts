@@ -177,7 +177,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     // 4. Settle. Not cancellable: a cancel arriving now must not race the charge. An x402 payment moves on chain
     // first, and only now: a task that failed before this point never takes the payer's money.
     view = await CancellationScope.nonCancellable(async () => {
-      if (input.payment) await settlePayment(input.taskId);
+      if (input.payment) await settlePayment({ ...task, ...produced });
       return settleTask({ ...task, ...produced });
     });
   } catch (error) {

@@ -78,6 +78,31 @@ export async function markProcessing(prisma: PrismaClient, taskId: string): Prom
   return prisma.task.findUniqueOrThrow({ where: { id: taskId }, ...withPayment });
 }
 
+export interface Delivered {
+  outputs: string[];
+  usage?: Usage;
+}
+
+/**
+ * What a task used, at most its quote: the quote was the most it could cost; what was used (tokens, seconds) and
+ * delivered (fewer outputs than asked for) is what is charged.
+ */
+export function usedCost(
+  model: CatalogModel,
+  task: Pick<Task, 'request' | 'costReserved'>,
+  delivered: Delivered,
+): bigint {
+  const request = storedRequest(task);
+  const fewerOutputs = request.num_outputs !== undefined && delivered.outputs.length < request.num_outputs;
+  if (!delivered.usage && !fewerOutputs) return task.costReserved;
+  const used = priceRequest(model, {
+    ...request,
+    ...(fewerOutputs ? { num_outputs: delivered.outputs.length } : {}),
+    ...(delivered.usage ? { usage: delivered.usage } : {}),
+  }).micros;
+  return used < task.costReserved ? used : task.costReserved;
+}
+
 /**
  * What a completed task is charged. A balance pays what it used (never more than reserved); an x402 payment pays
  * what was settled on chain, which is first credited to the payer's wallet account and held for the task.
@@ -88,13 +113,11 @@ async function chargeableAmount(
   usedMicros: () => bigint,
 ): Promise<bigint> {
   const { payment } = task;
-  if (!payment) {
-    const used = usedMicros();
-    return used < task.costReserved ? used : task.costReserved;
-  }
+  if (!payment) return usedMicros();
   if (payment.status !== 'settled' || payment.amountSettled === null)
     throw new Error(`the x402 payment of task ${task.id} is ${payment.status}, not settled`);
   const amount = payment.amountSettled;
+  if (amount === 0n) return 0n; // an `upto` payment of nothing moves nothing
   const move = { accountId: task.accountId, amount, taskId: task.id };
   await credit(
     { tx },
@@ -108,24 +131,13 @@ async function chargeableAmount(
 export async function completeTask(
   prisma: PrismaClient,
   model: CatalogModel,
-  input: { taskId: string; outputs: string[]; usage?: Usage },
+  input: { taskId: string } & Delivered,
 ): Promise<TaskRow> {
   return prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
     if (task.status === 'completed' || task.status === 'failed') return task;
-    // The quote was the most it could cost; what was used (tokens, seconds) and delivered (fewer outputs than
-    // asked for) is what is charged.
-    const charged = await chargeableAmount(tx, task, () => {
-      const request = storedRequest(task);
-      const fewerOutputs = request.num_outputs !== undefined && input.outputs.length < request.num_outputs;
-      if (!input.usage && !fewerOutputs) return task.costReserved;
-      return priceRequest(model, {
-        ...request,
-        ...(fewerOutputs ? { num_outputs: input.outputs.length } : {}),
-        ...(input.usage ? { usage: input.usage } : {}),
-      }).micros;
-    });
+    const charged = await chargeableAmount(tx, task, () => usedCost(model, task, input));
     await charge(
       { tx },
       { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` },

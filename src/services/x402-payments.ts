@@ -41,6 +41,18 @@ export interface UnpaidGeneration {
   headers: IncomingHttpHeaders;
 }
 
+/**
+ * Where `upto` can be offered, when configured: the facilitator's own answer. A facilitator that cannot say (an
+ * external one unreachable) leaves the `exact` offers, which need nothing of it before settlement.
+ */
+async function uptoOffers(deps: { config: GenerationServiceDeps['config']; facilitator: () => PaymentFacilitator }) {
+  if (!deps.config.X402_SCHEMES.includes('upto')) return undefined;
+  return deps
+    .facilitator()
+    .uptoFacilitators()
+    .catch(() => undefined);
+}
+
 /** A task paid with x402: what its payer needs to follow it without an account. */
 export interface PaidGeneration extends QueuedGeneration {
   /** Bearer token that reads this task, and nothing else. */
@@ -108,6 +120,7 @@ export async function payForGeneration(
     amountMicros: costMicros,
     maxTimeoutSeconds: model.timeout_seconds + collectionSeconds,
     resource: { url: input.resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
+    uptoFacilitators: await uptoOffers(deps),
   });
   const refuse = (message: string, reason?: string) => {
     const answer = reason ? { ...required, error: reason } : required;

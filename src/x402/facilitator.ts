@@ -13,7 +13,18 @@ import {
 } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, defineChain, http, nonceManager, publicActions, type Chain, type Hex } from 'viem';
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
+import {
+  type Address,
+  createWalletClient,
+  defineChain,
+  http,
+  isAddress,
+  nonceManager,
+  publicActions,
+  type Chain,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { base, mainnet, polygon } from 'viem/chains';
 import { type ChainSettings, enabledChains } from '../chain/settings.ts';
@@ -29,11 +40,19 @@ export interface PaymentFacilitator {
    * outcome is unknown (an RPC or facilitator failure after the transaction may have been sent).
    */
   settle(payload: PaymentPayload, requirement: PaymentRequirements): Promise<SettleResponse>;
+  /** The networks it settles `upto` on, each with the address a payer's Permit2 witness must name. */
+  uptoFacilitators(): Promise<ReadonlyMap<Network, Address>>;
 }
 
-/** The facilitator for a network it does not serve: the x402 spec's reason codes. */
-function unsupported(requirement: PaymentRequirements, networks: ReadonlySet<string>): string | undefined {
-  if (requirement.scheme !== 'exact') return 'unsupported_scheme';
+export type X402Scheme = 'exact' | 'upto';
+
+/** The facilitator for a scheme or network it does not serve: the x402 spec's reason codes. */
+function unsupported(
+  requirement: PaymentRequirements,
+  schemes: readonly X402Scheme[],
+  networks: ReadonlySet<string>,
+): string | undefined {
+  if (!(schemes as readonly string[]).includes(requirement.scheme)) return 'unsupported_scheme';
   if (!networks.has(requirement.network)) return 'invalid_network';
   return undefined;
 }
@@ -55,13 +74,16 @@ function viemChain(settings: ChainSettings): Chain {
 
 export interface LocalFacilitatorOptions {
   chains: ChainSettings[];
+  /** `exact` (EIP-3009) always; `upto` (Permit2) where the chain has Permit2 and x402's upto proxy. */
+  schemes: readonly X402Scheme[];
   /** The account that submits `transferWithAuthorization` and pays its gas, on every chain. */
   privateKey: Hex;
 }
 
 /**
- * x402's own facilitator in this process: one `exact` (EIP-3009) scheme per chain, its network `eip155:<chainId>`.
- * The account's nonces come from viem's nonce manager, so concurrent settlements do not collide.
+ * x402's own facilitator in this process: the `exact` (EIP-3009) and `upto` (Permit2) schemes on each chain, its
+ * network `eip155:<chainId>`. The account's nonces come from viem's nonce manager, so concurrent settlements do not
+ * collide.
  */
 export function createLocalFacilitator(options: LocalFacilitatorOptions): PaymentFacilitator & {
   /** The account paying the gas. */
@@ -96,21 +118,26 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Paymen
     // Types only: viem 2.57 types verifyTypedData's parameter as a union (block hash/number/tag variants) that the
     // signer's plain parameter object is not assignable to; the call itself is the one toFacilitatorEvmSigner expects.
     const signer = toFacilitatorEvmSigner(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
-    // The scheme itself rather than registerExactEvmScheme, which also registers x402 v1 on all of its networks.
-    facilitator.register(network, new ExactEvmScheme(signer));
+    // The schemes themselves rather than registerExactEvmScheme, which also registers x402 v1 on all of its networks.
+    if (options.schemes.includes('exact')) facilitator.register(network, new ExactEvmScheme(signer));
+    if (options.schemes.includes('upto')) facilitator.register(network, new UptoEvmScheme(signer));
   }
   return {
     address: account.address,
     networks: [...networks],
     async verify(payload, requirement) {
-      const reason = unsupported(requirement, networks);
+      const reason = unsupported(requirement, options.schemes, networks);
       if (reason) return { isValid: false, invalidReason: reason, payer: undefined };
       return facilitator.verify(payload, requirement);
     },
     async settle(payload, requirement) {
-      const reason = unsupported(requirement, networks);
+      const reason = unsupported(requirement, options.schemes, networks);
       if (reason) return { success: false, errorReason: reason, transaction: '', network: requirement.network };
       return oneAtATime(payload, () => facilitator.settle(payload, requirement));
+    },
+    async uptoFacilitators() {
+      const served = options.schemes.includes('upto') ? [...networks] : [];
+      return new Map(served.map((network) => [network, account.address]));
     },
   };
 }
@@ -124,6 +151,7 @@ export function createRemoteFacilitator(
   options: Omit<FacilitatorConfig, 'url'> = {},
 ): PaymentFacilitator & { url: string } {
   const client = new HTTPFacilitatorClient({ ...options, url });
+  let supported: Promise<ReadonlyMap<Network, Address>> | undefined;
   return {
     url: client.url,
     async verify(payload, requirement) {
@@ -154,6 +182,25 @@ export function createRemoteFacilitator(
         };
       }
     },
+    /** From the service's `/supported` kinds (asked once; asked again after a failure). */
+    uptoFacilitators() {
+      supported ??= client.getSupported().then(
+        ({ kinds }) =>
+          new Map(
+            kinds.flatMap(({ x402Version, scheme, network, extra }) => {
+              const address = extra?.facilitatorAddress;
+              const usable =
+                x402Version === 2 && scheme === 'upto' && typeof address === 'string' && isAddress(address);
+              return usable ? [[network, address as Address] as const] : [];
+            }),
+          ),
+        (error: unknown) => {
+          supported = undefined;
+          throw error;
+        },
+      );
+      return supported;
+    },
   };
 }
 
@@ -163,5 +210,9 @@ export function configuredFacilitator(config: Config): () => PaymentFacilitator 
   return () =>
     (facilitator ??= config.X402_FACILITATOR_URL
       ? createRemoteFacilitator(config.X402_FACILITATOR_URL)
-      : createLocalFacilitator({ chains: enabledChains(config), privateKey: config.X402_FACILITATOR_PRIVATE_KEY }));
+      : createLocalFacilitator({
+          chains: enabledChains(config),
+          schemes: config.X402_SCHEMES,
+          privateKey: config.X402_FACILITATOR_PRIVATE_KEY,
+        }));
 }

@@ -4,7 +4,7 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { isPaymentPayloadV2 } from '@x402/core/schemas';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { isEIP3009Payload, type ExactEvmPayloadV2 } from '@x402/evm';
+import { isEIP3009Payload, isUptoPermit2Payload, type ExactEvmPayloadV2 } from '@x402/evm';
 import { isAddress, isHex, type Address, type Hex } from 'viem';
 
 export type PaymentHeaderName = 'PAYMENT-SIGNATURE' | 'X-PAYMENT';
@@ -86,23 +86,43 @@ export function readPaymentHeader(
 
 /** Who pays, with which one-time authorization: (network, asset, payer, nonce) names one payment for good. */
 export interface PaymentIdentity {
-  /** The EIP-3009 authorization's `from`, lowercased. */
+  /** The authorization's `from` (EIP-3009, or the Permit2 owner of `upto`), lowercased. */
   payer: Address;
-  /** The EIP-3009 nonce (32 bytes), lowercased: the token refuses a second transfer with it from this payer. */
-  nonce: Hex;
+  /**
+   * The one-time nonce: EIP-3009's 32 bytes as lowercase hex (the token refuses it twice), or Permit2's uint256 as a
+   * decimal string (Permit2 refuses it twice).
+   */
+  nonce: string;
   network: Network;
   /** The token the payload says it pays in (`accepted.asset`), lowercased. */
   asset: Address;
-  /** Unix seconds: the authorization cannot be settled from then on. */
+  /** Unix seconds: the authorization cannot be settled from then on (EIP-3009 validBefore, Permit2 deadline). */
   validBefore: bigint;
 }
 
 const decimal = /^\d+$/;
 
-/** The identity of an `exact` EIP-3009 payment; null for any other payload (another scheme, Permit2, malformed). */
+/** The identity of an `upto` Permit2 payment; null when the payload is not one. */
+function uptoIdentity(payload: PaymentPayload): PaymentIdentity | null {
+  const inner = payload.payload;
+  if (typeof inner !== 'object' || inner === null || !isUptoPermit2Payload(inner)) return null;
+  const { from, nonce, deadline } = inner.permit2Authorization;
+  if (!isAddress(from, { strict: false }) || !decimal.test(nonce) || !decimal.test(deadline)) return null;
+  return {
+    payer: from.toLowerCase() as Address,
+    nonce: BigInt(nonce).toString(),
+    network: payload.accepted.network,
+    asset: payload.accepted.asset.toLowerCase() as Address,
+    validBefore: BigInt(deadline),
+  };
+}
+
+/** The identity of an `exact` (EIP-3009) or `upto` (Permit2) payment; null for any other or malformed payload. */
 export function paymentIdentity(payload: PaymentPayload): PaymentIdentity | null {
   const { accepted } = payload;
-  if (accepted.scheme !== 'exact' || !isAddress(accepted.asset, { strict: false })) return null;
+  if (!isAddress(accepted.asset, { strict: false })) return null;
+  if (accepted.scheme === 'upto') return uptoIdentity(payload);
+  if (accepted.scheme !== 'exact') return null;
   const inner = payload.payload as unknown as ExactEvmPayloadV2;
   if (typeof inner !== 'object' || inner === null || !isEIP3009Payload(inner)) return null;
   const { authorization } = inner;

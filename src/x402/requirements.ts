@@ -1,5 +1,6 @@
 // What a paid request answers with before it is paid (HTTP 402): one x402 v2 `exact` offer per enabled chain, in
-// the chain's USDC. Prices are micro-USD, which are USDC's atomic units (6 decimals), so the amount is the price.
+// the chain's USDC, then one `upto` offer per chain whose facilitator settles it. Prices are micro-USD, which are
+// USDC's atomic units (6 decimals), so the amount is the price (for `upto`, the most it can cost).
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Network, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { Address, ChainSettings } from '../chain/settings.ts';
@@ -20,6 +21,8 @@ export interface PaymentRequirementsOptions {
   amountMicros: bigint;
   maxTimeoutSeconds: number;
   resource: { url: string; description: string; mimeType: string };
+  /** Where `upto` is offered: the facilitator address a payer's Permit2 witness must name, per network. */
+  uptoFacilitators?: ReadonlyMap<Network, Address>;
 }
 
 export function paymentRequirementsFor(options: PaymentRequirementsOptions): PaymentRequired {
@@ -28,16 +31,31 @@ export function paymentRequirementsFor(options: PaymentRequirementsOptions): Pay
   if (!Number.isSafeInteger(options.maxTimeoutSeconds) || options.maxTimeoutSeconds <= 0) {
     throw new RangeError(`maxTimeoutSeconds must be a positive integer, got ${options.maxTimeoutSeconds}`);
   }
-  const accepts = options.chains.map((chain): PaymentRequirements => ({
-    scheme: 'exact',
+  const offer = (chain: ChainSettings) => ({
     network: networkOf(chain),
     amount: options.amountMicros.toString(),
     asset: chain.usdcAddress,
     payTo: options.payTo,
     maxTimeoutSeconds: options.maxTimeoutSeconds,
+  });
+  const exact = options.chains.map((chain): PaymentRequirements => ({
+    scheme: 'exact',
+    ...offer(chain),
     extra: { ...usdcEip712 },
   }));
-  return { x402Version, resource: { ...options.resource }, accepts };
+  // After every `exact` offer: a client that takes the first offer it can pay keeps paying exactly the price.
+  const upto = options.chains.flatMap((chain): PaymentRequirements[] => {
+    const facilitatorAddress = options.uptoFacilitators?.get(networkOf(chain));
+    if (!facilitatorAddress) return [];
+    return [
+      {
+        scheme: 'upto',
+        ...offer(chain),
+        extra: { ...usdcEip712, assetTransferMethod: 'permit2', facilitatorAddress },
+      },
+    ];
+  });
+  return { x402Version, resource: { ...options.resource }, accepts: [...exact, ...upto] };
 }
 
 /** The `PAYMENT-REQUIRED` header's value: the object as base64 JSON. */

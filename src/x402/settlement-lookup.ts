@@ -1,6 +1,8 @@
-// Whether an EIP-3009 authorization was already spent by a transfer to us: a settlement retried after a crash meets
-// the spent nonce, and must tell our own earlier transfer (settled) from a payer's cancelAuthorization (not paid).
-import { erc20Abi, type Hex, parseAbiItem, parseEventLogs } from 'viem';
+// Whether an authorization was already spent by a transfer to us: a settlement retried after a crash meets the spent
+// nonce, and must tell our own earlier transfer (settled) from a payer's cancellation (not paid). EIP-3009 names the
+// nonce in an event; Permit2 does not, so an `upto` transfer is found by its call to x402's proxy.
+import { x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
+import { decodeFunctionData, erc20Abi, type Hex, parseAbiItem, parseEventLogs, type PublicClient } from 'viem';
 import { chainClient } from '../chain/deposit-inspection.ts';
 import type { ChainSettings } from '../chain/settings.ts';
 
@@ -25,13 +27,11 @@ export async function findSettlementTransaction(
   spent: SpentAuthorization,
 ): Promise<Hex | null> {
   const client = chainClient(settings.rpcUrl);
-  const head = await client.getBlockNumber();
   const logs = await client.getLogs({
     address: settings.usdcAddress,
     event: authorizationUsed,
     args: { authorizer: spent.payer, nonce: spent.nonce },
-    fromBlock: head > lookbackBlocks ? head - lookbackBlocks : 0n,
-    toBlock: head,
+    ...(await recentBlocks(client)),
   });
   for (const log of logs) {
     const receipt = await client.getTransactionReceipt({ hash: log.transactionHash });
@@ -45,6 +45,49 @@ export async function findSettlementTransaction(
         transfer.args.value === spent.amount,
     );
     if (paid) return log.transactionHash;
+  }
+  return null;
+}
+
+async function recentBlocks(client: PublicClient) {
+  const head = await client.getBlockNumber();
+  return { fromBlock: head > lookbackBlocks ? head - lookbackBlocks : 0n, toBlock: head };
+}
+
+/**
+ * The transaction and amount of an `upto` settlement of this Permit2 nonce: a USDC transfer from the payer to
+ * `payTo` made by a call to x402's upto proxy carrying that owner and nonce. Null when there is none recently.
+ */
+export async function findUptoSettlement(
+  settings: ChainSettings,
+  spent: { payer: Hex; nonce: bigint; payTo: Hex },
+): Promise<{ transaction: Hex; amount: bigint } | null> {
+  const client = chainClient(settings.rpcUrl);
+  const transfers = await client.getLogs({
+    address: settings.usdcAddress,
+    event: erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer')!,
+    args: { from: spent.payer, to: spent.payTo },
+    ...(await recentBlocks(client)),
+  });
+  for (const transfer of transfers) {
+    const sent = await client.getTransaction({ hash: transfer.transactionHash });
+    if (sent.to?.toLowerCase() !== x402UptoPermit2ProxyAddress.toLowerCase()) continue;
+    let call;
+    try {
+      call = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data: sent.input });
+    } catch {
+      continue;
+    }
+    if (call.functionName !== 'settle' && call.functionName !== 'settleWithPermit') continue;
+    // settleWithPermit takes the EIP-2612 permit first; the Permit2 permit, amount and owner follow as in settle.
+    const args = (call.functionName === 'settle' ? call.args : call.args.slice(1)) as unknown as [
+      { nonce: bigint },
+      bigint,
+      Hex,
+    ];
+    const [permit, , owner] = args;
+    if (permit.nonce === spent.nonce && owner.toLowerCase() === spent.payer.toLowerCase())
+      return { transaction: transfer.transactionHash, amount: transfer.args.value! };
   }
   return null;
 }

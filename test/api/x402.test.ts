@@ -15,6 +15,7 @@ import { pay, payingFetch } from '../x402/paying-client.ts';
 
 const on = useAppWithDatabase({ config: { X402_ENABLED: true, ...unreadChains } });
 const off = useAppWithDatabase({ config: { ...unreadChains } });
+const exactOnly = useAppWithDatabase({ config: { X402_ENABLED: true, X402_SCHEMES: ['exact'], ...unreadChains } });
 
 const request = { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.example/photo.png' };
 // An upscale has no priced options: admission's price for it is the model's with none given.
@@ -27,7 +28,7 @@ const usdc = {
 } as const;
 
 describe('POST /generations without an API key, x402 on', () => {
-  it('answers 402 with the price admission charges and one exact USDC requirement per enabled chain', async () => {
+  it('answers 402 with the price admission charges: an exact USDC requirement per enabled chain, then an upto one', async () => {
     const { status, headers, body } = await call(on, 'POST', '/generations', { body: request });
     const cost = priceOf(request);
     expect(status).toBe(402);
@@ -41,17 +42,26 @@ describe('POST /generations without an API key, x402 on', () => {
       },
     });
     const timeout = (loadCatalog().get(request.model)?.timeout_seconds ?? 0) + 600;
-    expect(body.requirements.accepts).toEqual(
-      Object.entries(usdc).map(([network, asset]) => ({
-        scheme: 'exact',
-        network,
-        amount: cost.toString(),
-        asset,
-        payTo: developmentPayTo,
-        maxTimeoutSeconds: timeout,
+    const offer = (scheme: string, network: string, asset: string) => ({
+      scheme,
+      network,
+      amount: cost.toString(),
+      asset,
+      payTo: developmentPayTo,
+      maxTimeoutSeconds: timeout,
+    });
+    // upto: the payer's Permit2 witness names the facilitator that may settle it (here the gateway's own account).
+    const facilitatorAddress = privateKeyToAccount(loadConfig({}, []).X402_FACILITATOR_PRIVATE_KEY).address;
+    expect(body.requirements.accepts).toEqual([
+      ...Object.entries(usdc).map(([network, asset]) => ({
+        ...offer('exact', network, asset),
         extra: { name: 'USD Coin', version: '2' },
       })),
-    );
+      ...Object.entries(usdc).map(([network, asset]) => ({
+        ...offer('upto', network, asset),
+        extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'permit2', facilitatorAddress },
+      })),
+    ]);
     expect(decodePaymentRequiredHeader(headers.get('payment-required') ?? '')).toEqual(body.requirements);
   });
 
@@ -62,6 +72,17 @@ describe('POST /generations without an API key, x402 on', () => {
       error: 'validation_error',
       message: expect.stringMatching(/^Invalid body: model: unknown/),
     });
+  });
+});
+
+describe('with upto not configured (X402_SCHEMES=exact)', () => {
+  it('offers exact only', async () => {
+    const { body } = await call(exactOnly, 'POST', '/generations', { body: request });
+    expect(body.requirements.accepts.map((offer: { scheme: string }) => offer.scheme)).toEqual([
+      'exact',
+      'exact',
+      'exact',
+    ]);
   });
 });
 

@@ -34,6 +34,16 @@ beforeAll(() => {
   realFacilitator = gateway.facilitator;
 });
 
+/** The real facilitator, with `settle` wrapped (it gets the real one to call). */
+const wrappingSettle =
+  (
+    settle: (
+      real: PaymentFacilitator,
+      ...args: Parameters<PaymentFacilitator['settle']>
+    ) => ReturnType<PaymentFacilitator['settle']>,
+  ) =>
+  (): PaymentFacilitator => ({ ...realFacilitator(), settle: (...args) => settle(realFacilitator(), ...args) });
+
 /** A fresh payer holding `amount` of the test token (and no ETH: the facilitator pays the gas). */
 async function newPayer(amount = 2_000_000n): Promise<LocalAccount> {
   const payer = privateKeyToAccount(generatePrivateKey());
@@ -210,12 +220,9 @@ describe('a generation paid with x402', () => {
     const drainedBeforeSettling = new Promise<void>((resolve) => {
       drained = resolve;
     });
-    gateway.facilitator = () => ({
-      verify: (payload, requirement) => realFacilitator().verify(payload, requirement),
-      async settle(payload, requirement) {
-        await drainedBeforeSettling;
-        return realFacilitator().settle(payload, requirement);
-      },
+    gateway.facilitator = wrappingSettle(async (real, payload, requirement) => {
+      await drainedBeforeSettling;
+      return real.settle(payload, requirement);
     });
     try {
       const created = await payAndPost(payer);
@@ -247,12 +254,9 @@ describe('a payer’s tasks in flight', () => {
       release = resolve;
     });
     // Settlements wait, so the admitted tasks stay in flight while the next payment arrives.
-    gateway.facilitator = () => ({
-      verify: (payload, requirement) => realFacilitator().verify(payload, requirement),
-      settle: async (payload, requirement) => {
-        await held;
-        return realFacilitator().settle(payload, requirement);
-      },
+    gateway.facilitator = wrappingSettle(async (real, payload, requirement) => {
+      await held;
+      return real.settle(payload, requirement);
     });
     try {
       const admitted = [];
@@ -281,14 +285,11 @@ describe('settlement survives a worker crash', () => {
     stage: 'before sending' | 'after sending',
     reached: (transaction: string | undefined) => void,
   ): () => PaymentFacilitator {
-    return () => ({
-      verify: (payload, requirement) => realFacilitator().verify(payload, requirement),
-      async settle(payload, requirement) {
-        const sent = stage === 'after sending' ? await realFacilitator().settle(payload, requirement) : undefined;
-        reached(sent?.transaction);
-        await Context.current().cancelled;
-        throw new Error('unreachable: the worker stopped');
-      },
+    return wrappingSettle(async (real, payload, requirement) => {
+      const sent = stage === 'after sending' ? await real.settle(payload, requirement) : undefined;
+      reached(sent?.transaction);
+      await Context.current().cancelled;
+      throw new Error('unreachable: the worker stopped');
     });
   }
 

@@ -67,6 +67,7 @@ beforeAll(async () => {
   requirement = required.accepts[0]!;
   facilitator = createLocalFacilitator({
     chains: [settings],
+    schemes: ['exact'],
     privateKey: toHex(facilitatorAccount.getHdKey().privateKey!),
   });
   await chain.mint(payer.address, 10_000_000n);
