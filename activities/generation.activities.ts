@@ -9,6 +9,7 @@ import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../src/services/tasks.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { GeneratedOutputs } from './provider.activities.ts';
+import { classifyFailures } from './failures.ts';
 
 export interface GenerationActivityDeps {
   prisma: PrismaClient;
@@ -29,7 +30,7 @@ export type TaskAdmission =
   { outcome: 'admitted'; task: TaskView } | { outcome: 'insufficient_funds'; availableMicros: string };
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
-  return {
+  return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
         const task = await admitTask(deps.prisma, { ...input, costMicros: BigInt(input.costMicros) });
@@ -55,7 +56,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       const task = await failTask(deps.prisma, input);
       return task && taskView(task);
     },
-  };
+  });
 }
 
 export type GenerationActivities = ReturnType<typeof createGenerationActivities>;
