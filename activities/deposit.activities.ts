@@ -20,6 +20,7 @@ import { type CreditedDepositView, depositView } from '../src/services/deposit-v
 import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/services/deposit-scan.ts';
 import { startDepositWorkflow } from '../src/temporal/deposits.ts';
 import { refusal } from './refusal.ts';
+import { classifyFailures } from './failures.ts';
 
 export interface DepositActivityDeps {
   prisma: PrismaClient;
@@ -51,7 +52,7 @@ export function createDepositActivities(deps: DepositActivityDeps) {
     return settings;
   };
 
-  return {
+  return classifyFailures({
     /** The transaction's USDC transfers to one agent's address, or why it is not a deposit. */
     async inspectDeposit(ref: DepositRef): Promise<DepositInspection> {
       const inspection = await inspectTransaction(settingsOf(ref.chain), ref.txHash as Hex);
@@ -121,7 +122,7 @@ export function createDepositActivities(deps: DepositActivityDeps) {
     async rejectDeposit(input: { ref: DepositRef; reason: string }): Promise<void> {
       await rejectDeposit(deps.prisma, input.ref, input.reason);
     },
-  };
+  });
 }
 
 export type DepositActivities = ReturnType<typeof createDepositActivities>;

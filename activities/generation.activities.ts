@@ -10,6 +10,7 @@ import { admitTask, completeTask, type Delivered, failTask, markProcessing, used
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/services/x402-settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { GeneratedOutputs } from './provider.activities.ts';
+import { classifyFailures } from './failures.ts';
 
 const heartbeatEveryMs = 3_000;
 
@@ -35,7 +36,7 @@ export type TaskAdmission =
   | { outcome: 'payer_busy'; limit: number };
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
-  return {
+  return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
         const { payment, ...admission } = { ...input, costMicros: BigInt(input.costMicros) };
@@ -86,7 +87,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       const task = await failTask(deps.prisma, input);
       return task && taskView(task);
     },
-  };
+  });
 }
 
 export type GenerationActivities = ReturnType<typeof createGenerationActivities>;

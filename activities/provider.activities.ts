@@ -11,6 +11,7 @@ import { type ProducedFile, ProviderRefusal, type ProviderResult, ProviderRetryL
 import type { Storage } from '../src/storage/local-storage.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal } from './refusal.ts';
+import { classifyFailures } from './failures.ts';
 
 export interface ProviderActivityDeps {
   catalog: Catalog;
@@ -77,7 +78,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
     }
   };
 
-  return {
+  return classifyFailures({
     /** Runs the model and stores its outputs; for an upstream that queues work, submits the job instead. */
     async generateOutputs(input: {
       taskId: string;
@@ -139,7 +140,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
       const { model, jobs } = jobsOf(input.modelId);
       await classified(() => jobs.cancel(model, input.jobId));
     },
-  };
+  });
 }
 
 export type ProviderActivities = ReturnType<typeof createProviderActivities>;

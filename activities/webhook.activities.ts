@@ -8,6 +8,7 @@ import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.
 import { type CreatedMessage, createWebhookMessage, type WebhookEventInput } from '../src/webhooks/messages.ts';
 import { webhookSecretOf } from '../src/webhooks/secrets.ts';
 import { type AttemptResult, sendWebhook } from '../src/webhooks/send.ts';
+import { classifyFailures } from './failures.ts';
 
 export interface WebhookActivityDeps {
   prisma: PrismaClient;
@@ -15,7 +16,7 @@ export interface WebhookActivityDeps {
 }
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
-  return {
+  return classifyFailures({
     /**
      * Writes the event's message and starts one delivery workflow per target on the webhooks task queue. They are
      * not children of the emitter: a delivery outlives it by a day and must never reach back into it. A retry of
@@ -59,7 +60,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async recordWebhookAttempt(record: AttemptRecord): Promise<void> {
       await recordAttempt(deps.prisma, record);
     },
-  };
+  });
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;

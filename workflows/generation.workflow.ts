@@ -41,13 +41,22 @@ export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };
 export const admitUpdate = defineUpdate<AdmitUpdateResult, [{ requestHash: string }]>('admit');
 export const stateQuery = defineQuery<TaskView | null>('state');
 
-// Database steps take milliseconds; a short timeout hands them to another worker soon after one dies.
+// Database steps take milliseconds; a short timeout hands them to another worker soon after one dies. An hour of
+// retries outlasts any outage worth waiting for; past it the workflow fails rather than loop.
 const fast = {
   startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 } satisfies ActivityOptions;
-// Admission keeps a caller waiting: give up after 30 s rather than hold the POST forever.
-const admit = { ...fast, scheduleToCloseTimeout: '30 seconds' } satisfies LocalActivityOptions;
+// The refund outlasts a longer outage: a day, then it is an operator's.
+const compensation = { ...fast, scheduleToCloseTimeout: '1 day' } satisfies ActivityOptions;
+// Admission keeps a caller waiting: 4 attempts of at most 5 s (< 30 s with backoff), then the POST answers. Bounded
+// by a count: the SDK drops a local activity's schedule-to-close that expires between two local retries.
+const admit = {
+  startToCloseTimeout: '5 seconds',
+  scheduleToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '4 seconds', maximumAttempts: 4 },
+} satisfies LocalActivityOptions;
 // The model's timeout bounds the call, retries included (set per run); heartbeats reveal a dead worker sooner.
 const provider = {
   heartbeatTimeout: '10 seconds',
@@ -65,7 +74,8 @@ const settlement = {
 } satisfies ActivityOptions;
 
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
-const { markProcessing, settleTask, failTask } = proxyActivities<GenerationActivities>(fast);
+const { markProcessing, settleTask } = proxyActivities<GenerationActivities>(fast);
+const { failTask } = proxyActivities<GenerationActivities>(compensation);
 const { settlePayment } = proxyActivities<GenerationActivities>(settlement);
 
 type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
@@ -113,7 +123,9 @@ function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: TaskView) 
 /** Waits until the admit update has decided; a refusal ends the workflow once the api has its answer. */
 async function awaitAdmission(admission: () => Admission): Promise<void> {
   await condition(() => !['pending', 'reserving'].includes(admission().state));
-  if (admission().state === 'failed') throw new Error('admission failed');
+  // A failure, not an Error: an Error fails only the workflow task, which would then retry for ever.
+  if (admission().state === 'failed')
+    throw ApplicationFailure.nonRetryable('The task could not be admitted.', 'AdmissionFailed');
   if (admission().state !== 'admitted') {
     await condition(allHandlersFinished);
     // Ends failed, not completed, so the same Idempotency-Key (or payment) may start again once it can be admitted.
@@ -122,7 +134,7 @@ async function awaitAdmission(admission: () => Admission): Promise<void> {
 }
 
 /** The provider call of one run, on the provider's own task queue. */
-function providerActivities(input: GenerationInput, taskQueue: string) {
+export function providerActivities(input: GenerationInput, taskQueue: string) {
   const timeout = `${input.timeoutSeconds} seconds` as const;
   return proxyActivities<ProviderActivities>({
     ...provider,

@@ -14,8 +14,12 @@ import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from 
 export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
 
 const upstreamRetry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
-// One status request. Each check is also bounded by the model's deadline, given per call.
-const check = { startToCloseTimeout: '2 minutes', retry: upstreamRetry } satisfies ActivityOptions;
+// One status request. Each call narrows the schedule-to-close to the model's deadline.
+const check = {
+  startToCloseTimeout: '2 minutes',
+  scheduleToCloseTimeout: '1 hour',
+  retry: upstreamRetry,
+} satisfies ActivityOptions;
 // Collecting downloads the outputs: a job that succeeded gets its own ten minutes, past the model's timeout.
 const collect = {
   startToCloseTimeout: '5 minutes',

@@ -32,6 +32,7 @@ const { sendWebhook } = proxyActivities<WebhookActivities>({
 });
 const { recordWebhookAttempt } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 

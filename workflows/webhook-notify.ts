@@ -4,12 +4,12 @@ import { CancellationScope, log, proxyLocalActivities } from '@temporalio/workfl
 import type { WebhookActivities } from '../activities/webhook.activities.ts';
 import type { WebhookEventInput } from '../src/webhooks/messages.ts';
 
-// Idempotent database work and two workflow starts; an hour of retries outlasts any outage worth waiting for.
-// A local activity: most tasks have no webhook, and a task-queue round trip per task would cost every one of them.
+// Idempotent database work and two workflow starts, retried for about an hour (counted: the SDK drops a local
+// activity's schedule-to-close between retries). Local: most tasks have no webhook to pay a task-queue round trip for.
 const { notifyWebhooks } = proxyLocalActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   scheduleToCloseTimeout: '1 hour',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 60 },
 });
 
 /** Never throws, and runs even in a cancelled workflow (a cancelled task ends failed, and its caller is told so). */

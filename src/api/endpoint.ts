@@ -90,7 +90,8 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   if (endpoint.request?.body || endpoint.request?.query || endpoint.request?.params) codes.add('validation_error');
   if (endpoint.validationErrorCode) codes.add(endpoint.validationErrorCode);
   if (endpoint.request?.body) codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type');
-  if (endpoint.auth !== 'none') codes.add('unauthorized');
+  // An API key is looked up in the database: while it is down, the answer is 503.
+  if (endpoint.auth !== 'none') codes.add('unauthorized').add('service_unavailable');
   if (endpoint.auth === 'agent' || endpoint.auth === 'developer') codes.add('forbidden');
   if (endpoint.pendingUntil) codes.add('not_implemented');
   codes.add('internal_error');

@@ -71,13 +71,26 @@ export class ApiError extends Error {
   }
 }
 
+type Issue = z.ZodError['issues'][number];
+
+/**
+ * A union (the two layouts of POST /generations) fails as a whole; its issues are those of the branch the request
+ * got furthest into (the deepest shallowest path, then the fewest issues), so the message still names the field.
+ */
+function leafIssues(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const reach = (branch: Issue[]) => Math.min(...branch.map((inner) => inner.path.length));
+  const [best] = [...issue.errors].sort((a, b) => reach(b) - reach(a) || a.length - b.length);
+  return best!.flatMap((inner) => leafIssues({ ...inner, path: [...issue.path, ...inner.path] }));
+}
+
 /** `where` is the part of the request that failed (body, query, path); each issue names its field. */
 export function validationError(
   error: z.ZodError,
   where: 'body' | 'query' | 'path',
   code: ErrorCode = 'validation_error',
 ): ApiError {
-  const problems = error.issues.map((issue) => {
+  const problems = error.issues.flatMap(leafIssues).map((issue) => {
     const field = issue.path.length > 0 ? issue.path.join('.') : where;
     return `${field}: ${issue.message}`;
   });

@@ -13,18 +13,23 @@ import {
   stateQuery,
 } from '../../workflows/generation.workflow.ts';
 import type { TaskView } from '../generation/task-view.ts';
+import { isTemporalUnreachable } from './unreachable.ts';
 
 export interface TemporalDeps {
   client: Client;
   taskQueue: string;
 }
 
+// Longer than the admit update can take (its activity gives up within 30 s), so the wait ends early only when
+// Temporal itself does not answer.
+const admissionWaitMs = 45_000;
+
 /** What admitGeneration tells the api: the admit update's answer, or why there was none. */
 export type AdmissionOutcome =
   | AdmitUpdateResult
   /** The task's workflow ran to its end already (a retried Idempotency-Key): the task row answers. */
   | { outcome: 'ended' }
-  /** Admission itself failed (the database unreachable for 30 s, …): nothing was charged; the caller may retry. */
+  /** Admission itself failed (the database or Temporal unreachable, …): nothing was charged; the caller may retry. */
   | { outcome: 'unavailable' };
 
 /**
@@ -41,13 +46,15 @@ export async function admitGeneration(temporal: TemporalDeps, input: GenerationI
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
   });
   try {
-    return await temporal.client.workflow.executeUpdateWithStart(admitUpdate, {
-      args: [{ requestHash: input.requestHash }],
-      startWorkflowOperation: start,
-    });
+    return await temporal.client.withDeadline(Date.now() + admissionWaitMs, () =>
+      temporal.client.workflow.executeUpdateWithStart(admitUpdate, {
+        args: [{ requestHash: input.requestHash }],
+        startWorkflowOperation: start,
+      }),
+    );
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ended' };
-    if (error instanceof WorkflowUpdateFailedError) return { outcome: 'unavailable' };
+    if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error)) return { outcome: 'unavailable' };
     throw error;
   }
 }

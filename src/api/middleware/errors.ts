@@ -13,11 +13,16 @@ import {
   ServiceUnavailableError,
   TooManyTasksError,
 } from '../../domain/errors.ts';
+import { isDatabaseUnreachable } from '../../db/unreachable.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../../money.ts';
 import { InsufficientFundsError } from '../../services/ledger.ts';
 import { RegistrationCappedError } from '../../services/registration.ts';
+import { isTemporalUnreachable } from '../../temporal/unreachable.ts';
 import { ApiError } from '../errors.ts';
+
+// An outage is short or an operator's: a client may try again after a few seconds.
+const unavailable = (message: string) => new ApiError('service_unavailable', message, {}, { 'Retry-After': '5' });
 
 function fromDomainError(error: unknown): ApiError | null {
   if (error instanceof ModelRequestError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
@@ -41,7 +46,10 @@ function fromDomainError(error: unknown): ApiError | null {
     const extra = { cost: usdNumber(error.costMicros), requirements: error.requirements };
     return new ApiError('payment_required', error.message, extra, { 'PAYMENT-REQUIRED': error.header });
   }
-  if (error instanceof ServiceUnavailableError) return new ApiError('service_unavailable', error.message);
+  if (error instanceof ServiceUnavailableError) return unavailable(error.message);
+  if (isDatabaseUnreachable(error))
+    return unavailable('The database is unreachable; nothing was changed. Retry shortly.');
+  if (isTemporalUnreachable(error)) return unavailable('Temporal is unreachable; nothing was started. Retry shortly.');
   if (error instanceof RegistrationCappedError) {
     return new ApiError('registration_capped', `Registration capped: ${error.message}. Try again later.`);
   }
@@ -88,6 +96,8 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
       `An internal error occurred; quote request id ${String(res.getHeader('X-Request-Id'))} when reporting it.`,
     );
   if (!known) req.log.error({ err: error }, 'unhandled error');
+  else if (apiError.code === 'service_unavailable' && error !== apiError)
+    req.log.warn({ err: error }, 'dependency down');
   else if (error instanceof Prisma.PrismaClientKnownRequestError) req.log.warn({ err: error }, 'database refusal');
   if (res.headersSent) return;
   res.status(apiError.status).set(apiError.headers).json(apiError.toBody());

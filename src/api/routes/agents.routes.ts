@@ -49,7 +49,7 @@ export const agentEndpoints = [
       description: 'The agent, its key and its deposit addresses',
       schema: AgentRegisterResponseSchema,
     },
-    errors: ['registration_capped'],
+    errors: ['registration_capped', 'service_unavailable'],
     handle: async ({ body, ctx, req }) => {
       const agent = await onboardAgent(ctx, {
         agentName: body.agent_name,

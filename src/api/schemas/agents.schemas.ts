@@ -1,18 +1,16 @@
 import { ChainSchema, DepositAddressesSchema, GenerationTypeSchema, httpUrl, moneyString } from './common.schemas.ts';
 import { generateTypes } from '../../domain/values.ts';
-import { z } from './zod.ts';
+import { safeText, z } from './zod.ts';
 
 export const AgentRegisterRequestSchema = z
   .object({
-    agent_name: z.string().min(3).max(50),
+    agent_name: safeText(50).min(3),
     webhook_url: httpUrl.optional(),
-    source: z.string().max(100).optional(),
-    agent_platform: z
-      .string()
-      .max(100)
+    source: safeText(100).optional(),
+    agent_platform: safeText(100)
       .optional()
       .openapi({ description: '`openclaw`, `generic`, or any string up to 100 characters' }),
-    agent_version: z.string().max(50).optional(),
+    agent_version: safeText(50).optional(),
   })
   .openapi('AgentRegisterRequest');
 
@@ -76,8 +74,8 @@ export const AgentDepositResponseSchema = z
 export const AgentQuoteRequestSchema = z
   .object({
     type: GenerationTypeSchema,
-    model: z.string().min(1),
-    resolution: z.string().optional(),
+    model: safeText().min(1),
+    resolution: safeText().optional(),
     duration: z.number().positive().optional(),
     num_outputs: z.int().min(1).optional(),
     sound: z.boolean().optional(),

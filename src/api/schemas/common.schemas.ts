@@ -1,5 +1,5 @@
 import { chains, generationTypes, taskIdPattern, taskStatuses, tiers } from '../../domain/values.ts';
-import { z } from './zod.ts';
+import { storable, z } from './zod.ts';
 
 export const GenerationTypeSchema = z.enum(generationTypes).openapi('GenerationType');
 
@@ -39,8 +39,7 @@ export const moneyString = z
   .openapi({ example: '1.000000' });
 
 // No user:password@ part: a credential in a webhook URL would be logged with every failed attempt.
-export const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URI' })
+export const httpUrl = storable(z.url({ protocol: /^https?$/, error: 'must be an http(s) URI' }))
   // (Refinements run even when the URL check failed: an unparsable URL is left to that check's message.)
   .refine(
     (url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password),

@@ -1,17 +1,17 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
 import { GenerationTypeSchema, httpUrl, TaskStatusSchema, taskIdParams } from './common.schemas.ts';
-import { z } from './zod.ts';
+import { safeText, z } from './zod.ts';
 
 export const MessageSchema = z
-  .object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() })
+  .object({ role: z.enum(['system', 'user', 'assistant']), content: safeText() })
   .openapi('Message');
 
 export const GenerationRequestSchema = z
   .object({
     type: GenerationTypeSchema,
-    model: z.string().min(1).openapi({ description: 'A model id from GET /models (the catalog is authoritative)' }),
-    prompt: z.string().optional(),
-    system_prompt: z.string().optional(),
+    model: safeText().min(1).openapi({ description: 'A model id from GET /models (the catalog is authoritative)' }),
+    prompt: safeText().optional(),
+    system_prompt: safeText().optional(),
     messages: z.array(MessageSchema).optional(),
     max_tokens: z.int().min(1).optional(),
     temperature: z.number().optional(),
@@ -21,14 +21,14 @@ export const GenerationRequestSchema = z
     frequency_penalty: z.number().optional(),
     repetition_penalty: z.number().optional(),
     enable_thinking: z.boolean().optional(),
-    negative_prompt: z.string().optional(),
+    negative_prompt: safeText().optional(),
     image_url: httpUrl.optional(),
     video_url: httpUrl.optional(),
     audio_url: httpUrl.optional(),
     images: z.array(httpUrl).optional(),
     videos: z.array(httpUrl).optional(),
-    aspect_ratio: z.string().optional(),
-    resolution: z.string().optional(),
+    aspect_ratio: safeText().optional(),
+    resolution: safeText().optional(),
     duration: z.int().min(1).optional(),
     num_outputs: z.int().min(1).optional(),
     seed: z.int().optional(),
@@ -43,7 +43,7 @@ export const GenerationRequestSchema = z
 /** The alternate layout of the usage examples: `{ model, input: { prompt, … }, webhook }`; `type` defaults to the model's. */
 export const GenerationInputLayoutSchema = z
   .object({
-    model: z.string().min(1),
+    model: safeText().min(1),
     type: GenerationTypeSchema.optional(),
     input: GenerationRequestSchema.omit({ type: true, model: true, webhook_url: true }),
     webhook: httpUrl.optional(),
@@ -102,7 +102,7 @@ export const GenerationStatusResponseSchema = z
     type: z.string().optional(),
     model: z.string(),
     status: TaskStatusSchema,
-    prompt: z.string().optional(),
+    prompt: safeText().optional(),
     output: z
       .url()
       .optional()
@@ -112,9 +112,9 @@ export const GenerationStatusResponseSchema = z
     created_at: z.iso.datetime().optional(),
     updated_at: z.iso.datetime().optional(),
     completed_at: z.iso.datetime().optional(),
-    aspect_ratio: z.string().optional(),
+    aspect_ratio: safeText().optional(),
     duration: z.int().optional(),
-    resolution: z.string().optional(),
+    resolution: safeText().optional(),
     num_outputs: z.int().optional(),
     cost: z.number().optional(),
     payment: TaskPaymentSchema.optional().openapi({ description: 'How an x402-paid task was paid' }),

@@ -1,5 +1,5 @@
 import { GenerationTypeSchema } from './common.schemas.ts';
-import { z } from './zod.ts';
+import { safeText, z } from './zod.ts';
 
 export const ModelCostSchema = z.object({ min: z.number(), max: z.number() }).openapi('ModelCost', {
   description:
@@ -54,7 +54,7 @@ export const ModelSchema = z
 
 export const ModelsQuerySchema = z.object({
   type: GenerationTypeSchema.optional().openapi({ description: 'Only models of this generation type' }),
-  provider: z.string().min(1).max(100).optional().openapi({ description: 'Provider name or slug, case-insensitive' }),
+  provider: safeText(100).min(1).optional().openapi({ description: 'Provider name or slug, case-insensitive' }),
 });
 
 export const ModelsResponseSchema = z

@@ -1,0 +1,102 @@
+// Admission that cannot succeed ends, on the dev server (update-with-start, as the api does): a deterministic database
+// refusal fails at once, a failure that keeps recurring gives up after a bounded number of attempts. Either way the
+// api learns it in seconds, nothing is reserved, no task row is written and the workflow closes.
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { configuredFacilitator } from '../../src/x402/facilitator.ts';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGenerationActivities, type GenerationActivities } from '../../activities/generation.activities.ts';
+import { createWebhookActivities } from '../../activities/webhook.activities.ts';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
+import { admitGeneration } from '../../src/temporal/generations.ts';
+import type { GenerationInput } from '../../workflows/generation.workflow.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { generationWorkflowHarness } from '../helpers/generation-workflow.ts';
+import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+
+const context = {} as {
+  env: TestWorkflowEnvironment;
+  database: TestDatabase;
+  workflowBundle: WorkflowBundleWithSourceMap;
+};
+const { newTaskInput } = generationWorkflowHarness(context);
+
+beforeAll(async () => {
+  [context.env, context.database, context.workflowBundle] = await Promise.all([
+    createDevServerEnv(),
+    createTestDatabase(),
+    bundleWorkflows(),
+  ]);
+});
+afterAll(async () => {
+  await context.env?.teardown();
+  await context.database?.drop();
+});
+
+/** Admits `input` through update-with-start against a worker with the real activities, `admitTask` overridable. */
+async function admit(input: GenerationInput, admitTask?: GenerationActivities['admitTask']) {
+  const { prisma } = context.database;
+  const taskQueue = uniqueTaskQueue('admission');
+  const config = loadConfig({}, []);
+  const activities = {
+    ...createGenerationActivities({
+      prisma,
+      catalog: loadCatalog(),
+      config,
+      facilitator: configuredFacilitator(config),
+    }),
+    ...createWebhookActivities({ prisma, config }),
+    ...(admitTask ? { admitTask } : {}),
+  };
+  const worker = await Worker.create({
+    connection: context.env.nativeConnection,
+    taskQueue,
+    workflowBundle: context.workflowBundle,
+    activities,
+  });
+  return worker.runUntil(async () => {
+    const started = Date.now();
+    const outcome = await admitGeneration({ client: context.env.client, taskQueue }, input);
+    const elapsedMs = Date.now() - started;
+    const handle = context.env.client.workflow.getHandle(input.taskId);
+    await handle.result().catch(() => undefined);
+    return { outcome, elapsedMs, status: (await handle.describe()).status.name };
+  });
+}
+
+async function expectNothingLeft(input: GenerationInput) {
+  const { prisma } = context.database;
+  expect(await prisma.task.findUnique({ where: { id: input.taskId } })).toBeNull();
+  expect(await prisma.balance.findUniqueOrThrow({ where: { accountId: input.accountId } })).toMatchObject({
+    balance: 1_000_000n,
+    reserved: 0n,
+  });
+}
+
+describe('admission that cannot succeed', () => {
+  it('a value the database refuses (a NUL in the prompt) fails at once: unavailable, nothing reserved, closed', async () => {
+    const input = await newTaskInput({
+      request: { type: 'text-to-image', model: 'fal/flux-schnell', prompt: 'a\u0000b' },
+    });
+    const { outcome, elapsedMs, status } = await admit(input);
+    expect(outcome).toEqual({ outcome: 'unavailable' });
+    expect(elapsedMs).toBeLessThan(5_000);
+    expect(status).toBe('FAILED');
+    await expectNothingLeft(input);
+  });
+
+  it('a failure that keeps recurring gives up after 4 attempts, within seconds', async () => {
+    const input = await newTaskInput();
+    let attempts = 0;
+    const { outcome, elapsedMs, status } = await admit(input, async () => {
+      attempts += 1;
+      throw new Error('the database is having a bad day');
+    });
+    expect(outcome).toEqual({ outcome: 'unavailable' });
+    expect(attempts).toBe(4);
+    expect(elapsedMs).toBeLessThan(20_000);
+    expect(status).toBe('FAILED');
+    await expectNothingLeft(input);
+  }, 60_000);
+});
