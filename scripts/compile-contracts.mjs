@@ -1,6 +1,6 @@
-// `npm run compile-contracts`: compiles src/chain/contracts/TestUSDC.sol with solc-js (offline) and writes the
-// committed artifact next to it (TestUSDC.json, and its ABI as a TypeScript constant for viem's types).
-// test/chain/test-usdc-artifact.test.ts fails when they and the source disagree.
+// `npm run compile-contracts`: compiles the contracts in src/chain/contracts with solc-js (offline) and writes the
+// committed artifact next to each (and, where wanted, its ABI as a TypeScript constant for viem's types).
+// test/chain/*-artifact.test.ts fail when they and the sources disagree.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,10 +8,11 @@ import { root } from './setup.mjs';
 
 const { register } = await import('tsx/esm/api');
 register();
-const compiler = await import(pathToFileURL(join(root, 'src/chain/compile-test-usdc.ts')).href);
-const artifact = compiler.compileTestUsdc();
-writeFileSync(compiler.testUsdcArtifactPath, compiler.renderArtifact(artifact));
-writeFileSync(compiler.testUsdcAbiModulePath, await compiler.renderAbiModule(artifact));
-console.log(
-  `wrote ${compiler.testUsdcArtifactPath} (${artifact.compiler}, ${(artifact.bytecode.length - 2) / 2} bytes)`,
-);
+const compiler = await import(pathToFileURL(join(root, 'src/chain/compile-contracts.ts')).href);
+for (const source of compiler.contractSources) {
+  const artifact = compiler.compileContract(source);
+  writeFileSync(source.artifactPath, compiler.renderArtifact(artifact));
+  if (source.abiModule) writeFileSync(source.abiModule.path, await compiler.renderAbiModule(source, artifact));
+  const code = artifact.bytecode ?? artifact.deployedBytecode;
+  console.log(`wrote ${source.artifactPath} (${artifact.compiler}, ${(code.length - 2) / 2} bytes)`);
+}

@@ -1,5 +1,5 @@
-// The local chain: anvil with its state under DATA_DIR, the test token always at the same address, and Multicall3 at
-// its canonical one (as on every public chain).
+// The local chain: anvil with its state under DATA_DIR, the test token always at the same address, and Multicall3 and
+// Permit2 at their canonical ones (as on every public chain), with x402's upto proxy at the address x402 expects.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,7 @@ import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { startAnvil } from '../infra/anvil.ts';
 import type { Logger } from '../logger.ts';
 import { testUsdcAbi, testUsdcBytecode } from './test-usdc.ts';
+import { ensureUptoContracts } from './upto-contracts.ts';
 
 /** anvil's well-known development mnemonic: its accounts are funded with ETH at genesis. Never use it elsewhere. */
 export const anvilDevMnemonic = 'test test test test test test test test test test test junk';
@@ -146,11 +147,11 @@ export async function ensureMulticall3(rpcUrl: string, log: Logger): Promise<{ i
 
 /**
  * Deploys the test token at its fixed address unless it is already there (a chain restarted from its state); first
- * makes sure Multicall3 is at its canonical address.
+ * makes sure Multicall3, Permit2 and the upto proxy are at their addresses.
  */
 export async function ensureTestUsdc(rpcUrl: string, log: Logger): Promise<{ address: Address; deployed: boolean }> {
-  await ensureMulticall3(rpcUrl, log);
   const { publicClient } = await clientsFor(rpcUrl);
+  await Promise.all([ensureMulticall3(rpcUrl, log), ensureUptoContracts(rpcUrl, publicClient.chain.id, log)]);
   const code = await publicClient.getCode({ address: testUsdcAddress });
   if (code && code !== '0x') return { address: testUsdcAddress, deployed: false };
   const nonce = await publicClient.getTransactionCount({ address: testUsdcDeployer.address });
