@@ -65,7 +65,8 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
       'the server enables x402 (`supports_x402` in GET /models): without an API key it answers 402 with the payment ' +
       'requirements in the body and the `PAYMENT-REQUIRED` header; a refused payment is 402 with the reason in ' +
       '`requirements.error`. A valid payment admits the task (202 with an `access_token`); the payment is settled ' +
-      'on chain only once the outputs are stored, and never for a task that fails.',
+      'on chain only once the outputs are stored, and never for a task that fails: `exact` the quoted price, `upto` ' +
+      'what the task used (at most the quote).',
   });
   registry.registerComponent('securitySchemes', 'taskToken', {
     type: 'http',

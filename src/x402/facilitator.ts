@@ -114,7 +114,11 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Paymen
       transport: http(settings.rpcUrl),
       cacheTime: 0,
       pollingInterval: settings.local ? 100 : 1_000,
-    }).extend(publicActions);
+    })
+      .extend(publicActions)
+      // toFacilitatorEvmSigner reads the signer's address from `address`, which a wallet client does not have; upto
+      // compares it with the facilitator a payer's witness names.
+      .extend(() => ({ address: account.address }));
     // Types only: viem 2.57 types verifyTypedData's parameter as a union (block hash/number/tag variants) that the
     // signer's plain parameter object is not assignable to; the call itself is the one toFacilitatorEvmSigner expects.
     const signer = toFacilitatorEvmSigner(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);

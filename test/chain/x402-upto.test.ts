@@ -6,23 +6,14 @@ import { toFacilitatorEvmSigner, x402UptoPermit2ProxyABI, type UptoPermit2Payloa
 import { UptoEvmScheme as UptoClientScheme } from '@x402/evm/upto/client';
 import { UptoEvmScheme as UptoFacilitatorScheme } from '@x402/evm/upto/facilitator';
 import { UptoEvmScheme as UptoServerScheme } from '@x402/evm/upto/server';
-import {
-  decodeFunctionData,
-  erc20Abi,
-  maxUint256,
-  parseEventLogs,
-  publicActions,
-  type Address,
-  type Hex,
-  type LocalAccount,
-  zeroHash,
-} from 'viem';
+import { maxUint256, parseEventLogs, publicActions, type Address, type Hex, type LocalAccount, zeroHash } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
 import { isPermit2NonceUsed, permit2Address } from '../../src/chain/permit2.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { uptoProxyAddress } from '../../src/chain/upto-contracts.ts';
-import { useLocalChain } from '../helpers/chain.ts';
+import { chainSettingsOf, useLocalChain } from '../helpers/chain.ts';
+import { findUptoSettlement } from '../../src/x402/settlement-lookup.ts';
 
 const chain = useLocalChain();
 const payer = anvilDevAccount(5) as LocalAccount; // holds ETH for its one approval of Permit2
@@ -52,26 +43,6 @@ async function signPayment(): Promise<PaymentPayload> {
 }
 
 const permit2PayloadOf = (payment: PaymentPayload) => payment.payload as unknown as UptoPermit2Payload;
-
-/**
- * After a crash between sending and recording a settlement: no log names the Permit2 nonce, so take the payer's
- * transfers to payTo, keep the proxy's `settle` calls among them and compare the nonce in their calldata.
- */
-async function findUptoSettlement(owner: Address, nonce: bigint): Promise<Hex | undefined> {
-  const transfers = await chain.publicClient.getLogs({
-    address: chain.usdcAddress,
-    event: erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer')!,
-    args: { from: owner, to: payTo },
-    fromBlock: 0n,
-  });
-  for (const { transactionHash } of transfers) {
-    const transaction = await chain.publicClient.getTransaction({ hash: transactionHash });
-    if (transaction.to?.toLowerCase() !== uptoProxyAddress.toLowerCase()) continue;
-    const { functionName, args } = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data: transaction.input });
-    if (functionName === 'settle' && args[0].nonce === nonce && args[2] === owner) return transactionHash;
-  }
-  return undefined;
-}
 
 beforeAll(async () => {
   network = `eip155:${chain.chainId}`;
@@ -156,7 +127,12 @@ describe("x402's upto scheme on the local chain", () => {
     const again = await facilitator.settle(payment, { ...requirements, amount: '1' });
     expect(again).toMatchObject({ success: false, errorReason: 'permit2_simulation_failed', transaction: '' });
     expect(await chain.balanceOf(payTo)).toBe(payToBefore + 1_234_567n);
-    expect(await findUptoSettlement(payer.address, nonce)).toBe(settled.transaction);
+    // After a crash between sending and recording a settlement, the service finds it by the proxy call's calldata.
+    const settings = chainSettingsOf(chain);
+    expect(await findUptoSettlement(settings, { payer: payer.address, payTo, nonce })).toEqual({
+      transaction: settled.transaction,
+      amount: 1_234_567n,
+    });
   });
 
   it('refuses to settle more than the signed maximum', async () => {

@@ -6,7 +6,7 @@ import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402
 import type { PaymentPayload } from '@x402/core/types';
 import { type Address, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { developmentPayTo } from '../../src/config.ts';
 import { walletAccountId } from '../../src/services/paid-tasks.ts';
@@ -16,16 +16,32 @@ import { useGateway } from '../helpers/gateway.ts';
 import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
 import { startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 import { pay, payingFetch } from '../x402/paying-client.ts';
+import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
+import { x402Client } from '@x402/core/client';
+import { UptoEvmScheme } from '@x402/evm/upto/client';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import { permit2Address } from '../../src/chain/permit2.ts';
 
 const chain = useLocalChain();
-const gateway = useGateway(() => ({
-  X402_ENABLED: true,
-  DEPOSIT_CHAINS: ['base'],
-  BASE_RPC_URL: chain.rpcUrl,
-  LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
-  LOCAL_CHAIN_ID: chain.chainId,
-  BASE_USDC_ADDRESS: chain.usdcAddress,
-}));
+let openai: OpenAIStandIn;
+const gateway = useGateway(async () => {
+  openai = await startOpenAIStandIn({
+    png: Buffer.alloc(0),
+    mp3: Buffer.alloc(0),
+    transcript: { text: '', duration: 1 },
+  });
+  return {
+    X402_ENABLED: true,
+    DEPOSIT_CHAINS: ['base'],
+    BASE_RPC_URL: chain.rpcUrl,
+    LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
+    LOCAL_CHAIN_ID: chain.chainId,
+    BASE_USDC_ADDRESS: chain.usdcAddress,
+    OPENAI_BASE_URL: openai.baseUrl,
+    OPENAI_API_KEY: 'sk-upstream-test',
+  };
+});
+afterAll(() => openai?.close());
 const payTo = developmentPayTo as Address;
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid for with x402.' };
 
@@ -54,13 +70,35 @@ async function newPayer(amount = 2_000_000n): Promise<LocalAccount> {
 const network = () => `eip155:${chain.chainId}` as const;
 const postUrl = () => `${gateway.app.url}/api/v1/generations`;
 
-async function payAndPost(payer: LocalAccount, body: object = speech): Promise<ApiResponse> {
-  const response = await payingFetch(payer, { network: network(), asset: chain.usdcAddress })(postUrl(), {
+async function postWith(fetcher: typeof fetch, body: object): Promise<ApiResponse> {
+  const response = await fetcher(postUrl(), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
   return { status: response.status, headers: response.headers, body: await response.json() };
+}
+
+/** Pays `exact` with an @x402/fetch client. */
+const payAndPost = (payer: LocalAccount, body: object = speech) =>
+  postWith(payingFetch(payer, { network: network(), asset: chain.usdcAddress }), body);
+
+/** Pays `upto` with an @x402/fetch client that speaks only upto (so it picks the upto offer of the 402). */
+function payUptoAndPost(payer: LocalAccount, body: object = speech) {
+  const client = new x402Client();
+  client.register(network(), new UptoEvmScheme(payer));
+  client.setSpendControls({
+    allowedAssets: [{ network: network(), asset: chain.usdcAddress, maxAmountPerPayment: '10000000' }],
+  });
+  return postWith(wrapFetchWithPayment(fetch, client), body);
+}
+
+/** A payer of `upto`: Permit2 may move its tokens (one approval, so it holds ETH: an anvil dev account). */
+async function uptoPayer(index: number): Promise<LocalAccount> {
+  const payer = anvilDevAccount(index) as LocalAccount;
+  await chain.mint(payer.address, 5_000_000n);
+  await chain.approve(payer, permit2Address);
+  return payer;
 }
 
 /** A signed payment for `body`'s requirements, to send by hand (retries, replays). */
@@ -279,6 +317,32 @@ describe('a payer’s tasks in flight', () => {
   });
 });
 
+describe('upto: a text generation settles what it used', () => {
+  it('authorizes the quote, moves only the tokens used (less), and charges exactly that', async () => {
+    const payer = await uptoPayer(5);
+    const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
+    const body = { type: 'text-to-text', model: 'openai/qwen3-235b', prompt: 'Name a colour.', max_tokens: 2000 };
+
+    const created = await payUptoAndPost(payer, body);
+    expect(created.status).toBe(202);
+    const authorized = priceMicros(created);
+
+    const task = await settle(created);
+    expect(task).toMatchObject({ status: 'completed', payment: { scheme: 'upto', status: 'settled' } });
+    const settled = BigInt(Math.round(task.payment.amount_settled * 1e6));
+    expect(settled).toBeGreaterThan(0n);
+    expect(settled).toBeLessThan(authorized);
+    expect(task.payment.amount).toBe(created.body.cost);
+    expect(task.cost).toBe(task.payment.amount_settled);
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore - settled);
+    expect(await chain.balanceOf(payTo)).toBe(payToBefore + settled);
+    const charge = await gateway.database.prisma.ledgerEntry.findFirstOrThrow({
+      where: { taskId: task.id, kind: 'charge' },
+    });
+    expect(charge.amount).toBe(-settled);
+  });
+});
+
 describe('settlement survives a worker crash', () => {
   /** A facilitator whose settle stops at `stage` until the worker stops (and cancels the activity). */
   function stalling(
@@ -293,35 +357,36 @@ describe('settlement survives a worker crash', () => {
     });
   }
 
-  it.each(['before sending', 'after sending'] as const)(
-    'killed %s the transfer, the task still settles exactly once',
-    async (stage) => {
-      const payer = await newPayer();
-      const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
-      let reached!: (transaction: string | undefined) => void;
-      const stalled = new Promise<string | undefined>((resolve) => {
-        reached = resolve;
-      });
-      gateway.facilitator = stalling(stage, reached);
-      try {
-        const created = await payAndPost(payer);
-        expect(created.status).toBe(202);
-        const sent = await stalled;
-        const moved = stage === 'after sending' ? priceMicros(created) : 0n;
-        expect(await chain.balanceOf(payTo)).toBe(payToBefore + moved);
-        gateway.facilitator = realFacilitator;
-        await gateway.restartWorkers();
-        const task = await settle(created);
-        expect(task).toMatchObject({ status: 'completed', payment: { status: 'settled' } });
-        expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(created));
-        expect(await chain.balanceOf(payer.address)).toBe(payerBefore - priceMicros(created));
-        // After sending, the retry met the spent nonce and found that very transfer on chain.
-        if (sent) expect(task.payment.transaction).toBe(sent);
-        const receipt = await chain.publicClient.getTransactionReceipt({ hash: task.payment.transaction });
-        expect(receipt.status).toBe('success');
-      } finally {
-        gateway.facilitator = realFacilitator;
-      }
-    },
-  );
+  it.each([
+    ['exact', 'before sending'],
+    ['exact', 'after sending'],
+    ['upto', 'after sending'],
+  ] as const)('%s: killed %s the transfer, the task still settles exactly once', async (scheme, stage) => {
+    const payer = scheme === 'upto' ? await uptoPayer(4) : await newPayer();
+    const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
+    let reached!: (transaction: string | undefined) => void;
+    const stalled = new Promise<string | undefined>((resolve) => {
+      reached = resolve;
+    });
+    gateway.facilitator = stalling(stage, reached);
+    try {
+      const created = scheme === 'upto' ? await payUptoAndPost(payer) : await payAndPost(payer);
+      expect(created.status).toBe(202);
+      const sent = await stalled;
+      const moved = stage === 'after sending' ? priceMicros(created) : 0n;
+      expect(await chain.balanceOf(payTo)).toBe(payToBefore + moved);
+      gateway.facilitator = realFacilitator;
+      await gateway.restartWorkers();
+      const task = await settle(created);
+      expect(task).toMatchObject({ status: 'completed', payment: { scheme, status: 'settled' } });
+      expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(created));
+      expect(await chain.balanceOf(payer.address)).toBe(payerBefore - priceMicros(created));
+      // After sending, the retry met the spent nonce and found that very transfer on chain.
+      if (sent) expect(task.payment.transaction).toBe(sent);
+      const receipt = await chain.publicClient.getTransactionReceipt({ hash: task.payment.transaction });
+      expect(receipt.status).toBe('success');
+    } finally {
+      gateway.facilitator = realFacilitator;
+    }
+  });
 });

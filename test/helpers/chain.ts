@@ -1,6 +1,15 @@
 // A real local chain for a test file: anvil (no state file, automine) with the test token deployed at its fixed
 // address. Started in beforeAll, stopped in afterAll; the fields are filled in by beforeAll.
-import { createTestClient, http, type Account, type Address, type Hash, type Hex, type PublicClient } from 'viem';
+import {
+  createTestClient,
+  http,
+  maxUint256,
+  type Account,
+  type Address,
+  type Hash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { afterAll, beforeAll } from 'vitest';
 import {
   anvilDevAccount,
@@ -10,6 +19,7 @@ import {
   mintTestUsdc,
   sendTestUsdc,
 } from '../../src/chain/local-chain.ts';
+import type { ChainSettings } from '../../src/chain/settings.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { startAnvil, type Anvil } from '../../src/infra/anvil.ts';
 import { testLogger } from './logger.ts';
@@ -21,6 +31,8 @@ export interface TestChain {
   publicClient: PublicClient;
   /** The test token balance of `address`, in base units. */
   balanceOf(address: Address): Promise<bigint>;
+  /** `owner` lets `spender` move any amount of its test token (e.g. Permit2, for x402's upto). */
+  approve(owner: Account, spender: Address): Promise<void>;
   /** The owner mints `amount` base units to `to`. */
   mint(to: Address, amount: bigint): Promise<Hash>;
   /** A USDC transfer, by default from a funded dev account (minted to when short). */
@@ -35,6 +47,12 @@ export interface TestChain {
 
 // Dev account 8 deploys the other tokens: its nonces never move the test token's fixed address (account 9's).
 const otherTokenDeployer = anvilDevAccount(8);
+
+/** The chain as the service's configuration describes an enabled one (for code that takes ChainSettings). */
+export function chainSettingsOf(chain: TestChain): ChainSettings {
+  const { rpcUrl, usdcAddress, chainId } = chain;
+  return { chain: 'base', rpcUrl, usdcAddress, chainId, confirmations: 1, local: true };
+}
 
 export function useLocalChain(options: { chainId?: number } = {}): TestChain {
   let anvil: Anvil | undefined;
@@ -51,6 +69,16 @@ export function useLocalChain(options: { chainId?: number } = {}): TestChain {
         functionName: 'balanceOf',
         args: [address],
       }),
+    async approve(owner, spender) {
+      const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
+      const hash = await walletClient(owner).writeContract({
+        address: chain.usdcAddress,
+        abi: testUsdcAbi,
+        functionName: 'approve',
+        args: [spender, maxUint256],
+      });
+      await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    },
     mint: (to, amount) => mintTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to, amount }),
     async transfer({ from, to, amount }) {
       if (from === undefined || typeof from === 'string') {
