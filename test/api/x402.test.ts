@@ -9,7 +9,7 @@ import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { developmentPayTo, loadConfig } from '../../src/config.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
-import { useLocalChain } from '../helpers/chain.ts';
+import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';
 import { pay, payingFetch } from '../x402/paying-client.ts';
 
@@ -100,14 +100,7 @@ describe('with x402 off (this build’s default)', () => {
 // On the real local chain with the real test token: payments are verified (by this server as its own facilitator).
 const chain = useLocalChain();
 const paying = useAppWithDatabase(() => ({
-  config: {
-    X402_ENABLED: true,
-    DEPOSIT_CHAINS: ['base'],
-    BASE_RPC_URL: chain.rpcUrl,
-    LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
-    LOCAL_CHAIN_ID: chain.chainId,
-    BASE_USDC_ADDRESS: chain.usdcAddress,
-  },
+  config: x402OnLocalChain(chain),
 }));
 const network = () => `eip155:${chain.chainId}` as const;
 

@@ -11,7 +11,7 @@ import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { developmentPayTo } from '../../src/config.ts';
 import { walletAccountId } from '../../src/services/paid-tasks.ts';
 import type { PaymentFacilitator } from '../../src/x402/facilitator.ts';
-import { useLocalChain } from '../helpers/chain.ts';
+import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
 import { startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
@@ -31,12 +31,7 @@ const gateway = useGateway(async () => {
     transcript: { text: '', duration: 1 },
   });
   return {
-    X402_ENABLED: true,
-    DEPOSIT_CHAINS: ['base'],
-    BASE_RPC_URL: chain.rpcUrl,
-    LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
-    LOCAL_CHAIN_ID: chain.chainId,
-    BASE_USDC_ADDRESS: chain.usdcAddress,
+    ...x402OnLocalChain(chain),
     OPENAI_BASE_URL: openai.baseUrl,
     OPENAI_API_KEY: 'sk-upstream-test',
   };

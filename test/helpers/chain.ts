@@ -54,6 +54,16 @@ export function chainSettingsOf(chain: TestChain): ChainSettings {
   return { chain: 'base', rpcUrl, usdcAddress, chainId, confirmations: 1, local: true };
 }
 
+/** The configuration of a gateway that takes x402 payments on this chain (serving as `base`). */
+export const x402OnLocalChain = (chain: TestChain) => ({
+  X402_ENABLED: true,
+  DEPOSIT_CHAINS: ['base' as const],
+  BASE_RPC_URL: chain.rpcUrl,
+  LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
+  LOCAL_CHAIN_ID: chain.chainId,
+  BASE_USDC_ADDRESS: chain.usdcAddress,
+});
+
 export function useLocalChain(options: { chainId?: number } = {}): TestChain {
   let anvil: Anvil | undefined;
   const testClient = () => createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl), cacheTime: 0 });
@@ -70,29 +80,14 @@ export function useLocalChain(options: { chainId?: number } = {}): TestChain {
         args: [address],
       }),
     async approve(owner, spender) {
-      const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
-      const hash = await walletClient(owner).writeContract({
-        address: chain.usdcAddress,
-        abi: testUsdcAbi,
-        functionName: 'approve',
-        args: [spender, maxUint256],
-      });
-      await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+      await callToken(owner, 'approve', [spender, maxUint256]);
     },
     mint: (to, amount) => mintTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to, amount }),
     async transfer({ from, to, amount }) {
       if (from === undefined || typeof from === 'string') {
         return sendTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, fromPrivateKey: from, to, amount });
       }
-      const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
-      const hash = await walletClient(from).writeContract({
-        address: chain.usdcAddress,
-        abi: testUsdcAbi,
-        functionName: 'transfer',
-        args: [to, amount],
-      });
-      await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
-      return hash;
+      return callToken(from, 'transfer', [to, amount]);
     },
     deployOtherToken: () => deployTestUsdc(chain.rpcUrl, otherTokenDeployer),
     mine: (blocks) => testClient().mine({ blocks }),
@@ -102,6 +97,18 @@ export function useLocalChain(options: { chainId?: number } = {}): TestChain {
     },
     setAutomine: (on) => testClient().setAutomine(on),
   };
+  /** `from` calls the test token's `approve` or `transfer`, and waits until it is mined. */
+  async function callToken(from: Account, functionName: 'approve' | 'transfer', args: [Address, bigint]) {
+    const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
+    const hash = await walletClient(from).writeContract({
+      address: chain.usdcAddress,
+      abi: testUsdcAbi,
+      functionName,
+      args,
+    });
+    await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
+    return hash;
+  }
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: options.chainId, log: testLogger });
     chain.rpcUrl = anvil.rpcUrl;
