@@ -22,6 +22,7 @@ import { createLastUsedRecorder } from './services/api-keys.ts';
 import type { Storage } from './storage/local-storage.ts';
 import type { TemporalDeps } from './temporal/generations.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
+import { deliveredOutputsOnly } from './api/middleware/delivered-outputs.ts';
 
 export const apiBasePath = '/api/v1';
 
@@ -98,9 +99,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
-  // Generated outputs (local storage). Names are unguessable task ids; immutable once written.
+  // Generated outputs (local storage), once their task has completed; immutable once written.
   app.use(
     '/files',
+    deliveredOutputsOnly(deps.prisma),
     express.static(deps.storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' }),
   );
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.

@@ -5,6 +5,7 @@ import { priceRequest, type Usage } from '../catalog/pricing.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
+import { taskIdPattern } from '../domain/values.ts';
 import { charge, credit, release, reserve } from './ledger.ts';
 
 /** A task row with its x402 payment, when it was paid that way. */
@@ -182,6 +183,13 @@ export async function failTask(
 
 /** The request a task was admitted with (a JSON column, written from a GenerationRequest). */
 export const storedRequest = (task: Pick<Task, 'request'>) => task.request as unknown as GenerationRequest;
+
+/** Whether a task's outputs may be served: it has completed (an x402 task's payment has settled). */
+export async function isDelivered(prisma: PrismaClient, taskId: string): Promise<boolean> {
+  if (!taskIdPattern.test(taskId)) return false;
+  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { status: true } });
+  return task?.status === 'completed';
+}
 
 export async function findTaskForAccount(
   prisma: PrismaClient,

@@ -1,6 +1,8 @@
 // x402 end to end, on the real local chain with the real test token: a client built on @x402/fetch pays for one
 // generation without an account; the payment is verified at admission and moved on chain only once the outputs are
 // stored — never for a task that failed — and exactly once whatever is retried or crashes.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
@@ -145,6 +147,7 @@ describe('a generation paid with x402', () => {
     });
     expect(await chain.balanceOf(payer.address)).toBe(payerBefore - price);
     expect(await chain.balanceOf(payTo)).toBe(payToBefore + price);
+    expect((await fetch(task.outputs[0])).status).toBe(200);
     // Reading the settled task also answers x402's settlement response, under both header names.
     const read = await call(gateway, 'GET', created.body.poll_url, { key: created.body.access_token });
     const settlement = decodePaymentResponseHeader(read.headers.get('payment-response') ?? '');
@@ -272,6 +275,13 @@ describe('a generation paid with x402', () => {
       expect(task.outputs).toBeUndefined();
       expect(task.output).toBeUndefined();
       expect(await chain.balanceOf(payTo)).toBe(payToBefore);
+      // The files were stored before settlement, under names the payer can guess: they are not served.
+      const stored = await readdir(join(gateway.filesDir, task.id));
+      expect(stored.length).toBeGreaterThan(0);
+      for (const name of stored) {
+        const guessed = await fetch(`${gateway.app.url}/files/${task.id}/${name}`);
+        expect(guessed.status).toBe(404);
+      }
     } finally {
       gateway.facilitator = realFacilitator;
     }

@@ -24,6 +24,8 @@ export interface Gateway extends RealStack {
   restartWorkers(): Promise<void>;
   /** The workers' x402 facilitator (the configured one); a replacement takes effect at the next settlement. */
   facilitator: () => PaymentFacilitator;
+  /** Where the workers store outputs (the API serves them under /files). */
+  filesDir: string;
 }
 
 /** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
@@ -32,7 +34,6 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   const gateway = stack as Gateway;
   let stopWorkers: (() => void) | undefined;
   let workersRun: Promise<void> | undefined;
-  let filesDir: string | undefined;
   beforeAll(async () => {
     gateway.config = {
       ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
@@ -41,9 +42,9 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
       ...(await configure()),
     };
     gateway.catalog = loadCatalog();
-    filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
+    gateway.filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
-    const storage = createLocalStorage(filesDir, () => gateway.config.PUBLIC_BASE_URL!);
+    const storage = createLocalStorage(gateway.filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = gateway.config.TEMPORAL_TASK_QUEUE;
     const workflowBundle = await bundleWorkflows();
     gateway.facilitator = configuredFacilitator(gateway.config);
@@ -86,7 +87,7 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     await gateway.app?.close();
     stopWorkers?.();
     await workersRun;
-    if (filesDir) await rm(filesDir, { recursive: true, force: true });
+    if (gateway.filesDir) await rm(gateway.filesDir, { recursive: true, force: true });
   });
   return gateway;
 }
