@@ -85,7 +85,7 @@ async function startChains(
   return {
     config: withLocalChain(config, local),
     banner: [
-      `Chain         LOCAL DEVELOPMENT CHAIN (anvil) ${local.rpcUrl}, test USDC ${local.usdcAddress}, served as "${name}" — not a real network; state in ${join(dataDir, 'anvil')}`,
+      `Chain         LOCAL DEVELOPMENT CHAIN (anvil) ${local.rpcUrl}, chain id ${local.chainId} (x402: eip155:${local.chainId}), test USDC ${local.usdcAddress}, served as "${name}" — not a real network; state in ${join(dataDir, 'anvil')}`,
       `              ${config.LOCAL_CHAIN_CONFIRMATIONS} confirmations, a block every ${config.LOCAL_CHAIN_BLOCK_TIME_SECONDS} s; send test USDC: npx genctl chain send --to <address> --amount 5`,
     ],
   };

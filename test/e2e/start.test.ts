@@ -116,7 +116,7 @@ describe('npm start', () => {
     expect(first.output()).toContain(`Temporal UI   http://localhost:${env.TEMPORAL_UI_PORT}`);
     expect(first.output()).toContain(`Docs          http://localhost:${env.PORT}/docs`);
     expect(first.output()).toMatch(
-      /Chain {9}LOCAL DEVELOPMENT CHAIN \(anvil\) http:\/\/127\.0\.0\.1:\d+, test USDC 0x[0-9a-fA-F]{40}, served as "polygon" — not a real network/,
+      /Chain {9}LOCAL DEVELOPMENT CHAIN \(anvil\) http:\/\/127\.0\.0\.1:\d+, chain id \d+ \(x402: eip155:\d+\), test USDC 0x[0-9a-fA-F]{40}, served as "polygon" — not a real network/,
     );
     expect(processesUsing(dataDir).length).toBeGreaterThanOrEqual(3);
     const chain = (await readLocalChainFile(dataDir))!;
