@@ -15,11 +15,14 @@ export const developmentDepositXpub =
   'xpub6DyUKdwoLWmUJ4Tn9Bbsdtx7B5Ws18mEN19e5HT52ikE53FiUheSQXrZUNPovqfyKmw4579A1Mm3GXXKM39N64uooBfJ4tNAzFsEbodRTx4';
 export type Role = (typeof roles)[number];
 
-/** Development default for X402_PAY_TO: m/44'/60'/2'/0/0 of the test mnemonic. Production refuses it. */
 /** Development default for X402_FACILITATOR_PRIVATE_KEY: anvil's funded dev account 3 (its key is public). */
 export const developmentFacilitatorKey = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
 
+/** Development default for X402_PAY_TO: m/44'/60'/2'/0/0 of the test mnemonic. Production refuses it. */
 export const developmentPayTo = '0x98e503f35D0a019cB0a251aD243a4cCFCF371F46';
+
+/** Development default for X402_TASK_ID_SECRET (public, so production refuses it). */
+export const developmentTaskIdSecret = 'development-only-x402-task-id-secret-not-for-production';
 
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
@@ -113,6 +116,7 @@ export const configSchema = z.object({
     .transform((key) => key as `0x${string}`)
     .default(developmentFacilitatorKey),
   X402_MAX_TASKS_PER_PAYER: positiveInt.default(5),
+  X402_TASK_ID_SECRET: z.string().min(32, 'expected at least 32 characters').default(developmentTaskIdSecret),
   X402_SCHEMES: z
     .string()
     .default('exact,upto')
@@ -200,6 +204,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   ) {
     throw new ConfigError(
       'Invalid configuration — X402_FACILITATOR_PRIVATE_KEY: the development key is public; set the key of the account that pays settlement gas, or X402_FACILITATOR_URL',
+    );
+  }
+  if (
+    config.NODE_ENV === 'production' &&
+    config.X402_ENABLED &&
+    config.X402_TASK_ID_SECRET === developmentTaskIdSecret
+  ) {
+    throw new ConfigError(
+      'Invalid configuration — X402_TASK_ID_SECRET: the development secret is public; set a random secret of 32 characters or more',
     );
   }
   if (config.NODE_ENV === 'production' && config.DEPOSIT_XPUB === developmentDepositXpub) {

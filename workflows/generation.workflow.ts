@@ -65,18 +65,18 @@ const provider = {
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 } satisfies ActivityOptions;
 
-// Settling an x402 payment waits for a transaction; a payment still unsettled after 15 minutes fails the task.
+// Settling an x402 payment waits for a transaction; its attempts last until the authorization expires (set per run).
 const settlement = {
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '15 seconds',
-  scheduleToCloseTimeout: '15 minutes',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentNotSettled'] },
 } satisfies ActivityOptions;
 
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
 const { markProcessing, settleTask } = proxyActivities<GenerationActivities>(fast);
 const { failTask } = proxyActivities<GenerationActivities>(compensation);
-const { settlePayment } = proxyActivities<GenerationActivities>(settlement);
+// Once a payment has moved, recording the task's completion may wait out a long outage, as a refund does.
+const { settleTask: completePaidTask } = proxyActivities<GenerationActivities>(compensation);
 
 type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
 
@@ -133,6 +133,19 @@ async function awaitAdmission(admission: () => Admission): Promise<void> {
   }
 }
 
+/**
+ * The settlement of an x402 payment, attempted until its authorization has expired (and a little after, to see it
+ * expire unspent): after that it can never move, so the task may fail without taking the payer's money.
+ */
+function settlementActivities(input: GenerationInput) {
+  const validBeforeMs = Number(input.payment?.validBefore ?? 0) * 1000;
+  const untilExpiry = Math.min(validBeforeMs - Date.now() + 120_000, 86_400_000);
+  return proxyActivities<GenerationActivities>({
+    ...settlement,
+    scheduleToCloseTimeout: Math.max(untilExpiry, 60_000),
+  });
+}
+
 /** The provider call of one run, on the provider's own task queue. */
 export function providerActivities(input: GenerationInput, taskQueue: string) {
   const timeout = `${input.timeoutSeconds} seconds` as const;
@@ -178,6 +191,12 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   try {
     // 1. Admit: the api is answered from the update; the long tail follows.
     await awaitAdmission(admission);
+    // A task that ended in an earlier run of this id (a retried admission found its row) is not run again.
+    const admitted = admission();
+    if (admitted.state === 'admitted' && (admitted.task.status === 'completed' || admitted.task.status === 'failed')) {
+      await condition(allHandlersFinished);
+      return admitted.task;
+    }
     // 2. Run: the provider activity stores the outputs (3. Store) as it collects them.
     view = await markProcessing(input.taskId);
     const deadline = Date.now() + input.timeoutSeconds * 1000;
@@ -189,8 +208,9 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     // 4. Settle. Not cancellable: a cancel arriving now must not race the charge. An x402 payment moves on chain
     // first, and only now: a task that failed before this point never takes the payer's money.
     view = await CancellationScope.nonCancellable(async () => {
-      if (input.payment) await settlePayment({ ...task, ...produced });
-      return settleTask({ ...task, ...produced });
+      if (!input.payment) return settleTask({ ...task, ...produced });
+      await settlementActivities(input).settlePayment({ ...task, ...produced });
+      return completePaidTask({ ...task, ...produced });
     });
   } catch (error) {
     if (isAdmissionRefused(error)) throw error; // nothing was reserved

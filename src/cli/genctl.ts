@@ -31,7 +31,7 @@ const usage = `genctl: operate the generation gateway
   genctl webhooks redeliver <message-id> [--url <target-url>]
   genctl deposits list [--account <account-id>] [--status pending|confirmed|credited|rejected] [--limit <n>]
   genctl deposits show <deposit-id | tx-hash> [--chain <chain>]
-  genctl payments list [--payer <address>] [--status authorized|settled|failed|abandoned] [--limit <n>]
+  genctl payments list [--payer <address>] [--status authorized|settling|settled|failed|abandoned] [--limit <n>]
   genctl chain fund <address> --amount <usdc>
   genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
 

@@ -4,7 +4,7 @@ import type { X402Payment } from '../generated/prisma/client.ts';
 import { formatUsd } from '../money.ts';
 import { CommandError, iso, limitOf, type Output } from './commands.ts';
 
-const paymentStatuses = ['authorized', 'settled', 'failed', 'abandoned'] as const;
+const paymentStatuses = ['authorized', 'settling', 'settled', 'failed', 'abandoned'] as const;
 
 function paymentJson(payment: X402Payment) {
   return {

@@ -32,7 +32,7 @@ export interface TaskPaymentView {
   amount: number;
   amount_settled?: number;
   transaction?: string;
-  status: 'authorized' | 'settled' | 'failed' | 'abandoned';
+  status: 'authorized' | 'settling' | 'settled' | 'failed' | 'abandoned';
 }
 
 function paymentView(payment: X402Payment): TaskPaymentView {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 const base62Alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -22,6 +22,10 @@ export const newId = (prefix: IdPrefix) => `${prefix}_${randomBase62(16)}`;
 /** The same name always gives the same id: for ids that must be derivable, like a task's from its Idempotency-Key. */
 export const derivedId = (prefix: IdPrefix, name: string) =>
   `${prefix}_${toBase62(createHash('sha256').update(name).digest().subarray(0, 16))}`;
+
+/** Like derivedId, but only who holds `secret` can derive it: for ids made of public facts. */
+export const secretDerivedId = (prefix: IdPrefix, secret: string, name: string) =>
+  `${prefix}_${toBase62(createHmac('sha256', secret).update(name).digest().subarray(0, 16))}`;
 
 /** Standard Webhooks signing secret: `whsec_` + base64 of 24 random bytes. */
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString('base64')}`;

@@ -158,6 +158,28 @@ export async function completeTask(
 }
 
 /**
+ * A failed task's x402 payment: never settled now (`abandoned`). One whose transfer may be under way stays `settling`
+ * (the chain decides, and a late transfer is recorded and owed back); one that did move is credited to the payer's
+ * wallet account, owed back, so the ledger matches the chain.
+ */
+async function abandonPayment(tx: Prisma.TransactionClient, payment: X402Payment): Promise<void> {
+  if (payment.status === 'authorized')
+    await tx.x402Payment.update({ where: { taskId: payment.taskId }, data: { status: 'abandoned' } });
+  if (payment.status === 'settled' && payment.amountSettled !== null && payment.amountSettled > 0n)
+    await credit(
+      { tx },
+      {
+        accountId: payment.accountId,
+        amount: payment.amountSettled,
+        kind: 'x402_payment',
+        taskId: payment.taskId,
+        idempotencyKey: `${payment.taskId}:x402`,
+        memo: `${payment.transaction ?? ''} settled, but the task failed: owed back to the payer`,
+      },
+    );
+}
+
+/**
  * Releases the whole reservation (an x402 payment is abandoned instead: it is never settled) and marks the task
  * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null.
  */
@@ -171,8 +193,7 @@ export async function failTask(
     if (task.status === 'completed' || task.status === 'failed') return task;
     if (!task.payment)
       await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
-    else if (task.payment.status === 'authorized')
-      await tx.x402Payment.update({ where: { taskId: task.id }, data: { status: 'abandoned' } });
+    else await abandonPayment(tx, task.payment);
     return tx.task.update({
       where: { id: task.id },
       data: { status: 'failed', error: input.error, completedAt: new Date() },

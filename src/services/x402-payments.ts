@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { enabledChains } from '../chain/settings.ts';
-import { FieldError, PaymentRequiredError, PaymentReusedError } from '../domain/errors.ts';
+import { FieldError, PaymentRequiredError, PaymentReusedError, ServiceUnavailableError } from '../domain/errors.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
 import type { X402Payment } from '../generated/prisma/client.ts';
 import { formatUsd } from '../money.ts';
@@ -24,14 +24,19 @@ import {
   type GenerationServiceDeps,
   type QueuedGeneration,
 } from './generations.ts';
-import { derivedId } from './ids.ts';
+import { secretDerivedId } from './ids.ts';
 import { walletAccountId } from './paid-tasks.ts';
 import { storedRequest } from './tasks.ts';
 import { requestHash } from '../generation/request.ts';
 import { webhookSecretOf } from '../webhooks/secrets.ts';
 
-/** Collecting the outputs after the model's own timeout: an authorization must still be valid when it settles. */
+/**
+ * How long an authorization must stay valid beyond the model's own timeout: collecting the outputs (up to ten
+ * minutes), then settling. Offered as `maxTimeoutSeconds`; at admission at least the collection and a minute.
+ */
 const collectionSeconds = 600;
+const settlementSeconds = 300;
+const minimumSettlementSeconds = 60;
 
 export interface UnpaidGeneration {
   body: GenerationRequest | InputLayoutRequest;
@@ -61,9 +66,12 @@ export interface PaidGeneration extends QueuedGeneration {
   webhookSecret: string | null;
 }
 
-/** One authorization names one task, whoever sends it and however often. */
-const paidTaskId = (identity: PaymentIdentity) =>
-  derivedId('gen', ['x402', identity.network, identity.asset, identity.payer, identity.nonce].join('\n'));
+/**
+ * One authorization names one task, whoever sends it and however often. Keyed with a server secret: the payer, nonce
+ * and network are public on chain once settled, and the id names the task's output files.
+ */
+const paidTaskId = (secret: string, identity: PaymentIdentity) =>
+  secretDerivedId('gen', secret, ['x402', identity.network, identity.asset, identity.payer, identity.nonce].join('\n'));
 
 const signatureOf = (payload: PaymentPayload) => (payload.payload as { signature?: unknown }).signature;
 
@@ -118,7 +126,7 @@ export async function payForGeneration(
     chains,
     payTo: deps.config.X402_PAY_TO,
     amountMicros: costMicros,
-    maxTimeoutSeconds: model.timeout_seconds + collectionSeconds,
+    maxTimeoutSeconds: model.timeout_seconds + collectionSeconds + settlementSeconds,
     resource: { url: input.resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
     uptoFacilitators: await uptoOffers(deps),
   });
@@ -141,7 +149,7 @@ export async function payForGeneration(
     );
   }
   const identity = paymentIdentity(paid.payload);
-  const taskId = identity && paidTaskId(identity);
+  const taskId = identity && paidTaskId(deps.config.X402_TASK_ID_SECRET, identity);
   const earlier = taskId && (await earlierPaidTask(deps, taskId, paid.payload, hash));
   if (earlier) return earlier;
 
@@ -156,6 +164,16 @@ export async function payForGeneration(
   if (!verdict.isValid) {
     const reason = verdict.invalidReason ?? 'invalid_payment';
     throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
+  }
+  // A task must be able to settle after it ran: an authorization that expires sooner would make it work for free.
+  const neededSeconds = model.timeout_seconds + collectionSeconds + minimumSettlementSeconds;
+  const validSeconds = Number(identity.validBefore) - Math.floor(Date.now() / 1000);
+  if (validSeconds < neededSeconds) {
+    throw refuse(
+      `The authorization is valid for ${validSeconds} more seconds; this model needs ${neededSeconds} to run and settle ` +
+        `(sign it for maxTimeoutSeconds). Nothing was charged.`,
+      'authorization_window_too_short',
+    );
   }
 
   const admission = await admitGeneration(deps.temporal, {
@@ -184,7 +202,12 @@ export async function payForGeneration(
   if (admission.outcome === 'conflict') throw new PaymentReusedError();
   if (admission.outcome === 'admitted' || admission.outcome === 'ended') {
     const task = await deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
+    if (task && requestHash(storedRequest(task)) !== hash) throw new PaymentReusedError();
     if (task?.payment) return paidGeneration(deps, task, task.payment);
   }
-  throw admissionRefusal(admission.outcome === 'admitted' ? { outcome: 'unavailable' } : admission, costMicros);
+  if (admission.outcome === 'unavailable' || admission.outcome === 'admitted')
+    throw new ServiceUnavailableError(
+      'The generation could not be admitted; nothing was charged. Retry with the same payment: it names the same task.',
+    );
+  throw admissionRefusal(admission, costMicros);
 }

@@ -41,7 +41,8 @@ describe('POST /generations without an API key, x402 on', () => {
         resource: { url: expect.stringMatching(/\/api\/v1\/generations$/) },
       },
     });
-    const timeout = (loadCatalog().get(request.model)?.timeout_seconds ?? 0) + 600;
+    // The model's timeout, ten minutes to collect the outputs, five to settle.
+    const timeout = (loadCatalog().get(request.model)?.timeout_seconds ?? 0) + 900;
     const offer = (scheme: string, network: string, asset: string) => ({
       scheme,
       network,
@@ -165,6 +166,26 @@ describe('an x402 payment on the local chain', () => {
     });
     expect(status).toBe(402);
     expect(body.requirements.error).toBe('invalid_exact_evm_payload_authorization_valid_before');
+  });
+
+  it('refuses an authorization that expires before the task could settle (it would run for free)', async () => {
+    const payer = anvilDevAccount(6);
+    await chain.mint(payer.address, 5_000_000n);
+    const unpaid = await call(paying, 'POST', '/generations', { body: request });
+    const short = {
+      ...unpaid.body.requirements,
+      accepts: unpaid.body.requirements.accepts.map((offer: object) => ({ ...offer, maxTimeoutSeconds: 60 })),
+    };
+    const { payload } = await pay(short, payer);
+    const { status, body } = await call(paying, 'POST', '/generations', {
+      body: request,
+      headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
+    });
+    expect(status).toBe(402);
+    expect(body.requirements.error).toBe('authorization_window_too_short');
+    expect(body.message).toMatch(
+      /^The authorization is valid for \d+ more seconds; this model needs \d+ to run and settle/,
+    );
   });
 
   it('refuses a tampered signature, read from the v1 header name X-PAYMENT', async () => {

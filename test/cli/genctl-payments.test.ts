@@ -69,7 +69,7 @@ describe('genctl payments list', () => {
     expect(settled.stdout).toMatch(/^gen_paid1 {2}0xa1a1.* {2}eip155:8453 {2}0\.045 USD {2}settled /);
     const wrong = await genctl('payments', 'list', '--status', 'paid');
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toMatch(/--status must be one of authorized, settled, failed, abandoned/);
+    expect(wrong.stderr).toMatch(/--status must be one of authorized, settling, settled, failed, abandoned/);
   });
 
   it('refuses an API key for a wallet account', async () => {

@@ -271,7 +271,9 @@ describe('a generation paid with x402', () => {
       drained();
       const task = await settle(created);
       expect(task).toMatchObject({ status: 'failed', cost: 0, payment: { status: 'failed' } });
-      expect(task.error).toMatch(/^The x402 payment could not be settled: the payer's funds no longer cover it/);
+      expect(task.error).toMatch(
+        /^The x402 payment could not be settled: the payer's funds .*no longer cover it \(insufficient_funds\)/,
+      );
       expect(task.outputs).toBeUndefined();
       expect(task.output).toBeUndefined();
       expect(await chain.balanceOf(payTo)).toBe(payToBefore);

@@ -45,4 +45,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ GATEWAY_ROLE: 'api' }, [])).toThrow(/DATABASE_URL: required when GATEWAY_ROLE is api/);
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://db/g' }, ['--role', 'worker'])).toThrow(/TEMPORAL_ADDRESS/);
   });
+
+  it('refuses each x402 development default in production once x402 is on, one at a time', () => {
+    const production = {
+      NODE_ENV: 'production',
+      BASE_RPC_URL: 'https://base.example',
+      DEPOSIT_XPUB:
+        'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
+      X402_ENABLED: 'true',
+    };
+    expect(() => loadConfig(production, [])).toThrow(/X402_PAY_TO: the development address/);
+    const payTo = { ...production, X402_PAY_TO: '0x00000000000000000000000000000000000F0402' };
+    expect(() => loadConfig(payTo, [])).toThrow(/X402_FACILITATOR_PRIVATE_KEY: the development key/);
+    const ownKey = { ...payTo, X402_FACILITATOR_PRIVATE_KEY: `0x${'42'.repeat(32)}` };
+    expect(() => loadConfig(ownKey, [])).toThrow(/X402_TASK_ID_SECRET: the development secret/);
+    expect(() => loadConfig({ ...ownKey, X402_TASK_ID_SECRET: 'short' }, [])).toThrow(/X402_TASK_ID_SECRET/);
+    const config = loadConfig({ ...ownKey, X402_TASK_ID_SECRET: 'x'.repeat(40) }, []);
+    expect(config).toMatchObject({ X402_ENABLED: true, X402_SCHEMES: ['exact', 'upto'] });
+    expect(() => loadConfig({ X402_SCHEMES: 'exact,batch' }, [])).toThrow(/X402_SCHEMES/);
+  });
 });

@@ -89,9 +89,9 @@ export const TaskPaymentSchema = z
     amount: z.number().openapi({ description: 'Authorized amount in USD (USDC)' }),
     amount_settled: z.number().optional().openapi({ description: 'Moved on chain, in USD; only once settled' }),
     transaction: z.string().optional().openapi({ description: 'The settlement transaction hash' }),
-    status: z.enum(['authorized', 'settled', 'failed', 'abandoned']).openapi({
+    status: z.enum(['authorized', 'settling', 'settled', 'failed', 'abandoned']).openapi({
       description:
-        'authorized: verified, not moved yet; settled: paid on chain; failed: the payment no longer paid at settlement; abandoned: the task failed and the payment was never used',
+        'authorized: verified, not moved yet; settling: the transfer is being made (or its outcome is being found on chain); settled: paid on chain; failed: the payment no longer paid at settlement; abandoned: the task failed and the payment was never used',
     }),
   })
   .openapi('TaskPayment');
