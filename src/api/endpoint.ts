@@ -24,10 +24,12 @@ export interface ApiContext {
   facilitator: () => PaymentFacilitator;
 }
 
-export interface HandlerInput<B, Q, P> {
+export interface HandlerInput<B, Q, P, H = unknown> {
   body: B;
   query: Q;
   params: P;
+  /** The request headers the endpoint declares (`request.headers`), validated; absent ones are undefined. */
+  headers: H;
   /** The authenticated caller; endpoints with `auth: 'none'` get none. */
   principal: Principal;
   ctx: ApiContext;
@@ -50,6 +52,7 @@ export interface Endpoint<
   B extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   P extends z.ZodType = z.ZodType,
+  H extends z.ZodObject = z.ZodObject,
 > {
   method: HttpMethod;
   /** OpenAPI form, relative to /api/v1: `/generations/{id}`. */
@@ -57,10 +60,13 @@ export interface Endpoint<
   operationId: string;
   summary: string;
   description?: string;
+  /** `any_or_x402`: appended to the description where the server takes x402 payments. */
+  x402Description?: string;
   tags: string[];
   auth: AuthRequirement;
   deprecated?: boolean;
-  request?: { body?: B; query?: Q; params?: P };
+  /** `headers` keys are the headers' names as documented (`Idempotency-Key`); each value is optional or not. */
+  request?: { body?: B; query?: Q; params?: P; headers?: H };
   success: { status: number; description: string; schema: z.ZodType; headers?: Record<string, HeaderDoc> };
   /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
   errors?: ErrorCode[];
@@ -68,10 +74,12 @@ export interface Endpoint<
   validationErrorCode?: ErrorCode;
   /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
   pendingUntil?: string;
-  handle?: (input: HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>>) => Promise<HandlerResult> | HandlerResult;
+  handle?: (
+    input: HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>, z.infer<H>>,
+  ) => Promise<HandlerResult> | HandlerResult;
   /** `any_or_x402` with x402 on: a call without an API key, paid (or to be paid) with an x402 payment. */
   handleUnpaid?: (
-    input: Omit<HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>>, 'principal'>,
+    input: Omit<HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>, z.infer<H>>, 'principal'>,
   ) => Promise<HandlerResult> | HandlerResult;
 }
 
@@ -80,14 +88,16 @@ export function defineEndpoint<
   B extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
   P extends z.ZodType = z.ZodType,
->(endpoint: Endpoint<B, Q, P>): Endpoint {
+  H extends z.ZodObject = z.ZodObject,
+>(endpoint: Endpoint<B, Q, P, H>): Endpoint {
   return endpoint as unknown as Endpoint;
 }
 
 /** Error codes an endpoint can answer: the declared ones plus those its shape implies. */
 export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   const codes = new Set<ErrorCode>(endpoint.errors ?? []);
-  if (endpoint.request?.body || endpoint.request?.query || endpoint.request?.params) codes.add('validation_error');
+  const { request } = endpoint;
+  if (request?.body || request?.query || request?.params || request?.headers) codes.add('validation_error');
   if (endpoint.validationErrorCode) codes.add(endpoint.validationErrorCode);
   if (endpoint.request?.body) codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type');
   // An API key is looked up in the database: while it is down, the answer is 503.
@@ -103,13 +113,19 @@ export const toExpressPath = (openApiPath: string) => openApiPath.replace(/\{(\w
 function parsePart<S extends z.ZodType>(
   schema: S | undefined,
   value: unknown,
-  where: 'body' | 'query' | 'path',
+  where: 'body' | 'query' | 'path' | 'header',
   code?: ErrorCode,
 ): unknown {
   if (!schema) return value;
   const parsed = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
   if (!parsed.success) throw validationError(parsed.error, where, code);
   return parsed.data;
+}
+
+/** The declared headers of a request, by their declared names (Express matches names case-insensitively). */
+function declaredHeaders(schema: z.ZodObject | undefined, req: Request): Record<string, string | undefined> {
+  if (!schema) return {};
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, req.get(name)]));
 }
 
 export function hasBody(req: Request): boolean {
@@ -140,6 +156,10 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
     body: parsePart(endpoint.request?.body, req.body, 'body', endpoint.validationErrorCode),
     query: parsePart(endpoint.request?.query, req.query, 'query'),
     params: parsePart(endpoint.request?.params, req.params, 'path'),
+    headers: parsePart(endpoint.request?.headers, declaredHeaders(endpoint.request?.headers, req), 'header') as Record<
+      string,
+      unknown
+    >,
     principal,
     ctx,
     req,

@@ -87,7 +87,7 @@ function leafIssues(issue: Issue): Issue[] {
 /** `where` is the part of the request that failed (body, query, path); each issue names its field. */
 export function validationError(
   error: z.ZodError,
-  where: 'body' | 'query' | 'path',
+  where: 'body' | 'query' | 'path' | 'header',
   code: ErrorCode = 'validation_error',
 ): ApiError {
   const problems = error.issues.flatMap(leafIssues).map((issue) => {

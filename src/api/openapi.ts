@@ -30,24 +30,38 @@ function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
   return responses;
 }
 
-function describe(endpoint: Endpoint): string {
+function describe(endpoint: Endpoint, x402: boolean): string {
   const pending = endpoint.pendingUntil
     ? `**Not implemented yet:** answers 501 \`not_implemented\` until ${endpoint.pendingUntil} lands.\n\n`
     : '';
-  return pending + (endpoint.description ?? endpoint.summary);
+  const paid = x402 && endpoint.x402Description ? `\n\n${endpoint.x402Description}` : '';
+  return pending + (endpoint.description ?? endpoint.summary) + paid;
 }
 
 const bearer = [{ bearerAuth: [] }];
-const security: Record<Endpoint['auth'], Record<string, string[]>[]> = {
+const securityOf = (x402: boolean): Record<Endpoint['auth'], Record<string, string[]>[]> => ({
   none: [],
   agent: bearer,
   developer: bearer,
   any: bearer,
-  any_or_x402: [...bearer, { x402: [] }],
+  any_or_x402: x402 ? [...bearer, { x402: [] }] : bearer,
   any_or_task_token: [...bearer, { taskToken: [] }],
-};
+});
 
-export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1') {
+/** What only an x402 payment answers: left out of a server that takes no x402 payments. */
+const x402Only = new Set<ErrorCode>(['payment_required', 'conflict', 'rate_limited']);
+
+export interface OpenApiOptions {
+  serverUrl?: string;
+  /** Whether this server takes x402 payments (X402_ENABLED and a chain to be paid on): the scheme is declared then. */
+  x402?: boolean;
+}
+
+export function buildOpenApiDocument(
+  endpoints: Endpoint[],
+  { serverUrl = '/api/v1', x402 = false }: OpenApiOptions = {},
+) {
+  const security = securityOf(x402);
   const registry = new OpenAPIRegistry();
   registry.register('Error', ErrorSchema);
   registry.register('PaymentRequiredError', PaymentRequiredErrorSchema);
@@ -56,18 +70,19 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
     scheme: 'bearer',
     description: 'API key: `rf_…` (agent), `sk_…` or legacy `vega_…` (developer).',
   });
-  registry.registerComponent('securitySchemes', 'x402', {
-    type: 'apiKey',
-    in: 'header',
-    name: 'x-payment',
-    description:
-      'x402 payment payload, base64 (`X-PAYMENT`, or `PAYMENT-SIGNATURE` for v2 clients). POST /generations only, when ' +
-      'the server enables x402 (`supports_x402` in GET /models): without an API key it answers 402 with the payment ' +
-      'requirements in the body and the `PAYMENT-REQUIRED` header; a refused payment is 402 with the reason in ' +
-      '`requirements.error`. A valid payment admits the task (202 with an `access_token`); the payment is settled ' +
-      'on chain only once the outputs are stored, and never for a task that fails: `exact` the quoted price, `upto` ' +
-      'what the task used (at most the quote).',
-  });
+  if (x402)
+    registry.registerComponent('securitySchemes', 'x402', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-payment',
+      description:
+        'x402 payment payload, base64 (`X-PAYMENT`, or `PAYMENT-SIGNATURE` for v2 clients). POST /generations only, when ' +
+        'the server enables x402 (`supports_x402` in GET /models): without an API key it answers 402 with the payment ' +
+        'requirements in the body and the `PAYMENT-REQUIRED` header; a refused payment is 402 with the reason in ' +
+        '`requirements.error`. A valid payment admits the task (202 with an `access_token`); the payment is settled ' +
+        'on chain only once the outputs are stored, and never for a task that fails: `exact` the quoted price, `upto` ' +
+        'what the task used (at most the quote).',
+    });
   registry.registerComponent('securitySchemes', 'taskToken', {
     type: 'http',
     scheme: 'bearer',
@@ -82,7 +97,7 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
       path: endpoint.path,
       operationId: endpoint.operationId,
       summary: endpoint.summary,
-      description: describe(endpoint),
+      description: describe(endpoint, x402),
       tags: endpoint.tags,
       deprecated: endpoint.deprecated,
       security: security[endpoint.auth],
@@ -93,6 +108,7 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
         // zod-to-openapi wants objects for query and params; the endpoint declarations always give z.object.
         ...(request?.query ? { query: request.query as never } : {}),
         ...(request?.params ? { params: request.params as never } : {}),
+        ...(request?.headers ? { headers: request.headers as never } : {}),
       },
       responses: {
         [success.status]: {
@@ -100,7 +116,9 @@ export function buildOpenApiDocument(endpoints: Endpoint[], serverUrl = '/api/v1
           headers: success.headers as ResponseConfig['headers'],
           content: { 'application/json': { schema: success.schema } },
         },
-        ...errorResponses(endpointErrorCodes(endpoint)),
+        ...errorResponses(
+          endpointErrorCodes(endpoint).filter((code) => x402 || endpoint.auth !== 'any_or_x402' || !x402Only.has(code)),
+        ),
       },
     });
   }

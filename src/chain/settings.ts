@@ -49,6 +49,9 @@ export function chainSettings(config: Config, chain: Chain): ChainSettings | und
   return enabledChains(config).find((settings) => settings.chain === chain);
 }
 
+/** Whether x402 payments work here: switched on, and some chain to be paid on. */
+export const x402Offered = (config: Config) => config.X402_ENABLED && enabledChains(config).length > 0;
+
 /** Whether the runtime must start the local chain: no chain has an RPC URL of its own. */
 export const needsLocalChain = (config: Config) => chains.every((chain) => !config[keysOf(chain).rpcUrl]);
 

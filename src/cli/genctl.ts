@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError, embeddedDatabaseUrl, loadConfig } from '../config.ts';
 import { createPrisma } from '../db/prisma.ts';
+import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
 import {
   CommandError,
   createDeveloperCommand,
@@ -34,10 +35,13 @@ const usage = `genctl: operate the generation gateway
   genctl payments list [--payer <address>] [--status authorized|settling|settled|failed|abandoned] [--limit <n>]
   genctl chain fund <address> --amount <usdc>
   genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
+  genctl status
 
-Every command takes --json. The database is DATABASE_URL, or the embedded one of \`npm start\`; redeliver also
-reaches Temporal at TEMPORAL_ADDRESS, or the dev server of \`npm start\`. \`chain\` works only with the local
-development chain of a running \`npm start\` (found in DATA_DIR/anvil/chain.json): test USDC, never a real network.`;
+Every command takes --json. The database is DATABASE_URL, or the embedded one of the running \`npm start\`; redeliver
+also reaches Temporal at TEMPORAL_ADDRESS, or the dev server of the running \`npm start\`. Their ports are read from
+DATA_DIR/runtime.json, which \`npm start\` writes (\`status\` prints it), and are the defaults without it. \`chain\` works
+only with the local development chain of a running \`npm start\` (found in DATA_DIR/anvil/chain.json): test USDC,
+never a real network.`;
 
 const options = {
   json: { type: 'boolean' },
@@ -59,6 +63,20 @@ const options = {
   payer: { type: 'string' },
 } as const;
 
+const redactPassword = (url: string) => url.replace(/^(\w+:\/\/[^:/@]+):[^@/]*@/, '$1:***@');
+
+/** Where genctl (and an operator's `temporal --address …`) reach the service. */
+function statusOutput(status: Record<string, string | number | null>): Output {
+  const lines = [
+    status.file ? `Running       pid ${status.pid} (${status.file})` : 'Running       no npm start found: defaults',
+    `API           ${status.api_url ?? '-'}`,
+    `Database      ${status.database_url}`,
+    `Temporal      ${status.temporal_address} (namespace ${status.temporal_namespace})`,
+    `Temporal UI   ${status.temporal_ui_url ?? '-'}`,
+  ];
+  return { text: lines.join('\n'), json: status };
+}
+
 async function run(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -75,12 +93,15 @@ async function run(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig(process.env, []);
-  const prisma = createPrisma(config.DATABASE_URL ?? embeddedDatabaseUrl(config));
+  // The environment first, then what the running `npm start` announced, then the defaults it would have used.
+  const running = await readRuntimeFile(config.DATA_DIR);
+  const databaseUrl = config.DATABASE_URL ?? running?.databaseUrl ?? embeddedDatabaseUrl(config);
+  const temporalAddress =
+    config.TEMPORAL_ADDRESS ?? running?.temporalAddress ?? `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}`;
+  const prisma = createPrisma(databaseUrl);
   let connection: Connection | undefined;
   const temporal = async () => {
-    connection = await Connection.connect({
-      address: config.TEMPORAL_ADDRESS ?? `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}`,
-    });
+    connection = await Connection.connect({ address: temporalAddress });
     return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   };
   try {
@@ -131,6 +152,17 @@ async function run(argv: string[]): Promise<number> {
         break;
       case 'chain send':
         output = await sendCommand(config.DATA_DIR, { ...values, fromKey: values['from-key'] });
+        break;
+      case 'status ':
+        output = statusOutput({
+          file: running ? runtimeFile(config.DATA_DIR) : null,
+          pid: running?.pid ?? null,
+          api_url: running?.apiUrl ?? null,
+          database_url: redactPassword(databaseUrl),
+          temporal_address: temporalAddress,
+          temporal_namespace: running?.temporalNamespace ?? config.TEMPORAL_NAMESPACE,
+          temporal_ui_url: running?.temporalUiUrl ?? null,
+        });
         break;
       default:
         throw new CommandError(`unknown command "${positionals.join(' ')}"\n\n${usage}`, 2);

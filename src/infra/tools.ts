@@ -4,3 +4,6 @@ import { join } from 'node:path';
 export const toolsDir = join(import.meta.dirname, '..', '..', '.tools', 'temporal', 'bin');
 export const temporalCliPath = join(toolsDir, 'temporal');
 export const temporalTestServerPath = join(toolsDir, 'temporal-test-server');
+
+/** Schemathesis (PyPI), installed by `node scripts/setup.mjs --fuzz` for the OpenAPI fuzz test. */
+export const schemathesisDir = join(import.meta.dirname, '..', '..', '.tools', 'schemathesis');

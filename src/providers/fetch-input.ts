@@ -30,7 +30,8 @@ export async function fetchInput(
     });
   } catch (error) {
     const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
-    if (cause instanceof PrivateAddressError) throw new InputFetchError(cause.message);
+    if (cause instanceof PrivateAddressError)
+      throw new InputFetchError(`${cause.message}; set ALLOW_PRIVATE_INPUT_URLS=true to allow it`);
     throw new InputFetchError(
       `could not download ${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'connection failed'}`,
     );

@@ -1,5 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorCodes } from '../../src/api/errors.ts';
+import { buildOpenApiDocument } from '../../src/api/openapi.ts';
+import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 
 // Spec §4: every endpoint of the interface, with its success status.
@@ -59,12 +62,81 @@ describe('OpenAPI document', () => {
     expect(pending).toEqual([]);
   });
 
-  it('declares bearer auth, x402 on POST /generations only, and none on registration and the catalog', () => {
+  it('declares bearer auth, none on registration and the catalog, and no x402 where x402 is off', () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/models'].get.security).toEqual([]);
     expect(document.paths['/agents/register'].post.security).toEqual([]);
-    expect(document.paths['/generations'].post.security).toEqual([{ bearerAuth: [] }, { x402: [] }]);
     expect(document.paths['/agents/balance'].get.security).toEqual([{ bearerAuth: [] }]);
+    // This app runs with the default X402_ENABLED=false: x402 is not offered, so not declared.
+    const create = document.paths['/generations'].post;
+    expect(create.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.components.securitySchemes.x402).toBeUndefined();
+    expect(Object.keys(create.responses)).not.toContain('429');
+    expect(create.responses['402'].description).toContain('`insufficient_balance`');
+    expect(create.responses['402'].description).not.toContain('`payment_required`');
+    expect(create.description).not.toMatch(/PAYMENT-SIGNATURE/);
+  });
+
+  it('declares x402 on POST /generations only, where the server takes x402 payments', () => {
+    const paid = buildOpenApiDocument(apiEndpoints, { x402: true }) as any;
+    expect(paid.components.securitySchemes.x402).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-payment' });
+    const create = paid.paths['/generations'].post;
+    expect(create.security).toEqual([{ bearerAuth: [] }, { x402: [] }]);
+    expect(create.responses['402'].description).toContain('`payment_required`');
+    expect(create.responses['402'].headers['PAYMENT-REQUIRED']).toBeDefined();
+    expect(create.responses['429'].description).toContain('`rate_limited`');
+    expect(create.description).toMatch(/PAYMENT-SIGNATURE/);
+    const withX402 = Object.entries<any>(paid.paths).flatMap(([path, operations]) =>
+      Object.entries<any>(operations)
+        .filter(([, operation]) => JSON.stringify(operation.security).includes('x402'))
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(withX402).toEqual(['post /generations']);
+  });
+
+  it('declares the Idempotency-Key header of POST /generations with its rule', () => {
+    const parameters = document.paths['/generations'].post.parameters;
+    expect(parameters).toEqual([
+      expect.objectContaining({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: expect.objectContaining({ type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' }),
+      }),
+    ]);
+    expect(parameters[0].description).toMatch(/1 to 255 visible ASCII/);
+  });
+
+  it('declares the bounds of every integer of a request', () => {
+    const request = document.components.schemas.GenerationRequest.properties;
+    const int32 = { type: 'integer', minimum: 1, maximum: 2_147_483_647 };
+    for (const field of ['max_tokens', 'duration', 'num_outputs']) expect(request[field]).toMatchObject(int32);
+    expect(request.seed).toMatchObject({
+      type: 'integer',
+      minimum: Number.MIN_SAFE_INTEGER,
+      maximum: Number.MAX_SAFE_INTEGER,
+    });
+    expect(document.components.schemas.AgentQuoteRequest.properties.num_outputs).toMatchObject(int32);
+    const unbounded: string[] = [];
+    const walk = (node: any, path: string) => {
+      if (!node || typeof node !== 'object') return;
+      if (node.type === 'integer' && (node.minimum === undefined || node.maximum === undefined)) unbounded.push(path);
+      for (const [key, value] of Object.entries(node)) walk(value, `${path}/${key}`);
+    };
+    walk(document.components.schemas.GenerationRequest, 'GenerationRequest');
+    walk(document.components.schemas.AgentQuoteRequest, 'AgentQuoteRequest');
+    walk(document.paths['/generations'].post.requestBody, 'POST /generations');
+    expect(unbounded).toEqual([]);
+  });
+
+  it("documents what a text model's quote assumes", () => {
+    const quote = document.paths['/agents/quote'].post.description;
+    expect(quote).toMatch(/assumed_characters/);
+    expect(quote).toMatch(/default `max_tokens`/);
+    expect(quote).toMatch(/reserved minutes/);
+    expect(document.components.schemas.AgentQuoteResponse.properties.breakdown.description).toMatch(
+      /characters_assumed/,
+    );
   });
 
   it('generates request schemas from the validating zod schemas', () => {
@@ -97,6 +169,29 @@ describe('OpenAPI document', () => {
       expect(described).toContain(`\`${code}\``);
     }
   });
+});
+
+describe('Idempotency-Key', () => {
+  it.each(['', 'tab\tinside', 'with space', 'x'.repeat(256), 'caf\u00e9'])(
+    'refuses %j with 400 naming the rule',
+    async (key) => {
+      const developer = await createDeveloperWithKey(stack.database.prisma);
+      const response = await fetch(`${stack.app.url}/api/v1/generations`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${developer.apiKey.key}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        body: JSON.stringify({ type: 'text-to-audio', model: 'local/espeak', prompt: 'hi' }),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: 'validation_error',
+        message: expect.stringMatching(/^Invalid header: Idempotency-Key: /),
+      });
+    },
+  );
 });
 
 describe('/docs', () => {

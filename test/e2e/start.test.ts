@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
 import { localChainFile, readLocalChainFile } from '../../src/chain/local-chain-file.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
+import { runtimeFile } from '../../src/runtime-file.ts';
 import { pingWorkflow } from '../../workflows/index.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { freePort } from '../helpers/ports.ts';
@@ -162,6 +163,19 @@ describe('npm start', () => {
       '--json',
     ]);
     expect(sent.code, sent.stderr).toBe(0);
+
+    // genctl, told nothing but DATA_DIR, finds the ports this start took (none of them the defaults).
+    const status = await runGenctl({ DATA_DIR: dataDir }, ['status', '--json']);
+    expect(status.json).toMatchObject({
+      file: runtimeFile(dataDir),
+      api_url: `http://localhost:${env.PORT}`,
+      database_url: `postgresql://gateway:***@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/gateway`,
+      temporal_address: `127.0.0.1:${env.TEMPORAL_DEV_SERVER_PORT}`,
+      temporal_ui_url: `http://localhost:${env.TEMPORAL_UI_PORT}`,
+    });
+    const developer = await runGenctl({ DATA_DIR: dataDir }, ['developers', 'create', '--name', 'found', '--json']);
+    expect(developer.code, developer.stderr).toBe(0);
+
     const claim = await api('/api/v1/agents/deposit', {
       method: 'POST',
       key: registered.api_key,
@@ -188,6 +202,7 @@ describe('npm start', () => {
     expect(processesUsing(dataDir)).toEqual([]);
     expect(alive(chain.pid!)).toBe(false);
     expect(existsSync(localChainFile(dataDir))).toBe(false);
+    expect(existsSync(runtimeFile(dataDir))).toBe(false);
 
     // A second start recovers, with the data of the first.
     const second = await startService();

@@ -49,11 +49,15 @@ describe('fetchInput', () => {
   it.each(['127.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '169.254.169.254', '10.1.2.3', '[fe80::1]'])(
     'guards literal %s',
     async (host) => {
-      await expect(fetchInput(`http://${host}:${port}/ok`, guarded)).rejects.toThrow(/is a private address/);
+      await expect(fetchInput(`http://${host}:${port}/ok`, guarded)).rejects.toThrow(
+        /^\S+ is a private address; set ALLOW_PRIVATE_INPUT_URLS=true to allow it$/,
+      );
     },
   );
 
   it('guards names that resolve to private addresses, at connection time', async () => {
-    await expect(fetchInput(`http://localhost:${port}/ok`, guarded)).rejects.toThrow(/localhost is a private address/);
+    await expect(fetchInput(`http://localhost:${port}/ok`, guarded)).rejects.toThrow(
+      'localhost is a private address; set ALLOW_PRIVATE_INPUT_URLS=true to allow it',
+    );
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configKeys, loadConfig } from '../../src/config.ts';
+import { filesDirectory } from '../../src/storage/local-storage.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 // What an operator exports before `docker compose up` (compose refuses to start without it).
@@ -57,6 +58,22 @@ describe('docker-compose.yml', () => {
       expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
     },
   );
+
+  it('gives api and worker one files volume where DATA_DIR puts outputs, and one public address for their links', () => {
+    expect(compose.volumes).toHaveProperty('gateway-files');
+    const configs = (['api', 'worker'] as const).map((name) =>
+      loadConfig(services[name].environment, services[name].command),
+    );
+    const [api, worker] = configs as [ReturnType<typeof loadConfig>, ReturnType<typeof loadConfig>];
+    // The worker writes where the api serves from: the same path in both, on the same named volume.
+    expect(filesDirectory(worker.DATA_DIR)).toBe(filesDirectory(api.DATA_DIR));
+    expect(filesDirectory(api.DATA_DIR)).toMatch(/^\//);
+    for (const name of ['api', 'worker']) {
+      expect(services[name].volumes, name).toContain(`gateway-files:${filesDirectory(api.DATA_DIR)}`);
+    }
+    expect(worker.PUBLIC_BASE_URL).toBe(api.PUBLIC_BASE_URL);
+    expect(services.api.ports).toContain(`${new URL(api.PUBLIC_BASE_URL!).port}:${api.PORT}`);
+  });
 
   it("refuses to start without the operator's deposit key", () => {
     expect(composeText).toMatch(/DEPOSIT_XPUB: \$\{DEPOSIT_XPUB:\?/);

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { formatUsd, usdNumber } from '../../money.ts';
 import { publicBaseUrl } from '../../config.ts';
 import { createGeneration, getGeneration, type QueuedGeneration } from '../../services/generations.ts';
@@ -7,9 +7,9 @@ import type { TaskView } from '../../generation/task-view.ts';
 import { paymentResponseHeaders } from '../../x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
-import { ApiError } from '../errors.ts';
 import {
   CreateGenerationBodySchema,
+  CreateGenerationHeadersSchema,
   GenerationIdParamsSchema,
   GenerationQueuedResponseSchema,
   GenerationStatusResponseSchema,
@@ -26,18 +26,6 @@ export const deprecatedAliasHeaders: RequestHandler = (req, res, next) => {
   });
   next();
 };
-
-function idempotencyKeyOf(req: Request): string | null {
-  const key = req.get('Idempotency-Key');
-  if (key === undefined) return null;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw new ApiError(
-      'validation_error',
-      'Invalid header: Idempotency-Key must be 1 to 255 visible ASCII characters.',
-    );
-  }
-  return key;
-}
 
 const queuedBody = (task: QueuedGeneration) => ({
   id: task.id,
@@ -84,9 +72,10 @@ export const generationEndpoints = [
     operationId: 'createGeneration',
     summary: 'Create a generation task',
     description: endpointDescriptions.createGeneration,
+    x402Description: endpointDescriptions.createGenerationX402,
     tags,
     auth: 'any_or_x402',
-    request: { body: CreateGenerationBodySchema },
+    request: { body: CreateGenerationBodySchema, headers: CreateGenerationHeadersSchema },
     success: { status: 202, description: 'The task is queued', schema: GenerationQueuedResponseSchema },
     errors: [
       'insufficient_balance',
@@ -96,8 +85,8 @@ export const generationEndpoints = [
       'rate_limited',
       'service_unavailable',
     ],
-    handle: async ({ body, principal, ctx, req }) => {
-      const idempotencyKey = idempotencyKeyOf(req);
+    handle: async ({ body, headers, principal, ctx }) => {
+      const idempotencyKey = headers['Idempotency-Key'] ?? null;
       const task = await createGeneration(ctx, { accountId: principal.account.id, body, idempotencyKey });
       return { status: 202, body: queuedBody(task) };
     },

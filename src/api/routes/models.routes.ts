@@ -1,5 +1,5 @@
 import { type CatalogModel, filterModels, providerListing } from '../../catalog/catalog.ts';
-import { enabledChains } from '../../chain/settings.ts';
+import { x402Offered } from '../../chain/settings.ts';
 import type { Config } from '../../config.ts';
 import { usdNumber } from '../../money.ts';
 import { canRun } from '../../providers/registry.ts';
@@ -21,7 +21,7 @@ function presentModel(model: CatalogModel, config: Config) {
     capabilities: model.capabilities,
     cost: band,
     dollar_cost: band,
-    supports_x402: model.supports_x402 && config.X402_ENABLED && enabledChains(config).length > 0,
+    supports_x402: model.supports_x402 && x402Offered(config),
     supports_webhook: model.supports_webhook,
     available: canRun(config, model),
   };

@@ -1,6 +1,6 @@
 import { ChainSchema, DepositAddressesSchema, GenerationTypeSchema, httpUrl, moneyString } from './common.schemas.ts';
 import { generateTypes } from '../../domain/values.ts';
-import { safeText, z } from './zod.ts';
+import { boundedInt, safeText, z } from './zod.ts';
 
 export const AgentRegisterRequestSchema = z
   .object({
@@ -76,12 +76,14 @@ export const AgentQuoteRequestSchema = z
     type: GenerationTypeSchema,
     model: safeText().min(1),
     resolution: safeText().optional(),
-    duration: z.number().positive().optional(),
-    num_outputs: z.int().min(1).optional(),
+    duration: z.number().positive().optional().openapi({
+      description: 'Seconds: of output, or for per-minute (speech-to-text) models of the input to transcribe',
+    }),
+    num_outputs: boundedInt(1).optional(),
     sound: z.boolean().optional(),
     generate_type: z.enum(generateTypes).optional(),
   })
-  .openapi('AgentQuoteRequest');
+  .openapi('AgentQuoteRequest', { example: { type: 'text-to-audio', model: 'local/espeak' } });
 
 export const AgentQuoteResponseSchema = z
   .object({
@@ -89,7 +91,11 @@ export const AgentQuoteResponseSchema = z
     your_balance: moneyString,
     can_afford: z.boolean(),
     shortfall: moneyString.nullable().optional(),
-    breakdown: z.record(z.string(), z.unknown()),
+    breakdown: z.record(z.string(), z.unknown()).openapi({
+      description:
+        'How the price was made: `rule` and its rates and quantities. For text-priced models the quantities the quote ' +
+        'assumed (it carries no text) are flagged: `characters_assumed`, `minutes_assumed`, or `tokens_measured: false`.',
+    }),
     deposit_addresses: DepositAddressesSchema,
     asset: z.string(),
   })

@@ -1,6 +1,6 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
 import { GenerationTypeSchema, httpUrl, TaskStatusSchema, taskIdParams } from './common.schemas.ts';
-import { safeText, z } from './zod.ts';
+import { boundedInt, safeText, z } from './zod.ts';
 
 export const MessageSchema = z
   .object({ role: z.enum(['system', 'user', 'assistant']), content: safeText() })
@@ -13,7 +13,7 @@ export const GenerationRequestSchema = z
     prompt: safeText().optional(),
     system_prompt: safeText().optional(),
     messages: z.array(MessageSchema).optional(),
-    max_tokens: z.int().min(1).optional(),
+    max_tokens: boundedInt(1).optional(),
     temperature: z.number().optional(),
     top_p: z.number().optional(),
     top_k: z.number().optional(),
@@ -29,16 +29,20 @@ export const GenerationRequestSchema = z
     videos: z.array(httpUrl).optional(),
     aspect_ratio: safeText().optional(),
     resolution: safeText().optional(),
-    duration: z.int().min(1).optional(),
-    num_outputs: z.int().min(1).optional(),
-    seed: z.int().optional(),
+    duration: boundedInt(1).optional().openapi({ description: 'Seconds of output' }),
+    num_outputs: boundedInt(1).optional(),
+    // JSON numbers are exact up to 2^53: a larger seed would not reach the provider as sent.
+    seed: boundedInt(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).optional(),
     webhook_url: httpUrl.optional().openapi({
       description:
         'Receives `generation.completed` or `generation.failed` as `{ "event", "data": <the task> }`, signed (Standard ' +
         "Webhooks) with your account's secret (GET /account/webhook-secret), retried for more than 24 hours",
     }),
   })
-  .openapi('GenerationRequest') satisfies z.ZodType<GenerationRequest>;
+  .openapi('GenerationRequest', {
+    // A model that runs here with nothing else configured (a local engine), so the example works as written.
+    example: { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello from the generation gateway.' },
+  }) satisfies z.ZodType<GenerationRequest>;
 
 /** The alternate layout of the usage examples: `{ model, input: { prompt, … }, webhook }`; `type` defaults to the model's. */
 export const GenerationInputLayoutSchema = z
@@ -120,6 +124,23 @@ export const GenerationStatusResponseSchema = z
     payment: TaskPaymentSchema.optional().openapi({ description: 'How an x402-paid task was paid' }),
   })
   .openapi('GenerationStatusResponse');
+
+/** Spec: the retry key of POST /generations, 1 to 255 visible ASCII characters (RFC 9110 token-ish, no spaces). */
+export const CreateGenerationHeadersSchema = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x21-\x7e]+$/, 'must be 1 to 255 visible ASCII characters')
+    .optional()
+    .openapi({
+      param: { name: 'Idempotency-Key', in: 'header' },
+      description:
+        'Makes retries safe: the same key with the same body answers the task it first created (202, its admission); ' +
+        'with another body, 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters (0x21–0x7E), per account.',
+      example: 'order-42',
+    }),
+});
 
 export const GenerationIdParamsSchema = taskIdParams('id');
 
