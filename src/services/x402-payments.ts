@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { enabledChains } from '../chain/settings.ts';
-import { FieldError, PaymentRequiredError, PaymentReusedError } from '../domain/errors.ts';
+import { FieldError, PaymentRequiredError, PaymentReusedError, ServiceUnavailableError } from '../domain/errors.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
 import type { X402Payment } from '../generated/prisma/client.ts';
 import { formatUsd } from '../money.ts';
@@ -23,12 +23,14 @@ import {
   admissionRefusal,
   type GenerationServiceDeps,
   type QueuedGeneration,
+  unconfirmedMessage,
 } from './generations.ts';
 import { derivedId } from './ids.ts';
 import { walletAccountId } from './paid-tasks.ts';
 import { storedRequest } from './tasks.ts';
 import { requestHash } from '../generation/request.ts';
 import { webhookSecretOf } from '../webhooks/secrets.ts';
+import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 
 /** Collecting the outputs after the model's own timeout: an authorization must still be valid when it settles. */
 const collectionSeconds = 600;
@@ -71,18 +73,13 @@ const signatureOf = (payload: PaymentPayload) => (payload.payload as { signature
  * The task this very payment admitted earlier (a client's retry), or null. Only the same signed authorization finds
  * it (the signature is compared, so nobody else can claim a payer's task by its nonce); another body is refused.
  */
-async function earlierPaidTask(
-  deps: GenerationServiceDeps,
-  taskId: string,
-  payload: PaymentPayload,
-  hash: string,
-): Promise<PaidGeneration | null> {
+async function earlierPaidTask(deps: GenerationServiceDeps, taskId: string, payload: PaymentPayload, hash: string) {
   const task = await deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
   if (!task?.payment) return null;
   const stored = task.payment.payload as unknown as PaymentPayload;
   if (signatureOf(stored) !== signatureOf(payload)) return null;
   if (requestHash(storedRequest(task)) !== hash) throw new PaymentReusedError();
-  return paidGeneration(deps, task, task.payment);
+  return { task, payment: task.payment };
 }
 
 async function paidGeneration(
@@ -101,6 +98,38 @@ async function paidGeneration(
   };
 }
 
+/** The workflow input of a verified payment: one authorization always gives the same task and workflow. */
+export function paidGenerationInput(
+  config: GenerationServiceDeps['config'],
+  { request, model, costMicros, hash }: ReturnType<typeof admissibleRequest>,
+  paid: { identity: PaymentIdentity; requirement: PaymentRequirements; payload: PaymentPayload },
+): GenerationInput {
+  const { identity, requirement } = paid;
+  return {
+    taskId: paidTaskId(identity),
+    accountId: walletAccountId(identity.payer),
+    request,
+    costMicros: costMicros.toString(),
+    idempotencyKey: null,
+    modelId: model.id,
+    requestHash: hash,
+    timeoutSeconds: model.timeout_seconds,
+    payment: {
+      scheme: requirement.scheme,
+      network: requirement.network,
+      asset: identity.asset,
+      payer: identity.payer,
+      payTo: requirement.payTo.toLowerCase(),
+      nonce: identity.nonce,
+      amount: requirement.amount,
+      validBefore: identity.validBefore.toString(),
+      payload: paid.payload,
+      requirement,
+      maxTasksInFlight: config.X402_MAX_TASKS_PER_PAYER,
+    },
+  };
+}
+
 /**
  * Answers a call without an API key: what to pay (402), why a payment was refused (402), or the task a valid
  * payment admitted (nothing moves on chain until the task has delivered).
@@ -109,7 +138,8 @@ export async function payForGeneration(
   deps: GenerationServiceDeps & { facilitator: () => PaymentFacilitator },
   input: UnpaidGeneration,
 ): Promise<PaidGeneration> {
-  const { request, model, costMicros, hash } = admissibleRequest(deps, input.body);
+  const admissible = admissibleRequest(deps, input.body);
+  const { model, costMicros, hash } = admissible;
   const chains = enabledChains(deps.config);
   if (!model.supports_x402 || chains.length === 0) {
     throw new FieldError('model', `${model.id} cannot be paid with x402 on this server; send an API key`);
@@ -142,8 +172,9 @@ export async function payForGeneration(
   }
   const identity = paymentIdentity(paid.payload);
   const taskId = identity && paidTaskId(identity);
-  const earlier = taskId && (await earlierPaidTask(deps, taskId, paid.payload, hash));
-  if (earlier) return earlier;
+  const earlier = taskId ? await earlierPaidTask(deps, taskId, paid.payload, hash) : null;
+  // As with an Idempotency-Key: a task still queued has its admission sent again, in case its workflow never got it.
+  if (earlier && earlier.task.status !== 'queued') return paidGeneration(deps, earlier.task, earlier.payment);
 
   const requirement = matchRequirement(required.accepts, paid.payload);
   if (!requirement || !identity || !taskId) {
@@ -152,39 +183,22 @@ export async function payForGeneration(
       'payment_requirements_mismatch',
     );
   }
-  const verdict = await deps.facilitator().verify(paid.payload, requirement);
+  // A queued task's payment was verified when it was admitted; it has not moved since.
+  const verdict = earlier ? { isValid: true } : await deps.facilitator().verify(paid.payload, requirement);
   if (!verdict.isValid) {
     const reason = verdict.invalidReason ?? 'invalid_payment';
     throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
   }
 
-  const admission = await admitGeneration(deps.temporal, {
-    taskId,
-    accountId: walletAccountId(identity.payer),
-    request,
-    costMicros: costMicros.toString(),
-    idempotencyKey: null,
-    modelId: model.id,
-    requestHash: hash,
-    timeoutSeconds: model.timeout_seconds,
-    payment: {
-      scheme: requirement.scheme,
-      network: requirement.network,
-      asset: identity.asset,
-      payer: identity.payer,
-      payTo: requirement.payTo.toLowerCase(),
-      nonce: identity.nonce,
-      amount: requirement.amount,
-      validBefore: identity.validBefore.toString(),
-      payload: paid.payload,
-      requirement: requirement satisfies PaymentRequirements,
-      maxTasksInFlight: deps.config.X402_MAX_TASKS_PER_PAYER,
-    },
-  });
+  const admission = await admitGeneration(
+    deps.temporal,
+    paidGenerationInput(deps.config, admissible, { identity, requirement, payload: paid.payload }),
+  );
   if (admission.outcome === 'conflict') throw new PaymentReusedError();
   if (admission.outcome === 'admitted' || admission.outcome === 'ended') {
     const task = await deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
     if (task?.payment) return paidGeneration(deps, task, task.payment);
   }
+  if (earlier) throw new ServiceUnavailableError(unconfirmedMessage);
   throw admissionRefusal(admission.outcome === 'admitted' ? { outcome: 'unavailable' } : admission, costMicros);
 }
