@@ -6,7 +6,15 @@ import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
 import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitPaidTask, PayerBusyError, type X402Authorization } from '../src/services/paid-tasks.ts';
-import { admitTask, completeTask, type Delivered, failTask, markProcessing, usedCost } from '../src/services/tasks.ts';
+import {
+  admitTask,
+  completeTask,
+  type Delivered,
+  failTask,
+  findQueuedTask,
+  markProcessing,
+  usedCost,
+} from '../src/services/tasks.ts';
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/services/x402-settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { GeneratedOutputs } from './provider.activities.ts';
@@ -52,6 +60,12 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
         throw error;
       }
+    },
+
+    /** The task row an admission committed, while it is still queued: what a workflow whose update was lost adopts. */
+    async findQueuedTask(taskId: string): Promise<TaskView | null> {
+      const task = await findQueuedTask(deps.prisma, taskId);
+      return task && taskView(task);
     },
 
     async markProcessing(taskId: string): Promise<TaskView> {

@@ -2,13 +2,15 @@ import { createDepositActivities, type DepositActivityDeps } from './deposit.act
 import { createGenerationActivities, type GenerationActivityDeps } from './generation.activities.ts';
 import { createProviderActivities, type ProviderActivityDeps } from './provider.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
+import { createTaskReconcilerActivities, type TaskReconcilerActivityDeps } from './task-reconciler.activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities.ts';
 
 export type ActivityDeps = SystemActivityDeps &
   GenerationActivityDeps &
   ProviderActivityDeps &
   WebhookActivityDeps &
-  DepositActivityDeps;
+  DepositActivityDeps &
+  TaskReconcilerActivityDeps;
 
 /** The activities of the main task queue: database steps and chain reads, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -17,6 +19,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createGenerationActivities(deps),
     ...createWebhookActivities(deps),
     ...createDepositActivities(deps),
+    ...createTaskReconcilerActivities(deps),
   };
 }
 

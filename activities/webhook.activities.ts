@@ -3,9 +3,9 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { startWebhookDelivery } from '../src/temporal/webhooks.ts';
+import { notifyWebhookEvent } from '../src/temporal/webhooks.ts';
 import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.ts';
-import { type CreatedMessage, createWebhookMessage, type WebhookEventInput } from '../src/webhooks/messages.ts';
+import type { CreatedMessage, WebhookEventInput } from '../src/webhooks/messages.ts';
 import { webhookSecretOf } from '../src/webhooks/secrets.ts';
 import { type AttemptResult, sendWebhook } from '../src/webhooks/send.ts';
 import { classifyFailures } from './failures.ts';
@@ -23,17 +23,11 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * this activity finds the message and the deliveries it started.
      */
     async notifyWebhooks(input: WebhookEventInput): Promise<CreatedMessage> {
-      const message = await createWebhookMessage(deps.prisma, input);
       const { client } = Context.current();
-      for (const target of message.targets) {
-        await startWebhookDelivery(
-          client,
-          deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
-          { messageId: message.messageId, url: target.url },
-          'once',
-        );
-      }
-      return message;
+      return notifyWebhookEvent(
+        { prisma: deps.prisma, client, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+        input,
+      );
     },
 
     /** One attempt, signed with the account's secret as it is now (a rotated secret signs the next attempt). */

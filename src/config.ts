@@ -103,6 +103,9 @@ export const configSchema = z.object({
   DEPOSIT_SCAN_INTERVAL_SECONDS: positiveInt.default(10),
   DEPOSIT_SCAN_LOOKBACK_BLOCKS: z.coerce.number().int().min(0).default(1000),
   DEPOSIT_SCAN_MAX_BLOCKS: positiveInt.default(2000),
+  // The task reconciler: how often it runs, and how long a task stays `queued` before it is looked at.
+  TASK_RECONCILE_INTERVAL_SECONDS: positiveInt.default(60),
+  TASK_RECONCILE_AFTER_SECONDS: positiveInt.default(600),
   // x402: pay per request with a signed USDC authorization, settled on chain only once the outputs are stored.
   X402_ENABLED: z
     .enum(['true', 'false'])

@@ -24,6 +24,7 @@ import { storeMissingDepositAddresses } from './services/deposit-addresses.ts';
 import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
+import { ensureTaskReconcilerSchedule } from './temporal/task-reconciler.ts';
 
 export type Stop = () => Promise<unknown>;
 
@@ -161,7 +162,7 @@ export async function startRuntime(
     banner.push(
       `Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`,
     );
-    banner.push(...(await startDepositWatcher(config, temporalAddress, logger, stops)));
+    banner.push(...(await startSchedules(config, temporalAddress, logger, stops)));
   }
 
   if (config.GATEWAY_ROLE !== 'worker') {
@@ -200,19 +201,30 @@ export async function startRuntime(
   return { banner, config };
 }
 
-/** The deposit watcher's schedules, one per enabled chain; without Temporal now, the next start makes them. */
-async function startDepositWatcher(config: Config, temporalAddress: string, logger: Logger, stops: Stop[]) {
-  if (enabledChains(config).length === 0) return [];
+/**
+ * The worker's schedules: the task reconciler, and the deposit watcher's, one per enabled chain. Without Temporal
+ * now, the next start makes them.
+ */
+async function startSchedules(config: Config, temporalAddress: string, logger: Logger, stops: Stop[]) {
   try {
     const connection = await Connection.connect({ address: temporalAddress });
     stops.push(() => connection.close());
     const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    const reconciler = await ensureTaskReconcilerSchedule(client, config);
+    const banner = [
+      `Reconciler    ${reconciler}: every ${config.TASK_RECONCILE_INTERVAL_SECONDS} s, tasks queued over ${config.TASK_RECONCILE_AFTER_SECONDS} s are run or refunded`,
+    ];
+    if (enabledChains(config).length === 0) return banner;
     const schedules = await ensureDepositScanSchedules(client, config);
     return [
+      ...banner,
       `Watcher       ${schedules.join(', ')}: new USDC transfers to agents every ${config.DEPOSIT_SCAN_INTERVAL_SECONDS} s`,
     ];
   } catch (error) {
-    logger.warn({ err: error }, 'the deposit watcher schedules could not be made; deposits are credited when claimed');
+    logger.warn(
+      { err: error },
+      'the schedules could not be made (task reconciler, deposit watcher); the next start makes them',
+    );
     return [];
   }
 }

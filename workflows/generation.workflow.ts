@@ -73,17 +73,20 @@ const settlement = {
 } satisfies ActivityOptions;
 
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
-const { markProcessing, settleTask } = proxyActivities<GenerationActivities>(fast);
+const { findQueuedTask, markProcessing, settleTask } = proxyActivities<GenerationActivities>(fast);
 const { failTask } = proxyActivities<GenerationActivities>(compensation);
 // Once a payment has moved, recording the task's completion may wait out a long outage, as a refund does.
 const { settleTask: completePaidTask } = proxyActivities<GenerationActivities>(compensation);
 
 type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
 
-/** How far the admit update got; the reservation is shared by every update a retried POST sends. */
+// Far longer than an admit update takes (the api gives up on it within a minute): past it, the update was lost.
+const admissionTimeout = '5 minutes';
+
+/** How far admission got; the reservation is shared by every update a retried POST sends. */
 type Admission =
   | { state: 'pending' }
-  | { state: 'reserving'; reservation: Promise<TaskAdmission> }
+  | { state: 'reserving'; decided: Promise<Admission> }
   | { state: 'admitted'; task: TaskView }
   | { state: 'refused'; refusal: Refusal }
   | { state: 'failed' };
@@ -99,45 +102,78 @@ async function admissionOf(reservation: Promise<TaskAdmission>): Promise<Admissi
   }
 }
 
-/** Answers the admit update (update-with-start); the returned function tells how far admission got. */
-function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: TaskView) => void): () => Admission {
+/** A row queued by an admission whose update never reached this workflow: adopted as if admitted; none, failed. */
+const adoption = async (taskId: string): Promise<TaskAdmission> => {
+  const task = await findQueuedTask(taskId);
+  if (!task) throw new Error(`no queued task ${taskId}`);
+  return { outcome: 'admitted', task };
+};
+
+/**
+ * Answers the admit update (update-with-start). Returns how far admission got, and `adopt`: for a workflow whose
+ * update was lost (Temporal died after the update's local activity committed), it takes over the row, if any.
+ */
+function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: TaskView) => void) {
   let admission: Admission = { state: 'pending' };
+  const decide = (reservation: Promise<TaskAdmission>) => {
+    const decided = admissionOf(reservation).then((outcome) => {
+      admission = outcome;
+      if (outcome.state === 'admitted') onAdmitted(outcome.task);
+      return outcome;
+    });
+    admission = { state: 'reserving', decided };
+  };
   setHandler(admitUpdate, async ({ requestHash }): Promise<AdmitUpdateResult> => {
     // A retried POST with the same Idempotency-Key but another body is a different request.
     if (requestHash !== input.requestHash) return { outcome: 'conflict' };
-    if (admission.state === 'pending') admission = { state: 'reserving', reservation: admitTask(input) };
-    if (admission.state === 'reserving') admission = await admissionOf(admission.reservation);
-    switch (admission.state) {
+    // admitTask finds a row committed earlier (a retried POST after a lost update) and reserves nothing more.
+    if (admission.state === 'pending') decide(admitTask(input));
+    const decided = admission.state === 'reserving' ? await admission.decided : admission;
+    switch (decided.state) {
       case 'admitted':
-        onAdmitted(admission.task);
-        return { outcome: 'admitted', task: admission.task };
+        return { outcome: 'admitted', task: decided.task };
       case 'refused':
-        return admission.refusal;
+        return decided.refusal;
       default:
         throw ApplicationFailure.nonRetryable('The generation could not be admitted; try again.', 'AdmissionFailed');
     }
   });
-  return () => admission;
+  return {
+    admission: () => admission,
+    adopt: () => {
+      if (admission.state === 'pending') decide(adoption(input.taskId));
+    },
+  };
 }
 
-/** Waits until the admit update has decided; a refusal ends the workflow once the api has its answer. */
-async function awaitAdmission(admission: () => Admission): Promise<void> {
-  await condition(() => !['pending', 'reserving'].includes(admission().state));
+/**
+ * Waits until the admit update has decided; a refusal ends the workflow once the api has its answer. An update that
+ * never comes (lost with Temporal) does not keep it waiting for ever: the row it may have committed is adopted.
+ */
+async function awaitAdmission({ admission, adopt }: ReturnType<typeof handleAdmitUpdate>): Promise<TaskView> {
+  const decided = () => !['pending', 'reserving'].includes(admission().state);
+  // patched: histories recorded before this timeout (no timer) replay as they ran.
+  if (patched('admission-timeout')) {
+    if (!(await condition(decided, admissionTimeout))) adopt();
+  }
+  await condition(decided);
   // A failure, not an Error: an Error fails only the workflow task, which would then retry for ever.
-  if (admission().state === 'failed')
+  const decision = admission();
+  if (decision.state === 'failed')
     throw ApplicationFailure.nonRetryable('The task could not be admitted.', 'AdmissionFailed');
-  if (admission().state !== 'admitted') {
+  if (decision.state !== 'admitted') {
     await condition(allHandlersFinished);
     // Ends failed, not completed, so the same Idempotency-Key (or payment) may start again once it can be admitted.
     throw ApplicationFailure.nonRetryable('Admission refused: the task was not admitted.', 'AdmissionRefused');
   }
+  return decision.task;
 }
 
 /**
  * The settlement of an x402 payment, attempted until its authorization has expired (and a little after, to see it
  * expire unspent): after that it can never move, so the task may fail without taking the payer's money.
  */
-function settlementActivities(input: GenerationInput) {
+export function settlementActivities(input: GenerationInput) {
   const validBeforeMs = Number(input.payment?.validBefore ?? 0) * 1000;
   const untilExpiry = Math.min(validBeforeMs - Date.now() + 120_000, 86_400_000);
   return proxyActivities<GenerationActivities>({
@@ -181,21 +217,21 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   const task = { taskId: input.taskId, modelId: input.modelId };
   let view: TaskView | null = null;
   setHandler(stateQuery, () => view);
-  const admission = handleAdmitUpdate(input, (admitted) => {
+  const admitting = handleAdmitUpdate(input, (admitted) => {
     view ??= admitted;
   });
+  const admission = admitting.admission;
   const providerQueue = providerTaskQueue(workflowInfo().taskQueue, providerSlugOf(input.modelId));
   const { generateOutputs } = providerActivities(input, providerQueue);
   const upstream = upstreamJobOf(task, providerQueue);
 
   try {
     // 1. Admit: the api is answered from the update; the long tail follows.
-    await awaitAdmission(admission);
-    // A task that ended in an earlier run of this id (a retried admission found its row) is not run again.
-    const admitted = admission();
-    if (admitted.state === 'admitted' && (admitted.task.status === 'completed' || admitted.task.status === 'failed')) {
+    const admitted = await awaitAdmission(admitting);
+    // A task that ended already (in an earlier run of this id, or failed by the reconciler) is not run again.
+    if (admitted.status === 'completed' || admitted.status === 'failed') {
       await condition(allHandlersFinished);
-      return admitted.task;
+      return admitted;
     }
     // 2. Run: the provider activity stores the outputs (3. Store) as it collects them.
     view = await markProcessing(input.taskId);

@@ -4,4 +4,5 @@ export { depositWorkflow } from './deposit.workflow.ts';
 export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
+export { taskReconcilerWorkflow } from './task-reconciler.workflow.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.ts';

@@ -15,7 +15,9 @@ import type { GenerationRequest, InputLayoutRequest } from '../domain/generation
 import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
 import { canRun } from '../providers/registry.ts';
+import type { Task } from '../generated/prisma/client.ts';
 import { admitGeneration, type AdmissionOutcome, liveTaskState, type TemporalDeps } from '../temporal/generations.ts';
+import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 import { derivedId, newId } from './ids.ts';
 import { InsufficientFundsError } from './ledger.ts';
 import { findTaskByIdempotencyKey, findTaskForAccount, storedRequest } from './tasks.ts';
@@ -42,6 +44,10 @@ export interface QueuedGeneration {
   createdAt: string;
 }
 
+/** A queued task whose workflow could not be reached: its row stands (charged at most once), only unconfirmed. */
+export const unconfirmedMessage =
+  'The task is queued but could not be confirmed just now; retry the request with the same key (it is charged at most once).';
+
 /** A payer at its cap of tasks in flight waits about as long as a short task takes. */
 const payerBusyRetrySeconds = 10;
 
@@ -50,7 +56,10 @@ const taskIdFor = (accountId: string, idempotencyKey: string | null) =>
   idempotencyKey ? derivedId('gen', `${accountId}\n${idempotencyKey}`) : newId('gen');
 
 /** Validates, prices and checks the request against the catalog and this server's providers. */
-export function admissibleRequest(deps: GenerationServiceDeps, body: NewGeneration['body']) {
+export function admissibleRequest(
+  deps: Pick<GenerationServiceDeps, 'config' | 'catalog'>,
+  body: NewGeneration['body'],
+) {
   const request = foldMessages(normaliseLayout(body, (id) => deps.catalog.get(id)?.type));
   const model = resolveModel(deps.catalog, request);
   const missing = missingInputs(request);
@@ -62,18 +71,38 @@ export function admissibleRequest(deps: GenerationServiceDeps, body: NewGenerati
   return { request, model, costMicros: priceRequest(model, request).micros, hash: requestHash(request) };
 }
 
-/** A request admitted earlier under the same Idempotency-Key; another request under that key is refused. */
-async function earlierAdmission(
-  deps: GenerationServiceDeps,
-  input: NewGeneration,
-  hash: string,
-): Promise<QueuedGeneration | null> {
+/** A task admitted earlier under the same Idempotency-Key; another request under that key is refused. */
+async function earlierAdmission(deps: GenerationServiceDeps, input: NewGeneration, hash: string) {
   if (!input.idempotencyKey) return null;
   const earlier = await findTaskByIdempotencyKey(deps.prisma, input.accountId, input.idempotencyKey);
   if (!earlier) return null;
   if (requestHash(storedRequest(earlier)) !== hash) throw new IdempotencyKeyReusedError();
-  const { id, type, model, costReserved, createdAt } = earlier;
-  return { id, type, model, costMicros: costReserved, createdAt: createdAt.toISOString() };
+  return earlier;
+}
+
+const admittedEarlier = ({ id, type, model, costReserved, createdAt }: Task): QueuedGeneration => ({
+  id,
+  type,
+  model,
+  costMicros: costReserved,
+  createdAt: createdAt.toISOString(),
+});
+
+/** The workflow input of a request: the same account and Idempotency-Key always give the same task and workflow. */
+export function generationInput(
+  input: NewGeneration,
+  admissible: ReturnType<typeof admissibleRequest>,
+): GenerationInput {
+  return {
+    taskId: taskIdFor(input.accountId, input.idempotencyKey),
+    accountId: input.accountId,
+    request: admissible.request,
+    costMicros: admissible.costMicros.toString(),
+    idempotencyKey: input.idempotencyKey,
+    modelId: admissible.model.id,
+    requestHash: admissible.hash,
+    timeoutSeconds: admissible.model.timeout_seconds,
+  };
 }
 
 /**
@@ -81,27 +110,22 @@ async function earlierAdmission(
  * Idempotency-Key answers the original admission and charges nothing more.
  */
 export async function createGeneration(deps: GenerationServiceDeps, input: NewGeneration): Promise<QueuedGeneration> {
-  const { request, model, costMicros, hash } = admissibleRequest(deps, input.body);
-  const earlier = await earlierAdmission(deps, input, hash);
-  if (earlier) return earlier;
+  const admissible = admissibleRequest(deps, input.body);
+  const earlier = await earlierAdmission(deps, input, admissible.hash);
+  // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
+  // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.
+  if (earlier && earlier.status !== 'queued') return admittedEarlier(earlier);
 
-  const admission = await admitGeneration(deps.temporal, {
-    taskId: taskIdFor(input.accountId, input.idempotencyKey),
-    accountId: input.accountId,
-    request,
-    costMicros: costMicros.toString(),
-    idempotencyKey: input.idempotencyKey,
-    modelId: model.id,
-    requestHash: hash,
-    timeoutSeconds: model.timeout_seconds,
-  });
-  if (admission.outcome === 'admitted') return queuedGeneration(admission.task, costMicros);
+  const admission = await admitGeneration(deps.temporal, generationInput(input, admissible));
+  if (admission.outcome === 'admitted')
+    return earlier ? admittedEarlier(earlier) : queuedGeneration(admission.task, admissible.costMicros);
   if (admission.outcome === 'ended') {
     // The workflow of this key ran to its end between our lookup and the start: its row answers.
-    const ended = await earlierAdmission(deps, input, hash);
-    if (ended) return ended;
+    const ended = await earlierAdmission(deps, input, admissible.hash);
+    if (ended) return admittedEarlier(ended);
   }
-  throw admissionRefusal(admission, costMicros);
+  if (earlier) throw new ServiceUnavailableError(unconfirmedMessage);
+  throw admissionRefusal(admission, admissible.costMicros);
 }
 
 export const queuedGeneration = (task: TaskView, costMicros: bigint): QueuedGeneration => ({

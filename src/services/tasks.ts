@@ -182,15 +182,17 @@ async function abandonPayment(tx: Prisma.TransactionClient, payment: X402Payment
 /**
  * Releases the whole reservation (an x402 payment is abandoned instead: it is never settled) and marks the task
  * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null.
+ * `onlyQueued`: a task that has started meanwhile is left to its workflow.
  */
 export async function failTask(
   prisma: PrismaClient,
-  input: { taskId: string; error: string },
+  input: { taskId: string; error: string; onlyQueued?: boolean },
 ): Promise<TaskRow | null> {
   return prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) return null;
     if (task.status === 'completed' || task.status === 'failed') return task;
+    if (input.onlyQueued && task.status !== 'queued') return task;
     if (!task.payment)
       await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
     else await abandonPayment(tx, task.payment);
@@ -210,6 +212,23 @@ export async function isDelivered(prisma: PrismaClient, taskId: string): Promise
   if (!taskIdPattern.test(taskId)) return false;
   const task = await prisma.task.findUnique({ where: { id: taskId }, select: { status: true } });
   return task?.status === 'completed';
+}
+
+export async function findQueuedTask(prisma: PrismaClient, taskId: string): Promise<TaskRow | null> {
+  return prisma.task.findFirst({ where: { id: taskId, status: 'queued' }, ...withPayment });
+}
+
+/** Tasks still `queued` since before `createdBefore`, oldest first: admissions that may never have reached a workflow. */
+export async function findLongQueuedTasks(
+  prisma: PrismaClient,
+  input: { createdBefore: Date; limit: number },
+): Promise<TaskRow[]> {
+  return prisma.task.findMany({
+    where: { status: 'queued', createdAt: { lt: input.createdBefore } },
+    orderBy: { createdAt: 'asc' },
+    take: input.limit,
+    ...withPayment,
+  });
 }
 
 export async function findTaskForAccount(

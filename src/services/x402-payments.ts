@@ -23,12 +23,14 @@ import {
   admissionRefusal,
   type GenerationServiceDeps,
   type QueuedGeneration,
+  unconfirmedMessage,
 } from './generations.ts';
 import { secretDerivedId } from './ids.ts';
 import { walletAccountId } from './paid-tasks.ts';
 import { storedRequest } from './tasks.ts';
 import { requestHash } from '../generation/request.ts';
 import { webhookSecretOf } from '../webhooks/secrets.ts';
+import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 
 /**
  * How long an authorization must stay valid beyond the model's own timeout: collecting the outputs (up to ten
@@ -79,18 +81,13 @@ const signatureOf = (payload: PaymentPayload) => (payload.payload as { signature
  * The task this very payment admitted earlier (a client's retry), or null. Only the same signed authorization finds
  * it (the signature is compared, so nobody else can claim a payer's task by its nonce); another body is refused.
  */
-async function earlierPaidTask(
-  deps: GenerationServiceDeps,
-  taskId: string,
-  payload: PaymentPayload,
-  hash: string,
-): Promise<PaidGeneration | null> {
+async function earlierPaidTask(deps: GenerationServiceDeps, taskId: string, payload: PaymentPayload, hash: string) {
   const task = await deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
   if (!task?.payment) return null;
   const stored = task.payment.payload as unknown as PaymentPayload;
   if (signatureOf(stored) !== signatureOf(payload)) return null;
   if (requestHash(storedRequest(task)) !== hash) throw new PaymentReusedError();
-  return paidGeneration(deps, task, task.payment);
+  return { task, payment: task.payment };
 }
 
 async function paidGeneration(
@@ -109,6 +106,38 @@ async function paidGeneration(
   };
 }
 
+/** The workflow input of a verified payment: one authorization always gives the same task and workflow. */
+export function paidGenerationInput(
+  config: GenerationServiceDeps['config'],
+  { request, model, costMicros, hash }: ReturnType<typeof admissibleRequest>,
+  paid: { identity: PaymentIdentity; requirement: PaymentRequirements; payload: PaymentPayload },
+): GenerationInput {
+  const { identity, requirement } = paid;
+  return {
+    taskId: paidTaskId(config.X402_TASK_ID_SECRET, identity),
+    accountId: walletAccountId(identity.payer),
+    request,
+    costMicros: costMicros.toString(),
+    idempotencyKey: null,
+    modelId: model.id,
+    requestHash: hash,
+    timeoutSeconds: model.timeout_seconds,
+    payment: {
+      scheme: requirement.scheme,
+      network: requirement.network,
+      asset: identity.asset,
+      payer: identity.payer,
+      payTo: requirement.payTo.toLowerCase(),
+      nonce: identity.nonce,
+      amount: requirement.amount,
+      validBefore: identity.validBefore.toString(),
+      payload: paid.payload,
+      requirement,
+      maxTasksInFlight: config.X402_MAX_TASKS_PER_PAYER,
+    },
+  };
+}
+
 /**
  * Answers a call without an API key: what to pay (402), why a payment was refused (402), or the task a valid
  * payment admitted (nothing moves on chain until the task has delivered).
@@ -117,7 +146,8 @@ export async function payForGeneration(
   deps: GenerationServiceDeps & { facilitator: () => PaymentFacilitator },
   input: UnpaidGeneration,
 ): Promise<PaidGeneration> {
-  const { request, model, costMicros, hash } = admissibleRequest(deps, input.body);
+  const admissible = admissibleRequest(deps, input.body);
+  const { model, costMicros, hash } = admissible;
   const chains = enabledChains(deps.config);
   if (!model.supports_x402 || chains.length === 0) {
     throw new FieldError('model', `${model.id} cannot be paid with x402 on this server; send an API key`);
@@ -150,8 +180,9 @@ export async function payForGeneration(
   }
   const identity = paymentIdentity(paid.payload);
   const taskId = identity && paidTaskId(deps.config.X402_TASK_ID_SECRET, identity);
-  const earlier = taskId && (await earlierPaidTask(deps, taskId, paid.payload, hash));
-  if (earlier) return earlier;
+  const earlier = taskId ? await earlierPaidTask(deps, taskId, paid.payload, hash) : null;
+  // As with an Idempotency-Key: a task still queued has its admission sent again, in case its workflow never got it.
+  if (earlier && earlier.task.status !== 'queued') return paidGeneration(deps, earlier.task, earlier.payment);
 
   const requirement = matchRequirement(required.accepts, paid.payload);
   if (!requirement || !identity || !taskId) {
@@ -160,7 +191,8 @@ export async function payForGeneration(
       'payment_requirements_mismatch',
     );
   }
-  const verdict = await deps.facilitator().verify(paid.payload, requirement);
+  // A queued task's payment was verified when it was admitted; it has not moved since.
+  const verdict = earlier ? { isValid: true } : await deps.facilitator().verify(paid.payload, requirement);
   if (!verdict.isValid) {
     const reason = verdict.invalidReason ?? 'invalid_payment';
     throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
@@ -168,7 +200,7 @@ export async function payForGeneration(
   // A task must be able to settle after it ran: an authorization that expires sooner would make it work for free.
   const neededSeconds = model.timeout_seconds + collectionSeconds + minimumSettlementSeconds;
   const validSeconds = Number(identity.validBefore) - Math.floor(Date.now() / 1000);
-  if (validSeconds < neededSeconds) {
+  if (!earlier && validSeconds < neededSeconds) {
     throw refuse(
       `The authorization is valid for ${validSeconds} more seconds; this model needs ${neededSeconds} to run and settle ` +
         `(sign it for maxTimeoutSeconds). Nothing was charged.`,
@@ -176,35 +208,17 @@ export async function payForGeneration(
     );
   }
 
-  const admission = await admitGeneration(deps.temporal, {
-    taskId,
-    accountId: walletAccountId(identity.payer),
-    request,
-    costMicros: costMicros.toString(),
-    idempotencyKey: null,
-    modelId: model.id,
-    requestHash: hash,
-    timeoutSeconds: model.timeout_seconds,
-    payment: {
-      scheme: requirement.scheme,
-      network: requirement.network,
-      asset: identity.asset,
-      payer: identity.payer,
-      payTo: requirement.payTo.toLowerCase(),
-      nonce: identity.nonce,
-      amount: requirement.amount,
-      validBefore: identity.validBefore.toString(),
-      payload: paid.payload,
-      requirement: requirement satisfies PaymentRequirements,
-      maxTasksInFlight: deps.config.X402_MAX_TASKS_PER_PAYER,
-    },
-  });
+  const admission = await admitGeneration(
+    deps.temporal,
+    paidGenerationInput(deps.config, admissible, { identity, requirement, payload: paid.payload }),
+  );
   if (admission.outcome === 'conflict') throw new PaymentReusedError();
   if (admission.outcome === 'admitted' || admission.outcome === 'ended') {
     const task = await deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
     if (task && requestHash(storedRequest(task)) !== hash) throw new PaymentReusedError();
     if (task?.payment) return paidGeneration(deps, task, task.payment);
   }
+  if (earlier) throw new ServiceUnavailableError(unconfirmedMessage);
   if (admission.outcome === 'unavailable' || admission.outcome === 'admitted')
     throw new ServiceUnavailableError(
       'The generation could not be admitted; nothing was charged. Retry with the same payment: it names the same task.',

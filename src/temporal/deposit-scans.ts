@@ -1,14 +1,10 @@
 // One Temporal Schedule per enabled chain runs the deposit watcher (depositScanWorkflow) every few seconds;
 // operators see, pause and trigger it in the Web UI. Made at start, updated when the configuration changed.
-import {
-  type Client,
-  ScheduleAlreadyRunning,
-  type ScheduleOptions,
-  type ScheduleOptionsStartWorkflowAction,
-} from '@temporalio/client';
+import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import { enabledChains } from '../chain/settings.ts';
 import type { Config } from '../config.ts';
 import type { depositScanWorkflow } from '../../workflows/deposit-scan.workflow.ts';
+import { ensureSchedule } from './schedules.ts';
 
 export const depositScanScheduleId = (chain: string) => `deposit-scan:${chain}`;
 
@@ -29,15 +25,7 @@ export async function ensureDepositScanSchedules(client: Client, config: Config)
       // A scan still running when the next is due makes that one wait its turn, not run beside it.
       policies: { overlap: 'SKIP' as const },
     } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<typeof depositScanWorkflow>>;
-    try {
-      await client.schedule.create(options);
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-      await client.schedule
-        .getHandle(scheduleId)
-        .update((previous) => ({ ...previous, spec: options.spec, action: options.action }));
-    }
-    ids.push(scheduleId);
+    ids.push(await ensureSchedule(client, options));
   }
   return ids;
 }

@@ -1,7 +1,13 @@
 // Starting webhook deliveries from outside a workflow: the notify activity, and operators' redeliveries.
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { WebhookDeliveryInput, WebhookDeliveryWorkflow } from '../../workflows/webhook-delivery.types.ts';
-import { deliveryWorkflowId } from '../webhooks/messages.ts';
+import type { PrismaClient } from '../db/prisma.ts';
+import {
+  type CreatedMessage,
+  createWebhookMessage,
+  deliveryWorkflowId,
+  type WebhookEventInput,
+} from '../webhooks/messages.ts';
 
 export type DeliveryStart = 'started' | 'running' | 'ended';
 
@@ -30,4 +36,19 @@ export async function startWebhookDelivery(
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     return mode === 'once' ? 'ended' : 'running';
   }
+}
+
+/**
+ * Writes the event's message and starts one delivery workflow per target on the webhooks task queue, once: a repeat
+ * finds the message and the deliveries it started.
+ */
+export async function notifyWebhookEvent(
+  deps: { prisma: PrismaClient; client: Client; taskQueue: string },
+  input: WebhookEventInput,
+): Promise<CreatedMessage> {
+  const message = await createWebhookMessage(deps.prisma, input);
+  for (const target of message.targets) {
+    await startWebhookDelivery(deps.client, deps.taskQueue, { messageId: message.messageId, url: target.url }, 'once');
+  }
+  return message;
 }

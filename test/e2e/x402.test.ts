@@ -11,7 +11,12 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { developmentPayTo } from '../../src/config.ts';
-import { walletAccountId } from '../../src/services/paid-tasks.ts';
+import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { admissibleRequest } from '../../src/services/generations.ts';
+import { admitPaidTask, walletAccountId } from '../../src/services/paid-tasks.ts';
+import { paidGenerationInput } from '../../src/services/x402-payments.ts';
+import { matchRequirement, paymentIdentity } from '../../src/x402/payment-header.ts';
+import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import type { PaymentFacilitator } from '../../src/x402/facilitator.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
@@ -210,6 +215,38 @@ describe('a generation paid with x402', () => {
     expect(replay).toMatchObject({ status: 409, body: { error: 'conflict' } });
     expect(replay.body.message).toMatch(/already used for a different request/);
     expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(a));
+  });
+
+  it('the same payment sent again finishes an admission whose update Temporal lost: run, settled once', async () => {
+    const payer = await newPayer();
+    const payToBefore = await chain.balanceOf(payTo);
+    const unpaid = await call(gateway, 'POST', '/generations', { body: speech });
+    const { payload } = await pay(unpaid.body.requirements, payer);
+    // What the admit update's local activity committed before Temporal died, and a workflow that never got the update.
+    const input = paidGenerationInput(
+      gateway.config,
+      admissibleRequest(gateway, CreateGenerationBodySchema.parse(speech)),
+      {
+        identity: paymentIdentity(payload)!,
+        requirement: matchRequirement(unpaid.body.requirements.accepts, payload)!,
+        payload,
+      },
+    );
+    await admitPaidTask(gateway.database.prisma, {
+      ...input,
+      costMicros: BigInt(input.costMicros),
+      payment: input.payment!,
+    });
+    await gateway.env.client.workflow.start(generationWorkflow, {
+      workflowId: input.taskId,
+      taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+    });
+
+    const retried = await postPaid(payload);
+    expect(retried).toMatchObject({ status: 202, body: { id: input.taskId } });
+    expect(await settle(retried)).toMatchObject({ status: 'completed' });
+    expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(retried));
   });
 
   it('reads the v1 header name X-PAYMENT, and signs the webhook with the secret it hands out', async () => {

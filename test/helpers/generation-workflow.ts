@@ -37,6 +37,8 @@ export interface RunOptions {
   provider: ProviderActivities['generateOutputs'] | Partial<ProviderActivities>;
   /** Runs once the task is admitted, before its result is awaited (a cancel, a signal). */
   whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>;
+  /** false: the admit update is never sent, as when Temporal lost it. */
+  admit?: boolean;
 }
 
 /** `context` is read at each call, so it may be filled in by a beforeAll after this is called. */
@@ -77,7 +79,7 @@ export function generationWorkflowHarness(context: {
   }
 
   /** Starts the workflow, admits it through its update (as the API does), and waits for the end. */
-  async function run({ input, provider, whileRunning }: RunOptions) {
+  async function run({ input, provider, whileRunning, admit = true }: RunOptions) {
     const taskQueue = uniqueTaskQueue('generation');
     const worker = await Worker.create({
       connection: context.env.nativeConnection,
@@ -98,7 +100,9 @@ export function generationWorkflowHarness(context: {
           workflowId: input.taskId,
           args: [input],
         });
-        const admission = await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] });
+        const admission = admit
+          ? await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] })
+          : undefined;
         await whileRunning?.(handle);
         const outcome = await handle.result().then(
           (result) => ({ result, failure: undefined }),

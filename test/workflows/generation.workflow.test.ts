@@ -8,6 +8,7 @@ import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { ledgerTotals } from '../../src/services/ledger.ts';
+import { admitTask } from '../../src/services/tasks.ts';
 import { type generationWorkflow, upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import {
@@ -37,6 +38,11 @@ afterAll(async () => {
   await context.env?.teardown();
   await context.database?.drop();
 });
+
+async function ledgerKinds(taskId: string) {
+  const entries = await database.prisma.ledgerEntry.findMany({ where: { taskId }, select: { kind: true } });
+  return entries.map((entry) => entry.kind).sort();
+}
 
 async function moneyOf(accountId: string) {
   const row = await database.prisma.balance.findUniqueOrThrow({ where: { accountId } });
@@ -192,18 +198,63 @@ describe('generationWorkflow', () => {
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });
 
+  // Temporal died after the update's local activity committed the row, before it saved the update: the workflow never
+  // hears of its admission. A task without an Idempotency-Key (a random id, as here) has no retried POST to save it.
+  describe('an admission whose update was lost', () => {
+    it('the workflow adopts the row the lost update committed after its admission timeout: run, charged once', async () => {
+      const input = await newTaskInput();
+      await admitTask(database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 500_000n, spent: 0n });
+      let calls = 0;
+      const { result, history } = await run({
+        input,
+        admit: false,
+        provider: async () => {
+          calls += 1;
+          return { outputs: ['http://files.test/out.png'] };
+        },
+      });
+      expect(result).toMatchObject({ id: input.taskId, status: 'completed', cost: 0.5 });
+      expect(calls).toBe(1);
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 500_000n, reserved: 0n, spent: 500_000n });
+      expect(await ledgerKinds(input.taskId)).toEqual(['charge', 'reserve']);
+      const timers = history.events?.filter((event) => event.timerFiredEventAttributes) ?? [];
+      expect(timers).toHaveLength(1);
+    });
+
+    it('without a row (the update never ran), the workflow ends failed after its timeout and reserves nothing', async () => {
+      const input = await newTaskInput();
+      const { failure } = await run({
+        input,
+        admit: false,
+        provider: async () => {
+          throw new Error('must not run');
+        },
+      });
+      expect(failure).toBeInstanceOf(WorkflowFailedError);
+      expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'AdmissionFailed' });
+      expect(await database.prisma.task.count({ where: { id: input.taskId } })).toBe(0);
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+    });
+  });
+
   describe('an upstream job (fal, Replicate)', () => {
     const collected = async () => ({ outputs: ['http://files.test/clip.mp4'] });
+    // The run's own events: after admission (whose timeout timer, cancelled once admitted, comes first).
+    const afterAdmission = (history: temporal.api.history.v1.IHistory) => {
+      const events = history.events ?? [];
+      return events.slice(events.findIndex((event) => event.activityTaskScheduledEventAttributes));
+    };
     /** Resolves once the workflow has the job and waits on its poll timer. */
     const waitingOnTimer = async (handle: WorkflowHandle<typeof generationWorkflow>) => {
       const deadline = Date.now() + 30_000;
-      while (!((await handle.fetchHistory()).events ?? []).some((event) => event.timerStartedEventAttributes)) {
+      while (!afterAdmission(await handle.fetchHistory()).some((event) => event.timerStartedEventAttributes)) {
         if (Date.now() > deadline) throw new Error('the workflow never started waiting on its poll timer');
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
     const timerDurations = (history: temporal.api.history.v1.IHistory) =>
-      (history.events ?? []).flatMap((event) =>
+      afterAdmission(history).flatMap((event) =>
         event.timerStartedEventAttributes
           ? [
               Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0) * 1000 +
@@ -257,7 +308,7 @@ describe('generationWorkflow', () => {
       });
       expect(checks).toBe(1);
       expect(result?.status).toBe('completed');
-      const events = history.events ?? [];
+      const events = afterAdmission(history);
       expect(events.filter((event) => event.timerCanceledEventAttributes)).toHaveLength(1);
       expect(events.filter((event) => event.timerFiredEventAttributes)).toHaveLength(0);
     });

@@ -11,6 +11,7 @@ import { bundleWorkflows } from '../helpers/temporal.ts';
 const histories = [
   'generation-completed.binpb',
   'generation-upstream-job.binpb',
+  'generation-adopted.binpb',
   'webhook-delivery-retried.binpb',
   'deposit-credited.binpb',
 ];

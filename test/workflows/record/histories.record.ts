@@ -12,6 +12,7 @@ import { generationWorkflowHarness, submittedJob, textToVideoRequest } from '../
 import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../../helpers/webhook-delivery-workflow.ts';
 import { createFundedAccount } from '../../helpers/accounts.ts';
+import { admitTask } from '../../../src/services/tasks.ts';
 import { advancingChain, depositWorkflowHarness } from '../../helpers/deposit-workflow.ts';
 
 // Where to write: the committed directory unless HISTORIES_DIR names another (to try the recorder).
@@ -77,6 +78,18 @@ it('generation-upstream-job.binpb: an upstream job polled on growing timers, the
   });
   expect(result?.status).toBe('completed');
   await save('generation-upstream-job.binpb', history);
+});
+
+it('generation-adopted.binpb: an admission whose update was lost, adopted after its timeout, then completed', async () => {
+  const input = await generation.newTaskInput();
+  await admitTask(context.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
+  const { result, history } = await generation.run({
+    input,
+    admit: false,
+    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+  });
+  expect(result?.status).toBe('completed');
+  await save('generation-adopted.binpb', history);
 });
 
 it('webhook-delivery-retried.binpb: a receiver down, then failing, then up', async () => {

@@ -1,0 +1,170 @@
+// Admissions interrupted by a dead Temporal, on the real stack. The state the issue measured after SIGKILLs is made
+// directly: the admit update's local activity committed the row and its reservation, and Temporal lost the update
+// (the workflow waits without it), or lost the workflow itself. Every such task must end, charged at most once.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { admissibleRequest, generationInput } from '../../src/services/generations.ts';
+import { credit, ledgerTotals } from '../../src/services/ledger.ts';
+import { admitTask } from '../../src/services/tasks.ts';
+import type { ReconcileReport } from '../../workflows/task-reconciler.types.ts';
+import {
+  ensureTaskReconcilerSchedule,
+  strandedTaskError,
+  taskReconcilerScheduleId,
+} from '../../src/temporal/task-reconciler.ts';
+import { generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { useGateway } from '../helpers/gateway.ts';
+import { call, waitForEnd } from '../helpers/http.ts';
+
+const gateway = useGateway();
+let inputs: Server;
+let body: { type: string; model: string; image_url: string };
+
+beforeAll(async () => {
+  const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
+  inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
+  body = {
+    type: 'upscale',
+    model: 'local/lanczos',
+    image_url: `http://127.0.0.1:${(inputs.address() as AddressInfo).port}/input.png`,
+  };
+});
+afterAll(() => inputs?.close());
+
+const startingBalance = 1_000_000n;
+
+async function fundedDeveloper() {
+  const { apiKey, developerId } = await createDeveloperWithKey(gateway.database.prisma);
+  await credit(gateway.database.prisma, {
+    accountId: developerId,
+    amount: startingBalance,
+    kind: 'adjustment',
+    idempotencyKey: `topup:${developerId}`,
+  });
+  return { key: apiKey.key, accountId: developerId };
+}
+
+/** What the workflow of a stranded task looks like: waiting for the lost update, closed, or never saved. */
+type Workflow = 'waiting' | 'terminated' | 'missing';
+
+/**
+ * The state a SIGKILL of Temporal leaves mid-admission: the row `queued` and its cost reserved (committed by the
+ * update's local activity, here by the same service function), and a workflow that never got the update.
+ */
+async function strand(accountId: string, idempotencyKey: string | null, workflow: Workflow) {
+  const deps = { config: gateway.config, catalog: gateway.catalog };
+  const request = { accountId, body: CreateGenerationBodySchema.parse(body), idempotencyKey };
+  const input = generationInput(request, admissibleRequest(deps, request.body));
+  const before = await moneyOf(accountId);
+  const row = await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
+  if (workflow !== 'missing') {
+    const handle = await gateway.env.client.workflow.start(generationWorkflow, {
+      workflowId: input.taskId,
+      taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+    });
+    if (workflow === 'terminated') await handle.terminate('Temporal lost the admission');
+  }
+  expect(row.status).toBe('queued');
+  expect(await moneyOf(accountId)).toEqual({ ...before, reserved: before.reserved + row.costReserved });
+  return { taskId: input.taskId, cost: row.costReserved };
+}
+
+async function moneyOf(accountId: string) {
+  const row = await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId } });
+  const totals = await ledgerTotals(gateway.database.prisma, accountId);
+  expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
+    balance: row.balance,
+    reserved: row.reserved,
+  });
+  return { balance: row.balance, reserved: row.reserved };
+}
+
+async function ledgerKinds(taskId: string) {
+  const entries = await gateway.database.prisma.ledgerEntry.findMany({ where: { taskId }, select: { kind: true } });
+  return entries.map((entry) => entry.kind).sort();
+}
+
+const statusOf = async (taskId: string) =>
+  (await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: taskId } })).status;
+
+describe('a retried POST with the same Idempotency-Key', () => {
+  it.each<Workflow>(['waiting', 'terminated', 'missing'])(
+    'finishes an admission whose update was lost (workflow %s): the task runs, charged once',
+    async (workflow) => {
+      const developer = await fundedDeveloper();
+      const { taskId, cost } = await strand(developer.accountId, `order-${workflow}`, workflow);
+      const headers = { 'idempotency-key': `order-${workflow}` };
+
+      const retried = await call(gateway, 'POST', '/generations', { key: developer.key, body, headers });
+      expect(retried).toMatchObject({ status: 202, body: { id: taskId } });
+      const task = await waitForEnd(gateway, { key: developer.key, pollUrl: retried.body.poll_url, timeoutMs: 20_000 });
+      expect(task).toMatchObject({ id: taskId, status: 'completed' });
+      expect(await ledgerKinds(taskId)).toEqual(['charge', 'reserve']);
+      expect(await moneyOf(developer.accountId)).toEqual({ balance: startingBalance - cost, reserved: 0n });
+    },
+  );
+});
+
+/** Every report of the reconciler's runs so far, merged. */
+async function reconcilerRepairs() {
+  const schedule = await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).describe();
+  const reports = await Promise.all(
+    schedule.info.recentActions.map(
+      ({ action }) =>
+        gateway.env.client.workflow.getHandle(action.workflow.workflowId).result() as Promise<ReconcileReport>,
+    ),
+  );
+  return reports.flatMap((report) => report.repairs);
+}
+
+describe('the task reconciler (a Temporal Schedule)', () => {
+  it('makes every task queued too long end: a waiting workflow runs it, a lost one is released and failed', async () => {
+    const developer = await fundedDeveloper();
+    const waiting = await strand(developer.accountId, null, 'waiting');
+    const terminated = await strand(developer.accountId, null, 'terminated');
+    const missing = await strand(developer.accountId, null, 'missing');
+    const young = await strand(developer.accountId, null, 'terminated');
+    // Admitted 20 minutes ago: past TASK_RECONCILE_AFTER_SECONDS. The young one was admitted just now.
+    await gateway.database.prisma.task.updateMany({
+      where: { id: { in: [waiting.taskId, terminated.taskId, missing.taskId] } },
+      data: { createdAt: new Date(Date.now() - 20 * 60_000) },
+    });
+
+    await ensureTaskReconcilerSchedule(gateway.env.client, gateway.config);
+    await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).trigger();
+    await expect.poll(() => statusOf(waiting.taskId), { timeout: 20_000 }).toBe('completed');
+    await expect.poll(() => statusOf(terminated.taskId), { timeout: 20_000 }).toBe('failed');
+    await expect.poll(() => statusOf(missing.taskId), { timeout: 20_000 }).toBe('failed');
+
+    const repairs = await reconcilerRepairs();
+    expect(repairs).toEqual(
+      expect.arrayContaining([
+        { taskId: waiting.taskId, workflow: 'RUNNING', action: 'admitted' },
+        { taskId: terminated.taskId, workflow: 'TERMINATED', action: 'failed' },
+        { taskId: missing.taskId, workflow: 'NOT_FOUND', action: 'failed' },
+      ]),
+    );
+    expect(repairs.map((repair) => repair.taskId)).not.toContain(young.taskId);
+    expect(await statusOf(young.taskId)).toBe('queued');
+
+    const failed = await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: missing.taskId } });
+    expect(failed).toMatchObject({ error: strandedTaskError, costCharged: null });
+    expect(await ledgerKinds(waiting.taskId)).toEqual(['charge', 'reserve']);
+    expect(await ledgerKinds(terminated.taskId)).toEqual(['release', 'reserve']);
+    expect(await ledgerKinds(missing.taskId)).toEqual(['release', 'reserve']);
+    // Only the task that ran is charged; the young one still holds its reservation.
+    expect(await moneyOf(developer.accountId)).toEqual({
+      balance: startingBalance - waiting.cost,
+      reserved: young.cost,
+    });
+    await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).delete();
+  });
+});

@@ -1,0 +1,29 @@
+// The task reconciler as its schedule and its activity see it. Types only, and nothing from activities/: the
+// reconciler's activity imports this, so importing back would close a cycle.
+
+export interface ReconcileInput {
+  /** Only tasks queued for longer than this: younger ones may still be being admitted. */
+  olderThanSeconds: number;
+  /** Tasks looked at per run, oldest first. */
+  limit: number;
+}
+
+export interface Repair {
+  taskId: string;
+  /** The workflow's status when it was looked at (`RUNNING`, `FAILED`, …), or `NOT_FOUND`. */
+  workflow: string;
+  /**
+   * `admitted`: the running workflow has its admission (it adopted the row); `failed`: released and failed;
+   * `started`: it left `queued` meanwhile; `unanswered`: the running workflow did not answer (next run tries again).
+   */
+  action: 'admitted' | 'failed' | 'started' | 'unanswered';
+  detail?: string;
+}
+
+export interface ReconcileReport {
+  checked: number;
+  repairs: Repair[];
+}
+
+/** Started by name (`taskReconcilerWorkflow`) by its schedule, on the main task queue. */
+export type TaskReconcilerWorkflow = (input: ReconcileInput) => Promise<ReconcileReport>;
