@@ -190,7 +190,7 @@ async function main() {
     await startRuntime(config, loadCatalog(), logger, stops);
     const api = `http://127.0.0.1:${config.PORT}/api/v1`;
     const prisma = createPrisma(embeddedDatabaseUrl(config));
-    stops.push(() => prisma.$disconnect());
+    stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
 
     // Inputs: an 8×8 PNG at once, or after 20 s (keeps tasks running for the "running" reads).
     const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
@@ -202,13 +202,14 @@ async function main() {
       else send();
     });
     await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-    stops.push(
-      () =>
+    stops.push({
+      name: 'bench inputs',
+      stop: () =>
         new Promise((resolve) => {
           inputs.closeAllConnections();
           inputs.close(resolve);
         }),
-    );
+    });
     const inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
 
     const { developerId, apiKey } = await createDeveloper(prisma, { name: 'bench', tier: 'enterprise' });
@@ -282,7 +283,7 @@ async function main() {
     rows.push(row('GET /generations/{id} (running: workflow query)', runningReads.latencies, runningReads.seconds));
 
     const connection = await Connection.connect({ address: `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}` });
-    stops.push(() => connection.close());
+    stops.push({ name: 'bench temporal connection', stop: () => connection.close() });
     const client = new Client({ connection });
     const echoes = await load(
       async (i) => {

@@ -13,7 +13,11 @@ import { errorHandler, notFound } from './api/middleware/errors.ts';
 import { jsonBody } from './api/middleware/json-body.ts';
 import { assignRequestId } from './api/middleware/request-id.ts';
 import { buildOpenApiDocument } from './api/openapi.ts';
+import type { ShutdownGate } from './api/shutdown-gate.ts';
 import { x402Offered } from './chain/settings.ts';
+
+// The runtime closes the server it listens on through the app's gate.
+export { createShutdownGate, type ShutdownGate } from './api/shutdown-gate.ts';
 import { apiEndpoints } from './api/routes/index.ts';
 import { upstreamCallbacksRouter } from './api/upstream-callbacks.ts';
 import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
@@ -39,6 +43,8 @@ export interface AppDeps {
   providers?: Providers;
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
   endpoints?: Endpoint[];
+  /** Answers 503 while the server shuts down (the runtime's); without it, requests are never refused for that. */
+  shutdownGate?: ShutdownGate;
 }
 
 function healthRouter(probes: HealthProbes, logger: Logger): Router {
@@ -98,6 +104,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(deps.config.TRUST_PROXY));
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
+  if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   // Generated outputs (local storage), once their task has completed; immutable once written.

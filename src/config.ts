@@ -62,6 +62,8 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JSON_BODY_LIMIT: byteSize.default('1mb'),
   DATA_DIR: z.string().min(1).default('.data'),
+  // Ctrl-C or SIGTERM ends the process within this time, whatever is running (Temporal retries what is cut short).
+  SHUTDOWN_GRACE_SECONDS: positiveInt.default(30),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   EMBEDDED_POSTGRES_PORT: port.default(5433),
   TEMPORAL_ADDRESS: z
@@ -235,4 +237,19 @@ export function embeddedDatabaseUrl(config: Pick<Config, 'EMBEDDED_POSTGRES_PORT
 
 export function publicBaseUrl(config: Config): string {
   return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+}
+
+/**
+ * How SHUTDOWN_GRACE_SECONDS is shared out, in stop order: requests in flight may finish (then get 503), the
+ * worker's activities may finish (then are cancelled) until the worker is cut off, and what is left stops the
+ * processes we run. The process exits when the whole grace time is up, whatever is still running.
+ */
+export function shutdownBudget(config: Pick<Config, 'SHUTDOWN_GRACE_SECONDS'>) {
+  const graceMs = config.SHUTDOWN_GRACE_SECONDS * 1000;
+  return {
+    graceMs,
+    requestsMs: Math.round(graceMs * 0.3),
+    activitiesMs: Math.round(graceMs * 0.2),
+    workerMs: Math.round(graceMs * 0.35),
+  };
 }

@@ -1,7 +1,7 @@
 // Entry point of `npm start` (scripts/start.mjs): reads the configuration and the catalog, starts the runtime
 // for the role, and stops it in order on SIGINT, SIGTERM or SIGHUP.
 import { type Catalog, CatalogError, loadCatalog } from './catalog/catalog.ts';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig, shutdownBudget } from './config.ts';
 import { createLogger } from './logger.ts';
 import { startRuntime, type Stop, stopAll } from './runtime.ts';
 
@@ -23,6 +23,12 @@ async function main(): Promise<void> {
   const shutdown = (reason: string, exitCode: number) => {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
+      // Bounded whatever the parts are doing: the children we run are stopped on the way out (see src/infra).
+      const { graceMs } = shutdownBudget(config);
+      setTimeout(() => {
+        logger.warn({ graceMs }, 'shutdown grace time is up: exiting while parts are still stopping');
+        process.exit(exitCode);
+      }, graceMs).unref();
       // A signal during start-up waits for what is starting, so it can be stopped too.
       await starting?.catch(() => undefined);
       await stopAll(stops, logger);

@@ -5,13 +5,13 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { createApp } from './app.ts';
+import { createApp, createShutdownGate } from './app.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { removeLocalChainFile, writeLocalChainFile } from './chain/local-chain-file.ts';
 import { startLocalChain } from './chain/local-chain.ts';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import { enabledChains, needsLocalChain, withLocalChain } from './chain/settings.ts';
-import { type Config, publicBaseUrl, rpcUrlKey } from './config.ts';
+import { type Config, publicBaseUrl, rpcUrlKey, shutdownBudget } from './config.ts';
 import { chains } from './domain/values.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createPrisma } from './db/prisma.ts';
@@ -26,21 +26,15 @@ import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
 import { ensureTaskReconcilerSchedule } from './temporal/task-reconciler.ts';
 
-export type Stop = () => Promise<unknown>;
-
-const drainMs = 10_000;
-
-/** Stops taking connections, lets requests in flight finish (up to drainMs), then cuts what is left. */
-function closeServer(server: Server): Promise<void> {
-  return new Promise((done) => {
-    const force = setTimeout(() => server.closeAllConnections(), drainMs);
-    server.close(() => {
-      clearTimeout(force);
-      done();
-    });
-    server.closeIdleConnections();
-  });
+/** One part's stop, named for the log line that says how long it took. */
+export interface Stop {
+  name: string;
+  stop: () => Promise<unknown>;
 }
+
+// Pool connections still checked out (a query the cut-off worker abandoned, waiting on a lock) only end when
+// PostgreSQL's fast shutdown, next, ends their sessions: do not wait for them here.
+const disconnectWaitMs = 1_000;
 
 /**
  * The chains deposits use. The all-in-one role starts the local chain when no chain has an RPC URL, announces it in
@@ -72,9 +66,12 @@ async function startChains(
     blockTimeSeconds: config.LOCAL_CHAIN_BLOCK_TIME_SECONDS,
     log: logger,
   });
-  stops.push(async () => {
-    await removeLocalChainFile(dataDir);
-    await local.stop();
+  stops.push({
+    name: 'local chain',
+    stop: async () => {
+      await removeLocalChainFile(dataDir);
+      await local.stop();
+    },
   });
   const name = config.LOCAL_CHAIN_NAME;
   await writeLocalChainFile(dataDir, {
@@ -118,7 +115,7 @@ export async function startRuntime(
       database: 'gateway',
       logger,
     });
-    stops.push(database.stop);
+    stops.push({ name: 'postgres', stop: database.stop });
     databaseUrl = embeddedDatabaseUrl = database.url;
     banner.push(
       `PostgreSQL    embedded, 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT} (data in ${join(dataDir, 'postgres')})`,
@@ -127,7 +124,10 @@ export async function startRuntime(
   const applied = await applyMigrations(databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
   const prisma = createPrisma(databaseUrl);
-  stops.push(() => prisma.$disconnect());
+  stops.push({
+    name: 'database pool',
+    stop: () => Promise.race([prisma.$disconnect(), new Promise((done) => setTimeout(done, disconnectWaitMs))]),
+  });
   const addressesStored = await storeMissingDepositAddresses(prisma, config.DEPOSIT_XPUB);
   if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
 
@@ -142,7 +142,7 @@ export async function startRuntime(
       namespace: config.TEMPORAL_NAMESPACE,
       logger,
     });
-    stops.push(devServer.stop);
+    stops.push({ name: 'temporal dev server', stop: devServer.stop });
     temporalAddress = devServer.address;
     temporalUiUrl = devServer.uiUrl;
     banner.push(
@@ -158,7 +158,7 @@ export async function startRuntime(
 
   if (config.GATEWAY_ROLE !== 'api') {
     const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger });
-    stops.push(worker.stop);
+    stops.push({ name: 'worker', stop: worker.stop });
     banner.push(
       `Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`,
     );
@@ -166,9 +166,11 @@ export async function startRuntime(
   }
 
   if (config.GATEWAY_ROLE !== 'worker') {
-    // Lazy: the API comes up (and /healthz reports it) even while Temporal is unreachable.
+    // Lazy: the API comes up (and /healthz reports it) even while Temporal is unreachable. Never closed: a request
+    // answered 503 at shutdown may still be retrying a call on it, and grpc-js throws (uncaught) from a retry
+    // timer that finds its channel closed. The process exit ends it.
     const connection = Connection.lazy({ address: temporalAddress });
-    stops.push(() => connection.close());
+    const shutdownGate = createShutdownGate();
     const app = createApp({
       config,
       prisma,
@@ -180,10 +182,11 @@ export async function startRuntime(
       },
       logger,
       health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.TEMPORAL_NAMESPACE) },
+      shutdownGate,
     });
     const server: Server = app.listen(config.PORT, config.HOST);
     await once(server, 'listening');
-    stops.push(() => closeServer(server));
+    stops.push({ name: 'api', stop: () => shutdownGate.close(server, shutdownBudget(config).requestsMs) });
     const base = publicBaseUrl(config);
     banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
   }
@@ -197,7 +200,7 @@ export async function startRuntime(
     temporalNamespace: config.TEMPORAL_NAMESPACE,
     temporalUiUrl,
   });
-  stops.push(() => removeRuntimeFile(dataDir));
+  stops.push({ name: 'runtime file', stop: () => removeRuntimeFile(dataDir) });
   return { banner, config };
 }
 
@@ -208,7 +211,7 @@ export async function startRuntime(
 async function startSchedules(config: Config, temporalAddress: string, logger: Logger, stops: Stop[]) {
   try {
     const connection = await Connection.connect({ address: temporalAddress });
-    stops.push(() => connection.close());
+    stops.push({ name: 'deposit watcher connection', stop: () => connection.close() });
     const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     const reconciler = await ensureTaskReconcilerSchedule(client, config);
     const banner = [
@@ -230,7 +233,9 @@ async function startSchedules(config: Config, temporalAddress: string, logger: L
 }
 
 export async function stopAll(stops: Stop[], logger: Logger): Promise<void> {
-  for (const stop of stops.reverse()) {
-    await stop().catch((error: unknown) => logger.warn({ err: error }, 'error while stopping'));
+  for (const { name, stop } of stops.reverse()) {
+    const started = Date.now();
+    await stop().catch((error: unknown) => logger.warn({ err: error, part: name }, 'error while stopping'));
+    logger.info({ part: name, ms: Date.now() - started }, 'stopped');
   }
 }

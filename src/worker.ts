@@ -16,7 +16,7 @@ import {
 import { providerTaskQueue } from '../workflows/task-queues.ts';
 import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import type { Config } from './config.ts';
+import { type Config, shutdownBudget } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/local-storage.ts';
@@ -72,7 +72,15 @@ export async function createWorkers(
   },
   deps: ActivityDeps,
 ): Promise<Worker[]> {
-  const common = { connection, namespace: options.namespace ?? options.config.TEMPORAL_NAMESPACE };
+  const budget = shutdownBudget(options.config);
+  const common = {
+    connection,
+    namespace: options.namespace ?? options.config.TEMPORAL_NAMESPACE,
+    // A stop lets running activities finish for a while, then cancels them; a worker that still has not shut down
+    // is cut off. What it leaves unfinished times out on the server and is retried by the next worker.
+    shutdownGraceTime: budget.activitiesMs,
+    shutdownForceTime: budget.workerMs,
+  };
   const providerActivities = createProviderActivities(deps);
   const concurrency = concurrencyOf(options.config);
   const created = await Promise.allSettled([

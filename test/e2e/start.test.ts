@@ -4,12 +4,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createPublicClient, http } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
 import { localChainFile, readLocalChainFile } from '../../src/chain/local-chain-file.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
@@ -29,11 +30,19 @@ function processesUsing(dir: string): string[] {
   return lines.filter((line) => line.includes(dir) && !line.includes('ps -eo'));
 }
 
-async function startService(): Promise<{ child: ChildProcess; output: () => string }> {
+interface Launched {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `npm start` as a terminal runs it: `detached` gives it a process group of its own, as a shell's job has. */
+function launch(options: { env?: Record<string, string>; detached?: boolean } = {}): Launched {
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached,
   });
   running = child;
   let output = '';
@@ -43,20 +52,30 @@ async function startService(): Promise<{ child: ChildProcess; output: () => stri
   child.stderr!.on('data', (chunk) => {
     output += chunk;
   });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  void exited.then(() => {
+    if (running === child) running = undefined;
+  });
+  return { child, output: () => output, exited };
+}
+
+async function startService(options: Parameters<typeof launch>[0] = {}): Promise<Launched> {
+  const launched = launch(options);
+  const { child, output } = launched;
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not up within 90 s:\n${output}`)), 90_000);
+    const timer = setTimeout(() => reject(new Error(`not up within 90 s:\n${output()}`)), 90_000);
     child.stdout!.on('data', () => {
-      if (output.includes('Press Ctrl-C to stop.')) {
+      if (output().includes('Press Ctrl-C to stop.')) {
         clearTimeout(timer);
         resolve();
       }
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
+      reject(new Error(`exited with ${code}:\n${output()}`));
     });
   });
-  return { child, output: () => output };
+  return launched;
 }
 
 async function stopService(child: ChildProcess): Promise<number | null> {
@@ -106,8 +125,12 @@ beforeAll(async () => {
   };
 });
 
-afterAll(async () => {
+// A test that failed half-way must not leave its service running into the next one.
+afterEach(async () => {
   if (running) await stopService(running);
+});
+
+afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -229,5 +252,85 @@ describe('npm start', () => {
     expect(await stopService(second.child), second.output()).toBe(0);
     expect(processesUsing(dataDir)).toEqual([]);
     expect(alive(restarted.pid!)).toBe(false);
+  }, 240_000);
+
+  it('Ctrl-C to the process group while a request is pending and a workflow busy: 503, exit 0 within the grace time', async () => {
+    const graceSeconds = 10;
+    const service = await startService({
+      // The first test's agent took this address's trial credit for the day; this one needs one too.
+      env: { SHUTDOWN_GRACE_SECONDS: String(graceSeconds), TRIAL_CREDITS_PER_ADDRESS_PER_DAY: '10' },
+      detached: true,
+    });
+    const registered = (await (
+      await api('/api/v1/agents/register', { method: 'POST', body: { agent_name: 'busy' } })
+    ).json()) as any;
+    // A transaction of ours holds every balance row: admission's reservation (in the workflow's activity) waits.
+    const databaseUrl = `postgresql://gateway:gateway@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/gateway`;
+    const holder = new pg.Client({ connectionString: databaseUrl });
+    holder.on('error', () => undefined);
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT * FROM balances FOR UPDATE');
+    const pending = api('/api/v1/generations', {
+      method: 'POST',
+      key: registered.api_key,
+      body: { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.example/a.png' },
+    });
+    const waiting = async () =>
+      (await holder.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).rows[0].n;
+    await expect.poll(waiting, { timeout: 20_000, interval: 200 }).toBeGreaterThan(0);
+
+    const signalled = Date.now();
+    process.kill(-service.child.pid!, 'SIGINT');
+    const response = await pending;
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('5');
+    expect(await response.json()).toEqual({
+      error: 'service_unavailable',
+      message: expect.stringMatching(/shutting down/),
+    });
+    const code = await service.exited;
+    const elapsed = Date.now() - signalled;
+    await holder.end().catch(() => undefined);
+    console.log(`shutdown with a pending request and a busy workflow took ${elapsed} ms (grace ${graceSeconds} s)`);
+    expect(code, service.output()).toBe(0);
+    expect(elapsed).toBeLessThan(graceSeconds * 1000 + 1_000);
+    expect(service.output()).not.toMatch(/uncaught|unhandled|Channel has been shut down/i);
+    await expect.poll(() => processesUsing(dataDir), { timeout: 5_000 }).toEqual([]);
+  }, 120_000);
+
+  it('a port taken by another process on TEMPORAL_DEV_SERVER_PORT is a start-up error naming it', async () => {
+    const foreign = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const port = (foreign.address() as { port: number }).port;
+    try {
+      const service = launch({ env: { TEMPORAL_DEV_SERVER_PORT: String(port) } });
+      const code = await service.exited;
+      expect(code).not.toBe(0);
+      expect(service.output()).toContain(`Port ${port} (TEMPORAL_DEV_SERVER_PORT) on 127.0.0.1 is already in use`);
+      expect(service.output()).not.toContain('Press Ctrl-C to stop.');
+      expect(processesUsing(dataDir)).toEqual([]);
+      expect(foreign.listening).toBe(true);
+    } finally {
+      foreign.close();
+    }
+  }, 120_000);
+
+  it('kill -9 of the service: PostgreSQL, the dev server and the chain do not outlive it', async () => {
+    const service = await startService();
+    const chain = (await readLocalChainFile(dataDir))!;
+    expect(processesUsing(dataDir).length).toBeGreaterThanOrEqual(2);
+    expect(alive(chain.pid!)).toBe(true);
+    const killed = Date.now();
+    process.kill(service.child.pid!, 'SIGKILL');
+    await service.exited;
+    await expect.poll(() => processesUsing(dataDir), { timeout: 10_000, interval: 200 }).toEqual([]);
+    await expect.poll(() => alive(chain.pid!), { timeout: 10_000, interval: 200 }).toBe(false);
+    console.log(`children gone ${Date.now() - killed} ms after kill -9 of the service`);
+
+    // The next start finds its ports free and its data intact.
+    const next = await startService();
+    expect((await api('/healthz')).status).toBe(200);
+    expect(await stopService(next.child), next.output()).toBe(0);
   }, 240_000);
 });

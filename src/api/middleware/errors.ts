@@ -20,6 +20,7 @@ import { InsufficientFundsError } from '../../services/ledger.ts';
 import { RegistrationCappedError } from '../../services/registration.ts';
 import { isTemporalUnreachable } from '../../temporal/unreachable.ts';
 import { ApiError } from '../errors.ts';
+import { answeredAtShutdown } from '../shutdown-gate.ts';
 
 // An outage is short or an operator's: a client may try again after a few seconds.
 const unavailable = (message: string) => new ApiError('service_unavailable', message, {}, { 'Retry-After': '5' });
@@ -88,6 +89,11 @@ export const notFound: RequestHandler = (req) => {
 };
 
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+  // Answered 503 at shutdown while it ran: what it met since (the database stopping, its own late answer) is moot.
+  if (answeredAtShutdown(res)) {
+    req.log.debug({ err: error }, 'request abandoned at shutdown');
+    return;
+  }
   const known = error instanceof ApiError ? error : (fromDomainError(error) ?? fromClientError(error ?? {}));
   const apiError =
     known ??
