@@ -76,6 +76,13 @@ export const configSchema = z.object({
   TEMPORAL_DEV_SERVER_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_CLI_PATH: optionalText,
+  // The embedded dev server's tuning (measured in DESIGN §8): its defaults put a ≈50 ms floor under every workflow.
+  TEMPORAL_DEV_TRANSFER_POLL_RPS: positiveInt.default(1000),
+  TEMPORAL_DEV_SQLITE_WAL: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((value) => value === 'true'),
+  TEMPORAL_DEV_TASK_QUEUE_PARTITIONS: positiveInt.default(1),
   TRUST_PROXY: optionalText,
   DEPOSIT_XPUB: z
     .string()

@@ -18,6 +18,7 @@ import { createPrisma } from './db/prisma.ts';
 import { databaseProbe, temporalProbe } from './health.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
+import { devServerTuningArgs } from './infra/temporal-dev-tuning.ts';
 import { temporalCliPath } from './infra/tools.ts';
 import type { Logger } from './logger.ts';
 import { storeMissingDepositAddresses } from './services/deposit-addresses.ts';
@@ -141,6 +142,7 @@ export async function startRuntime(
       uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
       logger,
+      extraArgs: devServerTuningArgs(config),
     });
     stops.push({ name: 'temporal dev server', stop: devServer.stop });
     temporalAddress = devServer.address;

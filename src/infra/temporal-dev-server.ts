@@ -23,6 +23,8 @@ export interface TemporalDevServerOptions {
   namespace: string;
   logger: Logger;
   startTimeoutMs?: number;
+  /** Extra `start-dev` arguments: the tuning (devServerTuningArgs). */
+  extraArgs?: string[];
 }
 
 async function waitUntilServing(
@@ -141,6 +143,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       options.namespace,
       '--log-level',
       'warn',
+      ...(options.extraArgs ?? []),
     ],
     {
       // Its own process group: Ctrl-C must not kill it before the worker has drained; we stop it last.

