@@ -72,8 +72,18 @@ const settlement = {
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentNotSettled'] },
 } satisfies ActivityOptions;
 
+// The same database steps as local activities: no task-queue round trip each. Bounded by attempts (see admit): with
+// the 30 s ceiling, about an hour of retries, as `fast`.
+const local = {
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 120 },
+} satisfies LocalActivityOptions;
+
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
 const { findQueuedTask, markProcessing, settleTask } = proxyActivities<GenerationActivities>(fast);
+const localSteps = proxyLocalActivities<GenerationActivities>(local);
+/** Marking processing and settling: local activities from this patch on; earlier histories replay remote ones. */
+const databaseSteps = () => (patched('local-database-steps') ? localSteps : { markProcessing, settleTask });
 const { failTask } = proxyActivities<GenerationActivities>(compensation);
 // Once a payment has moved, recording the task's completion may wait out a long outage, as a refund does.
 const { settleTask: completePaidTask } = proxyActivities<GenerationActivities>(compensation);
@@ -234,7 +244,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
       return admitted;
     }
     // 2. Run: the provider activity stores the outputs (3. Store) as it collects them.
-    view = await markProcessing(input.taskId);
+    view = await databaseSteps().markProcessing(input.taskId);
     const deadline = Date.now() + input.timeoutSeconds * 1000;
     const started = await generateOutputs({ ...task, request: input.request });
     if ('job' in started) upstream.submitted(started.job);
@@ -244,7 +254,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     // 4. Settle. Not cancellable: a cancel arriving now must not race the charge. An x402 payment moves on chain
     // first, and only now: a task that failed before this point never takes the payer's money.
     view = await CancellationScope.nonCancellable(async () => {
-      if (!input.payment) return settleTask({ ...task, ...produced });
+      if (!input.payment) return databaseSteps().settleTask({ ...task, ...produced });
       await settlementActivities(input).settlePayment({ ...task, ...produced });
       return completePaidTask({ ...task, ...produced });
     });

@@ -10,6 +10,7 @@ import { bundleWorkflows } from '../helpers/temporal.ts';
 // Histories are stored as protobuf (temporal.api.history.v1.History), exactly as the server sends them.
 const histories = [
   'generation-completed.binpb',
+  'generation-local-steps.binpb',
   'generation-upstream-job.binpb',
   'generation-adopted.binpb',
   'webhook-delivery-retried.binpb',

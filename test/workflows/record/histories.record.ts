@@ -52,14 +52,15 @@ const save = async (file: string, history: temporal.api.history.v1.IHistory) => 
   await writeFile(path, temporal.api.history.v1.History.encode(history).finish());
 };
 
-it('generation-completed.binpb: a local model completes', async () => {
+// The same run recorded by successive builds: before the webhooks patch, and with local database steps.
+it.each(['generation-completed.binpb', 'generation-local-steps.binpb'])('%s: a local model completes', async (file) => {
   const input = await generation.newTaskInput();
   const { result, history } = await generation.run({
     input,
     provider: async () => ({ outputs: ['http://files.test/out.png'] }),
   });
   expect(result?.status).toBe('completed');
-  await save('generation-completed.binpb', history);
+  await save(file, history);
 });
 
 it('generation-upstream-job.binpb: an upstream job polled on growing timers, then collected', async () => {
