@@ -78,7 +78,7 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     config: deps.config,
     catalog: deps.catalog,
     temporal: deps.temporal,
-    authenticate: createAuthenticator(deps.prisma, recordKeyUse),
+    authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.API_KEY_CACHE_SECONDS * 1000),
     facilitator: configuredFacilitator(deps.config),
   };
   const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });

@@ -134,6 +134,8 @@ export const configSchema = z.object({
     .default('exact,upto')
     .transform((value) => value.split(',').map((scheme) => scheme.trim()))
     .pipe(z.array(z.enum(['exact', 'upto'])).min(1)),
+  // How long an accepted API key is trusted without a database read: a revocation takes effect within it.
+  API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),

@@ -1,6 +1,7 @@
 // Bearer API keys: 401 for a missing, malformed, unknown, expired or revoked key; 403 for a key of the wrong kind.
 import type { Request, Response } from 'express';
-import { type AuthFailure, authenticateApiKey, type AuthResult, type Principal } from '../services/api-keys.ts';
+import type { AuthFailure, AuthResult, Principal } from '../services/api-keys.ts';
+import { createApiKeyAuthentication } from '../services/api-key-cache.ts';
 import { authenticateTaskToken, isTaskToken } from '../services/task-tokens.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { ApiError } from './errors.ts';
@@ -32,11 +33,12 @@ function bearerToken(req: Request): string | undefined | null {
 /** An API key, or where the endpoint takes one, an x402 task's token. */
 async function authenticateBearer(
   prisma: PrismaClient,
+  authenticateApiKey: ReturnType<typeof createApiKeyAuthentication>,
   token: string | undefined | null,
   requirement: AuthRequirement,
 ): Promise<AuthResult | { ok: false; failure: 'task_token' }> {
   if (token === null) return { ok: false, failure: 'malformed' };
-  if (token === undefined || !isTaskToken(token)) return authenticateApiKey(prisma, token);
+  if (token === undefined || !isTaskToken(token)) return authenticateApiKey(token);
   if (requirement !== 'any_or_task_token') return { ok: false, failure: 'task_token' };
   return authenticateTaskToken(prisma, token);
 }
@@ -45,9 +47,15 @@ export interface Authenticator {
   (req: Request, res: Response, requirement: Exclude<AuthRequirement, 'none'>): Promise<Principal>;
 }
 
-export function createAuthenticator(prisma: PrismaClient, recordKeyUse: (keyId: string) => void): Authenticator {
+/** `keyCacheMs`: how long an accepted API key is trusted without a database read (a revocation's delay). */
+export function createAuthenticator(
+  prisma: PrismaClient,
+  recordKeyUse: (keyId: string) => void,
+  keyCacheMs = 0,
+): Authenticator {
+  const authenticateApiKey = createApiKeyAuthentication(prisma, keyCacheMs);
   return async (req, res, requirement) => {
-    const result = await authenticateBearer(prisma, bearerToken(req), requirement);
+    const result = await authenticateBearer(prisma, authenticateApiKey, bearerToken(req), requirement);
     if (!result.ok) {
       res.set('WWW-Authenticate', 'Bearer realm="api"');
       throw new ApiError('unauthorized', failureMessages[result.failure]);

@@ -69,6 +69,15 @@ export async function getAccountSummary(prisma: PrismaClient, accountId: string)
   };
 }
 
+/** A developer's balance and the key it called with, as stored now (the authenticator's copy may be seconds old). */
+export async function getDeveloperBalance(prisma: PrismaClient, input: { accountId: string; keyId: string }) {
+  const [summary, apiKey] = await Promise.all([
+    getAccountSummary(prisma, input.accountId),
+    prisma.apiKey.findUniqueOrThrow({ where: { id: input.keyId } }),
+  ]);
+  return { summary, apiKey };
+}
+
 export async function recentDeposits(prisma: PrismaClient, accountId: string, take = 10) {
   return prisma.deposit.findMany({ where: { accountId }, orderBy: { createdAt: 'desc' }, take });
 }

@@ -173,3 +173,34 @@ describe('last_used_at', () => {
       .toBe('2026-01-01T00:02:00.000Z');
   });
 });
+
+describe('the API key cache (API_KEY_CACHE_SECONDS)', () => {
+  const cached = useAppWithDatabase({ config: { API_KEY_CACHE_SECONDS: 1 } });
+
+  it('answers a known key from memory for a moment, and refuses it within a second once revoked', async () => {
+    const owner = await createDeveloperWithKey(cached.database.prisma);
+    const balance = () => call(cached, 'GET', '/account/balance', { key: owner.apiKey.key });
+    expect((await balance()).status).toBe(200);
+    await revokeApiKey(cached.database.prisma, owner.apiKey.id);
+    const revokedAt = Date.now();
+    // Trusted from the cache right after the revocation: the database is not read on every call.
+    expect((await balance()).status).toBe(200);
+    await expect.poll(async () => (await balance()).status, { timeout: 3_000, interval: 100 }).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(2_000);
+  });
+
+  it('refuses a cached key the moment it expires', async () => {
+    const owner = await createDeveloperWithKey(cached.database.prisma);
+    const key = await issueApiKey(cached.database.prisma, {
+      accountId: owner.developerId,
+      kind: 'developer',
+      expiresAt: new Date(Date.now() + 600),
+    });
+    const balance = () => call(cached, 'GET', '/account/balance', { key: key.key });
+    expect((await balance()).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const expired = await balance();
+    expect(expired.status).toBe(401);
+    expect(expired.body.message).toBe('This API key has expired.');
+  });
+});

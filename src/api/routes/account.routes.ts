@@ -1,5 +1,5 @@
 import { formatUsd } from '../../money.ts';
-import { getAccountSummary } from '../../services/accounts.ts';
+import { getDeveloperBalance } from '../../services/accounts.ts';
 import { requireWebhookSecret } from '../../webhooks/secrets.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
@@ -19,8 +19,11 @@ export const accountEndpoints = [
     auth: 'developer',
     success: { status: 200, description: "The developer's balance and key", schema: DeveloperBalanceResponseSchema },
     handle: async ({ principal, ctx }) => {
-      const summary = await getAccountSummary(ctx.prisma, principal.account.id);
-      const { apiKey } = principal;
+      // A developer always calls with a key; only a task token (never accepted here) has none.
+      const { summary, apiKey } = await getDeveloperBalance(ctx.prisma, {
+        accountId: principal.account.id,
+        keyId: principal.apiKey!.id,
+      });
       return {
         body: {
           developer_id: summary.id,
@@ -30,8 +33,7 @@ export const accountEndpoints = [
           total_spent: formatUsd(summary.spent),
           currency: 'USD',
           tier: summary.tier ?? 'free',
-          // A developer always calls with a key; only a task token (never accepted here) has none.
-          api_key: apiKey && {
+          api_key: {
             id: apiKey.id,
             name: apiKey.name,
             key_prefix: apiKey.keyPrefix,
