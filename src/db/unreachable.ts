@@ -13,9 +13,15 @@ const outageKinds = new Set([
   'TlsConnectionError',
 ]);
 
+// PostgreSQL's own SQLSTATEs for the same, which the adapter passes on as kind `postgres`: a connection exception
+// (class 08), or the server shutting down, crashed or still recovering (57P01, 57P02, 57P03), as after a restart.
+const outageStates = /^(08|57P0[123])/;
+
 export function isDatabaseUnreachable(error: unknown): boolean {
   if (error instanceof Prisma.PrismaClientInitializationError) return true;
   if (!(error instanceof Prisma.PrismaClientKnownRequestError)) return false;
-  const kind = (error.meta?.driverAdapterError as { cause?: { kind?: unknown } } | undefined)?.cause?.kind;
+  const cause = (error.meta?.driverAdapterError as { cause?: { kind?: unknown; code?: unknown } } | undefined)?.cause;
+  const kind = cause?.kind;
+  if (kind === 'postgres' && typeof cause?.code === 'string' && outageStates.test(cause.code)) return true;
   return outageCodes.has(error.code) || (typeof kind === 'string' && outageKinds.has(kind));
 }

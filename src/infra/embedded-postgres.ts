@@ -27,6 +27,8 @@ async function loadEmbeddedPostgres() {
 
 export interface EmbeddedDatabase {
   url: string;
+  /** The postmaster, leader of the server's process group. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function startEmbeddedPostgres(options: {
   }
   return {
     url: `postgresql://${credentials.user}:${credentials.password}@127.0.0.1:${options.port}/${options.database}`,
+    pid: child.pid!,
     stop: () => stopPostgres(child),
   };
 }

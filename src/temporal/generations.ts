@@ -59,10 +59,15 @@ export async function admitGeneration(temporal: TemporalDeps, input: GenerationI
   }
 }
 
+// A query waits for a worker to answer it: with none polling (all killed, restarting), the row answers instead.
+const liveStateWaitMs = 3_000;
+
 /** The running task as its workflow sees it; null when the workflow cannot answer (the row is then the truth). */
 export async function liveTaskState(temporal: TemporalDeps, taskId: string): Promise<TaskView | null> {
   try {
-    return await temporal.client.workflow.getHandle(taskId).query(stateQuery);
+    return await temporal.client.withDeadline(Date.now() + liveStateWaitMs, () =>
+      temporal.client.workflow.getHandle(taskId).query(stateQuery),
+    );
   } catch {
     return null;
   }

@@ -1,0 +1,146 @@
+// What must hold after any fault, read from the database (and the webhook receiver): every task ended, none lost,
+// none charged twice, each account's ledger sums to its balance row with nothing left reserved, and every webhook
+// message acknowledged by its target, recorded as delivered once.
+import type { PrismaClient } from '../src/db/prisma.ts';
+import type { LoadReport } from './client.ts';
+import type { ChaosReceiver } from './receiver.ts';
+
+export interface Figures {
+  tasks: number;
+  completed: number;
+  failed: number;
+  /** Posted keys without a task that ended: never admitted, no row, or still queued/processing. */
+  lost: number;
+  /** Tasks with more than one charge (or reservation) entry. */
+  doubleCharges: number;
+  webhookMessages: number;
+  /** Messages whose target acknowledged them and whose delivery log holds exactly one success. */
+  webhooksDeliveredOnce: number;
+  /** Extra 2xx deliveries of a message the receiver had already acknowledged (at-least-once resends). */
+  webhookResends: number;
+  /** Every broken invariant, in words; empty when all hold. */
+  problems: string[];
+}
+
+export async function checkInvariants(
+  prisma: PrismaClient,
+  input: { accountId: string; load: LoadReport; receiver: ChaosReceiver },
+): Promise<Figures> {
+  const problems: string[] = [];
+  const { accountId, load, receiver } = input;
+  const tasks = await prisma.task.findMany({
+    where: { accountId },
+    select: { id: true, status: true, idempotencyKey: true, webhookUrl: true },
+  });
+  const byKey = new Map<string, string[]>();
+  for (const task of tasks)
+    byKey.set(task.idempotencyKey ?? '', [...(byKey.get(task.idempotencyKey ?? '') ?? []), task.id]);
+  let lost = 0;
+  for (const key of load.keys) {
+    const ids = byKey.get(key) ?? [];
+    if (ids.length !== 1) problems.push(`key ${key} has ${ids.length} tasks`);
+    const task = tasks.find((candidate) => candidate.id === ids[0]);
+    if (!task || (task.status !== 'completed' && task.status !== 'failed')) lost += 1;
+    if (task && load.admitted.get(key) !== task.id) problems.push(`key ${key}: the client was answered another id`);
+  }
+  const unposted = tasks.filter((task) => !load.keys.includes(task.idempotencyKey ?? ''));
+  if (unposted.length > 0) problems.push(`${unposted.length} tasks under keys nobody posted`);
+  if (lost > 0) problems.push(`${lost} tasks lost (not admitted, or not ended)`);
+
+  const perTask = await prisma.$queryRaw<{ task_id: string; charges: number; reserves: number }[]>`
+    SELECT task_id, (COUNT(*) FILTER (WHERE kind = 'charge'))::int AS charges,
+           (COUNT(*) FILTER (WHERE kind = 'reserve'))::int AS reserves
+    FROM ledger_entries WHERE account_id = ${accountId} AND task_id IS NOT NULL GROUP BY task_id`;
+  const doubles = perTask.filter((row) => row.charges > 1 || row.reserves > 1);
+  if (doubles.length > 0) problems.push(`charged or reserved twice: ${doubles.map((row) => row.task_id).join(', ')}`);
+  const entries = new Map(perTask.map((row) => [row.task_id, row]));
+  for (const task of tasks) {
+    const charges = entries.get(task.id)?.charges ?? 0;
+    if (task.status === 'completed' && charges !== 1) problems.push(`${task.id} completed with ${charges} charges`);
+    if (task.status === 'failed' && charges !== 0) problems.push(`${task.id} failed but charged`);
+  }
+
+  const balances = await prisma.$queryRaw<
+    { account_id: string; balance: bigint; reserved: bigint; ledger: bigint; ledger_reserved: bigint }[]
+  >`
+    SELECT b.account_id, b.balance, b.reserved,
+           COALESCE(SUM(l.amount), 0)::bigint AS ledger, COALESCE(SUM(l.reserved_delta), 0)::bigint AS ledger_reserved
+    FROM balances b LEFT JOIN ledger_entries l ON l.account_id = b.account_id
+    GROUP BY b.account_id, b.balance, b.reserved`;
+  for (const row of balances) {
+    if (row.ledger !== row.balance || row.ledger_reserved !== row.reserved)
+      problems.push(
+        `${row.account_id}: ledger ${row.ledger}/${row.ledger_reserved} ≠ balance ${row.balance}/${row.reserved}`,
+      );
+    if (row.reserved !== 0n) problems.push(`${row.account_id}: ${row.reserved} still reserved`);
+  }
+
+  const webhooks = await webhookFigures(prisma, tasks, receiver);
+  problems.push(...webhooks.problems);
+  return {
+    tasks: load.keys.length,
+    completed: tasks.filter((task) => task.status === 'completed').length,
+    failed: tasks.filter((task) => task.status === 'failed').length,
+    lost,
+    doubleCharges: doubles.length,
+    webhookMessages: webhooks.messages,
+    webhooksDeliveredOnce: webhooks.deliveredOnce,
+    webhookResends: webhooks.resends,
+    problems,
+  };
+}
+
+/** Ended tasks whose webhook message is not yet both acknowledged by the receiver and logged as delivered. */
+export async function webhooksOutstanding(
+  prisma: PrismaClient,
+  accountId: string,
+  receiver: ChaosReceiver,
+): Promise<number> {
+  const ended = await prisma.task.findMany({
+    where: { accountId, status: { in: ['completed', 'failed'] } },
+    select: { id: true },
+  });
+  const delivered = await prisma.webhookDelivery.findMany({
+    where: { taskId: { in: ended.map((task) => task.id) }, statusCode: { gte: 200, lt: 300 } },
+    select: { messageId: true },
+  });
+  const settled = new Set(delivered.map((row) => row.messageId).filter((id) => receiver.acknowledged.has(id)));
+  return ended.length - settled.size;
+}
+
+async function webhookFigures(
+  prisma: PrismaClient,
+  tasks: { id: string; status: string; webhookUrl: string | null }[],
+  receiver: ChaosReceiver,
+) {
+  const problems: string[] = [];
+  const ids = tasks.map((task) => task.id);
+  const messages = await prisma.webhookMessage.findMany({
+    where: { taskId: { in: ids } },
+    select: { id: true, taskId: true },
+  });
+  const successes = await prisma.$queryRaw<{ message_id: string; url: string; ok: number }[]>`
+    SELECT message_id, url, (COUNT(*) FILTER (WHERE status_code BETWEEN 200 AND 299))::int AS ok
+    FROM webhook_deliveries WHERE task_id = ANY(${ids}) GROUP BY message_id, url`;
+  const perTask = new Map<string, number>();
+  for (const message of messages) perTask.set(message.taskId!, (perTask.get(message.taskId!) ?? 0) + 1);
+  for (const task of tasks) {
+    const count = perTask.get(task.id) ?? 0;
+    if (task.webhookUrl && count !== 1) problems.push(`${task.id} (${task.status}) has ${count} webhook messages`);
+  }
+  let deliveredOnce = 0;
+  let resends = 0;
+  for (const message of messages) {
+    const task = tasks.find((candidate) => candidate.id === message.taskId)!;
+    const logged = successes.filter((row) => row.message_id === message.id);
+    const acknowledged = receiver.acknowledged.get(message.id) ?? 0;
+    resends += Math.max(0, acknowledged - 1);
+    const once = logged.length === 1 && logged[0]!.url === task.webhookUrl && logged[0]!.ok === 1;
+    if (once && acknowledged >= 1) deliveredOnce += 1;
+    else
+      problems.push(
+        `${message.id}: acknowledged ${acknowledged}×, logged ${logged.map((row) => `${row.url}:${row.ok}`).join(' ') || 'nothing'}`,
+      );
+  }
+  return { messages: messages.length, deliveredOnce, resends, problems };
+}

@@ -1,0 +1,150 @@
+// One scenario from start to verdict: its stack in a scratch directory, a developer account credited through the
+// ledger service, `tasks` upscales of a slowly served PNG (local/lanczos) posted with Idempotency-Keys and a
+// webhook_url, the fault once half are admitted, then the invariants. A failed scenario keeps its directory (logs).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { createDeveloper } from '../src/services/accounts.ts';
+import { credit } from '../src/services/ledger.ts';
+import { startLoad } from './client.ts';
+import { checkInvariants, type Figures, webhooksOutstanding } from './invariants.ts';
+import { sleep } from './processes.ts';
+import { startChaosReceiver } from './receiver.ts';
+import type { Scenario } from './scenarios.ts';
+import { startStack } from './stack.ts';
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  figures: Figures;
+  inFlightAtFault: number;
+  clientErrorsDuringFault: number;
+  clientErrorsBeforeFault: number;
+  /** The commonest client errors, `what ×count`. */
+  errorKinds: string[];
+  /** Fault → every task ended (f: → every webhook acknowledged). */
+  recoveryMs: number;
+  /** Where its data and logs are (kept when it failed). */
+  dir: string;
+  ok: boolean;
+}
+
+export interface RunOptions {
+  tasks: number;
+  /** How long each input takes to serve: keeps tasks inside their provider step while the fault lands. */
+  inputDelayMs?: number;
+  log?: (line: string) => void;
+}
+
+const giveUpMs = 6 * 60_000;
+
+async function startInputs(delayMs: number) {
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#2266aa' } })
+    .png()
+    .toBuffer();
+  const server = createServer((_req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) return false;
+    await sleep(250);
+  }
+  return true;
+}
+
+export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
+  const log = (line: string) => options.log?.(`[chaos ${scenario.id}] ${line}`);
+  const began = Date.now();
+  const stack = await startStack(scenario.id, scenario.topology);
+  log(`stack up in ${((Date.now() - began) / 1000).toFixed(1)} s (${stack.dir})`);
+  const inputs = await startInputs(options.inputDelayMs ?? 1_000);
+  const receiver = await startChaosReceiver(scenario.receiverDownMs ?? 0);
+  let ok = false;
+  try {
+    const { developerId, apiKey } = await createDeveloper(stack.prisma, {
+      name: `chaos ${scenario.id}`,
+      tier: 'enterprise',
+    });
+    await credit(stack.prisma, {
+      accountId: developerId,
+      amount: 100_000_000n,
+      kind: 'adjustment',
+      idempotencyKey: `chaos:${developerId}`,
+    });
+    const faultAt = Date.now();
+    const load = startLoad({
+      apiUrls: stack.apiUrls,
+      apiKey: apiKey.key,
+      count: options.tasks,
+      keyPrefix: `chaos-${scenario.id}-${faultAt}`,
+      body: (index) => ({
+        type: 'upscale',
+        model: 'local/lanczos',
+        image_url: `${inputs.url}/in-${index}.png`,
+        webhook_url: receiver.url,
+      }),
+      giveUpMs,
+    });
+    let injectedAt = faultAt;
+    let inFlightAtFault = 0;
+    const problems: string[] = [];
+    if (!scenario.receiverDownMs) {
+      await until(() => load.admittedCount() >= options.tasks / 2, giveUpMs);
+      injectedAt = Date.now();
+      inFlightAtFault = load.inFlight();
+      log(`fault with ${load.admittedCount()} admitted, ${inFlightAtFault} in flight`);
+      await scenario.fault(stack).catch((error: unknown) => {
+        problems.push(`the fault's repair failed: ${(error as Error).message}`);
+      });
+      log(`repaired after ${((Date.now() - injectedAt) / 1000).toFixed(1)} s`);
+    }
+    const report = await load.done;
+    // Scenario f's fault is there from the start: the most tasks in flight while it lasted.
+    if (scenario.receiverDownMs) inFlightAtFault = report.peakInFlight;
+    log(`client done: ${report.ended.size} ended, ${report.refused.size} refused, ${report.errors.length} errors`);
+    await until(
+      async () => (await webhooksOutstanding(stack.prisma, developerId, receiver)) === 0,
+      scenario.webhookWaitMs ?? 90_000,
+    );
+    const webhooksAt = Date.now();
+    const figures = await checkInvariants(stack.prisma, { accountId: developerId, load: report, receiver });
+    figures.problems.unshift(...problems);
+    for (const [key, why] of report.refused) figures.problems.push(`key ${key} refused: ${why}`);
+    const kinds = new Map<string, number>();
+    for (const error of report.errors) kinds.set(error.what, (kinds.get(error.what) ?? 0) + 1);
+    ok = figures.problems.length === 0;
+    log(ok ? 'invariants hold' : `problems:\n  ${figures.problems.slice(0, 20).join('\n  ')}`);
+    return {
+      id: scenario.id,
+      title: scenario.title,
+      figures,
+      inFlightAtFault,
+      clientErrorsDuringFault: report.errors.filter((error) => error.at >= injectedAt).length,
+      clientErrorsBeforeFault: report.errors.filter((error) => error.at < injectedAt).length,
+      errorKinds: [...kinds]
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 3)
+        .map(([what, count]) => `${what} ×${count}`),
+      recoveryMs: (scenario.receiverDownMs ? webhooksAt : report.lastEndAt) - injectedAt,
+      dir: stack.dir,
+      ok,
+    };
+  } finally {
+    await receiver.close();
+    await inputs.close();
+    await stack.stop({ keepData: !ok || process.env.CHAOS_KEEP_DATA === '1' });
+  }
+}

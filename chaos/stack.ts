@@ -1,0 +1,163 @@
+// One scenario's gateway, in a scratch DATA_DIR of its own. `split`: PostgreSQL and the Temporal dev server run
+// here (embedded, as `npm start` runs them) so a scenario can kill and restart each alone, and the api and worker
+// roles run as `npm start -- --role …` processes against them. `all`: one whole `npm start`, embedding everything.
+import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { embeddedDatabaseUrl } from '../src/config.ts';
+import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
+import { startTemporalDevServer, type TemporalDevServer } from '../src/infra/temporal-dev-server.ts';
+import { temporalCliPath } from '../src/infra/tools.ts';
+import { createLogger } from '../src/logger.ts';
+import { freePort } from '../test/helpers/ports.ts';
+import { type GatewayProcess, killGroup, startGateway, waitUntilReleased } from './processes.ts';
+
+export type Topology = { kind: 'split'; apis: number; workers: number } | { kind: 'all' };
+
+export interface Stack {
+  dir: string;
+  logDir: string;
+  /** Base URLs (`…/api/v1`) of the API processes, in start order; the client spreads its requests over them. */
+  apiUrls: string[];
+  apis: GatewayProcess[];
+  workers: GatewayProcess[];
+  /** The whole `npm start` (topology `all`). */
+  all?: GatewayProcess;
+  prisma: PrismaClient;
+  /** kill -9 of PostgreSQL's process group, then the same data directory and port again (split). */
+  restartPostgres(downMs: number): Promise<void>;
+  /** kill -9 of the dev server, then the same SQLite file and ports again (split). */
+  restartTemporal(downMs: number): Promise<void>;
+  /** kill -9 of a worker process, then a new one (split). */
+  restartWorker(index: number): Promise<void>;
+  /** kill -9 of the whole `npm start`; once its watchdog has stopped its children, the same DATA_DIR again (all). */
+  restartAll(): Promise<void>;
+  stop(options: { keepData: boolean }): Promise<void>;
+}
+
+const logger = createLogger({ LOG_LEVEL: 'error' });
+
+/** What every gateway process gets: a local model's inputs and webhooks on this machine, no chain RPC. */
+const commonEnv = (dir: string): Record<string, string> => ({
+  DATA_DIR: dir,
+  LOG_LEVEL: 'warn',
+  ALLOW_PRIVATE_INPUT_URLS: 'true',
+  ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+  LOCAL_CONCURRENCY: '8',
+  SHUTDOWN_GRACE_SECONDS: '10',
+  DATABASE_URL: '',
+  TEMPORAL_ADDRESS: '',
+  BASE_RPC_URL: '',
+  POLYGON_RPC_URL: '',
+  ETHEREUM_RPC_URL: '',
+});
+
+export async function startStack(name: string, topology: Topology): Promise<Stack> {
+  const dir = await mkdtemp(join(tmpdir(), `gateway-chaos-${name}-`));
+  // PostgreSQL runs as the `postgres` user when we are root: it must reach its data directory.
+  await chmod(dir, 0o755);
+  const logDir = join(dir, 'logs');
+  await mkdir(logDir, { recursive: true });
+  return topology.kind === 'all' ? startAll(dir, logDir) : startSplit(dir, logDir, topology);
+}
+
+async function startSplit(dir: string, logDir: string, topology: { apis: number; workers: number }): Promise<Stack> {
+  const pgPort = await freePort();
+  const temporalPort = await freePort();
+  const uiPort = await freePort();
+  const postgres = () =>
+    startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), port: pgPort, database: 'gateway', logger });
+  const temporal = () =>
+    startTemporalDevServer({
+      cliPath: temporalCliPath,
+      dataDir: join(dir, 'temporal'),
+      port: temporalPort,
+      uiPort,
+      namespace: 'default',
+      logger,
+    });
+  let database: EmbeddedDatabase = await postgres();
+  let devServer: TemporalDevServer = await temporal();
+  // Applied once here, so processes starting together do not all wait on the migration lock.
+  await applyMigrations(database.url);
+  const env = { ...commonEnv(dir), DATABASE_URL: database.url, TEMPORAL_ADDRESS: devServer.address };
+  const apiPorts = await Promise.all(Array.from({ length: topology.apis }, () => freePort()));
+  const worker = (index: number) =>
+    startGateway({ name: `worker-${index}`, role: 'worker', env: { ...env, PORT: String(apiPorts[0]) }, logDir });
+  const [apis, workers] = await Promise.all([
+    Promise.all(
+      apiPorts.map((port, index) =>
+        startGateway({ name: `api-${index}`, role: 'api', env: { ...env, PORT: String(port) }, logDir }),
+      ),
+    ),
+    Promise.all(Array.from({ length: topology.workers }, (_, index) => worker(index))),
+  ]);
+  const prisma = createPrisma(database.url);
+  return {
+    dir,
+    logDir,
+    apiUrls: apiPorts.map((port) => `http://127.0.0.1:${port}/api/v1`),
+    apis,
+    workers,
+    prisma,
+    async restartPostgres(downMs) {
+      await killGroup(database.pid);
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      database = await postgres();
+    },
+    async restartTemporal(downMs) {
+      await killGroup(devServer.pid);
+      await new Promise((resolve) => setTimeout(resolve, downMs));
+      devServer = await temporal();
+    },
+    async restartWorker(index) {
+      await workers[index]!.kill();
+      workers[index] = await worker(index);
+    },
+    restartAll: () => Promise.reject(new Error('the split stack has no whole `npm start`')),
+    async stop({ keepData }) {
+      await Promise.all([...apis, ...workers].map((process) => process.stop()));
+      await prisma.$disconnect().catch(() => undefined);
+      await devServer.stop();
+      await database.stop();
+      if (!keepData) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startAll(dir: string, logDir: string): Promise<Stack> {
+  const ports = {
+    PORT: await freePort(),
+    EMBEDDED_POSTGRES_PORT: await freePort(),
+    TEMPORAL_DEV_SERVER_PORT: await freePort(),
+    TEMPORAL_UI_PORT: await freePort(),
+  };
+  const env = { ...commonEnv(dir), ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])) };
+  const start = () => startGateway({ name: 'npm-start', role: 'all', env, logDir });
+  const stack: Stack = {
+    dir,
+    logDir,
+    apiUrls: [`http://127.0.0.1:${ports.PORT}/api/v1`],
+    apis: [],
+    workers: [],
+    all: await start(),
+    prisma: createPrisma(embeddedDatabaseUrl(ports)),
+    restartPostgres: () => Promise.reject(new Error('npm start owns its PostgreSQL')),
+    restartTemporal: () => Promise.reject(new Error('npm start owns its dev server')),
+    restartWorker: () => Promise.reject(new Error('npm start runs its worker in-process')),
+    async restartAll() {
+      await stack.all!.kill();
+      // Its watchdog stops PostgreSQL, the dev server and the chain; the next start needs their ports.
+      await waitUntilReleased(Object.values(ports), dir);
+      stack.all = await start();
+    },
+    async stop({ keepData }) {
+      await stack.all?.stop();
+      await stack.prisma.$disconnect().catch(() => undefined);
+      if (!keepData) await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
