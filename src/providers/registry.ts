@@ -54,10 +54,11 @@ const lazy = <T>(build: () => T): (() => T) => {
 
 export function createProviders(config: Config): Providers {
   const openAI = lazy(() => createOpenAIUpstream(config));
-  const jobs: Partial<Record<ProviderSlug, () => UpstreamJobs>> = {
-    ...(config.FAL_KEY ? { fal: lazy(() => createFalJobs(config)) } : {}),
-    ...(config.REPLICATE_API_TOKEN ? { replicate: lazy(() => createReplicateJobs(config)) } : {}),
-  };
+  // A Map: a provider name comes from a callback's path, and `constructor` or `__proto__` must find nothing.
+  const jobs = new Map<string, () => UpstreamJobs>([
+    ...(config.FAL_KEY ? [['fal', lazy(() => createFalJobs(config))] as const] : []),
+    ...(config.REPLICATE_API_TOKEN ? [['replicate', lazy(() => createReplicateJobs(config))] as const] : []),
+  ]);
   return {
     for(model) {
       if (!canRun(config, model)) return undefined;
@@ -71,9 +72,9 @@ export function createProviders(config: Config): Providers {
             : { kind: 'jobs', jobs: openAIJobs[model.type]!(openAI()) };
         }
         default:
-          return { kind: 'jobs', jobs: jobs[model.provider]!() };
+          return { kind: 'jobs', jobs: jobs.get(model.provider)!() };
       }
     },
-    jobsOf: (provider) => jobs[provider]?.(),
+    jobsOf: (provider) => jobs.get(provider)?.(),
   };
 }
