@@ -1,9 +1,9 @@
 // Where other processes (genctl, an operator's `temporal` command) find what `npm start` runs and on which ports:
 // <DATA_DIR>/runtime.json, written once the service is up and removed when it stops. A file whose process is gone
 // (a crash) is ignored.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { readAnnouncement, removeAnnouncement, writeAnnouncement } from './infra/announcement-file.ts';
 
 const runtimeInfoSchema = z.object({
   pid: z.number().int().positive(),
@@ -22,16 +22,9 @@ export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;
 
 export const runtimeFile = (dataDir: string) => join(resolve(dataDir), 'runtime.json');
 
-export async function writeRuntimeFile(dataDir: string, info: RuntimeInfo): Promise<string> {
-  const file = runtimeFile(dataDir);
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify(info, null, 2)}\n`);
-  return file;
-}
+export const writeRuntimeFile = (dataDir: string, info: RuntimeInfo) => writeAnnouncement(runtimeFile(dataDir), info);
 
-export async function removeRuntimeFile(dataDir: string): Promise<void> {
-  await rm(runtimeFile(dataDir), { force: true });
-}
+export const removeRuntimeFile = (dataDir: string) => removeAnnouncement(runtimeFile(dataDir));
 
 const alive = (pid: number) => {
   try {
@@ -45,19 +38,6 @@ const alive = (pid: number) => {
 
 /** The service `npm start` announced under this DATA_DIR, if it still runs; undefined otherwise. */
 export async function readRuntimeFile(dataDir: string): Promise<RuntimeInfo | undefined> {
-  let text: string;
-  try {
-    text = await readFile(runtimeFile(dataDir), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  let parsed;
-  try {
-    parsed = runtimeInfoSchema.safeParse(JSON.parse(text));
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed?.success) throw new Error(`${runtimeFile(dataDir)} is not a runtime description`);
-  return alive(parsed.data.pid) ? parsed.data : undefined;
+  const info = await readAnnouncement(runtimeFile(dataDir), runtimeInfoSchema, 'a runtime description');
+  return info && alive(info.pid) ? info : undefined;
 }

@@ -1,9 +1,9 @@
 // Where other processes (genctl) find the local chain that `npm start` runs: <DATA_DIR>/anvil/chain.json, written
 // once the chain is up and removed when it stops.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { chains } from '../domain/values.ts';
+import { readAnnouncement, removeAnnouncement, writeAnnouncement } from '../infra/announcement-file.ts';
 
 const localChainInfoSchema = z.object({
   rpcUrl: z.url({ protocol: /^https?$/ }),
@@ -21,32 +21,13 @@ export type LocalChainInfo = Omit<z.infer<typeof localChainInfoSchema>, 'usdcAdd
 
 export const localChainFile = (dataDir: string) => join(resolve(dataDir), 'anvil', 'chain.json');
 
-export async function writeLocalChainFile(dataDir: string, info: LocalChainInfo): Promise<string> {
-  const file = localChainFile(dataDir);
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify(info, null, 2)}\n`);
-  return file;
-}
+export const writeLocalChainFile = (dataDir: string, info: LocalChainInfo) =>
+  writeAnnouncement(localChainFile(dataDir), info);
 
-export async function removeLocalChainFile(dataDir: string): Promise<void> {
-  await rm(localChainFile(dataDir), { force: true });
-}
+export const removeLocalChainFile = (dataDir: string) => removeAnnouncement(localChainFile(dataDir));
 
 /** The local chain `npm start` announced under this DATA_DIR; undefined when it has written none. */
 export async function readLocalChainFile(dataDir: string): Promise<LocalChainInfo | undefined> {
-  let text: string;
-  try {
-    text = await readFile(localChainFile(dataDir), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  let parsed;
-  try {
-    parsed = localChainInfoSchema.safeParse(JSON.parse(text));
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed?.success) throw new Error(`${localChainFile(dataDir)} is not a local chain description`);
-  return parsed.data as LocalChainInfo;
+  const info = await readAnnouncement(localChainFile(dataDir), localChainInfoSchema, 'a local chain description');
+  return info as LocalChainInfo | undefined;
 }

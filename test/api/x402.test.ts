@@ -150,14 +150,18 @@ describe('an x402 payment on the local chain', () => {
     expect(body).toMatchObject({ error: 'payment_required', requirements: { error: 'payment_requirements_mismatch' } });
   });
 
-  it('refuses an authorization whose validity window has passed (or nearly)', async () => {
+  // The client signs validBefore = now + maxTimeoutSeconds. One second is refused by the facilitator (it wants six);
+  // one minute passes it, but leaves no time to run the model and settle: the task would run for free.
+  it.each([
+    [1, 'invalid_exact_evm_payload_authorization_valid_before'],
+    [60, 'authorization_window_too_short'],
+  ])('refuses an authorization valid for %i s: %s', async (seconds, reason) => {
     const payer = anvilDevAccount(6);
     await chain.mint(payer.address, 5_000_000n);
     const unpaid = await call(paying, 'POST', '/generations', { body: request });
-    // The client signs validBefore = now + maxTimeoutSeconds: one second leaves no time to settle.
     const short = {
       ...unpaid.body.requirements,
-      accepts: unpaid.body.requirements.accepts.map((offer: object) => ({ ...offer, maxTimeoutSeconds: 1 })),
+      accepts: unpaid.body.requirements.accepts.map((offer: object) => ({ ...offer, maxTimeoutSeconds: seconds })),
     };
     const { payload } = await pay(short, payer);
     const { status, body } = await call(paying, 'POST', '/generations', {
@@ -165,27 +169,11 @@ describe('an x402 payment on the local chain', () => {
       headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
     });
     expect(status).toBe(402);
-    expect(body.requirements.error).toBe('invalid_exact_evm_payload_authorization_valid_before');
-  });
-
-  it('refuses an authorization that expires before the task could settle (it would run for free)', async () => {
-    const payer = anvilDevAccount(6);
-    await chain.mint(payer.address, 5_000_000n);
-    const unpaid = await call(paying, 'POST', '/generations', { body: request });
-    const short = {
-      ...unpaid.body.requirements,
-      accepts: unpaid.body.requirements.accepts.map((offer: object) => ({ ...offer, maxTimeoutSeconds: 60 })),
-    };
-    const { payload } = await pay(short, payer);
-    const { status, body } = await call(paying, 'POST', '/generations', {
-      body: request,
-      headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) },
-    });
-    expect(status).toBe(402);
-    expect(body.requirements.error).toBe('authorization_window_too_short');
-    expect(body.message).toMatch(
-      /^The authorization is valid for \d+ more seconds; this model needs \d+ to run and settle/,
-    );
+    expect(body.requirements.error).toBe(reason);
+    if (reason === 'authorization_window_too_short')
+      expect(body.message).toMatch(
+        /^The authorization is valid for \d+ more seconds; this model needs \d+ to run and settle/,
+      );
   });
 
   it('refuses a tampered signature, read from the v1 header name X-PAYMENT', async () => {
