@@ -33,6 +33,8 @@ export interface RunOptions {
   tasks: number;
   /** How long each input takes to serve: keeps tasks inside their provider step while the fault lands. */
   inputDelayMs?: number;
+  /** The fault lands once this many tasks are admitted (default: half of them). */
+  faultAfter?: number;
   log?: (line: string) => void;
 }
 
@@ -102,7 +104,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
     let inFlightAtFault = 0;
     const problems: string[] = [];
     if (!scenario.receiverDownMs) {
-      await until(() => load.admittedCount() >= options.tasks / 2, giveUpMs);
+      await until(() => load.admittedCount() >= (options.faultAfter ?? options.tasks / 2), giveUpMs);
       injectedAt = Date.now();
       inFlightAtFault = load.inFlight();
       log(`fault with ${load.admittedCount()} admitted, ${inFlightAtFault} in flight`);
