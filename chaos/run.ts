@@ -18,8 +18,8 @@ export function resultTable(results: ScenarioResult[]): string {
   ].join('\n');
 }
 
-// Admissions outrun the local engine (its concurrency is the machine's cores, each task waits 1 s for its input):
-// the fault lands once 230 of 260 are admitted, about 200 of them still in flight, while the last 30 are posted.
+// The fault lands once 230 of 260 tasks are admitted, while the last 30 are posted; those the local engine has not
+// finished by then (its concurrency is the machine's cores, each task waits 1 s for its input) are in flight.
 const defaultTasks = 260;
 const faultShare = 230 / 260;
 
