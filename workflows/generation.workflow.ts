@@ -207,6 +207,8 @@ export function providerActivities(input: GenerationInput, taskQueue: string) {
 function callerSafeError(error: unknown, timeoutSeconds: number): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderRefusal') return cause.message;
+  if (cause instanceof ApplicationFailure && cause.type === 'AdmissionFailed')
+    return 'The generation could not be admitted. You have not been charged.';
   if (cause instanceof ApplicationFailure && cause.type === 'PaymentNotSettled')
     return `The x402 payment could not be settled: ${cause.message}. The outputs were discarded and nothing was charged.`;
   if (error instanceof ActivityFailure && error.activityType === 'settlePayment')
@@ -266,8 +268,9 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
       await upstream.cancelUncollected();
       return failTask({ taskId: input.taskId, error: message });
     });
-    // Without an admitted task there is nothing to report on: the workflow fails with the cause.
-    if (admission().state !== 'admitted') throw error;
+    // Without a task there is nothing to report on: the workflow fails with the cause. An admission that failed after
+    // its row committed left a task (now failed) that a retried POST answers with: it is reported like any other.
+    if (admission().state !== 'admitted' && !view) throw error;
   }
   // 5. Notify: deliveries run in workflows of their own, so this one closes now and they cannot touch the task.
   // patched: histories recorded before webhooks replay without this step.

@@ -99,4 +99,41 @@ describe('admission that cannot succeed', () => {
     expect(status).toBe('FAILED');
     await expectNothingLeft(input);
   }, 60_000);
+
+  it('an admission whose row committed but whose answer was lost: the task is failed, released and reported', async () => {
+    const input = await newTaskInput({
+      request: {
+        type: 'text-to-image',
+        model: 'fal/flux-schnell',
+        prompt: 'a lighthouse',
+        webhook_url: 'https://hooks.example/gateway',
+      },
+    });
+    const { prisma } = context.database;
+    const config = loadConfig({}, []);
+    const real = createGenerationActivities({
+      prisma,
+      catalog: loadCatalog(),
+      config,
+      facilitator: configuredFacilitator(config),
+    });
+    // Each attempt commits (the first writes the row and the reservation), then its answer is lost.
+    const { outcome, status } = await admit(input, async (admitInput) => {
+      await real.admitTask(admitInput);
+      throw new Error('the worker died before answering');
+    });
+    expect(outcome).toEqual({ outcome: 'unavailable' });
+    expect(status).toBe('COMPLETED');
+    expect(await prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({
+      status: 'failed',
+      error: 'The generation could not be admitted. You have not been charged.',
+    });
+    expect(await prisma.balance.findUniqueOrThrow({ where: { accountId: input.accountId } })).toMatchObject({
+      balance: 1_000_000n,
+      reserved: 0n,
+    });
+    // A retried POST answers with this task: its caller hears of the failure like any other.
+    const messages = await prisma.webhookMessage.findMany({ where: { taskId: input.taskId } });
+    expect(messages.map((message) => message.event)).toEqual(['generation.failed']);
+  }, 60_000);
 });
