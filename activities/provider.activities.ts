@@ -1,13 +1,19 @@
 // Activities that call providers; they run on the provider's own task queue. A runner answers in one call; an
 // upstream job is submitted here, then checked, collected or cancelled by the workflow, which waits between
 // checks on a durable timer or the upstream's callback (signal). Outputs are copied into our storage at once.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
-import { type ProducedFile, ProviderRefusal, type ProviderResult, ProviderRetryLater } from '../src/providers/types.ts';
+import {
+  type ProducedFile,
+  ProviderAccountError,
+  ProviderRefusal,
+  type ProviderResult,
+  ProviderRetryLater,
+} from '../src/providers/types.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal } from './refusal.ts';
@@ -45,6 +51,11 @@ async function classified<T>(step: () => Promise<T>): Promise<T> {
     return await step();
   } catch (error) {
     if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);
+    if (error instanceof ProviderAccountError) {
+      // The operator's problem: logged for them in full; the caller hears only that the model is unavailable.
+      log.error('provider account refused: fix the provider key or its credit', { reason: error.message });
+      throw ApplicationFailure.nonRetryable(error.message, 'ProviderUnavailable');
+    }
     if (error instanceof ProviderRetryLater)
       throw ApplicationFailure.create({ message: error.message, nextRetryDelay: error.delayMs });
     throw error;

@@ -207,6 +207,9 @@ export function providerActivities(input: GenerationInput, taskQueue: string) {
 function callerSafeError(error: unknown, timeoutSeconds: number): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderRefusal') return cause.message;
+  // The gateway's own account with the provider was refused: nothing about the caller's request.
+  if (cause instanceof ApplicationFailure && cause.type === 'ProviderUnavailable')
+    return 'The model is not available right now: its provider refused this gateway. You have not been charged.';
   if (cause instanceof ApplicationFailure && cause.type === 'AdmissionFailed')
     return 'The generation could not be admitted. You have not been charged.';
   if (cause instanceof ApplicationFailure && cause.type === 'PaymentNotSettled')

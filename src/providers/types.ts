@@ -20,6 +20,14 @@ export class ProviderRefusal extends Error {
   override name = 'ProviderRefusal';
 }
 
+/**
+ * The upstream refused the gateway's own account (a wrong key, no credit): the operator's to fix, not the caller's
+ * request. Its message is for operators only.
+ */
+export class ProviderAccountError extends Error {
+  override name = 'ProviderAccountError';
+}
+
 /** Transient, with the delay the upstream asked for (Retry-After). */
 export class ProviderRetryLater extends Error {
   override name = 'ProviderRetryLater';

@@ -1,7 +1,7 @@
 // How every upstream's HTTP answers are classified: transient (with the delay it asked for, within bounds) or a refusal.
 import { describe, expect, it } from 'vitest';
 import { classifyUpstreamHttpError } from '../../src/providers/upstream-errors.ts';
-import { ProviderRefusal, ProviderRetryLater } from '../../src/providers/types.ts';
+import { ProviderAccountError, ProviderRefusal, ProviderRetryLater } from '../../src/providers/types.ts';
 
 const original = new Error('the SDK error');
 const classify = (status: number, retryAfter?: string) => classifyUpstreamHttpError({ status, retryAfter }, original);
@@ -31,7 +31,13 @@ describe('classifyUpstreamHttpError', () => {
     expect(classify(503, retryAfter)).toBe(original);
   });
 
-  it.each([400, 401, 404, 422])('refuses %i, naming the status and the reason', (status) => {
+  it.each([401, 402, 403])("%i is about the gateway's own account, not the caller's request", (status) => {
+    const error = classifyUpstreamHttpError({ status, detail: 'invalid key' }, original);
+    expect(error).toBeInstanceOf(ProviderAccountError);
+    expect(error.message).toBe(`The provider refused the gateway's credentials (HTTP ${status}): invalid key`);
+  });
+
+  it.each([400, 404, 422])('refuses %i, naming the status and the reason', (status) => {
     const error = classifyUpstreamHttpError({ status, detail: 'bad prompt' }, original);
     expect(error).toBeInstanceOf(ProviderRefusal);
     expect(error.message).toBe(`The provider rejected the request (HTTP ${status}): bad prompt`);

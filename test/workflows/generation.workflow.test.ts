@@ -89,6 +89,25 @@ describe('generationWorkflow', () => {
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });
 
+  it("a refusal of the gateway's own provider account fails the task with a generic message, refunded", async () => {
+    const input = await newTaskInput();
+    const { result } = await run({
+      input,
+      provider: async () => {
+        throw ApplicationFailure.nonRetryable(
+          "The provider refused the gateway's credentials (HTTP 401): invalid key fal_…",
+          'ProviderUnavailable',
+        );
+      },
+    });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: 'The model is not available right now: its provider refused this gateway. You have not been charged.',
+      cost: 0,
+    });
+    expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+  });
+
   it('retries transient provider errors with backoff, then completes, charged once', async () => {
     const input = await newTaskInput();
     let calls = 0;
