@@ -119,12 +119,8 @@ async function chargeableAmount(
     throw new Error(`the x402 payment of task ${task.id} is ${payment.status}, not settled`);
   const amount = payment.amountSettled;
   if (amount === 0n) return 0n; // an `upto` payment of nothing moves nothing
-  const move = { accountId: task.accountId, amount, taskId: task.id };
-  await credit(
-    { tx },
-    { ...move, kind: 'x402_payment', idempotencyKey: `${task.id}:x402`, memo: payment.transaction ?? undefined },
-  );
-  await reserve({ tx }, { ...move, idempotencyKey: `${task.id}:reserve` });
+  await creditSettledPayment(tx, payment, amount, payment.transaction ?? undefined);
+  await reserve({ tx }, { accountId: task.accountId, amount, taskId: task.id, idempotencyKey: `${task.id}:reserve` });
   return amount;
 }
 
@@ -166,17 +162,35 @@ async function abandonPayment(tx: Prisma.TransactionClient, payment: X402Payment
   if (payment.status === 'authorized')
     await tx.x402Payment.update({ where: { taskId: payment.taskId }, data: { status: 'abandoned' } });
   if (payment.status === 'settled' && payment.amountSettled !== null && payment.amountSettled > 0n)
-    await credit(
-      { tx },
-      {
-        accountId: payment.accountId,
-        amount: payment.amountSettled,
-        kind: 'x402_payment',
-        taskId: payment.taskId,
-        idempotencyKey: `${payment.taskId}:x402`,
-        memo: `${payment.transaction ?? ''} settled, but the task failed: owed back to the payer`,
-      },
+    await creditSettledPayment(
+      tx,
+      payment,
+      payment.amountSettled,
+      `${payment.transaction ?? ''} settled, but the task failed: owed back to the payer`,
     );
+}
+
+/**
+ * A settled x402 payment, credited to the payer's wallet account: one entry per task, whichever path records it
+ * (completion charges it next; a failed task leaves it there, owed back).
+ */
+export function creditSettledPayment(
+  tx: Prisma.TransactionClient,
+  payment: Pick<X402Payment, 'taskId' | 'accountId'>,
+  amount: bigint,
+  memo?: string,
+) {
+  return credit(
+    { tx },
+    {
+      accountId: payment.accountId,
+      amount,
+      kind: 'x402_payment',
+      taskId: payment.taskId,
+      idempotencyKey: `${payment.taskId}:x402`,
+      memo,
+    },
+  );
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   isAuthorizationSpent,
   payerCovers,
 } from '../x402/settlement-lookup.ts';
-import { credit } from './ledger.ts';
+import { creditSettledPayment } from './tasks.ts';
 
 export interface SettlementDeps {
   prisma: PrismaClient;
@@ -76,17 +76,8 @@ async function recordSettled(prisma: PrismaClient, payment: X402Payment, settled
     });
     const task = await tx.task.findUniqueOrThrow({ where: { id: payment.taskId } });
     if (task.status === 'failed' && settled.amount > 0n) {
-      await credit(
-        { tx },
-        {
-          accountId: payment.accountId,
-          amount: settled.amount,
-          kind: 'x402_payment',
-          taskId: payment.taskId,
-          idempotencyKey: `${payment.taskId}:x402`,
-          memo: `${settled.transaction} settled after the task failed: owed back to the payer`,
-        },
-      );
+      const memo = `${settled.transaction} settled after the task failed: owed back to the payer`;
+      await creditSettledPayment(tx, payment, settled.amount, memo);
     }
     return tx.x402Payment.findUniqueOrThrow({ where: { taskId: payment.taskId } });
   });
