@@ -25,6 +25,6 @@ export const endpointDescriptions = {
   createGenerationX402:
     'Without an API key (x402 is on here; `supports_x402` in GET /models names the models): 402 `payment_required` with the x402 `requirements` (and the `PAYMENT-REQUIRED` header); a valid payment (`PAYMENT-SIGNATURE` or `X-PAYMENT`) admits the task (202 with a task-scoped `access_token`, and `webhook_secret` when a `webhook_url` was named), settles only once the outputs are stored and never for a failed task; the same payment again answers the same task (the payment, not `Idempotency-Key`, identifies a retry), for another body 409 `conflict`; a payer over `X402_MAX_TASKS_PER_PAYER` tasks in flight gets 429 `rate_limited`.',
   getGeneration:
-    "The caller's own task: live from its workflow while it runs, from the database once it has ended. Someone else's task id answers 404 exactly like an unknown one. An x402-paid task is read with its `access_token` as the bearer (that task only) and shows its `payment`; its outputs appear once the payment has settled.",
+    "The caller's own task, as its workflow last recorded it. Someone else's task id answers 404 exactly like an unknown one. An x402-paid task is read with its `access_token` as the bearer (that task only) and shows its `payment`; its outputs appear once the payment has settled.",
   getPredictionResult: `Deprecated alias of GET /generations/{id} with the same bodies and status codes; responses carry \`Deprecation: true\`, \`Sunset: ${predictionsSunset}\` and a \`Link\` to the successor.`,
 } as const;
