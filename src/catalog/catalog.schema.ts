@@ -54,14 +54,24 @@ export const capabilitiesSchema = z
     max_outputs: z.int().min(1).optional(),
     context_window_tokens: z.int().min(1).optional(),
     max_output_tokens: z.int().min(1).optional(),
-    supports_vision: z.boolean().optional(),
-    supports_function_calling: z.boolean().optional(),
-    supports_streaming: z.boolean().optional(),
-    supports_json_mode: z.boolean().optional(),
+    // No supports_vision, _function_calling, _streaming or _json_mode: those are the gateway's to offer, not a
+    // model's (it passes none of them through; GET /models states them for text models).
     supports_sound: z.boolean().optional(),
     generate_types: z.array(z.enum(generateTypes)).min(1).optional(),
     input_modalities: z.array(z.string()).min(1),
     output_modalities: z.array(z.string()).min(1),
+  })
+  .strict();
+
+/** Request inputs a model can require beyond its generation type's own (src/generation/request.ts). */
+export const modelInputFields = ['prompt', 'image_url', 'images', 'video_url', 'videos', 'audio_url'] as const;
+
+export const modelInputsSchema = z
+  .object({
+    /** Fields this model cannot run without, e.g. an image editor's instruction: absent, admission answers 400. */
+    required: z.array(z.enum(modelInputFields)).default([]),
+    /** Lists this model takes exactly one item of; upstream receives that item alone (a string, not an array). */
+    single: z.array(z.enum(['images', 'videos'])).default([]),
   })
   .strict();
 
@@ -83,6 +93,7 @@ export const catalogEntrySchema = z
     capabilities: capabilitiesSchema,
     pricing: pricingRuleSchema,
     surcharges: surchargesSchema.optional(),
+    inputs: modelInputsSchema.default({ required: [], single: [] }),
     supports_x402: z.boolean(),
     supports_webhook: z.boolean(),
     timeout_seconds: z.int().min(10).max(7200),

@@ -94,6 +94,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { ...imageEdit, aspect_ratios: squareAndWide, max_outputs: 4 },
     pricing: { kind: 'per_output', usd: '0.04' },
     timeout_seconds: 180,
+    inputs: { required: ['prompt', 'image_url'] },
     upstream: { model: 'fal-ai/flux-pro/kontext', parameters: { num_outputs: 'num_images' } },
   },
   {
@@ -106,6 +107,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { ...imageEdit, max_outputs: 4 },
     pricing: { kind: 'per_output', usd: '0.039' },
     timeout_seconds: 180,
+    inputs: { required: ['prompt', 'images'] },
     upstream: { model: 'fal-ai/nano-banana/edit', parameters: { images: 'image_urls', num_outputs: 'num_images' } },
   },
   // text-to-video
@@ -290,10 +292,12 @@ export const catalogEntries: Entry[] = [
     provider: 'fal',
     type: 'face-swap',
     ...common,
-    description: 'Swaps the face from a source image onto the person in a target image.',
+    description: 'Puts the face of one image (images[0]) onto the person in another (image_url).',
     capabilities: { input_modalities: ['image'], output_modalities: ['image'] },
     pricing: { kind: 'per_output', usd: '0.01' },
     timeout_seconds: 180,
+    // fal takes one face: the picture to change is base_image_url, the face to put in is swap_image_url.
+    inputs: { single: ['images'] },
     upstream: { model: 'fal-ai/face-swap', parameters: { image_url: 'base_image_url', images: 'swap_image_url' } },
   },
   {
@@ -468,9 +472,6 @@ export const catalogEntries: Entry[] = [
       output_modalities: ['text'],
       context_window_tokens: 131072,
       max_output_tokens: 16384,
-      supports_function_calling: true,
-      supports_streaming: true,
-      supports_json_mode: true,
     },
     pricing: {
       kind: 'per_token',
@@ -493,9 +494,6 @@ export const catalogEntries: Entry[] = [
       output_modalities: ['text'],
       context_window_tokens: 131072,
       max_output_tokens: 8192,
-      supports_function_calling: true,
-      supports_streaming: true,
-      supports_json_mode: true,
     },
     pricing: {
       kind: 'per_token',
@@ -518,9 +516,6 @@ export const catalogEntries: Entry[] = [
       output_modalities: ['text'],
       context_window_tokens: 131072,
       max_output_tokens: 32768,
-      supports_function_calling: true,
-      supports_streaming: true,
-      supports_json_mode: true,
     },
     pricing: {
       kind: 'per_token',

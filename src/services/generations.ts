@@ -62,7 +62,7 @@ export function admissibleRequest(
 ) {
   const request = foldMessages(normaliseLayout(body, (id) => deps.catalog.get(id)?.type));
   const model = resolveModel(deps.catalog, request);
-  const missing = missingInputs(request);
+  const missing = missingInputs(request, model);
   if (missing.length > 0) throw new ModelRequestError(missing);
   if (!canRun(deps.config, model)) {
     const message = `${model.id} is not available on this server (its provider is not configured here)`;

@@ -43,6 +43,22 @@ describe('GET /models', () => {
     expect(body.models.find((model: any) => model.id === 'replicate/wan-2.2').available).toBe(false);
   });
 
+  it('claims for text models nothing the gateway does not pass through: no vision, tools, stream or JSON mode', async () => {
+    const { body } = await call(stack, 'GET', '/models');
+    const gatewayFeatures = [
+      'supports_vision',
+      'supports_function_calling',
+      'supports_streaming',
+      'supports_json_mode',
+    ];
+    for (const model of body.models) {
+      const claimed = gatewayFeatures.filter((feature) => feature in model.capabilities);
+      if (model.type !== 'text-to-text') expect(claimed, model.id).toEqual([]);
+      else for (const feature of gatewayFeatures) expect(model.capabilities[feature], model.id).toBe(false);
+    }
+    expect(body.models.filter((model: any) => model.type === 'text-to-text')).toHaveLength(3);
+  });
+
   it('marks as available exactly the models this server can run now', async () => {
     const { body } = await call(stack, 'GET', '/models');
     const available = body.models.filter((model: any) => model.available).map((model: any) => model.id);

@@ -67,6 +67,17 @@ describe('fal', () => {
     expect(before - (await balance())).toBe(50_000n);
   });
 
+  it('face-swap sends the picture as base_image_url and the face as swap_image_url, one URL each', async () => {
+    const picture = 'https://inputs.example/group.png';
+    const face = 'https://inputs.example/face.png';
+    const task = await generate({ type: 'face-swap', model: 'fal/face-swap', image_url: picture, images: [face] });
+    expect(task).toMatchObject({ status: 'completed', cost: 0.01 });
+    expect(upstream.submitted.at(-1)).toMatchObject({
+      endpoint: 'fal-ai/face-swap',
+      input: { base_image_url: picture, swap_image_url: face },
+    });
+  });
+
   it('charges only the outputs delivered when the upstream returns fewer than asked for', async () => {
     const before = await balance();
     const task = await generate(image('three of them [[fewer]]', { num_outputs: 3 }));

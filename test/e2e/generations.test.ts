@@ -214,6 +214,16 @@ describe('POST /generations refusals', () => {
     ],
     ['a missing prompt', { type: 'text-to-image', model: 'fal/flux-dev' }, /prompt: text-to-image needs a prompt/],
     [
+      'a face-swap without the face to put in',
+      { type: 'face-swap', model: 'fal/face-swap', image_url: 'https://x.example/a.png' },
+      /images: face-swap needs images: the face to put into image_url/,
+    ],
+    [
+      'an image edit without its instruction',
+      { type: 'image-to-image', model: 'fal/flux-kontext-pro', image_url: 'https://x.example/a.png' },
+      /prompt: fal\/flux-kontext-pro needs prompt/,
+    ],
+    [
       'a model whose provider is not configured',
       { type: 'text-to-image', model: 'fal/flux-dev', prompt: 'a cat' },
       /model: fal\/flux-dev is not available on this server/,

@@ -87,6 +87,16 @@ describe('a bad catalog stops the start naming the model and the field', () => {
     ],
     ['an unknown field', { ...good, colour: 'red' }, /"hailuo-02": \(entry\): Unrecognized key: "colour"/],
     [
+      'a capability only the gateway could offer',
+      { ...good, capabilities: { ...good.capabilities, supports_streaming: true } },
+      /"hailuo-02": capabilities: Unrecognized key: "supports_streaming"/,
+    ],
+    [
+      'a required input that is not a request input',
+      { ...good, inputs: { required: ['colour'] } },
+      /"hailuo-02": inputs.required.0: Invalid option/,
+    ],
+    [
       'tiers that do not match the resolutions',
       { ...good, capabilities: { ...good.capabilities, resolutions: ['768p', '1080p'] } },
       /tiers \[512p, 768p\] must match capabilities.resolutions \[1080p, 768p\]/,

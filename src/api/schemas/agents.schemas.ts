@@ -1,4 +1,12 @@
-import { ChainSchema, DepositAddressesSchema, GenerationTypeSchema, httpUrl, moneyString } from './common.schemas.ts';
+import {
+  ChainSchema,
+  DepositAddressesSchema,
+  GenerationTypeSchema,
+  httpUrl,
+  moneyString,
+  signatureAlgorithm,
+  signatureHeader,
+} from './common.schemas.ts';
 import { generateTypes } from '../../domain/values.ts';
 import { boundedInt, safeText, z } from './zod.ts';
 
@@ -27,6 +35,8 @@ export const AgentRegisterResponseSchema = z
     next_steps: z.array(z.string()),
     webhook_url: httpUrl.nullable().optional(),
     webhook_secret: z.string().nullable().optional(),
+    signature_header: signatureHeader.optional(),
+    signature_algorithm: signatureAlgorithm.optional(),
   })
   .openapi('AgentRegisterResponse');
 
@@ -43,7 +53,14 @@ export const AgentBalanceResponseSchema = z
   .object({
     agent_id: z.string(),
     agent_name: z.string(),
-    balance: moneyString,
+    balance: moneyString.openapi({
+      description:
+        'The account balance in USD, including what running tasks hold: as `balance` on GET /account/balance',
+    }),
+    balance_reserved: moneyString.openapi({ description: 'Extension: held by running tasks until they settle' }),
+    balance_available: moneyString.openapi({
+      description: 'Extension: what new generations can spend, `balance` − `balance_reserved`',
+    }),
     status: z.string(),
     deposit_addresses: DepositAddressesSchema,
     asset: z.string(),
@@ -64,7 +81,7 @@ export const AgentDepositResponseSchema = z
   .object({
     success: z.boolean(),
     amount_credited: moneyString,
-    new_balance: moneyString,
+    new_balance: moneyString.openapi({ description: "The agent's `balance` now, as GET /agents/balance shows it" }),
     tx_hash: z.string().optional(),
     chain: z.string().optional(),
     message: z.string().optional(),
@@ -88,7 +105,9 @@ export const AgentQuoteRequestSchema = z
 export const AgentQuoteResponseSchema = z
   .object({
     cost_usd: moneyString,
-    your_balance: moneyString,
+    your_balance: moneyString.openapi({
+      description: 'The available balance the cost is compared with (`balance_available` on the balance endpoints)',
+    }),
     can_afford: z.boolean(),
     shortfall: moneyString.nullable().optional(),
     breakdown: z.record(z.string(), z.unknown()).openapi({
@@ -109,7 +128,7 @@ export const AgentWebhookResponseSchema = z
     webhook_url: httpUrl,
     webhook_secret: z.string(),
     message: z.string().optional(),
-    signature_header: z.string().optional(),
-    signature_algorithm: z.string().optional(),
+    signature_header: signatureHeader.optional(),
+    signature_algorithm: signatureAlgorithm.optional(),
   })
   .openapi('AgentWebhookResponse');

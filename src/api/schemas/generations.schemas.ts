@@ -22,10 +22,14 @@ export const GenerationRequestSchema = z
     repetition_penalty: z.number().optional(),
     enable_thinking: z.boolean().optional(),
     negative_prompt: safeText().optional(),
-    image_url: httpUrl.optional(),
+    image_url: httpUrl.optional().openapi({
+      description: 'The input image; for `face-swap`, the picture whose face is replaced (required)',
+    }),
     video_url: httpUrl.optional(),
     audio_url: httpUrl.optional(),
-    images: z.array(httpUrl).optional(),
+    images: z.array(httpUrl).optional().openapi({
+      description: 'Input images; for `face-swap`, `[face]`: the face to put into `image_url` (required)',
+    }),
     videos: z.array(httpUrl).optional(),
     aspect_ratio: safeText().optional(),
     resolution: safeText().optional(),
