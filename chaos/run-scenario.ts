@@ -32,7 +32,7 @@ export interface ScenarioResult {
 
 export interface RunOptions {
   tasks: number;
-  /** How long each input takes to serve: keeps tasks inside their provider step while the fault lands. */
+  /** How long each input takes to serve once the inputs are no longer held. */
   inputDelayMs?: number;
   /** The fault lands once this many tasks are admitted (default: half of them). */
   faultAfter?: number;
@@ -86,7 +86,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const began = Date.now();
   const stack = await startStack(scenario.id, scenario.topology);
   log(`stack up in ${((Date.now() - began) / 1000).toFixed(1)} s (${stack.dir})`);
-  const inputs = await startInputs(options.inputDelayMs ?? 1_000);
+  const inputs = await startInputs(options.inputDelayMs ?? 100);
   const receiver = await startChaosReceiver(scenario.receiverDownMs ?? 0);
   let ok = false;
   try {

@@ -19,7 +19,7 @@ export function resultTable(results: ScenarioResult[]): string {
 }
 
 // The fault lands once 230 of 260 tasks are admitted, while the last 30 are posted. Inputs are held until then (at
-// most 25 s each, four at a time per worker), so nearly all of those admitted are still in flight.
+// most 25 s each, eight at a time per worker), so nearly all of those admitted are still in flight.
 const defaultTasks = 260;
 const faultShare = 230 / 260;
 

@@ -45,7 +45,7 @@ const commonEnv = (dir: string): Record<string, string> => ({
   LOG_LEVEL: 'warn',
   ALLOW_PRIVATE_INPUT_URLS: 'true',
   ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
-  LOCAL_CONCURRENCY: '4',
+  LOCAL_CONCURRENCY: '8',
   SHUTDOWN_GRACE_SECONDS: '10',
   DATABASE_URL: '',
   TEMPORAL_ADDRESS: '',

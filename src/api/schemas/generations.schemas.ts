@@ -1,5 +1,12 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
-import { GenerationTypeSchema, httpUrl, TaskStatusSchema, taskIdParams } from './common.schemas.ts';
+import {
+  GenerationTypeSchema,
+  httpUrl,
+  signatureAlgorithm,
+  signatureHeader,
+  TaskStatusSchema,
+  taskIdParams,
+} from './common.schemas.ts';
 import { boundedInt, safeText, z } from './zod.ts';
 
 export const MessageSchema = z
@@ -85,6 +92,8 @@ export const GenerationQueuedResponseSchema = z
       description:
         "x402-paid tasks with a webhook_url only: the payer's Standard Webhooks signing secret, to verify the webhook",
     }),
+    signature_header: signatureHeader.optional(),
+    signature_algorithm: signatureAlgorithm.optional(),
   })
   .openapi('GenerationQueuedResponse');
 
