@@ -2,15 +2,18 @@
 import type { CatalogModel } from '../catalog/catalog.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 
-const omitted = new Set(['type', 'model', 'webhook_url', 'messages']);
+const omitted = new Set(['type', 'model', 'webhook_url', 'messages', 'sound']);
 
 /** Our request fields under the model's upstream names; "2x"-style multipliers become numbers. */
 export function upstreamInput(request: GenerationRequest, model: CatalogModel): Record<string, unknown> {
   const input: Record<string, unknown> = {};
+  const rename = (field: string) => model.upstream.parameters[field] ?? field;
   for (const [field, value] of Object.entries(request)) {
     if (value === undefined || omitted.has(field)) continue;
-    const name = model.upstream.parameters[field] ?? field;
-    input[name] = typeof value === 'string' && /^\d+x$/.test(value) ? Number.parseInt(value, 10) : value;
+    input[rename(field)] = typeof value === 'string' && /^\d+x$/.test(value) ? Number.parseInt(value, 10) : value;
   }
+  // Priced as silent unless asked for, and an upstream may default to sound (fal's Veo 3 does): always say which.
+  // A model without the choice is not sent the field at all.
+  if (model.capabilities.supports_sound) input[rename('sound')] = request.sound ?? false;
   return input;
 }
