@@ -234,6 +234,21 @@ describe('POST /generations refusals', () => {
       /resolution: must be one of 2x, 4x/,
     ],
     [
+      'sound on a silent model',
+      { type: 'image-to-video', model: 'local/ken-burns', image_url: 'https://x.example/a.png', sound: true },
+      /^Invalid body: sound: this model does not generate sound \(model ken-burns\)$/,
+    ],
+    [
+      'silence from a model whose output is sound',
+      { model: 'local/espeak', input: { prompt: 'hello', sound: false } },
+      /^Invalid body: sound: this model always generates sound \(model espeak\)$/,
+    ],
+    [
+      'a generate_type on a model without one',
+      { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', generate_type: 'LowPoly' },
+      /^Invalid body: generate_type: this model takes no generate_type \(model lanczos\)$/,
+    ],
+    [
       'a URI that is not http(s)',
       { type: 'upscale', model: 'local/lanczos', image_url: 'file:///etc/passwd' },
       /image_url: must be an http\(s\) URI/,

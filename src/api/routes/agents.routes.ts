@@ -170,6 +170,12 @@ export const agentEndpoints = [
           can_afford: shortfall <= 0n,
           shortfall: shortfall > 0n ? formatUsd(shortfall) : null,
           breakdown: quote.price.breakdown,
+          ...(quote.assumedTokens
+            ? {
+                assumed_input_tokens: quote.assumedTokens.input,
+                assumed_output_tokens: quote.assumedTokens.output,
+              }
+            : {}),
           deposit_addresses: quote.depositAddresses,
           asset: principal.account.kind === 'agent' ? asset : 'USD',
         },

@@ -115,6 +115,19 @@ export const AgentQuoteResponseSchema = z
         'How the price was made: `rule` and its rates and quantities. For text-priced models the quantities the quote ' +
         'assumed (it carries no text) are flagged: `characters_assumed`, `minutes_assumed`, or `tokens_measured: false`.',
     }),
+    assumed_input_tokens: z
+      .int()
+      .optional()
+      .openapi({
+        description:
+          'Extension, per-token (text-to-text) models only: the input tokens the quote priced. A quote carries no text, ' +
+          "so this is what an empty prompt reserves (the chat template's framing); a generation reserves an upper bound " +
+          "of its own prompt's tokens (one per UTF-8 byte, plus framing) and is charged the tokens the provider reports.",
+      }),
+    assumed_output_tokens: z.int().optional().openapi({
+      description:
+        "Extension, per-token models only: the output tokens the quote priced, the model's default `max_tokens`.",
+    }),
     deposit_addresses: DepositAddressesSchema,
     asset: z.string(),
   })

@@ -1,4 +1,5 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
+import { generateTypes } from '../../domain/values.ts';
 import {
   GenerationTypeSchema,
   httpUrl,
@@ -42,6 +43,19 @@ export const GenerationRequestSchema = z
     resolution: safeText().optional(),
     duration: boundedInt(1).optional().openapi({ description: 'Seconds of output' }),
     num_outputs: boundedInt(1).optional(),
+    sound: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Extension: video with generated sound. `true` on a model with `supports_sound` adds its surcharge (as quoted), ' +
+          'absent or `false` asks it for silent video; a model whose output always has sound takes `true` at no extra ' +
+          'cost and refuses `false`, a silent model refuses `true` (400 naming `sound`)',
+      }),
+    generate_type: z.enum(generateTypes).optional().openapi({
+      description:
+        "Extension: a 3D model's mesh variant, one of its `generate_types` (priced as quoted); any other model refuses it",
+    }),
     // JSON numbers are exact up to 2^53: a larger seed would not reach the provider as sent.
     seed: boundedInt(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).optional(),
     webhook_url: httpUrl.optional().openapi({
