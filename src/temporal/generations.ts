@@ -11,7 +11,7 @@ import {
   type GenerationInput,
   type generationWorkflow,
 } from '../../workflows/generation.workflow.ts';
-import { isTemporalUnreachable } from './unreachable.ts';
+import { isTemporalUnreachable, isWorkflowBusy } from './unreachable.ts';
 
 export interface TemporalDeps {
   client: Client;
@@ -52,7 +52,8 @@ export async function admitGeneration(temporal: TemporalDeps, input: GenerationI
     );
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ended' };
-    if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error)) return { outcome: 'unavailable' };
+    if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error) || isWorkflowBusy(error))
+      return { outcome: 'unavailable' };
     throw error;
   }
 }
