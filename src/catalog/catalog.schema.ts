@@ -75,6 +75,41 @@ export const modelInputsSchema = z
   })
   .strict();
 
+/** Request fields whose values an upstream may spell its own way (catalog `upstream.values`). */
+export const translatedFields = ['aspect_ratio', 'resolution', 'generate_type'] as const;
+export type TranslatedField = (typeof translatedFields)[number];
+
+/** "1280x720" in the catalog, `{ width, height }` as fal's image sizes are sent. */
+const pixelSize = z
+  .string()
+  .regex(/^[1-9]\d{1,4}x[1-9]\d{1,4}$/, 'expected WIDTHxHEIGHT such as "1280x720"')
+  .transform((size) => {
+    const [width, height] = size.split('x').map(Number) as [number, number];
+    return { width, height };
+  });
+
+export const upstreamSchema = z
+  .object({
+    /** The provider's own model reference (fal endpoint id, Replicate model, OpenAI-compatible model name). */
+    model: z.string().min(1),
+    /** Our request field → the upstream's input field, where the names differ. */
+    parameters: z.record(z.string(), z.string()).default({}),
+    /** Our value → the upstream's, per field, where the upstream names values its own way (FLUX's image_size). */
+    values: z.partialRecord(z.enum(translatedFields), z.record(z.string(), z.string())).default({}),
+    /** An upstream that takes one pixel size for resolution × aspect ratio: sent in `field` as { width, height }. */
+    sizes: z
+      .object({
+        field: z.string().min(1),
+        /** The resolution and aspect ratio of a request that leaves either out (the upstream's own default). */
+        default: z.object({ resolution: z.string(), aspect_ratio: z.string() }).strict(),
+        /** resolution → aspect ratio → "WIDTHxHEIGHT". */
+        by_resolution: z.record(z.string(), z.record(z.string(), pixelSize)),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 export const providers = {
   fal: { name: 'fal', slug: 'fal' },
   replicate: { name: 'Replicate', slug: 'replicate' },
@@ -97,14 +132,7 @@ export const catalogEntrySchema = z
     supports_x402: z.boolean(),
     supports_webhook: z.boolean(),
     timeout_seconds: z.int().min(10).max(7200),
-    upstream: z
-      .object({
-        /** The provider's own model reference (fal endpoint id, Replicate model, OpenAI-compatible model name). */
-        model: z.string().min(1),
-        /** Our request field → the upstream's input field, where the names differ. */
-        parameters: z.record(z.string(), z.string()).default({}),
-      })
-      .strict(),
+    upstream: upstreamSchema,
   })
   .strict();
 

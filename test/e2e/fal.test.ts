@@ -59,7 +59,7 @@ describe('fal', () => {
     });
     expect(upstream.submitted.at(-1)).toMatchObject({
       endpoint: 'fal-ai/flux/dev',
-      input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 },
+      input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: 'landscape_16_9', seed: 7 },
       webhook: null,
     });
     const stored = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();

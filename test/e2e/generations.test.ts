@@ -224,6 +224,11 @@ describe('POST /generations refusals', () => {
       /prompt: fal\/flux-kontext-pro needs prompt/,
     ],
     [
+      'an image in images for a model whose upstream reads image_url alone',
+      { type: 'image-to-3d', model: 'fal/trellis', images: ['https://x.example/a.png'] },
+      /image_url: fal\/trellis needs image_url/,
+    ],
+    [
       'a model whose provider is not configured',
       { type: 'text-to-image', model: 'fal/flux-dev', prompt: 'a cat' },
       /model: fal\/flux-dev is not available on this server/,

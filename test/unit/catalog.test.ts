@@ -112,6 +112,61 @@ describe('a bad catalog stops the start naming the model and the field', () => {
     expect(() => loadCatalog([entry])).toThrow(message);
   });
 
+  const flux = catalogEntries.find((entry) => entry.slug === 'flux-schnell')!;
+  const seedream = catalogEntries.find((entry) => entry.slug === 'seedream-4')!;
+  const fluxSizes = flux.upstream.values!.aspect_ratio!;
+  const seedreamSizes = seedream.upstream.sizes!;
+  const withFluxSizes = (sizes: Record<string, string>) => ({
+    ...flux,
+    upstream: { ...flux.upstream, values: { aspect_ratio: sizes } },
+  });
+  const withSeedreamSizes = (sizes: object) => ({ ...seedream, upstream: { ...seedream.upstream, sizes } });
+  const without = <T extends object>(table: T, key: string) =>
+    Object.fromEntries(Object.entries(table).filter(([name]) => name !== key));
+  it.each<[string, unknown, RegExp]>([
+    [
+      'an offered aspect ratio without its upstream value',
+      withFluxSizes(without(fluxSizes, '3:4')),
+      /"flux-schnell": upstream.values.aspect_ratio: no upstream value for 3:4/,
+    ],
+    [
+      'an upstream value for an aspect ratio the model does not offer',
+      withFluxSizes({ ...fluxSizes, '21:9': 'landscape_21_9' }),
+      /"flux-schnell": upstream.values.aspect_ratio: 21:9 not in capabilities.aspect_ratios/,
+    ],
+    [
+      'upstream values for a field the model offers no values of',
+      { ...flux, upstream: { ...flux.upstream, values: { resolution: { '2K': 'auto_2K' } } } },
+      /"flux-schnell": upstream.values.resolution: capabilities.resolutions is not set/,
+    ],
+    [
+      'an offered resolution and aspect ratio without a size',
+      withSeedreamSizes({
+        ...seedreamSizes,
+        by_resolution: {
+          ...seedreamSizes.by_resolution,
+          '4K': without(seedreamSizes.by_resolution['4K']!, '9:16'),
+        },
+      }),
+      /"seedream-4": upstream.sizes.by_resolution.4K: no upstream value for 9:16/,
+    ],
+    [
+      'a size that is not WIDTHxHEIGHT',
+      withSeedreamSizes({
+        ...seedreamSizes,
+        by_resolution: { ...seedreamSizes.by_resolution, '1K': { ...seedreamSizes.by_resolution['1K'], '1:1': '1K' } },
+      }),
+      /"seedream-4": upstream.sizes.by_resolution.1K.1:1: expected WIDTHxHEIGHT/,
+    ],
+    [
+      'a default size that is not in the table',
+      withSeedreamSizes({ ...seedreamSizes, default: { resolution: '8K', aspect_ratio: '1:1' } }),
+      /"seedream-4": upstream.sizes.default: not a resolution and aspect ratio/,
+    ],
+  ])('%s', (_name, entry, message) => {
+    expect(() => loadCatalog([entry])).toThrow(message);
+  });
+
   it('a duplicate id', () => {
     expect(() => loadCatalog([good, good])).toThrow(/id fal\/hailuo-02 is listed twice/);
   });

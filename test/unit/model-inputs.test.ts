@@ -1,5 +1,5 @@
 // What admission asks of a request for its model (catalog `inputs`), and how those inputs reach the upstream:
-// face-swap's two pictures, image editors' instructions.
+// face-swap's two pictures, image editors' instructions, the one input field each remote model reads.
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { ModelRequestError } from '../../src/catalog/resolve.ts';
@@ -8,7 +8,7 @@ import { upstreamInput } from '../../src/providers/upstream-input.ts';
 import { admissibleRequest } from '../../src/services/generations.ts';
 
 const catalog = loadCatalog();
-const config = loadConfig({ NODE_ENV: 'test', FAL_KEY: 'fal-test-key' }, []);
+const config = loadConfig({ NODE_ENV: 'test', FAL_KEY: 'fal-test-key', REPLICATE_API_TOKEN: 'r8-test-token' }, []);
 const admit = (body: object) => admissibleRequest({ config, catalog }, body as never);
 
 /** The fields admission names, as the 400 would. */
@@ -59,5 +59,23 @@ describe('image-to-image models that edit by instruction', () => {
     ['fal/nano-banana-edit', 'images', { image_url: target }],
   ])('%s needs its image in %s, the field its upstream reads', (model, field, image) => {
     expect(refusedFields({ type: 'image-to-image', model, prompt: 'make it winter', ...image })).toEqual([field]);
+  });
+});
+
+describe('remote models whose upstream reads one of the two input fields their type accepts', () => {
+  const clip = 'https://inputs.example/clip.mp4';
+  it.each<[string, string, string, object, object]>([
+    ['fal/kling-2.1-standard', 'image-to-video', 'image_url', { image_url: target }, { images: [target] }],
+    ['fal/hunyuan3d-2.1', 'image-to-3d', 'image_url', { image_url: target }, { images: [target] }],
+    ['fal/trellis', 'image-to-3d', 'image_url', { image_url: target }, { images: [target] }],
+    ['replicate/real-esrgan', 'upscale', 'image_url', { image_url: target }, { images: [target] }],
+    ['fal/vidu-q1-reference', 'reference-to-video', 'images', { images: [target] }, { image_url: target }],
+    ['fal/wan-vace', 'video-to-video', 'video_url', { video_url: clip }, { videos: [clip] }],
+  ])('%s (%s) needs %s: given only the other field, 400 naming it', (model, type, field, read, other) => {
+    expect(refusedFields({ type, model, prompt: 'slowly', ...other })).toEqual([field]);
+    expect(refusedFields({ type, model, prompt: 'slowly', ...read, ...other })).toEqual([]);
+    // What it reads reaches the upstream (under the upstream's name for it).
+    const { request, model: admitted } = admit({ type, model, prompt: 'slowly', ...read });
+    expect(Object.values(upstreamInput(request, admitted))).toContainEqual(Object.values(read)[0]);
   });
 });
