@@ -149,6 +149,11 @@ export const configSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  // Upstream results name their outputs' URLs; an upstream (or a stand-in) on a private network needs this.
+  ALLOW_PRIVATE_OUTPUT_URLS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   FAL_KEY: optionalText,
   FAL_QUEUE_URL: z.url({ protocol: /^https?$/ }).optional(),
   REPLICATE_API_TOKEN: optionalText,
