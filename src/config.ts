@@ -138,6 +138,8 @@ export const configSchema = z.object({
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
+  // The whole server's trial credits per 24 hours, whatever the addresses (0: no trials at all).
+  TRIAL_CREDITS_PER_DAY: z.coerce.number().int().min(0).default(100),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
   REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
   ALLOW_PRIVATE_INPUT_URLS: z
