@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseUsd } from './money.ts';
-import { type Chain, chains } from './domain/values.ts';
+import { type Chain, chains, type Tier, tiers } from './domain/values.ts';
 
 export const roles = ['all', 'api', 'worker'] as const;
 
@@ -51,6 +51,20 @@ const chainList = z.string().transform((text, context) => {
     return z.NEVER;
   }
   return [...new Set(names)] as Chain[];
+});
+
+/** A limit per account tier: one number for every tier, or `free=60,starter=300,pro=600,enterprise=3000`. */
+const tierLimits = z.string().transform((text, context): Record<Tier, number> => {
+  const expected = `expected a number, or ${tiers.map((tier) => `${tier}=<n>`).join(',')} (0: no limit)`;
+  if (/^\s*\d+\s*$/.test(text)) return Object.fromEntries(tiers.map((tier) => [tier, Number(text)])) as never;
+  const entries = text.split(',').map((entry) => /^\s*(\w+)\s*=\s*(\d+)\s*$/.exec(entry));
+  const limits = Object.fromEntries(entries.map((match) => [match?.[1], Number(match?.[2])]));
+  const named = entries.every((match) => match && (tiers as readonly string[]).includes(match[1]!));
+  if (!named || entries.length !== tiers.length || !tiers.every((tier) => tier in limits)) {
+    context.addIssue({ code: 'custom', message: expected });
+    return z.NEVER;
+  }
+  return limits as Record<Tier, number>;
 });
 
 export const configSchema = z.object({
@@ -142,6 +156,11 @@ export const configSchema = z.object({
   TRIAL_CREDITS_PER_DAY: z.coerce.number().int().min(0).default(100),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
   REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
+  // Requests with an API key per account and window, by tier (agents and x402 payers count as free): admissions
+  // (POST /generations) and every other call with a key ("reads": tasks, balances, quotes, …).
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  RATE_LIMIT_ADMISSIONS: tierLimits.prefault('free=60,starter=300,pro=600,enterprise=3000'),
+  RATE_LIMIT_READS: tierLimits.prefault('free=3000,starter=6000,pro=12000,enterprise=60000'),
   ALLOW_PRIVATE_INPUT_URLS: z
     .enum(['true', 'false'])
     .default('false')
