@@ -55,13 +55,13 @@ const chainList = z.string().transform((text, context) => {
 
 /** A limit per account tier: one number for every tier, or `free=60,starter=300,pro=600,enterprise=3000`. */
 const tierLimits = z.string().transform((text, context): Record<Tier, number> => {
-  const expected = `expected a number, or ${tiers.map((tier) => `${tier}=<n>`).join(',')} (0: no limit)`;
   if (/^\s*\d+\s*$/.test(text)) return Object.fromEntries(tiers.map((tier) => [tier, Number(text)])) as never;
-  const entries = text.split(',').map((entry) => /^\s*(\w+)\s*=\s*(\d+)\s*$/.exec(entry));
-  const limits = Object.fromEntries(entries.map((match) => [match?.[1], Number(match?.[2])]));
-  const named = entries.every((match) => match && (tiers as readonly string[]).includes(match[1]!));
-  if (!named || entries.length !== tiers.length || !tiers.every((tier) => tier in limits)) {
-    context.addIssue({ code: 'custom', message: expected });
+  const pairs = text.split(',').map((entry) => /^\s*(\w+)\s*=\s*(\d+)\s*$/.exec(entry));
+  const limits = Object.fromEntries(pairs.map((pair) => [pair?.[1], Number(pair?.[2])]));
+  // As many pairs as tiers, and every tier among them: each tier named once, nothing else.
+  if (pairs.length !== tiers.length || !tiers.every((tier) => tier in limits)) {
+    const forms = tiers.map((tier) => `${tier}=<n>`).join(',');
+    context.addIssue({ code: 'custom', message: `expected a number, or ${forms} (0: no limit)` });
     return z.NEVER;
   }
   return limits as Record<Tier, number>;

@@ -74,7 +74,7 @@ async function admitRegistration(tx: Prisma.TransactionClient, guardrails: Guard
 /**
  * Whether a new agent from `network` may have a trial credit, and if not why. Trial grants are serialised
  * server-wide (one lock, taken after the address's) so neither the network's count nor the day's budget can be
- * raced past; registrations are rare, and only those that may get a trial wait for it.
+ * raced past; registrations are rare (and capped per address), so waiting for it costs little.
  */
 async function trialRefusal(
   tx: Prisma.TransactionClient,
