@@ -24,6 +24,7 @@ import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
 import { checkHealth, type HealthProbes } from './health.ts';
 import { createProviders, type Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './services/api-keys.ts';
+import { createRateLimiter } from './services/rate-limiter.ts';
 import type { Storage } from './storage/local-storage.ts';
 import type { TemporalDeps } from './temporal/generations.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
@@ -80,6 +81,7 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     temporal: deps.temporal,
     authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.API_KEY_CACHE_SECONDS * 1000),
     facilitator: configuredFacilitator(deps.config),
+    rateLimiter: createRateLimiter(deps.prisma, deps.config),
   };
   const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
   router.use(jsonBody(deps.config.JSON_BODY_LIMIT));

@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseUsd } from './money.ts';
-import { type Chain, chains } from './domain/values.ts';
+import { type Chain, chains, type Tier, tiers } from './domain/values.ts';
 
 export const roles = ['all', 'api', 'worker'] as const;
 
@@ -51,6 +51,20 @@ const chainList = z.string().transform((text, context) => {
     return z.NEVER;
   }
   return [...new Set(names)] as Chain[];
+});
+
+/** A limit per account tier: one number for every tier, or `free=60,starter=300,pro=600,enterprise=3000`. */
+const tierLimits = z.string().transform((text, context): Record<Tier, number> => {
+  if (/^\s*\d+\s*$/.test(text)) return Object.fromEntries(tiers.map((tier) => [tier, Number(text)])) as never;
+  const pairs = text.split(',').map((entry) => /^\s*(\w+)\s*=\s*(\d+)\s*$/.exec(entry));
+  const limits = Object.fromEntries(pairs.map((pair) => [pair?.[1], Number(pair?.[2])]));
+  // As many pairs as tiers, and every tier among them: each tier named once, nothing else.
+  if (pairs.length !== tiers.length || !tiers.every((tier) => tier in limits)) {
+    const forms = tiers.map((tier) => `${tier}=<n>`).join(',');
+    context.addIssue({ code: 'custom', message: `expected a number, or ${forms} (0: no limit)` });
+    return z.NEVER;
+  }
+  return limits as Record<Tier, number>;
 });
 
 export const configSchema = z.object({
@@ -138,14 +152,26 @@ export const configSchema = z.object({
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),
   TRIAL_CREDITS_PER_ADDRESS_PER_DAY: z.coerce.number().int().min(0).default(1),
+  // The whole server's trial credits per 24 hours, whatever the addresses (0: no trials at all).
+  TRIAL_CREDITS_PER_DAY: z.coerce.number().int().min(0).default(100),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
   REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
+  // Requests with an API key per account and window, by tier (agents and x402 payers count as free): admissions
+  // (POST /generations) and every other call with a key ("reads": tasks, balances, quotes, …).
+  RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
+  RATE_LIMIT_ADMISSIONS: tierLimits.prefault('free=60,starter=300,pro=600,enterprise=3000'),
+  RATE_LIMIT_READS: tierLimits.prefault('free=3000,starter=6000,pro=12000,enterprise=60000'),
   ALLOW_PRIVATE_INPUT_URLS: z
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
   INPUT_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
   ALLOW_PRIVATE_WEBHOOK_URLS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  // Upstream results name their outputs' URLs; an upstream (or a stand-in) on a private network needs this.
+  ALLOW_PRIVATE_OUTPUT_URLS: z
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),

@@ -2,16 +2,34 @@ import { isIPv6 } from 'node:net';
 import type { Request } from 'express';
 import { ipv6Groups } from '../net/ipv6.ts';
 
+/** The address Express sees (honouring TRUST_PROXY); IPv4-mapped IPv6 addresses as the IPv4 address they carry. */
+function callerAddress(req: Request): string {
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/** An IPv6 address's network of `prefixGroups` × 16 bits, e.g. `2001:db8:1::/48`; any other address as it is. */
+function network(address: string, prefixGroups: number): string {
+  if (!isIPv6(address)) return address;
+  const prefix = ipv6Groups(address)
+    .slice(0, prefixGroups)
+    .map((group) => group.toString(16))
+    .join(':');
+  return `${prefix}::/${prefixGroups * 16}`;
+}
+
 /**
- * The caller's address as Express sees it (honouring TRUST_PROXY), for per-address guardrails. An IPv6 caller
- * usually holds a whole /64, so IPv6 addresses count per /64; IPv4-mapped addresses count as IPv4.
+ * The caller's address for per-address guardrails (the registration cap). An IPv6 caller usually holds a whole
+ * /64, so IPv6 addresses count per /64.
  */
 export function clientAddress(req: Request): string {
-  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
-  if (!isIPv6(address)) return address;
-  return `${ipv6Groups(address)
-    .slice(0, 4)
-    .map((group) => group.toString(16))
-    .join(':')}::/64`;
+  return network(callerAddress(req), 4);
+}
+
+/**
+ * Where the trial credit is counted: an IPv4 address, or an IPv6 /48, the block a site is commonly given (a /64
+ * would hand one holder 65,536 trials).
+ */
+export function trialNetwork(req: Request): string {
+  return network(callerAddress(req), 3);
 }

@@ -10,6 +10,8 @@ import type { TemporalDeps } from '../temporal/generations.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
 import type { PaymentFacilitator } from '../x402/facilitator.ts';
+import type { RateLimitBucket, RateLimiter } from '../services/rate-limiter.ts';
+import { enforceRateLimit } from './rate-limit.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -22,6 +24,8 @@ export interface ApiContext {
   authenticate: Authenticator;
   /** Verifies and settles x402 payments; made on first use. */
   facilitator: () => PaymentFacilitator;
+  /** Counts calls with a key against their account's limits. */
+  rateLimiter: RateLimiter;
 }
 
 export interface HandlerInput<B, Q, P, H = unknown> {
@@ -70,6 +74,8 @@ export interface Endpoint<
   success: { status: number; description: string; schema: z.ZodType; headers?: Record<string, HeaderDoc> };
   /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
   errors?: ErrorCode[];
+  /** Which limit a call with a key counts against (default `reads`); calls without a key are not counted. */
+  rateLimit?: RateLimitBucket;
   /** The code of a body that fails validation, when the spec names one (default `validation_error`). */
   validationErrorCode?: ErrorCode;
   /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
@@ -101,7 +107,7 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   if (endpoint.validationErrorCode) codes.add(endpoint.validationErrorCode);
   if (endpoint.request?.body) codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type');
   // An API key is looked up in the database: while it is down, the answer is 503.
-  if (endpoint.auth !== 'none') codes.add('unauthorized').add('service_unavailable');
+  if (endpoint.auth !== 'none') codes.add('unauthorized').add('service_unavailable').add('rate_limited');
   if (endpoint.auth === 'agent' || endpoint.auth === 'developer') codes.add('forbidden');
   if (endpoint.pendingUntil) codes.add('not_implemented');
   codes.add('internal_error');
@@ -165,6 +171,8 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
     req,
     res,
   };
+  // Counted once the request is valid (a malformed one costs nothing to refuse), before any work is done.
+  if (principal) await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', principal, res);
   if (!endpoint.handle) {
     throw new ApiError(
       'not_implemented',

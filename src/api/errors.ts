@@ -37,7 +37,11 @@ export const errorCodes = {
     status: 429,
     description: 'Too many registrations from this client address; try again later.',
   },
-  rate_limited: { status: 429, description: 'Too many requests.' },
+  rate_limited: {
+    status: 429,
+    description:
+      "Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight.",
+  },
   internal_error: { status: 500, description: 'An unexpected error; the message carries the request id.' },
   not_implemented: { status: 501, description: 'The endpoint is specified but not available in this build yet.' },
   service_unavailable: { status: 503, description: 'A dependency (database, Temporal) is down.' },

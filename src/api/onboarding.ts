@@ -2,6 +2,13 @@
 import { publicBaseUrl, type Config } from '../config.ts';
 import { formatUsd } from '../money.ts';
 import type { OnboardedAgent } from '../services/agents.ts';
+import type { TrialRefusal } from '../services/registration.ts';
+
+const noTrialReasons: Record<TrialRefusal, string> = {
+  disabled: 'this server gives no trial credit',
+  network: 'this network address has used its trial allowance',
+  budget: "today's trial credits on this server are used up",
+};
 
 export function onboarding(config: Config, agent: OnboardedAgent) {
   const base = publicBaseUrl(config);
@@ -12,7 +19,7 @@ export function onboarding(config: Config, agent: OnboardedAgent) {
       'Store your API key now: it is shown only once. Send it on every call as `Authorization: Bearer <api_key>`.',
       agent.trialCreditApplied
         ? `You start with $${formatUsd(agent.balance)} of trial credit: enough to try a few generations.`
-        : 'No trial credit was applied: this network address has used its trial allowance. Deposit USDC to start.',
+        : `No trial credit was applied: ${noTrialReasons[agent.trialRefusal ?? 'disabled']}. Deposit USDC to start.`,
       `Deposit USDC on ${chains} to ${address}: the address is yours alone, so every deposit is credited to you.`,
       'Ask for a price before you spend: POST /api/v1/agents/quote tells you the cost and whether your balance covers it.',
     ],

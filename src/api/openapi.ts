@@ -2,6 +2,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { type Endpoint, endpointErrorCodes } from './endpoint.ts';
 import { type ErrorCode, errorCodes } from './errors.ts';
+import { rateLimitHeaderDocs } from './rate-limit.ts';
 import { ErrorSchema, PaymentRequiredErrorSchema } from './schemas/common.schemas.ts';
 
 export const apiVersion = '1.1.0';
@@ -25,6 +26,7 @@ function errorResponses(codes: ErrorCode[]): Record<number, ResponseConfig> {
       description: group.map((code) => `\`${code}\`: ${errorCodes[code].description}`).join(' '),
       content: { 'application/json': { schema: status === 402 ? PaymentRequiredErrorSchema : ErrorSchema } },
       ...(status === 402 && group.includes('payment_required') ? { headers: paymentRequiredHeaders } : {}),
+      ...(group.includes('rate_limited') ? { headers: rateLimitHeaderDocs } : {}),
     };
   }
   return responses;
@@ -49,7 +51,7 @@ const securityOf = (x402: boolean): Record<Endpoint['auth'], Record<string, stri
 });
 
 /** What only an x402 payment answers: left out of a server that takes no x402 payments. */
-const x402Only = new Set<ErrorCode>(['payment_required', 'conflict', 'rate_limited']);
+const x402Only = new Set<ErrorCode>(['payment_required', 'conflict']);
 
 export interface OpenApiOptions {
   serverUrl?: string;

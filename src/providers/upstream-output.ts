@@ -1,6 +1,10 @@
 // Copies an upstream's output into our hands at once: providers' URLs expire (Replicate deletes them after an hour).
+// An output URL is the upstream's to choose (a result may even echo a caller's URL), so it goes through the same
+// private-network guard as a caller's input, and a redirect is refused: it could lead anywhere after the check.
+import { fetch } from 'undici';
+import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';
 import { readLimited } from './fetch-input.ts';
-import type { ProducedFile } from './types.ts';
+import { ProviderRefusal, type ProducedFile } from './types.ts';
 
 const extensionsByType: Record<string, string> = {
   'image/png': 'png',
@@ -13,18 +17,43 @@ const extensionsByType: Record<string, string> = {
   'text/plain': 'txt',
 };
 
-export async function downloadOutput(
-  url: string,
-  options: { maxBytes: number; timeoutMs: number; signal?: AbortSignal },
-): Promise<ProducedFile> {
+export interface DownloadOptions {
+  maxBytes: number;
+  timeoutMs: number;
+  /** ALLOW_PRIVATE_OUTPUT_URLS: an upstream (or a stand-in) on this machine or network. */
+  allowPrivate: boolean;
+  signal?: AbortSignal;
+}
+
+// Permanent: the same URL would be refused again. The caller reads why; the setting is the operator's (README).
+const refused = (why: string) => new ProviderRefusal(`The model's output was refused: ${why}.`);
+
+export async function downloadOutput(url: string, options: DownloadOptions): Promise<ProducedFile> {
+  const target = new URL(url);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refused('its URL is not http(s)');
   const signal = options.signal
     ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
     : AbortSignal.timeout(options.timeoutMs);
-  const response = await fetch(url, { signal });
+  let response;
+  try {
+    response = await fetch(target, {
+      redirect: 'manual',
+      signal,
+      dispatcher: outboundDispatcher(target, options.allowPrivate),
+    });
+  } catch (error) {
+    const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
+    if (cause instanceof PrivateAddressError) throw refused(cause.message);
+    throw error; // a network failure or a timeout: transient, the activity retries
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    throw refused(`its URL answered a redirect (HTTP ${response.status})`);
+  }
   // A failed download is transient: the output exists upstream for a while, and the activity retries.
   if (!response.ok) throw new Error(`output download answered HTTP ${response.status}`);
   const data = await readLimited(
-    response as never,
+    response,
     options.maxBytes,
     () => new Error(`output larger than ${options.maxBytes} bytes`),
   );
@@ -37,9 +66,6 @@ export async function downloadOutput(
 }
 
 /** All of a job's outputs, each download bounded by a minute. */
-export function downloadOutputs(
-  urls: string[],
-  options: { maxBytes: number; signal?: AbortSignal },
-): Promise<ProducedFile[]> {
+export function downloadOutputs(urls: string[], options: Omit<DownloadOptions, 'timeoutMs'>): Promise<ProducedFile[]> {
   return Promise.all(urls.map((url) => downloadOutput(url, { ...options, timeoutMs: 60_000 })));
 }

@@ -1,5 +1,6 @@
-// Agent self-registration with guardrails per client address: a hard cap per window (429) and a limited number
-// of trial credits per day (later agents from that address start at zero, and are told so).
+// Agent self-registration with guardrails per client address: a hard cap per window (429), and trial credits
+// limited per network (an IPv4 address or an IPv6 /48) and across the whole server per day (later agents start at
+// zero, and are told why).
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
@@ -24,8 +25,14 @@ export interface AgentRegistration {
   source?: string;
   platform?: string;
   platformVersion?: string;
+  /** Counts toward the registration cap: an IPv4 address or an IPv6 /64. */
   clientAddress: string;
+  /** Counts toward the per-network trial limit: an IPv4 address or an IPv6 /48. */
+  trialNetwork: string;
 }
+
+/** Why a new agent got no trial credit: trials are off, its network had its share today, or the server had. */
+export type TrialRefusal = 'disabled' | 'network' | 'budget';
 
 export interface RegisteredAgent {
   agentId: string;
@@ -33,6 +40,7 @@ export interface RegisteredAgent {
   depositIndex: number;
   balance: bigint;
   trialCreditApplied: boolean;
+  trialRefusal: TrialRefusal | null;
   webhookUrl: string | null;
   webhookSecret: string | null;
 }
@@ -41,14 +49,15 @@ type Guardrails = Pick<
   Config,
   | 'TRIAL_CREDIT_USD'
   | 'TRIAL_CREDITS_PER_ADDRESS_PER_DAY'
+  | 'TRIAL_CREDITS_PER_DAY'
   | 'REGISTRATION_CAP_PER_ADDRESS'
   | 'REGISTRATION_CAP_WINDOW_MINUTES'
   | 'DEPOSIT_XPUB'
 >;
 
 /**
- * Refuses a registration past the address's cap, and says whether the address may still have a trial credit.
- * Registrations from one address are serialised (transaction lock) so the counts cannot be raced past.
+ * Refuses a registration past the address's cap. Registrations from one address are serialised (transaction lock)
+ * so the count cannot be raced past.
  */
 async function admitRegistration(tx: Prisma.TransactionClient, guardrails: Guardrails, clientAddress: string) {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`register:${clientAddress}`}, 0))`;
@@ -60,11 +69,25 @@ async function admitRegistration(tx: Prisma.TransactionClient, guardrails: Guard
       guardrails.REGISTRATION_CAP_WINDOW_MINUTES,
     );
   }
+}
+
+/**
+ * Whether a new agent from `network` may have a trial credit, and if not why. Trial grants are serialised
+ * server-wide (one lock, taken after the address's) so neither the network's count nor the day's budget can be
+ * raced past; registrations are rare (and capped per address), so waiting for it costs little.
+ */
+async function trialRefusal(
+  tx: Prisma.TransactionClient,
+  guardrails: Guardrails,
+  network: string,
+): Promise<TrialRefusal | null> {
+  if (guardrails.TRIAL_CREDIT_USD <= 0n || guardrails.TRIAL_CREDITS_PER_DAY === 0) return 'disabled';
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('register:trial-grants', 0))`;
   const dayStart = new Date(Date.now() - 86_400_000);
-  const trialsToday = await tx.ledgerEntry.count({
-    where: { kind: 'trial_credit', createdAt: { gte: dayStart }, account: { clientAddress } },
-  });
-  return { grantTrial: guardrails.TRIAL_CREDIT_USD > 0n && trialsToday < guardrails.TRIAL_CREDITS_PER_ADDRESS_PER_DAY };
+  const networkToday = await tx.trialGrant.count({ where: { network, grantedAt: { gte: dayStart } } });
+  if (networkToday >= guardrails.TRIAL_CREDITS_PER_ADDRESS_PER_DAY) return 'network';
+  const serverToday = await tx.trialGrant.count({ where: { grantedAt: { gte: dayStart } } });
+  return serverToday >= guardrails.TRIAL_CREDITS_PER_DAY ? 'budget' : null;
 }
 
 async function nextDepositIndex(tx: Prisma.TransactionClient): Promise<number> {
@@ -79,7 +102,8 @@ export async function registerAgent(
   input: AgentRegistration,
 ): Promise<RegisteredAgent> {
   return prisma.$transaction(async (tx) => {
-    const { grantTrial } = await admitRegistration(tx, guardrails, input.clientAddress);
+    await admitRegistration(tx, guardrails, input.clientAddress);
+    const refusal = await trialRefusal(tx, guardrails, input.trialNetwork);
     const depositIndex = await nextDepositIndex(tx);
     const agentId = newId('agt');
     const webhookUrl = input.webhookUrl ?? null;
@@ -101,7 +125,8 @@ export async function registerAgent(
       },
     });
     const apiKey = await issueApiKey(tx, { accountId: agentId, kind: 'agent', name: 'registration' });
-    const trial = grantTrial
+    if (!refusal) await tx.trialGrant.create({ data: { accountId: agentId, network: input.trialNetwork } });
+    const trial = !refusal
       ? await credit(
           { tx },
           {
@@ -114,6 +139,15 @@ export async function registerAgent(
         )
       : null;
     const balance = trial?.balance ?? 0n;
-    return { agentId, apiKey, depositIndex, balance, trialCreditApplied: grantTrial, webhookUrl, webhookSecret };
+    return {
+      agentId,
+      apiKey,
+      depositIndex,
+      balance,
+      trialCreditApplied: !refusal,
+      trialRefusal: refusal,
+      webhookUrl,
+      webhookSecret,
+    };
   });
 }

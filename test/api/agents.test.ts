@@ -1,7 +1,7 @@
 // POST /agents/register, GET /agents/balance, PATCH /agents/webhook over real HTTP and PostgreSQL.
 import { describe, expect, it } from 'vitest';
 import { developmentDepositXpub } from '../../src/config.ts';
-import { charge, credit, reserve } from '../../src/services/ledger.ts';
+import { charge, credit, ledgerTotals, reserve } from '../../src/services/ledger.ts';
 import { deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
@@ -93,6 +93,17 @@ describe('POST /agents/register', () => {
     expect(second.body.activation_tips.join(' ')).toMatch(/No trial credit/);
   });
 
+  it('counts the trial per IPv6 /48: another /64 of it gets none, another /48 gets its own', async () => {
+    const first = await register({ agent_name: 'first' }, '2001:db8:a1:1::1');
+    const sameSite = await register({ agent_name: 'same site' }, '2001:db8:a1:ffff::2');
+    const otherSite = await register({ agent_name: 'other site' }, '2001:db8:a2:1::1');
+    expect([first, sameSite, otherSite].map(({ status }) => status)).toEqual([201, 201, 201]);
+    expect(first.body).toMatchObject({ trial_credit_applied: true, starting_balance: '1.00' });
+    expect(sameSite.body).toMatchObject({ trial_credit_applied: false, starting_balance: '0.00' });
+    expect(sameSite.body.activation_tips.join(' ')).toMatch(/this network address has used its trial allowance/);
+    expect(otherSite.body).toMatchObject({ trial_credit_applied: true, starting_balance: '1.00' });
+  });
+
   it('caps registrations per address with 429 registration_capped, and creates nothing', async () => {
     const from = freshClientAddress();
     for (let i = 0; i < 3; i++) expect((await register({ agent_name: `agent ${i}` }, from)).status).toBe(201);
@@ -140,6 +151,44 @@ describe('POST /agents/register', () => {
     const { status: actual, body } = await register(requestBody);
     expect(actual).toBe(status);
     if (message) expect(body).toEqual({ error: 'validation_error', message: expect.stringMatching(message) });
+  });
+});
+
+describe('the server-wide trial budget (TRIAL_CREDITS_PER_DAY)', () => {
+  const budgeted = useAppWithDatabase({
+    config: { TRUST_PROXY: 'loopback', TRIAL_CREDITS_PER_DAY: 2, ...unreadChains },
+  });
+  const registerThere = (name: string) => call(budgeted, 'POST', '/agents/register', { body: { agent_name: name } });
+
+  it("grants trials until the day's budget is spent, even under concurrent registrations, then none from any address", async () => {
+    const racers = await Promise.all(Array.from({ length: 6 }, (_, i) => registerThere(`racer ${i}`)));
+    expect(racers.every(({ status }) => status === 201)).toBe(true);
+    expect(racers.filter(({ body }) => body.trial_credit_applied)).toHaveLength(2);
+    const late = await registerThere('late');
+    expect(late.body).toMatchObject({ trial_credit_applied: false, starting_balance: '0.00', balance: '0.00' });
+    expect(late.body.activation_tips.join(' ')).toMatch(/today's trial credits on this server are used up/);
+    // Money: exactly two trial credits were paid out, and every balance is its ledger's sum.
+    const prisma = budgeted.database.prisma;
+    expect(await prisma.ledgerEntry.count({ where: { kind: 'trial_credit' } })).toBe(2);
+    for (const { body } of [...racers, late]) {
+      const [row, totals] = await Promise.all([
+        prisma.balance.findUniqueOrThrow({ where: { accountId: body.agent_id } }),
+        ledgerTotals(prisma, body.agent_id),
+      ]);
+      expect(totals.balance).toBe(row.balance);
+    }
+  });
+});
+
+describe('TRIAL_CREDITS_PER_DAY=0', () => {
+  const closed = useAppWithDatabase({ config: { TRUST_PROXY: 'loopback', TRIAL_CREDITS_PER_DAY: 0, ...unreadChains } });
+
+  it('disables trials: a first registration from a new address starts at zero, and is told so', async () => {
+    const { status, body } = await call(closed, 'POST', '/agents/register', { body: { agent_name: 'first' } });
+    expect(status).toBe(201);
+    expect(body).toMatchObject({ trial_credit_applied: false, starting_balance: '0.00' });
+    expect(body.activation_tips.join(' ')).toMatch(/this server gives no trial credit/);
+    expect(await closed.database.prisma.ledgerEntry.count()).toBe(0);
   });
 });
 

@@ -71,7 +71,15 @@ describe('OpenAPI document', () => {
     const create = document.paths['/generations'].post;
     expect(create.security).toEqual([{ bearerAuth: [] }]);
     expect(document.components.securitySchemes.x402).toBeUndefined();
-    expect(Object.keys(create.responses)).not.toContain('429');
+    // 429 is the account's rate limit here (x402's payer limit only joins it where x402 is on).
+    expect(create.responses['429'].description).toContain('`rate_limited`');
+    expect(Object.keys(create.responses['429'].headers)).toEqual([
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'RateLimit-Policy',
+      'Retry-After',
+    ]);
     expect(create.responses['402'].description).toContain('`insufficient_balance`');
     expect(create.responses['402'].description).not.toContain('`payment_required`');
     expect(create.description).not.toMatch(/PAYMENT-SIGNATURE/);

@@ -34,6 +34,7 @@ describe('GET /account/webhook-secret', () => {
       agentName: 'hooked',
       webhookUrl: 'https://agent.example/hook',
       clientAddress: '203.0.113.9',
+      trialNetwork: '203.0.113.9',
     });
     expect((await getSecret(hooked.apiKey.key)).body.webhook_secret).toBe(hooked.webhookSecret);
     const bare = await createAgentWithKey(stack.database.prisma);

@@ -70,6 +70,43 @@ describe('migration runner', () => {
   });
 });
 
+it('counts trials granted before trial_grants existed under their network (an IPv6 /64 as its /48)', async () => {
+  const database = await createEmptyDatabase();
+  try {
+    const migrations = readMigrations();
+    const at = migrations.findIndex((migration) => migration.name.endsWith('_trial_grants'));
+    await applyMigrations(database.url, migrations.slice(0, at));
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      for (const [id, address] of [
+        ['agt_v6', '2001:db8:a1:2::/64'],
+        ['agt_v4', '203.0.113.7'],
+      ]) {
+        await client.query(
+          `INSERT INTO accounts (id, kind, name, client_address, updated_at) VALUES ($1, 'agent', 'bot', $2, now())`,
+          [id, address],
+        );
+        await client.query(
+          `INSERT INTO ledger_entries (account_id, kind, amount, balance_after, reserved_after, idempotency_key)
+           VALUES ($1, 'trial_credit', 1000000, 1000000, 0, 'trial:' || $1)`,
+          [id],
+        );
+      }
+      await applyMigrations(database.url, migrations);
+      const { rows } = await client.query('SELECT account_id, network FROM trial_grants ORDER BY account_id');
+      expect(rows).toEqual([
+        { account_id: 'agt_v4', network: '203.0.113.7' },
+        { account_id: 'agt_v6', network: '2001:db8:a1::/48' },
+      ]);
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await database.drop();
+  }
+});
+
 describe('money invariants in the database', () => {
   let database: TestDatabase;
   beforeAll(async () => {

@@ -24,7 +24,11 @@ export async function createAgentWithKey(
   prisma: PrismaClient,
   { clientAddress = `198.51.100.${Math.floor(Math.random() * 250)}` }: { clientAddress?: string } = {},
 ) {
-  return registerAgent(prisma, loadConfig({}, []), { agentName: 'test agent', clientAddress });
+  return registerAgent(prisma, loadConfig({}, []), {
+    agentName: 'test agent',
+    clientAddress,
+    trialNetwork: clientAddress,
+  });
 }
 
 /** A developer created through the real service, with its key. */

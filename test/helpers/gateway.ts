@@ -36,7 +36,15 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
   let workersRun: Promise<void> | undefined;
   beforeAll(async () => {
     gateway.config = {
-      ...loadConfig({ NODE_ENV: 'test', ALLOW_PRIVATE_INPUT_URLS: 'true', ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
+      ...loadConfig(
+        {
+          NODE_ENV: 'test',
+          ALLOW_PRIVATE_INPUT_URLS: 'true',
+          ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+          ALLOW_PRIVATE_OUTPUT_URLS: 'true',
+        },
+        [],
+      ),
       TEMPORAL_TASK_QUEUE: uniqueTaskQueue('gateway'),
       TEMPORAL_WEBHOOK_TASK_QUEUE: uniqueTaskQueue('webhooks'),
       ...(await configure()),

@@ -35,6 +35,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env, [])).toThrow(new RegExp(`${name}:`));
   });
 
+  it.each([
+    ['60', { free: 60, starter: 60, pro: 60, enterprise: 60 }],
+    [' enterprise=0, pro=600,starter=300,free=60', { free: 60, starter: 300, pro: 600, enterprise: 0 }],
+  ])('reads a rate limit per tier from %j', (value, limits) => {
+    expect(loadConfig({ RATE_LIMIT_ADMISSIONS: value }, []).RATE_LIMIT_ADMISSIONS).toEqual(limits);
+  });
+
+  it.each(['free=60', 'free=1,starter=1,pro=1,gold=1', 'free=1,starter=1,pro=1,enterprise=1,', 'many', '-1'])(
+    'refuses the rate limit %j naming the variable and the forms it takes',
+    (value) => {
+      expect(() => loadConfig({ RATE_LIMIT_READS: value }, [])).toThrow(
+        'RATE_LIMIT_READS: expected a number, or free=<n>,starter=<n>,pro=<n>,enterprise=<n> (0: no limit)',
+      );
+    },
+  );
+
   it('takes --role from the command line over GATEWAY_ROLE', () => {
     const env = { GATEWAY_ROLE: 'api', DATABASE_URL: 'postgresql://u:p@db:5432/g', TEMPORAL_ADDRESS: 'temporal:7233' };
     expect(loadConfig(env, ['--role', 'worker']).GATEWAY_ROLE).toBe('worker');

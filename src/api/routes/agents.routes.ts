@@ -3,7 +3,7 @@ import { setAgentWebhook } from '../../services/accounts.ts';
 import { agentBalance, onboardAgent, quoteGeneration } from '../../services/agents.ts';
 import { claimDeposit } from '../../services/deposit-claims.ts';
 import { depositView } from '../../services/deposit-view.ts';
-import { clientAddress } from '../client-address.ts';
+import { clientAddress, trialNetwork } from '../client-address.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { onboarding } from '../onboarding.ts';
@@ -58,6 +58,7 @@ export const agentEndpoints = [
         platform: body.agent_platform,
         platformVersion: body.agent_version,
         clientAddress: clientAddress(req),
+        trialNetwork: trialNetwork(req),
       });
       const balance = formatUsd(agent.balance);
       return {

@@ -76,6 +76,7 @@ export const generationEndpoints = [
     x402Description: endpointDescriptions.createGenerationX402,
     tags,
     auth: 'any_or_x402',
+    rateLimit: 'admissions',
     request: { body: CreateGenerationBodySchema, headers: CreateGenerationHeadersSchema },
     success: { status: 202, description: 'The task is queued', schema: GenerationQueuedResponseSchema },
     errors: [

@@ -10,7 +10,13 @@ import { createFalCallbackVerifier, falJwksUrl } from './callback-signature.ts';
 
 type FalConfig = Pick<
   Config,
-  'FAL_KEY' | 'FAL_QUEUE_URL' | 'FAL_JWKS_URL' | 'FAL_USER_ID' | 'FAL_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'
+  | 'FAL_KEY'
+  | 'FAL_QUEUE_URL'
+  | 'FAL_JWKS_URL'
+  | 'FAL_USER_ID'
+  | 'FAL_TIMEOUT_SECONDS'
+  | 'INPUT_MAX_BYTES'
+  | 'ALLOW_PRIVATE_OUTPUT_URLS'
 >;
 
 function classify(error: unknown): Error {
@@ -94,7 +100,13 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
       );
       const urls = resultFileUrls(result.data);
       if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
-      return { files: await downloadOutputs(urls, { maxBytes: config.INPUT_MAX_BYTES, signal }) };
+      return {
+        files: await downloadOutputs(urls, {
+          maxBytes: config.INPUT_MAX_BYTES,
+          allowPrivate: config.ALLOW_PRIVATE_OUTPUT_URLS,
+          signal,
+        }),
+      };
     },
 
     async cancel(model, requestId) {

@@ -5,12 +5,17 @@ import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../../config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 
-type OpenAIConfig = Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES'>;
+type OpenAIConfig = Pick<
+  Config,
+  'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES' | 'ALLOW_PRIVATE_OUTPUT_URLS'
+>;
 
 export interface OpenAIUpstream {
   client: OpenAI;
   /** The most an output download may weigh. */
   maxOutputBytes: number;
+  /** Whether output URLs may be at private addresses (ALLOW_PRIVATE_OUTPUT_URLS). */
+  allowPrivateOutputs: boolean;
   /** Runs one SDK call with the abort signal and the timeout, its failure classified. */
   call<T>(model: CatalogModel, signal: AbortSignal, step: (options: OpenAI.RequestOptions) => Promise<T>): Promise<T>;
 }
@@ -29,6 +34,7 @@ export function createOpenAIUpstream(config: OpenAIConfig): OpenAIUpstream {
   return {
     client,
     maxOutputBytes: config.INPUT_MAX_BYTES,
+    allowPrivateOutputs: config.ALLOW_PRIVATE_OUTPUT_URLS,
     async call(model, signal, step) {
       try {
         return await step({ signal, timeout: Math.min(config.OPENAI_TIMEOUT_SECONDS, model.timeout_seconds) * 1000 });

@@ -27,6 +27,7 @@ export function createOpenAIImageRunner(upstream: OpenAIUpstream): ProviderRunne
           return downloadOutput(image.url, {
             maxBytes: upstream.maxOutputBytes,
             timeoutMs: 60_000,
+            allowPrivate: upstream.allowPrivateOutputs,
             signal: context.signal,
           });
         throw new ProviderRefusal('The model returned no image.');

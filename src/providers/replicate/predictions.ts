@@ -15,6 +15,7 @@ type ReplicateConfig = Pick<
   | 'REPLICATE_WEBHOOK_SECRET'
   | 'REPLICATE_TIMEOUT_SECONDS'
   | 'INPUT_MAX_BYTES'
+  | 'ALLOW_PRIVATE_OUTPUT_URLS'
 >;
 
 function classify(error: unknown): Error {
@@ -94,7 +95,13 @@ export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
     async collect(_model, id, signal) {
       const urls = outputUrls((await get(id, signal)).output);
       if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
-      return { files: await downloadOutputs(urls, { maxBytes: config.INPUT_MAX_BYTES, signal }) };
+      return {
+        files: await downloadOutputs(urls, {
+          maxBytes: config.INPUT_MAX_BYTES,
+          allowPrivate: config.ALLOW_PRIVATE_OUTPUT_URLS,
+          signal,
+        }),
+      };
     },
 
     async cancel(_model, id) {

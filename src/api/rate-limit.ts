@@ -1,0 +1,48 @@
+// The API side of the rate limits: a call counted against its account, and the answer's headers. Headers follow
+// the IETF draft (draft-ietf-httpapi-ratelimit-headers-06, as express-rate-limit's "draft-6"): RateLimit-Limit,
+// -Remaining, -Reset (seconds) and RateLimit-Policy, on every counted response; a refusal adds Retry-After.
+import type { Response } from 'express';
+import type { Principal } from '../services/api-keys.ts';
+import type { RateLimitBucket, RateLimiter, RateLimitState } from '../services/rate-limiter.ts';
+import { ApiError } from './errors.ts';
+
+export const rateLimitHeaderDocs = {
+  'RateLimit-Limit': {
+    description: 'Requests of this kind the account may send per window',
+    schema: { type: 'integer' as const },
+  },
+  'RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' as const } },
+  'RateLimit-Reset': { description: 'Seconds until the window ends', schema: { type: 'integer' as const } },
+  'RateLimit-Policy': { description: 'The limit and its window, e.g. `60;w=60`', schema: { type: 'string' as const } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer' as const } },
+};
+
+function headers(state: RateLimitState): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(state.limit),
+    'RateLimit-Remaining': String(state.remaining),
+    'RateLimit-Reset': String(state.resetSeconds),
+    'RateLimit-Policy': `${state.limit};w=${state.windowSeconds}`,
+  };
+}
+
+const what: Record<RateLimitBucket, string> = { admissions: 'generations', reads: 'requests' };
+
+/** Counts the request against the caller's account; a refusal is 429 `rate_limited` with Retry-After. */
+export async function enforceRateLimit(
+  limiter: RateLimiter,
+  bucket: RateLimitBucket,
+  principal: Principal,
+  res: Response,
+): Promise<void> {
+  const state = await limiter.take(bucket, principal.account);
+  if (!state) return;
+  res.set(headers(state));
+  if (state.allowed) return;
+  throw new ApiError(
+    'rate_limited',
+    `Rate limit reached: at most ${state.limit} ${what[bucket]} every ${state.windowSeconds} seconds for this account; try again in ${state.resetSeconds} s.`,
+    {},
+    { 'Retry-After': String(state.resetSeconds) },
+  );
+}

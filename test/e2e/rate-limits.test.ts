@@ -1,0 +1,115 @@
+// Per-account rate limits through the real stack, with two api instances on one database (as two api processes
+// are): the count is shared, the N+1th call of a window is 429 `rate_limited` with Retry-After and the RateLimit
+// headers, and a refused admission reserves nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tier } from '../../src/domain/values.ts';
+import { credit, ledgerTotals } from '../../src/services/ledger.ts';
+import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { call, type Server } from '../helpers/http.ts';
+
+const perTier = (free: number, pro: number): Record<Tier, number> => ({ free, starter: free, pro, enterprise: 0 });
+
+const gateway = useGateway(() => ({
+  // One window for the whole run (windows are aligned to multiples of their length): no rollover mid-test.
+  RATE_LIMIT_WINDOW_SECONDS: 1_000_000_000,
+  RATE_LIMIT_ADMISSIONS: perTier(2, 3),
+  RATE_LIMIT_READS: perTier(4, 4),
+}));
+const developer = useFundedDeveloper(gateway); // pro
+const unlimited = useFundedDeveloper(gateway); // made enterprise below
+let second: TestApp;
+beforeAll(async () => {
+  second = await startTestApp({
+    prisma: gateway.database.prisma,
+    config: gateway.config,
+    catalog: gateway.catalog,
+    temporal: { client: gateway.env.client, taskQueue: gateway.config.TEMPORAL_TASK_QUEUE },
+  });
+  await gateway.database.prisma.account.update({ where: { id: unlimited.accountId }, data: { tier: 'enterprise' } });
+});
+afterAll(() => second?.close());
+
+const instances = (): Server[] => [gateway, { app: second }];
+const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
+const rateHeaders = (headers: Headers) =>
+  Object.fromEntries(
+    ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'retry-after'].map((name) => [
+      name,
+      headers.get(name),
+    ]),
+  );
+
+describe('rate limits', () => {
+  it('the N+1th admission of a window is 429 with Retry-After and RateLimit headers, counted across api instances', async () => {
+    const answers = [];
+    for (let i = 0; i < 4; i++) {
+      answers.push(await call(instances()[i % 2]!, 'POST', '/generations', { key: developer.key, body: speech }));
+    }
+    expect(answers.map(({ status }) => status)).toEqual([202, 202, 202, 429]);
+    expect(answers.map(({ headers }) => headers.get('ratelimit-remaining'))).toEqual(['2', '1', '0', '0']);
+    const refused = answers[3]!;
+    expect(refused.body).toEqual({
+      error: 'rate_limited',
+      message: expect.stringMatching(/^Rate limit reached: at most 3 generations every 1000000000 seconds/),
+    });
+    const headers = rateHeaders(refused.headers);
+    expect(headers).toMatchObject({
+      'ratelimit-limit': '3',
+      'ratelimit-remaining': '0',
+      'ratelimit-policy': '3;w=1000000000',
+    });
+    expect(Number(headers['retry-after'])).toBeGreaterThan(0);
+    expect(headers['ratelimit-reset']).toBe(headers['retry-after']);
+    // The refusal admitted nothing: three tasks, and only their reservations are held.
+    const prisma = gateway.database.prisma;
+    const tasks = await prisma.task.findMany({ where: { accountId: developer.accountId } });
+    expect(tasks).toHaveLength(3);
+    const reservations = await prisma.ledgerEntry.count({ where: { accountId: developer.accountId, kind: 'reserve' } });
+    expect(reservations).toBe(3);
+    const [row, totals] = await Promise.all([
+      prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } }),
+      ledgerTotals(prisma, developer.accountId),
+    ]);
+    expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
+      balance: row.balance,
+      reserved: row.reserved,
+    });
+  });
+
+  it('reads have their own limit, shared the same way; the tier sets it (0: none, and no headers)', async () => {
+    const task = (await gateway.database.prisma.task.findFirstOrThrow({ where: { accountId: developer.accountId } }))
+      .id;
+    const reads = [];
+    for (let i = 0; i < 5; i++) {
+      reads.push(await call(instances()[i % 2]!, 'GET', `/generations/${task}`, { key: developer.key }));
+    }
+    expect(reads.map(({ status }) => status)).toEqual([200, 200, 200, 200, 429]);
+    expect(rateHeaders(reads[4]!.headers)).toMatchObject({ 'ratelimit-limit': '4', 'ratelimit-remaining': '0' });
+    expect(reads[4]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    // Other calls with the key count as reads too.
+    expect((await call(gateway, 'GET', '/account/balance', { key: developer.key })).status).toBe(429);
+
+    for (let i = 0; i < 6; i++) {
+      const answer = await call(instances()[i % 2]!, 'POST', '/generations', { key: unlimited.key, body: speech });
+      expect(answer.status).toBe(202);
+      expect(answer.headers.get('ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it('a malformed request is refused with 400 and not counted', async () => {
+    const { apiKey, developerId } = await createDeveloperWithKey(gateway.database.prisma, { tier: 'free' });
+    await credit(gateway.database.prisma, {
+      accountId: developerId,
+      amount: 1_000_000n,
+      kind: 'adjustment',
+      idempotencyKey: `topup:${developerId}`,
+    });
+    const post = (body: object) => call(gateway, 'POST', '/generations', { key: apiKey.key, body });
+    for (let i = 0; i < 3; i++) expect((await post({ type: 'nonsense' })).status).toBe(400);
+    expect((await post(speech)).status).toBe(202);
+    expect((await post(speech)).status).toBe(202);
+    expect((await post(speech)).status).toBe(429);
+  });
+});
