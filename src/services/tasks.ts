@@ -6,7 +6,8 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import { taskIdPattern } from '../domain/values.ts';
-import { charge, credit, release, reserve } from './ledger.ts';
+import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
+import { charge, credit, InsufficientFundsError, release, reserve } from './ledger.ts';
 
 /** A task row with its x402 payment, when it was paid that way. */
 export type TaskRow = Task & { payment: X402Payment | null };
@@ -18,6 +19,8 @@ export interface AdmitTaskInput {
   request: GenerationRequest;
   costMicros: bigint;
   idempotencyKey: string | null;
+  /** The workflow run admitting it: once that run has given up, no attempt of it commits (admission-fence.ts). */
+  runId?: string;
 }
 
 /**
@@ -58,9 +61,8 @@ export function newTaskRow(input: {
 
 /** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
 export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<TaskRow> {
-  return prisma.$transaction(async (tx) => {
-    const existing = await tx.task.findUnique({ where: { id: input.taskId }, ...withPayment });
-    if (existing) return existing;
+  const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError] };
+  return decideAdmission(prisma, attempt, async (tx) => {
     await reserve(
       { tx },
       {
@@ -195,18 +197,24 @@ export function creditSettledPayment(
 
 /**
  * Releases the whole reservation (an x402 payment is abandoned instead: it is never settled) and marks the task
- * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null.
- * `onlyQueued`: a task that has started meanwhile is left to its workflow.
+ * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null, and
+ * the admission of `runId` is given up for good, so an attempt of it still under way cannot commit later.
+ * `onlyIf`: the status it was found in; a task that has moved on meanwhile is left to its workflow.
  */
 export async function failTask(
   prisma: PrismaClient,
-  input: { taskId: string; error: string; onlyQueued?: boolean },
+  input: { taskId: string; error: string; runId?: string; onlyIf?: 'queued' | 'processing' },
 ): Promise<TaskRow | null> {
   return prisma.$transaction(async (tx) => {
+    // Waits for an admission under way: it either commits first (and is released here) or finds the tombstone.
+    await lockAdmission(tx, input.taskId);
     const task = await lockTask(tx, input.taskId);
-    if (!task) return null;
+    if (!task) {
+      if (input.runId) await abandonAdmission(tx, { taskId: input.taskId, runId: input.runId });
+      return null;
+    }
     if (task.status === 'completed' || task.status === 'failed') return task;
-    if (input.onlyQueued && task.status !== 'queued') return task;
+    if (input.onlyIf && task.status !== input.onlyIf) return task;
     if (!task.payment)
       await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
     else await abandonPayment(tx, task.payment);
