@@ -3,7 +3,9 @@
 // cancel) finds the tombstone and commits nothing: no reservation outlives the run that answered "nothing charged".
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import type { TaskRow } from './tasks.ts';
+
+/** A task row with its x402 payment (tasks.ts's TaskRow, named here so the two modules need not import each other). */
+type TaskRow = Prisma.TaskGetPayload<{ include: { payment: true } }>;
 
 export class AdmissionAbandonedError extends Error {
   override name = 'AdmissionAbandonedError';
