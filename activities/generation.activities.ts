@@ -39,6 +39,8 @@ export interface AdmitInput {
   idempotencyKey: string | null;
   /** Paid with x402 (verified by the api) instead of the account's balance: nothing is reserved. */
   payment?: X402Authorization;
+  /** Seconds of the media inputs the price depends on, measured by the api (the price follows them). */
+  inputSeconds?: number;
 }
 
 /** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */

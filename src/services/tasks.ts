@@ -21,6 +21,8 @@ export interface AdmitTaskInput {
   idempotencyKey: string | null;
   /** The workflow run admitting it: once that run has given up, no attempt of it commits (admission-fence.ts). */
   runId?: string;
+  /** Seconds of the media inputs its price depends on, as measured at admission. */
+  inputSeconds?: number;
 }
 
 /**
@@ -39,6 +41,7 @@ export function newTaskRow(input: {
   request: GenerationRequest;
   costMicros: bigint;
   idempotencyKey: string | null;
+  inputSeconds?: number;
 }) {
   const { request } = input;
   return {
@@ -53,6 +56,7 @@ export function newTaskRow(input: {
     duration: request.duration,
     resolution: request.resolution,
     numOutputs: request.num_outputs,
+    inputSeconds: input.inputSeconds,
     costReserved: input.costMicros,
     webhookUrl: request.webhook_url,
     idempotencyKey: input.idempotencyKey,
@@ -88,11 +92,11 @@ export interface Delivered {
 
 /**
  * What a task used, at most its quote: the quote was the most it could cost; what was used (tokens, seconds) and
- * delivered (fewer outputs than asked for) is what is charged.
+ * delivered (fewer outputs than asked for) is what is charged, never less than its measured inputs cost.
  */
 export function usedCost(
   model: CatalogModel,
-  task: Pick<Task, 'request' | 'costReserved'>,
+  task: Pick<Task, 'request' | 'costReserved' | 'inputSeconds'>,
   delivered: Delivered,
 ): bigint {
   const request = storedRequest(task);
@@ -100,6 +104,7 @@ export function usedCost(
   if (!delivered.usage && !fewerOutputs) return task.costReserved;
   const used = priceRequest(model, {
     ...request,
+    ...(task.inputSeconds !== null ? { input_seconds: task.inputSeconds } : {}),
     ...(fewerOutputs ? { num_outputs: delivered.outputs.length } : {}),
     ...(delivered.usage ? { usage: delivered.usage } : {}),
   }).micros;
