@@ -91,8 +91,8 @@ export function createDepositActivities(deps: DepositActivityDeps) {
     },
 
     async creditDeposit(facts: DepositFacts): Promise<CreditedDepositView> {
-      const { deposit, availableAfter } = await creditDeposit(deps.prisma, facts);
-      return { ...depositView(deposit), new_balance: formatUsd(availableAfter) };
+      const { deposit, balanceAfter } = await creditDeposit(deps.prisma, facts);
+      return { ...depositView(deposit), new_balance: formatUsd(balanceAfter) };
     },
 
     /** Reads the chain's next blocks and starts the deposit workflow of every transfer to an agent. */

@@ -1,19 +1,17 @@
 // `npm run bench`: the embedded default (embedded PostgreSQL, Temporal dev server, API and worker in one process)
 // in a scratch data directory, loaded from this same process, so client and server share the machine's cores.
-// Prints one table and exits. The echo row is the same server's rate for a bare update-with-start: the ceiling
-// that Temporal itself sets here.
+// Latency targets are measured open loop at a fixed offered rate, saturation closed loop; two references are
+// measured the same way: an Express hello-world route in this process and the server's bare update-with-start.
+// Prints one table and exits. BENCH_PHASE_SECONDS (default 20) sets how long each open-loop phase offers load.
 import { createServer } from 'node:http';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequired } from '@x402/core/types';
+import express from 'express';
 import sharp from 'sharp';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { loadCatalog } from '../src/catalog/catalog.ts';
-import { sendTestUsdc } from '../src/chain/local-chain.ts';
 import { embeddedDatabaseUrl, loadConfig } from '../src/config.ts';
 import { createPrisma } from '../src/db/prisma.ts';
 import { createLogger } from '../src/logger.ts';
@@ -21,150 +19,60 @@ import { createDeveloper } from '../src/services/accounts.ts';
 import { credit } from '../src/services/ledger.ts';
 import { startRuntime, type Stop, stopAll } from '../src/runtime.ts';
 import { freePort } from '../test/helpers/ports.ts';
-import { pay } from '../test/x402/paying-client.ts';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
+import { achievedRate, closedLoop, type Measured, openLoop, sleep } from './load.ts';
+import { depositRow, x402Rows } from './payment-rows.ts';
+import { cpuBetween, sampleCpu } from './process-cpu.ts';
+import { formatTable, loadRow, type Row, withTarget } from './table.ts';
 
-const concurrency = 16;
-const admissions = 300;
-const readSeconds = 3;
-const deposits = 20;
-// x402 rows: 50 requests each, offered open-loop at a fixed rate (one every `x402IntervalMs`), one payer per payment.
-const x402Requests = 50;
-const x402IntervalMs = 200;
+const phaseSeconds = Number(process.env.BENCH_PHASE_SECONDS ?? 20);
+const saturationSeconds = Math.max(3, phaseSeconds / 4);
+const inFlight = 16;
+const admissionRates = [10, 20, 30, 45];
+const endToEndRate = 10;
+const finishedReadRate = 200;
+const runningReadRate = 100;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const ratio = (value: number, reference: number) => `${(value / reference).toFixed(2)} ×`;
 
-interface Row {
-  name: string;
-  count: number;
-  perSecond: number;
-  p50: number;
-  p99: number;
-}
-
-function row(name: string, latencies: number[], seconds: number): Row {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    name,
-    count: sorted.length,
-    perSecond: sorted.length / seconds,
-    p50: percentile(sorted, 50),
-    p99: percentile(sorted, 99),
-  };
-}
-
-/** Runs `operation` `total` times (or for `forMs`) with `concurrency` in flight; latencies in ms. */
-async function load(operation: (i: number) => Promise<void>, limit: { total?: number; forMs?: number }) {
-  const latencies: number[] = [];
-  const started = performance.now();
-  let next = 0;
-  const more = () => (limit.total !== undefined ? next < limit.total : performance.now() - started < limit.forMs!);
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (more()) {
-        const i = next++;
-        const t = performance.now();
-        await operation(i);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  return { latencies, seconds: (performance.now() - started) / 1000 };
-}
-
-/** One agent, `deposits` USDC transfers on the local chain, each from POST /agents/deposit to its credit. */
-async function depositsToCredit(api: string, dataDir: string, confirmations: number): Promise<Row> {
-  const chain = JSON.parse(await readFile(join(dataDir, 'anvil', 'chain.json'), 'utf8')) as {
-    rpcUrl: string;
-    usdcAddress: `0x${string}`;
-    chain: string;
-  };
-  const json = { 'content-type': 'application/json' };
-  const registered = await fetch(`${api}/agents/register`, {
-    method: 'POST',
-    headers: json,
-    body: JSON.stringify({ agent_name: 'bench agent' }),
+async function startInputs(stops: Stop[]) {
+  const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
+    .png()
+    .toBuffer();
+  // `/held-…` inputs wait until released: they keep tasks running for the reads of running tasks.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const server = createServer((req, res) => {
+    const send = () => res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    if (req.url?.startsWith('/held')) void released.then(send);
+    else send();
   });
-  const agent = (await registered.json()) as { api_key: string; deposit_addresses: Record<string, `0x${string}`> };
-  const headers = { ...json, authorization: `Bearer ${agent.api_key}` };
-  const to = agent.deposit_addresses[chain.chain];
-  if (!to) throw new Error(`the agent has no deposit address on ${chain.chain}`);
-  const latencies: number[] = [];
-  const started = performance.now();
-  for (let i = 0; i < deposits; i++) {
-    const txHash = await sendTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to, amount: 1_000_000n });
-    const t = performance.now();
-    const answer = await fetch(`${api}/agents/deposit`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ chain: chain.chain, tx_hash: txHash }),
-    });
-    let credited = ((await answer.json()) as { success?: boolean }).success === true;
-    while (!credited) {
-      await sleep(50);
-      const balance = await (await fetch(`${api}/agents/balance`, { headers })).json();
-      const recent = (balance as { recent_deposits: { tx_hash: string; status: string }[] }).recent_deposits;
-      credited = recent.some((deposit) => deposit.tx_hash === txHash && deposit.status === 'credited');
-    }
-    latencies.push(performance.now() - t);
-  }
-  const name = `POST /agents/deposit → credited (local chain, ${confirmations} confirmations)`;
-  return row(name, latencies, (performance.now() - started) / 1000);
-}
-
-/** Starts `operation(i)` every `intervalMs` whether or not earlier ones have answered (open loop); latencies in ms. */
-async function atFixedRate(count: number, intervalMs: number, operation: (i: number) => Promise<void>) {
-  const started = performance.now();
-  const latencies = await Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      await sleep(started + i * intervalMs - performance.now());
-      const t = performance.now();
-      await operation(i);
-      return performance.now() - t;
-    }),
-  );
-  return { latencies, seconds: (performance.now() - started) / 1000 };
-}
-
-/** The unpaid 402 and a paid admission (202), each at 1000 / x402IntervalMs requests per second. */
-async function x402Rows(api: string, dataDir: string): Promise<Row[]> {
-  const chain = JSON.parse(await readFile(join(dataDir, 'anvil', 'chain.json'), 'utf8')) as {
-    rpcUrl: string;
-    usdcAddress: `0x${string}`;
-  };
-  const json = { 'content-type': 'application/json' };
-  const body = JSON.stringify({ type: 'text-to-audio', model: 'local/espeak', prompt: 'A paid benchmark.' });
-  const unpaid = async () => {
-    const response = await fetch(`${api}/generations`, { method: 'POST', headers: json, body });
-    if (response.status !== 402) throw new Error(`unpaid POST answered ${response.status}`);
-    return (await response.json()) as { requirements: PaymentRequired };
-  };
-  const unpaidRuns = await atFixedRate(x402Requests, x402IntervalMs, async () => {
-    await unpaid();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  stops.push({
+    name: 'bench inputs',
+    stop: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
   });
-  // Payments are signed beforehand, one fresh payer each: only the POST that carries one is timed.
-  const { requirements } = await unpaid();
-  const headers: Record<string, string>[] = [];
-  for (let i = 0; i < x402Requests; i++) {
-    const payer = privateKeyToAccount(generatePrivateKey());
-    await sendTestUsdc({ rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, to: payer.address, amount: 1_000_000n });
-    headers.push({
-      ...json,
-      'PAYMENT-SIGNATURE': encodePaymentSignatureHeader((await pay(requirements, payer)).payload),
-    });
-  }
-  const paidRuns = await atFixedRate(x402Requests, x402IntervalMs, async (i) => {
-    const response = await fetch(`${api}/generations`, { method: 'POST', headers: headers[i], body });
-    if (response.status !== 202) throw new Error(`paid POST answered ${response.status}: ${await response.text()}`);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, release };
+}
+
+/** The same client against an Express route that only answers: what this process can serve at all. */
+async function helloWorld(stops: Stop[]): Promise<Measured> {
+  const app = express();
+  app.get('/hello', (_req, res) => {
+    res.json({ hello: 'world' });
+  });
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  stops.push({ name: 'hello world', stop: () => new Promise((resolve) => server.close(resolve)) });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hello`;
+  return closedLoop(inFlight, { forSeconds: saturationSeconds }, async () => {
+    const response = await fetch(url);
     await response.arrayBuffer();
   });
-  const rate = `${1000 / x402IntervalMs}/s offered`;
-  return [
-    row(`POST /generations without a key (x402 402, ${rate})`, unpaidRuns.latencies, unpaidRuns.seconds),
-    row(`POST /generations with an x402 payment (verify + admit, ${rate})`, paidRuns.latencies, paidRuns.seconds),
-  ];
 }
 
 async function main() {
@@ -186,135 +94,213 @@ async function main() {
   const logger = createLogger(config);
   const stops: Stop[] = [];
   const rows: Row[] = [];
+  const progress = (line: string) => console.error(`[bench] ${line}`);
   try {
     await startRuntime(config, loadCatalog(), logger, stops);
     const api = `http://127.0.0.1:${config.PORT}/api/v1`;
     const prisma = createPrisma(embeddedDatabaseUrl(config));
     stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
-
-    // Inputs: an 8×8 PNG at once, or after 20 s (keeps tasks running for the "running" reads).
-    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })
-      .png()
-      .toBuffer();
-    const inputs = createServer((req, res) => {
-      const send = () => res.writeHead(200, { 'content-type': 'image/png' }).end(png);
-      if (req.url?.startsWith('/slow')) setTimeout(send, 20_000);
-      else send();
-    });
-    await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-    stops.push({
-      name: 'bench inputs',
-      stop: () =>
-        new Promise((resolve) => {
-          inputs.closeAllConnections();
-          inputs.close(resolve);
-        }),
-    });
-    const inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+    const inputs = await startInputs(stops);
 
     const { developerId, apiKey } = await createDeveloper(prisma, { name: 'bench', tier: 'enterprise' });
     await credit(prisma, {
       accountId: developerId,
-      amount: 1_000_000_000n,
+      amount: 10_000_000_000n,
       kind: 'adjustment',
       idempotencyKey: `bench:${developerId}`,
     });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey.key}` };
-    const create = async (imageUrl: string) => {
+    const create = async (input: string) => {
       const response = await fetch(`${api}/generations`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ type: 'upscale', model: 'local/lanczos', image_url: imageUrl }),
+        body: JSON.stringify({ type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url}/${input}.png` }),
       });
       if (response.status !== 202)
         throw new Error(`POST /generations answered ${response.status}: ${await response.text()}`);
       return ((await response.json()) as { id: string }).id;
     };
-
-    // Warm-up: the first requests pay for connections and the worker's workflow bundle.
-    for (let i = 0; i < 5; i++) await create(`${inputsUrl}/warm-${i}.png`);
-
     const ids: string[] = [];
-    const admitted = await load(
-      async (i) => {
-        ids.push(await create(`${inputsUrl}/in-${i}.png`));
-      },
-      { total: admissions },
-    );
-    rows.push(row('POST /generations (admission, 202)', admitted.latencies, admitted.seconds));
+    /** Waits until every task created so far has ended; how long that took after the call, ms. */
+    const drain = async () => {
+      const started = Date.now();
+      const deadline = started + 300_000;
+      for (;;) {
+        const open = await prisma.task.count({ where: { id: { in: ids }, status: { in: ['queued', 'processing'] } } });
+        if (open === 0) break;
+        if (Date.now() > deadline) throw new Error(`${open} tasks did not finish within 5 minutes`);
+        await sleep(100);
+      }
+      const failed = await prisma.task.count({ where: { id: { in: ids }, status: 'failed' } });
+      if (failed > 0) throw new Error(`${failed} benchmark tasks failed`);
+      return Date.now() - started;
+    };
 
-    const deadline = Date.now() + 300_000;
-    while (
-      (await prisma.task.count({ where: { id: { in: ids }, status: { in: ['completed', 'failed'] } } })) < ids.length
-    ) {
-      if (Date.now() > deadline) throw new Error('tasks did not finish within 5 minutes');
-      await sleep(200);
-    }
-    const tasks = await prisma.task.findMany({
-      where: { id: { in: ids } },
-      select: { status: true, createdAt: true, completedAt: true },
-    });
-    const failed = tasks.filter((task) => task.status !== 'completed').length;
-    if (failed > 0) throw new Error(`${failed} benchmark tasks failed`);
-    const endToEnd = tasks.map((task) => task.completedAt!.getTime() - task.createdAt.getTime());
-    const span =
-      (Math.max(...tasks.map((task) => task.completedAt!.getTime())) -
-        Math.min(...tasks.map((task) => task.createdAt.getTime()))) /
-      1000;
-    rows.push(row('POST → completed (end to end)', endToEnd, span));
-
-    const readAll = (taskIds: string[]) =>
-      load(
-        async (i) => {
-          const response = await fetch(`${api}/generations/${taskIds[i % taskIds.length]}`, { headers });
-          if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
-          await response.arrayBuffer();
-        },
-        { forMs: readSeconds * 1000 },
-      );
-    const finishedReads = await readAll(ids);
-    rows.push(row('GET /generations/{id} (finished: database)', finishedReads.latencies, finishedReads.seconds));
-
-    const running: string[] = [];
-    for (let i = 0; i < concurrency; i++) running.push(await create(`${inputsUrl}/slow-${i}.png`));
-    while ((await prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length)
-      await sleep(100);
-    const runningReads = await readAll(running);
-    rows.push(row('GET /generations/{id} (running: workflow query)', runningReads.latencies, runningReads.seconds));
-
+    progress('references: hello world, update-with-start echo');
+    const hello = await helloWorld(stops);
+    const helloRate = achievedRate(hello);
+    rows.push(loadRow('Express hello-world route, this process (reference)', `${inFlight} in flight`, hello));
     const connection = await Connection.connect({ address: `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}` });
     stops.push({ name: 'bench temporal connection', stop: () => connection.close() });
     const client = new Client({ connection });
-    const echoes = await load(
-      async (i) => {
-        const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
-          workflowId: `echo-${i}`,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          workflowIdConflictPolicy: 'USE_EXISTING',
+    const echo = async (i: number) => {
+      const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
+        workflowId: `echo-${i}-${Date.now()}`,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      await client.workflow.executeUpdateWithStart(echoUpdate, { args: ['ping'], startWorkflowOperation: start });
+    };
+    await closedLoop(inFlight, { total: 50 }, echo); // warm-up
+    const echoes = await closedLoop(inFlight, { forSeconds: saturationSeconds }, echo);
+    const echoRate = achievedRate(echoes);
+    rows.push(loadRow('update-with-start echo, same server (reference)', `${inFlight} in flight`, echoes));
+
+    // Warm-up: the first requests pay for connections and the worker's workflow bundle.
+    for (let i = 0; i < 10; i++) ids.push(await create(`warm-${i}`));
+    await drain();
+
+    for (const rate of admissionRates) {
+      progress(`admissions at ${rate}/s`);
+      const cpuBefore = sampleCpu();
+      const admitted = await openLoop(rate, phaseSeconds, async (i) => {
+        ids.push(await create(`in-${rate}-${i}`));
+      });
+      await drain();
+      const cpu = cpuBetween(cpuBefore, sampleCpu());
+      const row = loadRow('POST /generations (admission, 202)', rate, admitted);
+      rows.push(rate === 30 ? withTarget(row, 'p99 ≤ 50 ms', row.p99! <= 50) : row);
+      if (rate === 30) {
+        const per = (value: number) => `${(value / admitted.latencies.length).toFixed(1)} ms`;
+        rows.push({
+          name: 'CPU per task (its admission and its run, client included in Node)',
+          offered: `${rate}/s`,
+          requests: admitted.latencies.length,
+          result: `Node ${per(cpu.nodeMs)}, Temporal ${per(cpu.temporalMs)}, PostgreSQL ${per(cpu.postgresMs)}`,
         });
-        await client.workflow.executeUpdateWithStart(echoUpdate, { args: ['ping'], startWorkflowOperation: start });
-      },
-      { total: admissions },
+      }
+    }
+
+    progress('admissions at saturation');
+    const saturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, async (i) => {
+      ids.push(await create(`saturation-${i}`));
+    });
+    await drain();
+    const saturationRate = achievedRate(saturated);
+    rows.push(
+      withTarget(
+        loadRow(
+          'POST /generations (admission) at saturation',
+          `${inFlight} in flight`,
+          saturated,
+          `, ${ratio(saturationRate, echoRate)} echo`,
+        ),
+        '≥ 0.8 × echo',
+        saturationRate >= 0.8 * echoRate,
+      ),
     );
-    rows.push(row('update-with-start echo (reference)', echoes.latencies, echoes.seconds));
-    rows.push(await depositsToCredit(api, dataDir, config.LOCAL_CHAIN_CONFIRMATIONS));
+
+    progress(`end to end at ${endToEndRate}/s`);
+    const postedAt = new Map<string, number>();
+    const endToEndIds: string[] = [];
+    const posted = await openLoop(endToEndRate, phaseSeconds, async (i) => {
+      const at = Date.now();
+      const id = await create(`e2e-${i}`);
+      postedAt.set(id, at);
+      endToEndIds.push(id);
+      ids.push(id);
+    });
+    const lastPost = Date.now();
+    const backlog = await prisma.task.count({
+      where: { id: { in: endToEndIds }, status: { in: ['queued', 'processing'] } },
+    });
+    const drainedMs = await drain();
+    const ended = await prisma.task.findMany({
+      where: { id: { in: endToEndIds } },
+      select: { id: true, completedAt: true },
+    });
+    const endToEnd = {
+      ...posted,
+      latencies: ended.map((task) => task.completedAt!.getTime() - postedAt.get(task.id)!),
+    };
+    const lastCompletion = Math.max(...ended.map((task) => task.completedAt!.getTime()));
+    const endToEndRow = loadRow(
+      'POST → completed (local/lanczos, 8×8 PNG, end to end)',
+      endToEndRate,
+      endToEnd,
+      `; ${backlog} open when posting stopped, last done ${Math.max(0, lastCompletion - lastPost)} ms after`,
+    );
+    rows.push(withTarget(endToEndRow, 'p50 ≤ 250 ms, no backlog', endToEndRow.p50! <= 250 && drainedMs < 2_000));
+
+    progress('reads of finished tasks');
+    const read = (taskIds: string[]) => async (i: number) => {
+      const response = await fetch(`${api}/generations/${taskIds[i % taskIds.length]}`, { headers });
+      if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
+      await response.arrayBuffer();
+    };
+    const finishedAtRate = await openLoop(finishedReadRate, phaseSeconds / 2, read(endToEndIds));
+    const finishedRow = loadRow('GET /generations/{id} (finished)', finishedReadRate, finishedAtRate);
+    rows.push(withTarget(finishedRow, 'p99 ≤ 20 ms', finishedRow.p99! <= 20));
+    const finishedSaturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, read(endToEndIds));
+    const finishedRate = achievedRate(finishedSaturated);
+    rows.push(
+      withTarget(
+        loadRow(
+          'GET /generations/{id} (finished) at saturation',
+          `${inFlight} in flight`,
+          finishedSaturated,
+          `, ${ratio(finishedRate, helloRate)} hello world`,
+        ),
+        '≥ 0.5 × hello world',
+        finishedRate >= 0.5 * helloRate,
+      ),
+    );
+
+    progress('reads of running tasks');
+    const running: string[] = [];
+    for (let i = 0; i < inFlight; i++) running.push(await create(`held-${i}`));
+    ids.push(...running);
+    while ((await prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length)
+      await sleep(100);
+    const runningAtRate = await openLoop(runningReadRate, phaseSeconds / 2, read(running));
+    const runningRow = loadRow('GET /generations/{id} (running)', runningReadRate, runningAtRate);
+    rows.push(withTarget(runningRow, 'p99 ≤ 50 ms', runningRow.p99! <= 50));
+    rows.push(
+      loadRow(
+        'GET /generations/{id} (running) at saturation',
+        `${inFlight} in flight`,
+        await closedLoop(inFlight, { forSeconds: saturationSeconds }, read(running)),
+      ),
+    );
+    inputs.release();
+    await drain();
+
+    progress('deposits and x402');
+    rows.push(await depositRow(api, dataDir, config.LOCAL_CHAIN_CONFIRMATIONS));
     rows.push(...(await x402Rows(api, dataDir)));
+
+    const peakMb = process.resourceUsage().maxRSS / 1024;
+    rows.push(
+      withTarget(
+        {
+          name: 'peak RSS of the process (api, worker and this client)',
+          offered: '',
+          requests: 0,
+          result: `${peakMb.toFixed(0)} MB after ${ids.length} tasks`,
+        },
+        '≤ 300 MB',
+        peakMb <= 300,
+      ),
+    );
   } finally {
     await stopAll(stops, logger);
     await rm(dataDir, { recursive: true, force: true });
   }
-
-  const table = [
-    '| measurement | requests | per second | p50 ms | p99 ms |',
-    '|---|---:|---:|---:|---:|',
-    ...rows.map(
-      (r) => `| ${r.name} | ${r.count} | ${r.perSecond.toFixed(1)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`,
-    ),
-  ];
   console.log(
-    `\nGeneration gateway benchmark (embedded default, ${concurrency} in flight, local/lanczos upscale of an 8×8 PNG)\n`,
+    `\nGeneration gateway benchmark: embedded default, client in the same process, local/lanczos upscales of an ` +
+      `8×8 PNG; open-loop phases of ${phaseSeconds} s, saturation ${saturationSeconds} s with ${inFlight} in flight\n`,
   );
-  console.log(table.join('\n'));
+  console.log(formatTable(rows));
   process.exit(0);
 }
 

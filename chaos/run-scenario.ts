@@ -1,6 +1,7 @@
 // One scenario from start to verdict: its stack in a scratch directory, a developer account credited through the
 // ledger service, `tasks` upscales of a slowly served PNG (local/lanczos) posted with Idempotency-Keys and a
-// webhook_url, the fault once half are admitted, then the invariants. A failed scenario keeps its directory (logs).
+// webhook_url, the fault once half are admitted, then the invariants. The inputs are held until the fault lands, so
+// what was admitted is still in flight when it does. A failed scenario keeps its directory (logs).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -31,7 +32,7 @@ export interface ScenarioResult {
 
 export interface RunOptions {
   tasks: number;
-  /** How long each input takes to serve: keeps tasks inside their provider step while the fault lands. */
+  /** How long each input takes to serve once the inputs are no longer held. */
   inputDelayMs?: number;
   /** The fault lands once this many tasks are admitted (default: half of them). */
   faultAfter?: number;
@@ -39,17 +40,30 @@ export interface RunOptions {
 }
 
 const giveUpMs = 6 * 60_000;
+// The worker gives up on an input after 30 s: one held for this long is served, whether or not the fault landed.
+const gateLimitMs = 25_000;
 
 async function startInputs(delayMs: number) {
   const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#2266aa' } })
     .png()
     .toBuffer();
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
   const server = createServer((_req, res) => {
-    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), delayMs);
+    let served = false;
+    const serve = () => {
+      if (served) return;
+      served = true;
+      setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), delayMs);
+    };
+    setTimeout(serve, gateLimitMs);
+    void opened.then(serve);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** From now on every input, held or new, is served after its delay. */
+    open: () => open(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -72,7 +86,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const began = Date.now();
   const stack = await startStack(scenario.id, scenario.topology);
   log(`stack up in ${((Date.now() - began) / 1000).toFixed(1)} s (${stack.dir})`);
-  const inputs = await startInputs(options.inputDelayMs ?? 1_000);
+  const inputs = await startInputs(options.inputDelayMs ?? 100);
   const receiver = await startChaosReceiver(scenario.receiverDownMs ?? 0);
   let ok = false;
   try {
@@ -100,6 +114,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       }),
       giveUpMs,
     });
+    // Scenario f's fault is there from the start: nothing is held.
+    if (scenario.receiverDownMs) inputs.open();
     let injectedAt = faultAt;
     let inFlightAtFault = 0;
     const problems: string[] = [];
@@ -108,7 +124,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       injectedAt = Date.now();
       inFlightAtFault = load.inFlight();
       log(`fault with ${load.admittedCount()} admitted, ${inFlightAtFault} in flight`);
-      await scenario.fault(stack).catch((error: unknown) => {
+      const fault = scenario.fault(stack);
+      inputs.open();
+      await fault.catch((error: unknown) => {
         problems.push(`the fault's repair failed: ${(error as Error).message}`);
       });
       log(`repaired after ${((Date.now() - injectedAt) / 1000).toFixed(1)} s`);

@@ -18,8 +18,8 @@ export function resultTable(results: ScenarioResult[]): string {
   ].join('\n');
 }
 
-// The fault lands once 230 of 260 tasks are admitted, while the last 30 are posted; those the local engine has not
-// finished by then (its concurrency is the machine's cores, each task waits 1 s for its input) are in flight.
+// The fault lands once 230 of 260 tasks are admitted, while the last 30 are posted. Inputs are held until then (at
+// most 25 s each, eight at a time per worker), so nearly all of those admitted are still in flight.
 const defaultTasks = 260;
 const faultShare = 230 / 260;
 

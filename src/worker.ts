@@ -80,6 +80,7 @@ export async function createWorkers(
     // is cut off. What it leaves unfinished times out on the server and is retried by the next worker.
     shutdownGraceTime: budget.activitiesMs,
     shutdownForceTime: budget.workerMs,
+    maxCachedWorkflows: options.config.WORKFLOW_CACHE_SIZE,
   };
   const providerActivities = createProviderActivities(deps);
   const concurrency = concurrencyOf(options.config);

@@ -39,6 +39,7 @@ export interface GenerationInput extends AdmitInput {
 export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };
 
 export const admitUpdate = defineUpdate<AdmitUpdateResult, [{ requestHash: string }]>('admit');
+// For operators (Web UI, `temporal workflow query`): the task as this workflow holds it. The api reads the row.
 export const stateQuery = defineQuery<TaskView | null>('state');
 
 // Database steps take milliseconds; a short timeout hands them to another worker soon after one dies. An hour of

@@ -1,6 +1,8 @@
-/** How deliveries are signed (Standard Webhooks), as the API tells callers. */
+/**
+ * How deliveries are signed, as the API tells callers: short tokens a client can switch on. The scheme is Standard
+ * Webhooks (README "Webhooks"): `webhook-signature` carries `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`.
+ */
 export const webhookSignature = {
   signature_header: 'webhook-signature',
-  signature_algorithm:
-    'v1,HMAC-SHA256 (Standard Webhooks: base64 HMAC of "webhook-id.webhook-timestamp.body", headers webhook-id, webhook-timestamp, webhook-signature)',
+  signature_algorithm: 'hmac-sha256',
 } as const;

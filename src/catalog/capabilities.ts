@@ -11,6 +11,16 @@ export interface CapabilityInput extends PricingInput {
   aspect_ratio?: string;
 }
 
+/**
+ * Whether a model's output has sound: `optional` where the caller chooses (`supports_sound`, with a surcharge),
+ * `always` where sound is among its outputs anyway (Sora, speech, music), else `never`.
+ */
+export function soundOffer(model: Pick<CatalogEntry, 'capabilities'>): 'optional' | 'always' | 'never' {
+  const caps = model.capabilities;
+  if (caps.supports_sound) return 'optional';
+  return caps.output_modalities.includes('audio') ? 'always' : 'never';
+}
+
 const list = (values: readonly (string | number)[]) => values.join(', ');
 
 export function capabilityProblems(model: CatalogEntry, input: CapabilityInput): FieldProblem[] {
@@ -44,7 +54,9 @@ export function capabilityProblems(model: CatalogEntry, input: CapabilityInput):
   const maxOutputs = caps.max_outputs ?? 1;
   if (input.num_outputs !== undefined && input.num_outputs > maxOutputs)
     refuse('num_outputs', `must be at most ${maxOutputs}`);
-  if (input.sound && !caps.supports_sound) refuse('sound', 'this model does not generate sound');
+  const sound = soundOffer(model);
+  if (input.sound === true && sound === 'never') refuse('sound', 'this model does not generate sound');
+  if (input.sound === false && sound === 'always') refuse('sound', 'this model always generates sound');
   if (input.generate_type !== undefined && !caps.generate_types?.includes(input.generate_type)) {
     refuse(
       'generate_type',

@@ -54,10 +54,8 @@ export const capabilitiesSchema = z
     max_outputs: z.int().min(1).optional(),
     context_window_tokens: z.int().min(1).optional(),
     max_output_tokens: z.int().min(1).optional(),
-    supports_vision: z.boolean().optional(),
-    supports_function_calling: z.boolean().optional(),
-    supports_streaming: z.boolean().optional(),
-    supports_json_mode: z.boolean().optional(),
+    // No supports_vision, _function_calling, _streaming or _json_mode: those are the gateway's to offer, not a
+    // model's (it passes none of them through; GET /models states them for text models).
     supports_sound: z.boolean().optional(),
     generate_types: z.array(z.enum(generateTypes)).min(1).optional(),
     input_modalities: z.array(z.string()).min(1),
@@ -68,6 +66,53 @@ export const capabilitiesSchema = z
 /** The request fields that carry a media file whose length a price may depend on. */
 export const measurableInputs = ['audio_url', 'video_url'] as const;
 export type MeasurableInput = (typeof measurableInputs)[number];
+
+/** Request inputs a model can require beyond its generation type's own (src/generation/request.ts). */
+export const modelInputFields = ['prompt', 'image_url', 'images', 'video_url', 'videos', 'audio_url'] as const;
+
+export const modelInputsSchema = z
+  .object({
+    /** Fields this model cannot run without, e.g. an image editor's instruction: absent, admission answers 400. */
+    required: z.array(z.enum(modelInputFields)).default([]),
+    /** Lists this model takes exactly one item of; upstream receives that item alone (a string, not an array). */
+    single: z.array(z.enum(['images', 'videos'])).default([]),
+  })
+  .strict();
+
+/** Request fields whose values an upstream may spell its own way (catalog `upstream.values`). */
+export const translatedFields = ['aspect_ratio', 'resolution', 'generate_type'] as const;
+export type TranslatedField = (typeof translatedFields)[number];
+
+/** "1280x720" in the catalog, `{ width, height }` as fal's image sizes are sent. */
+const pixelSize = z
+  .string()
+  .regex(/^[1-9]\d{1,4}x[1-9]\d{1,4}$/, 'expected WIDTHxHEIGHT such as "1280x720"')
+  .transform((size) => {
+    const [width, height] = size.split('x').map(Number) as [number, number];
+    return { width, height };
+  });
+
+export const upstreamSchema = z
+  .object({
+    /** The provider's own model reference (fal endpoint id, Replicate model, OpenAI-compatible model name). */
+    model: z.string().min(1),
+    /** Our request field → the upstream's input field, where the names differ. */
+    parameters: z.record(z.string(), z.string()).default({}),
+    /** Our value → the upstream's, per field, where the upstream names values its own way (FLUX's image_size). */
+    values: z.partialRecord(z.enum(translatedFields), z.record(z.string(), z.string())).default({}),
+    /** An upstream that takes one pixel size for resolution × aspect ratio: sent in `field` as { width, height }. */
+    sizes: z
+      .object({
+        field: z.string().min(1),
+        /** The resolution and aspect ratio of a request that leaves either out (the upstream's own default). */
+        default: z.object({ resolution: z.string(), aspect_ratio: z.string() }).strict(),
+        /** resolution → aspect ratio → "WIDTHxHEIGHT". */
+        by_resolution: z.record(z.string(), z.record(z.string(), pixelSize)),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
 export const providers = {
   fal: { name: 'fal', slug: 'fal' },
@@ -87,6 +132,7 @@ export const catalogEntrySchema = z
     capabilities: capabilitiesSchema,
     pricing: pricingRuleSchema,
     surcharges: surchargesSchema.optional(),
+    inputs: modelInputsSchema.default({ required: [], single: [] }),
     supports_x402: z.boolean(),
     supports_webhook: z.boolean(),
     /**
@@ -95,14 +141,7 @@ export const catalogEntrySchema = z
      */
     measured_inputs: z.array(z.enum(measurableInputs)).min(1).optional(),
     timeout_seconds: z.int().min(10).max(7200),
-    upstream: z
-      .object({
-        /** The provider's own model reference (fal endpoint id, Replicate model, OpenAI-compatible model name). */
-        model: z.string().min(1),
-        /** Our request field → the upstream's input field, where the names differ. */
-        parameters: z.record(z.string(), z.string()).default({}),
-      })
-      .strict(),
+    upstream: upstreamSchema,
   })
   .strict();
 

@@ -1,5 +1,5 @@
 // Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
-import { type CatalogEntry, catalogEntrySchema, providers } from './catalog.schema.ts';
+import { type CatalogEntry, catalogEntrySchema, providers, type TranslatedField } from './catalog.schema.ts';
 import { costBand } from './cost-band.ts';
 import { catalogEntries } from './models.catalog.ts';
 
@@ -18,7 +18,7 @@ export class CatalogError extends Error {
   override name = 'CatalogError';
 }
 
-/** Rules the schema alone cannot say: a model's prices must cover exactly the options it offers. */
+/** Rules the schema alone cannot say: a model's prices and upstream values must cover exactly the options it offers. */
 function coherenceProblems(entry: CatalogEntry): string[] {
   const { pricing, capabilities: caps, surcharges } = entry;
   const problems: string[] = [];
@@ -45,6 +45,46 @@ function coherenceProblems(entry: CatalogEntry): string[] {
     problems.push(`measured_inputs: a ${pricing.kind} price does not depend on an input's length`);
   if (entry.type === 'text-to-text' && pricing.kind !== 'per_token')
     problems.push('pricing.kind: text-to-text models are priced per token');
+  return [...problems, ...translationProblems(entry)];
+}
+
+/** The capability listing the values a translated field may take. */
+const offeredIn = {
+  aspect_ratio: 'aspect_ratios',
+  resolution: 'resolutions',
+  generate_type: 'generate_types',
+} as const satisfies Record<TranslatedField, keyof CatalogEntry['capabilities']>;
+
+/**
+ * A table of upstream values must cover exactly what the model offers: an offered value left out would reach the
+ * upstream in our spelling, which it refuses.
+ */
+function tableProblems(path: string, table: object, entry: CatalogEntry, field: TranslatedField): string[] {
+  const listing = offeredIn[field];
+  const offered: readonly string[] | undefined = entry.capabilities[listing];
+  if (!offered) return [`${path}: capabilities.${listing} is not set`];
+  const untranslated = offered.filter((value) => !Object.hasOwn(table, value));
+  const extra = Object.keys(table).filter((value) => !offered.includes(value));
+  return [
+    ...(untranslated.length ? [`${path}: no upstream value for ${untranslated.join(', ')}`] : []),
+    ...(extra.length ? [`${path}: ${extra.join(', ')} not in capabilities.${listing}`] : []),
+  ];
+}
+
+/** Rules for `upstream.values` and `upstream.sizes`: every value the model offers has its upstream spelling. */
+function translationProblems(entry: CatalogEntry): string[] {
+  const { values, sizes } = entry.upstream;
+  const problems = Object.entries(values).flatMap(([field, table]) =>
+    tableProblems(`upstream.values.${field}`, table, entry, field as TranslatedField),
+  );
+  if (!sizes) return problems;
+  problems.push(...tableProblems('upstream.sizes.by_resolution', sizes.by_resolution, entry, 'resolution'));
+  for (const [resolution, byRatio] of Object.entries(sizes.by_resolution))
+    problems.push(...tableProblems(`upstream.sizes.by_resolution.${resolution}`, byRatio, entry, 'aspect_ratio'));
+  if (!sizes.by_resolution[sizes.default.resolution]?.[sizes.default.aspect_ratio])
+    problems.push('upstream.sizes.default: not a resolution and aspect ratio of upstream.sizes.by_resolution');
+  if (values.resolution || values.aspect_ratio)
+    problems.push('upstream.values: resolution and aspect_ratio are already sent as upstream.sizes');
   return problems;
 }
 

@@ -12,6 +12,25 @@ const imageToVideo = { input_modalities: ['text', 'image'], output_modalities: [
 const squareAndWide = ['1:1', '16:9', '9:16', '4:3', '3:4'];
 const videoRatios = ['16:9', '9:16', '1:1'];
 const common = { supports_x402: true, supports_webhook: true };
+// fal FLUX takes image_size by name (or as { width, height }); square_hd is 1024×1024.
+const fluxImageSizes = {
+  '1:1': 'square_hd',
+  '16:9': 'landscape_16_9',
+  '9:16': 'portrait_16_9',
+  '4:3': 'landscape_4_3',
+  '3:4': 'portrait_4_3',
+};
+// fal Seedream takes no aspect ratio: one image_size of 960×960 to 4096×4096 pixels in all. Each tier keeps about
+// its square's pixels (2K as ByteDance's recommended sizes), and 4K its long side within 4096.
+const seedreamSizes = {
+  field: 'image_size',
+  default: { resolution: '2K', aspect_ratio: '1:1' },
+  by_resolution: {
+    '1K': { '1:1': '1024x1024', '16:9': '1280x720', '9:16': '720x1280', '4:3': '1152x864', '3:4': '864x1152' },
+    '2K': { '1:1': '2048x2048', '16:9': '2560x1440', '9:16': '1440x2560', '4:3': '2304x1728', '3:4': '1728x2304' },
+    '4K': { '1:1': '4096x4096', '16:9': '4096x2304', '9:16': '2304x4096', '4:3': '4096x3072', '3:4': '3072x4096' },
+  },
+};
 
 export const catalogEntries: Entry[] = [
   // text-to-image
@@ -25,7 +44,11 @@ export const catalogEntries: Entry[] = [
     capabilities: { ...image, aspect_ratios: squareAndWide, max_outputs: 4 },
     pricing: { kind: 'per_output', usd: '0.003' },
     timeout_seconds: 120,
-    upstream: { model: 'fal-ai/flux/schnell', parameters: { aspect_ratio: 'image_size', num_outputs: 'num_images' } },
+    upstream: {
+      model: 'fal-ai/flux/schnell',
+      parameters: { aspect_ratio: 'image_size', num_outputs: 'num_images' },
+      values: { aspect_ratio: fluxImageSizes },
+    },
   },
   {
     slug: 'flux-dev',
@@ -38,7 +61,11 @@ export const catalogEntries: Entry[] = [
     capabilities: { ...image, aspect_ratios: squareAndWide, max_outputs: 4 },
     pricing: { kind: 'per_output', usd: '0.025' },
     timeout_seconds: 180,
-    upstream: { model: 'fal-ai/flux/dev', parameters: { aspect_ratio: 'image_size', num_outputs: 'num_images' } },
+    upstream: {
+      model: 'fal-ai/flux/dev',
+      parameters: { aspect_ratio: 'image_size', num_outputs: 'num_images' },
+      values: { aspect_ratio: fluxImageSizes },
+    },
   },
   {
     slug: 'seedream-4',
@@ -52,7 +79,8 @@ export const catalogEntries: Entry[] = [
     timeout_seconds: 240,
     upstream: {
       model: 'fal-ai/bytedance/seedream/v4/text-to-image',
-      parameters: { num_outputs: 'num_images', resolution: 'image_size' },
+      parameters: { num_outputs: 'num_images' },
+      sizes: seedreamSizes,
     },
   },
   {
@@ -94,6 +122,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { ...imageEdit, aspect_ratios: squareAndWide, max_outputs: 4 },
     pricing: { kind: 'per_output', usd: '0.04' },
     timeout_seconds: 180,
+    inputs: { required: ['prompt', 'image_url'] },
     upstream: { model: 'fal-ai/flux-pro/kontext', parameters: { num_outputs: 'num_images' } },
   },
   {
@@ -106,6 +135,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { ...imageEdit, max_outputs: 4 },
     pricing: { kind: 'per_output', usd: '0.039' },
     timeout_seconds: 180,
+    inputs: { required: ['prompt', 'images'] },
     upstream: { model: 'fal-ai/nano-banana/edit', parameters: { images: 'image_urls', num_outputs: 'num_images' } },
   },
   // text-to-video
@@ -181,6 +211,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { ...imageToVideo, aspect_ratios: videoRatios, durations: [5, 10] },
     pricing: { kind: 'per_second', usd: '0.05' },
     timeout_seconds: 900,
+    inputs: { required: ['image_url'] },
     upstream: { model: 'fal-ai/kling-video/v2.1/standard/image-to-video' },
   },
   {
@@ -207,6 +238,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { input_modalities: ['text', 'video'], output_modalities: ['video'], durations: [5] },
     pricing: { kind: 'per_second', usd: '0.08' },
     timeout_seconds: 1200,
+    inputs: { required: ['video_url'] },
     upstream: { model: 'fal-ai/wan-vace-14b' },
   },
   {
@@ -238,6 +270,7 @@ export const catalogEntries: Entry[] = [
     },
     pricing: { kind: 'flat', usd: '0.40' },
     timeout_seconds: 900,
+    inputs: { required: ['images'] },
     upstream: { model: 'fal-ai/vidu/q1/reference-to-video', parameters: { images: 'reference_image_urls' } },
   },
   {
@@ -268,6 +301,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { input_modalities: ['image'], output_modalities: ['image'], resolutions: ['2x', '4x'] },
     pricing: { kind: 'per_output_by_resolution', usd_by_resolution: { '2x': '0.002', '4x': '0.004' } },
     timeout_seconds: 300,
+    inputs: { required: ['image_url'] },
     upstream: { model: 'nightmareai/real-esrgan', parameters: { image_url: 'image', resolution: 'scale' } },
   },
   {
@@ -290,10 +324,12 @@ export const catalogEntries: Entry[] = [
     provider: 'fal',
     type: 'face-swap',
     ...common,
-    description: 'Swaps the face from a source image onto the person in a target image.',
+    description: 'Puts the face of one image (images[0]) onto the person in another (image_url).',
     capabilities: { input_modalities: ['image'], output_modalities: ['image'] },
     pricing: { kind: 'per_output', usd: '0.01' },
     timeout_seconds: 180,
+    // fal takes one face: the picture to change is base_image_url, the face to put in is swap_image_url.
+    inputs: { single: ['images'] },
     upstream: { model: 'fal-ai/face-swap', parameters: { image_url: 'base_image_url', images: 'swap_image_url' } },
   },
   {
@@ -446,6 +482,7 @@ export const catalogEntries: Entry[] = [
     pricing: { kind: 'flat', usd: '0.16' },
     surcharges: { generate_type_usd: { LowPoly: '0.05', Geometry: '0.02' } },
     timeout_seconds: 900,
+    inputs: { required: ['image_url'] },
     upstream: { model: 'fal-ai/hunyuan3d-v21', parameters: { image_url: 'input_image_url' } },
   },
   {
@@ -458,6 +495,7 @@ export const catalogEntries: Entry[] = [
     capabilities: { input_modalities: ['image'], output_modalities: ['3d'] },
     pricing: { kind: 'flat', usd: '0.02' },
     timeout_seconds: 600,
+    inputs: { required: ['image_url'] },
     upstream: { model: 'fal-ai/trellis' },
   },
   // text-to-text
@@ -473,9 +511,6 @@ export const catalogEntries: Entry[] = [
       output_modalities: ['text'],
       context_window_tokens: 131072,
       max_output_tokens: 16384,
-      supports_function_calling: true,
-      supports_streaming: true,
-      supports_json_mode: true,
     },
     pricing: {
       kind: 'per_token',
@@ -498,9 +533,6 @@ export const catalogEntries: Entry[] = [
       output_modalities: ['text'],
       context_window_tokens: 131072,
       max_output_tokens: 8192,
-      supports_function_calling: true,
-      supports_streaming: true,
-      supports_json_mode: true,
     },
     pricing: {
       kind: 'per_token',
@@ -523,9 +555,6 @@ export const catalogEntries: Entry[] = [
       output_modalities: ['text'],
       context_window_tokens: 131072,
       max_output_tokens: 32768,
-      supports_function_calling: true,
-      supports_streaming: true,
-      supports_json_mode: true,
     },
     pricing: {
       kind: 'per_token',

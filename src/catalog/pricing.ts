@@ -3,6 +3,7 @@
 import type { GenerateType } from '../domain/values.ts';
 import { formatUsd, parseUsd } from '../money.ts';
 import type { CatalogEntry } from './catalog.schema.ts';
+import { inputTokensUpperBound } from './input-tokens.ts';
 
 export interface PricingInput {
   resolution?: string;
@@ -55,13 +56,19 @@ export interface Price {
 /** rate × quantity ÷ per, rounded up to the next micro-USD: a price is never rounded in the caller's favour twice. */
 const scaled = (rateMicros: bigint, quantity: bigint, per = 1n) => (rateMicros * quantity + per - 1n) / per;
 
-/** About four characters per token, plus a few tokens of framing per message: an estimate for the reservation only. */
-export function estimateInputTokens(input: PricingInput): number {
-  const texts = [input.system_prompt, input.prompt, ...(input.messages ?? []).map((message) => message.content)].filter(
-    (text): text is string => !!text,
-  );
-  const characters = texts.reduce((sum, text) => sum + text.length, 0);
-  return Math.ceil(characters / 4) + 4 * (input.messages?.length ?? 0);
+/**
+ * The tokens a per-token price counts: what the provider reported (at settlement), else an upper bound of the input
+ * (never above the context window, which no provider bills past) and the most output the request allows.
+ */
+export function pricedTokens(model: CatalogEntry, input: PricingInput) {
+  const rule = model.pricing;
+  const defaultMaxTokens = rule.kind === 'per_token' ? rule.default_max_tokens : 0;
+  const contextWindow = model.capabilities.context_window_tokens ?? Number.POSITIVE_INFINITY;
+  return {
+    input_tokens: input.usage?.input_tokens ?? Math.min(inputTokensUpperBound(input), contextWindow),
+    output_tokens: input.usage?.output_tokens ?? input.max_tokens ?? defaultMaxTokens,
+    measured: input.usage?.output_tokens !== undefined,
+  };
 }
 
 export const defaultResolution = (model: CatalogEntry) => model.capabilities.resolutions?.[0];
@@ -139,8 +146,7 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
       };
     }
     case 'per_token': {
-      const inputTokens = input.usage?.input_tokens ?? estimateInputTokens(input);
-      const outputTokens = input.usage?.output_tokens ?? input.max_tokens ?? rule.default_max_tokens;
+      const { input_tokens: inputTokens, output_tokens: outputTokens, measured } = pricedTokens(model, input);
       const inputMicros = scaled(parseUsd(rule.usd_per_million_input), BigInt(inputTokens), 1_000_000n);
       const outputMicros = scaled(parseUsd(rule.usd_per_million_output), BigInt(outputTokens), 1_000_000n);
       return {
@@ -149,7 +155,7 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
           rule: rule.kind,
           input_tokens: inputTokens,
           output_tokens: outputTokens,
-          tokens_measured: input.usage?.output_tokens !== undefined,
+          tokens_measured: measured,
           usd_per_million_input: rule.usd_per_million_input,
           usd_per_million_output: rule.usd_per_million_output,
           input_usd: formatUsd(inputMicros),

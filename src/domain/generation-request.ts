@@ -1,6 +1,6 @@
 // A generation request as the services, the workflow and the providers see it: JSON-safe, one shape. The API's
 // zod schemas validate HTTP bodies into these types.
-import type { GenerationType } from './values.ts';
+import type { GenerateType, GenerationType } from './values.ts';
 
 export interface Message {
   role: 'system' | 'user' | 'assistant';
@@ -31,6 +31,10 @@ export interface GenerationRequest {
   resolution?: string;
   duration?: number;
   num_outputs?: number;
+  /** Video with generated sound, where the model offers the choice (priced by its surcharge). */
+  sound?: boolean;
+  /** 3D models' mesh variant (priced by its surcharge). */
+  generate_type?: GenerateType;
   seed?: number;
   webhook_url?: string;
 }

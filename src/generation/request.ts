@@ -2,6 +2,7 @@
 // system_prompt + prompt, and the inputs each generation type needs checked (each problem names its field).
 import { createHash } from 'node:crypto';
 import type { FieldProblem } from '../catalog/capabilities.ts';
+import type { CatalogModel } from '../catalog/catalog.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
 import type { GenerationType } from '../domain/values.ts';
 
@@ -46,7 +47,6 @@ for (const type of [
   'image-to-video',
   'upscale',
   'image-to-3d',
-  'face-swap',
   'reference-to-video',
   'subject-to-video',
 ] as const)
@@ -57,6 +57,13 @@ needs['video-to-video'] = (request) =>
   request.video_url || request.videos?.length
     ? null
     : { field: 'video_url', message: 'video-to-video needs video_url or videos' };
+// Two pictures: the one whose face is replaced, and the face to put into it.
+needs['face-swap'] = (request) =>
+  !request.image_url
+    ? { field: 'image_url', message: 'face-swap needs image_url: the picture whose face is replaced' }
+    : !request.images?.length
+      ? { field: 'images', message: 'face-swap needs images: the face to put into image_url' }
+      : null;
 needs['lip-sync'] = (request) =>
   !request.video_url
     ? { field: 'video_url', message: 'lip-sync needs video_url' }
@@ -71,9 +78,23 @@ needs['text-to-text'] = (request) =>
     ? null
     : { field: 'prompt', message: 'text-to-text needs prompt or messages' };
 
-export function missingInputs(request: GenerationRequest): FieldProblem[] {
+const given = (value: unknown) =>
+  Array.isArray(value) ? value.length > 0 : typeof value === 'string' ? value.trim() !== '' : value !== undefined;
+
+/** What the request lacks for its generation type and for its model (`inputs` in the catalog). */
+export function missingInputs(request: GenerationRequest, model: Pick<CatalogModel, 'id' | 'inputs'>): FieldProblem[] {
+  const problems: FieldProblem[] = [];
   const problem = needs[request.type]?.(request);
-  return problem ? [problem] : [];
+  if (problem) problems.push(problem);
+  for (const field of model.inputs.required) {
+    if (!given(request[field]) && problem?.field !== field)
+      problems.push({ field, message: `${model.id} needs ${field}` });
+  }
+  for (const field of model.inputs.single) {
+    const count = request[field]?.length ?? 0;
+    if (count > 1) problems.push({ field, message: `${model.id} takes one item in ${field}, not ${count}` });
+  }
+  return problems;
 }
 
 /** Same request, same hash, whatever the key order: an Idempotency-Key may only be replayed with the same request. */

@@ -1,6 +1,6 @@
 // What agents (and, for quotes, developers) ask of their account: registration, balance, quotes.
 import type { Catalog } from '../catalog/catalog.ts';
-import { type Price, priceRequest, type PricingInput } from '../catalog/pricing.ts';
+import { type Price, pricedTokens, priceRequest, type PricingInput } from '../catalog/pricing.ts';
 import { resolveModel } from '../catalog/resolve.ts';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
@@ -48,18 +48,31 @@ export async function agentBalance(
 
 export interface Quote {
   price: Price;
+  /** Per-token (text-to-text) models: the token counts the quote priced, as it carries no text. */
+  assumedTokens?: { input: number; output: number };
   availableMicros: bigint;
   /** Where an agent can top up; none for a developer, who pays in USD. */
   depositAddresses: Record<string, string>;
 }
 
-/** Prices the request with admission's own function, against the caller's available balance. */
+type QuoteRequest = PricingInput & { type: GenerationType; model: string };
+
+/** The price of a quote request, with admission's own function; a text-to-text quote names the tokens it assumed. */
+export function quotePrice(catalog: Catalog, request: QuoteRequest): Pick<Quote, 'price' | 'assumedTokens'> {
+  const model = resolveModel(catalog, request);
+  const price = priceRequest(model, request);
+  if (model.pricing.kind !== 'per_token') return { price };
+  const tokens = pricedTokens(model, request);
+  return { price, assumedTokens: { input: tokens.input_tokens, output: tokens.output_tokens } };
+}
+
+/** Prices the request against the caller's available balance. */
 export async function quoteGeneration(
   deps: AgentServiceDeps,
-  input: { account: Principal['account']; request: PricingInput & { type: GenerationType; model: string } },
+  input: { account: Principal['account']; request: QuoteRequest },
 ): Promise<Quote> {
-  const price = priceRequest(resolveModel(deps.catalog, input.request), input.request);
+  const priced = quotePrice(deps.catalog, input.request);
   const summary = await getAccountSummary(deps.prisma, input.account.id);
   const addresses = input.account.kind === 'agent' ? depositAddresses(deps.config, summary.depositIndex) : {};
-  return { price, availableMicros: summary.available, depositAddresses: addresses };
+  return { ...priced, availableMicros: summary.available, depositAddresses: addresses };
 }

@@ -19,7 +19,7 @@ export interface DepositClaim {
 
 export type DepositClaimResult =
   | { credited: true; deposit: CreditedDepositView }
-  | { credited: false; confirmations: number; required: number; availableMicros: bigint };
+  | { credited: false; confirmations: number; required: number; balanceMicros: bigint };
 
 const rejections: Record<DepositRejection, [DepositRefusedError['code'], string]> = {
   reverted: ['deposit_reverted', 'The transaction reverted: it moved no funds.'],
@@ -66,13 +66,13 @@ export async function claimDeposit(
       if (state.status === 'confirming' && state.accountId !== claim.accountId) {
         throw new DepositRefusedError('deposit_wrong_recipient', rejections.wrong_recipient[1]);
       }
-      const { available } = await getAccountSummary(deps.prisma, claim.accountId);
+      const { balance } = await getAccountSummary(deps.prisma, claim.accountId);
       const seen = state.status === 'confirming' ? state : { confirmations: 0, required: 0 };
       return {
         credited: false,
         confirmations: seen.confirmations,
         required: seen.required,
-        availableMicros: available,
+        balanceMicros: balance,
       };
     }
   }

@@ -53,8 +53,8 @@ export async function recordDeposit(prisma: PrismaClient, facts: DepositFacts, s
 
 export interface CreditedDeposit {
   deposit: Deposit;
-  /** The account's available balance right after the credit, micro-USD. */
-  availableAfter: bigint;
+  /** The account's balance right after the credit (reservations included, as `balance` is shown), micro-USD. */
+  balanceAfter: bigint;
 }
 
 /** Credits every transfer of the deposit and marks it credited, in one transaction; a repeat credits nothing. */
@@ -78,7 +78,7 @@ export async function creditDeposit(prisma: PrismaClient, facts: DepositFacts): 
       data: { status: 'credited', creditedAt: new Date(), reason: null },
     });
     const balance = await tx.balance.findUniqueOrThrow({ where: { accountId: facts.accountId } });
-    return { deposit, availableAfter: balance.balance - balance.reserved };
+    return { deposit, balanceAfter: balance.balance };
   });
 }
 

@@ -17,7 +17,7 @@ import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../ge
 import { taskView, type TaskView } from '../generation/task-view.ts';
 import { canRun } from '../providers/registry.ts';
 import type { Task } from '../generated/prisma/client.ts';
-import { admitGeneration, type AdmissionOutcome, liveTaskState, type TemporalDeps } from '../temporal/generations.ts';
+import { admitGeneration, type AdmissionOutcome, type TemporalDeps } from '../temporal/generations.ts';
 import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 import { derivedId, newId } from './ids.ts';
 import { InsufficientFundsError } from './ledger.ts';
@@ -63,7 +63,7 @@ export function admissibleRequest(
 ) {
   const request = foldMessages(normaliseLayout(body, (id) => deps.catalog.get(id)?.type));
   const model = resolveModel(deps.catalog, request);
-  const missing = missingInputs(request);
+  const missing = missingInputs(request, model);
   if (missing.length > 0) throw new ModelRequestError(missing);
   if (!canRun(deps.config, model)) {
     const message = `${model.id} is not available on this server (its provider is not configured here)`;
@@ -185,16 +185,17 @@ export function admissionRefusal(admission: Exclude<AdmissionOutcome, { outcome:
   }
 }
 
-/** The caller's own task: live from its workflow while it runs (fresher than the row), from the row once ended. */
+/**
+ * The caller's own task, from its row: the workflow writes each step to the row before it holds it itself, so a
+ * query of the workflow (a round trip through Temporal to a worker) would never answer anything fresher.
+ */
 export async function getGeneration(
-  deps: Pick<GenerationServiceDeps, 'prisma' | 'temporal'>,
+  deps: Pick<GenerationServiceDeps, 'prisma'>,
   input: { taskId: string; accountId: string; onlyTask?: string },
 ): Promise<TaskView> {
   // A task token reads its own task; any other id is answered as not found, like someone else's task.
   const allowed = input.onlyTask === undefined || input.onlyTask === input.taskId;
   const task = allowed ? await findTaskForAccount(deps.prisma, input.taskId, input.accountId) : null;
   if (!task) throw new NotFoundError(`No generation ${input.taskId}.`);
-  const running = task.status === 'queued' || task.status === 'processing';
-  const live = running ? await liveTaskState(deps.temporal, input.taskId) : null;
-  return live ?? taskView(task);
+  return taskView(task);
 }

@@ -1,4 +1,4 @@
-// The api's side of the generation workflow: admission by update-with-start, and the live state query.
+// The api's side of the generation workflow: admission by update-with-start.
 import {
   type Client,
   WithStartWorkflowOperation,
@@ -10,10 +10,8 @@ import {
   admitUpdate,
   type GenerationInput,
   type generationWorkflow,
-  stateQuery,
 } from '../../workflows/generation.workflow.ts';
-import type { TaskView } from '../generation/task-view.ts';
-import { isTemporalUnreachable } from './unreachable.ts';
+import { isTemporalUnreachable, isWorkflowBusy } from './unreachable.ts';
 
 export interface TemporalDeps {
   client: Client;
@@ -54,21 +52,8 @@ export async function admitGeneration(temporal: TemporalDeps, input: GenerationI
     );
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ended' };
-    if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error)) return { outcome: 'unavailable' };
+    if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error) || isWorkflowBusy(error))
+      return { outcome: 'unavailable' };
     throw error;
-  }
-}
-
-// A query waits for a worker to answer it: with none polling (all killed, restarting), the row answers instead.
-const liveStateWaitMs = 3_000;
-
-/** The running task as its workflow sees it; null when the workflow cannot answer (the row is then the truth). */
-export async function liveTaskState(temporal: TemporalDeps, taskId: string): Promise<TaskView | null> {
-  try {
-    return await temporal.client.withDeadline(Date.now() + liveStateWaitMs, () =>
-      temporal.client.workflow.getHandle(taskId).query(stateQuery),
-    );
-  } catch {
-    return null;
   }
 }

@@ -10,3 +10,10 @@ export function isTemporalUnreachable(error: unknown): boolean {
   const grpc = error instanceof ServiceError ? error.cause : error;
   return isGrpcServiceError(grpc) && outageCodes.has(grpc.code);
 }
+
+// FAILED_PRECONDITION: the server takes no update while the workflow's task is failing and being retried (a worker
+// died or crashed mid-task); it passes once a worker completes the task, so the caller may retry.
+export function isWorkflowBusy(error: unknown): boolean {
+  const grpc = error instanceof ServiceError ? error.cause : error;
+  return isGrpcServiceError(grpc) && grpc.code === 9;
+}

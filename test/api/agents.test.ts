@@ -68,6 +68,22 @@ describe('POST /agents/register', () => {
     expect(body.webhook_secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
   });
 
+  it('names the signature scheme beside the secret exactly as PATCH /agents/webhook does, and only with one', async () => {
+    const { body } = await register({ agent_name: 'signed', webhook_url: 'https://agent.example/hook' });
+    expect(body).toMatchObject({ signature_header: 'webhook-signature', signature_algorithm: 'hmac-sha256' });
+    const patched = await call(stack, 'PATCH', '/agents/webhook', {
+      key: body.api_key,
+      body: { webhook_url: 'https://agent.example/hook' },
+    });
+    expect({
+      signature_header: patched.body.signature_header,
+      signature_algorithm: patched.body.signature_algorithm,
+    }).toEqual({ signature_header: body.signature_header, signature_algorithm: body.signature_algorithm });
+    const { body: bare } = await register({ agent_name: 'unsigned' });
+    expect(bare).not.toHaveProperty('signature_header');
+    expect(bare).not.toHaveProperty('signature_algorithm');
+  });
+
   it('grants the trial once per address per day, then says so', async () => {
     const from = freshClientAddress();
     const first = await register({ agent_name: 'first' }, from);
@@ -128,7 +144,7 @@ describe('POST /agents/register', () => {
 });
 
 describe('GET /agents/balance', () => {
-  it('reports the available balance, usage from the ledger and recent deposits', async () => {
+  it('reports the balance, what running tasks hold and what is available, usage from the ledger and deposits', async () => {
     const { body: agent } = await register({ agent_name: 'spender', webhook_url: 'https://spender.example/hook' });
     const accountId = agent.agent_id;
     await credit(stack.database.prisma, {
@@ -171,7 +187,9 @@ describe('GET /agents/balance', () => {
     expect(body).toEqual({
       agent_id: accountId,
       agent_name: 'spender',
-      balance: '4.715', // 1.00 trial + 4.00 deposit − 0.035 charged − 0.25 held by gen_2
+      balance: '4.965', // 1.00 trial + 4.00 deposit − 0.035 charged
+      balance_reserved: '0.25', // held by gen_2
+      balance_available: '4.715',
       status: 'active',
       deposit_addresses: agent.deposit_addresses,
       asset: 'USDC',
@@ -191,6 +209,44 @@ describe('GET /agents/balance', () => {
   });
 });
 
+describe('balance on GET /agents/balance and GET /account/balance', () => {
+  it('means the same: funds held, reservations included, with balance_reserved and balance_available beside', async () => {
+    const { body: agent } = await register({ agent_name: 'twin' });
+    const developer = await createDeveloperWithKey(stack.database.prisma);
+    // The same money for both: the agent's 1.00 trial matched for the developer, 2.00 more each, a task running each.
+    const accounts = [agent.agent_id, developer.developerId];
+    await credit(stack.database.prisma, {
+      accountId: developer.developerId,
+      amount: 1_000_000n,
+      kind: 'adjustment',
+      idempotencyKey: `trial-equivalent:${developer.developerId}`,
+    });
+    for (const accountId of accounts) {
+      await credit(stack.database.prisma, {
+        accountId,
+        amount: 2_000_000n,
+        kind: 'adjustment',
+        idempotencyKey: `topup:${accountId}`,
+      });
+      await reserve(stack.database.prisma, {
+        accountId,
+        amount: 600_000n,
+        taskId: `gen_running_${accountId}`,
+        idempotencyKey: `gen_running_${accountId}:reserve`,
+      });
+    }
+    const agentView = (await call(stack, 'GET', '/agents/balance', { key: agent.api_key })).body;
+    const developerView = (await call(stack, 'GET', '/account/balance', { key: developer.apiKey.key })).body;
+    const amounts = ({ balance, balance_reserved, balance_available }: Record<string, string>) => ({
+      balance,
+      balance_reserved,
+      balance_available,
+    });
+    expect(amounts(agentView)).toEqual({ balance: '3.00', balance_reserved: '0.60', balance_available: '2.40' });
+    expect(amounts(developerView)).toEqual(amounts(agentView));
+  });
+});
+
 describe('PATCH /agents/webhook', () => {
   it('sets the URL and rotates the secret on every call', async () => {
     const { body: agent } = await register({ agent_name: 'rotator', webhook_url: 'https://old.example/hook' });
@@ -204,7 +260,7 @@ describe('PATCH /agents/webhook', () => {
       webhook_url: 'https://new.example/hook',
       webhook_secret: expect.stringMatching(/^whsec_/),
       signature_header: 'webhook-signature',
-      signature_algorithm: expect.stringMatching(/^v1,HMAC-SHA256/),
+      signature_algorithm: 'hmac-sha256',
       message: expect.stringMatching(/rotated/),
     });
     expect(first.body.webhook_secret).not.toBe(agent.webhook_secret);

@@ -43,6 +43,22 @@ describe('GET /models', () => {
     expect(body.models.find((model: any) => model.id === 'replicate/wan-2.2').available).toBe(false);
   });
 
+  it('claims for text models nothing the gateway does not pass through: no vision, tools, stream or JSON mode', async () => {
+    const { body } = await call(stack, 'GET', '/models');
+    const gatewayFeatures = [
+      'supports_vision',
+      'supports_function_calling',
+      'supports_streaming',
+      'supports_json_mode',
+    ];
+    for (const model of body.models) {
+      const claimed = gatewayFeatures.filter((feature) => feature in model.capabilities);
+      if (model.type !== 'text-to-text') expect(claimed, model.id).toEqual([]);
+      else for (const feature of gatewayFeatures) expect(model.capabilities[feature], model.id).toBe(false);
+    }
+    expect(body.models.filter((model: any) => model.type === 'text-to-text')).toHaveLength(3);
+  });
+
   it('marks as available exactly the models this server can run now', async () => {
     const { body } = await call(stack, 'GET', '/models');
     const available = body.models.filter((model: any) => model.available).map((model: any) => model.id);
@@ -149,6 +165,32 @@ describe('POST /agents/quote', () => {
     expect(body).toMatchObject({ cost_usd: '1.20', your_balance: '1.00', can_afford: false, shortfall: '0.20' });
   });
 
+  it('says which token counts a text-to-text quote assumed (it carries no prompt)', async () => {
+    const { status, body } = await call(stack, 'POST', '/agents/quote', {
+      key: agent.apiKey.key,
+      body: { type: 'text-to-text', model: 'openai/kimi-k2' },
+    });
+    expect(status).toBe(200);
+    // An empty prompt's chat framing (128 per request, 8 for its one message), and the default max_tokens.
+    expect(body).toMatchObject({ assumed_input_tokens: 136, assumed_output_tokens: 4096, cost_usd: '0.010322' });
+    expect(body.breakdown).toMatchObject({ input_tokens: 136, output_tokens: 4096, tokens_measured: false });
+    const image = await call(stack, 'POST', '/agents/quote', {
+      key: agent.apiKey.key,
+      body: { type: 'text-to-image', model: 'fal/flux-dev' },
+    });
+    expect(image.body).not.toHaveProperty('assumed_input_tokens');
+  });
+
+  it('quotes sound on a model whose video always has sound, at no extra cost', async () => {
+    const quote = (sound?: boolean) =>
+      call(stack, 'POST', '/agents/quote', {
+        key: agent.apiKey.key,
+        body: { type: 'text-to-video', model: 'openai/sora-2', duration: 4, sound },
+      });
+    expect((await quote(true)).body).toMatchObject({ cost_usd: '0.40' });
+    expect((await quote()).body).toMatchObject({ cost_usd: '0.40' });
+  });
+
   it('gives a developer its own available balance, no deposit addresses and USD', async () => {
     const { status, body } = await call(stack, 'POST', '/agents/quote', {
       key: developer.apiKey.key,
@@ -197,6 +239,11 @@ describe('POST /agents/quote', () => {
       'sound on a silent model',
       { type: 'text-to-video', model: 'fal/hailuo-02', sound: true },
       /sound: this model does not generate sound/,
+    ],
+    [
+      'silence on a model whose video always has sound',
+      { type: 'text-to-video', model: 'openai/sora-2', sound: false },
+      /sound: this model always generates sound \(model sora-2\)/,
     ],
     [
       'generate_type not offered',

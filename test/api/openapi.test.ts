@@ -137,6 +137,10 @@ describe('OpenAPI document', () => {
     expect(document.components.schemas.AgentQuoteResponse.properties.breakdown.description).toMatch(
       /characters_assumed/,
     );
+    expect(quote).toMatch(/assumed_input_tokens/);
+    expect(document.components.schemas.AgentQuoteResponse.properties.assumed_input_tokens.description).toMatch(
+      /one per UTF-8 byte/,
+    );
   });
 
   it('generates request schemas from the validating zod schemas', () => {
@@ -145,6 +149,10 @@ describe('OpenAPI document', () => {
     expect(register.properties.agent_name).toMatchObject({ minLength: 3, maxLength: 50 });
     expect(document.components.schemas.AgentDepositRequest.properties.tx_hash.pattern).toBe('^0x[a-fA-F0-9]{64}$');
     expect(document.components.schemas.GenerationRequest.properties.max_tokens.minimum).toBe(1);
+    // The priced options a quote takes, a generation takes too.
+    const generation = document.components.schemas.GenerationRequest.properties;
+    expect(generation.sound).toMatchObject({ type: 'boolean' });
+    expect(generation.generate_type.enum).toEqual(['Normal', 'LowPoly', 'Geometry']);
     expect(document.paths['/predictions/{taskId}/result'].get.deprecated).toBe(true);
   });
 

@@ -1,7 +1,6 @@
 // GET /account/webhook-secret: how developers (and agents without a webhook of their own) obtain the secret that
 // signs their webhooks.
 import { describe, expect, it } from 'vitest';
-import { webhookSignature } from '../../src/api/webhook-signature.ts';
 import { registerAgent } from '../../src/services/registration.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
@@ -19,7 +18,11 @@ describe('GET /account/webhook-secret', () => {
     expect(first).toEqual({
       status: 200,
       headers: expect.anything(),
-      body: { webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/), ...webhookSignature },
+      body: {
+        webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{32}$/),
+        signature_header: 'webhook-signature',
+        signature_algorithm: 'hmac-sha256',
+      },
     });
     expect((await getSecret(developer.apiKey.key)).body.webhook_secret).toBe(first.body.webhook_secret);
     const row = await stack.database.prisma.account.findUniqueOrThrow({ where: { id: developer.developerId } });

@@ -14,7 +14,7 @@ import {
 } from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
 import { cancelTask, cancelWhileUpstreamRuns, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
-import { generateAndWait, startGeneration } from '../helpers/http.ts';
+import { call, generateAndWait, postGeneration, startGeneration, waitForEnd } from '../helpers/http.ts';
 import { callbackSignals, postCallback, useUpstreamCallbacks } from '../helpers/upstream-callbacks.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
@@ -67,12 +67,23 @@ describe('fal', () => {
     });
     expect(upstream.submitted.at(-1)).toMatchObject({
       endpoint: 'fal-ai/flux/dev',
-      input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: '16:9', seed: 7 },
+      input: { prompt: 'a lighthouse at dusk', num_images: 2, image_size: 'landscape_16_9', seed: 7 },
       webhook: null,
     });
     const stored = await sharp(Buffer.from(await (await fetch(task.output)).arrayBuffer())).metadata();
     expect([stored.width, stored.height]).toEqual([24, 16]);
     expect(before - (await balance())).toBe(50_000n);
+  });
+
+  it('face-swap sends the picture as base_image_url and the face as swap_image_url, one URL each', async () => {
+    const picture = 'https://inputs.example/group.png';
+    const face = 'https://inputs.example/face.png';
+    const task = await generate({ type: 'face-swap', model: 'fal/face-swap', image_url: picture, images: [face] });
+    expect(task).toMatchObject({ status: 'completed', cost: 0.01 });
+    expect(upstream.submitted.at(-1)).toMatchObject({
+      endpoint: 'fal-ai/face-swap',
+      input: { base_image_url: picture, swap_image_url: face },
+    });
   });
 
   it('charges only the outputs delivered when the upstream returns fewer than asked for', async () => {
@@ -159,6 +170,66 @@ describe("a fal model priced on its inputs' length (issue 16)", () => {
     });
     expect(task).toMatchObject({ status: 'completed', cost: 1.5 });
     expect(before - (await balance())).toBe(1_500_000n);
+  });
+});
+
+describe('priced options (sound, generate_type) reach the generation as quoted', () => {
+  const payer = useFundedDeveloper(gateway);
+  const quoteOf = async (body: Record<string, unknown>) => {
+    const { type, model, sound, generate_type } = body;
+    const quoted = await call(gateway, 'POST', '/agents/quote', {
+      key: payer.key,
+      body: { type, model, sound, generate_type },
+    });
+    expect(quoted.status).toBe(200);
+    return quoted.body.cost_usd as string;
+  };
+
+  it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+    [
+      'a video with sound',
+      { type: 'text-to-video', model: 'fal/veo-3-fast', prompt: 'waves on rocks', sound: true },
+      { generate_audio: true },
+      '1.20',
+    ],
+    [
+      'a silent video from a model that defaults to sound upstream',
+      { type: 'text-to-video', model: 'fal/veo-3-fast', prompt: 'waves on rocks' },
+      { generate_audio: false },
+      '0.80',
+    ],
+    [
+      'a LowPoly mesh',
+      { type: 'text-to-3d', model: 'fal/tripo-3d-v2.5', prompt: 'a teapot', generate_type: 'LowPoly' },
+      { generate_type: 'LowPoly' },
+      '0.30',
+    ],
+  ])('%s: reserved and charged the quote, and fal is asked for it', async (_name, body, upstreamFields, price) => {
+    expect(await quoteOf(body)).toBe(price);
+    const before = await payer.balance();
+    const created = await postGeneration(gateway, { key: payer.key, body });
+    expect(created.status).toBe(202);
+    expect(created.body.cost_formatted).toBe(`$${price}`);
+    const task = await waitForEnd(gateway, { key: payer.key, pollUrl: created.body.poll_url });
+    expect(task).toMatchObject({ status: 'completed', cost: Number(price) });
+    expect(upstream.submitted.at(-1)!.input).toMatchObject(upstreamFields);
+    expect(before - (await payer.balance())).toBe(BigInt(Math.round(Number(price) * 1e6)));
+  });
+
+  it('sound on a silent model is 400 naming `sound`, and nothing is reserved', async () => {
+    const before = await payer.balance();
+    const submissions = upstream.submitted.length;
+    const { status, body } = await postGeneration(gateway, {
+      key: payer.key,
+      body: { model: 'fal/hailuo-02', input: { prompt: 'waves on rocks', sound: true } },
+    });
+    expect(status).toBe(400);
+    expect(body).toEqual({
+      error: 'validation_error',
+      message: expect.stringMatching(/sound: this model does not generate sound \(model hailuo-02\)/),
+    });
+    expect(await payer.balance()).toBe(before);
+    expect(upstream.submitted.length).toBe(submissions);
   });
 });
 

@@ -214,6 +214,21 @@ describe('POST /generations refusals', () => {
     ],
     ['a missing prompt', { type: 'text-to-image', model: 'fal/flux-dev' }, /prompt: text-to-image needs a prompt/],
     [
+      'a face-swap without the face to put in',
+      { type: 'face-swap', model: 'fal/face-swap', image_url: 'https://x.example/a.png' },
+      /images: face-swap needs images: the face to put into image_url/,
+    ],
+    [
+      'an image edit without its instruction',
+      { type: 'image-to-image', model: 'fal/flux-kontext-pro', image_url: 'https://x.example/a.png' },
+      /prompt: fal\/flux-kontext-pro needs prompt/,
+    ],
+    [
+      'an image in images for a model whose upstream reads image_url alone',
+      { type: 'image-to-3d', model: 'fal/trellis', images: ['https://x.example/a.png'] },
+      /image_url: fal\/trellis needs image_url/,
+    ],
+    [
       'a model whose provider is not configured',
       { type: 'text-to-image', model: 'fal/flux-dev', prompt: 'a cat' },
       /model: fal\/flux-dev is not available on this server/,
@@ -222,6 +237,21 @@ describe('POST /generations refusals', () => {
       'an option the model lacks',
       { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', resolution: '8x' },
       /resolution: must be one of 2x, 4x/,
+    ],
+    [
+      'sound on a silent model',
+      { type: 'image-to-video', model: 'local/ken-burns', image_url: 'https://x.example/a.png', sound: true },
+      /^Invalid body: sound: this model does not generate sound \(model ken-burns\)$/,
+    ],
+    [
+      'silence from a model whose output is sound',
+      { model: 'local/espeak', input: { prompt: 'hello', sound: false } },
+      /^Invalid body: sound: this model always generates sound \(model espeak\)$/,
+    ],
+    [
+      'a generate_type on a model without one',
+      { type: 'upscale', model: 'local/lanczos', image_url: 'https://x.example/a.png', generate_type: 'LowPoly' },
+      /^Invalid body: generate_type: this model takes no generate_type \(model lanczos\)$/,
     ],
     [
       'a URI that is not http(s)',

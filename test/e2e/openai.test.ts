@@ -8,7 +8,7 @@ import { formatUsd } from '../../src/money.ts';
 import { type InputServer, mp4Clip, startInputServer, wavTone } from '../helpers/media.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { generateAndWait, postGeneration, waitForEnd } from '../helpers/http.ts';
-import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
+import { type OpenAIStandIn, reportedTokens, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
 let inputs: InputServer;
@@ -99,13 +99,32 @@ describe('text-to-text', () => {
     expect(text).toBe('Echo: User: Hi\n\nAssistant: Hello!\n\nUser: Name a colour.');
 
     // Charged by the usage the server reported, not by the reservation (200 output tokens).
-    const promptTokens = Math.ceil(JSON.stringify(sent.body.messages).length / 4);
-    const completionTokens = Math.ceil(text.length / 4);
+    const promptTokens = reportedTokens.prompt(sent.body.messages);
+    const completionTokens = reportedTokens.completion(text);
     const expected = priceRequest(gateway.catalog.get('openai/qwen3-235b')!, {
       usage: { input_tokens: promptTokens, output_tokens: completionTokens },
     }).micros;
     expect(before - (await balance())).toBe(expected);
     expect(task.cost).toBe(Number(formatUsd(expected)));
+  });
+
+  it.each([
+    ['a Chinese', '请用三句话介绍一下长城的历史，并说明它为什么被列为世界文化遗产。'.repeat(40)],
+    ['an emoji', '👍🏽🎉👨‍👩‍👧‍👦🇯🇵🧑🏿‍🚀'.repeat(60)],
+  ])('%s prompt is charged every token the provider reports: its reservation covers them', async (_script, prompt) => {
+    const before = await balance();
+    const body = { type: 'text-to-text', model: 'openai/kimi-k2', system_prompt: 'Be brief.', prompt, max_tokens: 1 };
+    const created = await postGeneration(gateway, { key: developer.key, body });
+    expect(created.status).toBe(202);
+    const task = await waitForEnd(gateway, { key: developer.key, pollUrl: created.body.poll_url });
+    expect(task.status).toBe('completed');
+    const sent = upstream.requests.at(-1)!.body;
+    const usage = { input_tokens: reportedTokens.prompt(sent.messages), output_tokens: 1 };
+    const used = priceRequest(gateway.catalog.get('openai/kimi-k2')!, { usage }).micros;
+    // Nothing of what was used is discarded by the cap at the reservation.
+    expect(BigInt(Math.round(created.body.cost * 1e6))).toBeGreaterThanOrEqual(used);
+    expect(before - (await balance())).toBe(used);
+    expect(task.cost).toBe(Number(formatUsd(used)));
   });
 
   it('honours 429 Retry-After and 5xx by retrying, then completes', async () => {

@@ -257,7 +257,11 @@ describe('a generation paid with x402', () => {
       const withWebhook = { ...speech, webhook_url: receiver.url };
       const created = await postPaid(await paymentFor(payer, withWebhook), withWebhook, 'X-PAYMENT');
       expect(created.status).toBe(202);
-      expect(created.body.webhook_secret).toMatch(/^whsec_/);
+      expect(created.body).toMatchObject({
+        webhook_secret: expect.stringMatching(/^whsec_/),
+        signature_header: 'webhook-signature',
+        signature_algorithm: 'hmac-sha256',
+      });
       const task = await settle(created);
       expect(task.status).toBe('completed');
       await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(1);

@@ -54,7 +54,9 @@ export function sampleRequest(model: CatalogModel, inputs: SampleInputs = exampl
     model: model.id,
     ...(takes.includes('text') ? { prompt: 'a quiet harbour at dawn' } : {}),
     ...(takes.includes('image') ? { image_url: inputs.image_url } : {}),
-    ...(takes.includes('image') && ['face-swap', 'reference-to-video', 'subject-to-video'].includes(model.type)
+    ...(takes.includes('image') &&
+    (['face-swap', 'reference-to-video', 'subject-to-video'].includes(model.type) ||
+      model.inputs.required.includes('images'))
       ? { images: [inputs.image_url] }
       : {}),
     ...(takes.includes('video') ? { video_url: inputs.video_url } : {}),

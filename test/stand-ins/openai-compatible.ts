@@ -4,7 +4,9 @@
 // /v1/images/generations (base64 PNGs; [[no-image]]: an entry without image); /v1/audio/speech (MP3 bytes;
 // [[not-audio]]: a JSON body instead); /v1/audio/transcriptions (multipart upload, verbose_json with the duration
 // it was told); /v1/videos (multipart create; queued → in_progress → completed over retrievals, [[video-failed]]
-// fails; /content serves the MP4; DELETE removes the job).
+// fails; /content serves the MP4; DELETE removes the job). Chat usage is counted by a real tokenizer (o200k), as a
+// provider reports it.
+import { encode, encodeChat } from 'gpt-tokenizer/model/gpt-4o';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -25,6 +27,12 @@ const readBody = async (req: IncomingMessage) => {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+};
+
+/** The usage a chat completion reports: its messages and its answer as a real BPE tokenizer counts them. */
+export const reportedTokens = {
+  prompt: (messages: { role: string; content: string }[]) => encodeChat(messages as never).length,
+  completion: (text: string) => encode(text).length,
 };
 
 const error = (message: string, type: string) => JSON.stringify({ error: { message, type, param: null, code: null } });
@@ -172,8 +180,8 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       return;
     }
     const content = `Echo: ${last}`;
-    const promptTokens = Math.ceil(JSON.stringify(body.messages).length / 4);
-    const completionTokens = Math.min(body.max_tokens ?? 16, Math.ceil(content.length / 4));
+    const promptTokens = reportedTokens.prompt(body.messages);
+    const completionTokens = Math.min(body.max_tokens ?? 16, reportedTokens.completion(content));
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({
         id: `chatcmpl-${requests.length}`,

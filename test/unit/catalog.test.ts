@@ -87,6 +87,16 @@ describe('a bad catalog stops the start naming the model and the field', () => {
     ],
     ['an unknown field', { ...good, colour: 'red' }, /"hailuo-02": \(entry\): Unrecognized key: "colour"/],
     [
+      'a capability only the gateway could offer',
+      { ...good, capabilities: { ...good.capabilities, supports_streaming: true } },
+      /"hailuo-02": capabilities: Unrecognized key: "supports_streaming"/,
+    ],
+    [
+      'a required input that is not a request input',
+      { ...good, inputs: { required: ['colour'] } },
+      /"hailuo-02": inputs.required.0: Invalid option/,
+    ],
+    [
       'tiers that do not match the resolutions',
       { ...good, capabilities: { ...good.capabilities, resolutions: ['768p', '1080p'] } },
       /tiers \[512p, 768p\] must match capabilities.resolutions \[1080p, 768p\]/,
@@ -109,6 +119,61 @@ describe('a bad catalog stops the start naming the model and the field', () => {
     ['an entry without a slug', { name: 'x' }, /Catalog entry #1: slug: /],
   ])('%s', (_name, entry, message) => {
     expect(() => loadCatalog([entry])).toThrow(CatalogError);
+    expect(() => loadCatalog([entry])).toThrow(message);
+  });
+
+  const flux = catalogEntries.find((entry) => entry.slug === 'flux-schnell')!;
+  const seedream = catalogEntries.find((entry) => entry.slug === 'seedream-4')!;
+  const fluxSizes = flux.upstream.values!.aspect_ratio!;
+  const seedreamSizes = seedream.upstream.sizes!;
+  const withFluxSizes = (sizes: Record<string, string>) => ({
+    ...flux,
+    upstream: { ...flux.upstream, values: { aspect_ratio: sizes } },
+  });
+  const withSeedreamSizes = (sizes: object) => ({ ...seedream, upstream: { ...seedream.upstream, sizes } });
+  const without = <T extends object>(table: T, key: string) =>
+    Object.fromEntries(Object.entries(table).filter(([name]) => name !== key));
+  it.each<[string, unknown, RegExp]>([
+    [
+      'an offered aspect ratio without its upstream value',
+      withFluxSizes(without(fluxSizes, '3:4')),
+      /"flux-schnell": upstream.values.aspect_ratio: no upstream value for 3:4/,
+    ],
+    [
+      'an upstream value for an aspect ratio the model does not offer',
+      withFluxSizes({ ...fluxSizes, '21:9': 'landscape_21_9' }),
+      /"flux-schnell": upstream.values.aspect_ratio: 21:9 not in capabilities.aspect_ratios/,
+    ],
+    [
+      'upstream values for a field the model offers no values of',
+      { ...flux, upstream: { ...flux.upstream, values: { resolution: { '2K': 'auto_2K' } } } },
+      /"flux-schnell": upstream.values.resolution: capabilities.resolutions is not set/,
+    ],
+    [
+      'an offered resolution and aspect ratio without a size',
+      withSeedreamSizes({
+        ...seedreamSizes,
+        by_resolution: {
+          ...seedreamSizes.by_resolution,
+          '4K': without(seedreamSizes.by_resolution['4K']!, '9:16'),
+        },
+      }),
+      /"seedream-4": upstream.sizes.by_resolution.4K: no upstream value for 9:16/,
+    ],
+    [
+      'a size that is not WIDTHxHEIGHT',
+      withSeedreamSizes({
+        ...seedreamSizes,
+        by_resolution: { ...seedreamSizes.by_resolution, '1K': { ...seedreamSizes.by_resolution['1K'], '1:1': '1K' } },
+      }),
+      /"seedream-4": upstream.sizes.by_resolution.1K.1:1: expected WIDTHxHEIGHT/,
+    ],
+    [
+      'a default size that is not in the table',
+      withSeedreamSizes({ ...seedreamSizes, default: { resolution: '8K', aspect_ratio: '1:1' } }),
+      /"seedream-4": upstream.sizes.default: not a resolution and aspect ratio/,
+    ],
+  ])('%s', (_name, entry, message) => {
     expect(() => loadCatalog([entry])).toThrow(message);
   });
 

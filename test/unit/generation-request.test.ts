@@ -67,7 +67,8 @@ describe('foldMessages (text-to-text without prompt)', () => {
   });
 });
 
-describe('missingInputs', () => {
+describe('missingInputs of each generation type', () => {
+  const anyModel = { id: 'm', inputs: { required: [], single: [] } };
   it.each<[GenerationRequest, string | null]>([
     [{ type: 'text-to-image', model: 'm', prompt: 'a cat' }, null],
     [{ type: 'text-to-image', model: 'm', prompt: '   ' }, 'prompt'],
@@ -78,8 +79,11 @@ describe('missingInputs', () => {
     [{ type: 'speech-to-text', model: 'm' }, 'audio_url'],
     [{ type: 'text-to-text', model: 'm', messages: [{ role: 'user', content: 'hi' }] }, null],
     [{ type: 'text-to-text', model: 'm' }, 'prompt'],
+    [{ type: 'face-swap', model: 'm', image_url: 'https://x/target.png' }, 'images'],
+    [{ type: 'face-swap', model: 'm', images: ['https://x/target.png', 'https://x/face.png'] }, 'image_url'],
+    [{ type: 'face-swap', model: 'm', image_url: 'https://x/target.png', images: ['https://x/face.png'] }, null],
   ])('%o → %s', (request, field) => {
-    expect(missingInputs(request).map((problem) => problem.field)[0] ?? null).toBe(field);
+    expect(missingInputs(request, anyModel).map((problem) => problem.field)[0] ?? null).toBe(field);
   });
 });
 

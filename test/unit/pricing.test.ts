@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogEntry } from '../../src/catalog/catalog.schema.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { estimateInputTokens, type PricingInput, priceRequest } from '../../src/catalog/pricing.ts';
+import { type PricingInput, priceRequest } from '../../src/catalog/pricing.ts';
 
 const catalog = loadCatalog();
 const model = (id: string): CatalogEntry => catalog.get(id)!;
@@ -33,13 +33,25 @@ describe('priceRequest', () => {
     ['flat + generate_type Normal (no surcharge)', 'fal/tripo-3d-v2.5', { generate_type: 'Normal' }, 200_000n],
     ['flat + generate_type LowPoly surcharge', 'fal/tripo-3d-v2.5', { generate_type: 'LowPoly' }, 300_000n],
     ['flat + generate_type Geometry surcharge', 'fal/hunyuan3d-2.1', { generate_type: 'Geometry' }, 180_000n],
-    ['tokens: default max_tokens, no prompt', 'openai/kimi-k2', {}, 10_240n],
-    ['tokens: prompt estimate + max_tokens', 'openai/kimi-k2', { prompt: 'x'.repeat(4000), max_tokens: 1000 }, 3_100n],
+    // Input: one token per UTF-8 byte, 8 per message and 128 per request of chat framing (an upper bound).
+    ['tokens: default max_tokens, no prompt (framing only)', 'openai/kimi-k2', {}, 82n + 10_240n],
     [
-      'tokens: messages with framing',
+      'tokens: prompt bound + max_tokens',
+      'openai/kimi-k2',
+      { prompt: 'x'.repeat(4000), max_tokens: 1000 },
+      2_482n + 2_500n, // 4,136 input tokens at 0.60, 1,000 output at 2.50 per million
+    ],
+    [
+      'tokens: a CJK prompt costs its bytes, not a quarter of its characters',
+      'openai/kimi-k2',
+      { prompt: '长'.repeat(1000), max_tokens: 1000 },
+      1_882n + 2_500n, // 3,000 bytes + 136 framing = 3,136 input tokens
+    ],
+    [
+      'tokens: unfolded messages, each under its role',
       'openai/llama-3.3-70b',
       { messages: [{ role: 'user', content: 'x'.repeat(400) }], max_tokens: 100 },
-      54n,
+      71n + 40n, // "user: " + 400 bytes + 136 framing = 542 input tokens at 0.13
     ],
     [
       'tokens: measured usage at settlement',
@@ -66,23 +78,10 @@ describe('priceRequest', () => {
       characters_assumed: true,
     });
     expect(priceRequest(model('openai/kimi-k2'), { max_tokens: 10 }).breakdown).toMatchObject({
-      input_tokens: 0,
+      input_tokens: 136,
       output_tokens: 10,
       tokens_measured: false,
     });
-  });
-
-  it('estimates about four characters per token plus framing per message', () => {
-    expect(estimateInputTokens({ prompt: 'x'.repeat(10) })).toBe(3);
-    expect(
-      estimateInputTokens({
-        system_prompt: 'abcd',
-        messages: [
-          { role: 'user', content: 'abcd' },
-          { role: 'assistant', content: 'ab' },
-        ],
-      }),
-    ).toBe(3 + 8);
   });
 });
 

@@ -5,6 +5,7 @@
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { configuredFacilitator } from '../../src/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities, type GenerationActivities } from '../../activities/generation.activities.ts';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
@@ -180,4 +181,35 @@ describe('an admission that commits after its workflow gave up (issue 16)', () =
       expect.objectContaining({ balance: 1_000_000n, reserved: BigInt(input.costMicros) }),
     );
   }, 60_000);
+
+  it('a workflow whose workflow task is failing (being retried) cannot take the admit update now: unavailable, not an error', async () => {
+    const input = await newTaskInput();
+    const taskQueue = uniqueTaskQueue('failing-workflow-task');
+    await context.env.client.workflow.start('generationWorkflow', {
+      workflowId: input.taskId,
+      taskQueue,
+      args: [input],
+    });
+    // A worker that does not know the workflow type fails each of its workflow tasks, as one crashing mid-task does.
+    const worker = await Worker.create({
+      connection: context.env.nativeConnection,
+      taskQueue,
+      workflowsPath: fileURLToPath(new URL('../../workflows/echo.workflow.ts', import.meta.url)),
+    });
+    const outcome = await worker.runUntil(async () => {
+      const handle = context.env.client.workflow.getHandle(input.taskId);
+      await expect
+        .poll(
+          async () => (await handle.fetchHistory()).events?.some((event) => event.workflowTaskFailedEventAttributes),
+          {
+            timeout: 30_000,
+          },
+        )
+        .toBe(true);
+      return admitGeneration({ client: context.env.client, taskQueue }, input);
+    });
+    expect(outcome).toEqual({ outcome: 'unavailable' });
+    await context.env.client.workflow.getHandle(input.taskId).terminate('test over');
+    await expectNothingLeft(input);
+  }, 90_000);
 });

@@ -73,6 +73,8 @@ export const agentEndpoints = [
           ...onboarding(ctx.config, agent),
           webhook_url: agent.webhookUrl,
           webhook_secret: agent.webhookSecret,
+          // Named beside the secret wherever one is handed out, as PATCH /agents/webhook does.
+          ...(agent.webhookSecret ? webhookSignature : {}),
         },
       };
     },
@@ -113,7 +115,7 @@ export const agentEndpoints = [
         body: {
           success: false,
           amount_credited: formatUsd(0n),
-          new_balance: formatUsd(claim.availableMicros),
+          new_balance: formatUsd(claim.balanceMicros),
           ...identity,
           message: stillConfirming(claim.confirmations, claim.required),
         },
@@ -135,7 +137,9 @@ export const agentEndpoints = [
         body: {
           agent_id: summary.id,
           agent_name: summary.name,
-          balance: formatUsd(summary.available),
+          balance: formatUsd(summary.balance),
+          balance_reserved: formatUsd(summary.reserved),
+          balance_available: formatUsd(summary.available),
           status: summary.status,
           deposit_addresses: depositAddresses,
           asset,
@@ -166,6 +170,12 @@ export const agentEndpoints = [
           can_afford: shortfall <= 0n,
           shortfall: shortfall > 0n ? formatUsd(shortfall) : null,
           breakdown: quote.price.breakdown,
+          ...(quote.assumedTokens
+            ? {
+                assumed_input_tokens: quote.assumedTokens.input,
+                assumed_output_tokens: quote.assumedTokens.output,
+              }
+            : {}),
           deposit_addresses: quote.depositAddresses,
           asset: principal.account.kind === 'agent' ? asset : 'USD',
         },

@@ -7,6 +7,7 @@ import type { TaskView } from '../../generation/task-view.ts';
 import { paymentResponseHeaders } from '../../x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
+import { webhookSignature } from '../webhook-signature.ts';
 import {
   CreateGenerationBodySchema,
   CreateGenerationHeadersSchema,
@@ -96,7 +97,7 @@ export const generationEndpoints = [
         headers: req.headers,
         resourceUrl: `${publicBaseUrl(ctx.config)}/api/v1/generations`,
       });
-      const secret = task.webhookSecret ? { webhook_secret: task.webhookSecret } : {};
+      const secret = task.webhookSecret ? { webhook_secret: task.webhookSecret, ...webhookSignature } : {};
       return { status: 202, body: { ...queuedBody(task), access_token: task.accessToken, ...secret } };
     },
   }),

@@ -7,6 +7,17 @@ import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { ModelsQuerySchema, ModelsResponseSchema } from '../schemas/models.schemas.ts';
 
+/**
+ * What a text model can do through this gateway, whatever the model can do elsewhere: POST /generations sends a
+ * text prompt and stores the whole answer, with no image input, tools, stream or response format passed through.
+ */
+const textModelsThroughGateway = {
+  supports_vision: false,
+  supports_function_calling: false,
+  supports_streaming: false,
+  supports_json_mode: false,
+} as const;
+
 function presentModel(model: CatalogModel, config: Config) {
   const provider = providerListing(model);
   const band = { min: usdNumber(model.band.min), max: usdNumber(model.band.max) };
@@ -18,7 +29,8 @@ function presentModel(model: CatalogModel, config: Config) {
     slug: model.slug,
     type: model.type,
     description: model.description,
-    capabilities: model.capabilities,
+    capabilities:
+      model.type === 'text-to-text' ? { ...model.capabilities, ...textModelsThroughGateway } : model.capabilities,
     cost: band,
     dollar_cost: band,
     supports_x402: model.supports_x402 && x402Offered(config),

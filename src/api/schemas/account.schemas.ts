@@ -1,10 +1,12 @@
-import { moneyString, TierSchema } from './common.schemas.ts';
+import { moneyString, signatureAlgorithm, signatureHeader, TierSchema } from './common.schemas.ts';
 import { z } from './zod.ts';
 
 export const DeveloperBalanceResponseSchema = z
   .object({
     developer_id: z.string(),
-    balance: moneyString,
+    balance: moneyString.openapi({
+      description: 'The account balance in USD, including what running tasks hold: as `balance` on GET /agents/balance',
+    }),
     balance_reserved: moneyString,
     balance_available: moneyString,
     total_spent: moneyString,
@@ -23,7 +25,7 @@ export const DeveloperBalanceResponseSchema = z
 export const WebhookSecretResponseSchema = z
   .object({
     webhook_secret: z.string().openapi({ description: 'Standard Webhooks signing secret, `whsec_` + base64' }),
-    signature_header: z.string(),
-    signature_algorithm: z.string(),
+    signature_header: signatureHeader,
+    signature_algorithm: signatureAlgorithm,
   })
   .openapi('WebhookSecretResponse');

@@ -1,4 +1,12 @@
-import { ChainSchema, DepositAddressesSchema, GenerationTypeSchema, httpUrl, moneyString } from './common.schemas.ts';
+import {
+  ChainSchema,
+  DepositAddressesSchema,
+  GenerationTypeSchema,
+  httpUrl,
+  moneyString,
+  signatureAlgorithm,
+  signatureHeader,
+} from './common.schemas.ts';
 import { generateTypes } from '../../domain/values.ts';
 import { boundedInt, safeText, z } from './zod.ts';
 
@@ -27,6 +35,8 @@ export const AgentRegisterResponseSchema = z
     next_steps: z.array(z.string()),
     webhook_url: httpUrl.nullable().optional(),
     webhook_secret: z.string().nullable().optional(),
+    signature_header: signatureHeader.optional(),
+    signature_algorithm: signatureAlgorithm.optional(),
   })
   .openapi('AgentRegisterResponse');
 
@@ -43,7 +53,14 @@ export const AgentBalanceResponseSchema = z
   .object({
     agent_id: z.string(),
     agent_name: z.string(),
-    balance: moneyString,
+    balance: moneyString.openapi({
+      description:
+        'The account balance in USD, including what running tasks hold: as `balance` on GET /account/balance',
+    }),
+    balance_reserved: moneyString.openapi({ description: 'Extension: held by running tasks until they settle' }),
+    balance_available: moneyString.openapi({
+      description: 'Extension: what new generations can spend, `balance` − `balance_reserved`',
+    }),
     status: z.string(),
     deposit_addresses: DepositAddressesSchema,
     asset: z.string(),
@@ -64,7 +81,7 @@ export const AgentDepositResponseSchema = z
   .object({
     success: z.boolean(),
     amount_credited: moneyString,
-    new_balance: moneyString,
+    new_balance: moneyString.openapi({ description: "The agent's `balance` now, as GET /agents/balance shows it" }),
     tx_hash: z.string().optional(),
     chain: z.string().optional(),
     message: z.string().optional(),
@@ -88,7 +105,9 @@ export const AgentQuoteRequestSchema = z
 export const AgentQuoteResponseSchema = z
   .object({
     cost_usd: moneyString,
-    your_balance: moneyString,
+    your_balance: moneyString.openapi({
+      description: 'The available balance the cost is compared with (`balance_available` on the balance endpoints)',
+    }),
     can_afford: z.boolean(),
     shortfall: moneyString.nullable().optional(),
     breakdown: z.record(z.string(), z.unknown()).openapi({
@@ -97,6 +116,19 @@ export const AgentQuoteResponseSchema = z
         'assumed (it carries no text) are flagged: `characters_assumed`, `minutes_assumed`, or `tokens_measured: false`. ' +
         'A model priced on the length of an input (per-minute audio, lip-sync) names where the quoted length came from: ' +
         '`input_length` `declared` (`duration`) or `assumed`; a generation is priced on the input it measures.',
+    }),
+    assumed_input_tokens: z
+      .int()
+      .optional()
+      .openapi({
+        description:
+          'Extension, per-token (text-to-text) models only: the input tokens the quote priced. A quote carries no text, ' +
+          "so this is what an empty prompt reserves (the chat template's framing); a generation reserves an upper bound " +
+          "of its own prompt's tokens (one per UTF-8 byte, plus framing) and is charged the tokens the provider reports.",
+      }),
+    assumed_output_tokens: z.int().optional().openapi({
+      description:
+        "Extension, per-token models only: the output tokens the quote priced, the model's default `max_tokens`.",
     }),
     deposit_addresses: DepositAddressesSchema,
     asset: z.string(),
@@ -111,7 +143,7 @@ export const AgentWebhookResponseSchema = z
     webhook_url: httpUrl,
     webhook_secret: z.string(),
     message: z.string().optional(),
-    signature_header: z.string().optional(),
-    signature_algorithm: z.string().optional(),
+    signature_header: signatureHeader.optional(),
+    signature_algorithm: signatureAlgorithm.optional(),
   })
   .openapi('AgentWebhookResponse');

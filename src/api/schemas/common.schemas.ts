@@ -58,3 +58,14 @@ export const taskIdParams = <Name extends string>(name: Name) =>
       .regex(taskIdPattern, 'must be a task id (gen_ followed by 22 letters and digits)')
       .openapi({ param: { name, in: 'path' }, description: 'Task id from creation (gen_…)' }),
   } as Record<Name, z.ZodString>);
+
+/** How webhooks are signed, returned wherever a signing secret is (Standard Webhooks; README "Webhooks"). */
+export const signatureHeader = z.string().openapi({
+  description: 'The header that carries the signature: `webhook-signature` (with `webhook-id`, `webhook-timestamp`)',
+  example: 'webhook-signature',
+});
+export const signatureAlgorithm = z.string().openapi({
+  description:
+    '`hmac-sha256`: the header holds `v1,` + base64 HMAC-SHA256, keyed by the secret, of `{webhook-id}.{webhook-timestamp}.{body}` (Standard Webhooks)',
+  example: 'hmac-sha256',
+});

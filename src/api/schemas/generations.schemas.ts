@@ -1,5 +1,13 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
-import { GenerationTypeSchema, httpUrl, TaskStatusSchema, taskIdParams } from './common.schemas.ts';
+import { generateTypes } from '../../domain/values.ts';
+import {
+  GenerationTypeSchema,
+  httpUrl,
+  signatureAlgorithm,
+  signatureHeader,
+  TaskStatusSchema,
+  taskIdParams,
+} from './common.schemas.ts';
 import { boundedInt, safeText, z } from './zod.ts';
 
 export const MessageSchema = z
@@ -22,15 +30,32 @@ export const GenerationRequestSchema = z
     repetition_penalty: z.number().optional(),
     enable_thinking: z.boolean().optional(),
     negative_prompt: safeText().optional(),
-    image_url: httpUrl.optional(),
+    image_url: httpUrl.optional().openapi({
+      description: 'The input image; for `face-swap`, the picture whose face is replaced (required)',
+    }),
     video_url: httpUrl.optional(),
     audio_url: httpUrl.optional(),
-    images: z.array(httpUrl).optional(),
+    images: z.array(httpUrl).optional().openapi({
+      description: 'Input images; for `face-swap`, `[face]`: the face to put into `image_url` (required)',
+    }),
     videos: z.array(httpUrl).optional(),
     aspect_ratio: safeText().optional(),
     resolution: safeText().optional(),
     duration: boundedInt(1).optional().openapi({ description: 'Seconds of output' }),
     num_outputs: boundedInt(1).optional(),
+    sound: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          'Extension: video with generated sound. `true` on a model with `supports_sound` adds its surcharge (as quoted), ' +
+          'absent or `false` asks it for silent video; a model whose output always has sound takes `true` at no extra ' +
+          'cost and refuses `false`, a silent model refuses `true` (400 naming `sound`)',
+      }),
+    generate_type: z.enum(generateTypes).optional().openapi({
+      description:
+        "Extension: a 3D model's mesh variant, one of its `generate_types` (priced as quoted); any other model refuses it",
+    }),
     // JSON numbers are exact up to 2^53: a larger seed would not reach the provider as sent.
     seed: boundedInt(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER).optional(),
     webhook_url: httpUrl.optional().openapi({
@@ -81,6 +106,8 @@ export const GenerationQueuedResponseSchema = z
       description:
         "x402-paid tasks with a webhook_url only: the payer's Standard Webhooks signing secret, to verify the webhook",
     }),
+    signature_header: signatureHeader.optional(),
+    signature_algorithm: signatureAlgorithm.optional(),
   })
   .openapi('GenerationQueuedResponse');
 

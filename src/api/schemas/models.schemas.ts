@@ -14,10 +14,18 @@ export const ModelCapabilitiesSchema = z
     max_outputs: z.int().optional(),
     context_window_tokens: z.int().optional(),
     max_output_tokens: z.int().optional(),
-    supports_vision: z.boolean().optional(),
-    supports_function_calling: z.boolean().optional(),
-    supports_streaming: z.boolean().optional(),
-    supports_json_mode: z.boolean().optional(),
+    supports_vision: z.boolean().optional().openapi({
+      description: 'Text models: false, the gateway sends text only (images go to image models)',
+    }),
+    supports_function_calling: z.boolean().optional().openapi({
+      description: 'Text models: false, the gateway passes no tools through',
+    }),
+    supports_streaming: z.boolean().optional().openapi({
+      description: 'Text models: false, tasks are asynchronous and the whole answer is stored as a text artifact',
+    }),
+    supports_json_mode: z.boolean().optional().openapi({
+      description: 'Text models: false, the gateway passes no response format through',
+    }),
     supports_sound: z
       .boolean()
       .optional()

@@ -1,0 +1,59 @@
+// CPU time of this process and of the servers it started (the Temporal dev server, PostgreSQL and its backends),
+// read from /proc, so the benchmark can say what one admission costs each of them.
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface CpuSample {
+  nodeMs: number;
+  temporalMs: number;
+  postgresMs: number;
+}
+
+// USER_HZ: the unit of utime and stime in /proc/<pid>/stat; 100 on every Linux we run on.
+const ticksPerSecond = 100;
+
+interface ProcessStat {
+  pid: number;
+  parent: number;
+  command: string;
+  cpuMs: number;
+}
+
+function readStat(pid: number): ProcessStat | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command sits in parentheses and may hold spaces; the fields after it are space-separated.
+    const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const cpuTicks = Number(fields[11]) + Number(fields[12]);
+    return { pid, parent: Number(fields[1]), command, cpuMs: (cpuTicks * 1000) / ticksPerSecond };
+  } catch {
+    return undefined; // it ended while we looked
+  }
+}
+
+/** CPU used so far by this process and by its descendants, grouped by what they are. */
+export function sampleCpu(): CpuSample {
+  const stats = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((name) => readStat(Number(name)) ?? []);
+  const children = new Map<number, ProcessStat[]>();
+  for (const stat of stats) children.set(stat.parent, [...(children.get(stat.parent) ?? []), stat]);
+  const sample: CpuSample = { nodeMs: 0, temporalMs: 0, postgresMs: 0 };
+  const usage = process.cpuUsage();
+  sample.nodeMs = (usage.user + usage.system) / 1000;
+  const visit = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      if (child.command.startsWith('temporal')) sample.temporalMs += child.cpuMs;
+      else if (child.command.startsWith('postgres')) sample.postgresMs += child.cpuMs;
+      visit(child.pid);
+    }
+  };
+  visit(process.pid);
+  return sample;
+}
+
+export const cpuBetween = (before: CpuSample, after: CpuSample): CpuSample => ({
+  nodeMs: after.nodeMs - before.nodeMs,
+  temporalMs: after.temporalMs - before.temporalMs,
+  postgresMs: after.postgresMs - before.postgresMs,
+});

@@ -1,0 +1,44 @@
+// The deposit credit activity against real PostgreSQL: what it reports as the agent's new balance.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDepositActivities } from '../../activities/deposit.activities.ts';
+import { loadConfig } from '../../src/config.ts';
+import { recordDeposit } from '../../src/services/deposits.ts';
+import { getAccountSummary } from '../../src/services/accounts.ts';
+import { reserve } from '../../src/services/ledger.ts';
+import { formatUsd } from '../../src/money.ts';
+import { createFundedAccount } from '../helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(() => database.drop());
+
+describe('creditDeposit', () => {
+  it("reports new_balance as the agent's balance, what running tasks hold included (as GET /agents/balance)", async () => {
+    const accountId = await createFundedAccount(database.prisma, { kind: 'agent', deposit: 1_000_000n });
+    await reserve(database.prisma, {
+      accountId,
+      amount: 400_000n,
+      taskId: 'gen_running',
+      idempotencyKey: `gen_running:${accountId}:reserve`,
+    });
+    const facts = {
+      chain: 'base' as const,
+      txHash: `0x${'ab'.repeat(32)}`,
+      accountId,
+      blockNumber: '7',
+      transfers: [{ logIndex: 0, from: `0x${'1'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, amount: '2500000' }],
+    };
+    await recordDeposit(database.prisma, facts, 'confirmed');
+    const { creditDeposit } = createDepositActivities({ prisma: database.prisma, config: loadConfig({}, []) });
+
+    const credited = await new MockActivityEnvironment().run(creditDeposit, facts);
+
+    const summary = await getAccountSummary(database.prisma, accountId);
+    expect(summary).toMatchObject({ balance: 3_500_000n, reserved: 400_000n });
+    expect(credited).toMatchObject({ status: 'credited', amount_usd: '2.50', new_balance: formatUsd(summary.balance) });
+  });
+});
