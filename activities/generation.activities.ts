@@ -4,6 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { taskView, type TaskView } from '../src/generation/task-view.ts';
+import { AdmissionAbandonedError } from '../src/services/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
 import { admitPaidTask, PayerBusyError, type X402Authorization } from '../src/services/paid-tasks.ts';
 import {
@@ -22,6 +23,9 @@ import { classifyFailures } from './failures.ts';
 
 const heartbeatEveryMs = 3_000;
 
+/** The workflow run an activity works for: admission attempts and the give-up are fenced by it. */
+const runIdOf = () => Context.current().info.workflowExecution?.runId;
+
 export interface GenerationActivityDeps extends SettlementDeps {
   catalog: Catalog;
 }
@@ -35,6 +39,8 @@ export interface AdmitInput {
   idempotencyKey: string | null;
   /** Paid with x402 (verified by the api) instead of the account's balance: nothing is reserved. */
   payment?: X402Authorization;
+  /** Seconds of the media inputs the price depends on, measured by the api (the price follows them). */
+  inputSeconds?: number;
 }
 
 /** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */
@@ -47,7 +53,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
-        const { payment, ...admission } = { ...input, costMicros: BigInt(input.costMicros) };
+        const { payment, ...admission } = { ...input, costMicros: BigInt(input.costMicros), runId: runIdOf() };
         const task = payment
           ? await admitPaidTask(deps.prisma, { ...admission, payment })
           : await admitTask(deps.prisma, admission);
@@ -56,6 +62,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         if (error instanceof InsufficientFundsError)
           return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
         if (error instanceof PayerBusyError) return { outcome: 'payer_busy', limit: error.limit };
+        // This run gave up on the admission while this attempt was under way: nothing was, or will be, reserved.
+        if (error instanceof AdmissionAbandonedError)
+          throw ApplicationFailure.nonRetryable(error.message, 'AdmissionAbandoned');
         // A refusal of the ledger (no balance row, a key reused) will not change on retry.
         if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
         throw error;
@@ -98,7 +107,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     },
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {
-      const task = await failTask(deps.prisma, input);
+      const task = await failTask(deps.prisma, { ...input, runId: runIdOf() });
       return task && taskView(task);
     },
   });

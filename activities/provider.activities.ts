@@ -2,9 +2,10 @@
 // upstream job is submitted here, then checked, collected or cancelled by the workflow, which waits between
 // checks on a durable timer or the upstream's callback (signal). Outputs are copied into our storage at once.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { Catalog } from '../src/catalog/catalog.ts';
+import type { Catalog, CatalogModel } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
+import { grownSinceAdmission } from '../src/generation/measured-inputs.ts';
 import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
 import {
@@ -62,6 +63,24 @@ async function classified<T>(step: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The bytes a runner is about to send upstream, when the task was priced on their length: the same URL may serve a
+ * longer file now than when admission measured it, which would cost more than was reserved. That is refused.
+ */
+async function measuredInput(
+  model: CatalogModel,
+  input: { request: GenerationRequest; inputSeconds?: number },
+  fetched: { url: string; data: Buffer },
+): Promise<void> {
+  if (input.inputSeconds === undefined) return;
+  const grown = await grownSinceAdmission(model, input.request, {
+    ...fetched,
+    inputSeconds: input.inputSeconds,
+    deadlineMs: Date.now() + 60_000,
+  });
+  if (grown) throw new ProviderRefusal(grown);
+}
+
 export function createProviderActivities(deps: ProviderActivityDeps) {
   const providers = deps.providers ?? createProviders(deps.config);
   /** The model and the adapter that runs it on this server. */
@@ -95,6 +114,8 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
       taskId: string;
       modelId: string;
       request: GenerationRequest;
+      /** The measured length the task was priced on: an input that grew since is refused (see measuredInput). */
+      inputSeconds?: number;
     }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
       const { model, adapter } = resolveAdapter(input.modelId);
       return heartbeating(async (signal) => {
@@ -117,12 +138,15 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
         }
         const result = await classified(() =>
           adapter.run(input.request, model, {
-            fetchInput: (url) =>
-              fetchInput(url, {
+            fetchInput: async (url) => {
+              const fetched = await fetchInput(url, {
                 maxBytes: deps.config.INPUT_MAX_BYTES,
                 timeoutMs: 30_000,
                 allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
-              }),
+              });
+              await measuredInput(model, input, { url, data: fetched.data });
+              return fetched;
+            },
             signal,
           }),
         );

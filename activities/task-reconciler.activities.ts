@@ -1,8 +1,9 @@
-// The task reconciler's activity: a thin wrapper over src/temporal/task-reconciler, with the worker's client.
+// The task reconciler's activities: thin wrappers over src/temporal/task-reconciler, with the worker's client. Each
+// repair is logged for operators; the run's report is the workflow's result.
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { reconcileQueuedTasks } from '../src/temporal/task-reconciler.ts';
+import { reconcileQueuedTasks, releaseClosedTasks, type ReconcilerDeps } from '../src/temporal/task-reconciler.ts';
 import type { ReconcileInput, ReconcileReport } from '../workflows/task-reconciler.types.ts';
 import { classifyFailures } from './failures.ts';
 
@@ -11,19 +12,32 @@ export interface TaskReconcilerActivityDeps {
   config: Config;
 }
 
+/** Runs one pass with the worker's client and logs each repair it made. */
+async function reportedPass(
+  deps: TaskReconcilerActivityDeps,
+  pass: (reconciler: ReconcilerDeps, input: ReconcileInput) => Promise<ReconcileReport>,
+  input: ReconcileInput,
+): Promise<ReconcileReport> {
+  const { client, log } = Context.current();
+  const report = await pass(
+    { prisma: deps.prisma, client, webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+    input,
+  );
+  for (const repair of report.repairs) {
+    const level = repair.action === 'unanswered' ? 'warn' : 'info';
+    log[level](`task reconciler: ${repair.taskId} ${repair.action}`, { ...repair });
+  }
+  return report;
+}
+
 export function createTaskReconcilerActivities(deps: TaskReconcilerActivityDeps) {
   return classifyFailures({
     async reconcileQueuedTasks(input: ReconcileInput): Promise<ReconcileReport> {
-      const { client, log } = Context.current();
-      const report = await reconcileQueuedTasks(
-        { prisma: deps.prisma, client, webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
-        input,
-      );
-      for (const repair of report.repairs) {
-        const level = repair.action === 'unanswered' ? 'warn' : 'info';
-        log[level](`task reconciler: ${repair.taskId} ${repair.action}`, { ...repair });
-      }
-      return report;
+      return reportedPass(deps, reconcileQueuedTasks, input);
+    },
+
+    async releaseClosedTasks(input: ReconcileInput): Promise<ReconcileReport> {
+      return reportedPass(deps, releaseClosedTasks, input);
     },
   });
 }

@@ -166,6 +166,8 @@ export const configSchema = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   INPUT_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
+  // Admission downloads and measures the inputs a price depends on (audio minutes, lip-sync) within this time.
+  INPUT_MEASURE_TIMEOUT_SECONDS: positiveInt.default(20),
   ALLOW_PRIVATE_WEBHOOK_URLS: z
     .enum(['true', 'false'])
     .default('false')

@@ -252,7 +252,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     // 2. Run: the provider activity stores the outputs (3. Store) as it collects them.
     view = await databaseSteps().markProcessing(input.taskId);
     const deadline = Date.now() + input.timeoutSeconds * 1000;
-    const started = await generateOutputs({ ...task, request: input.request });
+    const started = await generateOutputs({ ...task, request: input.request, inputSeconds: input.inputSeconds });
     if ('job' in started) upstream.submitted(started.job);
     // Cancelled while the call ran (and it finished anyway): its result is not wanted; a job is cancelled below.
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');

@@ -2,7 +2,7 @@
 // reconciler's activity imports this, so importing back would close a cycle.
 
 export interface ReconcileInput {
-  /** Only tasks queued for longer than this: younger ones may still be being admitted. */
+  /** Only tasks queued (or untouched while processing) for longer than this: younger ones may still be under way. */
   olderThanSeconds: number;
   /** Tasks looked at per run, oldest first. */
   limit: number;
@@ -17,12 +17,16 @@ export interface Repair {
    * `started`: it left `queued` meanwhile; `unanswered`: the running workflow did not answer (next run tries again).
    */
   action: 'admitted' | 'failed' | 'started' | 'unanswered';
+  /** `failed`: what its reservation gave back, in micro-USD (a decimal string: JSON has no bigint). */
+  releasedMicros?: string;
   detail?: string;
 }
 
 export interface ReconcileReport {
   checked: number;
   repairs: Repair[];
+  /** Admission tombstones old enough to guard nothing, deleted by this run. */
+  abandonedAdmissionsPruned?: number;
 }
 
 /** Started by name (`taskReconcilerWorkflow`) by its schedule, on the main task queue. */

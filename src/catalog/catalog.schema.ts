@@ -63,6 +63,10 @@ export const capabilitiesSchema = z
   })
   .strict();
 
+/** The request fields that carry a media file whose length a price may depend on. */
+export const measurableInputs = ['audio_url', 'video_url'] as const;
+export type MeasurableInput = (typeof measurableInputs)[number];
+
 /** Request inputs a model can require beyond its generation type's own (src/generation/request.ts). */
 export const modelInputFields = ['prompt', 'image_url', 'images', 'video_url', 'videos', 'audio_url'] as const;
 
@@ -131,6 +135,11 @@ export const catalogEntrySchema = z
     inputs: modelInputsSchema.default({ required: [], single: [] }),
     supports_x402: z.boolean(),
     supports_webhook: z.boolean(),
+    /**
+     * Request fields whose media (audio or video) length sets the price: measured before admission, and the price
+     * follows the measured length, not the declared `duration`. Required by a per-minute-of-input price.
+     */
+    measured_inputs: z.array(z.enum(measurableInputs)).min(1).optional(),
     timeout_seconds: z.int().min(10).max(7200),
     upstream: upstreamSchema,
   })

@@ -38,6 +38,11 @@ function coherenceProblems(entry: CatalogEntry): string[] {
     if (!caps.generate_types?.includes(generateType as never))
       problems.push(`surcharges.generate_type_usd.${generateType}: not in capabilities.generate_types`);
   }
+  if (pricing.kind === 'per_minute_of_input' && !entry.measured_inputs)
+    problems.push('measured_inputs: required by a per-minute-of-input price (the input it is priced on)');
+  const lengthPriced = ['per_minute_of_input', 'per_second', 'per_second_by_resolution'].includes(pricing.kind);
+  if (entry.measured_inputs && !lengthPriced)
+    problems.push(`measured_inputs: a ${pricing.kind} price does not depend on an input's length`);
   if (entry.type === 'text-to-text' && pricing.kind !== 'per_token')
     problems.push('pricing.kind: text-to-text models are priced per token');
   return [...problems, ...translationProblems(entry)];

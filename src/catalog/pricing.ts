@@ -17,6 +17,26 @@ export interface PricingInput {
   max_tokens?: number;
   /** What the provider reported using, at settlement; replaces the estimates. */
   usage?: Usage;
+  /**
+   * Seconds of the media inputs the model's price depends on (`measured_inputs`), as the gateway measured them (the
+   * longest, rounded up): it replaces the declared `duration`, and a provider's report never lowers it.
+   */
+  input_seconds?: number;
+}
+
+/** Where the input length a price counts came from: the file itself, the caller's `duration`, or the model's default. */
+type InputLength = 'measured' | 'declared' | 'assumed';
+const inputLengthOf = (input: PricingInput): InputLength =>
+  input.input_seconds !== undefined ? 'measured' : input.duration !== undefined ? 'declared' : 'assumed';
+
+/** Seconds of output of a per-second price: for a model priced on its inputs, the shortest duration covering them. */
+function outputSeconds(model: CatalogEntry, input: PricingInput): number | undefined {
+  if (!model.measured_inputs || input.input_seconds === undefined) return input.duration ?? defaultDuration(model);
+  const measured = input.input_seconds;
+  const covering = model.capabilities.durations?.find((seconds) => seconds >= measured);
+  if (covering === undefined)
+    throw new RangeError(`${model.slug} offers no duration as long as ${measured} s of input`);
+  return covering;
 }
 
 /** Tokens for text-to-text, seconds of input for per-minute models. */
@@ -64,7 +84,9 @@ function tier(table: Record<string, string>, resolution: string | undefined, mod
 function basePrice(model: CatalogEntry, input: PricingInput): Price {
   const rule = model.pricing;
   const outputs = BigInt(input.num_outputs ?? 1);
-  const seconds = input.duration ?? defaultDuration(model);
+  // Models priced on an input's length say where that length came from (a quote carries no file to measure).
+  const inputLength: Breakdown = model.measured_inputs ? { input_length: inputLengthOf(input) } : {};
+  if (input.input_seconds !== undefined) inputLength.input_seconds = input.input_seconds;
   switch (rule.kind) {
     case 'flat':
       return { micros: parseUsd(rule.usd), breakdown: { rule: rule.kind, unit_usd: rule.usd } };
@@ -82,6 +104,7 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
     }
     case 'per_second':
     case 'per_second_by_resolution': {
+      const seconds = outputSeconds(model, input);
       if (seconds === undefined) throw new RangeError(`${model.slug} is priced per second but has no duration`);
       const [resolution, rate] =
         rule.kind === 'per_second' ? [undefined, rule.usd] : tier(rule.usd_by_resolution, input.resolution, model);
@@ -93,6 +116,7 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
           usd_per_second: rate,
           duration_seconds: seconds,
           num_outputs: Number(outputs),
+          ...inputLength,
         },
       };
     }
@@ -105,11 +129,20 @@ function basePrice(model: CatalogEntry, input: PricingInput): Price {
       };
     }
     case 'per_minute_of_input': {
-      const seconds = input.usage?.input_seconds ?? input.duration;
+      const reported = input.usage?.input_seconds;
+      // The measured length is what the upstream bills: a report of less never lowers the charge below it.
+      const seconds =
+        input.input_seconds !== undefined ? Math.max(input.input_seconds, reported ?? 0) : (reported ?? input.duration);
       const minutes = seconds === undefined ? rule.reserved_minutes : Math.max(1, Math.ceil(seconds / 60));
       return {
         micros: parseUsd(rule.usd) * BigInt(minutes),
-        breakdown: { rule: rule.kind, usd_per_minute: rule.usd, minutes, minutes_assumed: seconds === undefined },
+        breakdown: {
+          rule: rule.kind,
+          usd_per_minute: rule.usd,
+          minutes,
+          minutes_assumed: seconds === undefined,
+          ...inputLength,
+        },
       };
     }
     case 'per_token': {

@@ -12,6 +12,7 @@ import {
   TooManyTasksError,
 } from '../domain/errors.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
+import { measureInputs } from '../generation/measured-inputs.ts';
 import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
 import { canRun } from '../providers/registry.ts';
@@ -68,7 +69,34 @@ export function admissibleRequest(
     const message = `${model.id} is not available on this server (its provider is not configured here)`;
     throw new ModelRequestError([{ field: 'model', message }]);
   }
-  return { request, model, costMicros: priceRequest(model, request).micros, hash: requestHash(request) };
+  // Priced as declared: measuredRequest prices a model whose price follows its inputs' length on what they measure.
+  const inputSeconds = undefined as number | undefined;
+  return { request, model, costMicros: priceRequest(model, request).micros, hash: requestHash(request), inputSeconds };
+}
+
+export type AdmissibleRequest = ReturnType<typeof admissibleRequest>;
+
+/**
+ * A model priced on its inputs' length is priced on the length measured now, not the declared `duration` (400 naming
+ * the field when an input cannot be measured or is too long). The request hash stays the caller's: a retry matches.
+ */
+export async function measuredRequest(
+  deps: Pick<GenerationServiceDeps, 'config'>,
+  admissible: AdmissibleRequest,
+): Promise<AdmissibleRequest> {
+  const { model, request } = admissible;
+  if (!model.measured_inputs) return admissible;
+  const inputSeconds = await measureInputs(model, request, {
+    maxBytes: deps.config.INPUT_MAX_BYTES,
+    timeoutMs: deps.config.INPUT_MEASURE_TIMEOUT_SECONDS * 1000,
+    allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
+  });
+  if (inputSeconds === undefined) return admissible;
+  return {
+    ...admissible,
+    inputSeconds,
+    costMicros: priceRequest(model, { ...request, input_seconds: inputSeconds }).micros,
+  };
 }
 
 /** A task admitted earlier under the same Idempotency-Key; another request under that key is refused. */
@@ -89,10 +117,7 @@ const admittedEarlier = ({ id, type, model, costReserved, createdAt }: Task): Qu
 });
 
 /** The workflow input of a request: the same account and Idempotency-Key always give the same task and workflow. */
-export function generationInput(
-  input: NewGeneration,
-  admissible: ReturnType<typeof admissibleRequest>,
-): GenerationInput {
+export function generationInput(input: NewGeneration, admissible: AdmissibleRequest): GenerationInput {
   return {
     taskId: taskIdFor(input.accountId, input.idempotencyKey),
     accountId: input.accountId,
@@ -102,6 +127,7 @@ export function generationInput(
     modelId: admissible.model.id,
     requestHash: admissible.hash,
     timeoutSeconds: admissible.model.timeout_seconds,
+    ...(admissible.inputSeconds !== undefined ? { inputSeconds: admissible.inputSeconds } : {}),
   };
 }
 
@@ -110,11 +136,15 @@ export function generationInput(
  * Idempotency-Key answers the original admission and charges nothing more.
  */
 export async function createGeneration(deps: GenerationServiceDeps, input: NewGeneration): Promise<QueuedGeneration> {
-  const admissible = admissibleRequest(deps, input.body);
-  const earlier = await earlierAdmission(deps, input, admissible.hash);
+  const declared = admissibleRequest(deps, input.body);
+  const earlier = await earlierAdmission(deps, input, declared.hash);
   // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
   // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.
   if (earlier && earlier.status !== 'queued') return admittedEarlier(earlier);
+  // A queued task was priced (and its inputs measured) when it was admitted: its row says so, nothing is downloaded.
+  const admissible = earlier
+    ? { ...declared, costMicros: earlier.costReserved, inputSeconds: earlier.inputSeconds ?? undefined }
+    : await measuredRequest(deps, declared);
 
   const admission = await admitGeneration(deps.temporal, generationInput(input, admissible));
   if (admission.outcome === 'admitted')

@@ -1,5 +1,6 @@
 // Tasks paid with x402: admitted against a payment the api verified, without a reservation (the payer's wallet
 // account holds nothing until its payment settles). One task per payment, and a cap on each payer's tasks in flight.
+import { decideAdmission } from './admission-fence.ts';
 import { derivedId } from './ids.ts';
 import { newAccessToken } from './task-tokens.ts';
 import type { PrismaClient } from '../db/prisma.ts';
@@ -56,9 +57,8 @@ export async function admitPaidTask(
   prisma: PrismaClient,
   input: AdmitTaskInput & { payment: X402Authorization },
 ): Promise<TaskRow> {
-  return prisma.$transaction(async (tx) => {
-    const existing = await tx.task.findUnique({ where: { id: input.taskId }, include: { payment: true } });
-    if (existing) return existing;
+  const attempt = { taskId: input.taskId, runId: input.runId, refusals: [PayerBusyError] };
+  return decideAdmission(prisma, attempt, async (tx) => {
     const { payment, accountId } = input;
     await ensureWalletAccount(tx, accountId, payment.payer);
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`x402-payer:${accountId}`}, 0))`;

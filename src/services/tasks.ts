@@ -6,7 +6,8 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import { taskIdPattern } from '../domain/values.ts';
-import { charge, credit, release, reserve } from './ledger.ts';
+import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
+import { charge, credit, InsufficientFundsError, release, reserve } from './ledger.ts';
 
 /** A task row with its x402 payment, when it was paid that way. */
 export type TaskRow = Task & { payment: X402Payment | null };
@@ -18,6 +19,10 @@ export interface AdmitTaskInput {
   request: GenerationRequest;
   costMicros: bigint;
   idempotencyKey: string | null;
+  /** The workflow run admitting it: once that run has given up, no attempt of it commits (admission-fence.ts). */
+  runId?: string;
+  /** Seconds of the media inputs its price depends on, as measured at admission. */
+  inputSeconds?: number;
 }
 
 /**
@@ -36,6 +41,7 @@ export function newTaskRow(input: {
   request: GenerationRequest;
   costMicros: bigint;
   idempotencyKey: string | null;
+  inputSeconds?: number;
 }) {
   const { request } = input;
   return {
@@ -50,6 +56,7 @@ export function newTaskRow(input: {
     duration: request.duration,
     resolution: request.resolution,
     numOutputs: request.num_outputs,
+    inputSeconds: input.inputSeconds,
     costReserved: input.costMicros,
     webhookUrl: request.webhook_url,
     idempotencyKey: input.idempotencyKey,
@@ -58,9 +65,8 @@ export function newTaskRow(input: {
 
 /** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
 export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<TaskRow> {
-  return prisma.$transaction(async (tx) => {
-    const existing = await tx.task.findUnique({ where: { id: input.taskId }, ...withPayment });
-    if (existing) return existing;
+  const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError] };
+  return decideAdmission(prisma, attempt, async (tx) => {
     await reserve(
       { tx },
       {
@@ -86,11 +92,11 @@ export interface Delivered {
 
 /**
  * What a task used, at most its quote: the quote was the most it could cost; what was used (tokens, seconds) and
- * delivered (fewer outputs than asked for) is what is charged.
+ * delivered (fewer outputs than asked for) is what is charged, never less than its measured inputs cost.
  */
 export function usedCost(
   model: CatalogModel,
-  task: Pick<Task, 'request' | 'costReserved'>,
+  task: Pick<Task, 'request' | 'costReserved' | 'inputSeconds'>,
   delivered: Delivered,
 ): bigint {
   const request = storedRequest(task);
@@ -98,6 +104,7 @@ export function usedCost(
   if (!delivered.usage && !fewerOutputs) return task.costReserved;
   const used = priceRequest(model, {
     ...request,
+    ...(task.inputSeconds !== null ? { input_seconds: task.inputSeconds } : {}),
     ...(fewerOutputs ? { num_outputs: delivered.outputs.length } : {}),
     ...(delivered.usage ? { usage: delivered.usage } : {}),
   }).micros;
@@ -195,18 +202,24 @@ export function creditSettledPayment(
 
 /**
  * Releases the whole reservation (an x402 payment is abandoned instead: it is never settled) and marks the task
- * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null.
- * `onlyQueued`: a task that has started meanwhile is left to its workflow.
+ * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null, and
+ * the admission of `runId` is given up for good, so an attempt of it still under way cannot commit later.
+ * `onlyIf`: the status it was found in; a task that has moved on meanwhile is left to its workflow.
  */
 export async function failTask(
   prisma: PrismaClient,
-  input: { taskId: string; error: string; onlyQueued?: boolean },
+  input: { taskId: string; error: string; runId?: string; onlyIf?: 'queued' | 'processing' },
 ): Promise<TaskRow | null> {
   return prisma.$transaction(async (tx) => {
+    // Waits for an admission under way: it either commits first (and is released here) or finds the tombstone.
+    await lockAdmission(tx, input.taskId);
     const task = await lockTask(tx, input.taskId);
-    if (!task) return null;
+    if (!task) {
+      if (input.runId) await abandonAdmission(tx, { taskId: input.taskId, runId: input.runId });
+      return null;
+    }
     if (task.status === 'completed' || task.status === 'failed') return task;
-    if (input.onlyQueued && task.status !== 'queued') return task;
+    if (input.onlyIf && task.status !== input.onlyIf) return task;
     if (!task.payment)
       await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
     else await abandonPayment(tx, task.payment);

@@ -19,9 +19,11 @@ import {
 } from '../x402/payment-header.ts';
 import { paymentRequiredHeader, paymentRequirementsFor } from '../x402/requirements.ts';
 import {
+  type AdmissibleRequest,
   admissibleRequest,
   admissionRefusal,
   type GenerationServiceDeps,
+  measuredRequest,
   type QueuedGeneration,
   unconfirmedMessage,
 } from './generations.ts';
@@ -109,7 +111,7 @@ async function paidGeneration(
 /** The workflow input of a verified payment: one authorization always gives the same task and workflow. */
 export function paidGenerationInput(
   config: GenerationServiceDeps['config'],
-  { request, model, costMicros, hash }: ReturnType<typeof admissibleRequest>,
+  { request, model, costMicros, hash, inputSeconds }: AdmissibleRequest,
   paid: { identity: PaymentIdentity; requirement: PaymentRequirements; payload: PaymentPayload },
 ): GenerationInput {
   const { identity, requirement } = paid;
@@ -122,6 +124,7 @@ export function paidGenerationInput(
     modelId: model.id,
     requestHash: hash,
     timeoutSeconds: model.timeout_seconds,
+    ...(inputSeconds !== undefined ? { inputSeconds } : {}),
     payment: {
       scheme: requirement.scheme,
       network: requirement.network,
@@ -146,7 +149,8 @@ export async function payForGeneration(
   deps: GenerationServiceDeps & { facilitator: () => PaymentFacilitator },
   input: UnpaidGeneration,
 ): Promise<PaidGeneration> {
-  const admissible = admissibleRequest(deps, input.body);
+  // The price asked for is the measured inputs' (a model priced on their length): the payment must cover them.
+  const admissible = await measuredRequest(deps, admissibleRequest(deps, input.body));
   const { model, costMicros, hash } = admissible;
   const chains = enabledChains(deps.config);
   if (!model.supports_x402 || chains.length === 0) {

@@ -1,7 +1,8 @@
 // The safety net behind admission: a Temporal Schedule runs taskReconcilerWorkflow every minute. It finds tasks still
 // `queued` long after they were admitted and makes each one end: a running workflow is sent its admission again (it
-// adopts the row), a task whose workflow closed or never existed is released and failed. Each run's report is its
-// result in the Web UI.
+// adopts the row), a task whose workflow closed or never existed is released and failed. Tasks `processing` whose
+// workflow closed (terminated, or its compensation gave up) are released and failed too: no reservation outlives its
+// workflow. Each run's report is its result in the Web UI.
 import {
   type Client,
   type ScheduleOptions,
@@ -19,6 +20,8 @@ import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { requestHash } from '../generation/request.ts';
 import { taskView } from '../generation/task-view.ts';
+import { pruneAbandonedAdmissions } from '../services/admission-fence.ts';
+import { findLongProcessingTasks, releasedBy } from '../services/stranded-tasks.ts';
 import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../services/tasks.ts';
 import { ensureSchedule } from './schedules.ts';
 import { notifyWebhookEvent } from './webhooks.ts';
@@ -28,6 +31,13 @@ export const taskReconcilerScheduleId = 'task-reconciler';
 /** A stranded task is never charged: whatever it reserved goes back. */
 export const strandedTaskError =
   'The task was admitted but could not be started (the service was interrupted). You have not been charged.';
+export const interruptedTaskError =
+  'The task was interrupted before it finished (the service stopped running it). You have not been charged.';
+
+// Running tasks are skipped, not repaired: at most this many pages of them are looked through per run.
+const processingPagesPerRun = 20;
+// Longer than any admission attempt can still be under way: a tombstone older than this guards nothing.
+const abandonedAdmissionTtlMs = 7 * 86_400_000;
 
 // A running workflow answers its admission in milliseconds; one that does not is tried again at the next run.
 const updateWaitMs = 10_000;
@@ -64,9 +74,11 @@ async function admitAgain(deps: ReconcilerDeps, task: TaskRow): Promise<Repair> 
   }
 }
 
-/** No workflow will ever run the task: release what it holds, fail it, and tell its webhooks, as the workflow would. */
+/** No workflow will ever finish the task: release what it holds, fail it, and tell its webhooks, as the workflow would. */
 async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: string): Promise<Repair> {
-  const failed = await failTask(deps.prisma, { taskId: task.id, error: strandedTaskError, onlyQueued: true });
+  const status = task.status === 'processing' ? 'processing' : 'queued';
+  const error = status === 'processing' ? interruptedTaskError : strandedTaskError;
+  const failed = await failTask(deps.prisma, { taskId: task.id, error, onlyIf: status });
   if (failed?.status !== 'failed') return { taskId: task.id, workflow, action: 'started' };
   await notifyWebhookEvent(
     { prisma: deps.prisma, client: deps.client, taskQueue: deps.webhookTaskQueue },
@@ -78,7 +90,8 @@ async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: strin
       data: taskView(failed),
     },
   );
-  return { taskId: task.id, workflow, action: 'failed' };
+  const released = await releasedBy(deps.prisma, task.id);
+  return { taskId: task.id, workflow, action: 'failed', releasedMicros: released.toString() };
 }
 
 /** Makes every task queued for longer than `olderThanSeconds` end (up to `limit` of them per call). */
@@ -92,6 +105,32 @@ export async function reconcileQueuedTasks(deps: ReconcilerDeps, input: Reconcil
     }),
   );
   return { checked: tasks.length, repairs };
+}
+
+/**
+ * Releases and fails every task `processing` (untouched for `olderThanSeconds`) whose workflow has closed or is gone;
+ * a running one is left alone. Also prunes admission tombstones too old to guard anything.
+ */
+export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileInput): Promise<ReconcileReport> {
+  const updatedBefore = new Date(Date.now() - input.olderThanSeconds * 1000);
+  const repairs: Repair[] = [];
+  let checked = 0;
+  let after: TaskRow | undefined;
+  for (let page = 0; page < processingPagesPerRun && repairs.length < input.limit; page += 1) {
+    const tasks = await findLongProcessingTasks(deps.prisma, { updatedBefore, limit: input.limit, after });
+    checked += tasks.length;
+    const found = await Promise.all(
+      tasks.map(async (task) => {
+        const workflow = await workflowStatus(deps.client, task.id);
+        return workflow === 'RUNNING' ? null : failStranded(deps, task, workflow);
+      }),
+    );
+    repairs.push(...found.filter((repair) => repair !== null));
+    if (tasks.length < input.limit) break;
+    after = tasks.at(-1);
+  }
+  const pruned = await pruneAbandonedAdmissions(deps.prisma, new Date(Date.now() - abandonedAdmissionTtlMs));
+  return { checked, repairs, abandonedAdmissionsPruned: pruned };
 }
 
 /** The reconciler's schedule: every TASK_RECONCILE_INTERVAL_SECONDS, one run at a time. */

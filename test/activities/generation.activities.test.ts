@@ -7,7 +7,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
 import { configuredFacilitator } from '../../src/x402/facilitator.ts';
 import { newId } from '../../src/services/ids.ts';
-import { ledgerTotals } from '../../src/services/ledger.ts';
+import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
@@ -109,5 +109,47 @@ describe('each money-moving activity, called twice with the same input, moves mo
       balance: 1_000_000n,
       reserved: 0n,
     });
+  });
+});
+
+describe('a workflow run decides its admission once (issue 16)', () => {
+  const inRun = (runId: string) => new MockActivityEnvironment({ workflowExecution: { workflowId: 'gen', runId } });
+
+  it('after a refusal, a late attempt of the same run admits nothing, even once the funds suffice', async () => {
+    const input = { ...(await newAdmission()), costMicros: '2000000' };
+    expect(await inRun('run-1').run(activities.admitTask, input)).toEqual({
+      outcome: 'insufficient_funds',
+      availableMicros: '1000000',
+    });
+    await credit(database.prisma, {
+      accountId: input.accountId,
+      amount: 5_000_000n,
+      kind: 'adjustment',
+      idempotencyKey: `topup:${input.taskId}`,
+    });
+    await expect(inRun('run-1').run(activities.admitTask, input)).rejects.toMatchObject({
+      type: 'AdmissionAbandoned',
+      nonRetryable: true,
+    });
+    expect(await database.prisma.task.findUnique({ where: { id: input.taskId } })).toBeNull();
+    expect((await moneyOf(input)).reserved).toBe(0n);
+    // A new run of the task (the caller retried) decides afresh.
+    expect(await inRun('run-2').run(activities.admitTask, input)).toMatchObject({ outcome: 'admitted' });
+    expect((await moneyOf(input)).reserved).toBe(2_000_000n);
+  });
+
+  it('a run that gave up without a row (failTask) leaves a tombstone; one whose row committed first is released', async () => {
+    const gaveUp = await newAdmission();
+    const failure = { taskId: gaveUp.taskId, error: 'The task could not be admitted.' };
+    expect(await inRun('run-1').run(activities.failTask, failure)).toBeNull();
+    await expect(inRun('run-1').run(activities.admitTask, gaveUp)).rejects.toMatchObject({
+      type: 'AdmissionAbandoned',
+    });
+    expect((await moneyOf(gaveUp)).entries).toEqual([]);
+
+    const committedFirst = await newAdmission();
+    await inRun('run-1').run(activities.admitTask, committedFirst);
+    await inRun('run-1').run(activities.failTask, { ...failure, taskId: committedFirst.taskId });
+    expect(await moneyOf(committedFirst)).toMatchObject({ balance: 1_000_000n, reserved: 0n });
   });
 });

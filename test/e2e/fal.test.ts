@@ -1,9 +1,17 @@
 // fal models through the real stack against a stand-in that speaks fal's queue API, including a job that
 // reports COMPLETED and fails when its result is fetched, and fal's ED25519-signed completion callbacks.
 import sharp from 'sharp';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
+import {
+  type InputServer,
+  mp4Of,
+  type OutputMedia,
+  outputKind,
+  outputMedia,
+  startInputServer,
+  wavTone,
+} from '../helpers/media.ts';
 import { itRunsOneModelOfEachType } from '../helpers/sample-requests.ts';
 import { cancelTask, cancelWhileUpstreamRuns, useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait, postGeneration, startGeneration, waitForEnd } from '../helpers/http.ts';
@@ -138,6 +146,30 @@ describe('fal', () => {
     });
     expect(await balance()).toBe(before);
     await expect.poll(() => upstream.cancelled.length, { timeout: 15_000 }).toBeGreaterThan(0);
+  });
+});
+
+describe("a fal model priced on its inputs' length (issue 16)", () => {
+  let inputs: InputServer;
+  beforeAll(async () => {
+    inputs = await startInputServer({
+      '/12s.mp4': { body: mp4Of(12), contentType: 'video/mp4' },
+      '/12s.wav': { body: wavTone(12), contentType: 'audio/wav' },
+    });
+  });
+  afterAll(() => inputs?.close());
+
+  it('lip-sync of a 12 s clip declared as 5 s reserves and is charged the 30 s its output will last', async () => {
+    const before = await balance();
+    const task = await generate({
+      type: 'lip-sync',
+      model: 'fal/sync-lipsync-2',
+      video_url: `${inputs.url}/12s.mp4`,
+      audio_url: `${inputs.url}/12s.wav`,
+      duration: 5,
+    });
+    expect(task).toMatchObject({ status: 'completed', cost: 1.5 });
+    expect(before - (await balance())).toBe(1_500_000n);
   });
 });
 

@@ -1,19 +1,17 @@
 // OpenAI-compatible models through the real stack against a stand-in server. text-to-text: messages folded into a
 // system prompt and a transcript, parameters passed on, the answer stored as .txt, tokens used charged. Then
 // images, speech and transcription (charged by the measured length), and video jobs (Sora) polled to the end.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { formatUsd } from '../../src/money.ts';
-import { mp4Clip } from '../helpers/media.ts';
+import { type InputServer, mp4Clip, startInputServer, wavTone } from '../helpers/media.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { generateAndWait, postGeneration, waitForEnd } from '../helpers/http.ts';
 import { type OpenAIStandIn, reportedTokens, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
-let inputs: Server;
+let inputs: InputServer;
 let inputsUrl: string;
 let clip: Buffer;
 const png = () =>
@@ -29,9 +27,16 @@ const gateway = useGateway(async () => {
     transcript: { text: 'Hello from the recording.', duration: 61.5 },
     mp4: clip,
   });
-  inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(Buffer.alloc(4096, 1)));
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+  // Callers' recordings: 61.5 s, 150 s, one that is 30 s when measured and 150 s when fetched again, and a text.
+  const [short, long] = [wavTone(61.5), wavTone(150)];
+  const wav = (body: Buffer | ((fetchedBefore: number) => Buffer)) => ({ body, contentType: 'audio/wav' });
+  inputs = await startInputServer({
+    '/memo.wav': wav(short),
+    '/long.wav': wav(long),
+    '/changing.wav': wav((fetchedBefore) => (fetchedBefore === 0 ? wavTone(30) : long)),
+    '/notes.txt': { body: Buffer.from('not a recording'), contentType: 'text/plain' },
+  });
+  inputsUrl = inputs.url;
   return {
     OPENAI_BASE_URL: upstream.baseUrl,
     OPENAI_API_KEY: 'sk-upstream-test',
@@ -41,7 +46,7 @@ const gateway = useGateway(async () => {
 });
 afterAll(async () => {
   await upstream?.close();
-  inputs?.close();
+  await inputs?.close();
 });
 
 const developer = useFundedDeveloper(gateway);
@@ -193,7 +198,7 @@ describe('images, speech and transcription', () => {
     expect((await (await fetch(task.output)).text()).startsWith('ID3-stand-in')).toBe(true);
   });
 
-  it('speech-to-text: uploads the audio, stores the text, charges the minutes measured (not the 10 reserved)', async () => {
+  it('speech-to-text: uploads the audio, stores the text, charges the minutes of the recording (not the 10 assumed)', async () => {
     const before = await balance();
     const task = await generate({
       type: 'speech-to-text',
@@ -207,6 +212,40 @@ describe('images, speech and transcription', () => {
     expect(upload.multipart).toContain('whisper-1');
     expect(before - (await balance())).toBe(12_000n); // 61.5 s → 2 minutes × 0.006
   });
+});
+
+describe('speech-to-text is priced on the recording it sends, not the duration it declares (issue 16)', () => {
+  it('a 150 s recording declared as 1 s reserves and is charged 3 minutes, though the provider reports 61.5 s', async () => {
+    const before = await balance();
+    const body = { type: 'speech-to-text', model: 'openai/whisper-1', audio_url: `${inputsUrl}/long.wav`, duration: 1 };
+    const admitted = await postGeneration(gateway, { key: developer.key, body });
+    expect(admitted).toMatchObject({ status: 202, body: { cost: 0.018 } });
+    const task = await waitForEnd(gateway, { key: developer.key, pollUrl: admitted.body.poll_url });
+    expect(task).toMatchObject({ status: 'completed', cost: 0.018 });
+    expect(before - (await balance())).toBe(18_000n);
+  });
+
+  it.each([
+    ['that cannot be downloaded', '/gone.wav', /audio_url: could not download .*HTTP 404/],
+    ['that is not a recording', '/notes.txt', /audio_url: could not be measured: it is not an audio or video file/],
+  ])('a recording %s is 400 naming audio_url, and nothing is reserved', async (_name, path, message) => {
+    const before = await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } });
+    const body = { type: 'speech-to-text', model: 'openai/whisper-1', audio_url: `${inputsUrl}${path}` };
+    const refused = await postGeneration(gateway, { key: developer.key, body });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'validation_error', message: expect.stringMatching(message) } });
+    expect(await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } })).toEqual(before);
+  }); // prettier-ignore
+
+  it('a recording that grew after it was measured is refused when the worker fetches it: failed, nothing charged', async () => {
+    const before = await balance();
+    const task = await generate({ type: 'speech-to-text', model: 'openai/whisper-1', audio_url: `${inputsUrl}/changing.wav` });
+    expect(task).toMatchObject({
+      status: 'failed',
+      cost: 0,
+      error: 'audio_url changed after the task was admitted: it is now 150 seconds long, and 30 seconds were paid for',
+    });
+    expect(await balance()).toBe(before);
+  }); // prettier-ignore
 });
 
 describe('malformed media answers', () => {

@@ -12,6 +12,7 @@ import { admitTask } from '../../src/services/tasks.ts';
 import type { ReconcileReport } from '../../workflows/task-reconciler.types.ts';
 import {
   ensureTaskReconcilerSchedule,
+  interruptedTaskError,
   strandedTaskError,
   taskReconcilerScheduleId,
 } from '../../src/temporal/task-reconciler.ts';
@@ -148,8 +149,13 @@ describe('the task reconciler (a Temporal Schedule)', () => {
     expect(repairs).toEqual(
       expect.arrayContaining([
         { taskId: waiting.taskId, workflow: 'RUNNING', action: 'admitted' },
-        { taskId: terminated.taskId, workflow: 'TERMINATED', action: 'failed' },
-        { taskId: missing.taskId, workflow: 'NOT_FOUND', action: 'failed' },
+        {
+          taskId: terminated.taskId,
+          workflow: 'TERMINATED',
+          action: 'failed',
+          releasedMicros: terminated.cost.toString(),
+        },
+        { taskId: missing.taskId, workflow: 'NOT_FOUND', action: 'failed', releasedMicros: missing.cost.toString() },
       ]),
     );
     expect(repairs.map((repair) => repair.taskId)).not.toContain(young.taskId);
@@ -165,6 +171,50 @@ describe('the task reconciler (a Temporal Schedule)', () => {
       balance: startingBalance - waiting.cost,
       reserved: young.cost,
     });
+    await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).delete();
+  });
+});
+
+describe('the task reconciler and tasks whose workflow closed while they ran (issue 16)', () => {
+  it('releases and fails a processing task whose workflow is closed or gone, reporting each; a running one is left', async () => {
+    const developer = await fundedDeveloper();
+    const terminated = await strand(developer.accountId, null, 'terminated');
+    const missing = await strand(developer.accountId, null, 'missing');
+    const running = await strand(developer.accountId, null, 'waiting');
+    // Marked processing 20 minutes ago, as their workflows did before an operator terminated one (and lost one).
+    const ids = [terminated.taskId, missing.taskId, running.taskId];
+    await gateway.database.prisma.task.updateMany({
+      where: { id: { in: ids } },
+      data: { status: 'processing', updatedAt: new Date(Date.now() - 20 * 60_000) },
+    });
+
+    await ensureTaskReconcilerSchedule(gateway.env.client, gateway.config);
+    await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).trigger();
+    await expect.poll(() => statusOf(terminated.taskId), { timeout: 20_000 }).toBe('failed');
+    await expect.poll(() => statusOf(missing.taskId), { timeout: 20_000 }).toBe('failed');
+
+    const repairs = await reconcilerRepairs();
+    expect(repairs).toEqual(
+      expect.arrayContaining([
+        {
+          taskId: terminated.taskId,
+          workflow: 'TERMINATED',
+          action: 'failed',
+          releasedMicros: terminated.cost.toString(),
+        },
+        { taskId: missing.taskId, workflow: 'NOT_FOUND', action: 'failed', releasedMicros: missing.cost.toString() },
+      ]),
+    );
+    expect(repairs.map((repair) => repair.taskId)).not.toContain(running.taskId);
+    expect(await statusOf(running.taskId)).toBe('processing');
+    const failed = await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: terminated.taskId } });
+    expect(failed).toMatchObject({ error: interruptedTaskError, costCharged: null });
+    expect(await ledgerKinds(terminated.taskId)).toEqual(['release', 'reserve']);
+    expect(await ledgerKinds(missing.taskId)).toEqual(['release', 'reserve']);
+    // Only the running task still holds its reservation; nothing was charged.
+    expect(await moneyOf(developer.accountId)).toEqual({ balance: startingBalance, reserved: running.cost });
+
+    await gateway.env.client.workflow.getHandle(running.taskId).terminate('end of test');
     await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).delete();
   });
 });

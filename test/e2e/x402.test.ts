@@ -22,6 +22,7 @@ import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
 import { startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { startInputServer, wavTone } from '../helpers/media.ts';
 import { pay, payingFetch } from '../x402/paying-client.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 import { x402Client } from '@x402/core/client';
@@ -327,6 +328,26 @@ describe('a generation paid with x402', () => {
       }
     } finally {
       gateway.facilitator = realFacilitator;
+    }
+  });
+});
+
+describe('a model priced on its input’s length (issue 16)', () => {
+  it('asks the price of the recording it measured, not of the duration declared', async () => {
+    const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
+    try {
+      const body = {
+        type: 'speech-to-text',
+        model: 'openai/whisper-1',
+        audio_url: `${inputs.url}/150s.wav`,
+        duration: 1,
+      };
+      const unpaid = await call(gateway, 'POST', '/generations', { body });
+      expect(unpaid.status).toBe(402);
+      // 3 minutes × 0.006, in the token's base units.
+      for (const offer of unpaid.body.requirements.accepts) expect(offer.amount).toBe('18000');
+    } finally {
+      await inputs.close();
     }
   });
 });

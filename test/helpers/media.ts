@@ -2,7 +2,8 @@
 // engines use; a minimal binary glTF (a JSON chunk describing an empty scene, as a 3D model's container).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -30,6 +31,54 @@ export const mp4Clip = () =>
 
 /** One second of a 440 Hz tone as MP3. */
 export const mp3Tone = () => ffmpegOutput('tone.mp3', ['-f', 'lavfi', '-i', 'sine=frequency=440:duration=1']);
+
+/** `seconds` of a tone as 8 kHz mono WAV (16 KB a second): a caller's recording of a known length. */
+export const wavTone = (seconds: number) =>
+  ffmpegOutput('tone.wav', ['-f', 'lavfi', '-i', `sine=frequency=300:sample_rate=8000:duration=${seconds}`]);
+
+/** `seconds` of H.264 test pattern (tiny frames, 5 per second). */
+export const mp4Of = (seconds: number) =>
+  ffmpegOutput('clip.mp4', [
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=size=64x48:rate=5:duration=${seconds}`,
+    '-pix_fmt',
+    'yuv420p',
+  ]);
+
+export interface InputServer {
+  url: string;
+  /** How many times each path was fetched. */
+  hits: Map<string, number>;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves callers' inputs on a local port: each path's bytes, or a function of how many times it was fetched before
+ * (a URL that serves another file later). Any other path is 404.
+ */
+export async function startInputServer(
+  files: Record<string, { body: Buffer | ((fetchedBefore: number) => Buffer); contentType: string }>,
+): Promise<InputServer> {
+  const hits = new Map<string, number>();
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://inputs').pathname;
+    const file = files[path];
+    if (!file) return void res.writeHead(404).end();
+    const before = hits.get(path) ?? 0;
+    hits.set(path, before + 1);
+    res
+      .writeHead(200, { 'content-type': file.contentType })
+      .end(typeof file.body === 'function' ? file.body(before) : file.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hits,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
 
 /** A valid glTF 2.0 binary container holding an empty scene. */
 export function glbModel(): Buffer {

@@ -106,6 +106,16 @@ describe('a bad catalog stops the start naming the model and the field', () => {
       { ...good, surcharges: { sound_usd_per_second: '0.01' } },
       /surcharges.sound_usd_per_second: must be set exactly when/,
     ],
+    [
+      'a per-minute price without the input it is measured on',
+      { ...catalogEntries.find((entry) => entry.slug === 'whisper-1')!, measured_inputs: undefined },
+      /"whisper-1": measured_inputs: required by a per-minute-of-input price/,
+    ],
+    [
+      'a measured input on a price that does not depend on it',
+      { ...good, pricing: { kind: 'flat', usd: '0.10' }, measured_inputs: ['video_url'] },
+      /"hailuo-02": measured_inputs: a flat price does not depend on an input's length/,
+    ],
     ['an entry without a slug', { name: 'x' }, /Catalog entry #1: slug: /],
   ])('%s', (_name, entry, message) => {
     expect(() => loadCatalog([entry])).toThrow(CatalogError);

@@ -84,3 +84,47 @@ describe('priceRequest', () => {
     });
   });
 });
+
+describe('models priced on the length of their inputs (issue 16)', () => {
+  it('a per-minute model prices the measured input, whatever duration was declared', () => {
+    const whisper = model('openai/whisper-1');
+    expect(priceRequest(whisper, { duration: 1, input_seconds: 3600 }).micros).toBe(360_000n);
+    expect(priceRequest(whisper, { input_seconds: 150 }).breakdown).toMatchObject({
+      minutes: 3,
+      input_length: 'measured',
+      input_seconds: 150,
+    });
+  });
+
+  it("a provider's report of a shorter input never lowers the price below the measured length; a longer one counts", () => {
+    const whisper = model('openai/whisper-1');
+    expect(priceRequest(whisper, { input_seconds: 150, usage: { input_seconds: 30 } }).micros).toBe(18_000n);
+    expect(priceRequest(whisper, { input_seconds: 150, usage: { input_seconds: 200 } }).micros).toBe(24_000n);
+  });
+
+  it('a quote without a file says whether it used the declared duration or assumed one', () => {
+    const whisper = model('openai/whisper-1');
+    expect(priceRequest(whisper, { duration: 90 }).breakdown).toMatchObject({ minutes: 2, input_length: 'declared' });
+    expect(priceRequest(whisper, {}).breakdown).toMatchObject({
+      minutes: 10,
+      minutes_assumed: true,
+      input_length: 'assumed',
+    });
+    expect(priceRequest(model('fal/sync-lipsync-2'), { duration: 10 }).breakdown).toMatchObject({
+      duration_seconds: 10,
+      input_length: 'declared',
+    });
+  });
+
+  it('lip-sync prices the shortest duration that covers its measured inputs, not the declared one', () => {
+    const lipSync = model('fal/sync-lipsync-2');
+    expect(priceRequest(lipSync, { duration: 5, input_seconds: 12 }).breakdown).toMatchObject({
+      duration_seconds: 30,
+      input_seconds: 12,
+      input_length: 'measured',
+      total_usd: '1.50',
+    });
+    expect(priceRequest(lipSync, { duration: 60, input_seconds: 4 }).micros).toBe(250_000n);
+    expect(() => priceRequest(lipSync, { input_seconds: 61 })).toThrow(RangeError);
+  });
+});

@@ -1,7 +1,8 @@
 // Admission that cannot succeed ends, on the dev server (update-with-start, as the api does): a deterministic database
 // refusal fails at once, a failure that keeps recurring gives up after a bounded number of attempts. Either way the
-// api learns it in seconds, nothing is reserved, no task row is written and the workflow closes.
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
+// api learns it in seconds, nothing is reserved, no task row is written and the workflow closes. An attempt still under
+// way when the workflow gave up (a slow database) can never commit a reservation after it.
+import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { configuredFacilitator } from '../../src/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,7 @@ import { createGenerationActivities, type GenerationActivities } from '../../act
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
+import { ledgerTotals } from '../../src/services/ledger.ts';
 import { admitGeneration } from '../../src/temporal/generations.ts';
 import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -35,19 +37,24 @@ afterAll(async () => {
   await context.database?.drop();
 });
 
+/** The real generation activities on the test database. */
+function realGenerationActivities() {
+  const config = loadConfig({}, []);
+  return createGenerationActivities({
+    prisma: context.database.prisma,
+    catalog: loadCatalog(),
+    config,
+    facilitator: configuredFacilitator(config),
+  });
+}
+
 /** Admits `input` through update-with-start against a worker with the real activities, `admitTask` overridable. */
 async function admit(input: GenerationInput, admitTask?: GenerationActivities['admitTask']) {
   const { prisma } = context.database;
   const taskQueue = uniqueTaskQueue('admission');
-  const config = loadConfig({}, []);
   const activities = {
-    ...createGenerationActivities({
-      prisma,
-      catalog: loadCatalog(),
-      config,
-      facilitator: configuredFacilitator(config),
-    }),
-    ...createWebhookActivities({ prisma, config }),
+    ...realGenerationActivities(),
+    ...createWebhookActivities({ prisma, config: loadConfig({}, []) }),
     ...(admitTask ? { admitTask } : {}),
   };
   const worker = await Worker.create({
@@ -111,13 +118,7 @@ describe('admission that cannot succeed', () => {
       },
     });
     const { prisma } = context.database;
-    const config = loadConfig({}, []);
-    const real = createGenerationActivities({
-      prisma,
-      catalog: loadCatalog(),
-      config,
-      facilitator: configuredFacilitator(config),
-    });
+    const real = realGenerationActivities();
     // Each attempt commits (the first writes the row and the reservation), then its answer is lost.
     const { outcome, status } = await admit(input, async (admitInput) => {
       await real.admitTask(admitInput);
@@ -136,6 +137,49 @@ describe('admission that cannot succeed', () => {
     // A retried POST answers with this task: its caller hears of the failure like any other.
     const messages = await prisma.webhookMessage.findMany({ where: { taskId: input.taskId } });
     expect(messages.map((message) => message.event)).toEqual(['generation.failed']);
+  }, 90_000);
+});
+
+/** Resolves when `open()` is called. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+describe('an admission that commits after its workflow gave up (issue 16)', () => {
+  // A cancel waits for the attempt under way (local activities wait for cancellation to complete); an attempt that
+  // timed out does not stop, though: it is the one that could commit after the workflow answered "nothing charged".
+  it('an attempt still under way when the workflow gave up commits nothing; a new run of the task admits', async () => {
+    const input = await newTaskInput();
+    const real = realGenerationActivities();
+    const slowDatabase = gate();
+    let late: Promise<unknown> | undefined;
+    // The first attempt is held up (its transaction waits for a connection) and every attempt is answered as timed
+    // out, so the attempts run out and the workflow gives up: unavailable, "nothing was charged".
+    const { outcome, status } = await admit(input, async (admitInput) => {
+      late ??= slowDatabase.opened.then(() => real.admitTask(admitInput)).catch((error: unknown) => error);
+      throw new Error('the database did not answer in time');
+    });
+    expect(outcome).toEqual({ outcome: 'unavailable' });
+    expect(status).toBe('FAILED');
+
+    // Only now does the held-up attempt reach the database.
+    slowDatabase.open();
+    expect(await late).toMatchObject({ type: 'AdmissionAbandoned', nonRetryable: true });
+    await expectNothingLeft(input);
+    expect(await ledgerTotals(context.database.prisma, input.accountId)).toMatchObject({ reserved: 0n });
+
+    // The tombstone is the given-up run's alone: the next run of the same task (a retried POST) is admitted.
+    const retried = await new MockActivityEnvironment({
+      workflowExecution: { workflowId: input.taskId, runId: 'the-next-run' },
+    }).run(real.admitTask, input);
+    expect(retried).toMatchObject({ outcome: 'admitted', task: { id: input.taskId, status: 'queued' } });
+    expect(await context.database.prisma.balance.findUniqueOrThrow({ where: { accountId: input.accountId } })).toEqual(
+      expect.objectContaining({ balance: 1_000_000n, reserved: BigInt(input.costMicros) }),
+    );
   }, 60_000);
 
   it('a workflow whose workflow task is failing (being retried) cannot take the admit update now: unavailable, not an error', async () => {

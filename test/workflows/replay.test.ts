@@ -15,6 +15,7 @@ const histories = [
   'generation-adopted.binpb',
   'webhook-delivery-retried.binpb',
   'deposit-credited.binpb',
+  'task-reconciler.binpb',
 ];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));

@@ -113,7 +113,9 @@ export const AgentQuoteResponseSchema = z
     breakdown: z.record(z.string(), z.unknown()).openapi({
       description:
         'How the price was made: `rule` and its rates and quantities. For text-priced models the quantities the quote ' +
-        'assumed (it carries no text) are flagged: `characters_assumed`, `minutes_assumed`, or `tokens_measured: false`.',
+        'assumed (it carries no text) are flagged: `characters_assumed`, `minutes_assumed`, or `tokens_measured: false`. ' +
+        'A model priced on the length of an input (per-minute audio, lip-sync) names where the quoted length came from: ' +
+        '`input_length` `declared` (`duration`) or `assumed`; a generation is priced on the input it measures.',
     }),
     assumed_input_tokens: z
       .int()

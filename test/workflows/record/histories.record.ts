@@ -5,11 +5,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { TaskReconcilerActivities } from '../../../activities/task-reconciler.activities.ts';
+import { taskReconcilerWorkflow } from '../../../workflows/task-reconciler.workflow.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { generationWorkflowHarness, submittedJob, textToVideoRequest } from '../../helpers/generation-workflow.ts';
-import { bundleWorkflows, createTimeSkippingEnv } from '../../helpers/temporal.ts';
+import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../../helpers/webhook-delivery-workflow.ts';
 import { createFundedAccount } from '../../helpers/accounts.ts';
 import { admitTask } from '../../../src/services/tasks.ts';
@@ -107,4 +109,35 @@ it('deposit-credited.binpb: a deposit waits for its confirmations, then is credi
   });
   expect(result?.outcome).toBe('credited');
   await save('deposit-credited.binpb', history ?? {});
+});
+
+it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow closed', async () => {
+  const taskQueue = uniqueTaskQueue('reconciler');
+  const activities: TaskReconcilerActivities = {
+    reconcileQueuedTasks: async () => ({
+      checked: 1,
+      repairs: [{ taskId: 'gen_a', workflow: 'RUNNING', action: 'admitted' }],
+    }),
+    releaseClosedTasks: async () => ({
+      checked: 1,
+      repairs: [{ taskId: 'gen_b', workflow: 'TERMINATED', action: 'failed', releasedMicros: '300000' }],
+      abandonedAdmissionsPruned: 0,
+    }),
+  };
+  const worker = await Worker.create({
+    connection: context.env.nativeConnection,
+    taskQueue,
+    workflowBundle: context.workflowBundle,
+    activities,
+  });
+  const handle = await worker.runUntil(async () => {
+    const started = await context.env.client.workflow.start(taskReconcilerWorkflow, {
+      workflowId: `task-reconciler-${taskQueue}`,
+      taskQueue,
+      args: [{ olderThanSeconds: 600, limit: 50 }],
+    });
+    expect(await started.result()).toMatchObject({ checked: 2 });
+    return started;
+  });
+  await save('task-reconciler.binpb', await handle.fetchHistory());
 });

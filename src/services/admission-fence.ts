@@ -1,0 +1,71 @@
+// A workflow run decides its task's admission once: a task row (its cost reserved), or a tombstone. Admitting and
+// giving up take the same lock, so an admission attempt still under way when its run gave up (a slow database, a
+// cancel) finds the tombstone and commits nothing: no reservation outlives the run that answered "nothing charged".
+import type { PrismaClient } from '../db/prisma.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+
+/** A task row with its x402 payment (tasks.ts's TaskRow, named here so the two modules need not import each other). */
+type TaskRow = Prisma.TaskGetPayload<{ include: { payment: true } }>;
+
+export class AdmissionAbandonedError extends Error {
+  override name = 'AdmissionAbandonedError';
+  constructor(readonly taskId: string) {
+    super(`the admission of task ${taskId} was given up by its workflow run; nothing was reserved`);
+  }
+}
+
+/** Serialises admitting and failing one task until the end of the transaction. */
+export async function lockAdmission(tx: Prisma.TransactionClient, taskId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`admission:${taskId}`}, 0))`;
+}
+
+/** Records that `runId` gave up on the task's admission; call under lockAdmission. */
+export async function abandonAdmission(
+  tx: Prisma.TransactionClient,
+  admission: { taskId: string; runId: string },
+): Promise<void> {
+  await tx.abandonedAdmission.createMany({ data: [admission], skipDuplicates: true });
+}
+
+export interface AdmissionAttempt {
+  taskId: string;
+  /** The workflow run admitting; without one (a direct call), no tombstone is read or written. */
+  runId?: string;
+  /** Errors that refuse the admission (insufficient funds, …): the run's decision, so it leaves a tombstone too. */
+  refusals: (abstract new (...args: never[]) => Error)[];
+}
+
+/**
+ * Runs `admit` (which reserves and writes the row) under the task's admission lock: a row written earlier answers, a
+ * tombstone of this run refuses, and a refusal is recorded as this run's decision before it is thrown.
+ */
+export async function decideAdmission(
+  prisma: PrismaClient,
+  attempt: AdmissionAttempt,
+  admit: (tx: Prisma.TransactionClient) => Promise<TaskRow>,
+): Promise<TaskRow> {
+  const { taskId, runId } = attempt;
+  const decided = await prisma.$transaction(async (tx): Promise<{ task: TaskRow } | { refused: Error }> => {
+    await lockAdmission(tx, taskId);
+    const existing = await tx.task.findUnique({ where: { id: taskId }, include: { payment: true } });
+    if (existing) return { task: existing };
+    if (runId && (await tx.abandonedAdmission.findUnique({ where: { taskId_runId: { taskId, runId } } })))
+      throw new AdmissionAbandonedError(taskId);
+    try {
+      return { task: await admit(tx) };
+    } catch (error) {
+      // A refusal raises no database error, so the transaction can still record it.
+      if (!runId || !attempt.refusals.some((refusal) => error instanceof refusal)) throw error;
+      await abandonAdmission(tx, { taskId, runId });
+      return { refused: error as Error };
+    }
+  });
+  if ('refused' in decided) throw decided.refused;
+  return decided.task;
+}
+
+/** Tombstones older than any admission attempt can live: what the task reconciler prunes. */
+export async function pruneAbandonedAdmissions(prisma: PrismaClient, createdBefore: Date): Promise<number> {
+  const { count } = await prisma.abandonedAdmission.deleteMany({ where: { createdAt: { lt: createdBefore } } });
+  return count;
+}
