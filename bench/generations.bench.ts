@@ -4,23 +4,16 @@
 // measured the same way: an Express hello-world route in this process and the server's bare update-with-start.
 // Prints one table and exits. BENCH_PHASE_SECONDS (default 20) sets how long each open-loop phase offers load.
 import { createServer } from 'node:http';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import express from 'express';
 import sharp from 'sharp';
-import { loadCatalog } from '../src/catalog/catalog.ts';
-import { embeddedDatabaseUrl, loadConfig } from '../src/config.ts';
-import { createPrisma } from '../src/db/prisma.ts';
-import { createLogger } from '../src/logger.ts';
 import { createDeveloper } from '../src/services/accounts.ts';
 import { credit } from '../src/services/ledger.ts';
-import { startRuntime, type Stop, stopAll } from '../src/runtime.ts';
-import { freePort } from '../test/helpers/ports.ts';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 import { achievedRate, closedLoop, type Measured, openLoop, sleep } from './load.ts';
+import type { Stop } from '../src/runtime.ts';
+import { startEmbeddedService } from './embedded-service.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
 import { cpuBetween, sampleCpu } from './process-cpu.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
@@ -76,30 +69,11 @@ async function helloWorld(stops: Stop[]): Promise<Measured> {
 }
 
 async function main() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
-  await chmod(dataDir, 0o755);
-  const config = loadConfig(
-    {
-      DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      ALLOW_PRIVATE_INPUT_URLS: 'true',
-      X402_ENABLED: 'true',
-      LOG_LEVEL: 'error',
-    },
-    [],
-  );
-  const logger = createLogger(config);
-  const stops: Stop[] = [];
+  const service = await startEmbeddedService('bench', { ALLOW_PRIVATE_INPUT_URLS: 'true', X402_ENABLED: 'true' });
+  const { api, config, dataDir, prisma, stops } = service;
   const rows: Row[] = [];
   const progress = (line: string) => console.error(`[bench] ${line}`);
   try {
-    await startRuntime(config, loadCatalog(), logger, stops);
-    const api = `http://127.0.0.1:${config.PORT}/api/v1`;
-    const prisma = createPrisma(embeddedDatabaseUrl(config));
-    stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
     const inputs = await startInputs(stops);
 
     const { developerId, apiKey } = await createDeveloper(prisma, { name: 'bench', tier: 'enterprise' });
@@ -293,8 +267,7 @@ async function main() {
       ),
     );
   } finally {
-    await stopAll(stops, logger);
-    await rm(dataDir, { recursive: true, force: true });
+    await service.stop();
   }
   console.log(
     `\nGeneration gateway benchmark: embedded default, client in the same process, local/lanczos upscales of an ` +

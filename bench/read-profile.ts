@@ -2,18 +2,10 @@
 // default like the benchmark, finishes a few tasks, then profiles `GET /generations/{id}` with 16 in flight for
 // 10 s (V8's sampling profiler, this process only) and prints self time by package or source file and by function.
 import { Session } from 'node:inspector/promises';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCatalog } from '../src/catalog/catalog.ts';
-import { embeddedDatabaseUrl, loadConfig } from '../src/config.ts';
-import { createPrisma } from '../src/db/prisma.ts';
-import { createLogger } from '../src/logger.ts';
 import { createDeveloper } from '../src/services/accounts.ts';
 import { credit } from '../src/services/ledger.ts';
-import { startRuntime, type Stop, stopAll } from '../src/runtime.ts';
-import { freePort } from '../test/helpers/ports.ts';
 import { achievedRate, closedLoop, percentile, sleep } from './load.ts';
+import { startEmbeddedService } from './embedded-service.ts';
 
 interface ProfileNode {
   id: number;
@@ -41,26 +33,9 @@ function topOf(shares: Map<string, number>, total: number, count: number): strin
 }
 
 async function main() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-profile-'));
-  await chmod(dataDir, 0o755);
-  const config = loadConfig(
-    {
-      DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      LOG_LEVEL: 'error',
-    },
-    [],
-  );
-  const logger = createLogger(config);
-  const stops: Stop[] = [];
+  const service = await startEmbeddedService('profile');
+  const { api, prisma } = service;
   try {
-    await startRuntime(config, loadCatalog(), logger, stops);
-    const api = `http://127.0.0.1:${config.PORT}/api/v1`;
-    const prisma = createPrisma(embeddedDatabaseUrl(config));
-    stops.push({ name: 'profile database pool', stop: () => prisma.$disconnect() });
     const { developerId, apiKey } = await createDeveloper(prisma, { name: 'profile', tier: 'enterprise' });
     await credit(prisma, {
       accountId: developerId,
@@ -116,8 +91,7 @@ async function main() {
         `\n\nSelf time by function:\n${topOf(byFunction, total, 25).join('\n')}`,
     );
   } finally {
-    await stopAll(stops, logger);
-    await rm(dataDir, { recursive: true, force: true });
+    await service.stop();
   }
   process.exit(0);
 }

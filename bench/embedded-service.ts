@@ -1,0 +1,54 @@
+// The embedded default (embedded PostgreSQL, Temporal dev server, API and worker in this process) in a scratch data
+// directory on free ports, as `npm start` runs it: what the benchmark and the read profile load.
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadCatalog } from '../src/catalog/catalog.ts';
+import { type Config, embeddedDatabaseUrl, loadConfig } from '../src/config.ts';
+import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
+import { createLogger } from '../src/logger.ts';
+import { startRuntime, type Stop, stopAll } from '../src/runtime.ts';
+import { freePort } from '../test/helpers/ports.ts';
+
+export interface EmbeddedService {
+  config: Config;
+  dataDir: string;
+  /** `http://127.0.0.1:<port>/api/v1` */
+  api: string;
+  prisma: PrismaClient;
+  /** Run at stop, last added first, with the service's own. */
+  stops: Stop[];
+  stop(): Promise<void>;
+}
+
+export async function startEmbeddedService(name: string, env: Record<string, string> = {}): Promise<EmbeddedService> {
+  const dataDir = await mkdtemp(join(tmpdir(), `gateway-${name}-`));
+  await chmod(dataDir, 0o755);
+  const config = loadConfig(
+    {
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      LOG_LEVEL: 'error',
+      ...env,
+    },
+    [],
+  );
+  const logger = createLogger(config);
+  const stops: Stop[] = [];
+  const stop = async () => {
+    await stopAll(stops, logger);
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await startRuntime(config, loadCatalog(), logger, stops);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const prisma = createPrisma(embeddedDatabaseUrl(config));
+  stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
+  return { config, dataDir, api: `http://127.0.0.1:${config.PORT}/api/v1`, prisma, stops, stop };
+}
