@@ -18,10 +18,10 @@ export function resultTable(results: ScenarioResult[]): string {
   ].join('\n');
 }
 
-// The fault lands once 230 of 260 tasks are admitted, while the last 30 are posted. Inputs are held until then (at
+// The fault lands once 250 of 280 tasks are admitted, while the last 30 are posted. Inputs are held until then (at
 // most 25 s each, eight at a time per worker), so nearly all of those admitted are still in flight.
-const defaultTasks = 260;
-const faultShare = 230 / 260;
+const defaultTasks = 280;
+const faultShare = 250 / 280;
 
 async function main() {
   let tasks = defaultTasks;
