@@ -34,6 +34,8 @@ export interface RunOptions {
   tasks: number;
   /** How long each input takes to serve once the inputs are no longer held. */
   inputDelayMs?: number;
+  /** Hold inputs until the fault lands (default), so what was admitted is still in flight when it does. */
+  holdInputs?: boolean;
   /** The fault lands once this many tasks are admitted (default: half of them). */
   faultAfter?: number;
   log?: (line: string) => void;
@@ -115,7 +117,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
       giveUpMs,
     });
     // Scenario f's fault is there from the start: nothing is held.
-    if (scenario.receiverDownMs) inputs.open();
+    if (scenario.receiverDownMs || options.holdInputs === false) inputs.open();
     let injectedAt = faultAt;
     let inFlightAtFault = 0;
     const problems: string[] = [];

@@ -1,6 +1,7 @@
-// The short fault suite inside `npm test` (the whole one is `npm run chaos`): 40 tasks from a client that retries
-// with Idempotency-Keys, against real processes, while the worker process is killed (a) and PostgreSQL is killed and
-// restarted (d). Every task ends, none is lost or charged twice, the ledger balances, every webhook arrives once.
+// The short fault suite inside `npm test` (the whole one is `npm run chaos`, which also holds inputs until the fault
+// lands): 40 tasks from a client that retries with Idempotency-Keys, against real processes, while the worker process
+// is killed (a) and PostgreSQL is killed and restarted (d). Every task ends, none is lost or charged twice, the ledger
+// balances, every webhook arrives once.
 import { expect, it } from 'vitest';
 import { runScenario } from '../../chaos/run-scenario.ts';
 import { scenario } from '../../chaos/scenarios.ts';
@@ -10,7 +11,7 @@ const tasks = 40;
 it.each(['a', 'd'])(
   'scenario %s: every task ends, none lost or charged twice, the ledger balances, webhooks delivered once',
   async (id) => {
-    const result = await runScenario(scenario(id), { tasks, inputDelayMs: 500 });
+    const result = await runScenario(scenario(id), { tasks, inputDelayMs: 500, holdInputs: false });
     console.log(
       `chaos ${id}: ${result.figures.completed} completed, ${result.clientErrorsDuringFault} client errors during ` +
         `the fault (${result.errorKinds.join(', ') || 'none'}), recovered in ${(result.recoveryMs / 1000).toFixed(1)} s`,
