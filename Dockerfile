@@ -4,7 +4,9 @@ FROM node:20-bookworm-slim
 WORKDIR /app
 COPY . .
 RUN node scripts/setup.mjs --no-temporal
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+# Two glibc malloc arenas instead of up to eight per core (one per thread of the Temporal core, libvips, libuv): see
+# README, Memory.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 MALLOC_ARENA_MAX=2
 EXPOSE 3000
 ENTRYPOINT ["node", "scripts/start.mjs"]
 CMD ["--role", "api"]

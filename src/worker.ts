@@ -1,12 +1,5 @@
 // The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
-import {
-  bundleWorkflowCode,
-  NativeConnection,
-  Runtime,
-  Worker,
-  type WorkerOptions,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import {
   type ActivityDeps,
   createActivities,
@@ -20,7 +13,7 @@ import { type Config, shutdownBudget } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/local-storage.ts';
-import { workflowsPath } from './temporal/workflows-path.ts';
+import { bundleWorkflowsApart } from './temporal/workflow-bundle.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
 
 export interface WorkerDeps {
@@ -39,14 +32,12 @@ export interface RunningWorker {
 const restartDelayMs = 5_000;
 
 // One bundle per process, shared by the workers and every rebuild after an outage: bundling takes seconds.
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: Runtime.instance().logger }).catch(
-    (error: unknown) => {
-      bundle = undefined;
-      throw error;
-    },
-  );
+let bundle: Promise<{ code: string }> | undefined;
+function workflowBundle(): Promise<{ code: string }> {
+  bundle ??= bundleWorkflowsApart(Runtime.instance().logger).catch((error: unknown) => {
+    bundle = undefined;
+    throw error;
+  });
   return bundle;
 }
 

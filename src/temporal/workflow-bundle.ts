@@ -1,0 +1,39 @@
+// The workflow bundle for the service's workers, made by webpack in a child process: bundling in the service itself
+// would leave ~100 MB of bundler memory in it for its whole life. Made at every start, so it always matches the
+// sources.
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import type { Logger as SdkLogger, LogLevel, LogMetadata } from '@temporalio/worker';
+import { workflowsPath } from './workflows-path.ts';
+
+const script = join(import.meta.dirname, 'bundle-workflows-process.mjs');
+
+type BundlerMessage =
+  { log: { level: LogLevel; message: string; meta?: LogMetadata } } | { code: string } | { error: string };
+
+/** Bundles the workflows (workflows/index) in a child process; its log lines go to `logger`. */
+export function bundleWorkflowsApart(logger: SdkLogger, entry = workflowsPath()): Promise<{ code: string }> {
+  // No execArgv: flags such as --inspect or --expose-gc are the service's own. Its own process group, so a Ctrl-C
+  // reaches only the service, which stops in order; the child exits when the service goes (its IPC channel closes).
+  const child = fork(script, [entry], {
+    execArgv: [],
+    detached: true,
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    let code: string | undefined;
+    let failure: string | undefined;
+    child.on('message', (message: BundlerMessage) => {
+      if ('log' in message) logger.log(message.log.level, message.log.message, message.log.meta);
+      else if ('code' in message) code = message.code;
+      else failure = message.error;
+    });
+    child.once('error', reject);
+    child.once('exit', (exitCode, signal) => {
+      if (code !== undefined) resolve({ code });
+      else
+        reject(new Error(`bundling the workflows failed: ${failure ?? `the bundler exited (${signal ?? exitCode})`}`));
+    });
+  });
+}
