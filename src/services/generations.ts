@@ -16,7 +16,7 @@ import { measureInputs } from '../generation/measured-inputs.ts';
 import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
 import { canRun } from '../providers/registry.ts';
-import type { Task } from '../generated/prisma/client.ts';
+import type { AccountKind, Task } from '../generated/prisma/client.ts';
 import { admitGeneration, type AdmissionOutcome, type TemporalDeps } from '../temporal/generations.ts';
 import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 import { derivedId, newId } from './ids.ts';
@@ -191,11 +191,13 @@ export function admissionRefusal(admission: Exclude<AdmissionOutcome, { outcome:
  */
 export async function getGeneration(
   deps: Pick<GenerationServiceDeps, 'prisma'>,
-  input: { taskId: string; accountId: string; onlyTask?: string },
+  input: { taskId: string; account: { id: string; kind: AccountKind }; onlyTask?: string },
 ): Promise<TaskView> {
   // A task token reads its own task; any other id is answered as not found, like someone else's task.
   const allowed = input.onlyTask === undefined || input.onlyTask === input.taskId;
-  const task = allowed ? await findTaskForAccount(deps.prisma, input.taskId, input.accountId) : null;
+  // Only wallets pay with x402: other accounts' reads skip the payment query.
+  const withPayment = input.account.kind === 'wallet';
+  const task = allowed ? await findTaskForAccount(deps.prisma, input.taskId, input.account.id, withPayment) : null;
   if (!task) throw new NotFoundError(`No generation ${input.taskId}.`);
   return taskView(task);
 }

@@ -262,8 +262,9 @@ export async function findTaskForAccount(
   prisma: PrismaClient,
   taskId: string,
   accountId: string,
-): Promise<TaskRow | null> {
-  const task = await prisma.task.findUnique({ where: { id: taskId }, ...withPayment });
+  includePayment = true,
+): Promise<(Task & { payment?: X402Payment | null }) | null> {
+  const task = await prisma.task.findUnique({ where: { id: taskId }, include: { payment: includePayment } });
   // Someone else's task is answered exactly like a task that does not exist.
   return task && task.accountId === accountId ? task : null;
 }

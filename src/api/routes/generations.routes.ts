@@ -114,9 +114,7 @@ export const generationEndpoints = [
     success: taskResponse,
     errors: ['not_found'],
     handle: async ({ params, principal, ctx }) =>
-      taskAnswer(
-        await getGeneration(ctx, { taskId: params.id, accountId: principal.account.id, onlyTask: principal.task }),
-      ),
+      taskAnswer(await getGeneration(ctx, { taskId: params.id, account: principal.account, onlyTask: principal.task })),
   }),
   defineEndpoint({
     method: 'get',
@@ -140,7 +138,7 @@ export const generationEndpoints = [
     errors: ['not_found'],
     handle: async ({ params, principal, ctx }) =>
       taskAnswer(
-        await getGeneration(ctx, { taskId: params.taskId, accountId: principal.account.id, onlyTask: principal.task }),
+        await getGeneration(ctx, { taskId: params.taskId, account: principal.account, onlyTask: principal.task }),
       ),
   }),
 ];
