@@ -6,13 +6,12 @@
 import type { AddressInfo } from 'node:net';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import express from 'express';
-import { createDeveloper } from '../src/services/accounts.ts';
-import { credit } from '../src/services/ledger.ts';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 import { achievedRate, closedLoop, type Measured, openLoop, sleep } from './load.ts';
 import type { Stop } from '../src/runtime.ts';
 import { startEmbeddedService } from './embedded-service.ts';
 import { startInputs } from './inputs.ts';
+import { startUpscaleClient } from './upscale-client.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
 import { cpuBetween, sampleCpu } from './process-cpu.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
@@ -52,43 +51,11 @@ async function main() {
   try {
     const inputs = await startInputs(stops);
 
-    const { developerId, apiKey } = await createDeveloper(prisma, { name: 'bench', tier: 'enterprise' });
-    await credit(prisma, {
-      accountId: developerId,
-      amount: 10_000_000_000n,
-      kind: 'adjustment',
-      idempotencyKey: `bench:${developerId}`,
-    });
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey.key}` };
-    const create = async (input: string) => {
-      const response = await fetch(`${api}/generations`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url}/${input}.png` }),
-      });
-      if (response.status !== 202)
-        throw new Error(`POST /generations answered ${response.status}: ${await response.text()}`);
-      return ((await response.json()) as { id: string }).id;
-    };
-    const ids: string[] = [];
-    /** Waits until every task created so far has ended; how long that took after the call, ms. */
-    const drain = async () => {
-      const started = Date.now();
-      const deadline = started + 300_000;
-      for (;;) {
-        const open = await prisma.task.count({ where: { id: { in: ids }, status: { in: ['queued', 'processing'] } } });
-        if (open === 0) break;
-        if (Date.now() > deadline) throw new Error(`${open} tasks did not finish within 5 minutes`);
-        await sleep(100);
-      }
-      const failed = await prisma.task.count({ where: { id: { in: ids }, status: 'failed' } });
-      if (failed > 0) throw new Error(`${failed} benchmark tasks failed`);
-      return Date.now() - started;
-    };
+    const { headers, ids, create, drain } = await startUpscaleClient(service, inputs.url, 'bench');
 
     // Warm-up, before the references too: the first requests pay for connections and the worker's workflow bundle
     // (made in a child process, whose CPU would otherwise weigh on the references).
-    for (let i = 0; i < 10; i++) ids.push(await create(`warm-${i}`));
+    for (let i = 0; i < 10; i++) await create(`warm-${i}`);
     await drain();
 
     progress('references: hello world, update-with-start echo');
@@ -114,7 +81,7 @@ async function main() {
     const saturation = async () => {
       progress('admissions at saturation');
       const saturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, async (i) => {
-        ids.push(await create(`saturation-${i}`));
+        await create(`saturation-${i}`);
       });
       await drain();
       const saturationRate = achievedRate(saturated);
@@ -137,7 +104,7 @@ async function main() {
       progress(`admissions at ${rate}/s`);
       const cpuBefore = sampleCpu();
       const admitted = await openLoop(rate, phaseSeconds, async (i) => {
-        ids.push(await create(`in-${rate}-${i}`));
+        await create(`in-${rate}-${i}`);
       });
       await drain();
       const cpu = cpuBetween(cpuBefore, sampleCpu());
@@ -162,7 +129,6 @@ async function main() {
       const id = await create(`e2e-${i}`);
       postedAt.set(id, at);
       endToEndIds.push(id);
-      ids.push(id);
     });
     const lastPost = Date.now();
     const backlog = await prisma.task.count({
@@ -213,7 +179,6 @@ async function main() {
     progress('reads of running tasks');
     const running: string[] = [];
     for (let i = 0; i < inFlight; i++) running.push(await create(`held-${i}`));
-    ids.push(...running);
     while ((await prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length)
       await sleep(100);
     const runningAtRate = await openLoop(runningReadRate, phaseSeconds / 2, read(running));

@@ -4,11 +4,10 @@
 // CPU of each thread of the process per request, and the main thread's self time (V8's sampling profiler) by package
 // or source file and by function.
 import { Session } from 'node:inspector/promises';
-import { createDeveloper } from '../src/services/accounts.ts';
-import { credit } from '../src/services/ledger.ts';
 import { startEmbeddedService } from './embedded-service.ts';
 import { startInputs } from './inputs.ts';
-import { achievedRate, closedLoop, type Measured, openLoop, percentile, sleep } from './load.ts';
+import { startUpscaleClient } from './upscale-client.ts';
+import { achievedRate, closedLoop, type Measured, openLoop, percentile } from './load.ts';
 import { cpuBetween, sampleCpu } from './process-cpu.ts';
 import { sampleThreadCpu, threadCpuBetween } from './thread-cpu.ts';
 
@@ -61,35 +60,16 @@ async function main(mode: Mode) {
   const { api, prisma, stops } = service;
   try {
     const inputs = await startInputs(stops);
-    const { developerId, apiKey } = await createDeveloper(prisma, { name: 'profile', tier: 'enterprise' });
-    await credit(prisma, {
-      accountId: developerId,
-      amount: 10_000_000_000n,
-      kind: 'adjustment',
-      idempotencyKey: 'profile',
-    });
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${apiKey.key}` };
-    const ids: string[] = [];
-    const create = async (input: string) => {
-      const response = await fetch(`${api}/generations`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url}/${input}.png` }),
-      });
-      if (response.status !== 202) throw new Error(`POST answered ${response.status}: ${await response.text()}`);
-      ids.push(((await response.json()) as { id: string }).id);
-    };
-    const drain = async () => {
-      while ((await prisma.task.count({ where: { id: { in: ids }, status: { in: ['queued', 'processing'] } } })) > 0)
-        await sleep(100);
-    };
+    const { headers, ids, create, drain } = await startUpscaleClient(service, inputs.url, 'profile');
     const read = async (i: number) => {
       const response = await fetch(`${api}/generations/${ids[i % ids.length]}`, { headers });
       if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
       await response.arrayBuffer();
     };
     // Warm-up: connections, the worker's workflow bundle, the JIT.
-    await closedLoop(4, { total: 40 }, (i) => create(`warm-${i}`));
+    await closedLoop(4, { total: 40 }, async (i) => {
+      await create(`warm-${i}`);
+    });
     await drain();
     await closedLoop(16, { forSeconds: 2 }, read);
 
@@ -104,7 +84,9 @@ async function main(mode: Mode) {
     const commitsBefore = await commits();
     const { measured, profile, servers, threads } = await profiled(async () => {
       if (mode === 'reads') return closedLoop(16, { forSeconds: 10 }, read);
-      const admitted = await openLoop(10, 10, (i) => create(`profile-${i}`));
+      const admitted = await openLoop(10, 10, async (i) => {
+        await create(`profile-${i}`);
+      });
       await drain();
       return admitted;
     });
