@@ -65,6 +65,16 @@ describe('OpenAPI document', () => {
     expect(pending).toEqual([]);
   });
 
+  it('documents the cancel: 200 once it landed, 202 while under way (the task either way), task tokens allowed', () => {
+    const cancel = document.paths['/generations/{id}/cancel'].post;
+    for (const status of ['200', '202'])
+      expect(cancel.responses[status].content['application/json'].schema).toEqual(
+        document.paths['/generations/{id}'].get.responses['200'].content['application/json'].schema,
+      );
+    expect(Object.keys(cancel.responses)).toEqual(expect.arrayContaining(['404', '409']));
+    expect(cancel.security).toEqual([{ bearerAuth: [] }, { taskToken: [] }]);
+  });
+
   it('declares bearer auth, none on registration and the catalog, and no x402 where x402 is off', () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/models'].get.security).toEqual([]);
