@@ -143,6 +143,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
                 maxBytes: deps.config.INPUT_MAX_BYTES,
                 timeoutMs: 30_000,
                 allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
+                signal,
               });
               await measuredInput(model, input, { url, data: fetched.data });
               return fetched;

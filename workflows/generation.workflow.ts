@@ -38,6 +38,9 @@ export interface GenerationInput extends AdmitInput {
 /** The admit update's answer: the admitTask activity's, or a conflict (same Idempotency-Key, another body). */
 export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };
 
+/** The `error` of a task ended by a cancel (POST /generations/{id}/cancel, `genctl tasks cancel`): callers match it. */
+export const cancelledError = 'cancelled';
+
 export const admitUpdate = defineUpdate<AdmitUpdateResult, [{ requestHash: string }]>('admit');
 // For operators (Web UI, `temporal workflow query`): the task as this workflow holds it. The api reads the row.
 export const stateQuery = defineQuery<TaskView | null>('state');
@@ -267,7 +270,10 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   } catch (error) {
     if (isAdmissionRefused(error)) throw error; // nothing was reserved
     // Compensation: release whatever admission reserved and end `failed`, even if the workflow is being cancelled.
-    const message = callerSafeError(error, input.timeoutSeconds);
+    // A cancelled task says so, whatever the step it interrupted then failed with (an abandoned download, …).
+    const message = CancellationScope.current().consideredCancelled
+      ? cancelledError
+      : callerSafeError(error, input.timeoutSeconds);
     view = await CancellationScope.nonCancellable(async () => {
       await upstream.cancelUncollected();
       return failTask({ taskId: input.taskId, error: message });

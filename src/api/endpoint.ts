@@ -71,7 +71,14 @@ export interface Endpoint<
   deprecated?: boolean;
   /** `headers` keys are the headers' names as documented (`Idempotency-Key`); each value is optional or not. */
   request?: { body?: B; query?: Q; params?: P; headers?: H };
-  success: { status: number; description: string; schema: z.ZodType; headers?: Record<string, HeaderDoc> };
+  success: {
+    status: number;
+    description: string;
+    schema: z.ZodType;
+    headers?: Record<string, HeaderDoc>;
+    /** Another success status the handler may answer, with the same body (a cancel still under way: 202). */
+    alternative?: { status: number; description: string };
+  };
   /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
   errors?: ErrorCode[];
   /** Which limit a call with a key counts against (default `reads`); calls without a key are not counted. */

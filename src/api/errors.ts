@@ -30,7 +30,11 @@ export const errorCodes = {
   deposit_wrong_token: { status: 400, description: "The transaction moved another token than the chain's USDC." },
   deposit_already_credited: { status: 400, description: 'The transaction was credited to another account.' },
   idempotency_key_reused: { status: 409, description: 'This Idempotency-Key was used with a different request.' },
-  conflict: { status: 409, description: 'The request conflicts with a resource that exists already.' },
+  conflict: {
+    status: 409,
+    description:
+      'The request conflicts with a resource that exists already, or with its state (a cancel of a task that has ended: body `status`).',
+  },
   payload_too_large: { status: 413, description: 'The body exceeds the size limit.' },
   unsupported_media_type: { status: 415, description: 'The body is not application/json.' },
   registration_capped: {

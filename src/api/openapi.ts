@@ -89,7 +89,7 @@ export function buildOpenApiDocument(
     type: 'http',
     scheme: 'bearer',
     description:
-      'The `access_token` (`tt_…`) of an x402-paid task: reads that task (GET /generations/{id} and its alias) and nothing else.',
+      'The `access_token` (`tt_…`) of an x402-paid task: reads that task (GET /generations/{id} and its alias) and may cancel it (POST /generations/{id}/cancel), nothing else.',
   });
 
   for (const endpoint of endpoints) {
@@ -118,6 +118,12 @@ export function buildOpenApiDocument(
           headers: success.headers as ResponseConfig['headers'],
           content: { 'application/json': { schema: success.schema } },
         },
+        ...(success.alternative && {
+          [success.alternative.status]: {
+            description: success.alternative.description,
+            content: { 'application/json': { schema: success.schema } },
+          },
+        }),
         ...errorResponses(
           endpointErrorCodes(endpoint).filter((code) => x402 || endpoint.auth !== 'any_or_x402' || !x402Only.has(code)),
         ),

@@ -14,6 +14,7 @@ import {
   revokeKeyCommand,
   showAccountCommand,
 } from './commands.ts';
+import { cancelTaskCommand } from './cancel-commands.ts';
 import { fundCommand, sendCommand } from './chain-commands.ts';
 import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
 import { listPaymentsCommand } from './payment-commands.ts';
@@ -33,12 +34,13 @@ const usage = `genctl: operate the generation gateway
   genctl deposits list [--account <account-id>] [--status pending|confirmed|credited|rejected] [--limit <n>]
   genctl deposits show <deposit-id | tx-hash> [--chain <chain>]
   genctl payments list [--payer <address>] [--status authorized|settling|settled|failed|abandoned] [--limit <n>]
+  genctl tasks cancel <task-id>
   genctl chain fund <address> --amount <usdc>
   genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
   genctl status
 
 Every command takes --json. The database is DATABASE_URL, or the embedded one of the running \`npm start\`; redeliver
-also reaches Temporal at TEMPORAL_ADDRESS, or the dev server of the running \`npm start\`. Their ports are read from
+and tasks cancel also reach Temporal at TEMPORAL_ADDRESS, or the dev server of the running \`npm start\`. Their ports are read from
 DATA_DIR/runtime.json, which \`npm start\` writes (\`status\` prints it), and are the defaults without it. \`chain\` works
 only with the local development chain of a running \`npm start\` (found in DATA_DIR/anvil/chain.json): test USDC,
 never a real network.`;
@@ -146,6 +148,9 @@ async function run(argv: string[]): Promise<number> {
         break;
       case 'payments list':
         output = await listPaymentsCommand(prisma, values);
+        break;
+      case 'tasks cancel':
+        output = await cancelTaskCommand({ prisma, temporal, config }, target);
         break;
       case 'chain fund':
         output = await fundCommand(config.DATA_DIR, target, values);

@@ -5,6 +5,17 @@ export class NotFoundError extends Error {
   override name = 'NotFoundError';
 }
 
+/** A task that has ended already (completed, or failed otherwise): it can no longer be cancelled. */
+export class TaskEndedError extends Error {
+  override name = 'TaskEndedError';
+  constructor(
+    readonly taskId: string,
+    readonly status: string,
+  ) {
+    super(`Generation ${taskId} has already ${status}: only a queued or processing task can be cancelled.`);
+  }
+}
+
 /** An Idempotency-Key sent again with a different request. */
 export class IdempotencyKeyReusedError extends Error {
   override name = 'IdempotencyKeyReusedError';

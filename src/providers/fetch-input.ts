@@ -11,6 +11,8 @@ export interface FetchInputOptions {
   maxBytes: number;
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Abandons the download (the task was cancelled, or its activity timed out). */
+  signal?: AbortSignal;
 }
 
 export async function fetchInput(
@@ -25,16 +27,21 @@ export async function fetchInput(
     // Redirects could lead anywhere after the check: refuse them.
     response = await fetch(target, {
       redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal
+        ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
+        : AbortSignal.timeout(options.timeoutMs),
       dispatcher: outboundDispatcher(target, options.allowPrivate),
     });
   } catch (error) {
     const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
     if (cause instanceof PrivateAddressError)
       throw new InputFetchError(`${cause.message}; set ALLOW_PRIVATE_INPUT_URLS=true to allow it`);
-    throw new InputFetchError(
-      `could not download ${url}: ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'connection failed'}`,
-    );
+    const reason = options.signal?.aborted
+      ? 'abandoned'
+      : (error as Error).name === 'TimeoutError'
+        ? 'timed out'
+        : 'connection failed';
+    throw new InputFetchError(`could not download ${url}: ${reason}`);
   }
   if (response.status !== 200) throw new InputFetchError(`could not download ${url}: HTTP ${response.status}`);
   const data = await readLimited(

@@ -3,6 +3,7 @@ import {
   type Client,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import {
@@ -56,4 +57,25 @@ export async function admitGeneration(temporal: TemporalDeps, input: GenerationI
       return { outcome: 'unavailable' };
     throw error;
   }
+}
+
+/**
+ * Asks the task's workflow to cancel (Temporal cancellation: its compensation releases and fails the task); false
+ * when no workflow of that id is running (it ended, or Temporal lost it). Asking again is a no-op.
+ */
+export async function requestGenerationCancel(temporal: TemporalDeps, taskId: string): Promise<boolean> {
+  try {
+    await temporal.client.workflow.getHandle(taskId).cancel();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/** Waits at most `waitMs` for the task's workflow to close, however it closes (a cancelled one closes cancelled). */
+export async function awaitGenerationClosed(temporal: TemporalDeps, taskId: string, waitMs: number): Promise<void> {
+  await temporal.client
+    .withDeadline(Date.now() + waitMs, () => temporal.client.workflow.getHandle(taskId).result())
+    .catch(() => undefined);
 }

@@ -19,7 +19,10 @@ const specEndpoints = [
   ['get', '/predictions/{taskId}/result', '200'],
 ] as const;
 // Documented additions of this gateway, beyond the spec.
-const extensionEndpoints = [['get', '/account/webhook-secret', '200']] as const;
+const extensionEndpoints = [
+  ['get', '/account/webhook-secret', '200'],
+  ['post', '/generations/{id}/cancel', '200'],
+] as const;
 const allEndpoints = [...specEndpoints, ...extensionEndpoints];
 
 const stack = useAppWithDatabase();
@@ -44,7 +47,7 @@ describe('OpenAPI document', () => {
     expect(operation, `${method} ${path}`).toBeDefined();
     expect(operation.responses[status]).toBeDefined();
     for (const [code, response] of Object.entries<any>(operation.responses)) {
-      if (code === status) continue;
+      if (code === status || code.startsWith('2')) continue;
       expect(response.content['application/json'].schema.$ref).toMatch(
         /#\/components\/schemas\/(Error|PaymentRequiredError)$/,
       );
@@ -60,6 +63,16 @@ describe('OpenAPI document', () => {
       expect(document.paths[path][method].description).not.toMatch(/Not implemented/);
     }
     expect(pending).toEqual([]);
+  });
+
+  it('documents the cancel: 200 once it landed, 202 while under way (the task either way), task tokens allowed', () => {
+    const cancel = document.paths['/generations/{id}/cancel'].post;
+    for (const status of ['200', '202'])
+      expect(cancel.responses[status].content['application/json'].schema).toEqual(
+        document.paths['/generations/{id}'].get.responses['200'].content['application/json'].schema,
+      );
+    expect(Object.keys(cancel.responses)).toEqual(expect.arrayContaining(['404', '409']));
+    expect(cancel.security).toEqual([{ bearerAuth: [] }, { taskToken: [] }]);
   });
 
   it('declares bearer auth, none on registration and the catalog, and no x402 where x402 is off', () => {

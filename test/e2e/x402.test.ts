@@ -250,6 +250,51 @@ describe('a generation paid with x402', () => {
     expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(retried));
   });
 
+  it('its access_token cancels that task: failed "cancelled", the payment abandoned, nothing moved', async () => {
+    const payer = await newPayer();
+    const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
+    const unpaid = await call(gateway, 'POST', '/generations', { body: speech });
+    const { payload } = await pay(unpaid.body.requirements, payer);
+    // A task held queued: admitted (payment verified, row committed), its workflow waiting for the admission.
+    const input = paidGenerationInput(
+      gateway.config,
+      admissibleRequest(gateway, CreateGenerationBodySchema.parse(speech)),
+      {
+        identity: paymentIdentity(payload)!,
+        requirement: matchRequirement(unpaid.body.requirements.accepts, payload)!,
+        payload,
+      },
+    );
+    await admitPaidTask(gateway.database.prisma, {
+      ...input,
+      costMicros: BigInt(input.costMicros),
+      payment: input.payment!,
+    });
+    await gateway.env.client.workflow.start(generationWorkflow, {
+      workflowId: input.taskId,
+      taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+    });
+    const { accessToken } = await gateway.database.prisma.x402Payment.findUniqueOrThrow({
+      where: { taskId: input.taskId },
+    });
+
+    const another = await call(gateway, 'POST', `/generations/gen_${'0'.repeat(22)}/cancel`, { key: accessToken });
+    expect(another).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    const cancelled = await call(gateway, 'POST', `/generations/${input.taskId}/cancel`, { key: accessToken });
+    // 200 once the cancel landed (usually within the call's wait), else 202: the token then reads the end.
+    expect([200, 202]).toContain(cancelled.status);
+    const task = await waitForEnd(gateway, { key: accessToken, pollUrl: `/generations/${input.taskId}` });
+    expect(task).toMatchObject({ status: 'failed', error: 'cancelled', cost: 0, payment: { status: 'abandoned' } });
+    expect(task.payment.transaction).toBeUndefined();
+    expect(await chain.balanceOf(payer.address)).toBe(payerBefore);
+    expect(await chain.balanceOf(payTo)).toBe(payToBefore);
+    const entries = await gateway.database.prisma.ledgerEntry.count({
+      where: { accountId: walletAccountId(payer.address) },
+    });
+    expect(entries).toBe(0);
+  });
+
   it('reads the v1 header name X-PAYMENT, and signs the webhook with the secret it hands out', async () => {
     const receiver = await startReceiver();
     try {

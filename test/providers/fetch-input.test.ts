@@ -42,6 +42,17 @@ describe('fetchInput', () => {
     await expect(fetchInput(`http://127.0.0.1:${port}${path}`, open)).rejects.toThrow(message);
   });
 
+  it('stops a download when its signal aborts (the task was cancelled), saying it was abandoned', async () => {
+    const controller = new AbortController();
+    const download = fetchInput(`http://127.0.0.1:${port}/slow`, {
+      ...open,
+      timeoutMs: 30_000,
+      signal: controller.signal,
+    });
+    controller.abort();
+    await expect(download).rejects.toThrow(/\/slow: abandoned$/);
+  });
+
   it('refuses other schemes', async () => {
     await expect(fetchInput('file:///etc/passwd', open)).rejects.toThrow(InputFetchError);
   });

@@ -196,7 +196,34 @@ describe('generationWorkflow', () => {
     expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     expect(await database.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({
       status: 'failed',
-      error: expect.any(String),
+      error: 'cancelled',
+    });
+    expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+  });
+
+  it('a cancelled task says "cancelled", whatever the call it interrupted then failed with', async () => {
+    const input = await newTaskInput();
+    let started!: () => void;
+    const providerStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const { failure } = await run({
+      input,
+      // As a download abandoned at the cancel fails: a refusal of its own, after the cancel was asked for.
+      provider: async () => {
+        started();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        throw ApplicationFailure.nonRetryable('could not download the input: abandoned', 'ProviderRefusal');
+      },
+      whileRunning: async (handle) => {
+        await providerStarted;
+        await handle.cancel();
+      },
+    });
+    expect((failure as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(await database.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({
+      status: 'failed',
+      error: 'cancelled',
     });
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });

@@ -13,6 +13,7 @@ const histories = [
   'generation-local-steps.binpb',
   'generation-upstream-job.binpb',
   'generation-adopted.binpb',
+  'generation-cancelled.binpb',
   'webhook-delivery-retried.binpb',
   'deposit-credited.binpb',
   'task-reconciler.binpb',

@@ -11,6 +11,7 @@ import {
   PaymentReusedError,
   NotFoundError,
   ServiceUnavailableError,
+  TaskEndedError,
   TooManyTasksError,
 } from '../../domain/errors.ts';
 import { isDatabaseUnreachable } from '../../db/unreachable.ts';
@@ -37,6 +38,7 @@ function fromDomainError(error: unknown): ApiError | null {
   }
   if (error instanceof IdempotencyKeyReusedError) return new ApiError('idempotency_key_reused', error.message);
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message);
+  if (error instanceof TaskEndedError) return new ApiError('conflict', error.message, { status: error.status });
   if (error instanceof FieldError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
   if (error instanceof DepositRefusedError) return new ApiError(error.code, error.message);
   if (error instanceof InvalidSignatureError) return new ApiError('invalid_signature', error.message);

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { formatUsd, usdNumber } from '../../money.ts';
 import { publicBaseUrl } from '../../config.ts';
+import { cancelGeneration } from '../../services/generation-cancel.ts';
 import { createGeneration, getGeneration, type QueuedGeneration } from '../../services/generations.ts';
 import { payForGeneration } from '../../services/x402-payments.ts';
 import type { TaskView } from '../../generation/task-view.ts';
@@ -115,6 +116,28 @@ export const generationEndpoints = [
     errors: ['not_found'],
     handle: async ({ params, principal, ctx }) =>
       taskAnswer(await getGeneration(ctx, { taskId: params.id, account: principal.account, onlyTask: principal.task })),
+  }),
+  defineEndpoint({
+    method: 'post',
+    path: '/generations/{id}/cancel',
+    operationId: 'cancelGeneration',
+    summary: 'Cancel a generation task',
+    description: endpointDescriptions.cancelGeneration,
+    tags,
+    auth: 'any_or_task_token',
+    request: { params: GenerationIdParamsSchema },
+    success: {
+      status: 200,
+      description: 'The cancel has landed: the task, `failed` with error `cancelled`, everything it reserved released',
+      schema: GenerationStatusResponseSchema,
+      alternative: { status: 202, description: 'The cancel is under way: the task as it is now; poll it' },
+    },
+    errors: ['not_found', 'conflict'],
+    handle: async ({ params, principal, ctx }) => {
+      const owner = { accountId: principal.account.id, onlyTask: principal.task };
+      const { task, ended } = await cancelGeneration(ctx, { taskId: params.id, owner });
+      return { status: ended ? 200 : 202, body: task };
+    },
   }),
   defineEndpoint({
     method: 'get',

@@ -95,6 +95,36 @@ it('generation-adopted.binpb: an admission whose update was lost, adopted after 
   await save('generation-adopted.binpb', history);
 });
 
+it('generation-cancelled.binpb: cancelled while its upstream job waits: the job cancelled, the task failed', async () => {
+  const input = await generation.newTaskInput({ timeoutSeconds: 7_200, request: textToVideoRequest });
+  let submitted!: () => void;
+  const jobSubmitted = new Promise<void>((resolve) => {
+    submitted = resolve;
+  });
+  const cancelled: string[] = [];
+  const { failure, history } = await generation.run({
+    input,
+    provider: {
+      // Polled after an hour: the job waits on that timer when the cancel comes.
+      generateOutputs: async () => {
+        submitted();
+        return { job: { jobId: 'job-1', pollIntervalMs: 3_600_000, pollMaxIntervalMs: 3_600_000 } };
+      },
+      cancelUpstreamJob: async (job) => {
+        cancelled.push(job.jobId);
+      },
+    },
+    whileRunning: async (handle) => {
+      await jobSubmitted;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await handle.cancel();
+    },
+  });
+  expect(failure).toBeDefined();
+  expect(cancelled).toEqual(['job-1']);
+  await save('generation-cancelled.binpb', history);
+});
+
 it('webhook-delivery-retried.binpb: a receiver down, then failing, then up', async () => {
   const { result } = await webhooks.deliverThroughOutage();
   expect(result).toMatchObject({ outcome: 'delivered', attempts: 3 });
