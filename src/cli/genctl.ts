@@ -1,6 +1,7 @@
 // genctl: operators' tool. Exit codes: 0 done, 1 refused (not found, …), 2 usage error. --json for scripts.
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
+import { loadCatalog } from '../catalog/catalog.ts';
 import { ConfigError, embeddedDatabaseUrl, loadConfig } from '../config.ts';
 import { createPrisma } from '../db/prisma.ts';
 import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
@@ -17,6 +18,7 @@ import {
 import { fundCommand, sendCommand } from './chain-commands.ts';
 import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
 import { listPaymentsCommand } from './payment-commands.ts';
+import { replayTasksCommand } from './replay-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
 const usage = `genctl: operate the generation gateway
@@ -35,10 +37,12 @@ const usage = `genctl: operate the generation gateway
   genctl payments list [--payer <address>] [--status authorized|settling|settled|failed|abandoned] [--limit <n>]
   genctl chain fund <address> --amount <usdc>
   genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
+  genctl tasks replay --status failed [--since <time>] [--until <time>] [--model <id>] [--provider <name>]
+      [--account <account-id>] [--error <text>] [--limit <n>] [--rate <tasks/s>] [--batch-id <id>] [--dry-run] [--no-wait]
   genctl status
 
 Every command takes --json. The database is DATABASE_URL, or the embedded one of the running \`npm start\`; redeliver
-also reaches Temporal at TEMPORAL_ADDRESS, or the dev server of the running \`npm start\`. Their ports are read from
+and replay also reach Temporal at TEMPORAL_ADDRESS, or the dev server of the running \`npm start\`. Their ports are read from
 DATA_DIR/runtime.json, which \`npm start\` writes (\`status\` prints it), and are the defaults without it. \`chain\` works
 only with the local development chain of a running \`npm start\` (found in DATA_DIR/anvil/chain.json): test USDC,
 never a real network.`;
@@ -61,6 +65,15 @@ const options = {
   to: { type: 'string' },
   'from-key': { type: 'string' },
   payer: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  model: { type: 'string' },
+  provider: { type: 'string' },
+  error: { type: 'string' },
+  rate: { type: 'string' },
+  'batch-id': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'no-wait': { type: 'boolean' },
 } as const;
 
 const redactPassword = (url: string) => url.replace(/^(\w+:\/\/[^:/@]+):[^@/]*@/, '$1:***@');
@@ -146,6 +159,12 @@ async function run(argv: string[]): Promise<number> {
         break;
       case 'payments list':
         output = await listPaymentsCommand(prisma, values);
+        break;
+      case 'tasks replay':
+        output = await replayTasksCommand(
+          { prisma, config, catalog: loadCatalog(), temporal, progress: process.stderr },
+          { ...values, batchId: values['batch-id'], dryRun: values['dry-run'], noWait: values['no-wait'] },
+        );
         break;
       case 'chain fund':
         output = await fundCommand(config.DATA_DIR, target, values);
