@@ -1,5 +1,8 @@
 // A batch replay of failed tasks as its workflow, its activities and genctl see it. Types and constants only
 // (the workflow bundle imports this, and so do src/ and activities/).
+import type { SkipReason } from '../src/domain/replay-reasons.ts';
+
+export type { SkipReason };
 
 /** Which failed tasks a batch replays: every bound fixed (times absolute) so the same batch selects the same tasks. */
 export interface ReplaySelection {
@@ -23,16 +26,6 @@ export interface ReplayBatchInput {
   /** How long the batch waits for its replays to end before it reports those still running as pending. */
   waitSeconds: number;
 }
-
-/** Why a selected task was not replayed; the summary groups skips by it. */
-export const skipReasons = {
-  x402: 'x402: the payer did not sign for a second run',
-  alreadyReplayed: 'already replayed',
-  insufficientBalance: 'insufficient balance',
-  notAdmissible: 'not admissible',
-  unavailable: 'admission did not answer (run the batch again)',
-} as const;
-export type SkipReason = (typeof skipReasons)[keyof typeof skipReasons];
 
 /** A failed task the selection found, and why it will not be replayed whatever happens (null: it is tried). */
 export interface ReplayCandidate {

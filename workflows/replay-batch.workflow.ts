@@ -16,7 +16,7 @@ import {
   type ReplayItem,
   type ReplayOutcome,
   type ReplayProgress,
-  skipReasons,
+  type SkipReason,
 } from './replay-batch.types.ts';
 
 export const progressQuery = defineQuery<ReplayProgress>('progress');
@@ -61,7 +61,7 @@ function resultItem(outcome: ReplayOutcome): Partial<ReplayItem> {
 /** A replay whose admission never got an answer (it gave up retrying): reported, and a second run may try again. */
 const unanswered = (error: unknown): ReplayOutcome => ({
   outcome: 'skipped',
-  reason: skipReasons.unavailable,
+  reason: 'admission did not answer (run the batch again)' satisfies SkipReason,
   detail: (error instanceof ActivityFailure && error.cause ? error.cause : (error as Error)).message,
 });
 
@@ -122,11 +122,12 @@ export async function replayBatchWorkflow(input: ReplayBatchInput): Promise<Repl
   const spacingMs = 1000 / input.tasksPerSecond;
   let lastStart: number | undefined;
   for (const [index, candidate] of candidates.entries()) {
-    if (candidate.skip) continue;
+    const item = progress.items[index];
+    if (candidate.skip || !item) continue;
     if (lastStart !== undefined && lastStart + spacingMs > Date.now()) await sleep(lastStart + spacingMs - Date.now());
     lastStart = Date.now();
     const outcome = await replayTask({ batchId: input.batchId, taskId: candidate.taskId }).catch(unanswered);
-    Object.assign(progress.items[index]!, resultItem(outcome));
+    Object.assign(item, resultItem(outcome));
     update();
   }
 
@@ -137,9 +138,11 @@ export async function replayBatchWorkflow(input: ReplayBatchInput): Promise<Repl
   while (progress.pending > 0 && Date.now() < deadline) {
     await sleep(Math.min(pollMs, deadline - Date.now()));
     pollMs = Math.min(pollMs * 1.5, maxPollMs);
-    const pending = progress.items.filter((item) => item.replay_status === 'pending');
-    const statuses = await replayStatuses(pending.map((item) => item.replay_id!));
-    for (const item of pending) item.replay_status = statuses[item.replay_id!] ?? 'pending';
+    const pending = progress.items.flatMap((item) =>
+      item.replay_status === 'pending' && item.replay_id ? [{ item, id: item.replay_id }] : [],
+    );
+    const statuses = await replayStatuses(pending.map(({ id }) => id));
+    for (const { item, id } of pending) item.replay_status = statuses[id] ?? 'pending';
     update();
   }
   update({ state: 'done' });

@@ -1,7 +1,6 @@
 // genctl: operators' tool. Exit codes: 0 done, 1 refused (not found, …), 2 usage error. --json for scripts.
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { loadCatalog } from '../catalog/catalog.ts';
 import { ConfigError, embeddedDatabaseUrl, loadConfig } from '../config.ts';
 import { createPrisma } from '../db/prisma.ts';
 import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
@@ -18,7 +17,6 @@ import {
 import { fundCommand, sendCommand } from './chain-commands.ts';
 import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
 import { listPaymentsCommand } from './payment-commands.ts';
-import { replayTasksCommand } from './replay-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
 const usage = `genctl: operate the generation gateway
@@ -160,12 +158,18 @@ async function run(argv: string[]): Promise<number> {
       case 'payments list':
         output = await listPaymentsCommand(prisma, values);
         break;
-      case 'tasks replay':
+      case 'tasks replay': {
+        // Loaded here: the admission path it brings in would slow every other command's start.
+        const [{ replayTasksCommand }, { loadCatalog }] = await Promise.all([
+          import('./replay-commands.ts'),
+          import('../catalog/catalog.ts'),
+        ]);
         output = await replayTasksCommand(
           { prisma, config, catalog: loadCatalog(), temporal, progress: process.stderr },
           { ...values, batchId: values['batch-id'], dryRun: values['dry-run'], noWait: values['no-wait'] },
         );
         break;
+      }
       case 'chain fund':
         output = await fundCommand(config.DATA_DIR, target, values);
         break;

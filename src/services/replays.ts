@@ -8,12 +8,8 @@ import type { PrismaClient } from '../db/prisma.ts';
 import { FieldError, IdempotencyKeyReusedError } from '../domain/errors.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { formatUsd } from '../money.ts';
-import {
-  type ReplayCandidate,
-  type ReplayOutcome,
-  type ReplaySelection,
-  skipReasons,
-} from '../../workflows/replay-batch.types.ts';
+import { skipReasons } from '../domain/replay-reasons.ts';
+import type { ReplayCandidate, ReplayOutcome, ReplaySelection } from '../../workflows/replay-batch.types.ts';
 import { admissibleRequest, createGeneration, type GenerationServiceDeps } from './generations.ts';
 import { toBase62 } from './ids.ts';
 import { InsufficientFundsError } from './ledger.ts';
