@@ -142,11 +142,14 @@ describe('genctl tasks replay', () => {
     const reasons = dry.json.tasks.filter((task: any) => task.plan === 'skip').map((task: any) => task.reason);
     expect(reasons.sort()).toEqual([...Array(3).fill(skipReasons.insufficientBalance), skipReasons.x402].sort());
     // The filters narrow the same selection.
-    expect((await genctl('--dry-run', '--json', '--account', broke.accountId)).json.tasks).toHaveLength(3);
-    expect((await genctl('--dry-run', '--json', '--error', 'http 404', '--limit', '5')).json.tasks).toHaveLength(5);
-    expect((await genctl('--dry-run', '--json', '--provider', 'fal')).json.tasks).toHaveLength(0);
+    const [byAccount, byError, byProvider] = await Promise.all([
+      genctl('--dry-run', '--json', '--account', broke.accountId),
+      genctl('--dry-run', '--json', '--error', 'http 404', '--limit', '5'),
+      genctl('--dry-run', '--json', '--provider', 'fal'),
+    ]);
+    expect([byAccount, byError, byProvider].map((run) => run.json.tasks.length)).toEqual([3, 5, 0]);
     expect(await stack.database.prisma.task.count()).toBe(20);
-  });
+  }, 120_000);
 
   it('replays the payable tasks once, though the worker stops mid-batch, and skips the rest with reasons', async () => {
     const batchId = replayBatchId(replaySelectionOf({ status: 'failed', since, until }));
