@@ -186,7 +186,8 @@ export function summaryText(progress: ReplayProgress): string {
 function progressLine(progress: ReplayProgress): string {
   const done = progress.selected - progress.remaining;
   const width = 24;
-  const filled = progress.selected === 0 ? width : Math.round((done / progress.selected) * width);
+  const filled =
+    progress.selected === 0 ? (progress.state === 'done' ? width : 0) : Math.round((done / progress.selected) * width);
   return (
     `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${progress.selected} ${progress.state}: ` +
     `replayed ${progress.replayed}, skipped ${progress.skipped}, completed ${progress.completed}, ` +

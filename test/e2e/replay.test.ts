@@ -194,14 +194,15 @@ describe('genctl tasks replay', () => {
     expect(read.body).toMatchObject({ id: replayId, status: 'completed', replay_of: original });
   }, 120_000);
 
-  it('the same batch run again replays nothing: its tasks are already replayed', async () => {
+  it('the same batch run again, or another batch over the same tasks, replays nothing: already replayed', async () => {
     const before = await stack.database.prisma.task.count();
-    const again = await genctl();
+    const [again, other] = await Promise.all([genctl(), genctl('--batch-id', 'another-batch', '--json')]);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(/Replayed\s+0\n/);
-    expect(again.stdout).toMatch(new RegExp(`already replayed\\s+16\\n`));
+    expect(again.stdout).toMatch(/already replayed\s+16\n/);
     expect(again.stdout).toMatch(/insufficient balance\s+3\n/);
+    expect(other.json).toMatchObject({ batch_id: 'another-batch', replayed: 0, skipped: 20 });
     expect(await stack.database.prisma.task.count()).toBe(before);
     await expectLedgerHolds();
-  }, 60_000);
+  }, 120_000);
 });
