@@ -41,6 +41,8 @@ export interface AdmitInput {
   payment?: X402Authorization;
   /** Seconds of the media inputs the price depends on, measured by the api (the price follows them). */
   inputSeconds?: number;
+  /** The failed task this one replays (genctl tasks replay). */
+  replayOf?: string;
 }
 
 /** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */

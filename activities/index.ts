@@ -1,6 +1,7 @@
 import { createDepositActivities, type DepositActivityDeps } from './deposit.activities.ts';
 import { createGenerationActivities, type GenerationActivityDeps } from './generation.activities.ts';
 import { createProviderActivities, type ProviderActivityDeps } from './provider.activities.ts';
+import { createReplayActivities, type ReplayActivityDeps } from './replay.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
 import { createTaskReconcilerActivities, type TaskReconcilerActivityDeps } from './task-reconciler.activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities.ts';
@@ -10,7 +11,8 @@ export type ActivityDeps = SystemActivityDeps &
   ProviderActivityDeps &
   WebhookActivityDeps &
   DepositActivityDeps &
-  TaskReconcilerActivityDeps;
+  TaskReconcilerActivityDeps &
+  ReplayActivityDeps;
 
 /** The activities of the main task queue: database steps and chain reads, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -20,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createDepositActivities(deps),
     ...createTaskReconcilerActivities(deps),
+    ...createReplayActivities(deps),
   };
 }
 

@@ -4,5 +4,6 @@ export { depositWorkflow } from './deposit.workflow.ts';
 export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
+export { replayBatchWorkflow } from './replay-batch.workflow.ts';
 export { taskReconcilerWorkflow } from './task-reconciler.workflow.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.ts';

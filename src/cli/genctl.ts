@@ -35,15 +35,17 @@ const usage = `genctl: operate the generation gateway
   genctl deposits show <deposit-id | tx-hash> [--chain <chain>]
   genctl payments list [--payer <address>] [--status authorized|settling|settled|failed|abandoned] [--limit <n>]
   genctl tasks cancel <task-id>
+  genctl tasks replay --status failed [--since <time>] [--until <time>] [--model <id>] [--provider <name>]
+      [--account <account-id>] [--error <text>] [--limit <n>] [--rate <tasks/s>] [--batch-id <id>] [--dry-run] [--no-wait]
   genctl chain fund <address> --amount <usdc>
   genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
   genctl status
 
 Every command takes --json. The database is DATABASE_URL, or the embedded one of the running \`npm start\`; redeliver
-and tasks cancel also reach Temporal at TEMPORAL_ADDRESS, or the dev server of the running \`npm start\`. Their ports are read from
-DATA_DIR/runtime.json, which \`npm start\` writes (\`status\` prints it), and are the defaults without it. \`chain\` works
-only with the local development chain of a running \`npm start\` (found in DATA_DIR/anvil/chain.json): test USDC,
-never a real network.`;
+and tasks cancel/replay also reach Temporal at TEMPORAL_ADDRESS, or the dev server of the running \`npm start\`. Their
+ports are read from DATA_DIR/runtime.json, which \`npm start\` writes (\`status\` prints it), and are the defaults
+without it. \`chain\` works only with the local development chain of a running \`npm start\` (found in
+DATA_DIR/anvil/chain.json): test USDC, never a real network.`;
 
 const options = {
   json: { type: 'boolean' },
@@ -63,6 +65,15 @@ const options = {
   to: { type: 'string' },
   'from-key': { type: 'string' },
   payer: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  model: { type: 'string' },
+  provider: { type: 'string' },
+  error: { type: 'string' },
+  rate: { type: 'string' },
+  'batch-id': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'no-wait': { type: 'boolean' },
 } as const;
 
 const redactPassword = (url: string) => url.replace(/^(\w+:\/\/[^:/@]+):[^@/]*@/, '$1:***@');
@@ -152,6 +163,18 @@ async function run(argv: string[]): Promise<number> {
       case 'tasks cancel':
         output = await cancelTaskCommand({ prisma, temporal, config }, target);
         break;
+      case 'tasks replay': {
+        // Loaded here: the admission path it brings in would slow every other command's start.
+        const [{ replayTasksCommand }, { loadCatalog }] = await Promise.all([
+          import('./replay-commands.ts'),
+          import('../catalog/catalog.ts'),
+        ]);
+        output = await replayTasksCommand(
+          { prisma, config, catalog: loadCatalog(), temporal, progress: process.stderr },
+          { ...values, batchId: values['batch-id'], dryRun: values['dry-run'], noWait: values['no-wait'] },
+        );
+        break;
+      }
       case 'chain fund':
         output = await fundCommand(config.DATA_DIR, target, values);
         break;

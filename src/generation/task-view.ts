@@ -22,6 +22,8 @@ export interface TaskView {
   /** USD: what was charged once completed, what is reserved before, nothing for a failed task. */
   cost: number;
   payment?: TaskPaymentView;
+  /** The failed task this one replays (an operator re-ran it with `genctl tasks replay`). */
+  replay_of?: string;
 }
 
 export interface TaskPaymentView {
@@ -63,6 +65,7 @@ export function taskView(task: Task & { payment?: X402Payment | null }): TaskVie
     num_outputs: task.numOutputs,
     outputs: task.outputs.length > 0 ? task.outputs : undefined,
     payment: task.payment ? paymentView(task.payment) : undefined,
+    replay_of: task.replayOf,
   };
   return {
     id: task.id,

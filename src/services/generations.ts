@@ -34,6 +34,8 @@ export interface NewGeneration {
   accountId: string;
   body: GenerationRequest | InputLayoutRequest;
   idempotencyKey: string | null;
+  /** The failed task this one replays (genctl tasks replay). */
+  replayOf?: string;
 }
 
 /** An admitted task: queued, its cost reserved. */
@@ -128,6 +130,7 @@ export function generationInput(input: NewGeneration, admissible: AdmissibleRequ
     requestHash: admissible.hash,
     timeoutSeconds: admissible.model.timeout_seconds,
     ...(admissible.inputSeconds !== undefined ? { inputSeconds: admissible.inputSeconds } : {}),
+    ...(input.replayOf ? { replayOf: input.replayOf } : {}),
   };
 }
 

@@ -23,6 +23,8 @@ export interface AdmitTaskInput {
   runId?: string;
   /** Seconds of the media inputs its price depends on, as measured at admission. */
   inputSeconds?: number;
+  /** The failed task this one replays (genctl tasks replay). */
+  replayOf?: string;
 }
 
 /**
@@ -42,6 +44,7 @@ export function newTaskRow(input: {
   costMicros: bigint;
   idempotencyKey: string | null;
   inputSeconds?: number;
+  replayOf?: string;
 }) {
   const { request } = input;
   return {
@@ -60,6 +63,7 @@ export function newTaskRow(input: {
     costReserved: input.costMicros,
     webhookUrl: request.webhook_url,
     idempotencyKey: input.idempotencyKey,
+    replayOf: input.replayOf,
   };
 }
 

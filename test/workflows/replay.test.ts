@@ -17,6 +17,7 @@ const histories = [
   'webhook-delivery-retried.binpb',
   'deposit-credited.binpb',
   'task-reconciler.binpb',
+  'replay-batch.binpb',
 ];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));

@@ -149,6 +149,10 @@ export const GenerationStatusResponseSchema = z
     num_outputs: z.int().optional(),
     cost: z.number().optional(),
     payment: TaskPaymentSchema.optional().openapi({ description: 'How an x402-paid task was paid' }),
+    replay_of: z.string().optional().openapi({
+      description: 'The failed task this task re-runs (an operator replayed it); absent for an ordinary task',
+      example: 'gen_3kXq9V2mPz8LwQ4rT7yN1a',
+    }),
   })
   .openapi('GenerationStatusResponse');
 

@@ -6,7 +6,9 @@ import { join, resolve } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { ReplayActivities } from '../../../activities/replay.activities.ts';
 import type { TaskReconcilerActivities } from '../../../activities/task-reconciler.activities.ts';
+import { replayBatchWorkflow } from '../../../workflows/replay-batch.workflow.ts';
 import { taskReconcilerWorkflow } from '../../../workflows/task-reconciler.workflow.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
@@ -170,4 +172,49 @@ it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow clos
     return started;
   });
   await save('task-reconciler.binpb', await handle.fetchHistory());
+});
+
+it('replay-batch.binpb: a batch replays two tasks at its rate, skips one, and waits for both to end', async () => {
+  const taskQueue = uniqueTaskQueue('replay-batch');
+  let polls = 0;
+  const activities: ReplayActivities = {
+    selectReplayTasks: async () => [
+      { taskId: 'gen_a', accountId: 'dev_a', model: 'local/lanczos', skip: null },
+      {
+        taskId: 'gen_b',
+        accountId: 'wal_b',
+        model: 'local/lanczos',
+        skip: { reason: 'x402: the payer did not sign for a second run' },
+      },
+      { taskId: 'gen_c', accountId: 'dev_a', model: 'local/lanczos', skip: null },
+    ],
+    replayTask: async ({ taskId }) => ({ outcome: 'replayed', replayId: `${taskId}_replay`, costMicros: '500' }),
+    replayStatuses: async (ids) => {
+      polls += 1;
+      return Object.fromEntries(ids.map((id) => [id, polls < 2 ? 'pending' : 'completed']));
+    },
+  };
+  const worker = await Worker.create({
+    connection: context.env.nativeConnection,
+    taskQueue,
+    workflowBundle: context.workflowBundle,
+    activities,
+  });
+  const handle = await worker.runUntil(async () => {
+    const started = await context.env.client.workflow.start(replayBatchWorkflow, {
+      workflowId: `replay-batch-${taskQueue}`,
+      taskQueue,
+      args: [
+        {
+          batchId: `replay-batch-${taskQueue}`,
+          selection: { status: 'failed', until: '2026-11-23T00:00:00.000Z', limit: 100 },
+          tasksPerSecond: 2,
+          waitSeconds: 3600,
+        },
+      ],
+    });
+    expect(await started.result()).toMatchObject({ selected: 3, replayed: 2, skipped: 1, completed: 2, pending: 0 });
+    return started;
+  });
+  await save('replay-batch.binpb', await handle.fetchHistory());
 });

@@ -1,0 +1,34 @@
+// The batch replay's activities: thin wrappers over src/services/replays.ts. A replay is admitted with the worker's
+// Temporal client, by the same update-with-start as POST /generations, on the main task queue.
+import { Context } from '@temporalio/activity';
+import type { Catalog } from '../src/catalog/catalog.ts';
+import type { Config } from '../src/config.ts';
+import type { PrismaClient } from '../src/db/prisma.ts';
+import { replayStatuses, replayTask, selectReplayCandidates } from '../src/services/replays.ts';
+import type { ReplayCandidate, ReplayOutcome, ReplaySelection } from '../workflows/replay-batch.types.ts';
+import { classifyFailures } from './failures.ts';
+
+export interface ReplayActivityDeps {
+  prisma: PrismaClient;
+  config: Config;
+  catalog: Catalog;
+}
+
+export function createReplayActivities(deps: ReplayActivityDeps) {
+  return classifyFailures({
+    async selectReplayTasks(selection: ReplaySelection): Promise<ReplayCandidate[]> {
+      return selectReplayCandidates(deps.prisma, deps.catalog, selection);
+    },
+
+    async replayTask(input: { batchId: string; taskId: string }): Promise<ReplayOutcome> {
+      const temporal = { client: Context.current().client, taskQueue: deps.config.TEMPORAL_TASK_QUEUE };
+      return replayTask({ ...deps, temporal }, input);
+    },
+
+    async replayStatuses(replayIds: string[]): Promise<Record<string, 'pending' | 'completed' | 'failed'>> {
+      return replayStatuses(deps.prisma, replayIds);
+    },
+  });
+}
+
+export type ReplayActivities = ReturnType<typeof createReplayActivities>;
