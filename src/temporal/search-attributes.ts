@@ -3,17 +3,17 @@
 // through the operator service; where that is not permitted, the start fails naming them and the command to run.
 import { Connection } from '@temporalio/client';
 import { type SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+// A CommonJS module whose exports Node cannot name statically: its default export holds the namespace.
+import proto from '@temporalio/proto';
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
 import type { Logger } from '../logger.ts';
 import { isTemporalUnreachable } from './unreachable.ts';
 
-const { IndexedValueType } = temporal.api.enums.v1;
+type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
+const { IndexedValueType } = proto.temporal.api.enums.v1;
 
 const indexedValueType = (type: SearchAttributeType) =>
-  IndexedValueType[
-    `INDEXED_VALUE_TYPE_${type}` as keyof typeof IndexedValueType
-  ] as temporal.api.enums.v1.IndexedValueType;
+  IndexedValueType[`INDEXED_VALUE_TYPE_${type}` as keyof typeof IndexedValueType] as IndexedValueType;
 
 /** The operator service's form of the given attributes (all of them by default): name → indexed value type. */
 export const searchAttributeTypes = (keys = searchAttributeKeys) =>
