@@ -1,9 +1,14 @@
 // The custom search attributes operators filter by in the Web UI and `temporal workflow list --query`. Typed keys,
 // shared by the starters (set at start), the workflows (status kept current) and the registration (dev server,
 // docker-compose init, the boot check). Pure: the workflow bundle imports it.
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { SearchAttributeType } from '@temporalio/common';
 
-const keyword = (name: string) => defineSearchAttributeKey(name, SearchAttributeType.KEYWORD);
+/** What defineSearchAttributeKey makes, written out: workflow code imports only @temporalio/workflow at run time. */
+interface SearchAttributeKey<T extends SearchAttributeType = SearchAttributeType> {
+  name: string;
+  type: T;
+}
+const keyword = (name: string): SearchAttributeKey<'KEYWORD'> => ({ name, type: 'KEYWORD' });
 
 /** queued → processing → completed | failed; `refused`: admission refused, no task was made. */
 export const genStatus = keyword('GenStatus');
@@ -29,7 +34,7 @@ export type GenStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'refu
 export type DepositStatus = 'inspecting' | 'confirming' | 'credited' | 'rejected' | 'not_found';
 
 /** Every attribute this service sets: what a server must have registered before a workflow may start. */
-export const searchAttributeKeys: ReturnType<typeof defineSearchAttributeKey<SearchAttributeType>>[] = [
+export const searchAttributeKeys: SearchAttributeKey[] = [
   genStatus,
   genType,
   genModel,
