@@ -11,6 +11,7 @@ import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/infra/embed
 import { startTemporalDevServer, type TemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 import { temporalCliPath } from '../src/infra/tools.ts';
 import { createLogger } from '../src/logger.ts';
+import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import { type GatewayProcess, killGroup, startGateway, waitUntilReleased } from './processes.ts';
 
@@ -77,6 +78,7 @@ async function startSplit(dir: string, logDir: string, topology: { apis: number;
       uiPort,
       namespace: 'default',
       logger,
+      extraArgs: devServerSearchAttributeArgs(),
     });
   let database: EmbeddedDatabase = await postgres();
   let devServer: TemporalDevServer = await temporal();

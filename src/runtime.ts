@@ -25,6 +25,7 @@ import { storeMissingDepositAddresses } from './services/deposit-addresses.ts';
 import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
+import { checkSearchAttributes, devServerSearchAttributeArgs } from './temporal/search-attributes.ts';
 import { ensureTaskReconcilerSchedule } from './temporal/task-reconciler.ts';
 
 /** One part's stop, named for the log line that says how long it took. */
@@ -142,7 +143,7 @@ export async function startRuntime(
       uiPort: config.TEMPORAL_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
       logger,
-      extraArgs: devServerTuningArgs(config),
+      extraArgs: [...devServerTuningArgs(config), ...devServerSearchAttributeArgs()],
     });
     stops.push({ name: 'temporal dev server', stop: devServer.stop });
     temporalAddress = devServer.address;
@@ -153,6 +154,8 @@ export async function startRuntime(
   } else {
     banner.push(`Temporal      ${temporalAddress} (namespace ${config.TEMPORAL_NAMESPACE})`);
   }
+  // Every workflow start sets them: a namespace without them is fixed now, or the start fails naming them.
+  await checkSearchAttributes(temporalAddress, config.TEMPORAL_NAMESPACE, logger);
 
   banner.push(...chain.banner);
   const storage = createLocalStorage(filesDirectory(dataDir), publicBaseUrl(config));

@@ -1,6 +1,13 @@
 // One workflow per deposit transaction (workflow id `deposit:<chain>:<tx hash>`), so a hash is credited once, to
 // one agent. A hash nobody has mined ends the run failed, so the same hash may be claimed again later.
-import { ApplicationFailure, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { DepositActivities, DepositInspection } from '../activities/deposit.activities.ts';
 import type { DepositFacts, DepositRef } from '../src/services/deposits.ts';
 import {
@@ -10,6 +17,7 @@ import {
   type DepositState,
   depositStateQuery,
 } from './deposit.types.ts';
+import { depositAccountId, depositStatus, type DepositStatus } from './search-attributes.ts';
 import { notify } from './webhook-notify.ts';
 
 // Chain reads retry through an RPC outage with backoff, for an hour at most, then the run fails (and may be claimed again).
@@ -47,12 +55,28 @@ async function awaitReceipt(input: DepositInput): Promise<Settled | null> {
   }
 }
 
+/**
+ * Keeps DepositStatus (and the account, once known) current for the Web UI's list, upserting only what changed.
+ * patched: histories recorded before it replay without the upserts.
+ */
+function statusAttributes() {
+  let shown = '';
+  return (status: DepositStatus, accountId?: string) => {
+    if (`${status} ${accountId}` === shown || !patched('search-attributes')) return;
+    shown = `${status} ${accountId}`;
+    const account = accountId ? [{ key: depositAccountId, value: accountId }] : [];
+    upsertSearchAttributes([{ key: depositStatus, value: status }, ...account]);
+  };
+}
+
 export async function depositWorkflow(input: DepositInput): Promise<DepositResult> {
   const ref: DepositRef = { chain: input.chain, txHash: input.txHash };
   let state: DepositState = { status: 'inspecting' };
   setHandler(depositStateQuery, () => state);
+  const showStatus = statusAttributes();
   const reject = async (reason: DepositRejection, accountId?: string): Promise<DepositResult> => {
     await rejectDeposit({ ref, reason });
+    showStatus('rejected', accountId);
     state = { outcome: 'rejected', reason, ...(accountId ? { accountId } : {}) };
     return state;
   };
@@ -60,6 +84,7 @@ export async function depositWorkflow(input: DepositInput): Promise<DepositResul
   // 1. The transaction: mined, successful, paying USDC of the configured contract to one of our agents.
   const first = await awaitReceipt(input);
   if (!first) {
+    showStatus('not_found');
     throw ApplicationFailure.nonRetryable(
       `No transaction ${input.txHash} was found on ${input.chain}.`,
       'DepositNotFound',
@@ -82,6 +107,7 @@ export async function depositWorkflow(input: DepositInput): Promise<DepositResul
       blockNumber: mined.blockNumber,
     });
     state = { status: 'confirming', accountId: mined.accountId, confirmations, required };
+    showStatus('confirming', mined.accountId);
     if (confirmations >= required) {
       const again = await awaitReceipt(input);
       if (!again) return reject('dropped', mined.accountId);
@@ -98,6 +124,7 @@ export async function depositWorkflow(input: DepositInput): Promise<DepositResul
   // 3. Credit through the ledger, one entry per transfer log; 4. tell the agent.
   const deposit = await creditDeposit(factsOf(mined));
   state = { outcome: 'credited', accountId: mined.accountId, deposit };
+  showStatus('credited', mined.accountId);
   await notify({ event: 'deposit.credited', subject: deposit.id, accountId: mined.accountId, data: deposit });
   return state;
 }

@@ -18,11 +18,13 @@ import {
   proxyLocalActivities,
   setHandler,
   TimeoutFailure,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AdmitInput, GenerationActivities, TaskAdmission } from '../activities/generation.activities.ts';
 import type { ProviderActivities } from '../activities/provider.activities.ts';
 import type { TaskView } from '../src/generation/task-view.ts';
+import { genStatus, type GenStatus } from './search-attributes.ts';
 import { providerSlugOf, providerTaskQueue } from './task-queues.ts';
 import { upstreamJobOf } from './upstream-job.ts';
 import { notify } from './webhook-notify.ts';
@@ -230,6 +232,11 @@ function callerSafeError(error: unknown, timeoutSeconds: number): string {
   return 'The generation failed at the provider. You have not been charged.';
 }
 
+/** Keeps GenStatus current for the Web UI's list. patched: histories recorded before it replay without the upserts. */
+function recordStatus(status: GenStatus) {
+  if (patched('search-attributes')) upsertSearchAttributes([{ key: genStatus, value: status }]);
+}
+
 const isAdmissionRefused = (error: unknown) => error instanceof ApplicationFailure && error.type === 'AdmissionRefused';
 
 export async function generationWorkflow(input: GenerationInput): Promise<TaskView | null> {
@@ -249,11 +256,13 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     const admitted = await awaitAdmission(admitting);
     // A task that ended already (in an earlier run of this id, or failed by the reconciler) is not run again.
     if (admitted.status === 'completed' || admitted.status === 'failed') {
+      recordStatus(admitted.status);
       await condition(allHandlersFinished);
       return admitted;
     }
     // 2. Run: the provider activity stores the outputs (3. Store) as it collects them.
     view = await databaseSteps().markProcessing(input.taskId);
+    recordStatus('processing');
     const deadline = Date.now() + input.timeoutSeconds * 1000;
     const started = await generateOutputs({ ...task, request: input.request, inputSeconds: input.inputSeconds });
     if ('job' in started) upstream.submitted(started.job);
@@ -268,7 +277,10 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
       return completePaidTask({ ...task, ...produced });
     });
   } catch (error) {
-    if (isAdmissionRefused(error)) throw error; // nothing was reserved
+    if (isAdmissionRefused(error)) {
+      recordStatus('refused');
+      throw error; // nothing was reserved
+    }
     // Compensation: release whatever admission reserved and end `failed`, even if the workflow is being cancelled.
     // A cancelled task says so, whatever the step it interrupted then failed with (an abandoned download, …).
     const message = CancellationScope.current().consideredCancelled
@@ -280,8 +292,12 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     });
     // Without a task there is nothing to report on: the workflow fails with the cause. An admission that failed after
     // its row committed left a task (now failed) that a retried POST answers with: it is reported like any other.
-    if (admission().state !== 'admitted' && !view) throw error;
+    if (admission().state !== 'admitted' && !view) {
+      recordStatus('failed');
+      throw error;
+    }
   }
+  recordStatus(view?.status ?? 'failed');
   // 5. Notify: deliveries run in workflows of their own, so this one closes now and they cannot touch the task.
   // patched: histories recorded before webhooks replay without this step.
   if ((view?.status === 'completed' || view?.status === 'failed') && patched('webhooks')) {

@@ -32,6 +32,8 @@ export interface GenerationServiceDeps {
 
 export interface NewGeneration {
   accountId: string;
+  /** Shown in the task workflow's search attributes and summary. */
+  accountKind: AccountKind;
   body: GenerationRequest | InputLayoutRequest;
   idempotencyKey: string | null;
   /** The failed task this one replays (genctl tasks replay). */
@@ -149,7 +151,9 @@ export async function createGeneration(deps: GenerationServiceDeps, input: NewGe
     ? { ...declared, costMicros: earlier.costReserved, inputSeconds: earlier.inputSeconds ?? undefined }
     : await measuredRequest(deps, declared);
 
-  const admission = await admitGeneration(deps.temporal, generationInput(input, admissible));
+  const admission = await admitGeneration(deps.temporal, generationInput(input, admissible), {
+    accountKind: input.accountKind,
+  });
   if (admission.outcome === 'admitted')
     return earlier ? admittedEarlier(earlier) : queuedGeneration(admission.task, admissible.costMicros);
   if (admission.outcome === 'ended') {

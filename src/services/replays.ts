@@ -99,6 +99,7 @@ export async function replayTask(
   try {
     const queued = await createGeneration(deps, {
       accountId: task.accountId,
+      accountKind: task.account.kind,
       body: storedRequest(task),
       idempotencyKey,
       replayOf: task.id,

@@ -215,6 +215,7 @@ export async function payForGeneration(
   const admission = await admitGeneration(
     deps.temporal,
     paidGenerationInput(deps.config, admissible, { identity, requirement, payload: paid.payload }),
+    { accountKind: 'wallet' },
   );
   if (admission.outcome === 'conflict') throw new PaymentReusedError();
   if (admission.outcome === 'admitted' || admission.outcome === 'ended') {

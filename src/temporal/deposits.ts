@@ -12,6 +12,7 @@ import {
   depositStateQuery,
   type DepositWorkflow,
 } from '../../workflows/deposit.types.ts';
+import { depositChain, depositStatus } from '../../workflows/search-attributes.ts';
 import type { DepositRef } from '../services/deposits.ts';
 
 export const depositWorkflowId = ({ chain, txHash }: DepositRef) => `deposit:${chain}:${txHash}`;
@@ -29,6 +30,12 @@ export async function startDepositWorkflow(
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      // For the Web UI's filters; the workflow adds the account and keeps the status current.
+      typedSearchAttributes: [
+        { key: depositChain, value: input.chain },
+        { key: depositStatus, value: 'inspecting' },
+      ],
+      staticSummary: `USDC deposit on ${input.chain} · tx ${input.txHash}`,
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -12,6 +12,18 @@ import {
   type GenerationInput,
   type generationWorkflow,
 } from '../../workflows/generation.workflow.ts';
+import {
+  genAccountId,
+  genAccountKind,
+  genModel,
+  genPaymentMethod,
+  genProvider,
+  genStatus,
+  genType,
+} from '../../workflows/search-attributes.ts';
+import { providerSlugOf } from '../../workflows/task-queues.ts';
+import type { AccountKind } from '../generated/prisma/client.ts';
+import { formatUsd } from '../money.ts';
 import { isTemporalUnreachable, isWorkflowBusy } from './unreachable.ts';
 
 export interface TemporalDeps {
@@ -31,16 +43,48 @@ export type AdmissionOutcome =
   /** Admission itself failed (the database or Temporal unreachable, …): nothing was charged; the caller may retry. */
   | { outcome: 'unavailable' };
 
+/** What the starter knows of the task, for the Web UI's filters; the workflow keeps GenStatus current. */
+export function generationSearchAttributes(input: GenerationInput, accountKind: AccountKind) {
+  return [
+    { key: genStatus, value: 'queued' },
+    { key: genType, value: input.request.type },
+    { key: genModel, value: input.modelId },
+    { key: genProvider, value: providerSlugOf(input.modelId) },
+    { key: genAccountId, value: input.accountId },
+    { key: genAccountKind, value: accountKind },
+    { key: genPaymentMethod, value: input.payment ? 'x402' : 'balance' },
+  ];
+}
+
+/** The line the Web UI's list shows for the task (user metadata): what, which model, what it costs, for whom. */
+export function generationSummary(input: GenerationInput, accountKind: AccountKind) {
+  const paid = input.payment ? `paid with x402 by ${input.payment.payer}` : 'from the balance';
+  return {
+    staticSummary: `${input.request.type} · ${input.modelId} · $${formatUsd(BigInt(input.costMicros))} · ${accountKind} ${input.accountId}`,
+    staticDetails: [
+      `Task ${input.taskId}: ${input.request.type} with ${input.modelId}`,
+      `Cost $${formatUsd(BigInt(input.costMicros))}, ${paid}`,
+      `Caller: ${accountKind} account ${input.accountId}`,
+    ].join('\n\n'),
+  };
+}
+
 /**
  * Starts the task's workflow (or joins it while it runs: a retried request with the same Idempotency-Key maps to
  * the same workflow id) and waits only for admission: the reservation and the task row are durable when this
  * returns. A workflow that ended may only start again if it failed (a refused admission), never run twice.
  */
-export async function admitGeneration(temporal: TemporalDeps, input: GenerationInput): Promise<AdmissionOutcome> {
+export async function admitGeneration(
+  temporal: TemporalDeps,
+  input: GenerationInput,
+  caller: { accountKind: AccountKind },
+): Promise<AdmissionOutcome> {
   const start = new WithStartWorkflowOperation<typeof generationWorkflow>('generationWorkflow', {
     workflowId: input.taskId,
     taskQueue: temporal.taskQueue,
     args: [input],
+    typedSearchAttributes: generationSearchAttributes(input, caller.accountKind),
+    ...generationSummary(input, caller.accountKind),
     workflowIdConflictPolicy: 'USE_EXISTING',
     workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
   });

@@ -47,6 +47,7 @@ async function queuedTask() {
   const deps = { config: gateway.config, catalog: gateway.catalog };
   const request = {
     accountId: developer.accountId,
+    accountKind: 'developer' as const,
     body: CreateGenerationBodySchema.parse(body),
     idempotencyKey: null,
   };

@@ -159,6 +159,7 @@ async function queuedTask(workflow: 'waiting' | 'missing') {
   const deps = { config: gateway.config, catalog: gateway.catalog };
   const request = {
     accountId: developer.accountId,
+    accountKind: 'developer' as const,
     body: CreateGenerationBodySchema.parse(localUpscale('/input.png')),
     idempotencyKey: null,
   };

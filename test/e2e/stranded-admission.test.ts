@@ -61,7 +61,12 @@ type Workflow = 'waiting' | 'terminated' | 'missing';
  */
 async function strand(accountId: string, idempotencyKey: string | null, workflow: Workflow) {
   const deps = { config: gateway.config, catalog: gateway.catalog };
-  const request = { accountId, body: CreateGenerationBodySchema.parse(body), idempotencyKey };
+  const request = {
+    accountId,
+    accountKind: 'developer' as const,
+    body: CreateGenerationBodySchema.parse(body),
+    idempotencyKey,
+  };
   const input = generationInput(request, admissibleRequest(deps, request.body));
   const before = await moneyOf(accountId);
   const row = await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });

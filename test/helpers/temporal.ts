@@ -5,12 +5,21 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { loadConfig } from '../../src/config.ts';
 import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.ts';
 import { devServerTuningArgs } from '../../src/infra/temporal-dev-tuning.ts';
+import { searchAttributeTypes } from '../../src/temporal/search-attributes.ts';
 import { workflowsPath } from '../../src/temporal/workflows-path.ts';
+import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
 
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createTimeSkipping({
+/** With the service's search attributes registered, as `npm start` registers them (the workflows set them). */
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: temporalTestServerPath } },
   });
+  // The test server takes additions but cannot list them (ensureSearchAttributes lists first).
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: searchAttributeTypes(),
+  });
+  return env;
 }
 
 export function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
@@ -21,6 +30,7 @@ export function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
       ui: false,
       // Tuned as `npm start` tunes it (the configuration's defaults).
       extraArgs: devServerTuningArgs(loadConfig({}, [])),
+      searchAttributes: searchAttributeKeys,
     },
   });
 }

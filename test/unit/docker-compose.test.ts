@@ -1,10 +1,12 @@
 // Docker cannot run here; this keeps docker-compose.yml structurally right and in step with src/config.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TypedSearchAttributes } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configKeys, loadConfig } from '../../src/config.ts';
 import { filesDirectory } from '../../src/storage/local-storage.ts';
+import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 // What an operator exports before `docker compose up` (compose refuses to start without it).
@@ -24,7 +26,14 @@ const services = compose.services as Record<string, any>;
 
 describe('docker-compose.yml', () => {
   it('has PostgreSQL, Temporal on PostgreSQL, the Temporal UI, api and worker', () => {
-    expect(Object.keys(services).sort()).toEqual(['api', 'postgres', 'temporal', 'temporal-ui', 'worker']);
+    expect(Object.keys(services).sort()).toEqual([
+      'api',
+      'postgres',
+      'temporal',
+      'temporal-search-attributes',
+      'temporal-ui',
+      'worker',
+    ]);
     expect(services.postgres.image).toMatch(/^postgres:\d+/);
     expect(services.temporal.image).toMatch(/^temporalio\/auto-setup:\d/);
     expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
@@ -77,6 +86,26 @@ describe('docker-compose.yml', () => {
 
   it("refuses to start without the operator's deposit key", () => {
     expect(composeText).toMatch(/DEPOSIT_XPUB: \$\{DEPOSIT_XPUB:\?/);
+  });
+
+  it('registers every search attribute the workflows set, with its type, before api and worker start', () => {
+    const init = services['temporal-search-attributes'];
+    // The admin tools of the server's own release.
+    expect(init.image.split(':')[1].split('-')[0]).toBe(services.temporal.image.split(':')[1]);
+    expect(init.environment).toEqual({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: 'default' });
+    const script = (init.command as string[]).join(' ');
+    const registered = [...script.matchAll(/--name (\w+) --type (\w+)/g)].map(([, name, type]) => `${name}=${type}`);
+    const expected = searchAttributeKeys.map(
+      ({ name, type }) => `${name}=${TypedSearchAttributes.toMetadataType(type)}`,
+    );
+    expect(registered.sort()).toEqual(expected.sort());
+    for (const name of ['api', 'worker']) {
+      const environment = loadConfig(services[name].environment, services[name].command);
+      expect(environment.TEMPORAL_NAMESPACE).toBe(init.environment.TEMPORAL_NAMESPACE);
+      expect(services[name].depends_on['temporal-search-attributes']).toEqual({
+        condition: 'service_completed_successfully',
+      });
+    }
   });
 
   it('has a Dockerfile whose entry point takes the role', () => {

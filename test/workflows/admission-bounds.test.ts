@@ -65,7 +65,9 @@ async function admit(input: GenerationInput, admitTask?: GenerationActivities['a
   });
   return worker.runUntil(async () => {
     const started = Date.now();
-    const outcome = await admitGeneration({ client: context.env.client, taskQueue }, input);
+    const outcome = await admitGeneration({ client: context.env.client, taskQueue }, input, {
+      accountKind: 'developer',
+    });
     const elapsedMs = Date.now() - started;
     const handle = context.env.client.workflow.getHandle(input.taskId);
     await handle.result().catch(() => undefined);
@@ -206,7 +208,7 @@ describe('an admission that commits after its workflow gave up (issue 16)', () =
           },
         )
         .toBe(true);
-      return admitGeneration({ client: context.env.client, taskQueue }, input);
+      return admitGeneration({ client: context.env.client, taskQueue }, input, { accountKind: 'developer' });
     });
     expect(outcome).toEqual({ outcome: 'unavailable' });
     await context.env.client.workflow.getHandle(input.taskId).terminate('test over');

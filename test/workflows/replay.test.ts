@@ -18,6 +18,10 @@ const histories = [
   'deposit-credited.binpb',
   'task-reconciler.binpb',
   'replay-batch.binpb',
+  'generation-search-attributes.binpb',
+  'generation-failed-attributes.binpb',
+  'generation-refused-attributes.binpb',
+  'deposit-search-attributes.binpb',
 ];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));

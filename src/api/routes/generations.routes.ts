@@ -90,7 +90,12 @@ export const generationEndpoints = [
     ],
     handle: async ({ body, headers, principal, ctx }) => {
       const idempotencyKey = headers['Idempotency-Key'] ?? null;
-      const task = await createGeneration(ctx, { accountId: principal.account.id, body, idempotencyKey });
+      const task = await createGeneration(ctx, {
+        accountId: principal.account.id,
+        accountKind: principal.account.kind,
+        body,
+        idempotencyKey,
+      });
       return { status: 202, body: queuedBody(task) };
     },
     handleUnpaid: async ({ body, ctx, req }) => {

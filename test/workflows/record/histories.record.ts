@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -56,15 +57,39 @@ const save = async (file: string, history: temporal.api.history.v1.IHistory) => 
   await writeFile(path, temporal.api.history.v1.History.encode(history).finish());
 };
 
-// The same run recorded by successive builds: before the webhooks patch, and with local database steps.
-it.each(['generation-completed.binpb', 'generation-local-steps.binpb'])('%s: a local model completes', async (file) => {
+// The same run recorded by successive builds: before the webhooks patch, with local database steps, with the status
+// kept in search attributes.
+it.each(['generation-completed.binpb', 'generation-local-steps.binpb', 'generation-search-attributes.binpb'])(
+  '%s: a local model completes',
+  async (file) => {
+    const input = await generation.newTaskInput();
+    const { result, history } = await generation.run({
+      input,
+      provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+    });
+    expect(result?.status).toBe('completed');
+    await save(file, history);
+  },
+);
+
+it('generation-failed-attributes.binpb: the provider refuses; the task fails, its status kept current', async () => {
   const input = await generation.newTaskInput();
   const { result, history } = await generation.run({
     input,
-    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+    provider: async () => {
+      throw ApplicationFailure.nonRetryable('refused', 'ProviderRefusal');
+    },
   });
-  expect(result?.status).toBe('completed');
-  await save(file, history);
+  expect(result?.status).toBe('failed');
+  await save('generation-failed-attributes.binpb', history);
+});
+
+it('generation-refused-attributes.binpb: admission refused (no funds), its status `refused`', async () => {
+  const input = await generation.newTaskInput({ costMicros: 2_000_000n });
+  const { admission, failure, history } = await generation.run({ input, provider: async () => ({ outputs: [] }) });
+  expect(admission?.outcome).toBe('insufficient_funds');
+  expect(failure).toBeDefined();
+  await save('generation-refused-attributes.binpb', history);
 });
 
 it('generation-upstream-job.binpb: an upstream job polled on growing timers, then collected', async () => {
@@ -133,15 +158,19 @@ it('webhook-delivery-retried.binpb: a receiver down, then failing, then up', asy
   await save('webhook-delivery-retried.binpb', await result.history());
 });
 
-it('deposit-credited.binpb: a deposit waits for its confirmations, then is credited', async () => {
-  const accountId = await createFundedAccount(context.database.prisma);
-  const { result, history } = await deposits.run({
-    txHash: `0x${'d1'.repeat(32)}`,
-    chain: advancingChain(accountId, 4),
-  });
-  expect(result?.outcome).toBe('credited');
-  await save('deposit-credited.binpb', history ?? {});
-});
+// Before and with the status kept in search attributes.
+it.each(['deposit-credited.binpb', 'deposit-search-attributes.binpb'])(
+  '%s: a deposit waits for its confirmations, then is credited',
+  async (file) => {
+    const accountId = await createFundedAccount(context.database.prisma);
+    const { result, history } = await deposits.run({
+      txHash: `0x${(file === 'deposit-credited.binpb' ? 'd1' : 'd2').repeat(32)}`,
+      chain: advancingChain(accountId, 4),
+    });
+    expect(result?.outcome).toBe('credited');
+    await save(file, history ?? {});
+  },
+);
 
 it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow closed', async () => {
   const taskQueue = uniqueTaskQueue('reconciler');
