@@ -1,35 +1,22 @@
 // genctl tasks cancel: the real command line against the whole gateway (dev server, database, worker), cancelling
 // any account's task through the service the API uses.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
 import { admissibleRequest, generationInput } from '../../src/services/generations.ts';
 import { admitTask } from '../../src/services/tasks.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { runGenctl } from '../helpers/genctl.ts';
+import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 
 const gateway = useGateway();
 const developer = useFundedDeveloper(gateway);
-let inputs: Server;
+const inputs = usePngInputServer();
 let body: { type: string; model: string; image_url: string };
-
-beforeAll(async () => {
-  const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } })
-    .png()
-    .toBuffer();
-  inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  body = {
-    type: 'upscale',
-    model: 'local/lanczos',
-    image_url: `http://127.0.0.1:${(inputs.address() as AddressInfo).port}/input.png`,
-  };
+beforeAll(() => {
+  body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url()}/input.png` };
 });
-afterAll(() => inputs?.close());
 
 const genctl = (...args: string[]) =>
   runGenctl(

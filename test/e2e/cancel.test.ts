@@ -11,9 +11,9 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { NotFoundError } from '../../src/domain/errors.ts';
 import { cancelGeneration } from '../../src/services/generation-cancel.ts';
 import { admissibleRequest, generationInput } from '../../src/services/generations.ts';
-import { ledgerTotals } from '../../src/services/ledger.ts';
 import { admitTask } from '../../src/services/tasks.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { checkedBalance } from '../helpers/balance.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type ApiResponse, call, startGeneration, waitForEnd } from '../helpers/http.ts';
 import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
@@ -104,15 +104,7 @@ const cancel = (taskId: string, key = developer.key) => call(gateway, 'POST', `/
 const rowOf = (taskId: string) => gateway.database.prisma.task.findUniqueOrThrow({ where: { id: taskId } });
 
 /** The balance row, checked against the ledger's sums. */
-async function moneyOf(accountId: string) {
-  const row = await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId } });
-  const totals = await ledgerTotals(gateway.database.prisma, accountId);
-  expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
-    balance: row.balance,
-    reserved: row.reserved,
-  });
-  return { balance: row.balance, reserved: row.reserved };
-}
+const moneyOf = (accountId: string) => checkedBalance(gateway.database.prisma, accountId);
 
 /**
  * A cancel's answer: 200 with the ended task when the cancel landed within the call's short wait (the usual case), else

@@ -1,13 +1,10 @@
 // Admissions interrupted by a dead Temporal, on the real stack. The state the issue measured after SIGKILLs is made
 // directly: the admit update's local activity committed the row and its reservation, and Temporal lost the update
 // (the workflow waits without it), or lost the workflow itself. Every such task must end, charged at most once.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
 import { admissibleRequest, generationInput } from '../../src/services/generations.ts';
-import { credit, ledgerTotals } from '../../src/services/ledger.ts';
+import { credit } from '../../src/services/ledger.ts';
 import { admitTask } from '../../src/services/tasks.ts';
 import type { ReconcileReport } from '../../workflows/task-reconciler.types.ts';
 import {
@@ -18,26 +15,17 @@ import {
 } from '../../src/temporal/task-reconciler.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { checkedBalance } from '../helpers/balance.ts';
 import { useGateway } from '../helpers/gateway.ts';
+import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 
 const gateway = useGateway();
-let inputs: Server;
+const inputs = usePngInputServer();
 let body: { type: string; model: string; image_url: string };
-
-beforeAll(async () => {
-  const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } })
-    .png()
-    .toBuffer();
-  inputs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  body = {
-    type: 'upscale',
-    model: 'local/lanczos',
-    image_url: `http://127.0.0.1:${(inputs.address() as AddressInfo).port}/input.png`,
-  };
+beforeAll(() => {
+  body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url()}/input.png` };
 });
-afterAll(() => inputs?.close());
 
 const startingBalance = 1_000_000n;
 
@@ -83,15 +71,8 @@ async function strand(accountId: string, idempotencyKey: string | null, workflow
   return { taskId: input.taskId, cost: row.costReserved };
 }
 
-async function moneyOf(accountId: string) {
-  const row = await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId } });
-  const totals = await ledgerTotals(gateway.database.prisma, accountId);
-  expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
-    balance: row.balance,
-    reserved: row.reserved,
-  });
-  return { balance: row.balance, reserved: row.reserved };
-}
+/** The balance row, checked against the ledger's sums. */
+const moneyOf = (accountId: string) => checkedBalance(gateway.database.prisma, accountId);
 
 async function ledgerKinds(taskId: string) {
   const entries = await gateway.database.prisma.ledgerEntry.findMany({ where: { taskId }, select: { kind: true } });

@@ -218,12 +218,11 @@ describe('a generation paid with x402', () => {
     expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(a));
   });
 
-  it('the same payment sent again finishes an admission whose update Temporal lost: run, settled once', async () => {
-    const payer = await newPayer();
-    const payToBefore = await chain.balanceOf(payTo);
+  /** A paid task as admission commits it (payment verified, row and payment committed), its workflow started but
+   *  never sent the admit update. */
+  const paidTaskAwaitingAdmission = async (payer: LocalAccount) => {
     const unpaid = await call(gateway, 'POST', '/generations', { body: speech });
     const { payload } = await pay(unpaid.body.requirements, payer);
-    // What the admit update's local activity committed before Temporal died, and a workflow that never got the update.
     const input = paidGenerationInput(
       gateway.config,
       admissibleRequest(gateway, CreateGenerationBodySchema.parse(speech)),
@@ -243,6 +242,14 @@ describe('a generation paid with x402', () => {
       taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
       args: [input],
     });
+    return { input, payload };
+  };
+
+  it('the same payment sent again finishes an admission whose update Temporal lost: run, settled once', async () => {
+    const payer = await newPayer();
+    const payToBefore = await chain.balanceOf(payTo);
+    // What the admit update's local activity committed before Temporal died, and a workflow that never got the update.
+    const { input, payload } = await paidTaskAwaitingAdmission(payer);
 
     const retried = await postPaid(payload);
     expect(retried).toMatchObject({ status: 202, body: { id: input.taskId } });
@@ -253,28 +260,8 @@ describe('a generation paid with x402', () => {
   it('its access_token cancels that task: failed "cancelled", the payment abandoned, nothing moved', async () => {
     const payer = await newPayer();
     const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
-    const unpaid = await call(gateway, 'POST', '/generations', { body: speech });
-    const { payload } = await pay(unpaid.body.requirements, payer);
     // A task held queued: admitted (payment verified, row committed), its workflow waiting for the admission.
-    const input = paidGenerationInput(
-      gateway.config,
-      admissibleRequest(gateway, CreateGenerationBodySchema.parse(speech)),
-      {
-        identity: paymentIdentity(payload)!,
-        requirement: matchRequirement(unpaid.body.requirements.accepts, payload)!,
-        payload,
-      },
-    );
-    await admitPaidTask(gateway.database.prisma, {
-      ...input,
-      costMicros: BigInt(input.costMicros),
-      payment: input.payment!,
-    });
-    await gateway.env.client.workflow.start(generationWorkflow, {
-      workflowId: input.taskId,
-      taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
-      args: [input],
-    });
+    const { input } = await paidTaskAwaitingAdmission(payer);
     const { accessToken } = await gateway.database.prisma.x402Payment.findUniqueOrThrow({
       where: { taskId: input.taskId },
     });
