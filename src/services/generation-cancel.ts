@@ -5,9 +5,13 @@ import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { NotFoundError, TaskEndedError } from '../domain/errors.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
-import { awaitGenerationClosed, requestGenerationCancel, type TemporalDeps } from '../temporal/generations.ts';
+import {
+  awaitGenerationClosed,
+  cancelledError,
+  requestGenerationCancel,
+  type TemporalDeps,
+} from '../temporal/generations.ts';
 import { notifyWebhookEvent } from '../temporal/webhooks.ts';
-import { cancelledError } from '../../workflows/generation.workflow.ts';
 import { failTask, findTaskForAccount, type TaskRow } from './tasks.ts';
 
 export interface CancelDeps {

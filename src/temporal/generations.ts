@@ -9,6 +9,7 @@ import {
 import {
   type AdmitUpdateResult,
   admitUpdate,
+  cancelledError,
   type GenerationInput,
   type generationWorkflow,
 } from '../../workflows/generation.workflow.ts';
@@ -25,6 +26,8 @@ import { providerSlugOf } from '../../workflows/task-queues.ts';
 import type { AccountKind } from '../generated/prisma/client.ts';
 import { formatUsd } from '../money.ts';
 import { isTemporalUnreachable, isWorkflowBusy } from './unreachable.ts';
+
+export { cancelledError };
 
 export interface TemporalDeps {
   client: Client;
