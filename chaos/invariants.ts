@@ -9,6 +9,8 @@ export interface Figures {
   tasks: number;
   completed: number;
   failed: number;
+  /** Each failed task's error, counted: why they failed, for the report. */
+  failureReasons: Record<string, number>;
   /** Posted keys without a task that ended: never admitted, no row, or still queued/processing. */
   lost: number;
   /** Tasks with more than one charge (or reservation) entry. */
@@ -30,7 +32,7 @@ export async function checkInvariants(
   const { accountId, load, receiver } = input;
   const tasks = await prisma.task.findMany({
     where: { accountId },
-    select: { id: true, status: true, idempotencyKey: true, webhookUrl: true },
+    select: { id: true, status: true, error: true, idempotencyKey: true, webhookUrl: true },
   });
   const byKey = new Map<string, string[]>();
   for (const task of tasks)
@@ -81,6 +83,7 @@ export async function checkInvariants(
     tasks: load.keys.length,
     completed: tasks.filter((task) => task.status === 'completed').length,
     failed: tasks.filter((task) => task.status === 'failed').length,
+    failureReasons: countFailureReasons(tasks),
     lost,
     doubleCharges: doubles.length,
     webhookMessages: webhooks.messages,
@@ -88,6 +91,15 @@ export async function checkInvariants(
     webhookResends: webhooks.resends,
     problems,
   };
+}
+
+function countFailureReasons(tasks: { status: string; error: string | null }[]): Record<string, number> {
+  const reasons: Record<string, number> = {};
+  for (const task of tasks.filter((candidate) => candidate.status === 'failed')) {
+    const reason = task.error ?? '(no error)';
+    reasons[reason] = (reasons[reason] ?? 0) + 1;
+  }
+  return reasons;
 }
 
 /** Ended tasks whose webhook message is not yet both acknowledged by the receiver and logged as delivered. */

@@ -53,6 +53,8 @@ async function main() {
   );
   for (const result of results) {
     if (result.errorKinds.length > 0) console.log(`  ${result.id}: ${result.errorKinds.join(', ')}`);
+    for (const [reason, count] of Object.entries(result.figures.failureReasons))
+      console.log(`  ${result.id} failed ×${count}: ${reason}`);
     if (!result.ok)
       console.log(`  ${result.id} broke: ${result.figures.problems.slice(0, 10).join('; ')} (logs in ${result.dir})`);
   }

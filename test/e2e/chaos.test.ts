@@ -14,7 +14,8 @@ it.each(['a', 'd'])(
     const result = await runScenario(scenario(id), { tasks, inputDelayMs: 500, holdInputs: false });
     console.log(
       `chaos ${id}: ${result.figures.completed} completed, ${result.clientErrorsDuringFault} client errors during ` +
-        `the fault (${result.errorKinds.join(', ') || 'none'}), recovered in ${(result.recoveryMs / 1000).toFixed(1)} s`,
+        `the fault (${result.errorKinds.join(', ') || 'none'}), recovered in ${(result.recoveryMs / 1000).toFixed(1)} s; ` +
+        `failed: ${JSON.stringify(result.figures.failureReasons)}`,
     );
     expect(result.figures.problems).toEqual([]);
     expect(result.figures).toMatchObject({
