@@ -27,7 +27,7 @@ import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
 import { checkSearchAttributes, devServerSearchAttributeArgs } from './temporal/search-attributes.ts';
-import { tracingClientInterceptors } from './temporal/tracing.ts';
+import { temporalTracing } from './temporal/tracing.ts';
 import { ensureTaskReconcilerSchedule } from './temporal/task-reconciler.ts';
 
 /** One part's stop, named for the log line that says how long it took. */
@@ -107,11 +107,12 @@ export async function startRuntime(
   const dataDir = resolve(given.DATA_DIR);
   const banner: string[] = [];
   // Tracing first, so it stops last and sends the spans of everything that stopped before it.
-  const tracing = startTracing(given);
-  if (tracing) {
-    stops.push({ name: 'tracing', stop: tracing.shutdown });
-    banner.push(`Tracing       OTLP to ${given.OTEL_EXPORTER_OTLP_ENDPOINT} as ${tracing.serviceName}`);
+  const tracer = await startTracing(given);
+  if (tracer) {
+    stops.push({ name: 'tracing', stop: tracer.shutdown });
+    banner.push(`Tracing       OTLP to ${given.OTEL_EXPORTER_OTLP_ENDPOINT} as ${tracer.serviceName}`);
   }
+  const tracing = await temporalTracing(tracer);
   // First, so it stops last: deposits being confirmed keep reading it until the worker is gone.
   const chain = await startChains(given, dataDir, logger, stops);
   const config = chain.config;
@@ -193,7 +194,7 @@ export async function startRuntime(
         client: new Client({
           connection,
           namespace: config.TEMPORAL_NAMESPACE,
-          interceptors: tracingClientInterceptors(tracing),
+          interceptors: tracing?.clientInterceptors,
         }),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
       },

@@ -11,10 +11,9 @@ import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { type Config, shutdownBudget } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
-import type { Tracing } from './infra/tracing.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/local-storage.ts';
-import { tracingWorkerOptions, tracingWorkflowInterceptorModules } from './temporal/tracing.ts';
+import type { TemporalTracing } from './temporal/tracing.ts';
 import { bundleWorkflowsApart } from './temporal/workflow-bundle.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
 
@@ -26,7 +25,7 @@ export interface WorkerDeps {
   storage: Storage;
   logger: Logger;
   /** OpenTelemetry, when on: the workers trace workflows and activities. */
-  tracing?: Tracing;
+  tracing?: TemporalTracing;
 }
 
 export interface RunningWorker {
@@ -37,8 +36,7 @@ const restartDelayMs = 5_000;
 
 // One bundle per process, shared by the workers and every rebuild after an outage: bundling takes seconds.
 let bundle: Promise<{ code: string }> | undefined;
-function workflowBundle(tracing: Tracing | undefined): Promise<{ code: string }> {
-  const interceptorModules = tracingWorkflowInterceptorModules(tracing);
+function workflowBundle(interceptorModules: string[]): Promise<{ code: string }> {
   bundle ??= bundleWorkflowsApart(Runtime.instance().logger, interceptorModules).catch((error: unknown) => {
     bundle = undefined;
     throw error;
@@ -57,7 +55,7 @@ const concurrencyOf = (config: Config): Record<keyof typeof providers, number> =
 /**
  * The workers of one process: the main task queue (workflows and database steps), one queue per provider, each
  * limited to its configured concurrency, and the webhooks queue. `workflows` is a bundle or the sources' path; with
- * `tracing`, a bundle must include its workflow interceptors (tracingWorkflowInterceptorModules).
+ * `tracing`, a bundle must include its workflow interceptors (workflowInterceptorModules).
  */
 export async function createWorkers(
   connection: NativeConnection,
@@ -66,7 +64,7 @@ export async function createWorkers(
     taskQueue: string;
     namespace?: string;
     workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>;
-    tracing?: Tracing;
+    tracing?: TemporalTracing;
   },
   deps: ActivityDeps,
 ): Promise<Worker[]> {
@@ -79,7 +77,7 @@ export async function createWorkers(
     shutdownGraceTime: budget.activitiesMs,
     shutdownForceTime: budget.workerMs,
     maxCachedWorkflows: options.config.WORKFLOW_CACHE_SIZE,
-    ...tracingWorkerOptions(options.tracing),
+    ...options.tracing?.workerOptions,
   };
   const providerActivities = createProviderActivities(deps);
   const concurrency = concurrencyOf(options.config);
@@ -158,7 +156,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
           {
             config: deps.config,
             taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-            workflows: { workflowBundle: await workflowBundle(deps.tracing) },
+            workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
             tracing: deps.tracing,
           },
           { ...deps, facilitator },

@@ -10,7 +10,7 @@ import { type Config, loadConfig } from '../../src/config.ts';
 import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
 import { credit } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
-import { tracingClientInterceptors, tracingWorkflowInterceptorModules } from '../../src/temporal/tracing.ts';
+import { temporalTracing } from '../../src/temporal/tracing.ts';
 import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { createDeveloperWithKey } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
@@ -59,8 +59,9 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
     const storage = createLocalStorage(gateway.filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = gateway.config.TEMPORAL_TASK_QUEUE;
-    gateway.tracing = startTracing(gateway.config);
-    const workflowBundle = await bundleWorkflows(tracingWorkflowInterceptorModules(gateway.tracing));
+    gateway.tracing = await startTracing(gateway.config);
+    const tracing = await temporalTracing(gateway.tracing);
+    const workflowBundle = await bundleWorkflows(tracing?.workflowInterceptorModules);
     gateway.facilitator = configuredFacilitator(gateway.config);
     // The worker role's workers: the main queue, one per provider and the webhooks queue.
     const startWorkers = async () => {
@@ -71,7 +72,7 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
           taskQueue,
           namespace: 'default',
           workflows: { workflowBundle },
-          tracing: gateway.tracing,
+          tracing,
         },
         {
           prisma: stack.database.prisma,
@@ -101,11 +102,11 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
       storage,
       temporal: {
         // The api's client, with tracing's interceptors when on (as the runtime makes it).
-        client: gateway.tracing
+        client: tracing
           ? new Client({
               connection: stack.env.connection,
               namespace: 'default',
-              interceptors: tracingClientInterceptors(gateway.tracing),
+              interceptors: tracing.clientInterceptors,
             })
           : stack.env.client,
         taskQueue,

@@ -1,27 +1,28 @@
 // The tracing switch: OTEL_EXPORTER_OTLP_ENDPOINT unset starts and registers nothing; set, a tracer is registered
 // until a shutdown that a collector which never answers cannot hold up.
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startTracing, tracingServiceName } from '../../src/infra/tracing.ts';
-import {
-  tracingClientInterceptors,
-  tracingWorkerOptions,
-  tracingWorkflowInterceptorModules,
-} from '../../src/temporal/tracing.ts';
+import { temporalTracing } from '../../src/temporal/tracing.ts';
 
 const recording = () => trace.getTracer('test').startSpan('probe').isRecording();
+// The SDK's packages are CommonJS: once imported, they are in the require cache.
+const loaded = (name: string) =>
+  Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes(`/node_modules/${name}/`));
 
 describe('tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
-  it('starts no SDK, registers no tracer, and gives Temporal no interceptors, sinks or bundle modules', () => {
-    const tracing = startTracing(loadConfig({}, []));
+  it('loads and starts no SDK, registers no tracer, and gives Temporal no interceptors', async () => {
+    const tracing = await startTracing(loadConfig({}, []));
     expect(tracing).toBeUndefined();
+    expect(await temporalTracing(tracing)).toBeUndefined();
     expect(recording()).toBe(false);
-    expect(tracingClientInterceptors(tracing)).toBeUndefined();
-    expect(tracingWorkerOptions(tracing)).toEqual({});
-    expect(tracingWorkflowInterceptorModules(tracing)).toEqual([]);
+    expect(loaded('@opentelemetry/sdk-trace-node')).toBe(false);
+    expect(loaded('@opentelemetry/exporter-trace-otlp-http')).toBe(false);
+    expect(loaded('@temporalio/interceptors-opentelemetry')).toBe(false);
   });
 });
 
@@ -40,12 +41,15 @@ describe('tracing on', () => {
   });
 
   it('registers the tracer, hands Temporal its interceptors, and shuts down within its 2 s wait on a silent collector', async () => {
-    const tracing = startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, []))!;
+    const tracing = (await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, [])))!;
     expect(tracing.serviceName).toBe('generation-gateway');
     expect(recording()).toBe(true);
-    expect(tracingClientInterceptors(tracing)?.workflow).toHaveLength(1);
-    expect(Object.keys(tracingWorkerOptions(tracing).sinks!)).toEqual(['exporter']);
-    expect(tracingWorkflowInterceptorModules(tracing)).toEqual([
+    expect(loaded('@opentelemetry/sdk-trace-node')).toBe(true);
+    const temporal = (await temporalTracing(tracing))!;
+    expect(temporal.clientInterceptors.workflow).toHaveLength(1);
+    expect(temporal.workerOptions.interceptors?.activity).toHaveLength(1);
+    expect(Object.keys(temporal.workerOptions.sinks!)).toEqual(['exporter']);
+    expect(temporal.workflowInterceptorModules).toEqual([
       expect.stringMatching(/@temporalio\/interceptors-opentelemetry\/lib\/workflow-interceptors\.js$/),
     ]);
 
