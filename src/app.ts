@@ -11,6 +11,7 @@ import { type ApiContext, type Endpoint, mountEndpoints } from './api/endpoint.t
 import { ApiError } from './api/errors.ts';
 import { errorHandler, notFound } from './api/middleware/errors.ts';
 import { jsonBody } from './api/middleware/json-body.ts';
+import { requestSpan } from './api/middleware/request-span.ts';
 import { assignRequestId } from './api/middleware/request-id.ts';
 import { buildOpenApiDocument } from './api/openapi.ts';
 import type { ShutdownGate } from './api/shutdown-gate.ts';
@@ -105,6 +106,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy(deps.config.TRUST_PROXY));
+  // First, so the request's span covers all of it; only when tracing is on (src/infra/tracing.ts).
+  if (deps.config.OTEL_EXPORTER_OTLP_ENDPOINT) app.use(requestSpan);
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
   app.use(healthRouter(deps.health, deps.logger));

@@ -199,6 +199,9 @@ export const configSchema = z.object({
   // Workflows a worker keeps in memory between their steps; one evicted is replayed from its history on its next
   // step. Sized for the tasks in flight at the benchmark's highest rate, at ~0.1 MB each.
   WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).default(1000),
+  // Tracing is on exactly when this is set (the standard OpenTelemetry variables; see src/infra/tracing.ts).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_SERVICE_NAME: optionalText,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -17,6 +17,7 @@ import { applyMigrations } from './db/migrate.ts';
 import { createPrisma } from './db/prisma.ts';
 import { databaseProbe, temporalProbe } from './health.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
+import { startTracing } from './infra/tracing.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { devServerTuningArgs } from './infra/temporal-dev-tuning.ts';
 import { temporalCliPath } from './infra/tools.ts';
@@ -26,6 +27,7 @@ import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
 import { checkSearchAttributes, devServerSearchAttributeArgs } from './temporal/search-attributes.ts';
+import { temporalTracing } from './temporal/tracing.ts';
 import { ensureTaskReconcilerSchedule } from './temporal/task-reconciler.ts';
 
 /** One part's stop, named for the log line that says how long it took. */
@@ -104,6 +106,13 @@ export async function startRuntime(
 ): Promise<{ banner: string[]; config: Config }> {
   const dataDir = resolve(given.DATA_DIR);
   const banner: string[] = [];
+  // Tracing first, so it stops last and sends the spans of everything that stopped before it.
+  const tracer = await startTracing(given);
+  if (tracer) {
+    stops.push({ name: 'tracing', stop: tracer.shutdown });
+    banner.push(`Tracing       OTLP to ${given.OTEL_EXPORTER_OTLP_ENDPOINT} as ${tracer.serviceName}`);
+  }
+  const tracing = await temporalTracing(tracer);
   // First, so it stops last: deposits being confirmed keep reading it until the worker is gone.
   const chain = await startChains(given, dataDir, logger, stops);
   const config = chain.config;
@@ -162,7 +171,7 @@ export async function startRuntime(
   installTemporalRuntimeLogger(logger);
 
   if (config.GATEWAY_ROLE !== 'api') {
-    const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger });
+    const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger, tracing });
     stops.push({ name: 'worker', stop: worker.stop });
     banner.push(
       `Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`,
@@ -182,7 +191,11 @@ export async function startRuntime(
       catalog,
       storage,
       temporal: {
-        client: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+        client: new Client({
+          connection,
+          namespace: config.TEMPORAL_NAMESPACE,
+          interceptors: tracing?.clientInterceptors,
+        }),
         taskQueue: config.TEMPORAL_TASK_QUEUE,
       },
       logger,

@@ -13,6 +13,7 @@ import { type Config, shutdownBudget } from './config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/local-storage.ts';
+import type { TemporalTracing } from './temporal/tracing.ts';
 import { bundleWorkflowsApart } from './temporal/workflow-bundle.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
 
@@ -23,6 +24,8 @@ export interface WorkerDeps {
   catalog: Catalog;
   storage: Storage;
   logger: Logger;
+  /** OpenTelemetry, when on: the workers trace workflows and activities. */
+  tracing?: TemporalTracing;
 }
 
 export interface RunningWorker {
@@ -33,8 +36,8 @@ const restartDelayMs = 5_000;
 
 // One bundle per process, shared by the workers and every rebuild after an outage: bundling takes seconds.
 let bundle: Promise<{ code: string }> | undefined;
-function workflowBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowsApart(Runtime.instance().logger).catch((error: unknown) => {
+function workflowBundle(interceptorModules: string[]): Promise<{ code: string }> {
+  bundle ??= bundleWorkflowsApart(Runtime.instance().logger, interceptorModules).catch((error: unknown) => {
     bundle = undefined;
     throw error;
   });
@@ -51,7 +54,8 @@ const concurrencyOf = (config: Config): Record<keyof typeof providers, number> =
 
 /**
  * The workers of one process: the main task queue (workflows and database steps), one queue per provider, each
- * limited to its configured concurrency, and the webhooks queue. `workflows` is a bundle or the sources' path.
+ * limited to its configured concurrency, and the webhooks queue. `workflows` is a bundle or the sources' path; with
+ * `tracing`, a bundle must include its workflow interceptors (workflowInterceptorModules).
  */
 export async function createWorkers(
   connection: NativeConnection,
@@ -60,6 +64,7 @@ export async function createWorkers(
     taskQueue: string;
     namespace?: string;
     workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>;
+    tracing?: TemporalTracing;
   },
   deps: ActivityDeps,
 ): Promise<Worker[]> {
@@ -72,6 +77,7 @@ export async function createWorkers(
     shutdownGraceTime: budget.activitiesMs,
     shutdownForceTime: budget.workerMs,
     maxCachedWorkflows: options.config.WORKFLOW_CACHE_SIZE,
+    ...options.tracing?.workerOptions,
   };
   const providerActivities = createProviderActivities(deps);
   const concurrency = concurrencyOf(options.config);
@@ -150,7 +156,8 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
           {
             config: deps.config,
             taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-            workflows: { workflowBundle: await workflowBundle() },
+            workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
+            tracing: deps.tracing,
           },
           { ...deps, facilitator },
         );

@@ -1,5 +1,5 @@
 // Bundles the workflows (webpack) in a short-lived process of its own, so the bundler's ~100 MB never stays in the
-// service (see workflow-bundle.ts). Argument: the workflows' entry file. Over IPC it sends each log line of the
+// service (see workflow-bundle.ts). Arguments: the workflows' entry file, then workflow interceptor modules. Over IPC it sends each log line of the
 // bundler as `{ log }`, then `{ code }` (the bundle, with its inline source map) or `{ error }`, and exits.
 import { bundleWorkflowCode } from '@temporalio/worker';
 
@@ -19,7 +19,8 @@ const logger = {
 };
 
 try {
-  const { code } = await bundleWorkflowCode({ workflowsPath: process.argv[2], logger });
+  const [workflowsPath, ...workflowInterceptorModules] = process.argv.slice(2);
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger });
   await send({ code });
   process.exit(0);
 } catch (error) {

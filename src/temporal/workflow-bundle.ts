@@ -11,11 +11,18 @@ const script = join(import.meta.dirname, 'bundle-workflows-process.mjs');
 type BundlerMessage =
   { log: { level: LogLevel; message: string; meta?: LogMetadata } } | { code: string } | { error: string };
 
-/** Bundles the workflows (workflows/index) in a child process; its log lines go to `logger`. */
-export function bundleWorkflowsApart(logger: SdkLogger, entry = workflowsPath()): Promise<{ code: string }> {
+/**
+ * Bundles the workflows (workflows/index) in a child process, with the workflow interceptor modules given (tracing's);
+ * its log lines go to `logger`.
+ */
+export function bundleWorkflowsApart(
+  logger: SdkLogger,
+  interceptorModules: string[] = [],
+  entry = workflowsPath(),
+): Promise<{ code: string }> {
   // No execArgv: flags such as --inspect or --expose-gc are the service's own. Its own process group, so a Ctrl-C
   // reaches only the service, which stops in order; the child exits when the service goes (its IPC channel closes).
-  const child = fork(script, [entry], {
+  const child = fork(script, [entry, ...interceptorModules], {
     execArgv: [],
     detached: true,
     serialization: 'advanced',

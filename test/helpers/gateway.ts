@@ -4,10 +4,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
+import { Client } from '@temporalio/client';
 import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
+import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
 import { credit } from '../../src/services/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { temporalTracing } from '../../src/temporal/tracing.ts';
 import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { createDeveloperWithKey } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
@@ -26,6 +29,8 @@ export interface Gateway extends RealStack {
   facilitator: () => PaymentFacilitator;
   /** Where the workers store outputs (the API serves them under /files). */
   filesDir: string;
+  /** Started as `npm start` starts it: when the configuration has OTEL_EXPORTER_OTLP_ENDPOINT. */
+  tracing?: Tracing;
 }
 
 /** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
@@ -54,13 +59,21 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
     const storage = createLocalStorage(gateway.filesDir, () => gateway.config.PUBLIC_BASE_URL!);
     const taskQueue = gateway.config.TEMPORAL_TASK_QUEUE;
-    const workflowBundle = await bundleWorkflows();
+    gateway.tracing = await startTracing(gateway.config);
+    const tracing = await temporalTracing(gateway.tracing);
+    const workflowBundle = await bundleWorkflows(tracing?.workflowInterceptorModules);
     gateway.facilitator = configuredFacilitator(gateway.config);
     // The worker role's workers: the main queue, one per provider and the webhooks queue.
     const startWorkers = async () => {
       const workers = await createWorkers(
         stack.env.nativeConnection,
-        { config: gateway.config, taskQueue, namespace: 'default', workflows: { workflowBundle } },
+        {
+          config: gateway.config,
+          taskQueue,
+          namespace: 'default',
+          workflows: { workflowBundle },
+          tracing,
+        },
         {
           prisma: stack.database.prisma,
           catalog: gateway.catalog,
@@ -87,7 +100,17 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
       config: gateway.config,
       catalog: gateway.catalog,
       storage,
-      temporal: { client: stack.env.client, taskQueue },
+      temporal: {
+        // The api's client, with tracing's interceptors when on (as the runtime makes it).
+        client: tracing
+          ? new Client({
+              connection: stack.env.connection,
+              namespace: 'default',
+              interceptors: tracing.clientInterceptors,
+            })
+          : stack.env.client,
+        taskQueue,
+      },
     });
     gateway.config.PUBLIC_BASE_URL = gateway.app.url;
   });
@@ -95,6 +118,7 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
     await gateway.app?.close();
     stopWorkers?.();
     await workersRun;
+    await gateway.tracing?.shutdown();
     if (gateway.filesDir) await rm(gateway.filesDir, { recursive: true, force: true });
   });
   return gateway;

@@ -35,10 +35,14 @@ export function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-/** Bundle once per test file (it takes seconds); each test then runs its own worker on the bundle. */
-export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * Bundle once per test file (it takes seconds); each test then runs its own worker on the bundle. With tracing's
+ * workflow interceptor modules when given.
+ */
+export function bundleWorkflows(workflowInterceptorModules: string[] = []): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: workflowsPath(),
+    workflowInterceptorModules,
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
 }

@@ -62,7 +62,7 @@ describe('bundleWorkflowsApart', () => {
 
   it("rejects with the bundler's reason when bundling fails", async () => {
     const { logger } = recordingLogger();
-    await expect(bundleWorkflowsApart(logger, '/nonexistent/workflows/index.ts')).rejects.toThrow(
+    await expect(bundleWorkflowsApart(logger, [], '/nonexistent/workflows/index.ts')).rejects.toThrow(
       /^bundling the workflows failed: .*ENOENT/,
     );
   });

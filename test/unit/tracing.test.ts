@@ -1,0 +1,71 @@
+// The tracing switch: OTEL_EXPORTER_OTLP_ENDPOINT unset starts and registers nothing; set, a tracer is registered
+// until a shutdown that a collector which never answers cannot hold up.
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { trace } from '@opentelemetry/api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { startTracing, tracingServiceName } from '../../src/infra/tracing.ts';
+import { temporalTracing } from '../../src/temporal/tracing.ts';
+
+const recording = () => trace.getTracer('test').startSpan('probe').isRecording();
+// The SDK's packages are CommonJS: once imported, they are in the require cache.
+const loaded = (name: string) =>
+  Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes(`/node_modules/${name}/`));
+
+describe('tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
+  it('loads and starts no SDK, registers no tracer, and gives Temporal no interceptors', async () => {
+    const tracing = await startTracing(loadConfig({}, []));
+    expect(tracing).toBeUndefined();
+    expect(await temporalTracing(tracing)).toBeUndefined();
+    expect(recording()).toBe(false);
+    expect(loaded('@opentelemetry/sdk-trace-node')).toBe(false);
+    expect(loaded('@opentelemetry/exporter-trace-otlp-http')).toBe(false);
+    expect(loaded('@temporalio/interceptors-opentelemetry')).toBe(false);
+  });
+});
+
+describe('tracing on', () => {
+  // A collector that takes the request and never answers.
+  let silent: Server;
+  let endpoint: string;
+  beforeAll(async () => {
+    silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    silent.closeAllConnections();
+    await new Promise((resolve) => silent.close(resolve));
+  });
+
+  it('registers the tracer, hands Temporal its interceptors, and shuts down within its 2 s wait on a silent collector', async () => {
+    const tracing = (await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, [])))!;
+    expect(tracing.serviceName).toBe('generation-gateway');
+    expect(recording()).toBe(true);
+    expect(loaded('@opentelemetry/sdk-trace-node')).toBe(true);
+    const temporal = (await temporalTracing(tracing))!;
+    expect(temporal.clientInterceptors.workflow).toHaveLength(1);
+    expect(temporal.workerOptions.interceptors?.activity).toHaveLength(1);
+    expect(Object.keys(temporal.workerOptions.sinks!)).toEqual(['exporter']);
+    expect(temporal.workflowInterceptorModules).toEqual([
+      expect.stringMatching(/@temporalio\/interceptors-opentelemetry\/lib\/workflow-interceptors\.js$/),
+    ]);
+
+    trace.getTracer('test').startSpan('pending export').end();
+    const started = Date.now();
+    await tracing.shutdown();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(recording()).toBe(false);
+  });
+});
+
+it("names the service by OTEL_SERVICE_NAME, else by the gateway's role", () => {
+  expect(tracingServiceName(loadConfig({ GATEWAY_ROLE: 'all' }, []))).toBe('generation-gateway');
+  expect(tracingServiceName({ GATEWAY_ROLE: 'api', OTEL_SERVICE_NAME: undefined })).toBe('generation-gateway-api');
+  expect(tracingServiceName({ GATEWAY_ROLE: 'worker', OTEL_SERVICE_NAME: undefined })).toBe(
+    'generation-gateway-worker',
+  );
+  expect(tracingServiceName({ GATEWAY_ROLE: 'worker', OTEL_SERVICE_NAME: 'render-farm' })).toBe('render-farm');
+});
