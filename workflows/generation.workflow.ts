@@ -42,6 +42,8 @@ export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };
 
 /** The `error` of a task ended by a cancel (POST /generations/{id}/cancel, `genctl tasks cancel`): callers match it. */
 export const cancelledError = 'cancelled';
+/** The `error` of a task whose admission committed its row but never answered (reported, released, not charged). */
+export const admissionFailedError = 'The generation could not be admitted. You have not been charged.';
 
 export const admitUpdate = defineUpdate<AdmitUpdateResult, [{ requestHash: string }]>('admit');
 // For operators (Web UI, `temporal workflow query`): the task as this workflow holds it. The api reads the row.
@@ -216,8 +218,7 @@ function callerSafeError(error: unknown, timeoutSeconds: number): string {
   // The gateway's own account with the provider was refused: nothing about the caller's request.
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderUnavailable')
     return 'The model is not available right now: its provider refused this gateway. You have not been charged.';
-  if (cause instanceof ApplicationFailure && cause.type === 'AdmissionFailed')
-    return 'The generation could not be admitted. You have not been charged.';
+  if (cause instanceof ApplicationFailure && cause.type === 'AdmissionFailed') return admissionFailedError;
   if (cause instanceof ApplicationFailure && cause.type === 'PaymentNotSettled')
     return `The x402 payment could not be settled: ${cause.message}. The outputs were discarded and nothing was charged.`;
   if (error instanceof ActivityFailure && error.activityType === 'settlePayment')

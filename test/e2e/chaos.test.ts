@@ -5,6 +5,7 @@
 import { expect, it } from 'vitest';
 import { runScenario } from '../../chaos/run-scenario.ts';
 import { scenario } from '../../chaos/scenarios.ts';
+import { admissionFailedError } from '../../workflows/generation.workflow.ts';
 
 const tasks = 40;
 
@@ -18,10 +19,15 @@ it.each(['a', 'd'])(
         `failed: ${JSON.stringify(result.figures.failureReasons)}`,
     );
     expect(result.figures.problems).toEqual([]);
+    // A fault that lands while an admission commits can lose its answer after its row committed: that task ends
+    // failed and released by design (its POST answered "nothing was charged"). Any other failure is a defect.
+    const admissionsLost = result.figures.failureReasons[admissionFailedError] ?? 0;
+    expect(result.figures.failureReasons).toEqual(admissionsLost > 0 ? { [admissionFailedError]: admissionsLost } : {});
+    expect(admissionsLost).toBeLessThanOrEqual(tasks / 10);
     expect(result.figures).toMatchObject({
       tasks,
-      completed: tasks,
-      failed: 0,
+      completed: tasks - admissionsLost,
+      failed: admissionsLost,
       lost: 0,
       doubleCharges: 0,
       webhookMessages: tasks,
