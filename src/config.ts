@@ -199,6 +199,12 @@ export const configSchema = z.object({
   // Workflows a worker keeps in memory between their steps; one evicted is replayed from its history on its next
   // step. Sized for the tasks in flight at the benchmark's highest rate, at ~0.1 MB each.
   WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).default(1000),
+  // Prometheus: the process's metrics on a listener of its own (any role), and GET /metrics on the api with the
+  // token; the Temporal SDK's own worker metrics on another port. Unset: not served.
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
+  TEMPORAL_METRICS_PORT: port.optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
