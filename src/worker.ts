@@ -192,7 +192,12 @@ export function installTemporalRuntimeLogger(logger: Logger, metricsAddress?: st
     ...(metricsAddress && {
       telemetryOptions: {
         metrics: {
-          prometheus: { bindAddress: metricsAddress, countersTotalSuffix: true, useSecondsForDurations: true },
+          prometheus: {
+            bindAddress: metricsAddress,
+            countersTotalSuffix: true,
+            unitSuffix: true,
+            useSecondsForDurations: true,
+          },
         },
       },
     }),
