@@ -20,8 +20,10 @@ export const recordErrorCode = (res: Response, code: string) => {
 export const httpMetrics: RequestHandler = (req, res, next) => {
   const stop = metrics.httpDuration.startTimer();
   res.once('finish', () => {
-    // The pattern a router matched (set in mountEndpoints, or by routeLabel), an app-level route's, or none.
-    const route = (res.locals.route as string | undefined) ?? req.route?.path ?? 'unmatched';
+    // The pattern set by mountEndpoints or routeLabel; else the matched route's own (its mount path is still in
+    // baseUrl unless an error left the router), or none.
+    const matched = req.route ? `${req.baseUrl}${req.route.path as string}` : 'unmatched';
+    const route = (res.locals.route as string | undefined) ?? matched;
     if (route === '/metrics') return;
     const labels = { method: req.method, route, status: String(res.statusCode) };
     stop(labels);

@@ -114,6 +114,8 @@ describe('GET /metrics', () => {
     });
     expect(refused.status).toBe(402);
     expect((await call(stack, 'GET', '/nothing-here', { key: agent.api_key })).status).toBe(404);
+    for (const path of ['/healthz', '/api/v1/openapi.json'])
+      expect((await fetch(`${stack.app.url}${path}`)).status).toBe(200);
 
     // A deposit of 2.5 USDC, credited.
     const payer = anvilDevAccount(7);
@@ -175,6 +177,8 @@ describe('GET /metrics', () => {
       registrations: delta('gateway_http_requests_total', { route: '/api/v1/agents/register', status: '201' }),
       deposits: delta('gateway_http_requests_total', { route: '/api/v1/agents/deposit', status: '200' }),
       unmatched: delta('gateway_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+      health: delta('gateway_http_requests_total', { method: 'GET', route: '/healthz', status: '200' }),
+      openapi: delta('gateway_http_requests_total', { method: 'GET', route: '/api/v1/openapi.json', status: '200' }),
       errors402: delta('gateway_http_errors_total', { route: generations, code: 'insufficient_balance' }),
       errors429: delta('gateway_http_errors_total', { route: generations, code: 'rate_limited' }),
       notFound: delta('gateway_http_errors_total', { route: 'unmatched', code: 'not_found' }),
@@ -187,6 +191,8 @@ describe('GET /metrics', () => {
       registrations: 3,
       deposits: 1,
       unmatched: 1,
+      health: 1,
+      openapi: 1,
       errors402: 1,
       errors429: 1,
       notFound: 1,
