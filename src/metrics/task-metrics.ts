@@ -22,6 +22,7 @@ export function recordTaskEnded(task: EndedTask): void {
     { ...labels, status: task.status },
     (endedAt.getTime() - task.createdAt.getTime()) / 1000,
   );
-  metrics.moneyCharged.inc(labels, microsValue(task.chargedMicros));
-  metrics.moneyReleased.inc(labels, microsValue(task.releasedMicros));
+  // A counter refuses a negative step by throwing: never let a metric fail the settlement it follows.
+  metrics.moneyCharged.inc(labels, Math.max(0, microsValue(task.chargedMicros)));
+  metrics.moneyReleased.inc(labels, Math.max(0, microsValue(task.releasedMicros)));
 }
