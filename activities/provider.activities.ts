@@ -6,6 +6,7 @@ import type { Catalog, CatalogModel } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { grownSinceAdmission } from '../src/generation/measured-inputs.ts';
+import { measuredProviderCall, type ProviderOperation } from '../src/metrics/provider-metrics.ts';
 import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
 import {
@@ -46,10 +47,13 @@ export interface JobRef {
   jobId: string;
 }
 
-/** Our adapters' classification, in Temporal's terms: permanent, delayed (Retry-After) or plainly transient. */
-async function classified<T>(step: () => Promise<T>): Promise<T> {
+/**
+ * One call to the model's provider, timed and counted (src/metrics), then our adapters' classification in Temporal's
+ * terms: permanent, delayed (Retry-After) or plainly transient.
+ */
+async function classified<T>(model: CatalogModel, operation: ProviderOperation, step: () => Promise<T>): Promise<T> {
   try {
-    return await step();
+    return await measuredProviderCall(model.provider, operation, step);
   } catch (error) {
     if (error instanceof ProviderRefusal || error instanceof InputFetchError) throw refusal(error.message);
     if (error instanceof ProviderAccountError) {
@@ -122,7 +126,9 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
         if (adapter.kind === 'jobs') {
           const base = deps.config.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/$/, '');
           const callbackUrl = base && `${base}/callbacks/${model.provider}/${input.taskId}`;
-          const jobId = await classified(() => adapter.jobs.submit(input.request, model, { callbackUrl, signal }));
+          const jobId = await classified(model, 'submit', () =>
+            adapter.jobs.submit(input.request, model, { callbackUrl, signal }),
+          );
           // Timed out or cancelled while the upstream accepted it: nobody will wait for this job.
           if (signal.aborted) {
             await adapter.jobs.cancel(model, jobId).catch(() => undefined);
@@ -136,7 +142,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
             },
           };
         }
-        const result = await classified(() =>
+        const result = await classified(model, 'run', () =>
           adapter.run(input.request, model, {
             fetchInput: async (url) => {
               const fetched = await fetchInput(url, {
@@ -158,7 +164,9 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
     /** Whether the job is done; a job the upstream failed fails the task (refunded) with the upstream's reason. */
     async checkUpstreamJob(input: JobRef): Promise<{ done: boolean; queuePosition?: number }> {
       const { model, jobs } = jobsOf(input.modelId);
-      const state = await classified(() => jobs.status(model, input.jobId, Context.current().cancellationSignal));
+      const state = await classified(model, 'status', () =>
+        jobs.status(model, input.jobId, Context.current().cancellationSignal),
+      );
       if (state.state === 'failed') throw refusal(state.reason);
       return state.state === 'succeeded' ? { done: true } : { done: false, queuePosition: state.queuePosition };
     },
@@ -166,7 +174,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
     async collectUpstreamJob(input: JobRef): Promise<GeneratedOutputs> {
       const { model, jobs } = jobsOf(input.modelId);
       return heartbeating(async (signal) => {
-        const result = await classified(() => jobs.collect(model, input.jobId, signal));
+        const result = await classified(model, 'collect', () => jobs.collect(model, input.jobId, signal));
         return { outputs: await store(input.taskId, result.files), usage: result.usage };
       });
     },
@@ -174,7 +182,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
     /** Stops (and stops paying for) a job the task no longer wants: it was cancelled, timed out or failed. */
     async cancelUpstreamJob(input: JobRef): Promise<void> {
       const { model, jobs } = jobsOf(input.modelId);
-      await classified(() => jobs.cancel(model, input.jobId));
+      await classified(model, 'cancel', () => jobs.cancel(model, input.jobId));
     },
   });
 }

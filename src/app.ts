@@ -30,6 +30,8 @@ import type { Storage } from './storage/local-storage.ts';
 import type { TemporalDeps } from './temporal/generations.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
 import { deliveredOutputsOnly } from './api/middleware/delivered-outputs.ts';
+import { answerScrape } from './metrics/exposition.ts';
+import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
 
 export const apiBasePath = '/api/v1';
 
@@ -109,12 +111,16 @@ export function createApp(deps: AppDeps): Express {
   // First, so the request's span covers all of it; only when tracing is on (src/infra/tracing.ts).
   if (deps.config.OTEL_EXPORTER_OTLP_ENDPOINT) app.use(requestSpan);
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
+  app.use(httpMetrics);
+  const metricsToken = deps.config.METRICS_TOKEN;
+  if (metricsToken) app.get('/metrics', (req, res, next) => answerScrape(req, res, metricsToken).catch(next));
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   // Generated outputs (local storage), once their task has completed; immutable once written.
   app.use(
     '/files',
+    routeLabel('/files/*'),
     deliveredOutputsOnly(deps.prisma),
     express.static(deps.storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' }),
   );
@@ -125,6 +131,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(apiBasePath, apiRouter(deps, deps.endpoints ?? apiEndpoints));
   app.use(
     '/callbacks',
+    routeLabel('/callbacks/:provider/:taskId'),
     upstreamCallbacksRouter({
       providers: deps.providers ?? createProviders(deps.config),
       temporal: deps.temporal,

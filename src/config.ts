@@ -202,6 +202,12 @@ export const configSchema = z.object({
   // Tracing is on exactly when this is set (the standard OpenTelemetry variables; see src/infra/tracing.ts).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   OTEL_SERVICE_NAME: optionalText,
+  // Prometheus: the process's metrics on a listener of its own (any role), and GET /metrics on the api with the
+  // token; the Temporal SDK's own worker metrics on another port. Unset: not served.
+  METRICS_PORT: port.optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
+  TEMPORAL_METRICS_PORT: port.optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

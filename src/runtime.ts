@@ -22,6 +22,7 @@ import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { devServerTuningArgs } from './infra/temporal-dev-tuning.ts';
 import { temporalCliPath } from './infra/tools.ts';
 import type { Logger } from './logger.ts';
+import { startMetricsServer } from './metrics/exposition.ts';
 import { storeMissingDepositAddresses } from './services/deposit-addresses.ts';
 import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
@@ -168,7 +169,8 @@ export async function startRuntime(
 
   banner.push(...chain.banner);
   const storage = createLocalStorage(filesDirectory(dataDir), publicBaseUrl(config));
-  installTemporalRuntimeLogger(logger);
+  installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));
+  banner.push(...(await startMetrics(config, stops)));
 
   if (config.GATEWAY_ROLE !== 'api') {
     const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger, tracing });
@@ -220,6 +222,29 @@ export async function startRuntime(
   });
   stops.push({ name: 'runtime file', stop: () => removeRuntimeFile(dataDir) });
   return { banner, config };
+}
+
+/** Where the Temporal SDK serves its worker metrics: only where a worker runs, and only when asked. */
+const temporalMetricsAddress = (config: Config) =>
+  config.TEMPORAL_METRICS_PORT && config.GATEWAY_ROLE !== 'api'
+    ? `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`
+    : undefined;
+
+/** The process's metrics on their own port (METRICS_PORT), whatever the role: a worker has no other HTTP. */
+async function startMetrics(config: Config, stops: Stop[]): Promise<string[]> {
+  const banner: string[] = [];
+  if (config.METRICS_PORT) {
+    const metrics = await startMetricsServer({
+      host: config.METRICS_HOST,
+      port: config.METRICS_PORT,
+      token: config.METRICS_TOKEN,
+    });
+    stops.push({ name: 'metrics', stop: metrics.stop });
+    banner.push(`Metrics       http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics`);
+  }
+  const temporal = temporalMetricsAddress(config);
+  if (temporal) banner.push(`              http://${temporal}/metrics (Temporal SDK worker metrics)`);
+  return banner;
 }
 
 /**

@@ -189,10 +189,25 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
   };
 }
 
-/** Route the SDK's own logs through pino once per process. */
-export function installTemporalRuntimeLogger(logger: Logger): void {
+/**
+ * Route the SDK's own logs through pino once per process; with `metricsAddress` (host:port), the SDK's own worker
+ * metrics (`temporal_…`) are served there for Prometheus (GET /metrics).
+ */
+export function installTemporalRuntimeLogger(logger: Logger, metricsAddress?: string): void {
   const log = logger.child({ component: 'temporal-sdk' });
   Runtime.install({
+    ...(metricsAddress && {
+      telemetryOptions: {
+        metrics: {
+          prometheus: {
+            bindAddress: metricsAddress,
+            countersTotalSuffix: true,
+            unitSuffix: true,
+            useSecondsForDurations: true,
+          },
+        },
+      },
+    }),
     // Our own handler stops the API, worker, Temporal and PostgreSQL in order; the SDK must not act on its own.
     shutdownSignals: [],
     logger: {

@@ -203,7 +203,10 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiCo
   const methodsByPath = new Map<string, Set<string>>();
   for (const endpoint of endpoints) {
     const path = toExpressPath(endpoint.path);
-    router[endpoint.method](path, (req, res) => runEndpoint(endpoint, ctx, req, res));
+    router[endpoint.method](path, (req, res) => {
+      res.locals.route = `${req.baseUrl}${path}`;
+      return runEndpoint(endpoint, ctx, req, res);
+    });
     const methods = methodsByPath.get(path) ?? new Set<string>();
     methods.add(endpoint.method.toUpperCase());
     if (endpoint.method === 'get') methods.add('HEAD');
@@ -212,6 +215,7 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiCo
   for (const [path, methods] of methodsByPath) {
     const allow = [...methods].join(', ');
     router.all(path, (req, res) => {
+      res.locals.route = `${req.baseUrl}${path}`;
       res.set('Allow', allow);
       throw new ApiError(
         'method_not_allowed',

@@ -26,6 +26,13 @@ export class ProviderRefusal extends Error {
  */
 export class ProviderAccountError extends Error {
   override name = 'ProviderAccountError';
+  constructor(
+    message: string,
+    /** The upstream's HTTP status (401, 402 or 403). */
+    readonly status: number,
+  ) {
+    super(message);
+  }
 }
 
 /** Transient, with the delay the upstream asked for (Retry-After). */

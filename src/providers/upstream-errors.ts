@@ -27,6 +27,9 @@ export function classifyUpstreamHttpError(error: UpstreamHttpError, original: Er
   }
   const detail = error.detail ? `: ${error.detail.slice(0, 300)}` : '.';
   if (ourAccount(error.status))
-    return new ProviderAccountError(`The provider refused the gateway's credentials (HTTP ${error.status})${detail}`);
+    return new ProviderAccountError(
+      `The provider refused the gateway's credentials (HTTP ${error.status})${detail}`,
+      error.status,
+    );
   return new ProviderRefusal(`The provider rejected the request (HTTP ${error.status})${detail}`);
 }

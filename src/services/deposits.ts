@@ -5,6 +5,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { Chain } from '../domain/values.ts';
 import type { Deposit } from '../generated/prisma/client.ts';
 import { derivedId } from './ids.ts';
+import { metrics, microsValue } from '../metrics/metrics.ts';
 import { credit } from './ledger.ts';
 
 export type DepositStatus = 'pending' | 'confirmed' | 'credited' | 'rejected';
@@ -59,10 +60,11 @@ export interface CreditedDeposit {
 
 /** Credits every transfer of the deposit and marks it credited, in one transaction; a repeat credits nothing. */
 export async function creditDeposit(prisma: PrismaClient, facts: DepositFacts): Promise<CreditedDeposit> {
-  return prisma.$transaction(async (tx) => {
+  let creditedMicros = 0n;
+  const credited = await prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM deposits WHERE chain = ${facts.chain} AND tx_hash = ${facts.txHash} FOR UPDATE`;
     for (const transfer of facts.transfers) {
-      await credit(
+      const entry = await credit(
         { tx },
         {
           accountId: facts.accountId,
@@ -72,6 +74,7 @@ export async function creditDeposit(prisma: PrismaClient, facts: DepositFacts): 
           memo: `USDC deposit on ${facts.chain}`,
         },
       );
+      if (entry.applied) creditedMicros += entry.amount;
     }
     const deposit = await tx.deposit.update({
       where: { chain_txHash: { chain: facts.chain, txHash: facts.txHash } },
@@ -80,6 +83,12 @@ export async function creditDeposit(prisma: PrismaClient, facts: DepositFacts): 
     const balance = await tx.balance.findUniqueOrThrow({ where: { accountId: facts.accountId } });
     return { deposit, balanceAfter: balance.balance };
   });
+  // After the commit, and only when this call moved money: a repeat finds every entry and credits nothing.
+  if (creditedMicros > 0n) {
+    metrics.depositsCredited.inc({ chain: facts.chain });
+    metrics.depositsCreditedMicros.inc({ chain: facts.chain }, microsValue(creditedMicros));
+  }
+  return credited;
 }
 
 /** Marks a recorded deposit rejected with its reason; a credited one stays credited. */

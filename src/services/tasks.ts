@@ -7,6 +7,7 @@ import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import { taskIdPattern } from '../domain/values.ts';
 import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
+import { recordTaskEnded } from '../metrics/task-metrics.ts';
 import { charge, credit, InsufficientFundsError, release, reserve } from './ledger.ts';
 
 /** A task row with its x402 payment, when it was paid that way. */
@@ -141,15 +142,18 @@ export async function completeTask(
   model: CatalogModel,
   input: { taskId: string } & Delivered,
 ): Promise<TaskRow> {
-  return prisma.$transaction(async (tx) => {
+  let released: bigint | undefined;
+  const completed = await prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
     if (task.status === 'completed' || task.status === 'failed') return task;
     const charged = await chargeableAmount(tx, task, () => usedCost(model, task, input));
-    await charge(
+    const entry = await charge(
       { tx },
       { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` },
     );
+    // The charge's entry releases all the task held; what it did not charge went back to the balance.
+    released = -entry.reservedDelta - charged;
     return tx.task.update({
       where: { id: task.id },
       data: {
@@ -162,7 +166,18 @@ export async function completeTask(
       ...withPayment,
     });
   });
+  // Counted after the commit, and only by the call that ended the task (a retry finds it ended: released unset).
+  if (released !== undefined)
+    recordTaskEnded({ ...taskEnd(completed), chargedMicros: completed.costCharged ?? 0n, releasedMicros: released });
+  return completed;
 }
+
+const taskEnd = (task: TaskRow) => ({
+  model: task.model,
+  status: task.status as 'completed' | 'failed',
+  createdAt: task.createdAt,
+  completedAt: task.completedAt,
+});
 
 /**
  * A failed task's x402 payment: never settled now (`abandoned`). One whose transfer may be under way stays `settling`
@@ -214,7 +229,8 @@ export async function failTask(
   prisma: PrismaClient,
   input: { taskId: string; error: string; runId?: string; onlyIf?: 'queued' | 'processing' },
 ): Promise<TaskRow | null> {
-  return prisma.$transaction(async (tx) => {
+  let released: bigint | undefined;
+  const failed = await prisma.$transaction(async (tx) => {
     // Waits for an admission under way: it either commits first (and is released here) or finds the tombstone.
     await lockAdmission(tx, input.taskId);
     const task = await lockTask(tx, input.taskId);
@@ -224,15 +240,23 @@ export async function failTask(
     }
     if (task.status === 'completed' || task.status === 'failed') return task;
     if (input.onlyIf && task.status !== input.onlyIf) return task;
-    if (!task.payment)
-      await release({ tx }, { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` });
-    else await abandonPayment(tx, task.payment);
+    released = 0n;
+    if (!task.payment) {
+      const entry = await release(
+        { tx },
+        { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` },
+      );
+      released = -entry.reservedDelta;
+    } else await abandonPayment(tx, task.payment);
     return tx.task.update({
       where: { id: task.id },
       data: { status: 'failed', error: input.error, completedAt: new Date() },
       ...withPayment,
     });
   });
+  if (failed && released !== undefined)
+    recordTaskEnded({ ...taskEnd(failed), chargedMicros: 0n, releasedMicros: released });
+  return failed;
 }
 
 /** The request a task was admitted with (a JSON column, written from a GenerationRequest). */

@@ -1,6 +1,7 @@
 // The delivery log: every attempt of every message to every target, as operators read it (genctl webhooks).
 import type { PrismaClient } from '../db/prisma.ts';
 import type { WebhookDelivery, WebhookMessage } from '../generated/prisma/client.ts';
+import { metrics } from '../metrics/metrics.ts';
 import { derivedId } from '../services/ids.ts';
 
 export interface AttemptRecord {
@@ -19,7 +20,7 @@ export interface AttemptRecord {
 
 export async function recordAttempt(prisma: PrismaClient, record: AttemptRecord): Promise<void> {
   const message = await prisma.webhookMessage.findUniqueOrThrow({ where: { id: record.messageId } });
-  await prisma.webhookDelivery.createMany({
+  const written = await prisma.webhookDelivery.createMany({
     data: [
       {
         id: derivedId('whd', `${record.workflowId}\n${record.runId}\n${record.attempt}`),
@@ -37,6 +38,11 @@ export async function recordAttempt(prisma: PrismaClient, record: AttemptRecord)
     ],
     skipDuplicates: true,
   });
+  // Counted once per attempt: a retried write of the same attempt adds no row.
+  if (written.count === 0) return;
+  const outcome = stateOf(record);
+  metrics.webhookAttempts.inc({ event: message.event, outcome });
+  if (outcome !== 'retrying') metrics.webhookDeliveries.inc({ event: message.event, outcome });
 }
 
 export type DeliveryState = 'delivered' | 'gone' | 'retrying' | 'failed';
@@ -52,7 +58,7 @@ export interface MessageSummary {
   targets: TargetSummary[];
 }
 
-function stateOf(last: WebhookDelivery): DeliveryState {
+function stateOf(last: Pick<WebhookDelivery, 'statusCode'> & { nextAttemptAt: unknown }): DeliveryState {
   if (last.statusCode !== null && last.statusCode >= 200 && last.statusCode < 300) return 'delivered';
   if (last.statusCode === 410) return 'gone';
   return last.nextAttemptAt ? 'retrying' : 'failed';

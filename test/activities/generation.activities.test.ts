@@ -10,6 +10,8 @@ import { newId } from '../../src/services/ids.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { parseSamples, sumOf } from '../helpers/prometheus.ts';
+import { registry } from '../../src/metrics/metrics.ts';
 
 let database: TestDatabase;
 let activities: ReturnType<typeof createGenerationActivities>;
@@ -59,6 +61,20 @@ async function moneyOf({ accountId, taskId }: AdmitInput) {
   };
 }
 
+/** The metrics of local/lanczos tasks (the model every admission here is for): counted once per task end. */
+async function lanczosMetrics() {
+  const samples = parseSamples(await registry.metrics());
+  const model = { model: 'local/lanczos', provider: 'local' };
+  return {
+    completed: sumOf(samples, 'gateway_tasks_ended_total', { ...model, status: 'completed' }),
+    failed: sumOf(samples, 'gateway_tasks_ended_total', { ...model, status: 'failed' }),
+    charged: sumOf(samples, 'gateway_money_charged_micro_usd_total', model),
+    released: sumOf(samples, 'gateway_money_released_micro_usd_total', model),
+  };
+}
+const minus = (after: Record<string, number>, before: Record<string, number>) =>
+  Object.fromEntries(Object.entries(after).map(([key, value]) => [key, value - before[key]!]));
+
 describe('each money-moving activity, called twice with the same input, moves money once', () => {
   it('admitTask reserves the cost once and writes one task row', async () => {
     const input = await newAdmission();
@@ -79,8 +95,11 @@ describe('each money-moving activity, called twice with the same input, moves mo
     await runActivity(activities.admitTask, input);
     await runActivity(activities.markProcessing, input.taskId);
     const settle = { taskId: input.taskId, modelId: input.request.model, outputs: ['http://files.test/out.png'] };
+    const before = await lanczosMetrics();
     const first = await runActivity(activities.settleTask, settle);
     const second = await runActivity(activities.settleTask, settle);
+    // Counted by the call that ended the task, not again by its retry.
+    expect(minus(await lanczosMetrics(), before)).toEqual({ completed: 1, failed: 0, charged: 300_000, released: 0 });
     expect(first).toMatchObject({ status: 'completed', cost: 0.3, output: 'http://files.test/out.png' });
     expect(second).toEqual(first);
     expect(await moneyOf(input)).toEqual({
@@ -97,8 +116,10 @@ describe('each money-moving activity, called twice with the same input, moves mo
     const input = await newAdmission();
     await runActivity(activities.admitTask, input);
     const failure = { taskId: input.taskId, error: 'The generation failed at the provider.' };
+    const before = await lanczosMetrics();
     const first = await runActivity(activities.failTask, failure);
     const second = await runActivity(activities.failTask, failure);
+    expect(minus(await lanczosMetrics(), before)).toEqual({ completed: 0, failed: 1, charged: 0, released: 300_000 });
     expect(first).toMatchObject({ status: 'failed', error: failure.error, cost: 0 });
     expect(second).toEqual(first);
     expect(await moneyOf(input)).toEqual({

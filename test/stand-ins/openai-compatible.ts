@@ -1,5 +1,6 @@
 // A local stand-in for an OpenAI-compatible server, as the API documents it: POST /v1/chat/completions with its
 // failure modes chosen by markers in the last user message ([[429]] once with Retry-After, [[500]] once, [[400]],
+// [[401]] and [[403]] (our key refused),
 // [[filter]] for finish_reason content_filter, [[slow]] answering the first time after 2.5 s, [[no-choices]]);
 // /v1/images/generations (base64 PNGs; [[no-image]]: an entry without image); /v1/audio/speech (MP3 bytes;
 // [[not-audio]]: a JSON body instead); /v1/audio/transcriptions (multipart upload, verbose_json with the duration
@@ -159,6 +160,14 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
         .writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' })
         .end(error('Rate limit reached', 'rate_limit_error'));
       return;
+    }
+    // The gateway's own account refused, every time: a wrong key (401), a key without access (403).
+    for (const status of [401, 403]) {
+      if (last.includes(`[[${status}]]`)) {
+        const message = status === 401 ? 'Incorrect API key provided: sk-wr***ng.' : 'Your key has no access here.';
+        res.writeHead(status, { 'content-type': 'application/json' }).end(error(message, 'invalid_request_error'));
+        return;
+      }
     }
     if (once('[[500]]')) {
       res.writeHead(500, { 'content-type': 'application/json' }).end(error('The server had an error', 'server_error'));

@@ -5,6 +5,7 @@ import { TypedSearchAttributes } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configKeys, loadConfig } from '../../src/config.ts';
+import { registry } from '../../src/metrics/metrics.ts';
 import { filesDirectory } from '../../src/storage/local-storage.ts';
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
 
@@ -29,6 +30,7 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual([
       'api',
       'postgres',
+      'prometheus',
       'temporal',
       'temporal-search-attributes',
       'temporal-ui',
@@ -106,6 +108,53 @@ describe('docker-compose.yml', () => {
         condition: 'service_completed_successfully',
       });
     }
+  });
+
+  it('runs Prometheus scraping every api and worker container where they serve metrics, and the SDK metrics of workers', () => {
+    const prometheus = services.prometheus;
+    expect(prometheus.image).toMatch(/^prom\/prometheus:v\d/);
+    expect(prometheus.volumes).toContain('./deploy/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
+    expect(prometheus.ports).toContain('9090:9090');
+    expect(prometheus.depends_on).toEqual(['api', 'worker']);
+    const scrape = parse(readFileSync(join(root, 'deploy', 'prometheus.yml'), 'utf8')).scrape_configs as any[];
+    const targets = scrape.map(({ job_name, dns_sd_configs }) => [
+      job_name,
+      dns_sd_configs.map(({ names, port }: any) => `${names.join(',')}:${port}`),
+    ]);
+    const [api, worker] = (['api', 'worker'] as const).map((name) =>
+      loadConfig(services[name].environment, services[name].command),
+    );
+    // Reachable from the prometheus container, and never published on the host.
+    for (const config of [api!, worker!]) expect(config.METRICS_HOST).toBe('0.0.0.0');
+    expect(services.api.ports).toEqual(['3000:3000']);
+    expect(api!.TEMPORAL_METRICS_PORT).toBeUndefined();
+    expect(Object.fromEntries(targets)).toEqual({
+      'gateway-api': [`api:${api!.METRICS_PORT}`],
+      'gateway-worker': [`worker:${worker!.METRICS_PORT}`],
+      'temporal-sdk': [`worker:${worker!.TEMPORAL_METRICS_PORT}`],
+    });
+  });
+
+  it("has a Grafana dashboard whose queries name only the gateway's series and the SDK's", async () => {
+    const dashboard = JSON.parse(readFileSync(join(root, 'deploy', 'grafana', 'gateway-dashboard.json'), 'utf8'));
+    const expressions: string[] = dashboard.panels.flatMap((panel: any) =>
+      panel.targets.map((target: any) => target.expr),
+    );
+    const known = new Set((await registry.getMetricsAsJSON()).map(({ name }) => name));
+    const named = expressions.flatMap((expr) => [...expr.matchAll(/\b(gateway_\w+)/g)].map(([, name]) => name!));
+    const unknown = named.filter((name) => !known.has(name.replace(/_(bucket|sum|count)$/, '')));
+    expect(unknown).toEqual([]);
+    // Request rate and latency, admissions, tasks by status, end-to-end duration, money.
+    for (const family of [
+      'gateway_http_requests_total',
+      'gateway_http_request_duration_seconds_bucket',
+      'gateway_admissions_total',
+      'gateway_tasks_ended_total',
+      'gateway_task_duration_seconds_bucket',
+      'gateway_money_charged_micro_usd_total',
+    ])
+      expect(named).toContain(family);
+    expect(expressions.some((expr) => expr.includes('temporal_'))).toBe(true);
   });
 
   it('has a Dockerfile whose entry point takes the role', () => {

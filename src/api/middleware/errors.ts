@@ -20,6 +20,7 @@ import { formatUsd, usdNumber } from '../../money.ts';
 import { InsufficientFundsError } from '../../services/ledger.ts';
 import { RegistrationCappedError } from '../../services/registration.ts';
 import { isTemporalUnreachable } from '../../temporal/unreachable.ts';
+import { recordErrorCode } from '../../metrics/http-metrics.ts';
 import { ApiError } from '../errors.ts';
 import { answeredAtShutdown } from '../shutdown-gate.ts';
 
@@ -108,5 +109,6 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     req.log.warn({ err: error }, 'dependency down');
   else if (error instanceof Prisma.PrismaClientKnownRequestError) req.log.warn({ err: error }, 'database refusal');
   if (res.headersSent) return;
+  recordErrorCode(res, apiError.code);
   res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
 };
