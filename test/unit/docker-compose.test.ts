@@ -17,11 +17,15 @@ const operatorEnvironment: Record<string, string> = {
   BASE_RPC_URL: 'https://mainnet.base.org',
 };
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
-const interpolated = composeText.replace(/\$\{(\w+)(?::\?[^}]*)?\}/g, (_, name: string) => {
-  if (!(name in operatorEnvironment))
+// Compose's forms: `${NAME}`, `${NAME:?message}` (required) and `${NAME:-default}` (optional: the default).
+const interpolated = composeText.replace(
+  /\$\{(\w+)(?::([?-])([^}]*))?\}/g,
+  (_, name: string, form?: string, fallback?: string) => {
+    if (name in operatorEnvironment) return operatorEnvironment[name]!;
+    if (form === '-') return fallback ?? '';
     throw new Error(`docker-compose.yml needs \${${name}} that this test does not supply`);
-  return operatorEnvironment[name]!;
-});
+  },
+);
 const compose = parse(interpolated, { merge: true });
 const services = compose.services as Record<string, any>;
 
