@@ -120,9 +120,19 @@ export async function requestGenerationCancel(temporal: TemporalDeps, taskId: st
   }
 }
 
-/** Waits at most `waitMs` for the task's workflow to close, however it closes (a cancelled one closes cancelled). */
-export async function awaitGenerationClosed(temporal: TemporalDeps, taskId: string, waitMs: number): Promise<void> {
-  await temporal.client
-    .withDeadline(Date.now() + waitMs, () => temporal.client.workflow.getHandle(taskId).result())
+/**
+ * Waits at most `waitMs` for the task's workflow to close, however it closes (a cancelled one closes cancelled), or
+ * until `signal` aborts. A long poll on the workflow's history: nothing is held per waiter but the gRPC stream.
+ */
+export async function awaitGenerationClosed(
+  temporal: TemporalDeps,
+  taskId: string,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { client } = temporal;
+  const result = () => client.workflow.getHandle(taskId).result();
+  await client
+    .withDeadline(Date.now() + waitMs, () => (signal ? client.withAbortSignal(signal, result) : result()))
     .catch(() => undefined);
 }

@@ -156,6 +156,19 @@ export const GenerationStatusResponseSchema = z
   })
   .openapi('GenerationStatusResponse');
 
+/** `Prefer: wait=N` (RFC 7240): hold the answer up to N seconds (at most 60) for the task to end. */
+const preferHeader = (answer: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: 'Prefer', in: 'header' },
+      description:
+        `Gateway extension (RFC 7240): \`wait=N\` holds the answer up to N seconds for the task to end; ${answer} ` +
+        'N above 60 is taken as 60; other preferences, and a header this cannot read, are ignored (answered as without it).',
+      example: 'wait=30',
+    });
+
 /** Spec: the retry key of POST /generations, 1 to 255 visible ASCII characters (RFC 9110 token-ish, no spaces). */
 export const CreateGenerationHeadersSchema = z.object({
   'Idempotency-Key': z
@@ -171,6 +184,15 @@ export const CreateGenerationHeadersSchema = z.object({
         'with another body, 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters (0x21–0x7E), per account.',
       example: 'order-42',
     }),
+  Prefer: preferHeader(
+    'ended in time, the answer is 201 with the whole task (outputs or error) and `Preference-Applied: wait=N`, else the usual 202.',
+  ),
+});
+
+export const GetGenerationHeadersSchema = z.object({
+  Prefer: preferHeader(
+    'ended in time (or already), the task carries `Preference-Applied: wait=N`; else the task as it is now, without it. Always 200.',
+  ),
 });
 
 export const GenerationIdParamsSchema = taskIdParams('id');
