@@ -1,5 +1,5 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
-import { generateTypes } from '../../domain/values.ts';
+import { generateTypes, type TaskProgress } from '../../domain/values.ts';
 import {
   GenerationTypeSchema,
   httpUrl,
@@ -127,6 +127,32 @@ export const TaskPaymentSchema = z
   })
   .openapi('TaskPayment');
 
+export const TaskProgressSchema = z
+  .object({
+    stage: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'What the task is doing: `downloading input`, `running`, `rendering` (local engines); `in upstream queue`, ' +
+          '`starting upstream`, `running upstream` (upstream jobs)',
+        example: 'rendering',
+      }),
+    percent: z.number().min(0).max(100).optional().openapi({
+      description: 'How far it is, 0 to 100, where the engine or upstream can tell',
+      example: 42,
+    }),
+    queue_position: z.int().min(0).optional().openapi({
+      description: 'Jobs ahead of it in the upstream queue, where the upstream reports it (fal)',
+      example: 3,
+    }),
+  })
+  .openapi('TaskProgress', {
+    description:
+      'Gateway extension: what is known of a running task, updated at most once a second; every field optional, ' +
+      'present only while the task is `processing`',
+  }) satisfies z.ZodType<TaskProgress>;
+
 export const GenerationStatusResponseSchema = z
   .object({
     id: z.string(),
@@ -143,6 +169,10 @@ export const GenerationStatusResponseSchema = z
     created_at: z.iso.datetime().optional(),
     updated_at: z.iso.datetime().optional(),
     completed_at: z.iso.datetime().optional(),
+    started_at: z.iso.datetime().optional().openapi({
+      description: 'Gateway extension: when the task left the queue for its provider (absent while `queued`)',
+    }),
+    progress: TaskProgressSchema.optional(),
     aspect_ratio: safeText().optional(),
     duration: z.int().optional(),
     resolution: safeText().optional(),
