@@ -10,6 +10,7 @@ import { paymentResponseHeaders } from '../../x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { preferredWaitSeconds, waitApplied } from '../prefer.ts';
+import { shutdownSignal } from '../shutdown-gate.ts';
 import { webhookSignature } from '../webhook-signature.ts';
 import {
   CreateGenerationBodySchema,
@@ -51,11 +52,12 @@ function taskAnswer(task: TaskView) {
   return { body: task, headers: paymentResponseHeaders({ network, payer, transaction }) };
 }
 
-/** Aborts when the caller hangs up, so a wait on its behalf ends with it. */
+/** Aborts when the caller hangs up (a wait on its behalf ends with it) or the server starts shutting down. */
 function hangUpSignal(res: Response): AbortSignal {
   const controller = new AbortController();
   res.once('close', () => controller.abort());
-  return controller.signal;
+  const shutdown = shutdownSignal(res);
+  return shutdown ? AbortSignal.any([controller.signal, shutdown]) : controller.signal;
 }
 
 const preferenceAppliedDoc = {
