@@ -4,24 +4,29 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import type { Catalog, CatalogModel } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
+import type { PrismaClient } from '../src/db/prisma.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { grownSinceAdmission } from '../src/generation/measured-inputs.ts';
 import { measuredProviderCall, type ProviderOperation } from '../src/metrics/provider-metrics.ts';
 import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
 import {
+  type JobState,
   type ProducedFile,
   ProviderAccountError,
   ProviderRefusal,
   type ProviderResult,
   ProviderRetryLater,
 } from '../src/providers/types.ts';
+import { recordProgress, throttledProgress } from '../src/services/task-progress.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
 
 export interface ProviderActivityDeps {
+  /** For progress reports only: what a running task shows while it runs. */
+  prisma: PrismaClient;
   catalog: Catalog;
   storage: Storage;
   config: Config;
@@ -101,6 +106,20 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
   };
   const store = async (taskId: string, files: ProducedFile[]) =>
     Promise.all(files.map((file, index) => deps.storage.put(`${taskId}/output-${index}.${file.extension}`, file.data)));
+  // The last progress written per task (polls repeat it): an unchanged report is not written again.
+  const upstreamProgress = new Map<string, string>();
+  const reportUpstreamProgress = async (taskId: string, state: Extract<JobState, { state: 'pending' }>) => {
+    const progress = {
+      ...(state.stage !== undefined ? { stage: state.stage } : {}),
+      ...(state.percent !== undefined ? { percent: state.percent } : {}),
+      ...(state.queuePosition !== undefined ? { queue_position: state.queuePosition } : {}),
+    };
+    const serialized = JSON.stringify(progress);
+    if (upstreamProgress.get(taskId) === serialized) return;
+    if (upstreamProgress.size >= 10_000) upstreamProgress.clear(); // tasks that ended leave their entry behind
+    upstreamProgress.set(taskId, serialized);
+    await recordProgress(deps.prisma, taskId, progress);
+  };
   // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, and bring a cancel to the call.
   const heartbeating = async <T>(step: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const activity = Context.current();
@@ -142,9 +161,11 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
             },
           };
         }
+        const progress = throttledProgress(deps.prisma, input.taskId);
         const result = await classified(model, 'run', () =>
           adapter.run(input.request, model, {
             fetchInput: async (url) => {
+              progress.report({ stage: 'downloading input' });
               const fetched = await fetchInput(url, {
                 maxBytes: deps.config.INPUT_MAX_BYTES,
                 timeoutMs: 30_000,
@@ -152,11 +173,13 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
                 signal,
               });
               await measuredInput(model, input, { url, data: fetched.data });
+              progress.report({ stage: 'running' });
               return fetched;
             },
             signal,
+            progress: (report) => progress.report(report),
           }),
-        );
+        ).finally(() => progress.close());
         return { outputs: await store(input.taskId, result.files), usage: result.usage };
       });
     },
@@ -168,7 +191,9 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
         jobs.status(model, input.jobId, Context.current().cancellationSignal),
       );
       if (state.state === 'failed') throw refusal(state.reason);
-      return state.state === 'succeeded' ? { done: true } : { done: false, queuePosition: state.queuePosition };
+      if (state.state === 'succeeded') return { done: true };
+      await reportUpstreamProgress(input.taskId, state);
+      return { done: false, queuePosition: state.queuePosition };
     },
 
     async collectUpstreamJob(input: JobRef): Promise<GeneratedOutputs> {

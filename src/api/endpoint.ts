@@ -76,8 +76,11 @@ export interface Endpoint<
     description: string;
     schema: z.ZodType;
     headers?: Record<string, HeaderDoc>;
-    /** Another success status the handler may answer, with the same body (a cancel still under way: 202). */
-    alternative?: { status: number; description: string };
+    /**
+     * Another success status the handler may answer (a cancel still under way: 202), with the same body unless
+     * `schema` names another (a created task that ended within `Prefer: wait`: the whole task).
+     */
+    alternative?: { status: number; description: string; schema?: z.ZodType; headers?: Record<string, HeaderDoc> };
   };
   /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
   errors?: ErrorCode[];
@@ -188,7 +191,9 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
   }
   const result = unpaid && endpoint.handleUnpaid ? await endpoint.handleUnpaid(input) : await endpoint.handle(input);
   // The response schema is the contract we publish: a body that breaks it is our bug, never the caller's.
-  const checked = endpoint.success.schema.safeParse(result.body);
+  const { schema: usual, alternative } = endpoint.success;
+  const schema = alternative && result.status === alternative.status ? (alternative.schema ?? usual) : usual;
+  const checked = schema.safeParse(result.body);
   if (!checked.success) {
     throw new Error(`Response of ${endpoint.operationId} breaks its schema: ${checked.error.message}`);
   }

@@ -121,7 +121,8 @@ export function buildOpenApiDocument(
         ...(success.alternative && {
           [success.alternative.status]: {
             description: success.alternative.description,
-            content: { 'application/json': { schema: success.schema } },
+            headers: success.alternative.headers as ResponseConfig['headers'],
+            content: { 'application/json': { schema: success.alternative.schema ?? success.schema } },
           },
         }),
         ...errorResponses(

@@ -18,6 +18,12 @@ const shuttingDown = new ApiError(
   { 'Retry-After': '5', Connection: 'close' },
 );
 
+/**
+ * Aborted once the server starts closing: a handler that is only waiting (`Prefer: wait`) stops and answers what it
+ * has, rather than be cut off with a 503 at the end of the drain. Absent where no gate runs.
+ */
+export const shutdownSignal = (res: Response): AbortSignal | undefined => res.locals.shutdownSignal as AbortSignal;
+
 /** Whether the gate answered this response while its handler still ran (the handler's own answer then goes nowhere). */
 export const answeredAtShutdown = (res: Response): boolean => res.locals.answeredAtShutdown === true;
 
@@ -25,6 +31,7 @@ export function createShutdownGate(): ShutdownGate {
   const pending = new Set<Response>();
   let closingServer: Server | undefined;
   let drained: (() => void) | undefined;
+  const closing = new AbortController();
 
   const refuse = (res: Response) => {
     if (res.headersSent) return;
@@ -38,6 +45,7 @@ export function createShutdownGate(): ShutdownGate {
         return;
       }
       pending.add(res);
+      res.locals.shutdownSignal = closing.signal;
       res.once('close', () => {
         pending.delete(res);
         if (!closingServer) return;
@@ -51,6 +59,7 @@ export function createShutdownGate(): ShutdownGate {
 
     async close(server, drainMs) {
       closingServer = server;
+      closing.abort();
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
       if (pending.size > 0) {

@@ -35,4 +35,14 @@ export const taskStatuses = ['queued', 'processing', 'completed', 'failed'] as c
 export type TaskStatus = (typeof taskStatuses)[number];
 
 /** `gen_` and 22 base62 characters (16 bytes), whether random or derived from an Idempotency-Key. */
+/** What is known of a running task, as its provider reports it; every field optional. */
+export interface TaskProgress {
+  /** What it is doing: `downloading input`, `rendering`, `in upstream queue`, `running upstream`, … */
+  stage?: string;
+  /** 0 to 100, where the engine or upstream can tell. */
+  percent?: number;
+  /** Jobs ahead of it at the upstream, where the upstream says (fal). */
+  queue_position?: number;
+}
+
 export const taskIdPattern = /^gen_[0-9A-Za-z]{22}$/;

@@ -1,6 +1,6 @@
 // The Generation task as callers see it (spec §2), JSON-safe so the workflow can hold it and answer queries.
 import type { Task, X402Payment } from '../generated/prisma/client.ts';
-import type { TaskStatus } from '../domain/values.ts';
+import type { TaskProgress, TaskStatus } from '../domain/values.ts';
 import { usdNumber } from '../money.ts';
 
 export interface TaskView {
@@ -15,6 +15,10 @@ export interface TaskView {
   created_at: string;
   updated_at: string;
   completed_at?: string;
+  /** When it left the queue for its provider. */
+  started_at?: string;
+  /** While it runs: what its provider last reported. */
+  progress?: TaskProgress;
   aspect_ratio?: string;
   duration?: number;
   resolution?: string;
@@ -59,6 +63,8 @@ export function taskView(task: Task & { payment?: X402Payment | null }): TaskVie
     output: task.output,
     error: task.error,
     completed_at: task.completedAt?.toISOString(),
+    started_at: task.startedAt?.toISOString(),
+    progress: task.status === 'processing' ? (task.progress as TaskProgress | null) : undefined,
     aspect_ratio: task.aspectRatio,
     duration: task.duration,
     resolution: task.resolution,

@@ -3,6 +3,7 @@
 import type { CatalogModel } from '../catalog/catalog.ts';
 import type { Usage } from '../catalog/pricing.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
+import type { TaskProgress } from '../domain/values.ts';
 
 export interface ProducedFile {
   data: Buffer;
@@ -51,6 +52,8 @@ export interface ProviderContext {
   fetchInput(url: string): Promise<{ data: Buffer; contentType: string }>;
   /** Aborted when this attempt must stop: the task was cancelled, the call timed out, or the worker shuts down. */
   signal: AbortSignal;
+  /** Tells callers how far the run is (shown on the task while it runs); cheap to call often. */
+  progress?: (progress: TaskProgress) => void;
 }
 
 /** Runs one request on one model in one call. */
@@ -63,7 +66,7 @@ export type LocalEngine = ProviderRunner;
 
 /** Where an upstream job stands. */
 export type JobState =
-  | { state: 'pending'; queuePosition?: number }
+  | { state: 'pending'; queuePosition?: number; stage?: string; percent?: number }
   | { state: 'succeeded' }
   /** The upstream ran the job and it failed: permanent, with the upstream's reason (caller-readable). */
   | { state: 'failed'; reason: string };

@@ -86,7 +86,10 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
 }
 
 export async function markProcessing(prisma: PrismaClient, taskId: string): Promise<TaskRow> {
-  await prisma.task.updateMany({ where: { id: taskId, status: 'queued' }, data: { status: 'processing' } });
+  await prisma.task.updateMany({
+    where: { id: taskId, status: 'queued' },
+    data: { status: 'processing', startedAt: new Date() },
+  });
   return prisma.task.findUniqueOrThrow({ where: { id: taskId }, ...withPayment });
 }
 

@@ -120,9 +120,25 @@ export async function requestGenerationCancel(temporal: TemporalDeps, taskId: st
   }
 }
 
-/** Waits at most `waitMs` for the task's workflow to close, however it closes (a cancelled one closes cancelled). */
-export async function awaitGenerationClosed(temporal: TemporalDeps, taskId: string, waitMs: number): Promise<void> {
-  await temporal.client
-    .withDeadline(Date.now() + waitMs, () => temporal.client.workflow.getHandle(taskId).result())
+/**
+ * Waits at most `waitMs` for the task's workflow to close, however it closes (a cancelled one closes cancelled), or
+ * until `signal` aborts. A long poll on the workflow's history: nothing is held per waiter but the gRPC stream. The
+ * wait ends on time even while the client is still connecting or backing off (Temporal unreachable).
+ */
+export async function awaitGenerationClosed(
+  temporal: TemporalDeps,
+  taskId: string,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { client } = temporal;
+  const stop = AbortSignal.any([AbortSignal.timeout(waitMs), ...(signal ? [signal] : [])]);
+  if (stop.aborted) return;
+  const closed = client
+    .withDeadline(Date.now() + waitMs, () =>
+      client.withAbortSignal(stop, () => client.workflow.getHandle(taskId).result()),
+    )
     .catch(() => undefined);
+  const stopped = new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
+  await Promise.race([closed, stopped]);
 }

@@ -10,14 +10,17 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { parseSamples, sumOf } from '../helpers/prometheus.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
 let filesDir: string;
 let activities: ProviderActivities;
+let database: TestDatabase;
 beforeAll(async () => {
   upstream = await startOpenAIStandIn();
+  database = await createTestDatabase();
   filesDir = await mkdtemp(join(tmpdir(), 'provider-metrics-'));
   const config = loadConfig(
     {
@@ -32,10 +35,12 @@ beforeAll(async () => {
     catalog: loadCatalog(),
     storage: createLocalStorage(filesDir, 'http://localhost'),
     config,
+    prisma: database.prisma,
   });
 });
 afterAll(async () => {
   await upstream?.close();
+  await database?.drop();
   if (filesDir) await rm(filesDir, { recursive: true, force: true });
 });
 

@@ -124,8 +124,27 @@ describe('OpenAPI document', () => {
         required: false,
         schema: expect.objectContaining({ type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' }),
       }),
+      expect.objectContaining({ name: 'Prefer' }),
     ]);
     expect(parameters[0].description).toMatch(/1 to 255 visible ASCII/);
+  });
+
+  it('declares Prefer: wait on POST /generations (201 with the whole task) and GET /generations/{id}', () => {
+    const create = document.paths['/generations'].post;
+    const read = document.paths['/generations/{id}'].get;
+    for (const operation of [create, read]) {
+      const prefer = operation.parameters.find((parameter: any) => parameter.name === 'Prefer');
+      expect(prefer).toMatchObject({ in: 'header', required: false, schema: { type: 'string' } });
+      expect(prefer.description).toMatch(/wait=N/);
+    }
+    expect(create.responses['202'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/GenerationQueuedResponse',
+    });
+    expect(create.responses['201'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/GenerationStatusResponse',
+    });
+    expect(Object.keys(create.responses['201'].headers)).toEqual(['Preference-Applied', 'Location']);
+    expect(read.responses['200'].headers['Preference-Applied']).toBeDefined();
   });
 
   it('declares the bounds of every integer of a request', () => {

@@ -6,7 +6,7 @@ import express from 'express';
 import { pinoHttp } from 'pino-http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { errorHandler } from '../../src/api/middleware/errors.ts';
-import { createShutdownGate } from '../../src/api/shutdown-gate.ts';
+import { createShutdownGate, shutdownSignal } from '../../src/api/shutdown-gate.ts';
 import { testLogger } from '../helpers/logger.ts';
 
 let server: Server | undefined;
@@ -80,6 +80,25 @@ describe('shutdown gate', () => {
     const started = Date.now();
     await closed;
     expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('ends a handler that is only waiting (Prefer: wait) as the close begins, so it answers itself', async () => {
+    const { gate, url } = await serve((app) =>
+      app.get('/waiting', async (_req, res) => {
+        const signal = shutdownSignal(res)!;
+        await new Promise((resolve) => signal.addEventListener('abort', resolve));
+        res.status(202).json({ waited: 'until shutdown' });
+      }),
+    );
+    const pending = fetch(url('/waiting'));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const closed = gate.close(server!, 5_000);
+    const response = await pending;
+    expect(response.status).toBe(202);
+    expect(await response.json()).toEqual({ waited: 'until shutdown' });
+    await closed;
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('closes at once with nothing pending', async () => {

@@ -18,9 +18,11 @@ describe('Temporal unreachable', () => {
   // startTestApp's default Temporal client points at a port nothing listens on.
   const stack = useAppWithDatabase();
   let key: string;
+  let accountId: string;
   beforeAll(async () => {
     const developer = await createDeveloperWithKey(stack.database.prisma);
     key = developer.apiKey.key;
+    accountId = developer.developerId;
     const amount = 5_000_000n;
     const idempotencyKey = `topup:${developer.developerId}`;
     await credit(stack.database.prisma, {
@@ -42,6 +44,27 @@ describe('Temporal unreachable', () => {
     const balances = await stack.database.prisma.balance.findMany({ where: { reserved: { gt: 0n } } });
     expect(balances).toEqual([]);
   }, 60_000);
+
+  it('GET /generations/{id} with Prefer: wait answers the task as it is once the wait is up, as without it', async () => {
+    const id = 'gen_unreachableWait0000001';
+    await stack.database.prisma.task.create({
+      data: {
+        id,
+        accountId,
+        type: 'upscale',
+        model: 'local/lanczos',
+        status: 'processing',
+        request: {},
+        costReserved: 1n,
+      },
+    });
+    const started = Date.now();
+    const response = await call(stack, 'GET', `/generations/${id}`, { key, headers: { Prefer: 'wait=2' } });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id, status: 'processing' });
+    expect(response.headers.get('preference-applied')).toBeNull();
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
 });
 
 describe('PostgreSQL unreachable', () => {

@@ -4,7 +4,8 @@
 // prompt choose failure modes: [[result-error]] (COMPLETED, then the result fetch fails with 422, as fal jobs
 // can), [[422]] (submit rejected), [[500]] (the status call fails once), [[slow]] (stays IN_PROGRESS),
 // [[slow-status]] (the first status call answers after 2.5 s), [[malformed]] (a result without file URLs),
-// [[fewer]] (one image, however many were asked for), [[429]] (the submission is throttled once, Retry-After: 1).
+// [[fewer]] (one image, however many were asked for), [[429]] (the submission is throttled once, Retry-After: 1),
+// [[queued]] (IN_QUEUE at positions 2, 1, 0 over three polls, then IN_PROGRESS for two, then COMPLETED).
 // A job submitted with `?fal_webhook=` completes on its own shortly after and is announced by a POST signed as
 // fal signs (ED25519 over request id, user id, timestamp and the body's SHA-256), with keys at /.well-known/jwks.json.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
@@ -170,6 +171,15 @@ export async function startFalStandIn(options: {
         await new Promise((resolve) => setTimeout(resolve, 2_500));
       }
       job.polls += 1;
+      if (job.marker === '[[queued]]' && !job.completed) {
+        const queued = job.polls <= 3;
+        return send(res, 200, {
+          status: queued ? 'IN_QUEUE' : job.polls <= 5 ? 'IN_PROGRESS' : 'COMPLETED',
+          request_id: id,
+          ...(queued ? { queue_position: 3 - job.polls } : {}),
+          response_url: `${base}${url.pathname.replace(/\/status$/, '')}`,
+        });
+      }
       const status = job.completed
         ? 'COMPLETED'
         : job.polls === 1

@@ -1,13 +1,16 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { formatUsd, usdNumber } from '../../money.ts';
 import { publicBaseUrl } from '../../config.ts';
 import { cancelGeneration } from '../../services/generation-cancel.ts';
+import { awaitGeneration } from '../../services/generation-wait.ts';
 import { createGeneration, getGeneration, type QueuedGeneration } from '../../services/generations.ts';
 import { payForGeneration } from '../../services/x402-payments.ts';
 import type { TaskView } from '../../generation/task-view.ts';
 import { paymentResponseHeaders } from '../../x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
+import { preferredWaitSeconds, waitApplied } from '../prefer.ts';
+import { shutdownSignal } from '../shutdown-gate.ts';
 import { webhookSignature } from '../webhook-signature.ts';
 import {
   CreateGenerationBodySchema,
@@ -15,6 +18,7 @@ import {
   GenerationIdParamsSchema,
   GenerationQueuedResponseSchema,
   GenerationStatusResponseSchema,
+  GetGenerationHeadersSchema,
   PredictionIdParamsSchema,
 } from '../schemas/generations.schemas.ts';
 
@@ -48,6 +52,21 @@ function taskAnswer(task: TaskView) {
   return { body: task, headers: paymentResponseHeaders({ network, payer, transaction }) };
 }
 
+/** Aborts when the caller hangs up (a wait on its behalf ends with it) or the server starts shutting down. */
+function hangUpSignal(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => controller.abort());
+  const shutdown = shutdownSignal(res);
+  return shutdown ? AbortSignal.any([controller.signal, shutdown]) : controller.signal;
+}
+
+const preferenceAppliedDoc = {
+  'Preference-Applied': {
+    description: '`wait=N`: the task ended within the wait the `Prefer` header asked for (N as applied, at most 60)',
+    schema: { type: 'string' as const },
+  },
+};
+
 const paymentResponseHeaderDocs = {
   'PAYMENT-RESPONSE': {
     description:
@@ -67,6 +86,32 @@ const taskResponse = {
   headers: paymentResponseHeaderDocs,
 };
 
+/** GET /generations/{id}, held up to `Prefer: wait=N` seconds for the task to end when the header asks for it. */
+const getGenerationDefinition = defineEndpoint({
+  method: 'get',
+  path: '/generations/{id}',
+  operationId: 'getGeneration',
+  summary: 'Read a generation task',
+  description: endpointDescriptions.getGeneration,
+  tags,
+  auth: 'any_or_task_token',
+  request: { params: GenerationIdParamsSchema, headers: GetGenerationHeadersSchema },
+  success: { ...taskResponse, headers: { ...paymentResponseHeaderDocs, ...preferenceAppliedDoc } },
+  errors: ['not_found'],
+  handle: async ({ params, headers, principal, ctx, res }) => {
+    const read = { taskId: params.id, account: principal.account, onlyTask: principal.task };
+    const waitSeconds = preferredWaitSeconds(headers.Prefer);
+    if (waitSeconds === undefined) return taskAnswer(await getGeneration(ctx, read));
+    const { task, ended } = await awaitGeneration(ctx, {
+      ...read,
+      waitMs: waitSeconds * 1000,
+      signal: hangUpSignal(res),
+    });
+    const answer = taskAnswer(task);
+    return ended ? { ...answer, headers: { ...answer.headers, ...waitApplied(waitSeconds) } } : answer;
+  },
+});
+
 export const generationEndpoints = [
   defineEndpoint({
     method: 'post',
@@ -79,7 +124,20 @@ export const generationEndpoints = [
     auth: 'any_or_x402',
     rateLimit: 'admissions',
     request: { body: CreateGenerationBodySchema, headers: CreateGenerationHeadersSchema },
-    success: { status: 202, description: 'The task is queued', schema: GenerationQueuedResponseSchema },
+    success: {
+      status: 202,
+      description: 'The task is queued',
+      schema: GenerationQueuedResponseSchema,
+      alternative: {
+        status: 201,
+        description: 'With `Prefer: wait=N`: the task ended within the wait; the whole task, completed or failed',
+        schema: GenerationStatusResponseSchema,
+        headers: {
+          ...preferenceAppliedDoc,
+          Location: { description: 'The task: `/api/v1/generations/{id}`', schema: { type: 'string' } },
+        },
+      },
+    },
     errors: [
       'insufficient_balance',
       'payment_required',
@@ -88,7 +146,7 @@ export const generationEndpoints = [
       'rate_limited',
       'service_unavailable',
     ],
-    handle: async ({ body, headers, principal, ctx }) => {
+    handle: async ({ body, headers, principal, ctx, res }) => {
       const idempotencyKey = headers['Idempotency-Key'] ?? null;
       const task = await createGeneration(ctx, {
         accountId: principal.account.id,
@@ -96,7 +154,18 @@ export const generationEndpoints = [
         body,
         idempotencyKey,
       });
-      return { status: 202, body: queuedBody(task) };
+      const waitSeconds = preferredWaitSeconds(headers.Prefer);
+      if (waitSeconds === undefined) return { status: 202, body: queuedBody(task) };
+      const waited = await awaitGeneration(ctx, {
+        taskId: task.id,
+        account: principal.account,
+        waitMs: waitSeconds * 1000,
+        signal: hangUpSignal(res),
+      });
+      if (!waited.ended) return { status: 202, body: queuedBody(task) };
+      const location = { Location: `/api/v1/generations/${task.id}`, ...waitApplied(waitSeconds) };
+      const answer = taskAnswer(waited.task);
+      return { status: 201, body: answer.body, headers: { ...answer.headers, ...location } };
     },
     handleUnpaid: async ({ body, ctx, req }) => {
       const task = await payForGeneration(ctx, {
@@ -108,20 +177,7 @@ export const generationEndpoints = [
       return { status: 202, body: { ...queuedBody(task), access_token: task.accessToken, ...secret } };
     },
   }),
-  defineEndpoint({
-    method: 'get',
-    path: '/generations/{id}',
-    operationId: 'getGeneration',
-    summary: 'Read a generation task',
-    description: endpointDescriptions.getGeneration,
-    tags,
-    auth: 'any_or_task_token',
-    request: { params: GenerationIdParamsSchema },
-    success: taskResponse,
-    errors: ['not_found'],
-    handle: async ({ params, principal, ctx }) =>
-      taskAnswer(await getGeneration(ctx, { taskId: params.id, account: principal.account, onlyTask: principal.task })),
-  }),
+  getGenerationDefinition,
   defineEndpoint({
     method: 'post',
     path: '/generations/{id}/cancel',

@@ -1,5 +1,5 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
-import { generateTypes } from '../../domain/values.ts';
+import { generateTypes, type TaskProgress } from '../../domain/values.ts';
 import {
   GenerationTypeSchema,
   httpUrl,
@@ -127,6 +127,32 @@ export const TaskPaymentSchema = z
   })
   .openapi('TaskPayment');
 
+export const TaskProgressSchema = z
+  .object({
+    stage: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'What the task is doing: `downloading input`, `running`, `rendering` (local engines); `in upstream queue`, ' +
+          '`starting upstream`, `running upstream` (upstream jobs)',
+        example: 'rendering',
+      }),
+    percent: z.number().min(0).max(100).optional().openapi({
+      description: 'How far it is, 0 to 100, where the engine or upstream can tell',
+      example: 42,
+    }),
+    queue_position: z.int().min(0).optional().openapi({
+      description: 'Jobs ahead of it in the upstream queue, where the upstream reports it (fal)',
+      example: 3,
+    }),
+  })
+  .openapi('TaskProgress', {
+    description:
+      'Gateway extension: what is known of a running task, updated at most once a second; every field optional, ' +
+      'present only while the task is `processing`',
+  }) satisfies z.ZodType<TaskProgress>;
+
 export const GenerationStatusResponseSchema = z
   .object({
     id: z.string(),
@@ -143,6 +169,10 @@ export const GenerationStatusResponseSchema = z
     created_at: z.iso.datetime().optional(),
     updated_at: z.iso.datetime().optional(),
     completed_at: z.iso.datetime().optional(),
+    started_at: z.iso.datetime().optional().openapi({
+      description: 'Gateway extension: when the task left the queue for its provider (absent while `queued`)',
+    }),
+    progress: TaskProgressSchema.optional(),
     aspect_ratio: safeText().optional(),
     duration: z.int().optional(),
     resolution: safeText().optional(),
@@ -155,6 +185,19 @@ export const GenerationStatusResponseSchema = z
     }),
   })
   .openapi('GenerationStatusResponse');
+
+/** `Prefer: wait=N` (RFC 7240): hold the answer up to N seconds (at most 60) for the task to end. */
+const preferHeader = (answer: string) =>
+  z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: 'Prefer', in: 'header' },
+      description:
+        `Gateway extension (RFC 7240): \`wait=N\` holds the answer up to N seconds for the task to end; ${answer} ` +
+        'N above 60 is taken as 60; other preferences, and a header this cannot read, are ignored (answered as without it).',
+      example: 'wait=30',
+    });
 
 /** Spec: the retry key of POST /generations, 1 to 255 visible ASCII characters (RFC 9110 token-ish, no spaces). */
 export const CreateGenerationHeadersSchema = z.object({
@@ -171,6 +214,15 @@ export const CreateGenerationHeadersSchema = z.object({
         'with another body, 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters (0x21–0x7E), per account.',
       example: 'order-42',
     }),
+  Prefer: preferHeader(
+    'ended in time, the answer is 201 with the whole task (outputs or error) and `Preference-Applied: wait=N`, else the usual 202.',
+  ),
+});
+
+export const GetGenerationHeadersSchema = z.object({
+  Prefer: preferHeader(
+    'ended in time (or already), the task carries `Preference-Applied: wait=N`; else the task as it is now, without it. Always 200.',
+  ),
 });
 
 export const GenerationIdParamsSchema = taskIdParams('id');

@@ -91,7 +91,9 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
         client.queue.status(model.upstream.model, { requestId, logs: false, abortSignal }),
       );
       if (status.status === 'COMPLETED') return { state: 'succeeded' };
-      return { state: 'pending', ...(status.status === 'IN_QUEUE' ? { queuePosition: status.queue_position } : {}) };
+      return status.status === 'IN_QUEUE'
+        ? { state: 'pending', stage: 'in upstream queue', queuePosition: status.queue_position }
+        : { state: 'pending', stage: 'running upstream' };
     },
 
     async collect(model, requestId, signal) {

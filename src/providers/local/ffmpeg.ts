@@ -12,9 +12,15 @@ export const ffmpegPath: string = require('@ffmpeg-installer/ffmpeg').path;
 
 /**
  * Runs ffmpeg; a non-zero exit means it could not process the caller's input (a permanent refusal). Returns
- * ffmpeg's log, which carries what the input was found to contain.
+ * ffmpeg's log, which carries what the input was found to contain. `onFrames` hears the frames written so far, from
+ * the stats line ffmpeg prints about twice a second.
  */
-export function runFfmpeg(args: string[], timeoutMs: number, signal?: AbortSignal): Promise<string> {
+export function runFfmpeg(
+  args: string[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+  onFrames?: (frames: number) => void,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     // Local files only: a playlist among the inputs must not make FFmpeg fetch URLs past the input guard.
     const child = spawn(ffmpegPath, ['-hide_banner', '-nostdin', '-y', '-protocol_whitelist', 'file', ...args], {
@@ -25,6 +31,8 @@ export function runFfmpeg(args: string[], timeoutMs: number, signal?: AbortSigna
     let log = '';
     child.stderr.on('data', (chunk: Buffer) => {
       log = (log + chunk.toString()).slice(-20_000);
+      const frames = [...chunk.toString().matchAll(/frame=\s*(\d+)/g)].at(-1)?.[1];
+      if (frames !== undefined) onFrames?.(Number(frames));
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     // An abort (the task cancelled, the worker stopping) kills FFmpeg through `signal` and lands here.

@@ -30,6 +30,7 @@ export const kenBurnsEngine: LocalEngine = async (request, model, context) => {
     }
     await writeFile(join(dir, 'frame.png'), frame);
     const frames = seconds * fps;
+    context.progress?.({ stage: 'rendering', percent: 0 });
     await runFfmpeg(
       [
         '-loop',
@@ -52,6 +53,8 @@ export const kenBurnsEngine: LocalEngine = async (request, model, context) => {
       ],
       model.timeout_seconds * 1000,
       context.signal,
+      (written) =>
+        context.progress?.({ stage: 'rendering', percent: Math.min(99, Math.floor((written / frames) * 100)) }),
     );
     return { files: [{ data: await readFile(join(dir, 'out.mp4')), extension: 'mp4', contentType: 'video/mp4' }] };
   });

@@ -32,6 +32,13 @@ const outputUrls = (output: unknown): string[] =>
     (item): item is string => typeof item === 'string' && /^https?:\/\//.test(item),
   );
 
+/** The last tqdm progress bar in a prediction's logs (` 42%|████      | 21/50`), which most models print. */
+export function logPercent(logs: string | undefined): { percent?: number } {
+  const bars = [...(logs ?? '').matchAll(/(\d{1,3})%\|/g)];
+  const percent = Number(bars.at(-1)?.[1]);
+  return Number.isInteger(percent) && percent <= 100 ? { percent } : {};
+}
+
 export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
   const client = new Replicate({
     auth: config.REPLICATE_API_TOKEN,
@@ -87,8 +94,10 @@ export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
         case 'canceled':
         case 'aborted':
           return { state: 'failed', reason: 'The prediction was cancelled at the provider.' };
+        case 'processing':
+          return { state: 'pending', stage: 'running upstream', ...logPercent(prediction.logs) };
         default:
-          return { state: 'pending' };
+          return { state: 'pending', stage: 'starting upstream' };
       }
     },
 

@@ -1,0 +1,119 @@
+// What GET /generations/{id} tells of a running task (issue 18.3), through the real stack: `started_at` once it
+// left the queue, and `progress` as its provider reports it — a local engine rendering a multi-second clip (stage,
+// then a percent that moves), and a fal job (stand-in) that waits in the upstream queue at falling positions.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { call, startGeneration } from '../helpers/http.ts';
+import { outputKind, outputMedia } from '../helpers/media.ts';
+import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
+
+let fal: FalStandIn;
+const catalog = loadCatalog();
+const kindOf = (reference: string) =>
+  outputKind(
+    catalog.models.find((model) => model.upstream.model === reference)?.capabilities.output_modalities ?? ['image'],
+  );
+
+const gateway = useGateway(async () => {
+  fal = await startFalStandIn({ key: 'fal-test-key', media: await outputMedia(), kindOf });
+  return {
+    FAL_KEY: 'fal-test-key',
+    FAL_QUEUE_URL: fal.queueUrl,
+    FAL_JWKS_URL: fal.jwksUrl,
+    FAL_USER_ID: falStandInUserId,
+    // One status poll a second, so each upstream state is seen by a reader polling faster than that.
+    PROVIDER_POLL_INTERVAL_MS: 1_000,
+    PROVIDER_POLL_MAX_INTERVAL_MS: 1_000,
+  };
+});
+const developer = useFundedDeveloper(gateway);
+
+let inputs: Server;
+let inputsUrl: string;
+beforeAll(async () => {
+  const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: '#3366cc' } })
+    .png()
+    .toBuffer();
+  // The input answers after 1.5 s, so the download is a stage a reader sees.
+  inputs = createServer((_req, res) => {
+    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 1_500);
+  });
+  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
+  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  inputs?.closeAllConnections();
+  inputs?.close();
+  await fal?.close();
+});
+
+/** Reads the task every 150 ms until it ends; returns every answer read, the last one ended. */
+async function readUntilEnded(taskId: string, timeoutMs = 60_000): Promise<any[]> {
+  const reads: any[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { status, body } = await call(gateway, 'GET', `/generations/${taskId}`, { key: developer.key });
+    expect(status).toBe(200);
+    reads.push(body);
+    if (body.status === 'completed' || body.status === 'failed') return reads;
+    if (Date.now() > deadline) throw new Error(`still ${body.status} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** Each distinct progress seen while processing, in order (repeats of the same one dropped). */
+const progressSeen = (reads: any[]) =>
+  reads
+    .filter((task) => task.status === 'processing' && task.progress)
+    .map((task) => task.progress)
+    .filter((progress, index, all) => index === 0 || JSON.stringify(progress) !== JSON.stringify(all[index - 1]));
+
+describe('progress of a running task', () => {
+  it('a local engine: started_at, the download, then a rendering percent that moves; none once completed', async () => {
+    const taskId = await startGeneration(gateway, {
+      key: developer.key,
+      body: { type: 'image-to-video', model: 'local/ken-burns', image_url: `${inputsUrl}/photo.png`, duration: 10 },
+    });
+    const reads = await readUntilEnded(taskId);
+    const ended = reads.at(-1);
+    expect(ended.status).toBe('completed');
+    expect(ended.progress).toBeUndefined();
+    // started_at: set once processing, kept after, between creation and completion.
+    const processing = reads.filter((task) => task.status === 'processing');
+    expect(processing.length).toBeGreaterThan(0);
+    for (const task of processing) expect(task.started_at).toBe(ended.started_at);
+    expect(Date.parse(ended.started_at)).toBeGreaterThanOrEqual(Date.parse(ended.created_at));
+    expect(Date.parse(ended.started_at)).toBeLessThanOrEqual(Date.parse(ended.completed_at));
+    for (const task of reads.filter((read) => read.status === 'queued')) expect(task.started_at).toBeUndefined();
+
+    const seen = progressSeen(reads);
+    expect(seen[0]).toEqual({ stage: 'downloading input' });
+    const percents = seen.filter((progress) => progress.stage === 'rendering').map((progress) => progress.percent);
+    console.log(`ken-burns progress seen: ${JSON.stringify(seen)}`);
+    // It moves: at least two readings, rising, within 0..99 (100 is the completed task itself).
+    expect(new Set(percents).size).toBeGreaterThanOrEqual(2);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    for (const percent of percents) expect(percent).toBeGreaterThanOrEqual(0);
+    for (const percent of percents) expect(percent).toBeLessThanOrEqual(99);
+  });
+
+  it('an upstream job: its position in the fal queue as it falls, then running', async () => {
+    const taskId = await startGeneration(gateway, {
+      key: developer.key,
+      body: { type: 'text-to-image', model: 'fal/flux-dev', prompt: 'a lighthouse [[queued]]' },
+    });
+    const reads = await readUntilEnded(taskId);
+    expect(reads.at(-1)).toMatchObject({ status: 'completed' });
+    expect(reads.at(-1).progress).toBeUndefined();
+    expect(progressSeen(reads)).toEqual([
+      { stage: 'in upstream queue', queue_position: 2 },
+      { stage: 'in upstream queue', queue_position: 1 },
+      { stage: 'in upstream queue', queue_position: 0 },
+      { stage: 'running upstream' },
+    ]);
+  });
+});
