@@ -6,7 +6,8 @@ import type { Catalog, CatalogModel } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { grownSinceAdmission } from '../src/generation/measured-inputs.ts';
-import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
+import { InputFetchError } from '../src/providers/fetch-input.ts';
+import { readInput } from '../src/providers/read-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
 import {
   type ProducedFile,
@@ -139,7 +140,8 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
         const result = await classified(() =>
           adapter.run(input.request, model, {
             fetchInput: async (url) => {
-              const fetched = await fetchInput(url, {
+              const fetched = await readInput(url, {
+                storage: deps.storage,
                 maxBytes: deps.config.INPUT_MAX_BYTES,
                 timeoutMs: 30_000,
                 allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
