@@ -85,10 +85,8 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     storage: deps.storage,
   };
   const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
-  const rawBodyRoutes = endpoints
-    .filter((endpoint) => endpoint.rawBody)
-    .map((endpoint) => ({ method: endpoint.method.toUpperCase(), path: endpoint.path }));
-  router.use(jsonBody(deps.config.JSON_BODY_LIMIT, rawBodyRoutes));
+  const rawBodyPaths = endpoints.filter((endpoint) => endpoint.rawBody).map((endpoint) => endpoint.path);
+  router.use(jsonBody(deps.config.JSON_BODY_LIMIT, rawBodyPaths));
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });

@@ -4,12 +4,14 @@ import { ApiError } from '../errors.ts';
 
 const jsonTypes = ['application/json', 'application/*+json'];
 
-/** Bodies are JSON only (but where an endpoint reads its own): another content type is 415, not a validation error. */
+/**
+ * Bodies are JSON only: another content type is 415, not a validation error. A path whose endpoint reads its own body
+ * is left alone whatever the method (another method is then 405, as anywhere).
+ */
 const requireJsonContentType =
-  (rawBodyRoutes: { method: string; path: string }[]): RequestHandler =>
+  (rawBodyPaths: string[]): RequestHandler =>
   (req, _res, next) => {
-    const raw = rawBodyRoutes.some((route) => route.method === req.method && route.path === req.path);
-    if (hasBody(req) && !raw && !req.is(jsonTypes)) {
+    if (hasBody(req) && !rawBodyPaths.includes(req.path) && !req.is(jsonTypes)) {
       throw new ApiError(
         'unsupported_media_type',
         `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`,
@@ -18,6 +20,6 @@ const requireJsonContentType =
     next();
   };
 
-export function jsonBody(limit: string, rawBodyRoutes: { method: string; path: string }[] = []): RequestHandler[] {
-  return [requireJsonContentType(rawBodyRoutes), express.json({ limit, type: jsonTypes })];
+export function jsonBody(limit: string, rawBodyPaths: string[] = []): RequestHandler[] {
+  return [requireJsonContentType(rawBodyPaths), express.json({ limit, type: jsonTypes })];
 }
