@@ -1,7 +1,7 @@
 // Object storage of the embedded default: a local directory the API serves under /files/. Keys are
 // `<task id>/<file name>`, so writing an output twice (an activity retried) overwrites, never duplicates.
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 export interface Storage {
   /** Where the API serves files from. */
@@ -48,7 +48,8 @@ export function createLocalStorage(root: string, publicBaseUrl: string | (() => 
       if (!candidate.startsWith(prefix)) return null;
       try {
         const key = candidate.slice(prefix.length).split('/').map(decodeURIComponent).join('/');
-        return pathOf(key) && !/[?#]/.test(key) ? key : null;
+        // The key as stored: `a/../b` names `b`, and nothing outside the root is a key.
+        return /[?#]/.test(key) ? null : relative(directory, pathOf(key));
       } catch {
         return null;
       }
