@@ -16,7 +16,6 @@ export const uploadEndpoints = [
     description: endpointDescriptions.createUpload,
     tags,
     auth: 'any',
-    rateLimit: 'admissions',
     rawBody: { contentTypes: [...declarableUploadTypes, 'multipart/form-data'] },
     success: { status: 201, description: 'The upload is stored', schema: UploadSchema },
     errors: ['payload_too_large', 'upload_quota_exceeded'],
