@@ -4,6 +4,7 @@ import { createProviderActivities, type ProviderActivityDeps } from './provider.
 import { createReplayActivities, type ReplayActivityDeps } from './replay.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
 import { createTaskReconcilerActivities, type TaskReconcilerActivityDeps } from './task-reconciler.activities.ts';
+import { createUploadActivities, type UploadActivityDeps } from './upload.activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities.ts';
 
 export type ActivityDeps = SystemActivityDeps &
@@ -12,7 +13,8 @@ export type ActivityDeps = SystemActivityDeps &
   WebhookActivityDeps &
   DepositActivityDeps &
   TaskReconcilerActivityDeps &
-  ReplayActivityDeps;
+  ReplayActivityDeps &
+  UploadActivityDeps;
 
 /** The activities of the main task queue: database steps and chain reads, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -23,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDepositActivities(deps),
     ...createTaskReconcilerActivities(deps),
     ...createReplayActivities(deps),
+    ...createUploadActivities(deps),
   };
 }
 

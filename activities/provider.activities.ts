@@ -8,7 +8,8 @@ import type { PrismaClient } from '../src/db/prisma.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { grownSinceAdmission } from '../src/generation/measured-inputs.ts';
 import { measuredProviderCall, type ProviderOperation } from '../src/metrics/provider-metrics.ts';
-import { fetchInput, InputFetchError } from '../src/providers/fetch-input.ts';
+import { InputFetchError } from '../src/providers/fetch-input.ts';
+import { readInput } from '../src/providers/read-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
 import {
   type JobState,
@@ -166,7 +167,8 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
           adapter.run(input.request, model, {
             fetchInput: async (url) => {
               progress.report({ stage: 'downloading input' });
-              const fetched = await fetchInput(url, {
+              const fetched = await readInput(url, {
+                storage: deps.storage,
                 maxBytes: deps.config.INPUT_MAX_BYTES,
                 timeoutMs: 30_000,
                 allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,

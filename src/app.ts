@@ -85,9 +85,11 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.API_KEY_CACHE_SECONDS * 1000),
     facilitator: configuredFacilitator(deps.config),
     rateLimiter: createRateLimiter(deps.prisma, deps.config),
+    storage: deps.storage,
   };
   const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
-  router.use(jsonBody(deps.config.JSON_BODY_LIMIT));
+  const rawBodyPaths = endpoints.filter((endpoint) => endpoint.rawBody).map((endpoint) => endpoint.path);
+  router.use(jsonBody(deps.config.JSON_BODY_LIMIT, rawBodyPaths));
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });

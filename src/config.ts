@@ -166,6 +166,14 @@ export const configSchema = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   INPUT_MAX_BYTES: positiveInt.default(50 * 1024 * 1024),
+  // Uploaded inputs (POST /uploads): largest file per media kind, how long one is kept, and the live bytes an
+  // account may hold at once; the expiry schedule deletes expired ones every UPLOAD_EXPIRY_INTERVAL_SECONDS.
+  UPLOAD_MAX_IMAGE_BYTES: positiveInt.default(20 * 1024 * 1024),
+  UPLOAD_MAX_AUDIO_BYTES: positiveInt.default(50 * 1024 * 1024),
+  UPLOAD_MAX_VIDEO_BYTES: positiveInt.default(100 * 1024 * 1024),
+  UPLOAD_TTL_SECONDS: positiveInt.default(86_400),
+  UPLOAD_QUOTA_BYTES: positiveInt.default(1024 * 1024 * 1024),
+  UPLOAD_EXPIRY_INTERVAL_SECONDS: positiveInt.default(300),
   // Admission downloads and measures the inputs a price depends on (audio minutes, lip-sync) within this time.
   INPUT_MEASURE_TIMEOUT_SECONDS: positiveInt.default(20),
   ALLOW_PRIVATE_WEBHOOK_URLS: z

@@ -30,6 +30,7 @@ import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
 import { checkSearchAttributes, devServerSearchAttributeArgs } from './temporal/search-attributes.ts';
 import { temporalTracing } from './temporal/tracing.ts';
 import { ensureTaskReconcilerSchedule } from './temporal/task-reconciler.ts';
+import { ensureUploadExpirySchedule } from './temporal/upload-expiry.ts';
 
 /** One part's stop, named for the log line that says how long it took. */
 export interface Stop {
@@ -257,8 +258,10 @@ async function startSchedules(config: Config, temporalAddress: string, logger: L
     stops.push({ name: 'deposit watcher connection', stop: () => connection.close() });
     const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
     const reconciler = await ensureTaskReconcilerSchedule(client, config);
+    const uploadExpiry = await ensureUploadExpirySchedule(client, config);
     const banner = [
       `Reconciler    ${reconciler}: every ${config.TASK_RECONCILE_INTERVAL_SECONDS} s, tasks queued over ${config.TASK_RECONCILE_AFTER_SECONDS} s are run or refunded`,
+      `Uploads       ${uploadExpiry}: every ${config.UPLOAD_EXPIRY_INTERVAL_SECONDS} s, expired uploads are deleted`,
     ];
     if (enabledChains(config).length === 0) return banner;
     const schedules = await ensureDepositScanSchedules(client, config);
@@ -269,7 +272,7 @@ async function startSchedules(config: Config, temporalAddress: string, logger: L
   } catch (error) {
     logger.warn(
       { err: error },
-      'the schedules could not be made (task reconciler, deposit watcher); the next start makes them',
+      'the schedules could not be made (task reconciler, upload expiry, deposit watcher); the next start makes them',
     );
     return [];
   }

@@ -6,4 +6,5 @@ export { generationWorkflow } from './generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
 export { replayBatchWorkflow } from './replay-batch.workflow.ts';
 export { taskReconcilerWorkflow } from './task-reconciler.workflow.ts';
+export { uploadExpiryWorkflow } from './upload-expiry.workflow.ts';
 export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.ts';

@@ -6,6 +6,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../services/api-keys.ts';
+import type { Storage } from '../storage/local-storage.ts';
 import type { TemporalDeps } from '../temporal/generations.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
@@ -26,6 +27,8 @@ export interface ApiContext {
   facilitator: () => PaymentFacilitator;
   /** Counts calls with a key against their account's limits. */
   rateLimiter: RateLimiter;
+  /** Where outputs and uploads are stored. */
+  storage: Storage;
 }
 
 export interface HandlerInput<B, Q, P, H = unknown> {
@@ -71,6 +74,8 @@ export interface Endpoint<
   deprecated?: boolean;
   /** `headers` keys are the headers' names as documented (`Idempotency-Key`); each value is optional or not. */
   request?: { body?: B; query?: Q; params?: P; headers?: H };
+  /** A body the handler reads itself (not JSON): the media types the OpenAPI document lists for it. */
+  rawBody?: { contentTypes: string[] };
   success: {
     status: number;
     description: string;
@@ -116,6 +121,7 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   if (request?.body || request?.query || request?.params || request?.headers) codes.add('validation_error');
   if (endpoint.validationErrorCode) codes.add(endpoint.validationErrorCode);
   if (endpoint.request?.body) codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type');
+  if (endpoint.rawBody) codes.add('validation_error').add('payload_too_large');
   // An API key is looked up in the database: while it is down, the answer is 503.
   if (endpoint.auth !== 'none') codes.add('unauthorized').add('service_unavailable').add('rate_limited');
   if (endpoint.auth === 'agent' || endpoint.auth === 'developer') codes.add('forbidden');

@@ -36,6 +36,11 @@ export const errorCodes = {
       'The request conflicts with a resource that exists already, or with its state (a cancel of a task that has ended: body `status`).',
   },
   payload_too_large: { status: 413, description: 'The body exceeds the size limit.' },
+  upload_quota_exceeded: {
+    status: 413,
+    description:
+      "The upload would take the account's live uploads past its quota; delete some or wait until they expire.",
+  },
   unsupported_media_type: { status: 415, description: 'The body is not application/json.' },
   registration_capped: {
     status: 429,

@@ -4,6 +4,7 @@ import { type Endpoint, endpointErrorCodes } from './endpoint.ts';
 import { type ErrorCode, errorCodes } from './errors.ts';
 import { rateLimitHeaderDocs } from './rate-limit.ts';
 import { ErrorSchema, PaymentRequiredErrorSchema } from './schemas/common.schemas.ts';
+import { z } from './schemas/zod.ts';
 
 export const apiVersion = '1.1.0';
 
@@ -49,6 +50,15 @@ const securityOf = (x402: boolean): Record<Endpoint['auth'], Record<string, stri
   any_or_x402: x402 ? [...bearer, { x402: [] }] : bearer,
   any_or_task_token: [...bearer, { taskToken: [] }],
 });
+
+/** A body of bytes in one of `contentTypes`; multipart carries them as its `file` part. */
+function rawRequestBody(contentTypes: string[]) {
+  const bytes = z.string().openapi({ format: 'binary' });
+  const content = Object.fromEntries(
+    contentTypes.map((type) => [type, { schema: type === 'multipart/form-data' ? z.object({ file: bytes }) : bytes }]),
+  );
+  return { required: true, content };
+}
 
 /** What only an x402 payment answers: left out of a server that takes no x402 payments. */
 const x402Only = new Set<ErrorCode>(['payment_required', 'conflict']);
@@ -107,6 +117,7 @@ export function buildOpenApiDocument(
         ...(request?.body
           ? { body: { required: true, content: { 'application/json': { schema: request.body } } } }
           : {}),
+        ...(endpoint.rawBody ? { body: rawRequestBody(endpoint.rawBody.contentTypes) } : {}),
         // zod-to-openapi wants objects for query and params; the endpoint declarations always give z.object.
         ...(request?.query ? { query: request.query as never } : {}),
         ...(request?.params ? { params: request.params as never } : {}),

@@ -1,9 +1,10 @@
 // genctl: operators' tool. Exit codes: 0 done, 1 refused (not found, …), 2 usage error. --json for scripts.
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, embeddedDatabaseUrl, loadConfig } from '../config.ts';
+import { ConfigError, embeddedDatabaseUrl, loadConfig, publicBaseUrl } from '../config.ts';
 import { createPrisma } from '../db/prisma.ts';
 import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
+import { createLocalStorage, filesDirectory } from '../storage/local-storage.ts';
 import {
   CommandError,
   createDeveloperCommand,
@@ -18,6 +19,7 @@ import { cancelTaskCommand } from './cancel-commands.ts';
 import { fundCommand, sendCommand } from './chain-commands.ts';
 import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
 import { listPaymentsCommand } from './payment-commands.ts';
+import { deleteUploadCommand, listUploadsCommand } from './upload-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
 const usage = `genctl: operate the generation gateway
@@ -34,6 +36,8 @@ const usage = `genctl: operate the generation gateway
   genctl deposits list [--account <account-id>] [--status pending|confirmed|credited|rejected] [--limit <n>]
   genctl deposits show <deposit-id | tx-hash> [--chain <chain>]
   genctl payments list [--payer <address>] [--status authorized|settling|settled|failed|abandoned] [--limit <n>]
+  genctl uploads list [--account <account-id>] [--limit <n>]
+  genctl uploads delete <upload-id>
   genctl tasks cancel <task-id>
   genctl tasks replay --status failed [--since <time>] [--until <time>] [--model <id>] [--provider <name>]
       [--account <account-id>] [--error <text>] [--limit <n>] [--rate <tasks/s>] [--batch-id <id>] [--dry-run] [--no-wait]
@@ -159,6 +163,16 @@ async function run(argv: string[]): Promise<number> {
         break;
       case 'payments list':
         output = await listPaymentsCommand(prisma, values);
+        break;
+      case 'uploads list':
+        output = await listUploadsCommand(prisma, values);
+        break;
+      case 'uploads delete':
+        // The files of the local storage, in DATA_DIR as `npm start` keeps them.
+        output = await deleteUploadCommand(
+          { prisma, storage: createLocalStorage(filesDirectory(config.DATA_DIR), publicBaseUrl(config)) },
+          target,
+        );
         break;
       case 'tasks cancel':
         output = await cancelTaskCommand({ prisma, temporal, config }, target);

@@ -98,3 +98,16 @@ export class TooManyTasksError extends Error {
     super(message);
   }
 }
+
+/** An upload that would take the account's live uploads past its quota (UPLOAD_QUOTA_BYTES). */
+export class UploadQuotaError extends Error {
+  override name = 'UploadQuotaError';
+  constructor(
+    readonly quotaBytes: number,
+    readonly usedBytes: bigint,
+  ) {
+    super(
+      `This upload would exceed the account's upload quota of ${quotaBytes} bytes (${usedBytes} in use); delete uploads or wait until they expire.`,
+    );
+  }
+}

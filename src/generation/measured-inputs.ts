@@ -6,14 +6,18 @@ import type { FieldProblem } from '../catalog/capabilities.ts';
 import { priceRequest } from '../catalog/pricing.ts';
 import { ModelRequestError } from '../catalog/resolve.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
-import { fetchInput, InputFetchError } from '../providers/fetch-input.ts';
+import { InputFetchError } from '../providers/fetch-input.ts';
+import { readInput } from '../providers/read-input.ts';
 import { MediaLengthError, mediaSeconds } from '../providers/media-length.ts';
+import type { Storage } from '../storage/local-storage.ts';
 
 export interface MeasureOptions {
   maxBytes: number;
   /** Download and measurement of all inputs together. */
   timeoutMs: number;
   allowPrivate: boolean;
+  /** Where our own uploads are read from. */
+  storage?: Storage;
 }
 
 /** The longest input the model takes, in seconds: its per-minute limit, or its longest duration. */
@@ -24,7 +28,7 @@ function longestInputSeconds(model: CatalogEntry): number {
 
 async function measureOne(url: string, deadlineMs: number, options: MeasureOptions): Promise<number> {
   const timeoutMs = Math.max(deadlineMs - Date.now(), 1);
-  const { data } = await fetchInput(url, { ...options, timeoutMs });
+  const { data } = await readInput(url, { ...options, timeoutMs });
   return mediaSeconds(data, deadlineMs);
 }
 

@@ -97,6 +97,17 @@ export function missingInputs(request: GenerationRequest, model: Pick<CatalogMod
   return problems;
 }
 
+/** Every media input given by URL, with the field that names it (`images.1` for the second of `images`). */
+export function inputUrls(request: GenerationRequest): { field: string; url: string }[] {
+  const single = (['image_url', 'video_url', 'audio_url'] as const).flatMap((field) =>
+    request[field] ? [{ field, url: request[field] }] : [],
+  );
+  const listed = (['images', 'videos'] as const).flatMap((field) =>
+    (request[field] ?? []).map((url, index) => ({ field: `${field}.${index}`, url })),
+  );
+  return [...single, ...listed];
+}
+
 /** Same request, same hash, whatever the key order: an Idempotency-Key may only be replayed with the same request. */
 export function requestHash(request: GenerationRequest): string {
   const canonical = (value: unknown): unknown => {

@@ -13,13 +13,15 @@ import {
 } from '../domain/errors.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../domain/generation-request.ts';
 import { measureInputs } from '../generation/measured-inputs.ts';
-import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
+import { foldMessages, inputUrls, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
 import { canRun } from '../providers/registry.ts';
 import type { AccountKind, Task } from '../generated/prisma/client.ts';
 import { admitGeneration, type AdmissionOutcome, type TemporalDeps } from '../temporal/generations.ts';
 import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 import { derivedId, newId } from './ids.ts';
+import { checkUploadInputs } from './uploads.ts';
+import type { Storage } from '../storage/local-storage.ts';
 import { InsufficientFundsError } from './ledger.ts';
 import { findTaskByIdempotencyKey, findTaskForAccount, storedRequest } from './tasks.ts';
 
@@ -28,6 +30,8 @@ export interface GenerationServiceDeps {
   config: Config;
   catalog: Catalog;
   temporal: TemporalDeps;
+  /** Where uploads live: an input URL naming one must be the caller's (without it, such URLs are downloaded). */
+  storage?: Storage;
 }
 
 export interface NewGeneration {
@@ -85,7 +89,7 @@ export type AdmissibleRequest = ReturnType<typeof admissibleRequest>;
  * the field when an input cannot be measured or is too long). The request hash stays the caller's: a retry matches.
  */
 export async function measuredRequest(
-  deps: Pick<GenerationServiceDeps, 'config'>,
+  deps: Pick<GenerationServiceDeps, 'config' | 'storage'>,
   admissible: AdmissibleRequest,
 ): Promise<AdmissibleRequest> {
   const { model, request } = admissible;
@@ -94,6 +98,7 @@ export async function measuredRequest(
     maxBytes: deps.config.INPUT_MAX_BYTES,
     timeoutMs: deps.config.INPUT_MEASURE_TIMEOUT_SECONDS * 1000,
     allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
+    storage: deps.storage,
   });
   if (inputSeconds === undefined) return admissible;
   return {
@@ -142,6 +147,8 @@ export function generationInput(input: NewGeneration, admissible: AdmissibleRequ
  */
 export async function createGeneration(deps: GenerationServiceDeps, input: NewGeneration): Promise<QueuedGeneration> {
   const declared = admissibleRequest(deps, input.body);
+  if (deps.storage)
+    await checkUploadInputs({ ...deps, storage: deps.storage }, input.accountId, inputUrls(declared.request));
   const earlier = await earlierAdmission(deps, input, declared.hash);
   // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
   // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.

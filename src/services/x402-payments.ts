@@ -30,7 +30,8 @@ import {
 import { secretDerivedId } from './ids.ts';
 import { walletAccountId } from './paid-tasks.ts';
 import { storedRequest } from './tasks.ts';
-import { requestHash } from '../generation/request.ts';
+import { inputUrls, requestHash } from '../generation/request.ts';
+import { checkUploadInputs } from './uploads.ts';
 import { webhookSecretOf } from '../webhooks/secrets.ts';
 import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 
@@ -150,7 +151,10 @@ export async function payForGeneration(
   input: UnpaidGeneration,
 ): Promise<PaidGeneration> {
   // The price asked for is the measured inputs' (a model priced on their length): the payment must cover them.
-  const admissible = await measuredRequest(deps, admissibleRequest(deps, input.body));
+  const declared = admissibleRequest(deps, input.body);
+  // Uploads belong to accounts with a key: a payment names none of them.
+  if (deps.storage) await checkUploadInputs({ ...deps, storage: deps.storage }, null, inputUrls(declared.request));
+  const admissible = await measuredRequest(deps, declared);
   const { model, costMicros, hash } = admissible;
   const chains = enabledChains(deps.config);
   if (!model.supports_x402 || chains.length === 0) {

@@ -1,13 +1,20 @@
 // Object storage of the embedded default: a local directory the API serves under /files/. Keys are
 // `<task id>/<file name>`, so writing an output twice (an activity retried) overwrites, never duplicates.
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve } from 'node:path';
 
 export interface Storage {
   /** Where the API serves files from. */
   root: string;
   put(key: string, data: Buffer): Promise<string>;
+  /** Stores the file at `source` (a received upload) under `key`. */
+  putFile(key: string, source: string): Promise<string>;
+  read(key: string): Promise<Buffer>;
+  /** Deletes the file; a missing one is no error (deleted already). */
+  remove(key: string): Promise<void>;
   url(key: string): string;
+  /** The key a URL of this storage names, or null for any other URL. */
+  keyOf(url: string): string | null;
 }
 
 /** `publicBaseUrl` may be a function, for a server whose address is known only once it listens. */
@@ -20,17 +27,32 @@ export function createLocalStorage(root: string, publicBaseUrl: string | (() => 
     return path;
   };
   const url = (key: string) => `${base()}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
+  // Write then rename: a reader never sees half a file.
+  const placed = async (key: string, write: (partial: string) => Promise<void>) => {
+    const path = pathOf(key);
+    await mkdir(dirname(path), { recursive: true });
+    const partial = `${path}.${process.pid}.partial`;
+    await write(partial);
+    await rename(partial, path);
+    return url(key);
+  };
   return {
     root: directory,
     url,
-    async put(key, data) {
-      const path = pathOf(key);
-      await mkdir(dirname(path), { recursive: true });
-      // Write then rename: a reader never sees half a file.
-      const partial = `${path}.${process.pid}.partial`;
-      await writeFile(partial, data);
-      await rename(partial, path);
-      return url(key);
+    put: (key, data) => placed(key, (partial) => writeFile(partial, data)),
+    putFile: (key, source) => placed(key, (partial) => copyFile(source, partial)),
+    read: (key) => readFile(pathOf(key)),
+    remove: (key) => rm(pathOf(key), { force: true }),
+    keyOf(candidate) {
+      const prefix = `${base()}/files/`;
+      if (!candidate.startsWith(prefix)) return null;
+      try {
+        const key = candidate.slice(prefix.length).split('/').map(decodeURIComponent).join('/');
+        // The key as stored: `a/../b` names `b`, and nothing outside the root is a key.
+        return /[?#]/.test(key) ? null : relative(directory, pathOf(key));
+      } catch {
+        return null;
+      }
     },
   };
 }

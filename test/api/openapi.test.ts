@@ -22,6 +22,10 @@ const specEndpoints = [
 const extensionEndpoints = [
   ['get', '/account/webhook-secret', '200'],
   ['post', '/generations/{id}/cancel', '200'],
+  ['post', '/uploads', '201'],
+  ['get', '/uploads', '200'],
+  ['get', '/uploads/{id}', '200'],
+  ['delete', '/uploads/{id}', '200'],
 ] as const;
 const allEndpoints = [...specEndpoints, ...extensionEndpoints];
 
@@ -73,6 +77,17 @@ describe('OpenAPI document', () => {
       );
     expect(Object.keys(cancel.responses)).toEqual(expect.arrayContaining(['404', '409']));
     expect(cancel.security).toEqual([{ bearerAuth: [] }, { taskToken: [] }]);
+  });
+
+  it('documents the upload body: the media types it takes as bytes, or multipart with a file part', () => {
+    const create = document.paths['/uploads'].post;
+    const content = create.requestBody.content;
+    expect(Object.keys(content)).toEqual(expect.arrayContaining(['image/png', 'audio/wav', 'video/mp4']));
+    expect(Object.keys(content)).not.toContain('image/svg+xml');
+    expect(content['image/png'].schema).toEqual({ type: 'string', format: 'binary' });
+    expect(content['multipart/form-data'].schema.properties.file).toEqual({ type: 'string', format: 'binary' });
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '413']));
+    expect(create.responses['413'].description).toContain('upload_quota_exceeded');
   });
 
   it('declares bearer auth, none on registration and the catalog, and no x402 where x402 is off', () => {

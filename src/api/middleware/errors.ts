@@ -13,6 +13,7 @@ import {
   ServiceUnavailableError,
   TaskEndedError,
   TooManyTasksError,
+  UploadQuotaError,
 } from '../../domain/errors.ts';
 import { isDatabaseUnreachable } from '../../db/unreachable.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
@@ -41,6 +42,7 @@ function fromDomainError(error: unknown): ApiError | null {
   if (error instanceof NotFoundError) return new ApiError('not_found', error.message);
   if (error instanceof TaskEndedError) return new ApiError('conflict', error.message, { status: error.status });
   if (error instanceof FieldError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
+  if (error instanceof UploadQuotaError) return new ApiError('upload_quota_exceeded', error.message);
   if (error instanceof DepositRefusedError) return new ApiError(error.code, error.message);
   if (error instanceof InvalidSignatureError) return new ApiError('invalid_signature', error.message);
   if (error instanceof PaymentReusedError) return new ApiError('conflict', error.message);

@@ -4,17 +4,22 @@ import { ApiError } from '../errors.ts';
 
 const jsonTypes = ['application/json', 'application/*+json'];
 
-/** Bodies are JSON only: another content type is 415, not a confusing validation error. */
-const requireJsonContentType: RequestHandler = (req, _res, next) => {
-  if (hasBody(req) && !req.is(jsonTypes)) {
-    throw new ApiError(
-      'unsupported_media_type',
-      `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`,
-    );
-  }
-  next();
-};
+/**
+ * Bodies are JSON only: another content type is 415, not a validation error. A path whose endpoint reads its own body
+ * is left alone whatever the method (another method is then 405, as anywhere).
+ */
+const requireJsonContentType =
+  (rawBodyPaths: string[]): RequestHandler =>
+  (req, _res, next) => {
+    if (hasBody(req) && !rawBodyPaths.includes(req.path) && !req.is(jsonTypes)) {
+      throw new ApiError(
+        'unsupported_media_type',
+        `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`,
+      );
+    }
+    next();
+  };
 
-export function jsonBody(limit: string): RequestHandler[] {
-  return [requireJsonContentType, express.json({ limit, type: jsonTypes })];
+export function jsonBody(limit: string, rawBodyPaths: string[] = []): RequestHandler[] {
+  return [requireJsonContentType(rawBodyPaths), express.json({ limit, type: jsonTypes })];
 }

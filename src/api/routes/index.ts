@@ -3,6 +3,7 @@ import { accountEndpoints } from './account.routes.ts';
 import { agentEndpoints } from './agents.routes.ts';
 import { generationEndpoints } from './generations.routes.ts';
 import { modelEndpoints } from './models.routes.ts';
+import { uploadEndpoints } from './uploads.routes.ts';
 
 /** Every endpoint of the interface, in the spec's order. */
 export const apiEndpoints: Endpoint[] = [
@@ -10,4 +11,5 @@ export const apiEndpoints: Endpoint[] = [
   ...agentEndpoints,
   ...accountEndpoints,
   ...generationEndpoints,
+  ...uploadEndpoints,
 ];

@@ -1,0 +1,62 @@
+// Inputs that are our own uploads are read from storage, past the private-network guard that would refuse our own
+// (loopback) host; other URLs of the storage (outputs) and foreign URLs are still downloaded behind the guard.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InputFetchError } from '../../src/providers/fetch-input.ts';
+import { readInput } from '../../src/providers/read-input.ts';
+import { createLocalStorage, type Storage } from '../../src/storage/local-storage.ts';
+import { uploadKey, uploadKeyOf } from '../../src/storage/upload-keys.ts';
+
+const base = 'http://127.0.0.1:9';
+let root: string;
+let storage: Storage;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'read-input-'));
+  storage = createLocalStorage(root, base);
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+const guarded = { maxBytes: 1024, timeoutMs: 1_000, allowPrivate: false };
+
+describe('readInput', () => {
+  it('reads an upload from storage, with the type of its extension, though its host is private', async () => {
+    const url = await storage.put(uploadKey('dev_a', 'upl_1', 'wav'), Buffer.from('RIFF....WAVE'));
+    expect(url).toBe(`${base}/files/uploads/dev_a/upl_1.wav`);
+    expect(await readInput(url, { ...guarded, storage })).toEqual({
+      data: Buffer.from('RIFF....WAVE'),
+      contentType: 'audio/wav',
+    });
+  });
+
+  it('refuses an upload whose file is gone, saying so', async () => {
+    const url = `${base}/files/uploads/dev_a/upl_gone.png`;
+    await expect(readInput(url, { ...guarded, storage })).rejects.toEqual(
+      new InputFetchError(`${url} is no longer stored (the upload expired or was deleted)`),
+    );
+  });
+
+  it('downloads anything else behind the guard: an output of the storage, or an upload URL without storage', async () => {
+    for (const [url, options] of [
+      [`${base}/files/gen_x/output-0.png`, { ...guarded, storage }],
+      [`${base}/files/uploads/dev_a/upl_1.wav`, guarded],
+    ] as const) {
+      await expect(readInput(url, options)).rejects.toThrow(/ALLOW_PRIVATE_INPUT_URLS=true/);
+    }
+  });
+});
+
+describe('uploadKeyOf', () => {
+  it.each([
+    [`${base}/files/uploads/dev_a/upl_1.wav`, 'uploads/dev_a/upl_1.wav'],
+    [`${base}/files/gen_x/output-0.png`, null],
+    ['http://elsewhere.example/files/uploads/dev_a/upl_1.wav', null],
+    [`${base}/files/uploads/..%2F..%2Fetc/passwd`, null],
+    [`${base}/files/uploads/..%2Fgen_x/output-0.png`, null],
+    [`${base}/files/uploads/dev_a/..%2Fdev_b/upl_2.png`, 'uploads/dev_b/upl_2.png'],
+    [`${base}/files/uploads/dev_a/upl_1.wav?x=1`, null],
+  ])('%s → %s', (url, key) => {
+    expect(uploadKeyOf(storage, url)).toBe(key);
+  });
+});
