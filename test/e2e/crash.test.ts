@@ -1,6 +1,6 @@
 // Crash safety: worker processes are killed (SIGKILL) while 20 tasks run; replacements finish them. Every task
 // ends exactly once, is charged at most once, and the ledger still sums to the balance.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
@@ -17,8 +17,8 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startGeneration } from '../helpers/http.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
+import { spawnWorkerProcess } from '../helpers/worker-process.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const stack = useDevServerAndDatabase();
 const taskQueue = uniqueTaskQueue('crash');
 let dataDir: string;
@@ -58,19 +58,12 @@ afterAll(async () => {
 
 /** A worker as operators run one: `npm start -- --role worker`, in its own process. */
 function startWorkerProcess(): ChildProcess {
-  const child = spawn(process.execPath, ['scripts/start.mjs', '--role', 'worker'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.database.url,
-      TEMPORAL_ADDRESS: stack.env.address,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      DATA_DIR: dataDir,
-      ALLOW_PRIVATE_INPUT_URLS: 'true',
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'test',
-    },
-    stdio: 'ignore',
+  const child = spawnWorkerProcess({
+    databaseUrl: stack.database.url,
+    temporalAddress: stack.env.address,
+    taskQueue,
+    dataDir,
+    env: { ALLOW_PRIVATE_INPUT_URLS: 'true' },
   });
   workers.add(child);
   child.once('exit', () => workers.delete(child));

@@ -1,6 +1,6 @@
 // The worker role as operators run it (`npm start -- --role worker`, its own process) polls the webhooks task
 // queue beside the generations one: a delivery started there reaches a real receiver, signed.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,8 @@ import { createFundedAccount } from '../helpers/accounts.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { spawnWorkerProcess, stopWorkerProcess } from '../helpers/worker-process.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const stack = useDevServerAndDatabase();
 const webhookTaskQueue = uniqueTaskQueue('role-webhooks');
 let dataDir: string;
@@ -23,28 +23,16 @@ let worker: ChildProcess | undefined;
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-worker-webhooks-'));
   receiver = await startReceiver();
-  worker = spawn(process.execPath, ['scripts/start.mjs', '--role', 'worker'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: stack.database.url,
-      TEMPORAL_ADDRESS: stack.env.address,
-      TEMPORAL_TASK_QUEUE: uniqueTaskQueue('role'),
-      TEMPORAL_WEBHOOK_TASK_QUEUE: webhookTaskQueue,
-      ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      NODE_ENV: 'test',
-    },
-    stdio: 'ignore',
+  worker = spawnWorkerProcess({
+    databaseUrl: stack.database.url,
+    temporalAddress: stack.env.address,
+    taskQueue: uniqueTaskQueue('role'),
+    dataDir,
+    env: { TEMPORAL_WEBHOOK_TASK_QUEUE: webhookTaskQueue, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' },
   });
 });
 afterAll(async () => {
-  if (worker && worker.exitCode === null) {
-    const exited = new Promise((resolve) => worker!.once('exit', resolve));
-    worker.kill('SIGTERM');
-    await exited;
-  }
+  await stopWorkerProcess(worker);
   await receiver?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
