@@ -104,7 +104,7 @@ describe('Prefer: wait on POST /generations', () => {
       );
       expect(created.status).toBe(202);
       expect(created.headers.get('preference-applied')).toBeNull();
-      expect(ms).toBeLessThan(2_000);
+      expect(ms).toBeLessThan(5_000);
     }
   });
 });
@@ -126,7 +126,7 @@ describe('Prefer: wait on GET /generations/{id}', () => {
     );
     expect(read.headers.get('preference-applied')).toBe('wait=60');
     expect(read.body.status).toBe('completed');
-    expect(ms).toBeLessThan(1_000);
+    expect(ms).toBeLessThan(3_000);
   });
 
   it('someone else’s task: 404 at once, as without the header', async () => {
@@ -136,7 +136,7 @@ describe('Prefer: wait on GET /generations/{id}', () => {
       call(gateway, 'GET', `/generations/${taskId}`, { key: other.body.api_key, headers: waitFor(30) }),
     );
     expect(read).toMatchObject({ status: 404, body: { error: 'not_found' } });
-    expect(ms).toBeLessThan(1_000);
+    expect(ms).toBeLessThan(3_000);
   });
 
   it('100 callers waiting at once hold no database connections; other requests answer meanwhile', async () => {
@@ -145,7 +145,7 @@ describe('Prefer: wait on GET /generations/{id}', () => {
     await admin.connect();
     try {
       const waits = Array.from({ length: 100 }, () =>
-        timed(() => call(gateway, 'GET', `/generations/${taskId}`, { key: developer.key, headers: waitFor(4) })),
+        timed(() => call(gateway, 'GET', `/generations/${taskId}`, { key: developer.key, headers: waitFor(8) })),
       );
       // While all of them wait: reads of the balance and a new admission (it goes through Temporal too) answer fast,
       // and the database sees no more connections than the pool's (pg's default of 10).
@@ -154,12 +154,12 @@ describe('Prefer: wait on GET /generations/{id}', () => {
       for (let sample = 0; sample < 5; sample += 1) {
         const balance = await timed(() => call(gateway, 'GET', '/account/balance', { key: developer.key }));
         expect(balance.result.status).toBe(200);
-        expect(balance.ms).toBeLessThan(500);
+        expect(balance.ms).toBeLessThan(1_500);
         connections.push(await connectionsToGatewayDatabase(admin));
       }
       const admitted = await timed(() => postGeneration(gateway, { key: developer.key, body: upscale('/held-2.png') }));
       expect(admitted.result.status).toBe(202);
-      expect(admitted.ms).toBeLessThan(2_000);
+      expect(admitted.ms).toBeLessThan(3_000);
       expect(Math.max(...connections)).toBeLessThanOrEqual(10);
 
       const answered = await Promise.all(waits);
@@ -167,7 +167,7 @@ describe('Prefer: wait on GET /generations/{id}', () => {
         expect(result.status).toBe(200);
         expect(result.body).toMatchObject({ id: taskId, status: 'processing' });
         expect(result.headers.get('preference-applied')).toBeNull();
-        expect(ms).toBeGreaterThanOrEqual(4_000);
+        expect(ms).toBeGreaterThanOrEqual(8_000);
       }
       console.log(
         `100 waits: slowest ${Math.max(...answered.map((a) => a.ms))} ms; connections seen ${connections.join(', ')}`,
