@@ -9,8 +9,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { ReplayActivities } from '../../../activities/replay.activities.ts';
 import type { TaskReconcilerActivities } from '../../../activities/task-reconciler.activities.ts';
+import type { UploadActivities } from '../../../activities/upload.activities.ts';
 import { replayBatchWorkflow } from '../../../workflows/replay-batch.workflow.ts';
 import { taskReconcilerWorkflow } from '../../../workflows/task-reconciler.workflow.ts';
+import { uploadExpiryWorkflow } from '../../../workflows/upload-expiry.workflow.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { generationWorkflowHarness, submittedJob, textToVideoRequest } from '../../helpers/generation-workflow.ts';
@@ -201,6 +203,30 @@ it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow clos
     return started;
   });
   await save('task-reconciler.binpb', await handle.fetchHistory());
+});
+
+it('upload-expiry.binpb: two full pages of expired uploads, then a short one', async () => {
+  const taskQueue = uniqueTaskQueue('upload-expiry');
+  const expired = ['upl_a', 'upl_b', 'upl_c', 'upl_d', 'upl_e'];
+  const activities: UploadActivities = {
+    deleteExpiredUploads: async ({ limit }) => ({ deleted: expired.splice(0, limit) }),
+  };
+  const worker = await Worker.create({
+    connection: context.env.nativeConnection,
+    taskQueue,
+    workflowBundle: context.workflowBundle,
+    activities,
+  });
+  const handle = await worker.runUntil(async () => {
+    const started = await context.env.client.workflow.start(uploadExpiryWorkflow, {
+      workflowId: `upload-expiry-${taskQueue}`,
+      taskQueue,
+      args: [{ limit: 2, maxPages: 10 }],
+    });
+    expect(await started.result()).toEqual({ deleted: ['upl_a', 'upl_b', 'upl_c', 'upl_d', 'upl_e'] });
+    return started;
+  });
+  await save('upload-expiry.binpb', await handle.fetchHistory());
 });
 
 it('replay-batch.binpb: a batch replays two tasks at its rate, skips one, and waits for both to end', async () => {
