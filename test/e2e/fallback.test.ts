@@ -3,6 +3,7 @@
 // is never tried elsewhere. The caller pays the quoted price once, whichever route served.
 import { afterAll, describe, expect, it } from 'vitest';
 import { metrics } from '../../src/metrics/metrics.ts';
+import { genProvider } from '../../workflows/search-attributes.ts';
 import { checkedBalance } from '../helpers/balance.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type OutputMedia, outputMedia } from '../helpers/media.ts';
@@ -83,6 +84,15 @@ describe('provider fallback', () => {
     expect(before.balance - balance.balance).toBe(quoted);
     expect(balance.reserved).toBe(before.reserved);
     expect((await fallbacksCounted()) - counted).toBe(1);
+    // The history shows the switch: the second call ran on Replicate's queue, and GenProvider names Replicate.
+    const handle = gateway.env.client.workflow.getHandle(task.id);
+    expect((await handle.describe()).typedSearchAttributes.get(genProvider)).toBe('replicate');
+    const scheduled = (await handle.fetchHistory()).events!.flatMap((event) => {
+      const attributes = event.activityTaskScheduledEventAttributes;
+      return attributes?.activityType?.name === 'generateOutputs' ? [attributes.taskQueue!.name] : [];
+    });
+    const main = gateway.config.TEMPORAL_TASK_QUEUE;
+    expect(scheduled).toEqual([`${main}-fal`, `${main}-replicate`]);
   });
 
   it('a request fal refuses as bad input (422) fails, refunded, and is not sent to Replicate', async () => {
