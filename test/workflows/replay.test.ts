@@ -22,6 +22,7 @@ const histories = [
   'generation-failed-attributes.binpb',
   'generation-refused-attributes.binpb',
   'deposit-search-attributes.binpb',
+  'generation-provider-fallback.binpb',
 ];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));
