@@ -109,6 +109,8 @@ export function upstreamJobOf(task: { taskId: string; modelId: string }, taskQue
     async cancelUncollected() {
       if (uncollected) await cancelUpstreamJob.executeWithOptions(queue, [uncollected]).catch(() => undefined);
       uncollected = undefined;
+      // A next route's job may call back before its id is known: kept as an early callback, as the first job's.
+      currentJobId = undefined;
     },
   };
 }
