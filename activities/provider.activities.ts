@@ -2,11 +2,12 @@
 // upstream job is submitted here, then checked, collected or cancelled by the workflow, which waits between
 // checks on a durable timer or the upstream's callback (signal). Outputs are copied into our storage at once.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
-import type { Catalog, CatalogModel } from '../src/catalog/catalog.ts';
+import { type Catalog, type CatalogModel, modelOnRoute } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { grownSinceAdmission } from '../src/generation/measured-inputs.ts';
+import { metrics } from '../src/metrics/metrics.ts';
 import { measuredProviderCall, type ProviderOperation } from '../src/metrics/provider-metrics.ts';
 import { InputFetchError } from '../src/providers/fetch-input.ts';
 import { readInput } from '../src/providers/read-input.ts';
@@ -22,7 +23,7 @@ import {
 import { recordProgress, throttledProgress } from '../src/services/task-progress.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
 import { modelOf } from './catalog-lookup.ts';
-import { refusal } from './refusal.ts';
+import { refusal, routeUnavailable } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
 
 export interface ProviderActivityDeps {
@@ -51,6 +52,8 @@ export interface JobRef {
   taskId: string;
   modelId: string;
   jobId: string;
+  /** The fallback route the job was submitted on (1… in the model's `fallbacks`); absent: the model's own. */
+  route?: number;
 }
 
 /**
@@ -93,15 +96,19 @@ async function measuredInput(
 
 export function createProviderActivities(deps: ProviderActivityDeps) {
   const providers = deps.providers ?? createProviders(deps.config);
-  /** The model and the adapter that runs it on this server. */
-  const resolveAdapter = (id: string) => {
-    const model = modelOf(deps.catalog, id);
+  /**
+   * The model as the route runs it (its own provider, or a fallback's provider and upstream names) and the adapter
+   * that runs it on this server. A route that cannot run here is not the caller's doing: the next one may.
+   */
+  const resolveAdapter = (id: string, route = 0) => {
+    const model = modelOnRoute(modelOf(deps.catalog, id), route);
+    if (!model) throw routeUnavailable(`${id} has no route ${route} any more`);
     const adapter = providers.for(model);
-    if (!adapter) throw refusal(`${model.id} cannot run on this server`);
+    if (!adapter) throw routeUnavailable(`${model.id} cannot run on this server`);
     return { model, adapter };
   };
-  const jobsOf = (id: string) => {
-    const { model, adapter } = resolveAdapter(id);
+  const jobsOf = (id: string, route?: number) => {
+    const { model, adapter } = resolveAdapter(id, route);
     if (adapter.kind !== 'jobs') throw refusal(`${model.id} does not run as an upstream job`);
     return { model, jobs: adapter.jobs };
   };
@@ -140,8 +147,14 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
       request: GenerationRequest;
       /** The measured length the task was priced on: an input that grew since is refused (see measuredInput). */
       inputSeconds?: number;
+      /** A fallback route (1… in the model's `fallbacks`), taken after the provider `fallbackFrom` failed. */
+      route?: number;
+      fallbackFrom?: string;
     }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
-      const { model, adapter } = resolveAdapter(input.modelId);
+      const { model, adapter } = resolveAdapter(input.modelId, input.route);
+      // Counted once per switch, by the first attempt on the new route.
+      if (input.route && input.fallbackFrom && Context.current().info.attempt === 1)
+        metrics.providerFallbacks.inc({ model: model.id, from: input.fallbackFrom, to: model.provider });
       return heartbeating(async (signal) => {
         if (adapter.kind === 'jobs') {
           const base = deps.config.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/$/, '');
@@ -188,7 +201,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
 
     /** Whether the job is done; a job the upstream failed fails the task (refunded) with the upstream's reason. */
     async checkUpstreamJob(input: JobRef): Promise<{ done: boolean; queuePosition?: number }> {
-      const { model, jobs } = jobsOf(input.modelId);
+      const { model, jobs } = jobsOf(input.modelId, input.route);
       const state = await classified(model, 'status', () =>
         jobs.status(model, input.jobId, Context.current().cancellationSignal),
       );
@@ -199,7 +212,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
     },
 
     async collectUpstreamJob(input: JobRef): Promise<GeneratedOutputs> {
-      const { model, jobs } = jobsOf(input.modelId);
+      const { model, jobs } = jobsOf(input.modelId, input.route);
       return heartbeating(async (signal) => {
         const result = await classified(model, 'collect', () => jobs.collect(model, input.jobId, signal));
         return { outputs: await store(input.taskId, result.files), usage: result.usage };
@@ -208,7 +221,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
 
     /** Stops (and stops paying for) a job the task no longer wants: it was cancelled, timed out or failed. */
     async cancelUpstreamJob(input: JobRef): Promise<void> {
-      const { model, jobs } = jobsOf(input.modelId);
+      const { model, jobs } = jobsOf(input.modelId, input.route);
       await classified(model, 'cancel', () => jobs.cancel(model, input.jobId));
     },
   });

@@ -12,6 +12,7 @@ import {
   condition,
   defineQuery,
   defineUpdate,
+  log,
   type LocalActivityOptions,
   patched,
   proxyActivities,
@@ -22,11 +23,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { AdmitInput, GenerationActivities, TaskAdmission } from '../activities/generation.activities.ts';
-import type { ProviderActivities } from '../activities/provider.activities.ts';
+import type { GeneratedOutputs, ProviderActivities } from '../activities/provider.activities.ts';
 import type { TaskView } from '../src/generation/task-view.ts';
-import { genStatus, type GenStatus } from './search-attributes.ts';
+import { genProvider, genStatus, type GenStatus } from './search-attributes.ts';
 import { providerSlugOf, providerTaskQueue } from './task-queues.ts';
-import { upstreamJobOf } from './upstream-job.ts';
+import { type UpstreamJob, upstreamJobOf } from './upstream-job.ts';
 import { notify } from './webhook-notify.ts';
 
 export { upstreamCallbackSignal } from './upstream-job.ts';
@@ -35,6 +36,8 @@ export interface GenerationInput extends AdmitInput {
   modelId: string;
   requestHash: string;
   timeoutSeconds: number;
+  /** The providers of the model's fallback routes, in catalog order (route 1, 2, …): each has its own task queue. */
+  fallbackProviders?: string[];
 }
 
 /** The admit update's answer: the admitTask activity's, or a conflict (same Idempotency-Key, another body). */
@@ -200,9 +203,12 @@ export function settlementActivities(input: GenerationInput) {
   });
 }
 
-/** The provider call of one run, on the provider's own task queue. */
-export function providerActivities(input: GenerationInput, taskQueue: string) {
-  const timeout = `${input.timeoutSeconds} seconds` as const;
+/**
+ * The provider call of one run, on the provider's own task queue. A fallback route gets what is left of the task's
+ * deadline (`timeoutMs`): the model's timeout covers all its routes together, as the caller was told.
+ */
+export function providerActivities(input: GenerationInput, taskQueue: string, timeoutMs?: number) {
+  const timeout = timeoutMs ?? (`${input.timeoutSeconds} seconds` as const);
   return proxyActivities<ProviderActivities>({
     ...provider,
     taskQueue,
@@ -211,10 +217,87 @@ export function providerActivities(input: GenerationInput, taskQueue: string) {
   });
 }
 
+/**
+ * A route failed for a reason that is not the caller's: its provider kept failing (retries spent, timed out),
+ * refused the gateway's own account, or cannot run here. A refusal of the caller's input is never tried elsewhere.
+ */
+function isRouteFailure(error: unknown): boolean {
+  if (
+    !(error instanceof ActivityFailure) ||
+    !['generateOutputs', 'checkUpstreamJob'].includes(error.activityType ?? '')
+  )
+    return false;
+  const cause = error.cause;
+  return !(
+    cause instanceof ApplicationFailure && ['ProviderRefusal', 'DeterministicFailure'].includes(cause.type ?? '')
+  );
+}
+
+interface RouteRun {
+  /** The model's own provider's call, on its task queue. */
+  generateOutputs: ReturnType<typeof providerActivities>['generateOutputs'];
+  upstream: UpstreamJob;
+  deadline: number;
+}
+
+/**
+ * Runs the task on the model's own provider, then, each time a route fails for a reason not the caller's and time
+ * is left, on its next fallback route (on that provider's task queue). Returns the outputs and who served them.
+ */
+async function runOnRoutes(
+  input: GenerationInput,
+  { generateOutputs, upstream, deadline }: RouteRun,
+): Promise<{ produced: GeneratedOutputs; servedBy: string; route: number }> {
+  const task = { taskId: input.taskId, modelId: input.modelId };
+  const fallbacks = input.fallbackProviders ?? [];
+  /** Route 0 is the model's own provider; route n the n-th fallback, taken after `from` failed. */
+  const runRoute = async (provider: string, fallback?: { route: number; from: string }) => {
+    const taskQueue = providerTaskQueue(workflowInfo().taskQueue, provider);
+    const call = fallback
+      ? providerActivities(input, taskQueue, Math.max(deadline - Date.now(), 1_000)).generateOutputs
+      : generateOutputs;
+    const routed = fallback ? { route: fallback.route, fallbackFrom: fallback.from } : {};
+    const started = await call({ ...task, request: input.request, inputSeconds: input.inputSeconds, ...routed });
+    if ('job' in started) upstream.submitted(started.job, fallback && { taskQueue, route: fallback.route });
+    // Cancelled while the call ran (and it finished anyway): its result is not wanted; a job is cancelled later.
+    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');
+    return 'job' in started ? await upstream.awaitUpstreamJob(started.job, deadline) : started;
+  };
+  const afterFailure = async (error: unknown, failed: string, route: number) => {
+    const next = fallbacks[route];
+    // patched: histories recorded before fallback routes replay as they ran.
+    const switching = next !== undefined && isRouteFailure(error) && Date.now() < deadline;
+    if (!switching || CancellationScope.current().consideredCancelled || !patched('provider-fallback')) throw error;
+    // A job the failed route left running upstream is stopped before the next route starts its own.
+    await CancellationScope.nonCancellable(() => upstream.cancelUncollected());
+    log.warn('provider route failed; the next route takes the task', {
+      taskId: input.taskId,
+      from: failed,
+      to: next,
+      reason: error instanceof ActivityFailure ? error.cause?.message : String(error),
+    });
+    return attempt(next, route + 1, failed);
+  };
+  const attempt = async (
+    provider: string,
+    route: number,
+    from?: string,
+  ): Promise<{ produced: GeneratedOutputs; servedBy: string; route: number }> => {
+    try {
+      const produced = await runRoute(provider, from === undefined ? undefined : { route, from });
+      return { produced, servedBy: provider, route };
+    } catch (error) {
+      return afterFailure(error, provider, route);
+    }
+  };
+  return attempt(providerSlugOf(input.modelId), 0);
+}
+
 /** Only what our own code says about a failure reaches the caller; anything else gets a generic sentence. */
 function callerSafeError(error: unknown, timeoutSeconds: number): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (cause instanceof ApplicationFailure && cause.type === 'ProviderRefusal') return cause.message;
+  if (cause instanceof ApplicationFailure && ['ProviderRefusal', 'RouteUnavailable'].includes(cause.type ?? ''))
+    return cause.message;
   // The gateway's own account with the provider was refused: nothing about the caller's request.
   if (cause instanceof ApplicationFailure && cause.type === 'ProviderUnavailable')
     return 'The model is not available right now: its provider refused this gateway. You have not been charged.';
@@ -236,6 +319,11 @@ function callerSafeError(error: unknown, timeoutSeconds: number): string {
 /** Keeps GenStatus current for the Web UI's list. patched: histories recorded before it replay without the upserts. */
 function recordStatus(status: GenStatus) {
   if (patched('search-attributes')) upsertSearchAttributes([{ key: genStatus, value: status }]);
+}
+
+/** GenProvider follows the route that served the task (the Web UI's filter), once a fallback took it over. */
+function recordProvider(provider: string, route: number) {
+  if (route > 0) upsertSearchAttributes([{ key: genProvider, value: provider }]);
 }
 
 const isAdmissionRefused = (error: unknown) => error instanceof ApplicationFailure && error.type === 'AdmissionRefused';
@@ -265,17 +353,15 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     view = await databaseSteps().markProcessing(input.taskId);
     recordStatus('processing');
     const deadline = Date.now() + input.timeoutSeconds * 1000;
-    const started = await generateOutputs({ ...task, request: input.request, inputSeconds: input.inputSeconds });
-    if ('job' in started) upstream.submitted(started.job);
-    // Cancelled while the call ran (and it finished anyway): its result is not wanted; a job is cancelled below.
-    if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');
-    const produced = 'job' in started ? await upstream.awaitUpstreamJob(started.job, deadline) : started;
+    const { produced, servedBy, route } = await runOnRoutes(input, { generateOutputs, upstream, deadline });
+    recordProvider(servedBy, route);
     // 4. Settle. Not cancellable: a cancel arriving now must not race the charge. An x402 payment moves on chain
     // first, and only now: a task that failed before this point never takes the payer's money.
     view = await CancellationScope.nonCancellable(async () => {
-      if (!input.payment) return databaseSteps().settleTask({ ...task, ...produced });
-      await settlementActivities(input).settlePayment({ ...task, ...produced });
-      return completePaidTask({ ...task, ...produced });
+      const delivered = { ...task, ...produced, servedBy };
+      if (!input.payment) return databaseSteps().settleTask(delivered);
+      await settlementActivities(input).settlePayment(delivered);
+      return completePaidTask(delivered);
     });
   } catch (error) {
     if (isAdmissionRefused(error)) {

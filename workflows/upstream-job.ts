@@ -35,9 +35,15 @@ const cancel = {
 /** Callbacks kept while the job id is not known yet: one may beat the submission's answer; a few at most. */
 const maxEarlyCallbacks = 8;
 
+/** Where a job runs: its provider's task queue and, for a fallback, the route (1… in the model's `fallbacks`). */
+export interface JobRoute {
+  taskQueue: string;
+  route?: number;
+}
+
 export interface UpstreamJob {
-  /** Records a submitted job as the task's: from now on, a failure cancels it. */
-  submitted(job: SubmittedJob): void;
+  /** Records a submitted job as the task's: from now on, a failure cancels it. A fallback's job names its route. */
+  submitted(job: SubmittedJob, route?: JobRoute): void;
   /**
    * Waits for the job, checking it after each poll interval (growing by half up to the maximum) or at its callback,
    * then collects its outputs into our storage.
@@ -68,14 +74,19 @@ export function upstreamJobOf(task: { taskId: string; modelId: string }, taskQue
     }
   });
   let uncollected: JobRef | undefined;
+  // The route of the job submitted last: its activities run on its provider's queue (the model's own by default).
+  let queue: { taskQueue: string } = { taskQueue };
+  let routed: { route?: number } = {};
 
   return {
-    submitted(job) {
-      uncollected = { ...task, jobId: job.jobId };
+    submitted(job, route) {
+      queue = { taskQueue: route?.taskQueue ?? taskQueue };
+      routed = route?.route ? { route: route.route } : {};
+      uncollected = { ...task, jobId: job.jobId, ...routed };
     },
 
     async awaitUpstreamJob(job, deadline) {
-      const ref: JobRef = { ...task, jobId: job.jobId };
+      const ref: JobRef = { ...task, jobId: job.jobId, ...routed };
       currentJobId = job.jobId;
       callbackArrived = earlyCallbacks.has(job.jobId);
       let interval = job.pollIntervalMs;
@@ -86,16 +97,20 @@ export function upstreamJobOf(task: { taskId: string; modelId: string }, taskQue
         const called = await condition(() => callbackArrived, Math.min(interval, remaining));
         callbackArrived = false;
         const untilDeadline = Math.max(deadline - Date.now(), 1_000);
-        if ((await checkUpstreamJob.executeWithOptions({ scheduleToCloseTimeout: untilDeadline }, [ref])).done) break;
+        const options = { ...queue, scheduleToCloseTimeout: untilDeadline };
+        if ((await checkUpstreamJob.executeWithOptions(options, [ref])).done) break;
         if (!called) interval = Math.min(Math.round(interval * 1.5), job.pollMaxIntervalMs);
       }
-      const outputs = await collectUpstreamJob(ref);
+      const outputs = await collectUpstreamJob.executeWithOptions(queue, [ref]);
       uncollected = undefined;
       return outputs;
     },
 
     async cancelUncollected() {
-      if (uncollected) await cancelUpstreamJob(uncollected).catch(() => undefined);
+      if (uncollected) await cancelUpstreamJob.executeWithOptions(queue, [uncollected]).catch(() => undefined);
+      uncollected = undefined;
+      // A next route's job may call back before its id is known: kept as an early callback, as the first job's.
+      currentJobId = undefined;
     },
   };
 }

@@ -121,12 +121,20 @@ export const providers = {
   local: { name: 'Local', slug: 'local' },
 } as const;
 export type ProviderSlug = keyof typeof providers;
+const providerSlug = z.enum(Object.keys(providers) as [ProviderSlug, ...ProviderSlug[]]);
+
+/**
+ * Another place the same model runs (the same open weights on fal and on Replicate): tried in order when the model's
+ * own provider fails for a reason that is not the caller's. Only where the call runs changes: not the id, not the price.
+ */
+export const fallbackRouteSchema = z.object({ provider: providerSlug, upstream: upstreamSchema }).strict();
+export type FallbackRoute = z.infer<typeof fallbackRouteSchema>;
 
 export const catalogEntrySchema = z
   .object({
     slug: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,62}$/, 'expected lowercase letters, digits, dots and dashes'),
     name: z.string().min(1),
-    provider: z.enum(Object.keys(providers) as [ProviderSlug, ...ProviderSlug[]]),
+    provider: providerSlug,
     type: z.enum(generationTypes),
     description: z.string().min(20),
     capabilities: capabilitiesSchema,
@@ -142,6 +150,8 @@ export const catalogEntrySchema = z
     measured_inputs: z.array(z.enum(measurableInputs)).min(1).optional(),
     timeout_seconds: z.int().min(10).max(7200),
     upstream: upstreamSchema,
+    /** Alternative upstream routes, in the order they are tried after the model's own provider. */
+    fallbacks: z.array(fallbackRouteSchema).min(1).max(3).optional(),
   })
   .strict();
 

@@ -1,6 +1,7 @@
 // Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
 import { type CatalogEntry, catalogEntrySchema, providers, type TranslatedField } from './catalog.schema.ts';
 import { costBand } from './cost-band.ts';
+import { unsupportedRoute } from './route-support.ts';
 import { catalogEntries } from './models.catalog.ts';
 
 export interface CatalogModel extends CatalogEntry {
@@ -45,7 +46,23 @@ function coherenceProblems(entry: CatalogEntry): string[] {
     problems.push(`measured_inputs: a ${pricing.kind} price does not depend on an input's length`);
   if (entry.type === 'text-to-text' && pricing.kind !== 'per_token')
     problems.push('pricing.kind: text-to-text models are priced per token');
-  return [...problems, ...translationProblems(entry)];
+  return [...problems, ...translationProblems(entry), ...fallbackProblems(entry)];
+}
+
+/** Each fallback route runs the model's type on another provider, and translates every value the model offers. */
+function fallbackProblems(entry: CatalogEntry): string[] {
+  const seen = new Set<string>([entry.provider]);
+  return (entry.fallbacks ?? []).flatMap((route, index) => {
+    const path = `fallbacks.${index}`;
+    const unsupported = unsupportedRoute(route.provider, entry.type);
+    const problems = [
+      ...(seen.has(route.provider) ? [`${path}.provider: ${route.provider} is already a route of this model`] : []),
+      ...(unsupported ? [`${path}.provider: ${unsupported}`] : []),
+      ...translationProblems({ ...entry, upstream: route.upstream }).map((problem) => `${path}.${problem}`),
+    ];
+    seen.add(route.provider);
+    return problems;
+  });
 }
 
 /** The capability listing the values a translated field may take. */
@@ -111,6 +128,16 @@ export function loadCatalog(entries: unknown[] = catalogEntries): Catalog {
     models.push(model);
   });
   return { models, get: (id) => byId.get(id) };
+}
+
+/**
+ * The model as route `route` runs it: 0 is its own provider, 1… its `fallbacks` in order. Same id and price; only the
+ * provider and the upstream's names change. Undefined when the model has no such route (any more).
+ */
+export function modelOnRoute(model: CatalogModel, route: number): CatalogModel | undefined {
+  if (route === 0) return model;
+  const fallback = model.fallbacks?.[route - 1];
+  return fallback && { ...model, provider: fallback.provider, upstream: fallback.upstream };
 }
 
 /** How the catalog shows a model's provider: its display name and slug. */

@@ -49,6 +49,8 @@ export const catalogEntries: Entry[] = [
       parameters: { aspect_ratio: 'image_size', num_outputs: 'num_images' },
       values: { aspect_ratio: fluxImageSizes },
     },
+    // The same open weights on Replicate, which takes our aspect ratios and output count as they are.
+    fallbacks: [{ provider: 'replicate', upstream: { model: 'black-forest-labs/flux-schnell' } }],
   },
   {
     slug: 'flux-dev',

@@ -28,6 +28,8 @@ export interface TaskView {
   payment?: TaskPaymentView;
   /** The failed task this one replays (an operator re-ran it with `genctl tasks replay`). */
   replay_of?: string;
+  /** The provider whose route ran the completed task: the model's own, or a fallback that took over. */
+  served_by?: string;
 }
 
 export interface TaskPaymentView {
@@ -72,6 +74,7 @@ export function taskView(task: Task & { payment?: X402Payment | null }): TaskVie
     outputs: task.outputs.length > 0 ? task.outputs : undefined,
     payment: task.payment ? paymentView(task.payment) : undefined,
     replay_of: task.replayOf,
+    served_by: task.servedBy,
   };
   return {
     id: task.id,

@@ -63,6 +63,12 @@ export const metrics = {
     buckets: secondsBuckets.provider,
     registers: [registry],
   }),
+  providerFallbacks: new Counter({
+    name: 'gateway_provider_fallbacks_total',
+    help: "Tasks switched to a model's next provider route after one failed for a reason not the caller's, by model, failed provider (from) and next (to)",
+    labelNames: ['model', 'from', 'to'] as const,
+    registers: [registry],
+  }),
   providerOperatorFailures: new Counter({
     name: 'gateway_provider_operator_failures_total',
     help: "Upstream 401/402/403: the gateway's own provider key is wrong or out of credit (the operator's to fix)",

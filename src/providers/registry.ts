@@ -39,6 +39,13 @@ export function canRun(config: Config, model: CatalogEntry): boolean {
   }
 }
 
+/** Whether the model's own provider or one of its fallback routes can run it here: admission's question. */
+export const canRunSomeRoute = (config: Config, model: CatalogEntry): boolean =>
+  canRun(config, model) ||
+  (model.fallbacks ?? []).some((route) =>
+    canRun(config, { ...model, provider: route.provider, upstream: route.upstream }),
+  );
+
 export interface Providers {
   /** How the model runs, or undefined when this build or this configuration cannot run it. */
   for(model: CatalogEntry): Provider | undefined;

@@ -1,6 +1,6 @@
 // Creating and reading generation tasks: what POST /generations and GET /generations/{id} mean, whatever the
 // transport. Refusals are domain errors; the API translates them in one place.
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog, CatalogModel } from '../catalog/catalog.ts';
 import { priceRequest } from '../catalog/pricing.ts';
 import { ModelRequestError, resolveModel } from '../catalog/resolve.ts';
 import type { Config } from '../config.ts';
@@ -15,7 +15,7 @@ import type { GenerationRequest, InputLayoutRequest } from '../domain/generation
 import { measureInputs } from '../generation/measured-inputs.ts';
 import { foldMessages, inputUrls, missingInputs, normaliseLayout, requestHash } from '../generation/request.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
-import { canRun } from '../providers/registry.ts';
+import { canRunSomeRoute } from '../providers/registry.ts';
 import type { AccountKind, Task } from '../generated/prisma/client.ts';
 import { admitGeneration, type AdmissionOutcome, type TemporalDeps } from '../temporal/generations.ts';
 import type { GenerationInput } from '../../workflows/generation.workflow.ts';
@@ -73,7 +73,7 @@ export function admissibleRequest(
   const model = resolveModel(deps.catalog, request);
   const missing = missingInputs(request, model);
   if (missing.length > 0) throw new ModelRequestError(missing);
-  if (!canRun(deps.config, model)) {
+  if (!canRunSomeRoute(deps.config, model)) {
     const message = `${model.id} is not available on this server (its provider is not configured here)`;
     throw new ModelRequestError([{ field: 'model', message }]);
   }
@@ -125,6 +125,10 @@ const admittedEarlier = ({ id, type, model, costReserved, createdAt }: Task): Qu
   createdAt: createdAt.toISOString(),
 });
 
+/** The providers the workflow may hand the task to, in order, when the model's own fails (catalog `fallbacks`). */
+export const fallbackProvidersOf = (model: CatalogModel): Pick<GenerationInput, 'fallbackProviders'> =>
+  model.fallbacks ? { fallbackProviders: model.fallbacks.map((route) => route.provider) } : {};
+
 /** The workflow input of a request: the same account and Idempotency-Key always give the same task and workflow. */
 export function generationInput(input: NewGeneration, admissible: AdmissibleRequest): GenerationInput {
   return {
@@ -136,6 +140,7 @@ export function generationInput(input: NewGeneration, admissible: AdmissibleRequ
     modelId: admissible.model.id,
     requestHash: admissible.hash,
     timeoutSeconds: admissible.model.timeout_seconds,
+    ...fallbackProvidersOf(admissible.model),
     ...(admissible.inputSeconds !== undefined ? { inputSeconds: admissible.inputSeconds } : {}),
     ...(input.replayOf ? { replayOf: input.replayOf } : {}),
   };

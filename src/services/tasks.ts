@@ -96,6 +96,8 @@ export async function markProcessing(prisma: PrismaClient, taskId: string): Prom
 export interface Delivered {
   outputs: string[];
   usage?: Usage;
+  /** The provider whose route ran the task (a fallback's, when one took over). */
+  servedBy?: string;
 }
 
 /**
@@ -165,6 +167,7 @@ export async function completeTask(
         outputs: input.outputs,
         costCharged: charged,
         completedAt: new Date(),
+        servedBy: input.servedBy ?? null,
       },
       ...withPayment,
     });

@@ -22,6 +22,7 @@ import {
   type AdmissibleRequest,
   admissibleRequest,
   admissionRefusal,
+  fallbackProvidersOf,
   type GenerationServiceDeps,
   measuredRequest,
   type QueuedGeneration,
@@ -125,6 +126,7 @@ export function paidGenerationInput(
     modelId: model.id,
     requestHash: hash,
     timeoutSeconds: model.timeout_seconds,
+    ...fallbackProvidersOf(model),
     ...(inputSeconds !== undefined ? { inputSeconds } : {}),
     payment: {
       scheme: requirement.scheme,

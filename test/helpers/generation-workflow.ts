@@ -39,6 +39,8 @@ export interface RunOptions {
   whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>;
   /** false: the admit update is never sent, as when Temporal lost it. */
   admit?: boolean;
+  /** A fallback route's provider activities, on its provider's queue (`input.fallbackProviders[0]`). */
+  fallback?: Partial<ProviderActivities>;
 }
 
 /** `context` is read at each call, so it may be filled in by a beforeAll after this is called. */
@@ -79,7 +81,7 @@ export function generationWorkflowHarness(context: {
   }
 
   /** Starts the workflow, admits it through its update (as the API does), and waits for the end. */
-  async function run({ input, provider, whileRunning, admit = true }: RunOptions) {
+  async function run({ input, provider, whileRunning, admit = true, fallback }: RunOptions) {
     const taskQueue = uniqueTaskQueue('generation');
     const worker = await Worker.create({
       connection: context.env.nativeConnection,
@@ -93,23 +95,35 @@ export function generationWorkflowHarness(context: {
       taskQueue: providerTaskQueue(taskQueue, providerSlugOf(input.modelId)),
       activities: typeof provider === 'function' ? { generateOutputs: provider } : provider,
     });
-    return providerWorker.runUntil(() =>
-      worker.runUntil(async () => {
-        const handle = await context.env.client.workflow.start(generationWorkflow, {
-          taskQueue,
-          workflowId: input.taskId,
-          args: [input],
-        });
-        const admission = admit
-          ? await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] })
-          : undefined;
-        await whileRunning?.(handle);
-        const outcome = await handle.result().then(
-          (result) => ({ result, failure: undefined }),
-          (failure: unknown) => ({ result: undefined, failure }),
-        );
-        return { admission, ...outcome, history: await handle.fetchHistory() };
-      }),
+    const fallbackProvider = input.fallbackProviders?.[0];
+    const fallbackWorker =
+      fallback &&
+      fallbackProvider &&
+      (await Worker.create({
+        connection: context.env.nativeConnection,
+        taskQueue: providerTaskQueue(taskQueue, fallbackProvider),
+        activities: fallback,
+      }));
+    const withFallback = <T>(body: () => Promise<T>) => (fallbackWorker ? fallbackWorker.runUntil(body) : body());
+    return withFallback(() =>
+      providerWorker.runUntil(() =>
+        worker.runUntil(async () => {
+          const handle = await context.env.client.workflow.start(generationWorkflow, {
+            taskQueue,
+            workflowId: input.taskId,
+            args: [input],
+          });
+          const admission = admit
+            ? await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] })
+            : undefined;
+          await whileRunning?.(handle);
+          const outcome = await handle.result().then(
+            (result) => ({ result, failure: undefined }),
+            (failure: unknown) => ({ result: undefined, failure }),
+          );
+          return { admission, ...outcome, history: await handle.fetchHistory() };
+        }),
+      ),
     );
   }
 
@@ -120,6 +134,14 @@ export function generationWorkflowHarness(context: {
 export const submittedJob = (pollIntervalMs: number, pollMaxIntervalMs: number) => async () => ({
   job: { jobId: 'job-1', pollIntervalMs, pollMaxIntervalMs },
 });
+
+/** FLUX schnell: fal, with Replicate as its fallback route. */
+export const schnellRequest: GenerationRequest = {
+  type: 'text-to-image',
+  model: 'fal/flux-schnell',
+  prompt: 'a lighthouse at dusk',
+  num_outputs: 1,
+};
 
 export const textToVideoRequest: GenerationRequest = {
   type: 'text-to-video',

@@ -5,7 +5,8 @@
 // can), [[422]] (submit rejected), [[500]] (the status call fails once), [[slow]] (stays IN_PROGRESS),
 // [[slow-status]] (the first status call answers after 2.5 s), [[malformed]] (a result without file URLs),
 // [[fewer]] (one image, however many were asked for), [[429]] (the submission is throttled once, Retry-After: 1),
-// [[queued]] (IN_QUEUE at positions 2, 1, 0 over three polls, then IN_PROGRESS for two, then COMPLETED).
+// [[queued]] (IN_QUEUE at positions 2, 1, 0 over three polls, then IN_PROGRESS for two, then COMPLETED),
+// [[503]] (every submission answered 503 with Retry-After: 1, counted in `unavailable`: an outage).
 // A job submitted with `?fal_webhook=` completes on its own shortly after and is announced by a POST signed as
 // fal signs (ED25519 over request id, user id, timestamp and the body's SHA-256), with keys at /.well-known/jwks.json.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
@@ -19,6 +20,8 @@ export interface FalStandIn {
   jwksUrl: string;
   submitted: { endpoint: string; input: Record<string, unknown>; requestId: string; webhook: string | null }[];
   cancelled: string[];
+  /** Submissions answered 503 ([[503]]). */
+  unavailable: number;
   /** Status calls per request id. */
   statusCalls: Map<string, number>;
   callbacks: SentCallback[];
@@ -109,6 +112,21 @@ export async function startFalStandIn(options: {
       void sendCallback(webhook, signCallback(id, body), body, callbacks);
     }, 200);
 
+  const standIn: FalStandIn = {
+    queueUrl: '',
+    jwksUrl: '',
+    submitted,
+    cancelled,
+    unavailable: 0,
+    statusCalls,
+    callbacks,
+    signCallback,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
     if (req.method === 'GET' && serveMediaFile(url.pathname, options.media, res)) return;
@@ -126,6 +144,13 @@ export async function startFalStandIn(options: {
         return send(res, 422, {
           detail: [{ loc: ['body', 'prompt'], msg: 'prompt is not allowed', type: 'value_error' }],
         });
+      if (marker === '[[503]]') {
+        standIn.unavailable += 1;
+        res
+          .writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' })
+          .end(JSON.stringify({ detail: 'Service temporarily unavailable' }));
+        return;
+      }
       if (marker === '[[429]]' && !failedOnce.has(JSON.stringify(input))) {
         failedOnce.add(JSON.stringify(input));
         res
@@ -200,18 +225,6 @@ export async function startFalStandIn(options: {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    queueUrl: base,
-    jwksUrl: `${base}/.well-known/jwks.json`,
-    submitted,
-    cancelled,
-    statusCalls,
-    callbacks,
-    signCallback,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  Object.assign(standIn, { queueUrl: base, jwksUrl: `${base}/.well-known/jwks.json` });
+  return standIn;
 }

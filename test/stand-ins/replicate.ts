@@ -71,6 +71,11 @@ export async function startReplicateStandIn(options: {
     const succeeded = prediction.status === 'succeeded';
     const kind = options.kindOf?.(prediction.model) ?? 'image';
     const file = `${baseUrl}/files/${prediction.id}.${mediaTypes[kind].extension}`;
+    // As many images as `num_outputs` asks for (FLUX), one otherwise.
+    const images = Array.from(
+      { length: Number(prediction.input.num_outputs ?? 1) },
+      (_, index) => `${baseUrl}/files/${prediction.id}-${index}.${mediaTypes[kind].extension}`,
+    );
     return {
       id: prediction.id,
       model: prediction.model,
@@ -84,7 +89,7 @@ export async function startReplicateStandIn(options: {
           : prediction.marker === '[[malformed]]'
             ? { unexpected: 'shape' }
             : kind === 'image'
-              ? [file]
+              ? images
               : file,
       error:
         prediction.status === 'failed'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generationTypes } from '../../src/domain/values.ts';
 import type { CatalogEntry } from '../../src/catalog/catalog.schema.ts';
-import { CatalogError, loadCatalog } from '../../src/catalog/catalog.ts';
+import { CatalogError, loadCatalog, modelOnRoute } from '../../src/catalog/catalog.ts';
 import { catalogEntries } from '../../src/catalog/models.catalog.ts';
 import { type PricingInput, priceRequest } from '../../src/catalog/pricing.ts';
 
@@ -179,5 +179,61 @@ describe('a bad catalog stops the start naming the model and the field', () => {
 
   it('a duplicate id', () => {
     expect(() => loadCatalog([good, good])).toThrow(/id fal\/hailuo-02 is listed twice/);
+  });
+});
+
+describe('fallback routes', () => {
+  const schnell = catalogEntries.find((entry) => entry.slug === 'flux-schnell')!;
+  const withRoutes = (fallbacks: unknown) => ({ ...schnell, fallbacks });
+  const replicateRoute = { provider: 'replicate', upstream: { model: 'black-forest-labs/flux-schnell' } };
+
+  it('FLUX schnell runs on fal, then on Replicate under its own names, at the same id and price', () => {
+    const model = catalog.get('fal/flux-schnell')!;
+    expect(modelOnRoute(model, 0)).toBe(model);
+    expect(modelOnRoute(model, 1)).toMatchObject({
+      id: 'fal/flux-schnell',
+      provider: 'replicate',
+      pricing: { kind: 'per_output', usd: '0.003' },
+      upstream: { model: 'black-forest-labs/flux-schnell', parameters: {}, values: {} },
+    });
+    expect(modelOnRoute(model, 2)).toBeUndefined();
+  });
+
+  it.each([
+    [
+      'a provider that does not exist',
+      [{ ...replicateRoute, provider: 'nowhere' }],
+      /"flux-schnell": fallbacks\.0\.provider: /,
+    ],
+    [
+      "the model's own provider again",
+      [{ ...replicateRoute, provider: 'fal' }],
+      /fallbacks\.0\.provider: fal is already a route of this model/,
+    ],
+    [
+      'the same provider twice',
+      [replicateRoute, replicateRoute],
+      /fallbacks\.1\.provider: replicate is already a route/,
+    ],
+    [
+      'a local engine',
+      [{ provider: 'local', upstream: { model: 'lanczos' } }],
+      /fallbacks\.0\.provider: a local engine is not a fallback route/,
+    ],
+    [
+      'a route whose values miss an offered aspect ratio',
+      [{ ...replicateRoute, upstream: { ...replicateRoute.upstream, values: { aspect_ratio: { '1:1': 'square' } } } }],
+      /fallbacks\.0\.upstream\.values\.aspect_ratio: no upstream value for 16:9, 9:16, 4:3, 3:4/,
+    ],
+    ['an empty list', [], /"flux-schnell": fallbacks: /],
+  ])('refuses %s', (_name, fallbacks, message) => {
+    expect(() => loadCatalog([withRoutes(fallbacks)])).toThrow(message);
+  });
+
+  it('refuses a route whose provider cannot run the type (text-to-video on the OpenAI adapter runs; 3D does not)', () => {
+    const mesh = catalogEntries.find((entry) => entry.type === 'text-to-3d')!;
+    expect(() => loadCatalog([{ ...mesh, fallbacks: [{ provider: 'openai', upstream: { model: 'm' } }] }])).toThrow(
+      /fallbacks\.0\.provider: the openai adapter does not run text-to-3d/,
+    );
   });
 });

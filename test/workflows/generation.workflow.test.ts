@@ -13,6 +13,7 @@ import { type generationWorkflow, upstreamCallbackSignal } from '../../workflows
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import {
   generationWorkflowHarness,
+  schnellRequest,
   submittedJob as submitted,
   textToVideoRequest as videoRequest,
 } from '../helpers/generation-workflow.ts';
@@ -280,6 +281,74 @@ describe('generationWorkflow', () => {
       expect(failure).toBeInstanceOf(WorkflowFailedError);
       expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'AdmissionFailed' });
       expect(await database.prisma.task.count({ where: { id: input.taskId } })).toBe(0);
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+    });
+  });
+
+  describe('fallback routes (FLUX schnell: fal, then Replicate)', () => {
+    const schnellInput = async () => ({
+      ...(await newTaskInput({ request: schnellRequest, costMicros: 3_000n })), // the quote of one image
+      fallbackProviders: ['replicate'],
+    });
+    const replicateRun = (calls: unknown[]) => ({
+      generateOutputs: async (input: unknown) => {
+        calls.push(input);
+        return { outputs: ['http://files.test/out-0.png'] };
+      },
+    });
+
+    it("the gateway's account refused at fal: Replicate serves it, told it is route 1 after fal, charged once", async () => {
+      const input = await schnellInput();
+      const calls: unknown[] = [];
+      const { result } = await run({
+        input,
+        provider: async () => {
+          throw ApplicationFailure.nonRetryable(
+            "The provider refused the gateway's credentials (HTTP 401)",
+            'ProviderUnavailable',
+          );
+        },
+        fallback: replicateRun(calls),
+      });
+      expect(result).toMatchObject({ status: 'completed', cost: 0.003, served_by: 'replicate' });
+      expect(calls).toEqual([expect.objectContaining({ taskId: input.taskId, route: 1, fallbackFrom: 'fal' })]);
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 997_000n, reserved: 0n, spent: 3_000n });
+    });
+
+    it("a refusal of the caller's request at fal is not tried at Replicate: failed, refunded", async () => {
+      const input = await schnellInput();
+      const calls: unknown[] = [];
+      const { result } = await run({
+        input,
+        provider: async () => {
+          throw ApplicationFailure.nonRetryable('The provider rejected the request (HTTP 422).', 'ProviderRefusal');
+        },
+        fallback: replicateRun(calls),
+      });
+      expect(result).toMatchObject({
+        status: 'failed',
+        error: 'The provider rejected the request (HTTP 422).',
+        cost: 0,
+      });
+      expect(result?.served_by).toBeUndefined();
+      expect(calls).toEqual([]);
+      expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
+    });
+
+    it("every route failing fails the task with the last one's reason, refunded", async () => {
+      const input = await schnellInput();
+      const { result } = await run({
+        input,
+        provider: async () => {
+          throw new Error('fal answered HTTP 503');
+        },
+        fallback: {
+          generateOutputs: async () => {
+            throw ApplicationFailure.nonRetryable('fal/flux-schnell cannot run on this server', 'RouteUnavailable');
+          },
+        },
+      });
+      expect(result).toMatchObject({ status: 'failed', error: 'fal/flux-schnell cannot run on this server', cost: 0 });
       expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
     });
   });

@@ -23,6 +23,7 @@ const histories = [
   'generation-refused-attributes.binpb',
   'deposit-search-attributes.binpb',
   'upload-expiry.binpb',
+  'generation-provider-fallback.binpb',
 ];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));

@@ -2,7 +2,7 @@ import { type CatalogModel, filterModels, providerListing } from '../../catalog/
 import { x402Offered } from '../../chain/settings.ts';
 import type { Config } from '../../config.ts';
 import { usdNumber } from '../../money.ts';
-import { canRun } from '../../providers/registry.ts';
+import { canRunSomeRoute } from '../../providers/registry.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { ModelsQuerySchema, ModelsResponseSchema } from '../schemas/models.schemas.ts';
@@ -35,7 +35,7 @@ function presentModel(model: CatalogModel, config: Config) {
     dollar_cost: band,
     supports_x402: model.supports_x402 && x402Offered(config),
     supports_webhook: model.supports_webhook,
-    available: canRun(config, model),
+    available: canRunSomeRoute(config, model),
   };
 }
 

@@ -183,6 +183,16 @@ export const GenerationStatusResponseSchema = z
       description: 'The failed task this task re-runs (an operator replayed it); absent for an ordinary task',
       example: 'gen_3kXq9V2mPz8LwQ4rT7yN1a',
     }),
+    served_by: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          "Gateway extension: the provider that ran a completed task. The model id's own provider, or another one when " +
+          'the model lists fallback routes and its own failed for a reason that was not the request (a 5xx, a timeout, ' +
+          'throttling past the retry budget, the provider not configured). The price stays the quoted one',
+        example: 'replicate',
+      }),
   })
   .openapi('GenerationStatusResponse');
 

@@ -55,7 +55,7 @@ export const ModelSchema = z
     supports_webhook: z.boolean(),
     available: z.boolean().openapi({
       description:
-        'Extension: whether this server can run the model now (its provider is configured). Unavailable models are listed so callers see the whole catalog, but POST /generations refuses them.',
+        'Extension: whether this server can run the model now (its provider, or one of its fallback routes, is configured). Unavailable models are listed so callers see the whole catalog, but POST /generations refuses them.',
     }),
   })
   .openapi('Model');

@@ -15,7 +15,12 @@ import { taskReconcilerWorkflow } from '../../../workflows/task-reconciler.workf
 import { uploadExpiryWorkflow } from '../../../workflows/upload-expiry.workflow.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
-import { generationWorkflowHarness, submittedJob, textToVideoRequest } from '../../helpers/generation-workflow.ts';
+import {
+  generationWorkflowHarness,
+  schnellRequest,
+  submittedJob,
+  textToVideoRequest,
+} from '../../helpers/generation-workflow.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../../helpers/webhook-delivery-workflow.ts';
 import { createFundedAccount } from '../../helpers/accounts.ts';
@@ -110,6 +115,23 @@ it('generation-upstream-job.binpb: an upstream job polled on growing timers, the
   });
   expect(result?.status).toBe('completed');
   await save('generation-upstream-job.binpb', history);
+});
+
+it('generation-provider-fallback.binpb: fal cannot run it; the Replicate route submits, is polled, collected', async () => {
+  const input = { ...(await generation.newTaskInput({ request: schnellRequest })), fallbackProviders: ['replicate'] };
+  const { result, history } = await generation.run({
+    input,
+    provider: async () => {
+      throw ApplicationFailure.nonRetryable('fal/flux-schnell cannot run on this server', 'RouteUnavailable');
+    },
+    fallback: {
+      generateOutputs: submittedJob(100, 400),
+      checkUpstreamJob: async (job) => ({ done: job.route === 1 }),
+      collectUpstreamJob: async () => ({ outputs: ['http://files.test/out-0.png'] }),
+    },
+  });
+  expect(result).toMatchObject({ status: 'completed', served_by: 'replicate' });
+  await save('generation-provider-fallback.binpb', history);
 });
 
 it('generation-adopted.binpb: an admission whose update was lost, adopted after its timeout, then completed', async () => {
