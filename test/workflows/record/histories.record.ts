@@ -7,6 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Workflow } from '@temporalio/workflow';
 import type { ReplayActivities } from '../../../activities/replay.activities.ts';
 import type { TaskReconcilerActivities } from '../../../activities/task-reconciler.activities.ts';
 import type { UploadActivities } from '../../../activities/upload.activities.ts';
@@ -63,6 +64,25 @@ const save = async (file: string, history: temporal.api.history.v1.IHistory) => 
   }
   await writeFile(path, temporal.api.history.v1.History.encode(history).finish());
 };
+
+/** One run of `workflow` on a worker of its own with stand-in `activities`: its result and its history. */
+async function runWithActivities(
+  workflow: Workflow,
+  args: unknown[],
+  activities: object,
+): Promise<{ result: unknown; history: temporal.api.history.v1.IHistory }> {
+  const taskQueue = uniqueTaskQueue(workflow.name);
+  const worker = await Worker.create({
+    connection: context.env.nativeConnection,
+    taskQueue,
+    workflowBundle: context.workflowBundle,
+    activities,
+  });
+  return worker.runUntil(async () => {
+    const handle = await context.env.client.workflow.start(workflow.name, { workflowId: taskQueue, taskQueue, args });
+    return { result: await handle.result(), history: await handle.fetchHistory() };
+  });
+}
 
 // The same run recorded by successive builds: before the webhooks patch, with local database steps, with the status
 // kept in search attributes.
@@ -197,7 +217,6 @@ it.each(['deposit-credited.binpb', 'deposit-search-attributes.binpb'])(
 );
 
 it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow closed', async () => {
-  const taskQueue = uniqueTaskQueue('reconciler');
   const activities: TaskReconcilerActivities = {
     reconcileQueuedTasks: async () => ({
       checked: 1,
@@ -209,46 +228,23 @@ it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow clos
       abandonedAdmissionsPruned: 0,
     }),
   };
-  const worker = await Worker.create({
-    connection: context.env.nativeConnection,
-    taskQueue,
-    workflowBundle: context.workflowBundle,
+  const { result, history } = await runWithActivities(
+    taskReconcilerWorkflow,
+    [{ olderThanSeconds: 600, limit: 50 }],
     activities,
-  });
-  const handle = await worker.runUntil(async () => {
-    const started = await context.env.client.workflow.start(taskReconcilerWorkflow, {
-      workflowId: `task-reconciler-${taskQueue}`,
-      taskQueue,
-      args: [{ olderThanSeconds: 600, limit: 50 }],
-    });
-    expect(await started.result()).toMatchObject({ checked: 2 });
-    return started;
-  });
-  await save('task-reconciler.binpb', await handle.fetchHistory());
+  );
+  expect(result).toMatchObject({ checked: 2 });
+  await save('task-reconciler.binpb', history);
 });
 
 it('upload-expiry.binpb: two full pages of expired uploads, then a short one', async () => {
-  const taskQueue = uniqueTaskQueue('upload-expiry');
   const expired = ['upl_a', 'upl_b', 'upl_c', 'upl_d', 'upl_e'];
   const activities: UploadActivities = {
     deleteExpiredUploads: async ({ limit }) => ({ deleted: expired.splice(0, limit) }),
   };
-  const worker = await Worker.create({
-    connection: context.env.nativeConnection,
-    taskQueue,
-    workflowBundle: context.workflowBundle,
-    activities,
-  });
-  const handle = await worker.runUntil(async () => {
-    const started = await context.env.client.workflow.start(uploadExpiryWorkflow, {
-      workflowId: `upload-expiry-${taskQueue}`,
-      taskQueue,
-      args: [{ limit: 2, maxPages: 10 }],
-    });
-    expect(await started.result()).toEqual({ deleted: ['upl_a', 'upl_b', 'upl_c', 'upl_d', 'upl_e'] });
-    return started;
-  });
-  await save('upload-expiry.binpb', await handle.fetchHistory());
+  const { result, history } = await runWithActivities(uploadExpiryWorkflow, [{ limit: 2, maxPages: 10 }], activities);
+  expect(result).toEqual({ deleted: ['upl_a', 'upl_b', 'upl_c', 'upl_d', 'upl_e'] });
+  await save('upload-expiry.binpb', history);
 });
 
 it('replay-batch.binpb: a batch replays two tasks at its rate, skips one, and waits for both to end', async () => {
