@@ -85,7 +85,9 @@ describe('provider fallback', () => {
     expect(balance.reserved).toBe(before.reserved);
     expect((await fallbacksCounted()) - counted).toBe(1);
     // The history shows the switch: the second call ran on Replicate's queue, and GenProvider names Replicate.
+    // The row completes before the workflow records its serving provider: wait for the workflow to close first.
     const handle = gateway.env.client.workflow.getHandle(task.id);
+    await handle.result();
     expect((await handle.describe()).typedSearchAttributes.get(genProvider)).toBe('replicate');
     const scheduled = (await handle.fetchHistory()).events!.flatMap((event) => {
       const attributes = event.activityTaskScheduledEventAttributes;
