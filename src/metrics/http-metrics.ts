@@ -3,6 +3,8 @@ import type { RequestHandler, Response } from 'express';
 import { metrics } from './metrics.ts';
 
 const admissionRoute = '/api/v1/generations';
+// 202, or 201 when a `Prefer: wait` saw the task end: admitted either way.
+const admitted = (status: number) => status === 202 || status === 201;
 
 /** Names the route of requests a router serves without a route of its own (static files). */
 export const routeLabel =
@@ -31,7 +33,7 @@ export const httpMetrics: RequestHandler = (req, res, next) => {
     const code = res.locals.errorCode as string | undefined;
     if (code) metrics.httpErrors.inc({ method: req.method, route, code });
     if (req.method === 'POST' && route === admissionRoute)
-      metrics.admissions.inc({ outcome: res.statusCode === 202 ? 'admitted' : (code ?? String(res.statusCode)) });
+      metrics.admissions.inc({ outcome: admitted(res.statusCode) ? 'admitted' : (code ?? String(res.statusCode)) });
   });
   next();
 };

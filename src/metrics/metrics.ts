@@ -33,7 +33,7 @@ export const metrics = {
   }),
   admissions: new Counter({
     name: 'gateway_admissions_total',
-    help: 'Answers to POST /generations: admitted (202), or the error code of the refusal',
+    help: 'Answers to POST /generations: admitted (202, or 201 after a Prefer: wait), or the error code of the refusal',
     labelNames: ['outcome'] as const,
     registers: [registry],
   }),
