@@ -185,8 +185,8 @@ describe('the API key cache (API_KEY_CACHE_SECONDS)', () => {
     const revokedAt = Date.now();
     // Trusted from the cache right after the revocation: the database is not read on every call.
     expect((await balance()).status).toBe(200);
-    await expect.poll(async () => (await balance()).status, { timeout: 3_000, interval: 100 }).toBe(401);
-    expect(Date.now() - revokedAt).toBeLessThan(2_000);
+    await expect.poll(async () => (await balance()).status, { timeout: 5_000, interval: 100 }).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(3_000);
   });
 
   it('refuses a cached key the moment it expires', async () => {

@@ -57,7 +57,7 @@ describe('shutdown gate', () => {
     });
     await closed;
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(4_000);
     expect(server!.listening).toBe(false);
     // The handler finishing later writes nowhere and throws nothing out.
     release();
@@ -79,7 +79,7 @@ describe('shutdown gate', () => {
     expect(await response.json()).toEqual({ ok: true });
     const started = Date.now();
     await closed;
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(4_000);
   });
 
   it('ends a handler that is only waiting (Prefer: wait) as the close begins, so it answers itself', async () => {
@@ -98,13 +98,13 @@ describe('shutdown gate', () => {
     expect(response.status).toBe(202);
     expect(await response.json()).toEqual({ waited: 'until shutdown' });
     await closed;
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(4_000);
   });
 
   it('closes at once with nothing pending', async () => {
     const { gate } = await serve(() => undefined);
     const started = Date.now();
     await gate.close(server!, 5_000);
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

@@ -63,7 +63,8 @@ describe('Temporal unreachable', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id, status: 'processing' });
     expect(response.headers.get('preference-applied')).toBeNull();
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Bounded by the wait, not by Temporal's connection attempts; generous for a loaded CI machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 

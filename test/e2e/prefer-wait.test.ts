@@ -37,6 +37,7 @@ afterAll(() => {
 
 const upscale = (path: string) => ({ type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}${path}` });
 const waitFor = (seconds: number | string) => ({ Prefer: `respond-async, wait=${seconds}` });
+// Time bounds below only tell "held" from "answered at once" (waits of 30–60 s); they leave room for a loaded CI box.
 const timed = async <T>(run: () => Promise<T>) => {
   const started = Date.now();
   const result = await run();
@@ -88,7 +89,7 @@ describe('Prefer: wait on POST /generations', () => {
     expect(created.body).toMatchObject({ status: 'queued', poll_url: `/api/v1/generations/${created.body.id}` });
     expect(created.headers.get('preference-applied')).toBeNull();
     expect(ms).toBeGreaterThanOrEqual(2_000);
-    expect(ms).toBeLessThan(5_000);
+    expect(ms).toBeLessThan(10_000);
   });
 
   it('without the header, or with one asking for no wait: 202 at once, as always', async () => {
@@ -104,7 +105,7 @@ describe('Prefer: wait on POST /generations', () => {
       );
       expect(created.status).toBe(202);
       expect(created.headers.get('preference-applied')).toBeNull();
-      expect(ms).toBeLessThan(5_000);
+      expect(ms).toBeLessThan(10_000);
     }
   });
 });
@@ -126,7 +127,7 @@ describe('Prefer: wait on GET /generations/{id}', () => {
     );
     expect(read.headers.get('preference-applied')).toBe('wait=60');
     expect(read.body.status).toBe('completed');
-    expect(ms).toBeLessThan(3_000);
+    expect(ms).toBeLessThan(10_000);
   });
 
   it('someone else’s task: 404 at once, as without the header', async () => {
@@ -136,7 +137,7 @@ describe('Prefer: wait on GET /generations/{id}', () => {
       call(gateway, 'GET', `/generations/${taskId}`, { key: other.body.api_key, headers: waitFor(30) }),
     );
     expect(read).toMatchObject({ status: 404, body: { error: 'not_found' } });
-    expect(ms).toBeLessThan(3_000);
+    expect(ms).toBeLessThan(10_000);
   });
 
   it('100 callers waiting at once hold no database connections; other requests answer meanwhile', async () => {
@@ -154,12 +155,12 @@ describe('Prefer: wait on GET /generations/{id}', () => {
       for (let sample = 0; sample < 5; sample += 1) {
         const balance = await timed(() => call(gateway, 'GET', '/account/balance', { key: developer.key }));
         expect(balance.result.status).toBe(200);
-        expect(balance.ms).toBeLessThan(1_500);
+        expect(balance.ms).toBeLessThan(4_000);
         connections.push(await connectionsToGatewayDatabase(admin));
       }
       const admitted = await timed(() => postGeneration(gateway, { key: developer.key, body: upscale('/held-2.png') }));
       expect(admitted.result.status).toBe(202);
-      expect(admitted.ms).toBeLessThan(3_000);
+      expect(admitted.ms).toBeLessThan(6_000);
       expect(Math.max(...connections)).toBeLessThanOrEqual(10);
 
       const answered = await Promise.all(waits);

@@ -56,7 +56,8 @@ describe('tracing on', () => {
     trace.getTracer('test').startSpan('pending export').end();
     const started = Date.now();
     await tracing.shutdown();
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Under the exporter's own 5 s timeout: the 2 s wait cut it short.
+    expect(Date.now() - started).toBeLessThan(4_500);
     expect(recording()).toBe(false);
   });
 });
