@@ -5,20 +5,30 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { TaskView } from '../generation/task-view.ts';
 import type { AccountKind } from '../generated/prisma/client.ts';
 import { awaitGenerationClosed, type TemporalDeps } from '../temporal/generations.ts';
-import { getGeneration } from './generations.ts';
+import {
+  createGeneration,
+  getGeneration,
+  type GenerationServiceDeps,
+  type NewGeneration,
+  type QueuedGeneration,
+} from './generations.ts';
 
 export interface GenerationWaitDeps {
   prisma: PrismaClient;
   temporal: TemporalDeps;
 }
 
-export interface GenerationWait {
+/** How long to hold the answer for the task to end (`Prefer: wait=N`); none: answer at once. */
+export interface HoldFor {
+  waitMs?: number;
+  /** Ends the wait early: the caller hung up. */
+  signal?: AbortSignal;
+}
+
+export interface GenerationWait extends HoldFor {
   taskId: string;
   account: { id: string; kind: AccountKind };
   onlyTask?: string;
-  waitMs: number;
-  /** Ends the wait early: the caller hung up. */
-  signal?: AbortSignal;
 }
 
 /** The task as it is once it ended or the wait is over; `ended`: completed or failed. */
@@ -30,13 +40,33 @@ export interface WaitedGeneration {
 const hasEnded = (task: TaskView) => task.status === 'completed' || task.status === 'failed';
 
 /**
- * The caller's task once it has ended, or as it is when `waitMs` is up. Temporal unreachable (or the workflow gone)
- * ends the wait early; the answer is then the row as it is, like a read without a wait.
+ * The caller's task once it has ended, or as it is when `waitMs` is up (no `waitMs`: as it is now). Temporal
+ * unreachable (or the workflow gone) ends the wait early; the answer is then the row as it is, like a read without a
+ * wait.
  */
 export async function awaitGeneration(deps: GenerationWaitDeps, input: GenerationWait): Promise<WaitedGeneration> {
   const before = await getGeneration(deps, input);
-  if (hasEnded(before)) return { task: before, ended: true };
+  if (input.waitMs === undefined || hasEnded(before)) return { task: before, ended: hasEnded(before) };
   await awaitGenerationClosed(deps.temporal, input.taskId, input.waitMs, input.signal);
   const after = await getGeneration(deps, input);
   return { task: after, ended: hasEnded(after) };
+}
+
+/** An admitted task, and the task itself when it ended within the wait asked for. */
+export interface AdmittedGeneration {
+  queued: QueuedGeneration;
+  ended?: TaskView;
+}
+
+/** Admits a task (as POST /generations does) and, when asked, holds the answer until it ends or the wait is up. */
+export async function createGenerationAndWait(
+  deps: GenerationServiceDeps & GenerationWaitDeps,
+  input: NewGeneration & HoldFor,
+): Promise<AdmittedGeneration> {
+  const { waitMs, signal, ...admission } = input;
+  const queued = await createGeneration(deps, admission);
+  if (waitMs === undefined) return { queued };
+  const account = { id: input.accountId, kind: input.accountKind };
+  const waited = await awaitGeneration(deps, { taskId: queued.id, account, waitMs, signal });
+  return waited.ended ? { queued, ended: waited.task } : { queued };
 }

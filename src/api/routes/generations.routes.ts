@@ -2,8 +2,8 @@ import type { RequestHandler, Response } from 'express';
 import { formatUsd, usdNumber } from '../../money.ts';
 import { publicBaseUrl } from '../../config.ts';
 import { cancelGeneration } from '../../services/generation-cancel.ts';
-import { awaitGeneration } from '../../services/generation-wait.ts';
-import { createGeneration, getGeneration, type QueuedGeneration } from '../../services/generations.ts';
+import { awaitGeneration, createGenerationAndWait } from '../../services/generation-wait.ts';
+import { getGeneration, type QueuedGeneration } from '../../services/generations.ts';
 import { payForGeneration } from '../../services/x402-payments.ts';
 import type { TaskView } from '../../generation/task-view.ts';
 import { paymentResponseHeaders } from '../../x402/requirements.ts';
@@ -60,6 +60,13 @@ function hangUpSignal(res: Response): AbortSignal {
   return shutdown ? AbortSignal.any([controller.signal, shutdown]) : controller.signal;
 }
 
+/** What `Prefer: wait=N` asks of the service: nothing without it. */
+function holdFor(prefer: string | undefined, res: Response) {
+  const waitSeconds = preferredWaitSeconds(prefer);
+  if (waitSeconds === undefined) return { waitSeconds };
+  return { waitSeconds, waitMs: waitSeconds * 1000, signal: hangUpSignal(res) };
+}
+
 const preferenceAppliedDoc = {
   'Preference-Applied': {
     description: '`wait=N`: the task ended within the wait the `Prefer` header asked for (N as applied, at most 60)',
@@ -99,16 +106,12 @@ const getGenerationDefinition = defineEndpoint({
   success: { ...taskResponse, headers: { ...paymentResponseHeaderDocs, ...preferenceAppliedDoc } },
   errors: ['not_found'],
   handle: async ({ params, headers, principal, ctx, res }) => {
-    const read = { taskId: params.id, account: principal.account, onlyTask: principal.task };
-    const waitSeconds = preferredWaitSeconds(headers.Prefer);
-    if (waitSeconds === undefined) return taskAnswer(await getGeneration(ctx, read));
-    const { task, ended } = await awaitGeneration(ctx, {
-      ...read,
-      waitMs: waitSeconds * 1000,
-      signal: hangUpSignal(res),
-    });
+    const { waitSeconds, ...hold } = holdFor(headers.Prefer, res);
+    const read = { taskId: params.id, account: principal.account, onlyTask: principal.task, ...hold };
+    const { task, ended } = await awaitGeneration(ctx, read);
     const answer = taskAnswer(task);
-    return ended ? { ...answer, headers: { ...answer.headers, ...waitApplied(waitSeconds) } } : answer;
+    if (waitSeconds === undefined || !ended) return answer;
+    return { ...answer, headers: { ...answer.headers, ...waitApplied(waitSeconds) } };
   },
 });
 
@@ -147,24 +150,17 @@ export const generationEndpoints = [
       'service_unavailable',
     ],
     handle: async ({ body, headers, principal, ctx, res }) => {
-      const idempotencyKey = headers['Idempotency-Key'] ?? null;
-      const task = await createGeneration(ctx, {
+      const { waitSeconds, ...hold } = holdFor(headers.Prefer, res);
+      const { queued, ended } = await createGenerationAndWait(ctx, {
         accountId: principal.account.id,
         accountKind: principal.account.kind,
         body,
-        idempotencyKey,
+        idempotencyKey: headers['Idempotency-Key'] ?? null,
+        ...hold,
       });
-      const waitSeconds = preferredWaitSeconds(headers.Prefer);
-      if (waitSeconds === undefined) return { status: 202, body: queuedBody(task) };
-      const waited = await awaitGeneration(ctx, {
-        taskId: task.id,
-        account: principal.account,
-        waitMs: waitSeconds * 1000,
-        signal: hangUpSignal(res),
-      });
-      if (!waited.ended) return { status: 202, body: queuedBody(task) };
-      const location = { Location: `/api/v1/generations/${task.id}`, ...waitApplied(waitSeconds) };
-      const answer = taskAnswer(waited.task);
+      if (!ended || waitSeconds === undefined) return { status: 202, body: queuedBody(queued) };
+      const location = { Location: `/api/v1/generations/${queued.id}`, ...waitApplied(waitSeconds) };
+      const answer = taskAnswer(ended);
       return { status: 201, body: answer.body, headers: { ...answer.headers, ...location } };
     },
     handleUnpaid: async ({ body, ctx, req }) => {
