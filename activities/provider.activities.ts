@@ -46,6 +46,8 @@ export interface SubmittedJob {
   jobId: string;
   pollIntervalMs: number;
   pollMaxIntervalMs: number;
+  /** How long the submitting attempt waited for a provider slot: the workflow does not count it as the model's. */
+  queuedMs?: number;
 }
 
 export interface JobRef {
@@ -151,6 +153,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
       route?: number;
       fallbackFrom?: string;
     }): Promise<GeneratedOutputs | { job: SubmittedJob }> {
+      const queuedMs = Math.max(Date.now() - Context.current().info.currentAttemptScheduledTimestampMs, 0);
       const { model, adapter } = resolveAdapter(input.modelId, input.route);
       // Counted once per switch, by the first attempt on the new route.
       if (input.route && input.fallbackFrom && Context.current().info.attempt === 1)
@@ -172,6 +175,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
               jobId,
               pollIntervalMs: deps.config.PROVIDER_POLL_INTERVAL_MS,
               pollMaxIntervalMs: deps.config.PROVIDER_POLL_MAX_INTERVAL_MS,
+              queuedMs,
             },
           };
         }

@@ -204,6 +204,8 @@ export const configSchema = z.object({
   FAL_CONCURRENCY: positiveInt.default(20),
   REPLICATE_CONCURRENCY: positiveInt.default(20),
   OPENAI_CONCURRENCY: positiveInt.default(20),
+  // How long a task may wait for one of those slots; the wait does not count against the model's timeout.
+  PROVIDER_QUEUE_TIMEOUT_SECONDS: positiveInt.default(600),
   // Workflows a worker keeps in memory between their steps; one evicted is replayed from its history on its next
   // step. Sized for the tasks in flight at the benchmark's highest rate, at ~0.1 MB each.
   WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).default(1000),

@@ -36,6 +36,11 @@ export interface GenerationInput extends AdmitInput {
   modelId: string;
   requestHash: string;
   timeoutSeconds: number;
+  /**
+   * How long the provider call may wait for a slot on its provider's queue (its worker's *_CONCURRENCY), apart from
+   * the model's timeout. Absent (tasks started before it): the wait counts against the model's timeout.
+   */
+  queueTimeoutSeconds?: number;
   /** The providers of the model's fallback routes, in catalog order (route 1, 2, …): each has its own task queue. */
   fallbackProviders?: string[];
 }
@@ -205,15 +210,18 @@ export function settlementActivities(input: GenerationInput) {
 
 /**
  * The provider call of one run, on the provider's own task queue. A fallback route gets what is left of the task's
- * deadline (`timeoutMs`): the model's timeout covers all its routes together, as the caller was told.
+ * deadline (`timeoutMs`): the model's timeout covers all its routes together, as the caller was told. Waiting for a
+ * free slot on the queue is bounded apart (`queueTimeoutSeconds`): a busy gateway does not eat the model's time.
  */
 export function providerActivities(input: GenerationInput, taskQueue: string, timeoutMs?: number) {
-  const timeout = timeoutMs ?? (`${input.timeoutSeconds} seconds` as const);
+  const runMs = timeoutMs ?? input.timeoutSeconds * 1000;
+  const queueMs = (input.queueTimeoutSeconds ?? 0) * 1000;
   return proxyActivities<ProviderActivities>({
     ...provider,
     taskQueue,
-    startToCloseTimeout: timeout,
-    scheduleToCloseTimeout: timeout,
+    startToCloseTimeout: runMs,
+    ...(queueMs > 0 ? { scheduleToStartTimeout: queueMs } : {}),
+    scheduleToCloseTimeout: runMs + queueMs,
   });
 }
 
@@ -261,7 +269,9 @@ async function runOnRoutes(
     if ('job' in started) upstream.submitted(started.job, fallback && { taskQueue, route: fallback.route });
     // Cancelled while the call ran (and it finished anyway): its result is not wanted; a job is cancelled later.
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');
-    return 'job' in started ? await upstream.awaitUpstreamJob(started.job, deadline) : started;
+    if (!('job' in started)) return started;
+    // The time the submission waited for a provider slot is not the model's: the job gets its whole timeout.
+    return await upstream.awaitUpstreamJob(started.job, deadline + (started.job.queuedMs ?? 0));
   };
   const afterFailure = async (error: unknown, failed: string, route: number) => {
     const next = fallbacks[route];
@@ -294,7 +304,7 @@ async function runOnRoutes(
 }
 
 /** Only what our own code says about a failure reaches the caller; anything else gets a generic sentence. */
-function callerSafeError(error: unknown, timeoutSeconds: number): string {
+function callerSafeError(error: unknown, { timeoutSeconds, queueTimeoutSeconds }: GenerationInput): string {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   if (cause instanceof ApplicationFailure && ['ProviderRefusal', 'RouteUnavailable'].includes(cause.type ?? ''))
     return cause.message;
@@ -306,6 +316,8 @@ function callerSafeError(error: unknown, timeoutSeconds: number): string {
     return `The x402 payment could not be settled: ${cause.message}. The outputs were discarded and nothing was charged.`;
   if (error instanceof ActivityFailure && error.activityType === 'settlePayment')
     return 'The x402 payment could not be settled in time: the outputs were discarded and nothing was charged.';
+  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START')
+    return `The model could not start within ${queueTimeoutSeconds} seconds: the gateway is busy. You have not been charged.`;
   // Only running or waiting for the model counts against its timeout (collecting outputs has its own limit).
   const modelTimedOut =
     cause instanceof TimeoutFailure &&
@@ -370,9 +382,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     }
     // Compensation: release whatever admission reserved and end `failed`, even if the workflow is being cancelled.
     // A cancelled task says so, whatever the step it interrupted then failed with (an abandoned download, …).
-    const message = CancellationScope.current().consideredCancelled
-      ? cancelledError
-      : callerSafeError(error, input.timeoutSeconds);
+    const message = CancellationScope.current().consideredCancelled ? cancelledError : callerSafeError(error, input);
     view = await CancellationScope.nonCancellable(async () => {
       await upstream.cancelUncollected();
       return failTask({ taskId: input.taskId, error: message });

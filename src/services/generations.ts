@@ -129,8 +129,17 @@ const admittedEarlier = ({ id, type, model, costReserved, createdAt }: Task): Qu
 export const fallbackProvidersOf = (model: CatalogModel): Pick<GenerationInput, 'fallbackProviders'> =>
   model.fallbacks ? { fallbackProviders: model.fallbacks.map((route) => route.provider) } : {};
 
+/** How long the model may run, and (apart from that) how long the task may wait for a provider slot. */
+export const timeoutsOf = (
+  config: Config,
+  model: CatalogModel,
+): Pick<GenerationInput, 'timeoutSeconds' | 'queueTimeoutSeconds'> => ({
+  timeoutSeconds: model.timeout_seconds,
+  queueTimeoutSeconds: config.PROVIDER_QUEUE_TIMEOUT_SECONDS,
+});
+
 /** The workflow input of a request: the same account and Idempotency-Key always give the same task and workflow. */
-export function generationInput(input: NewGeneration, admissible: AdmissibleRequest): GenerationInput {
+export function generationInput(config: Config, input: NewGeneration, admissible: AdmissibleRequest): GenerationInput {
   return {
     taskId: taskIdFor(input.accountId, input.idempotencyKey),
     accountId: input.accountId,
@@ -139,7 +148,7 @@ export function generationInput(input: NewGeneration, admissible: AdmissibleRequ
     idempotencyKey: input.idempotencyKey,
     modelId: admissible.model.id,
     requestHash: admissible.hash,
-    timeoutSeconds: admissible.model.timeout_seconds,
+    ...timeoutsOf(config, admissible.model),
     ...fallbackProvidersOf(admissible.model),
     ...(admissible.inputSeconds !== undefined ? { inputSeconds: admissible.inputSeconds } : {}),
     ...(input.replayOf ? { replayOf: input.replayOf } : {}),
@@ -163,7 +172,7 @@ export async function createGeneration(deps: GenerationServiceDeps, input: NewGe
     ? { ...declared, costMicros: earlier.costReserved, inputSeconds: earlier.inputSeconds ?? undefined }
     : await measuredRequest(deps, declared);
 
-  const admission = await admitGeneration(deps.temporal, generationInput(input, admissible), {
+  const admission = await admitGeneration(deps.temporal, generationInput(deps.config, input, admissible), {
     accountKind: input.accountKind,
   });
   if (admission.outcome === 'admitted')

@@ -23,6 +23,7 @@ import {
   admissibleRequest,
   admissionRefusal,
   fallbackProvidersOf,
+  timeoutsOf,
   type GenerationServiceDeps,
   measuredRequest,
   type QueuedGeneration,
@@ -125,7 +126,7 @@ export function paidGenerationInput(
     idempotencyKey: null,
     modelId: model.id,
     requestHash: hash,
-    timeoutSeconds: model.timeout_seconds,
+    ...timeoutsOf(config, model),
     ...fallbackProvidersOf(model),
     ...(inputSeconds !== undefined ? { inputSeconds } : {}),
     payment: {

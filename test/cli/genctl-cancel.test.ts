@@ -38,7 +38,7 @@ async function queuedTask() {
     body: CreateGenerationBodySchema.parse(body),
     idempotencyKey: null,
   };
-  const input = generationInput(request, admissibleRequest(deps, request.body));
+  const input = generationInput(deps.config, request, admissibleRequest(deps, request.body));
   await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   await gateway.env.client.workflow.start(generationWorkflow, {
     workflowId: input.taskId,

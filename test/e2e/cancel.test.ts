@@ -155,7 +155,7 @@ async function queuedTask(workflow: 'waiting' | 'missing') {
     body: CreateGenerationBodySchema.parse(localUpscale('/input.png')),
     idempotencyKey: null,
   };
-  const input = generationInput(request, admissibleRequest(deps, request.body));
+  const input = generationInput(deps.config, request, admissibleRequest(deps, request.body));
   await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   if (workflow === 'waiting')
     await gateway.env.client.workflow.start(generationWorkflow, {

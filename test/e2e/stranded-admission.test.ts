@@ -55,7 +55,7 @@ async function strand(accountId: string, idempotencyKey: string | null, workflow
     body: CreateGenerationBodySchema.parse(body),
     idempotencyKey,
   };
-  const input = generationInput(request, admissibleRequest(deps, request.body));
+  const input = generationInput(deps.config, request, admissibleRequest(deps, request.body));
   const before = await moneyOf(accountId);
   const row = await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   if (workflow !== 'missing') {

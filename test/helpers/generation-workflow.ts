@@ -28,6 +28,7 @@ export interface TaskInputOptions {
   /** What admission reserves; default 0.50. */
   costMicros?: bigint;
   timeoutSeconds?: number;
+  queueTimeoutSeconds?: number;
   request?: GenerationRequest;
 }
 
@@ -41,6 +42,8 @@ export interface RunOptions {
   admit?: boolean;
   /** A fallback route's provider activities, on its provider's queue (`input.fallbackProviders[0]`). */
   fallback?: Partial<ProviderActivities>;
+  /** Provider calls the provider's worker runs at once (its *_CONCURRENCY); 0: no provider worker at all. */
+  providerSlots?: number;
 }
 
 /** `context` is read at each call, so it may be filled in by a beforeAll after this is called. */
@@ -65,6 +68,7 @@ export function generationWorkflowHarness(context: {
   async function newTaskInput({
     costMicros = 500_000n,
     timeoutSeconds = 120,
+    queueTimeoutSeconds,
     request = upscaleRequest,
   }: TaskInputOptions = {}): Promise<GenerationInput> {
     const accountId = await createFundedAccount(context.database.prisma, { deposit: 1_000_000n });
@@ -77,11 +81,19 @@ export function generationWorkflowHarness(context: {
       modelId: request.model,
       requestHash: requestHash(request),
       timeoutSeconds,
+      ...(queueTimeoutSeconds ? { queueTimeoutSeconds } : {}),
     };
   }
 
-  /** Starts the workflow, admits it through its update (as the API does), and waits for the end. */
-  async function run({ input, provider, whileRunning, admit = true, fallback }: RunOptions) {
+  /**
+   * Runs `body` with a worker for the workflows and one for the provider calls (on the model's provider queue; local
+   * models: `<queue>-local`) holding `providerSlots` calls at once, or none (`providerSlots: 0`), plus a fallback route's.
+   */
+  async function withWorkers<T>(
+    { modelId, fallbackProviders }: GenerationInput,
+    { provider, fallback, providerSlots }: Pick<RunOptions, 'provider' | 'fallback' | 'providerSlots'>,
+    body: (taskQueue: string) => Promise<T>,
+  ): Promise<T> {
     const taskQueue = uniqueTaskQueue('generation');
     const worker = await Worker.create({
       connection: context.env.nativeConnection,
@@ -89,13 +101,16 @@ export function generationWorkflowHarness(context: {
       workflowBundle: context.workflowBundle,
       activities: realActivities(),
     });
-    // The provider call runs on the model's provider queue (local models: `<queue>-local`).
-    const providerWorker = await Worker.create({
-      connection: context.env.nativeConnection,
-      taskQueue: providerTaskQueue(taskQueue, providerSlugOf(input.modelId)),
-      activities: typeof provider === 'function' ? { generateOutputs: provider } : provider,
-    });
-    const fallbackProvider = input.fallbackProviders?.[0];
+    const providerWorker =
+      providerSlots === 0
+        ? undefined
+        : await Worker.create({
+            connection: context.env.nativeConnection,
+            taskQueue: providerTaskQueue(taskQueue, providerSlugOf(modelId)),
+            activities: typeof provider === 'function' ? { generateOutputs: provider } : provider,
+            ...(providerSlots ? { maxConcurrentActivityTaskExecutions: providerSlots } : {}),
+          });
+    const fallbackProvider = fallbackProviders?.[0];
     const fallbackWorker =
       fallback &&
       fallbackProvider &&
@@ -104,30 +119,46 @@ export function generationWorkflowHarness(context: {
         taskQueue: providerTaskQueue(taskQueue, fallbackProvider),
         activities: fallback,
       }));
-    const withFallback = <T>(body: () => Promise<T>) => (fallbackWorker ? fallbackWorker.runUntil(body) : body());
-    return withFallback(() =>
-      providerWorker.runUntil(() =>
-        worker.runUntil(async () => {
-          const handle = await context.env.client.workflow.start(generationWorkflow, {
-            taskQueue,
-            workflowId: input.taskId,
-            args: [input],
-          });
-          const admission = admit
-            ? await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] })
-            : undefined;
-          await whileRunning?.(handle);
-          const outcome = await handle.result().then(
-            (result) => ({ result, failure: undefined }),
-            (failure: unknown) => ({ result: undefined, failure }),
-          );
-          return { admission, ...outcome, history: await handle.fetchHistory() };
-        }),
-      ),
+    const within = (extra: Worker | undefined, inner: () => Promise<T>) => (extra ? extra.runUntil(inner) : inner());
+    return within(fallbackWorker || undefined, () =>
+      within(providerWorker, () => worker.runUntil(() => body(taskQueue))),
     );
   }
 
-  return { newTaskInput, run };
+  /** Starts the workflow on `taskQueue`, admits it through its update (as the API does), and waits for the end. */
+  async function admitAndAwait(
+    taskQueue: string,
+    { input, whileRunning, admit = true }: Pick<RunOptions, 'input' | 'whileRunning' | 'admit'>,
+  ) {
+    const handle = await context.env.client.workflow.start(generationWorkflow, {
+      taskQueue,
+      workflowId: input.taskId,
+      args: [input],
+    });
+    const admission = admit
+      ? await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] })
+      : undefined;
+    await whileRunning?.(handle);
+    const outcome = await handle.result().then(
+      (result) => ({ result, failure: undefined }),
+      (failure: unknown) => ({ result: undefined, failure }),
+    );
+    return { admission, ...outcome, history: await handle.fetchHistory() };
+  }
+
+  /** Runs one task to its end with its own workers. */
+  function run(options: RunOptions) {
+    return withWorkers(options.input, options, (taskQueue) => admitAndAwait(taskQueue, options));
+  }
+
+  /** Runs tasks of one model at once, sharing the workers (and so the provider's slots). */
+  function runTogether(inputs: GenerationInput[], options: Omit<RunOptions, 'input'>) {
+    return withWorkers(inputs[0]!, options, (taskQueue) =>
+      Promise.all(inputs.map((input) => admitAndAwait(taskQueue, { ...options, input }))),
+    );
+  }
+
+  return { newTaskInput, run, runTogether };
 }
 
 /** The provider half of an upstream job (fal, Replicate): submitted as `job-1`, polled at these intervals. */
