@@ -3,7 +3,7 @@
 // Latency targets are measured open loop at a fixed offered rate, saturation closed loop; two references are
 // measured the same way: an Express hello-world route in this process and the server's bare update-with-start.
 // Prints one table and exits. BENCH_PHASE_SECONDS (default 20) sets how long each open-loop phase offers load.
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import express from 'express';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
@@ -15,6 +15,7 @@ import { startUpscaleClient } from './upscale-client.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
 import { cpuBetween, sampleCpu } from './process-cpu.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
+import { listenLocally } from '../test/helpers/local-server.ts';
 
 const phaseSeconds = Number(process.env.BENCH_PHASE_SECONDS ?? 20);
 const saturationSeconds = Math.max(3, phaseSeconds / 4);
@@ -33,10 +34,10 @@ async function helloWorld(stops: Stop[]): Promise<Measured> {
   app.get('/hello', (_req, res) => {
     res.json({ hello: 'world' });
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
+  const server = createServer(app);
+  const { url: base } = await listenLocally(server);
   stops.push({ name: 'hello world', stop: () => new Promise((resolve) => server.close(resolve)) });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hello`;
+  const url = `${base}/hello`;
   return closedLoop(inFlight, { forSeconds: saturationSeconds }, async () => {
     const response = await fetch(url);
     await response.arrayBuffer();

@@ -4,7 +4,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -12,6 +11,7 @@ import { loadCatalog } from '../src/catalog/catalog.ts';
 import { fetchInput } from '../src/providers/fetch-input.ts';
 import { ffmpegPath } from '../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../src/providers/local/index.ts';
+import { listenLocally } from '../test/helpers/local-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-engines-'));
 const make = (name: string, args: string[]) => {
@@ -58,8 +58,7 @@ const server = createServer((req, res) => {
   if (body) res.writeHead(200).end(body);
   else res.writeHead(404).end();
 });
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const { url: base } = await listenLocally(server);
 const catalog = loadCatalog();
 const context = {
   fetchInput: (url: string) => fetchInput(url, { maxBytes: 100_000_000, timeoutMs: 30_000, allowPrivate: true }),

@@ -3,7 +3,6 @@
 // engine downloading a held input) and an upstream job running (fal and Replicate stand-ins, which record the cancel
 // their documented APIs receive). Each ends failed with error "cancelled", everything it reserved released.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
@@ -16,6 +15,7 @@ import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { checkedBalance } from '../helpers/balance.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type ApiResponse, call, startGeneration, waitForEnd } from '../helpers/http.ts';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
@@ -70,13 +70,10 @@ beforeAll(async () => {
       download.aborted = !res.writableEnded;
     });
   });
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+  inputsUrl = (await listenLocally(inputs)).url;
 });
 afterAll(async () => {
-  inputs?.closeAllConnections();
-  inputs?.close();
-  await Promise.all([fal?.close(), replicate?.close(), receiver?.close()]);
+  await Promise.all([inputs && closeServer(inputs), fal?.close(), replicate?.close(), receiver?.close()]);
 });
 
 const webhook_url = () => receiver.url;

@@ -3,7 +3,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -15,6 +14,7 @@ import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startGeneration } from '../helpers/http.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
 import { spawnWorkerProcess } from '../helpers/worker-process.ts';
@@ -45,8 +45,7 @@ beforeAll(async () => {
   inputs = createServer((_req, res) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 400);
   });
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+  inputsUrl = (await listenLocally(inputs)).url;
 });
 
 afterAll(async () => {

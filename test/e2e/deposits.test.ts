@@ -1,7 +1,6 @@
 // USDC deposits through the real stack: a real anvil with the real test token, the gateway reading it through an
 // RPC proxy the test can take down, the deposit workflow on the Temporal dev server, money in PostgreSQL.
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { encodeFunctionData, type Address, type Hash } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
@@ -11,12 +10,14 @@ import { ensureDepositScanSchedules } from '../../src/temporal/deposit-scans.ts'
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
 const confirmations = 3;
 const chain = useLocalChain();
 // The gateway reads the chain through this proxy; `rpcDown` makes it answer 503, like a node that is unavailable.
 let rpcProxy: Server;
+let rpcProxyUrl: string;
 let rpcDown = false;
 let hooks: Receiver;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ beforeAll(async () => {
     });
     req.pipe(upstream);
   });
-  await new Promise<void>((resolve) => rpcProxy.listen(0, '127.0.0.1', resolve));
+  rpcProxyUrl = (await listenLocally(rpcProxy)).url;
   hooks = await startReceiver(() => ({ status: 200 }));
 });
 afterAll(async () => {
@@ -38,7 +39,7 @@ afterAll(async () => {
 
 const stack = useGateway(() => ({
   TRUST_PROXY: 'loopback',
-  BASE_RPC_URL: `http://127.0.0.1:${(rpcProxy.address() as AddressInfo).port}`,
+  BASE_RPC_URL: rpcProxyUrl,
   BASE_USDC_ADDRESS: chain.usdcAddress,
   BASE_CONFIRMATIONS: confirmations,
   DEPOSIT_CHAINS: ['base'],

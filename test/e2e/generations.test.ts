@@ -2,13 +2,13 @@
 // a local engine (sharp) → local storage served by the API.
 import { execFileSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
 import { credit, ledgerTotals } from '../../src/services/ledger.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, registerAgent, waitForEnd } from '../helpers/http.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 
 const stack = useGateway(() => ({ TRUST_PROXY: 'loopback' }));
 let inputs: Server;
@@ -55,8 +55,7 @@ beforeAll(async () => {
     else if (req.url === '/clip.mkv') res.writeHead(200, { 'content-type': 'video/x-matroska' }).end(clip);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+  inputsUrl = (await listenLocally(inputs)).url;
 });
 
 afterAll(() => {

@@ -10,6 +10,7 @@ import { startMetricsServer } from '../../src/metrics/exposition.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, registerAgent, type RegisteredAgent } from '../helpers/http.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { type Sample, scrape, sumOf } from '../helpers/prometheus.ts';
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
@@ -19,12 +20,13 @@ const chain = useLocalChain();
 const pngs = usePngInputServer();
 let hooks: Receiver;
 let missing: Server;
+let missingUrl: string;
 let listener: Awaited<ReturnType<typeof startMetricsServer>>;
 beforeAll(async () => {
   // /gone answers 410 (the receiver is gone for good: no retry); every other path 200.
   hooks = await startReceiver(({ path }) => ({ status: path === '/gone' ? 410 : 200 }));
   missing = createServer((_req, res) => res.writeHead(404).end());
-  await new Promise<void>((resolve) => missing.listen(0, '127.0.0.1', resolve));
+  missingUrl = (await listenLocally(missing)).url;
   listener = await startMetricsServer({ host: '127.0.0.1', port: 0, token });
 });
 afterAll(async () => {
@@ -93,7 +95,7 @@ describe('GET /metrics', () => {
       await post({
         type: 'upscale',
         model: 'local/lanczos',
-        image_url: `http://127.0.0.1:${(missing.address() as AddressInfo).port}/missing.png`,
+        image_url: `${missingUrl}/missing.png`,
         webhook_url: `${hooks.url.replace('/hook', '')}/failed`,
       }),
     ];

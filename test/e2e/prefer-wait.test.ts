@@ -3,13 +3,13 @@
 // not is answered as without the header once the wait is up, and a hundred callers waiting at once hold no database
 // connections (the wait is a long poll on the workflow, not a loop over the row).
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, postGeneration, startGeneration } from '../helpers/http.ts';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 
 // Room for the tasks held on purpose (their inputs never answer) besides the ones meant to end.
 const gateway = useGateway(() => ({ LOCAL_CONCURRENCY: 16 }));
@@ -27,13 +27,9 @@ beforeAll(async () => {
     if (req.url === '/missing.png') return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'image/png' }).end(png);
   });
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+  inputsUrl = (await listenLocally(inputs)).url;
 });
-afterAll(() => {
-  inputs?.closeAllConnections();
-  inputs?.close();
-});
+afterAll(() => inputs && closeServer(inputs));
 
 const upscale = (path: string) => ({ type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}${path}` });
 const waitFor = (seconds: number | string) => ({ Prefer: `respond-async, wait=${seconds}` });

@@ -2,12 +2,12 @@
 // left the queue, and `progress` as its provider reports it — a local engine rendering a multi-second clip (stage,
 // then a percent that moves), and a fal job (stand-in) that waits in the upstream queue at falling positions.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, startGeneration } from '../helpers/http.ts';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 import { outputKind, outputMedia } from '../helpers/media.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
@@ -42,13 +42,10 @@ beforeAll(async () => {
   inputs = createServer((_req, res) => {
     setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 1_500);
   });
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+  inputsUrl = (await listenLocally(inputs)).url;
 });
 afterAll(async () => {
-  inputs?.closeAllConnections();
-  inputs?.close();
-  await fal?.close();
+  await Promise.all([inputs && closeServer(inputs), fal?.close()]);
 });
 
 /** Reads the task every 150 ms until it ends; returns every answer read, the last one ended. */

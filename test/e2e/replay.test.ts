@@ -1,7 +1,6 @@
 // genctl tasks replay through the real stack (Temporal dev server, PostgreSQL, the worker's real activities, the
 // API): 20 failed tasks (a local model whose input was missing), replayed in a batch workflow once the input is back.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaySelectionOf } from '../../src/cli/replay-commands.ts';
@@ -13,6 +12,7 @@ import type { ReplayProgress } from '../../workflows/replay-batch.types.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, startGeneration, waitForEnd } from '../helpers/http.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 
 const stack = useGateway();
 // One account pays for its replays; the other spent its balance since its tasks failed.
@@ -95,8 +95,7 @@ beforeAll(async () => {
     if (inputUp) res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  const inputUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}/input.png`;
+  const inputUrl = `${(await listenLocally(inputs)).url}/input.png`;
 
   since = new Date(Date.now() - 1000).toISOString();
   for (let index = 0; index < 16; index++) payerTasks.push(await failedTask(payer.key, inputUrl));

@@ -2,12 +2,12 @@
 // task's webhook_url and to the agent's webhook, signed with the agent's secret and verified by the receiver with
 // the standardwebhooks library; the body's data is the task exactly as GET /generations/{id} answers it.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait, registerAgent } from '../helpers/http.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
 // Each agent registers from its own address (through the trusted loopback proxy), so each gets its trial credit.
@@ -25,8 +25,7 @@ beforeAll(async () => {
     if (req.url === '/input.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => inputs.listen(0, '127.0.0.1', resolve));
-  inputsUrl = `http://127.0.0.1:${(inputs.address() as AddressInfo).port}`;
+  inputsUrl = (await listenLocally(inputs)).url;
   // One receiver, a path per target; /down answers 500 every time.
   hooks = await startReceiver(({ path }) => ({ status: path.startsWith('/down') ? 500 : 200 }));
 });

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
@@ -8,6 +8,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { closeServer, listenLocally } from './local-server.ts';
 import { testLogger } from './logger.ts';
 
 export interface TestApp {
@@ -35,20 +36,9 @@ export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): 
     temporal: unusedTemporal(),
     ...deps,
   });
-  const server = app.listen(port, '127.0.0.1');
-  await new Promise((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const bound = (server.address() as AddressInfo).port;
-  return {
-    url: `http://127.0.0.1:${bound}`,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const server = createServer(app);
+  const { url } = await listenLocally(server, port);
+  return { url, close: () => closeServer(server) };
 }
 
 export interface AppWithDatabase {

@@ -3,11 +3,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
+import { listenLocally } from './local-server.ts';
 
 /** Runs FFmpeg with `args` writing `name`, and returns the file's bytes. */
 export function ffmpegOutput(name: string, args: string[]): Buffer {
@@ -72,9 +72,9 @@ export async function startInputServer(
       .writeHead(200, { 'content-type': file.contentType })
       .end(typeof file.body === 'function' ? file.body(before) : file.body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { url } = await listenLocally(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     hits,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

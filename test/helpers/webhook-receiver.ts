@@ -1,8 +1,8 @@
 // A webhook receiver for tests: a real HTTP server that keeps every request it gets and answers what the test
 // says (by default 200). It can start on a port chosen earlier, to play a receiver that is down and comes up.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { closeServer, listenLocally } from './local-server.ts';
 
 export interface ReceivedWebhook {
   path: string;
@@ -39,17 +39,12 @@ export async function startReceiver(
       res.writeHead(status, headers).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const bound = (server.address() as AddressInfo).port;
+  const { port: bound, url } = await listenLocally(server, port);
   return {
-    url: `http://127.0.0.1:${bound}/hook`,
+    url: `${url}/hook`,
     port: bound,
     received,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 

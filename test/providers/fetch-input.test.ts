@@ -1,9 +1,9 @@
 // Input downloads: limits, refusals, and the private-network guard (the guard is exercised with names that
 // resolve to loopback, as a rebinding attacker's would, and with literal addresses in every form).
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchInput, InputFetchError } from '../../src/providers/fetch-input.ts';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 
 let server: Server;
 let port: number;
@@ -15,13 +15,9 @@ beforeAll(async () => {
     else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end('late'), 2_000);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  ({ port } = await listenLocally(server));
 });
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => closeServer(server));
 
 const open = { maxBytes: 1024, timeoutMs: 1_000, allowPrivate: true };
 const guarded = { ...open, allowPrivate: false };

@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -15,6 +14,7 @@ import { fetchInput } from '../../src/providers/fetch-input.ts';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../../src/providers/local/index.ts';
 import { ProviderRefusal, type ProviderContext, type ProviderResult } from '../../src/providers/types.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 
 const ffprobePath: string = createRequire(import.meta.url)('@ffprobe-installer/ffprobe').path;
 const catalog = loadCatalog();
@@ -66,8 +66,7 @@ beforeAll(async () => {
     if (body) res.writeHead(200).end(body);
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = (await listenLocally(server)).url;
 });
 
 afterAll(async () => {

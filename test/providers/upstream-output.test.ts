@@ -1,7 +1,6 @@
 // Output downloads from upstream results go through the private-network guard and refuse redirects, as input
 // downloads do: an upstream's result names the URL (it may even echo a caller's), so it is not to be trusted.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -9,6 +8,7 @@ import { createFalJobs } from '../../src/providers/fal/queue.ts';
 import { createReplicateJobs } from '../../src/providers/replicate/predictions.ts';
 import { ProviderRefusal } from '../../src/providers/types.ts';
 import { downloadOutput } from '../../src/providers/upstream-output.ts';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 import { type OutputMedia, pngImage } from '../helpers/media.ts';
 import { startFalStandIn } from '../stand-ins/fal-queue.ts';
 import { startReplicateStandIn } from '../stand-ins/replicate.ts';
@@ -23,13 +23,9 @@ beforeAll(async () => {
     else if (req.url === '/redirect') res.writeHead(302, { location: '/out.png' }).end();
     else res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.address() as AddressInfo).port;
+  ({ port } = await listenLocally(server));
 });
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => closeServer(server));
 
 const open = { maxBytes: 1024, timeoutMs: 5_000, allowPrivate: true };
 const guarded = { ...open, allowPrivate: false };

@@ -11,7 +11,7 @@
 // fal signs (ED25519 over request id, user id, timestamp and the body's SHA-256), with keys at /.well-known/jwks.json.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 import { mediaTypes, type OutputMedia, serveMediaFile } from '../helpers/media.ts';
 import { sendCallback, type SentCallback } from './callback-sender.ts';
 
@@ -121,11 +121,7 @@ export async function startFalStandIn(options: {
     statusCalls,
     callbacks,
     signCallback,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://stand-in');
@@ -223,8 +219,7 @@ export async function startFalStandIn(options: {
       return send(res, 422, { detail: 'Image contains NSFW content and was filtered.' });
     return send(res, 200, result(id!, job));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = (await listenLocally(server)).url;
   Object.assign(standIn, { queueUrl: base, jwksUrl: `${base}/.well-known/jwks.json` });
   return standIn;
 }

@@ -9,7 +9,7 @@
 // provider reports it.
 import { encode, encodeChat } from 'gpt-tokenizer/model/gpt-4o';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 
 export interface ChatRequestRecord {
   body: Record<string, any>;
@@ -213,15 +213,11 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       }),
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { url } = await listenLocally(server);
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    baseUrl: `${url}/v1`,
     requests,
     videos,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,7 +1,7 @@
 // An OTLP/HTTP trace receiver (a collector's or Jaeger's), for tracing tests: keeps the spans posted as JSON to
 // /v1/traces, flattened, with the service name of their resource.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocally } from '../helpers/local-server.ts';
 
 export interface ReceivedSpan {
   service: string;
@@ -73,9 +73,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { url } = await listenLocally(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     spans,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -8,7 +8,7 @@
 // Webhooks: HMAC-SHA256 with the secret served at GET /v1/webhooks/default/secret).
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 import { mediaTypes, type OutputMedia, serveMediaFile } from '../helpers/media.ts';
 import { sendCallback, type SentCallback } from './callback-sender.ts';
 
@@ -181,8 +181,7 @@ export async function startReplicateStandIn(options: {
     }
     return send(res, 405, { title: 'Method not allowed', status: 405 });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = (await listenLocally(server)).url;
   return {
     baseUrl: `${baseUrl}/v1`,
     created,
@@ -190,10 +189,6 @@ export async function startReplicateStandIn(options: {
     gets,
     callbacks,
     signCallback,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,9 +1,10 @@
 // An admission answered 201 (a `Prefer: wait` that saw the task end) is counted admitted, like a 202.
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import express from 'express';
 import { expect, it } from 'vitest';
 import { httpMetrics } from '../../src/metrics/http-metrics.ts';
 import { registry } from '../../src/metrics/metrics.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 import { parseSamples, sumOf } from '../helpers/prometheus.ts';
 
 const admittedCount = async () =>
@@ -15,11 +16,11 @@ it.each([202, 201])('a POST /generations answered %i counts one admission', asyn
   app.post('/api/v1/generations', (_req, res) => {
     res.status(status).json({});
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
+  const server = createServer(app);
+  const { url } = await listenLocally(server);
   try {
     const before = await admittedCount();
-    const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/generations`, {
+    const answer = await fetch(`${url}/api/v1/generations`, {
       method: 'POST',
     });
     expect(answer.status).toBe(status);

@@ -2,12 +2,12 @@
 // until a shutdown that a collector which never answers cannot hold up.
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startTracing, tracingServiceName } from '../../src/infra/tracing.ts';
 import { temporalTracing } from '../../src/temporal/tracing.ts';
+import { closeServer, listenLocally } from '../helpers/local-server.ts';
 
 const recording = () => trace.getTracer('test').startSpan('probe').isRecording();
 // The SDK's packages are CommonJS: once imported, they are in the require cache.
@@ -32,13 +32,9 @@ describe('tracing on', () => {
   let endpoint: string;
   beforeAll(async () => {
     silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    endpoint = (await listenLocally(silent)).url;
   });
-  afterAll(async () => {
-    silent.closeAllConnections();
-    await new Promise((resolve) => silent.close(resolve));
-  });
+  afterAll(() => closeServer(silent));
 
   it('registers the tracer, hands Temporal its interceptors, and shuts down within its 2 s wait on a silent collector', async () => {
     const tracing = (await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, [])))!;

@@ -2,7 +2,6 @@
 // moves, the facilitator pays the gas), a replay refused by the token, the refusals verify names, concurrency, and the
 // same through the HTTP facilitator client.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { toHex, type Address, type LocalAccount } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -17,6 +16,7 @@ import {
 import { matchRequirement } from '../../src/x402/payment-header.ts';
 import { paymentRequirementsFor } from '../../src/x402/requirements.ts';
 import { useLocalChain } from '../helpers/chain.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 import { pay } from './paying-client.ts';
 
 const chain = useLocalChain();
@@ -266,8 +266,7 @@ describe('createRemoteFacilitator', () => {
       }
       reply(404, { error: 'not found' });
     });
-    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-    remote = createRemoteFacilitator(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    remote = createRemoteFacilitator(`${(await listenLocally(server)).url}/`);
   });
   afterAll(() => new Promise((closed) => server?.close(closed)));
 

@@ -2,7 +2,6 @@
 // assets) pays a tiny node:http server that answers 402 with our PAYMENT-REQUIRED header, and the server keeps the
 // headers of the paid retry.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
@@ -10,6 +9,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import type { LocalAccount } from 'viem';
 import { paymentRequiredHeader } from '../../src/x402/requirements.ts';
 import { readPaymentHeader } from '../../src/x402/payment-header.ts';
+import { listenLocally } from '../helpers/local-server.ts';
 
 export interface Paid {
   payload: PaymentPayload;
@@ -32,7 +32,7 @@ export async function pay(required: PaymentRequired, account: LocalAccount): Pro
     paidHeaders = request.headers;
     response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { url: base } = await listenLocally(server);
   try {
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: account, networks: [...new Set(required.accepts.map((a) => a.network))] });
@@ -43,7 +43,7 @@ export async function pay(required: PaymentRequired, account: LocalAccount): Pro
         maxAmountPerPayment: amount,
       })),
     });
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/paid`;
+    const url = `${base}/paid`;
     const response = await wrapFetchWithPayment(fetch, client)(url, { method: 'POST' });
     await response.arrayBuffer();
     if (response.status !== 200 || !paidHeaders) throw new Error(`the x402 client did not pay: ${response.status}`);
