@@ -36,6 +36,19 @@ export function limitOf(value: string | undefined): number {
   return limit;
 }
 
+/** Rows as aligned columns, two spaces apart (a row's empty last cells leave no trailing spaces). */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
 function required(value: string | undefined, flag: string): string {
   if (!value) throw new CommandError(`missing ${flag}`, 2);
   return value;

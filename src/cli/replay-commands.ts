@@ -9,7 +9,7 @@ import { formatUsd } from '../money.ts';
 import { planReplay, replayBatchId, selectReplayCandidates, type ReplayPlan } from '../services/replays.ts';
 import { replayProgress, type ReplayBatchHandle, startReplayBatch } from '../temporal/replay-batches.ts';
 import type { ReplayBatchInput, ReplayProgress, ReplaySelection } from '../../workflows/replay-batch.types.ts';
-import { CommandError, type Output } from './commands.ts';
+import { CommandError, type Output, table } from './commands.ts';
 
 export interface ReplayDeps {
   prisma: PrismaClient;
@@ -95,18 +95,6 @@ const describeSelection = (selection: ReplaySelection) =>
   ]
     .filter(Boolean)
     .join(', ');
-
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
 
 function dryRunOutput(batchId: string, selection: ReplaySelection, plans: ReplayPlan[]): Output {
   const replays = plans.filter((plan) => !plan.skip);

@@ -56,10 +56,13 @@ function paymentView(payment: X402Payment): TaskPaymentView {
   };
 }
 
+/** The task's `cost` in micro-USD: what was charged once completed, what is reserved before, nothing once failed. */
+export const taskCostMicros = (task: Pick<Task, 'status' | 'costReserved' | 'costCharged'>): bigint =>
+  task.status === 'completed' ? (task.costCharged ?? 0n) : task.status === 'failed' ? 0n : task.costReserved;
+
 /** `payment`: the x402 payment of a task paid that way. */
 export function taskView(task: Task & { payment?: X402Payment | null }): TaskView {
-  const cost =
-    task.status === 'completed' ? (task.costCharged ?? 0n) : task.status === 'failed' ? 0n : task.costReserved;
+  const cost = taskCostMicros(task);
   const optional = {
     prompt: task.prompt,
     output: task.output,
