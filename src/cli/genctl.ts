@@ -19,6 +19,7 @@ import { cancelTaskCommand } from './cancel-commands.ts';
 import { fundCommand, sendCommand } from './chain-commands.ts';
 import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
 import { listPaymentsCommand } from './payment-commands.ts';
+import { listTasksCommand, showTaskCommand } from './task-commands.ts';
 import { deleteUploadCommand, listUploadsCommand } from './upload-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
 
@@ -38,6 +39,8 @@ const usage = `genctl: operate the generation gateway
   genctl payments list [--payer <address>] [--status authorized|settling|settled|failed|abandoned] [--limit <n>]
   genctl uploads list [--account <account-id>] [--limit <n>]
   genctl uploads delete <upload-id>
+  genctl tasks list [--account <account-id>] [--status queued|processing|completed|failed] [--model <id>] [--limit <n>]
+  genctl tasks show <task-id>
   genctl tasks cancel <task-id>
   genctl tasks replay --status failed [--since <time>] [--until <time>] [--model <id>] [--provider <name>]
       [--account <account-id>] [--error <text>] [--limit <n>] [--rate <tasks/s>] [--batch-id <id>] [--dry-run] [--no-wait]
@@ -171,6 +174,19 @@ async function run(argv: string[]): Promise<number> {
         // The files of the local storage, in DATA_DIR as `npm start` keeps them.
         output = await deleteUploadCommand(
           { prisma, storage: createLocalStorage(filesDirectory(config.DATA_DIR), publicBaseUrl(config)) },
+          target,
+        );
+        break;
+      case 'tasks list':
+        output = await listTasksCommand(prisma, values);
+        break;
+      case 'tasks show':
+        output = await showTaskCommand(
+          {
+            prisma,
+            temporalUiUrl: running?.temporalUiUrl,
+            namespace: running?.temporalNamespace ?? config.TEMPORAL_NAMESPACE,
+          },
           target,
         );
         break;
