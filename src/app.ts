@@ -26,6 +26,7 @@ import { checkHealth, type HealthProbes } from './health.ts';
 import { createProviders, type Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './services/api-keys.ts';
 import { createRateLimiter } from './services/rate-limiter.ts';
+import { createEndedTasks } from './services/ended-tasks.ts';
 import type { Storage } from './storage/local-storage.ts';
 import type { TemporalDeps } from './temporal/generations.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
@@ -86,6 +87,7 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     facilitator: configuredFacilitator(deps.config),
     rateLimiter: createRateLimiter(deps.prisma, deps.config),
     storage: deps.storage,
+    endedTasks: createEndedTasks(),
   };
   const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
   const rawBodyPaths = endpoints.filter((endpoint) => endpoint.rawBody).map((endpoint) => endpoint.path);

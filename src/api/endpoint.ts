@@ -6,6 +6,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../services/api-keys.ts';
+import type { EndedTasks } from '../services/ended-tasks.ts';
 import type { Storage } from '../storage/local-storage.ts';
 import type { TemporalDeps } from '../temporal/generations.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
@@ -29,6 +30,8 @@ export interface ApiContext {
   rateLimiter: RateLimiter;
   /** Where outputs and uploads are stored. */
   storage: Storage;
+  /** Ended tasks already read (GET /generations/{id} of pollers): answered without the database. */
+  endedTasks: EndedTasks;
 }
 
 export interface HandlerInput<B, Q, P, H = unknown> {

@@ -22,6 +22,7 @@ import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 import { derivedId, newId } from './ids.ts';
 import { checkUploadInputs } from './uploads.ts';
 import type { Storage } from '../storage/local-storage.ts';
+import type { EndedTasks } from './ended-tasks.ts';
 import { InsufficientFundsError } from './ledger.ts';
 import { findTaskByIdempotencyKey, findTaskForAccount, storedRequest } from './tasks.ts';
 
@@ -32,6 +33,8 @@ export interface GenerationServiceDeps {
   temporal: TemporalDeps;
   /** Where uploads live: an input URL naming one must be the caller's (without it, such URLs are downloaded). */
   storage?: Storage;
+  /** Ended tasks already read: answered again without the database. */
+  endedTasks?: EndedTasks;
 }
 
 export interface NewGeneration {
@@ -218,14 +221,19 @@ export function admissionRefusal(admission: Exclude<AdmissionOutcome, { outcome:
  * query of the workflow (a round trip through Temporal to a worker) would never answer anything fresher.
  */
 export async function getGeneration(
-  deps: Pick<GenerationServiceDeps, 'prisma'>,
+  deps: Pick<GenerationServiceDeps, 'prisma' | 'endedTasks'>,
   input: { taskId: string; account: { id: string; kind: AccountKind }; onlyTask?: string },
 ): Promise<TaskView> {
   // A task token reads its own task; any other id is answered as not found, like someone else's task.
   const allowed = input.onlyTask === undefined || input.onlyTask === input.taskId;
-  // Only wallets pay with x402: other accounts' reads skip the payment query.
+  if (!allowed) throw new NotFoundError(`No generation ${input.taskId}.`);
+  // Only wallets pay with x402: other accounts' reads skip the payment query, and may be answered from memory.
   const withPayment = input.account.kind === 'wallet';
-  const task = allowed ? await findTaskForAccount(deps.prisma, input.taskId, input.account.id, withPayment) : null;
+  const remembered = withPayment ? undefined : deps.endedTasks?.get(input.taskId, input.account.id);
+  if (remembered) return remembered;
+  const task = await findTaskForAccount(deps.prisma, input.taskId, input.account.id, withPayment);
   if (!task) throw new NotFoundError(`No generation ${input.taskId}.`);
-  return taskView(task);
+  const view = taskView(task);
+  if (!withPayment) deps.endedTasks?.remember(input.account.id, view);
+  return view;
 }

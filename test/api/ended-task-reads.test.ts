@@ -1,0 +1,74 @@
+// GET /generations/{id} answers a task that has ended from memory after its first read (an ended task never
+// changes), and only to its owner; a task still running, and a wallet's task, are read from the database each time.
+// The row is changed behind the API's back here only to tell which source answered.
+import { describe, expect, it } from 'vitest';
+import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
+import { useAppWithDatabase } from '../helpers/app.ts';
+import { call } from '../helpers/http.ts';
+import { newId } from '../../src/services/ids.ts';
+
+const stack = useAppWithDatabase();
+
+async function taskOf(accountId: string, status: 'processing' | 'completed' | 'failed') {
+  const id = newId('gen');
+  await stack.database.prisma.task.create({
+    data: {
+      id,
+      accountId,
+      type: 'upscale',
+      model: 'local/lanczos',
+      status,
+      request: {},
+      costReserved: 1_000n,
+      costCharged: status === 'completed' ? 1_000n : null,
+      output: status === 'completed' ? 'http://files.test/a.png' : null,
+      outputs: status === 'completed' ? ['http://files.test/a.png'] : [],
+      error: status === 'failed' ? 'The generation failed at the provider. You have not been charged.' : null,
+    },
+  });
+  return id;
+}
+const changeBehindTheApi = (id: string, model: string) =>
+  stack.database.prisma.task.update({ where: { id }, data: { model } });
+
+describe('reads of ended tasks', () => {
+  it.each(['completed', 'failed'] as const)(
+    'a %s task is answered from memory after its first read',
+    async (status) => {
+      const owner = await createDeveloperWithKey(stack.database.prisma);
+      const id = await taskOf(owner.developerId, status);
+      const first = await call(stack, 'GET', `/generations/${id}`, { key: owner.apiKey.key });
+      expect(first.body).toMatchObject({ id, status, model: 'local/lanczos' });
+      await changeBehindTheApi(id, 'local/changed');
+      const again = await call(stack, 'GET', `/generations/${id}`, { key: owner.apiKey.key });
+      expect(again.body).toEqual(first.body);
+    },
+  );
+
+  it('another account still gets 404 for a remembered task', async () => {
+    const owner = await createDeveloperWithKey(stack.database.prisma);
+    const other = await createAgentWithKey(stack.database.prisma);
+    const id = await taskOf(owner.developerId, 'completed');
+    expect((await call(stack, 'GET', `/generations/${id}`, { key: owner.apiKey.key })).status).toBe(200);
+    const read = await call(stack, 'GET', `/generations/${id}`, { key: other.apiKey.key });
+    expect(read).toMatchObject({ status: 404, body: { error: 'not_found' } });
+  });
+
+  it('a task still running is read from the database every time', async () => {
+    const owner = await createDeveloperWithKey(stack.database.prisma);
+    const id = await taskOf(owner.developerId, 'processing');
+    expect((await call(stack, 'GET', `/generations/${id}`, { key: owner.apiKey.key })).body.status).toBe('processing');
+    await stack.database.prisma.task.update({
+      where: { id },
+      data: {
+        status: 'completed',
+        costCharged: 1_000n,
+        output: 'http://files.test/a.png',
+        outputs: ['http://files.test/a.png'],
+        completedAt: new Date(),
+      },
+    });
+    const read = await call(stack, 'GET', `/generations/${id}`, { key: owner.apiKey.key });
+    expect(read.body).toMatchObject({ id, status: 'completed', output: 'http://files.test/a.png' });
+  });
+});
