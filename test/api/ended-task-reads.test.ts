@@ -5,29 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';
-import { newId } from '../../src/services/ids.ts';
+import { createTaskRow } from '../helpers/task-rows.ts';
 
 const stack = useAppWithDatabase();
 
-async function taskOf(accountId: string, status: 'processing' | 'completed' | 'failed') {
-  const id = newId('gen');
-  await stack.database.prisma.task.create({
-    data: {
-      id,
-      accountId,
-      type: 'upscale',
-      model: 'local/lanczos',
-      status,
-      request: {},
-      costReserved: 1_000n,
-      costCharged: status === 'completed' ? 1_000n : null,
-      output: status === 'completed' ? 'http://files.test/a.png' : null,
-      outputs: status === 'completed' ? ['http://files.test/a.png'] : [],
-      error: status === 'failed' ? 'The generation failed at the provider. You have not been charged.' : null,
-    },
-  });
-  return id;
-}
+const taskOf = (accountId: string, status: 'processing' | 'completed' | 'failed') =>
+  createTaskRow(stack.database.prisma, accountId, status);
 const changeBehindTheApi = (id: string, model: string) =>
   stack.database.prisma.task.update({ where: { id }, data: { model } });
 

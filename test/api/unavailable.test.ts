@@ -7,6 +7,7 @@ import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp, useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';
 import { freePort } from '../helpers/ports.ts';
+import { createTaskRow } from '../helpers/task-rows.ts';
 
 const expectUnavailable = (response: { status: number; headers: Headers; body: any }) => {
   expect(response.status).toBe(503);
@@ -46,18 +47,7 @@ describe('Temporal unreachable', () => {
   }, 60_000);
 
   it('GET /generations/{id} with Prefer: wait answers the task as it is once the wait is up, as without it', async () => {
-    const id = 'gen_unreachableWait0000001';
-    await stack.database.prisma.task.create({
-      data: {
-        id,
-        accountId,
-        type: 'upscale',
-        model: 'local/lanczos',
-        status: 'processing',
-        request: {},
-        costReserved: 1n,
-      },
-    });
+    const id = await createTaskRow(stack.database.prisma, accountId, 'processing');
     const started = Date.now();
     const response = await call(stack, 'GET', `/generations/${id}`, { key, headers: { Prefer: 'wait=2' } });
     expect(response.status).toBe(200);

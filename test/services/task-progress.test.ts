@@ -5,24 +5,17 @@ import { logPercent } from '../../src/providers/replicate/predictions.ts';
 import { recordProgress, throttledProgress } from '../../src/services/task-progress.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createTaskRow } from '../helpers/task-rows.ts';
 
 let database: TestDatabase;
 let accountId: string;
-let tasks = 0;
 beforeAll(async () => {
   database = await createTestDatabase();
   accountId = await createFundedAccount(database.prisma);
 });
 afterAll(() => database?.drop());
 
-async function taskRow(status: 'processing' | 'completed') {
-  tasks += 1;
-  const id = `gen_progress${String(tasks).padStart(11, '0')}`;
-  await database.prisma.task.create({
-    data: { id, accountId, type: 'upscale', model: 'local/lanczos', status, request: {}, costReserved: 1_000n },
-  });
-  return id;
-}
+const taskRow = (status: 'processing' | 'completed') => createTaskRow(database.prisma, accountId, status);
 const progressOf = async (id: string) =>
   (await database.prisma.task.findUniqueOrThrow({ where: { id } })).progress as object | null;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
