@@ -25,6 +25,7 @@ import type { Storage } from '../src/storage/local-storage.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal, routeUnavailable } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
+import { withinModelTime } from './model-time.ts';
 
 export interface ProviderActivityDeps {
   /** For progress reports only: what a running task shows while it runs. */
@@ -158,7 +159,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
       // Counted once per switch, by the first attempt on the new route.
       if (input.route && input.fallbackFrom && Context.current().info.attempt === 1)
         metrics.providerFallbacks.inc({ model: model.id, from: input.fallbackFrom, to: model.provider });
-      return heartbeating(async (signal) => {
+      return withinModelTime(async (signal) => {
         if (adapter.kind === 'jobs') {
           const base = deps.config.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/$/, '');
           const callbackUrl = base && `${base}/callbacks/${model.provider}/${input.taskId}`;

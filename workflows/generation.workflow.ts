@@ -73,7 +73,8 @@ const admit = {
   scheduleToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '4 seconds', maximumAttempts: 4 },
 } satisfies LocalActivityOptions;
-// The model's timeout bounds the call, retries included (set per run); heartbeats reveal a dead worker sooner.
+// The model's timeout bounds the call's running time, retries included (each attempt's start-to-close, carried across
+// attempts by activities/model-time.ts); the wait for a slot is bounded apart. Heartbeats reveal a dead worker sooner.
 const provider = {
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
@@ -241,10 +242,16 @@ function isRouteFailure(error: unknown): boolean {
   );
 }
 
+const isQueueTimeout = (error: unknown) =>
+  error instanceof ActivityFailure &&
+  error.cause instanceof TimeoutFailure &&
+  error.cause.timeoutType === 'SCHEDULE_TO_START';
+
 interface RouteRun {
   /** The model's own provider's call, on its task queue. */
   generateOutputs: ReturnType<typeof providerActivities>['generateOutputs'];
   upstream: UpstreamJob;
+  /** When the model's time is up, counted from the start of the run; pushed back by the waits for a provider slot. */
   deadline: number;
 }
 
@@ -254,10 +261,13 @@ interface RouteRun {
  */
 async function runOnRoutes(
   input: GenerationInput,
-  { generateOutputs, upstream, deadline }: RouteRun,
+  { generateOutputs, upstream, ...run }: RouteRun,
 ): Promise<{ produced: GeneratedOutputs; servedBy: string; route: number }> {
   const task = { taskId: input.taskId, modelId: input.modelId };
   const fallbacks = input.fallbackProviders ?? [];
+  // A wait for a provider slot is not the model's time (at most the queue bound; none for inputs without one).
+  const queueMs = (input.queueTimeoutSeconds ?? 0) * 1000;
+  let deadline = run.deadline;
   /** Route 0 is the model's own provider; route n the n-th fallback, taken after `from` failed. */
   const runRoute = async (provider: string, fallback?: { route: number; from: string }) => {
     const taskQueue = providerTaskQueue(workflowInfo().taskQueue, provider);
@@ -271,10 +281,13 @@ async function runOnRoutes(
     if (CancellationScope.current().consideredCancelled) throw new CancelledFailure('The task was cancelled.');
     if (!('job' in started)) return started;
     // The time the submission waited for a provider slot is not the model's: the job gets its whole timeout.
-    return await upstream.awaitUpstreamJob(started.job, deadline + (started.job.queuedMs ?? 0));
+    deadline += Math.min(started.job.queuedMs ?? 0, queueMs);
+    return await upstream.awaitUpstreamJob(started.job, deadline);
   };
   const afterFailure = async (error: unknown, failed: string, route: number) => {
     const next = fallbacks[route];
+    // A route that got no slot waited for one the whole queue bound: none of it was the model's time.
+    if (isQueueTimeout(error)) deadline += queueMs;
     // patched: histories recorded before fallback routes replay as they ran.
     const switching = next !== undefined && isRouteFailure(error) && Date.now() < deadline;
     if (!switching || CancellationScope.current().consideredCancelled || !patched('provider-fallback')) throw error;
@@ -316,7 +329,7 @@ function callerSafeError(error: unknown, { timeoutSeconds, queueTimeoutSeconds }
     return `The x402 payment could not be settled: ${cause.message}. The outputs were discarded and nothing was charged.`;
   if (error instanceof ActivityFailure && error.activityType === 'settlePayment')
     return 'The x402 payment could not be settled in time: the outputs were discarded and nothing was charged.';
-  if (cause instanceof TimeoutFailure && cause.timeoutType === 'SCHEDULE_TO_START')
+  if (isQueueTimeout(error))
     return `The model could not start within ${queueTimeoutSeconds} seconds: the gateway is busy. You have not been charged.`;
   // Only running or waiting for the model counts against its timeout (collecting outputs has its own limit).
   const modelTimedOut =

@@ -33,8 +33,9 @@ export type Tier = (typeof tiers)[number];
 
 export const taskStatuses = ['queued', 'processing', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
+/** Completed or failed: a task that has ended never changes again. */
+export const hasEnded = (status: string) => status === 'completed' || status === 'failed';
 
-/** `gen_` and 22 base62 characters (16 bytes), whether random or derived from an Idempotency-Key. */
 /** What is known of a running task, as its provider reports it; every field optional. */
 export interface TaskProgress {
   /** What it is doing: `downloading input`, `rendering`, `in upstream queue`, `running upstream`, … */
@@ -45,4 +46,5 @@ export interface TaskProgress {
   queue_position?: number;
 }
 
+/** `gen_` and 22 base62 characters (16 bytes), whether random or derived from an Idempotency-Key. */
 export const taskIdPattern = /^gen_[0-9A-Za-z]{22}$/;

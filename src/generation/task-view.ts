@@ -15,7 +15,7 @@ export interface TaskView {
   created_at: string;
   updated_at: string;
   completed_at?: string;
-  /** When it left the queue for its provider. */
+  /** When it started processing (it may then still wait for a free provider slot). */
   started_at?: string;
   /** While it runs: what its provider last reported. */
   progress?: TaskProgress;

@@ -1,9 +1,12 @@
 // A task that has ended never changes: pollers reading it again are answered from memory instead of the database.
-// Tasks paid with x402 are left out (their payment row is another table's); they are read from the database.
+// Tasks paid with x402 are left out (their payment row changes as it settles); they are read from the database.
+import { hasEnded } from '../domain/values.ts';
 import type { TaskView } from '../generation/task-view.ts';
 
-/** Enough for the ended tasks pollers of a busy gateway read in a while; past it the oldest go first. */
-const maxEntries = 10_000;
+/** Memory for ended tasks, measured as their JSON; past it the oldest go first. */
+const maxBytes = 32 * 1024 * 1024;
+/** A task this large (a long prompt) is read from the database each time rather than crowd out hundreds of others. */
+const maxTaskBytes = 64 * 1024;
 
 export interface EndedTasks {
   /** The ended task if it is known and the account's; otherwise nothing (read the database). */
@@ -13,16 +16,24 @@ export interface EndedTasks {
 }
 
 export function createEndedTasks(): EndedTasks {
-  const ended = new Map<string, { accountId: string; task: TaskView }>();
+  const ended = new Map<string, { accountId: string; task: TaskView; bytes: number }>();
+  let bytes = 0;
   return {
     get(taskId, accountId) {
       const hit = ended.get(taskId);
       return hit?.accountId === accountId ? hit.task : undefined;
     },
     remember(accountId, task) {
-      if (task.status !== 'completed' && task.status !== 'failed') return;
-      if (ended.size >= maxEntries) ended.delete(ended.keys().next().value!);
-      ended.set(task.id, { accountId, task });
+      if (!hasEnded(task.status) || ended.has(task.id)) return;
+      const size = JSON.stringify(task).length;
+      if (size > maxTaskBytes) return;
+      for (const [id, oldest] of ended) {
+        if (bytes + size <= maxBytes) break;
+        ended.delete(id);
+        bytes -= oldest.bytes;
+      }
+      ended.set(task.id, { accountId, task, bytes: size });
+      bytes += size;
     },
   };
 }

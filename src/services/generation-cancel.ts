@@ -4,6 +4,7 @@
 import type { Config } from '../config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { NotFoundError, TaskEndedError } from '../domain/errors.ts';
+import { hasEnded } from '../domain/values.ts';
 import { taskView, type TaskView } from '../generation/task-view.ts';
 import {
   awaitGenerationClosed,
@@ -37,7 +38,6 @@ export interface CancelOutcome {
 export const cancelWaitMs = 3_000;
 
 const isCancelled = (task: TaskRow) => task.status === 'failed' && task.error === cancelledError;
-const hasEnded = (task: TaskRow) => task.status === 'completed' || task.status === 'failed';
 
 async function findTask(deps: CancelDeps, input: CancelRequest): Promise<TaskRow | null> {
   const { owner, taskId } = input;
@@ -81,11 +81,11 @@ async function failWithoutWorkflow(deps: CancelDeps, task: TaskRow): Promise<Tas
 export async function cancelGeneration(deps: CancelDeps, input: CancelRequest): Promise<CancelOutcome> {
   const found = await findTask(deps, input);
   if (!found) throw new NotFoundError(`No generation ${input.taskId}.`);
-  if (hasEnded(found)) return endedOutcome(found);
+  if (hasEnded(found.status)) return endedOutcome(found);
   const task = (await requestGenerationCancel(deps.temporal, found.id))
     ? await afterCancel(deps, input)
     : await failWithoutWorkflow(deps, found);
-  return hasEnded(task) ? endedOutcome(task) : { task: taskView(task), ended: false };
+  return hasEnded(task.status) ? endedOutcome(task) : { task: taskView(task), ended: false };
 }
 
 /** The task once its workflow has closed, or as it is when the wait is over. */

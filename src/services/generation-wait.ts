@@ -2,9 +2,11 @@
 // the Temporal client, so a waiting caller holds neither a database connection nor a worker; the row is read before
 // (a task that ended already answers at once) and once after.
 import type { PrismaClient } from '../db/prisma.ts';
+import { hasEnded } from '../domain/values.ts';
 import type { TaskView } from '../generation/task-view.ts';
 import type { AccountKind } from '../generated/prisma/client.ts';
 import { awaitGenerationClosed, type TemporalDeps } from '../temporal/generations.ts';
+import type { EndedTasks } from './ended-tasks.ts';
 import {
   createGeneration,
   getGeneration,
@@ -16,6 +18,8 @@ import {
 export interface GenerationWaitDeps {
   prisma: PrismaClient;
   temporal: TemporalDeps;
+  /** Ended tasks already read: answered again without the database. */
+  endedTasks?: EndedTasks;
 }
 
 /** How long to hold the answer for the task to end (`Prefer: wait=N`); none: answer at once. */
@@ -37,8 +41,6 @@ export interface WaitedGeneration {
   ended: boolean;
 }
 
-const hasEnded = (task: TaskView) => task.status === 'completed' || task.status === 'failed';
-
 /**
  * The caller's task once it has ended, or as it is when `waitMs` is up (no `waitMs`: as it is now). Temporal
  * unreachable (or the workflow gone) ends the wait early; the answer is then the row as it is, like a read without a
@@ -46,10 +48,10 @@ const hasEnded = (task: TaskView) => task.status === 'completed' || task.status 
  */
 export async function awaitGeneration(deps: GenerationWaitDeps, input: GenerationWait): Promise<WaitedGeneration> {
   const before = await getGeneration(deps, input);
-  if (input.waitMs === undefined || hasEnded(before)) return { task: before, ended: hasEnded(before) };
+  if (input.waitMs === undefined || hasEnded(before.status)) return { task: before, ended: hasEnded(before.status) };
   await awaitGenerationClosed(deps.temporal, input.taskId, input.waitMs, input.signal);
   const after = await getGeneration(deps, input);
-  return { task: after, ended: hasEnded(after) };
+  return { task: after, ended: hasEnded(after.status) };
 }
 
 /** An admitted task, and the task itself when it ended within the wait asked for. */

@@ -5,7 +5,7 @@ import { priceRequest, type Usage } from '../catalog/pricing.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
-import { taskIdPattern } from '../domain/values.ts';
+import { hasEnded, taskIdPattern } from '../domain/values.ts';
 import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
 import { recordTaskEnded } from '../metrics/task-metrics.ts';
 import { charge, credit, InsufficientFundsError, release, reserve } from './ledger.ts';
@@ -151,7 +151,7 @@ export async function completeTask(
   const completed = await prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
-    if (task.status === 'completed' || task.status === 'failed') return task;
+    if (hasEnded(task.status)) return task;
     const charged = await chargeableAmount(tx, task, () => usedCost(model, task, input));
     const entry = await charge(
       { tx },
@@ -244,7 +244,7 @@ export async function failTask(
       if (input.runId) await abandonAdmission(tx, { taskId: input.taskId, runId: input.runId });
       return null;
     }
-    if (task.status === 'completed' || task.status === 'failed') return task;
+    if (hasEnded(task.status)) return task;
     if (input.onlyIf && task.status !== input.onlyIf) return task;
     released = 0n;
     if (!task.payment) {

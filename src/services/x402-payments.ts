@@ -38,12 +38,17 @@ import { webhookSecretOf } from '../webhooks/secrets.ts';
 import type { GenerationInput } from '../../workflows/generation.workflow.ts';
 
 /**
- * How long an authorization must stay valid beyond the model's own timeout: collecting the outputs (up to ten
- * minutes), then settling. Offered as `maxTimeoutSeconds`; at admission at least the collection and a minute.
+ * How long an authorization must stay valid beyond the task's run (the model's timeout, and the wait for a provider
+ * slot before it): collecting the outputs (up to ten minutes), then settling. Offered as `maxTimeoutSeconds`; at
+ * admission at least the collection and a minute.
  */
 const collectionSeconds = 600;
 const settlementSeconds = 300;
 const minimumSettlementSeconds = 60;
+
+/** The longest a task's run may last: waiting for a provider slot, then the model's timeout. */
+const runSeconds = (config: GenerationServiceDeps['config'], model: { timeout_seconds: number }) =>
+  config.PROVIDER_QUEUE_TIMEOUT_SECONDS + model.timeout_seconds;
 
 export interface UnpaidGeneration {
   body: GenerationRequest | InputLayoutRequest;
@@ -167,7 +172,7 @@ export async function payForGeneration(
     chains,
     payTo: deps.config.X402_PAY_TO,
     amountMicros: costMicros,
-    maxTimeoutSeconds: model.timeout_seconds + collectionSeconds + settlementSeconds,
+    maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
     resource: { url: input.resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
     uptoFacilitators: await uptoOffers(deps),
   });
@@ -209,7 +214,7 @@ export async function payForGeneration(
     throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
   }
   // A task must be able to settle after it ran: an authorization that expires sooner would make it work for free.
-  const neededSeconds = model.timeout_seconds + collectionSeconds + minimumSettlementSeconds;
+  const neededSeconds = runSeconds(deps.config, model) + collectionSeconds + minimumSettlementSeconds;
   const validSeconds = Number(identity.validBefore) - Math.floor(Date.now() / 1000);
   if (!earlier && validSeconds < neededSeconds) {
     throw refuse(

@@ -6,6 +6,8 @@ import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';
 import { createTaskRow } from '../helpers/task-rows.ts';
+import { admitPaidTask, walletAccountId } from '../../src/services/paid-tasks.ts';
+import { newId } from '../../src/services/ids.ts';
 
 const stack = useAppWithDatabase();
 
@@ -53,5 +55,40 @@ describe('reads of ended tasks', () => {
     });
     const read = await call(stack, 'GET', `/generations/${id}`, { key: owner.apiKey.key });
     expect(read.body).toMatchObject({ id, status: 'completed', output: 'http://files.test/a.png' });
+  });
+
+  it('a task paid with x402 is read from the database every time: its payment moves on as it settles', async () => {
+    const payer = `0x${'cc'.repeat(20)}`;
+    const taskId = newId('gen');
+    await admitPaidTask(stack.database.prisma, {
+      taskId,
+      accountId: walletAccountId(payer),
+      request: { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.test/a.png' },
+      costMicros: 500n,
+      idempotencyKey: null,
+      payment: {
+        scheme: 'exact',
+        network: 'eip155:8453',
+        asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+        payer,
+        payTo: `0x${'bb'.repeat(20)}`,
+        nonce: `0x${'ab'.repeat(32)}`,
+        amount: '500',
+        validBefore: '4102444800',
+        payload: {},
+        requirement: {},
+        maxTasksInFlight: 5,
+      },
+    });
+    await stack.database.prisma.task.update({
+      where: { id: taskId },
+      data: { status: 'failed', error: 'The generation failed at the provider. You have not been charged.' },
+    });
+    const { accessToken } = await stack.database.prisma.x402Payment.findUniqueOrThrow({ where: { taskId } });
+    const first = await call(stack, 'GET', `/generations/${taskId}`, { key: accessToken });
+    expect(first.body).toMatchObject({ id: taskId, status: 'failed', payment: { status: 'authorized' } });
+    await stack.database.prisma.x402Payment.update({ where: { taskId }, data: { status: 'abandoned' } });
+    const again = await call(stack, 'GET', `/generations/${taskId}`, { key: accessToken });
+    expect(again.body).toMatchObject({ id: taskId, status: 'failed', payment: { status: 'abandoned' } });
   });
 });

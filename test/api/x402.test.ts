@@ -41,8 +41,9 @@ describe('POST /generations without an API key, x402 on', () => {
         resource: { url: expect.stringMatching(/\/api\/v1\/generations$/) },
       },
     });
-    // The model's timeout, ten minutes to collect the outputs, five to settle.
-    const timeout = (loadCatalog().get(request.model)?.timeout_seconds ?? 0) + 900;
+    // Ten minutes' wait for a provider slot (PROVIDER_QUEUE_TIMEOUT_SECONDS), the model's timeout, ten minutes to
+    // collect the outputs, five to settle.
+    const timeout = 600 + (loadCatalog().get(request.model)?.timeout_seconds ?? 0) + 900;
     const offer = (scheme: string, network: string, asset: string) => ({
       scheme,
       network,

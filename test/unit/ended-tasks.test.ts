@@ -23,11 +23,21 @@ describe('createEndedTasks', () => {
     expect(ended.get('gen_2', 'acct_a')).toBeUndefined();
   });
 
-  it('holds at most 10,000 tasks: the oldest goes first', () => {
+  it('holds 32 MB of tasks (as JSON): the oldest go first', () => {
     const ended = createEndedTasks();
-    for (let index = 0; index <= 10_000; index += 1) ended.remember('acct_a', view(`gen_${index}`, 'completed'));
-    expect(ended.get('gen_0', 'acct_a')).toBeUndefined();
-    expect(ended.get('gen_1', 'acct_a')).toBeDefined();
-    expect(ended.get('gen_10000', 'acct_a')).toBeDefined();
+    // About 60 KB each: 32 MB holds 559 of them.
+    const large = (id: string) => ({ id, status: 'completed', prompt: 'p'.repeat(60_000) }) as TaskView;
+    for (let index = 0; index < 600; index += 1) ended.remember('acct_a', large(`gen_${index}`));
+    const held = Array.from({ length: 600 }, (_, index) => ended.get(`gen_${index}`, 'acct_a') !== undefined);
+    const first = held.indexOf(true);
+    expect(first).toBeGreaterThan(0);
+    expect(held.slice(first).every(Boolean)).toBe(true);
+    expect((600 - first) * JSON.stringify(large('gen_599')).length).toBeLessThanOrEqual(32 * 1024 * 1024);
+  });
+
+  it('leaves a task over 64 KB (a very long prompt) to the database', () => {
+    const ended = createEndedTasks();
+    ended.remember('acct_a', { id: 'gen_1', status: 'completed', prompt: 'p'.repeat(70_000) } as TaskView);
+    expect(ended.get('gen_1', 'acct_a')).toBeUndefined();
   });
 });

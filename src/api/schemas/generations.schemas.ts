@@ -170,7 +170,8 @@ export const GenerationStatusResponseSchema = z
     updated_at: z.iso.datetime().optional(),
     completed_at: z.iso.datetime().optional(),
     started_at: z.iso.datetime().optional().openapi({
-      description: 'Gateway extension: when the task left the queue for its provider (absent while `queued`)',
+      description:
+        'Gateway extension: when the task started processing (absent while `queued`); it may then still wait for a free provider slot',
     }),
     progress: TaskProgressSchema.optional(),
     aspect_ratio: safeText().optional(),
