@@ -24,6 +24,7 @@ const histories = [
   'deposit-search-attributes.binpb',
   'upload-expiry.binpb',
   'generation-provider-fallback.binpb',
+  'generation-provider-queue.binpb',
 ];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));

@@ -154,6 +154,27 @@ it('generation-provider-fallback.binpb: fal cannot run it; the Replicate route s
   await save('generation-provider-fallback.binpb', history);
 });
 
+it('generation-provider-queue.binpb: no fal slot within the queue bound; Replicate, queued a while, submits', async () => {
+  const input = {
+    ...(await generation.newTaskInput({ request: schnellRequest, timeoutSeconds: 60, queueTimeoutSeconds: 2 })),
+    fallbackProviders: ['replicate'],
+  };
+  const { result, history } = await generation.run({
+    input,
+    providerSlots: 0,
+    provider: async () => ({ outputs: [] }),
+    fallback: {
+      generateOutputs: async () => ({
+        job: { jobId: 'job-1', pollIntervalMs: 100, pollMaxIntervalMs: 400, queuedMs: 500 },
+      }),
+      checkUpstreamJob: async () => ({ done: true }),
+      collectUpstreamJob: async () => ({ outputs: ['http://files.test/out-0.png'] }),
+    },
+  });
+  expect(result).toMatchObject({ status: 'completed', served_by: 'replicate' });
+  await save('generation-provider-queue.binpb', history);
+});
+
 it('generation-adopted.binpb: an admission whose update was lost, adopted after its timeout, then completed', async () => {
   const input = await generation.newTaskInput();
   await admitTask(context.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
