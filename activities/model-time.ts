@@ -30,11 +30,11 @@ export async function withinModelTime<T>(step: (signal: AbortSignal) => Promise<
   try {
     return await Promise.race([step(AbortSignal.any([activity.cancellationSignal, timeUp.signal])), expired]);
   } catch (error) {
+    // The last count travels with the attempt's failure, for the next attempt (a success needs none: no round trip).
+    activity.heartbeat(ran());
     throw timeUp.signal.aborted ? modelTimedOut() : error;
   } finally {
     clearTimeout(timer);
     clearInterval(heartbeat);
-    // The last count travels with the attempt's failure, for the next attempt.
-    activity.heartbeat(ran());
   }
 }
