@@ -5,9 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';
-import { createTaskRow } from '../helpers/task-rows.ts';
-import { admitPaidTask, walletAccountId } from '../../src/services/paid-tasks.ts';
-import { newId } from '../../src/services/ids.ts';
+import { createPaidTaskRow, createTaskRow } from '../helpers/task-rows.ts';
 
 const stack = useAppWithDatabase();
 
@@ -59,26 +57,10 @@ describe('reads of ended tasks', () => {
 
   it('a task paid with x402 is read from the database every time: its payment moves on as it settles', async () => {
     const payer = `0x${'cc'.repeat(20)}`;
-    const taskId = newId('gen');
-    await admitPaidTask(stack.database.prisma, {
-      taskId,
-      accountId: walletAccountId(payer),
-      request: { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.test/a.png' },
-      costMicros: 500n,
-      idempotencyKey: null,
-      payment: {
-        scheme: 'exact',
-        network: 'eip155:8453',
-        asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
-        payer,
-        payTo: `0x${'bb'.repeat(20)}`,
-        nonce: `0x${'ab'.repeat(32)}`,
-        amount: '500',
-        validBefore: '4102444800',
-        payload: {},
-        requirement: {},
-        maxTasksInFlight: 5,
-      },
+    const { id: taskId } = await createPaidTaskRow(stack.database.prisma, payer, {
+      type: 'upscale',
+      model: 'local/lanczos',
+      image_url: 'https://inputs.test/a.png',
     });
     await stack.database.prisma.task.update({
       where: { id: taskId },

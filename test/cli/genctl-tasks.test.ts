@@ -9,9 +9,10 @@ import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { requestHash } from '../../src/generation/request.ts';
 import { writeRuntimeFile } from '../../src/runtime-file.ts';
 import { newId } from '../../src/services/ids.ts';
-import { admitPaidTask, walletAccountId } from '../../src/services/paid-tasks.ts';
+import { walletAccountId } from '../../src/services/paid-tasks.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../../src/services/tasks.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
+import { createPaidTaskRow } from '../helpers/task-rows.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 
@@ -53,27 +54,7 @@ beforeAll(async () => {
     return taskId;
   };
 
-  ids.paid = newId('gen');
-  await admitPaidTask(prisma, {
-    taskId: ids.paid,
-    accountId: wallet,
-    request: lanczos(),
-    costMicros: 500n,
-    idempotencyKey: null,
-    payment: {
-      scheme: 'exact',
-      network: 'eip155:8453',
-      asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
-      payer,
-      payTo: '0x00000000000000000000000000000000000000bb',
-      nonce: `0x${'ab'.repeat(32)}`,
-      amount: '500',
-      validBefore: '4102444800',
-      payload: {},
-      requirement: {},
-      maxTasksInFlight: 5,
-    },
-  });
+  ids.paid = (await createPaidTaskRow(prisma, payer, lanczos())).id;
   // Two outputs reserved, one delivered: charged for one (the flat 0.0005), the rest released.
   ids.completed = await admit(developer, lanczos({ num_outputs: 2 }), 1_000n, 'order-1');
   await markProcessing(prisma, ids.completed);
