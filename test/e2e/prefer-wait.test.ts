@@ -2,36 +2,27 @@
 // the worker's real local engine): a task that ends within the wait is answered whole in one request, one that does
 // not is answered as without the header once the wait is up, and a hundred callers waiting at once hold no database
 // connections (the wait is a long poll on the workflow, not a loop over the row).
-import { createServer, type Server } from 'node:http';
 import pg from 'pg';
-import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, postGeneration, startGeneration } from '../helpers/http.ts';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { usePngInputServer } from '../helpers/png-input-server.ts';
 
 // Room for the tasks held on purpose (their inputs never answer) besides the ones meant to end.
 const gateway = useGateway(() => ({ LOCAL_CONCURRENCY: 16 }));
 const developer = useFundedDeveloper(gateway);
 
-let inputs: Server;
-let inputsUrl: string;
-beforeAll(async () => {
-  const png = await sharp({ create: { width: 16, height: 10, channels: 3, background: '#3366cc' } })
-    .png()
-    .toBuffer();
-  // `/held-…` is never answered (its task stays processing); `/missing.png` is 404; anything else is the PNG.
-  inputs = createServer((req, res) => {
+// `/held-…` is never answered (its task stays processing); `/missing.png` is 404; anything else is the PNG.
+const inputs = usePngInputServer({
+  respond: (req, res, sendPng) => {
     if (req.url?.startsWith('/held-')) return;
     if (req.url === '/missing.png') return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'image/png' }).end(png);
-  });
-  inputsUrl = (await listenLocally(inputs)).url;
+    sendPng();
+  },
 });
-afterAll(() => inputs && closeServer(inputs));
 
-const upscale = (path: string) => ({ type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}${path}` });
+const upscale = (path: string) => ({ type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url()}${path}` });
 const waitFor = (seconds: number | string) => ({ Prefer: `respond-async, wait=${seconds}` });
 // Time bounds below only tell "held" from "answered at once" (waits of 30–60 s); they leave room for a loaded CI box.
 const timed = async <T>(run: () => Promise<T>) => {

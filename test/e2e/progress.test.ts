@@ -1,13 +1,11 @@
 // What GET /generations/{id} tells of a running task (issue 18.3), through the real stack: `started_at` once it
 // left the queue, and `progress` as its provider reports it — a local engine rendering a multi-second clip (stage,
 // then a percent that moves), and a fal job (stand-in) that waits in the upstream queue at falling positions.
-import { createServer, type Server } from 'node:http';
-import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, startGeneration } from '../helpers/http.ts';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { outputKind, outputMedia } from '../helpers/media.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 
@@ -32,20 +30,14 @@ const gateway = useGateway(async () => {
 });
 const developer = useFundedDeveloper(gateway);
 
-let inputs: Server;
-let inputsUrl: string;
-beforeAll(async () => {
-  const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: '#3366cc' } })
-    .png()
-    .toBuffer();
-  // The input answers after 1.5 s, so the download is a stage a reader sees.
-  inputs = createServer((_req, res) => {
-    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 1_500);
-  });
-  inputsUrl = (await listenLocally(inputs)).url;
+// The input answers after 1.5 s, so the download is a stage a reader sees.
+const inputs = usePngInputServer({
+  width: 640,
+  height: 360,
+  respond: (_req, _res, sendPng) => void setTimeout(sendPng, 1_500),
 });
 afterAll(async () => {
-  await Promise.all([inputs && closeServer(inputs), fal?.close()]);
+  await fal?.close();
 });
 
 /** Reads the task every 150 ms until it ends; returns every answer read, the last one ended. */
@@ -73,7 +65,7 @@ describe('progress of a running task', () => {
   it('a local engine: started_at, the download, then a rendering percent that moves; none once completed', async () => {
     const taskId = await startGeneration(gateway, {
       key: developer.key,
-      body: { type: 'image-to-video', model: 'local/ken-burns', image_url: `${inputsUrl}/photo.png`, duration: 10 },
+      body: { type: 'image-to-video', model: 'local/ken-burns', image_url: `${inputs.url()}/photo.png`, duration: 10 },
     });
     const reads = await readUntilEnded(taskId);
     const ended = reads.at(-1);
