@@ -79,9 +79,16 @@ const context: ProviderContext = {
   signal: new AbortController().signal,
 };
 
-async function runModel(id: string, request: Omit<GenerationRequest, 'model'>): Promise<ProviderResult> {
+async function runModel(
+  id: string,
+  request: Omit<GenerationRequest, 'model'>,
+  progress?: ProviderContext['progress'],
+): Promise<ProviderResult> {
   const model = catalog.get(id)!;
-  return localEngines[model.upstream.model]!({ ...request, model: id } as GenerationRequest, model, context);
+  return localEngines[model.upstream.model]!({ ...request, model: id } as GenerationRequest, model, {
+    ...context,
+    progress,
+  });
 }
 
 interface Probe {
@@ -125,6 +132,21 @@ describe('local engines', () => {
       await runModel('local/ken-burns', { type: 'image-to-video', image_url: `${baseUrl}/photo.png`, duration: 3 }),
     );
     expect(stream(wide, 'video')).toMatchObject({ width: 1280, height: 720 });
+  }, 60_000);
+
+  it('ken-burns reports its rendering percent as the frames are written: from 0, rising, below 100', async () => {
+    const percents: number[] = [];
+    await runModel(
+      'local/ken-burns',
+      { type: 'image-to-video', image_url: `${baseUrl}/photo.png`, duration: 5 },
+      (report) => {
+        if (report.stage === 'rendering' && report.percent !== undefined) percents.push(report.percent);
+      },
+    );
+    expect(percents[0]).toBe(0);
+    expect(new Set(percents).size).toBeGreaterThanOrEqual(3);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    expect(Math.max(...percents)).toBeLessThanOrEqual(99);
   }, 60_000);
 
   it('transcode: H.264/AAC at the requested height, aspect ratio kept, length kept', async () => {
