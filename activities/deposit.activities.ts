@@ -1,24 +1,24 @@
-// Activities of the deposit workflow: reads of the chain (viem) and the deposit's rows and credit (src/services).
+// Activities of the deposit workflow: reads of the chain (viem) and the deposit's rows and credit (src/payments/deposits).
 // An RPC failure is a plain error, retried with backoff by the workflow's policy; it never rejects a deposit.
 import { Context } from '@temporalio/activity';
 import type { Hex } from 'viem';
 import { headBlock, inspectTransaction, type UsdcTransfer } from '../src/chain/deposit-inspection.ts';
 import { type ChainSettings, chainSettings } from '../src/chain/settings.ts';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { Chain } from '../src/domain/values.ts';
-import { agentsByDepositAddress } from '../src/services/deposit-addresses.ts';
+import { agentsByDepositAddress } from '../src/payments/deposits/addresses.ts';
 import {
   creditDeposit,
   type DepositFacts,
   type DepositRef,
   recordDeposit,
   rejectDeposit,
-} from '../src/services/deposits.ts';
-import { formatUsd } from '../src/money.ts';
-import { type CreditedDepositView, depositView } from '../src/services/deposit-view.ts';
-import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/services/deposit-scan.ts';
-import { startDepositWorkflow } from '../src/temporal/deposits.ts';
+} from '../src/payments/deposits/deposits.ts';
+import { formatUsd } from '../src/domain/money.ts';
+import { type CreditedDepositView, depositView } from '../src/payments/deposits/view.ts';
+import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/payments/deposits/scan.ts';
+import { startDepositWorkflow } from '../src/orchestration/deposits/workflow-client.ts';
 import { refusal } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
 

@@ -1,12 +1,12 @@
-// Activities of the generation workflow on its main task queue: thin wrappers over src/services/tasks. Money keys
+// Activities of the generation workflow on its main task queue: thin wrappers over src/generations/tasks. Money keys
 // derive from the task id, so a retried activity never moves money twice.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
-import { taskView, type TaskView } from '../src/generation/task-view.ts';
-import { AdmissionAbandonedError } from '../src/services/admission-fence.ts';
-import { InsufficientFundsError, LedgerError } from '../src/services/ledger.ts';
-import { admitPaidTask, PayerBusyError, type X402Authorization } from '../src/services/paid-tasks.ts';
+import { taskView, type TaskView } from '../src/generations/task-view.ts';
+import { AdmissionAbandonedError } from '../src/generations/admission-fence.ts';
+import { InsufficientFundsError, LedgerError } from '../src/payments/ledger.ts';
+import { admitPaidTask, PayerBusyError, type X402Authorization } from '../src/generations/paid-tasks.ts';
 import {
   admitTask,
   completeTask,
@@ -15,8 +15,8 @@ import {
   findQueuedTask,
   markProcessing,
   usedCost,
-} from '../src/services/tasks.ts';
-import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/services/x402-settlement.ts';
+} from '../src/generations/tasks.ts';
+import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/payments/x402/settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { GeneratedOutputs } from './provider.activities.ts';
 import { classifyFailures } from './failures.ts';

@@ -3,12 +3,12 @@
 // checks on a durable timer or the upstream's callback (signal). Outputs are copied into our storage at once.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { type Catalog, type CatalogModel, modelOnRoute } from '../src/catalog/catalog.ts';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { GenerationRequest } from '../src/domain/generation-request.ts';
-import { grownSinceAdmission } from '../src/generation/measured-inputs.ts';
+import { grownSinceAdmission } from '../src/generations/measured-inputs.ts';
 import { metrics } from '../src/metrics/metrics.ts';
-import { measuredProviderCall, type ProviderOperation } from '../src/metrics/provider-metrics.ts';
+import { measuredProviderCall, type ProviderOperation } from '../src/providers/provider-metrics.ts';
 import { InputFetchError } from '../src/providers/fetch-input.ts';
 import { readInput } from '../src/providers/read-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
@@ -20,7 +20,7 @@ import {
   type ProviderResult,
   ProviderRetryLater,
 } from '../src/providers/types.ts';
-import { recordProgress, throttledProgress } from '../src/services/task-progress.ts';
+import { recordProgress, throttledProgress } from '../src/generations/task-progress.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal, routeUnavailable } from './refusal.ts';

@@ -1,10 +1,10 @@
-// The batch replay's activities: thin wrappers over src/services/replays.ts. A replay is admitted with the worker's
+// The batch replay's activities: thin wrappers over src/orchestration/generations/replays.ts. A replay is admitted with the worker's
 // Temporal client, by the same update-with-start as POST /generations, on the main task queue.
 import { Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { replayStatuses, replayTask, selectReplayCandidates } from '../src/services/replays.ts';
+import { replayStatuses, replayTask, selectReplayCandidates } from '../src/orchestration/generations/replays.ts';
 import type { ReplayCandidate, ReplayOutcome, ReplaySelection } from '../workflows/replay-batch.types.ts';
 import { classifyFailures } from './failures.ts';
 

@@ -1,9 +1,13 @@
-// The task reconciler's activities: thin wrappers over src/temporal/task-reconciler, with the worker's client. Each
+// The task reconciler's activities: thin wrappers over src/orchestration/generations/task-reconciler, with the worker's client. Each
 // repair is logged for operators; the run's report is the workflow's result.
 import { Context } from '@temporalio/activity';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { reconcileQueuedTasks, releaseClosedTasks, type ReconcilerDeps } from '../src/temporal/task-reconciler.ts';
+import {
+  reconcileQueuedTasks,
+  releaseClosedTasks,
+  type ReconcilerDeps,
+} from '../src/orchestration/generations/task-reconciler.ts';
 import type { ReconcileInput, ReconcileReport } from '../workflows/task-reconciler.types.ts';
 import { classifyFailures } from './failures.ts';
 

@@ -1,7 +1,7 @@
-// The upload expiry sweep's activity: a thin wrapper over src/services/uploads. Idempotent: a retried page finds
+// The upload expiry sweep's activity: a thin wrapper over src/uploads/uploads. Idempotent: a retried page finds
 // the uploads it deleted already marked, and a missing file is no error.
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { deleteExpiredUploads } from '../src/services/uploads.ts';
+import { deleteExpiredUploads } from '../src/uploads/uploads.ts';
 import type { Storage } from '../src/storage/local-storage.ts';
 import { classifyFailures } from './failures.ts';
 

@@ -1,9 +1,9 @@
 // Activities of webhooks: thin wrappers over src/webhooks. notifyWebhooks is the emitters' notify step; sending is
 // one attempt with no Temporal retry (the delivery workflow owns the schedule); the writes are idempotent.
 import { Context } from '@temporalio/activity';
-import type { Config } from '../src/config.ts';
+import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { notifyWebhookEvent } from '../src/temporal/webhooks.ts';
+import { notifyWebhookEvent } from '../src/orchestration/webhooks/deliveries.ts';
 import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.ts';
 import type { CreatedMessage, WebhookEventInput } from '../src/webhooks/messages.ts';
 import { webhookSecretOf } from '../src/webhooks/secrets.ts';

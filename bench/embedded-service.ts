@@ -4,9 +4,9 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCatalog } from '../src/catalog/catalog.ts';
-import { type Config, embeddedDatabaseUrl, loadConfig } from '../src/config.ts';
+import { type Config, embeddedDatabaseUrl, loadConfig } from '../src/config/config.ts';
 import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/infra/logger.ts';
 import { startRuntime, type Stop, stopAll } from '../src/runtime.ts';
 import { freePort } from '../test/helpers/ports.ts';
 

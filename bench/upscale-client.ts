@@ -1,7 +1,7 @@
 // The benchmark's caller: a funded developer account that posts local/lanczos upscales of the bench inputs and can
 // wait until every task it posted has ended.
-import { createDeveloper } from '../src/services/accounts.ts';
-import { credit } from '../src/services/ledger.ts';
+import { createDeveloper } from '../src/accounts/accounts.ts';
+import { credit } from '../src/payments/ledger.ts';
 import type { EmbeddedService } from './embedded-service.ts';
 import { sleep } from './load.ts';
 

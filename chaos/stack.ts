@@ -4,14 +4,14 @@
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { embeddedDatabaseUrl } from '../src/config.ts';
+import { embeddedDatabaseUrl } from '../src/config/config.ts';
 import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../src/infra/temporal-dev-server.ts';
 import { temporalCliPath } from '../src/infra/tools.ts';
-import { createLogger } from '../src/logger.ts';
-import { devServerSearchAttributeArgs } from '../src/temporal/search-attributes.ts';
+import { createLogger } from '../src/infra/logger.ts';
+import { devServerSearchAttributeArgs } from '../src/orchestration/temporal/search-attributes.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import { type GatewayProcess, killGroup, startGateway, waitUntilReleased } from './processes.ts';
 

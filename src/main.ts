@@ -1,8 +1,8 @@
 // Entry point of `npm start` (scripts/start.mjs): reads the configuration and the catalog, starts the runtime
 // for the role, and stops it in order on SIGINT, SIGTERM or SIGHUP.
 import { type Catalog, CatalogError, loadCatalog } from './catalog/catalog.ts';
-import { type Config, ConfigError, loadConfig, shutdownBudget } from './config.ts';
-import { createLogger } from './logger.ts';
+import { type Config, ConfigError, loadConfig, shutdownBudget } from './config/config.ts';
+import { createLogger } from './infra/logger.ts';
 import { startRuntime, type Stop, stopAll } from './runtime.ts';
 
 async function main(): Promise<void> {

@@ -11,7 +11,7 @@ import { removeLocalChainFile, writeLocalChainFile } from './chain/local-chain-f
 import { startLocalChain } from './chain/local-chain.ts';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import { enabledChains, needsLocalChain, withLocalChain } from './chain/settings.ts';
-import { type Config, publicBaseUrl, rpcUrlKey, shutdownBudget } from './config.ts';
+import { type Config, publicBaseUrl, rpcUrlKey, shutdownBudget } from './config/config.ts';
 import { chains } from './domain/values.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createPrisma } from './db/prisma.ts';
@@ -21,16 +21,16 @@ import { startTracing } from './infra/tracing.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { devServerTuningArgs } from './infra/temporal-dev-tuning.ts';
 import { temporalCliPath } from './infra/tools.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
-import { storeMissingDepositAddresses } from './services/deposit-addresses.ts';
+import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
 import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
-import { ensureDepositScanSchedules } from './temporal/deposit-scans.ts';
-import { checkSearchAttributes, devServerSearchAttributeArgs } from './temporal/search-attributes.ts';
-import { temporalTracing } from './temporal/tracing.ts';
-import { ensureTaskReconcilerSchedule } from './temporal/task-reconciler.ts';
-import { ensureUploadExpirySchedule } from './temporal/upload-expiry.ts';
+import { ensureDepositScanSchedules } from './orchestration/deposits/scan-schedules.ts';
+import { checkSearchAttributes, devServerSearchAttributeArgs } from './orchestration/temporal/search-attributes.ts';
+import { temporalTracing } from './orchestration/temporal/tracing.ts';
+import { ensureTaskReconcilerSchedule } from './orchestration/generations/task-reconciler.ts';
+import { ensureUploadExpirySchedule } from './orchestration/uploads/expiry-schedule.ts';
 
 /** One part's stop, named for the log line that says how long it took. */
 export interface Stop {

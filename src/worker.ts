@@ -9,13 +9,13 @@ import {
 import { providerTaskQueue } from '../workflows/task-queues.ts';
 import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import { type Config, shutdownBudget } from './config.ts';
+import { type Config, shutdownBudget } from './config/config.ts';
 import type { PrismaClient } from './db/prisma.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/local-storage.ts';
-import type { TemporalTracing } from './temporal/tracing.ts';
-import { bundleWorkflowsApart } from './temporal/workflow-bundle.ts';
-import { configuredFacilitator } from './x402/facilitator.ts';
+import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
+import { bundleWorkflowsApart } from './orchestration/temporal/workflow-bundle.ts';
+import { configuredFacilitator } from './payments/x402/facilitator.ts';
 
 export interface WorkerDeps {
   config: Config;

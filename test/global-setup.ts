@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger } from '../src/infra/logger.ts';
 import { freePort } from './helpers/ports.ts';
 
 declare module 'vitest' {

@@ -1,8 +1,8 @@
 // The deposit workflow's contract with its callers (the api, the watcher): its input, result, state query and
 // signature. Types and the query only, so the client side never imports the workflow's activities.
 import { defineQuery } from '@temporalio/workflow';
-import type { CreditedDepositView } from '../src/services/deposit-view.ts';
-import type { DepositRef } from '../src/services/deposits.ts';
+import type { CreditedDepositView } from '../src/payments/deposits/view.ts';
+import type { DepositRef } from '../src/payments/deposits/deposits.ts';
 
 export interface DepositInput extends DepositRef {
   /** How long a hash the node does not know may take to appear before it is refused as not found. */

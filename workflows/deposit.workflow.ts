@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { DepositActivities, DepositInspection } from '../activities/deposit.activities.ts';
-import type { DepositFacts, DepositRef } from '../src/services/deposits.ts';
+import type { DepositFacts, DepositRef } from '../src/payments/deposits/deposits.ts';
 import {
   type DepositInput,
   type DepositRejection,

@@ -10,8 +10,6 @@ import {
   CancellationScope,
   CancelledFailure,
   condition,
-  defineQuery,
-  defineUpdate,
   log,
   type LocalActivityOptions,
   patched,
@@ -22,40 +20,21 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AdmitInput, GenerationActivities, TaskAdmission } from '../activities/generation.activities.ts';
+import type { GenerationActivities, TaskAdmission } from '../activities/generation.activities.ts';
 import type { GeneratedOutputs, ProviderActivities } from '../activities/provider.activities.ts';
-import type { TaskView } from '../src/generation/task-view.ts';
+import type { TaskView } from '../src/generations/task-view.ts';
 import { genProvider, genStatus, type GenStatus } from './search-attributes.ts';
 import { providerSlugOf, providerTaskQueue } from './task-queues.ts';
 import { type UpstreamJob, upstreamJobOf } from './upstream-job.ts';
 import { notify } from './webhook-notify.ts';
-
-export { upstreamCallbackSignal } from './upstream-job.ts';
-
-export interface GenerationInput extends AdmitInput {
-  modelId: string;
-  requestHash: string;
-  timeoutSeconds: number;
-  /**
-   * How long the provider call may wait for a slot on its provider's queue (its worker's *_CONCURRENCY), apart from
-   * the model's timeout. Absent (tasks started before it): the wait counts against the model's timeout.
-   */
-  queueTimeoutSeconds?: number;
-  /** The providers of the model's fallback routes, in catalog order (route 1, 2, …): each has its own task queue. */
-  fallbackProviders?: string[];
-}
-
-/** The admit update's answer: the admitTask activity's, or a conflict (same Idempotency-Key, another body). */
-export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };
-
-/** The `error` of a task ended by a cancel (POST /generations/{id}/cancel, `genctl tasks cancel`): callers match it. */
-export const cancelledError = 'cancelled';
-/** The `error` of a task whose admission committed its row but never answered (reported, released, not charged). */
-export const admissionFailedError = 'The generation could not be admitted. You have not been charged.';
-
-export const admitUpdate = defineUpdate<AdmitUpdateResult, [{ requestHash: string }]>('admit');
-// For operators (Web UI, `temporal workflow query`): the task as this workflow holds it. The api reads the row.
-export const stateQuery = defineQuery<TaskView | null>('state');
+import {
+  admissionFailedError,
+  admitUpdate,
+  type AdmitUpdateResult,
+  cancelledError,
+  type GenerationInput,
+  stateQuery,
+} from './generation.types.ts';
 
 // Database steps take milliseconds; a short timeout hands them to another worker soon after one dies. An hour of
 // retries outlasts any outage worth waiting for; past it the workflow fails rather than loop.

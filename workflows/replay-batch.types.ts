@@ -1,5 +1,6 @@
 // A batch replay of failed tasks as its workflow, its activities and genctl see it. Types and constants only
 // (the workflow bundle imports this, and so do src/ and activities/).
+import { defineQuery } from '@temporalio/workflow';
 import type { SkipReason } from '../src/domain/replay-reasons.ts';
 
 export type { SkipReason };
@@ -73,3 +74,6 @@ export interface ReplayProgress {
 
 /** Started by name on the main task queue. */
 export type ReplayBatchWorkflow = (input: ReplayBatchInput) => Promise<ReplayProgress>;
+
+/** How far the batch is: genctl's `tasks replay` status and the attach on a re-run read it. */
+export const progressQuery = defineQuery<ReplayProgress>('progress');

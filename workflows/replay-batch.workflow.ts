@@ -1,16 +1,10 @@
 // One batch replay of failed tasks (workflow id = batch id). 1. Select the tasks once (the history keeps the list,
 // so a new worker carries on with the same ones). 2. Replay each as a new task, at most `tasksPerSecond`. 3. Wait,
 // bounded, for the replays to end. Progress: the `progress` query, and the Web UI's current details.
-import {
-  ActivityFailure,
-  defineQuery,
-  proxyActivities,
-  setCurrentDetails,
-  setHandler,
-  sleep,
-} from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities, setCurrentDetails, setHandler, sleep } from '@temporalio/workflow';
 import type { ReplayActivities } from '../activities/replay.activities.ts';
 import {
+  progressQuery,
   type ReplayBatchInput,
   type ReplayCandidate,
   type ReplayItem,
@@ -18,8 +12,6 @@ import {
   type ReplayProgress,
   type SkipReason,
 } from './replay-batch.types.ts';
-
-export const progressQuery = defineQuery<ReplayProgress>('progress');
 
 // Database reads take milliseconds; half an hour of retries outlasts an outage worth waiting for.
 const { selectReplayTasks, replayStatuses } = proxyActivities<ReplayActivities>({

@@ -1,17 +1,8 @@
 // An upstream that queues work (fal, Replicate) is waited for on durable timers, woken early by its callback: a
 // poll alone would either hammer the upstream or notice the end late.
-import {
-  type ActivityOptions,
-  ApplicationFailure,
-  condition,
-  defineSignal,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { type ActivityOptions, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { GeneratedOutputs, JobRef, ProviderActivities, SubmittedJob } from '../activities/provider.activities.ts';
-
-/** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
-export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
+import { upstreamCallbackSignal } from './generation.types.ts';
 
 const upstreamRetry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
 // One status request. Each call narrows the schedule-to-close to the model's deadline.

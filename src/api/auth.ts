@@ -1,8 +1,8 @@
 // Bearer API keys: 401 for a missing, malformed, unknown, expired or revoked key; 403 for a key of the wrong kind.
 import type { Request, Response } from 'express';
-import type { AuthFailure, AuthResult, Principal } from '../services/api-keys.ts';
-import { createApiKeyAuthentication } from '../services/api-key-cache.ts';
-import { authenticateTaskToken, isTaskToken } from '../services/task-tokens.ts';
+import type { AuthFailure, AuthResult, Principal } from '../accounts/api-keys.ts';
+import { createApiKeyAuthentication } from '../accounts/api-key-cache.ts';
+import { authenticateTaskToken, isTaskToken } from '../generations/task-tokens.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { ApiError } from './errors.ts';
 

@@ -3,16 +3,16 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
-import type { Principal } from '../services/api-keys.ts';
-import type { EndedTasks } from '../services/ended-tasks.ts';
+import type { Principal } from '../accounts/api-keys.ts';
+import type { EndedTasks } from '../generations/ended-tasks.ts';
 import type { Storage } from '../storage/local-storage.ts';
-import type { TemporalDeps } from '../temporal/generations.ts';
+import type { TemporalDeps } from '../orchestration/generations/workflow-client.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
-import type { PaymentFacilitator } from '../x402/facilitator.ts';
-import type { RateLimitBucket, RateLimiter } from '../services/rate-limiter.ts';
+import type { PaymentFacilitator } from '../payments/x402/facilitator.ts';
+import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
 import { enforceRateLimit } from './rate-limit.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';

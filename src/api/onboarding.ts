@@ -1,8 +1,8 @@
 // The tips and next steps a newly registered agent reads: enough to make its first paid generation unaided.
-import { publicBaseUrl, type Config } from '../config.ts';
-import { formatUsd } from '../money.ts';
-import type { OnboardedAgent } from '../services/agents.ts';
-import type { TrialRefusal } from '../services/registration.ts';
+import { publicBaseUrl, type Config } from '../config/config.ts';
+import { formatUsd } from '../domain/money.ts';
+import type { OnboardedAgent } from '../accounts/agents.ts';
+import type { TrialRefusal } from '../accounts/registration.ts';
 
 const noTrialReasons: Record<TrialRefusal, string> = {
   disabled: 'this server gives no trial credit',

@@ -2,8 +2,8 @@
 // the IETF draft (draft-ietf-httpapi-ratelimit-headers-06, as express-rate-limit's "draft-6"): RateLimit-Limit,
 // -Remaining, -Reset (seconds) and RateLimit-Policy, on every counted response; a refusal adds Retry-After.
 import type { Response } from 'express';
-import type { Principal } from '../services/api-keys.ts';
-import type { RateLimitBucket, RateLimiter, RateLimitState } from '../services/rate-limiter.ts';
+import type { Principal } from '../accounts/api-keys.ts';
+import type { RateLimitBucket, RateLimiter, RateLimitState } from '../accounts/rate-limiter.ts';
 import { ApiError } from './errors.ts';
 
 export const rateLimitHeaderDocs = {

@@ -1,9 +1,9 @@
 // POST /callbacks/{provider}/{task id}: where fal and Replicate announce a finished job. Not part of the public API.
 import express, { Router } from 'express';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../infra/logger.ts';
 import type { Providers } from '../providers/registry.ts';
-import { createUpstreamCallbackReceiver } from '../services/upstream-callbacks.ts';
-import type { TemporalDeps } from '../temporal/generations.ts';
+import { createUpstreamCallbackReceiver } from '../orchestration/generations/upstream-callbacks.ts';
+import type { TemporalDeps } from '../orchestration/generations/workflow-client.ts';
 
 export function upstreamCallbacksRouter(deps: {
   providers: Providers;

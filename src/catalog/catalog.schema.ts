@@ -67,7 +67,7 @@ export const capabilitiesSchema = z
 export const measurableInputs = ['audio_url', 'video_url'] as const;
 export type MeasurableInput = (typeof measurableInputs)[number];
 
-/** Request inputs a model can require beyond its generation type's own (src/generation/request.ts). */
+/** Request inputs a model can require beyond its generation type's own (src/generations/request.ts). */
 export const modelInputFields = ['prompt', 'image_url', 'images', 'video_url', 'videos', 'audio_url'] as const;
 
 export const modelInputsSchema = z

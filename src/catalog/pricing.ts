@@ -1,7 +1,7 @@
 // The one pricing function: (model, request) → bigint micro-USD with a breakdown. Quotes, admission and the
 // catalog's cost bands all call it, so the same request always costs the same.
 import type { GenerateType } from '../domain/values.ts';
-import { formatUsd, parseUsd } from '../money.ts';
+import { formatUsd, parseUsd } from '../domain/money.ts';
 import type { CatalogEntry } from './catalog.schema.ts';
 import { inputTokensUpperBound } from './input-tokens.ts';
 

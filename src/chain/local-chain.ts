@@ -18,7 +18,7 @@ import {
 } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { startAnvil } from '../infra/anvil.ts';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../infra/logger.ts';
 import { testUsdcAbi, testUsdcBytecode } from './test-usdc.ts';
 import { ensureUptoContracts } from './upto-contracts.ts';
 

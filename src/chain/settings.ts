@@ -1,6 +1,6 @@
 // The chains deposits are accepted on: those named in DEPOSIT_CHAINS that have an RPC URL, or the local development
 // chain the runtime started in their place.
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { type Chain, chains } from '../domain/values.ts';
 
 export type Address = `0x${string}`;

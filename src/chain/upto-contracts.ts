@@ -2,7 +2,7 @@
 // Permit2 and our own X402UptoProxy (runtime code with anvil_setCode: no deployer, nonce or block).
 import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { createPublicClient, createTestClient, http, type Address, type Hex } from 'viem';
-import type { Logger } from '../logger.ts';
+import type { Logger } from '../infra/logger.ts';
 import proxyArtifact from './contracts/X402UptoProxy.json' with { type: 'json' };
 import { permit2Address, permit2RuntimeCode } from './permit2.ts';
 

@@ -1,9 +1,9 @@
 // genctl tasks cancel: an operator cancels any account's task, through the service POST /generations/{id}/cancel uses.
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { NotFoundError, TaskEndedError } from '../domain/errors.ts';
-import { cancelGeneration } from '../services/generation-cancel.ts';
+import { cancelGeneration } from '../orchestration/generations/cancel.ts';
 import { CommandError, type Output } from './commands.ts';
 
 export interface CancelCommandDeps {

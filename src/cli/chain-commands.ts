@@ -5,7 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { localChainFile, readLocalChainFile, type LocalChainInfo } from '../chain/local-chain-file.ts';
 import { mintTestUsdc, sendTestUsdc, testUsdcSender } from '../chain/local-chain.ts';
 import { testUsdcAbi } from '../chain/test-usdc.ts';
-import { formatUsd, parseUsd } from '../money.ts';
+import { formatUsd, parseUsd } from '../domain/money.ts';
 import { CommandError, type Output } from './commands.ts';
 
 /** genctl's default sender: never an agent's deposit address (see testUsdcSender). */

@@ -2,11 +2,11 @@
 import { tiers } from '../domain/values.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Tier } from '../generated/prisma/client.ts';
-import { formatUsd, parseUsd } from '../money.ts';
-import { createDeveloper, getAccountSummary } from '../services/accounts.ts';
-import { issueApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.ts';
-import { newId } from '../services/ids.ts';
-import { credit } from '../services/ledger.ts';
+import { formatUsd, parseUsd } from '../domain/money.ts';
+import { createDeveloper, getAccountSummary } from '../accounts/accounts.ts';
+import { issueApiKey, listApiKeys, revokeApiKey } from '../accounts/api-keys.ts';
+import { newId } from '../domain/ids.ts';
+import { credit } from '../payments/ledger.ts';
 
 /** A refusal the operator can act on: printed as is, exit code 1 (2 for usage errors). */
 export class CommandError extends Error {

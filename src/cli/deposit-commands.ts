@@ -1,8 +1,8 @@
 // genctl deposits: the deposits table for operators (what was claimed, where it stands, why one was refused).
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Deposit, Prisma } from '../generated/prisma/client.ts';
-import { formatUsd } from '../money.ts';
-import type { DepositStatus } from '../services/deposits.ts';
+import { formatUsd } from '../domain/money.ts';
+import type { DepositStatus } from '../payments/deposits/deposits.ts';
 import { CommandError, iso, limitOf, type Output } from './commands.ts';
 
 const depositStatuses = ['pending', 'confirmed', 'credited', 'rejected'] as const satisfies readonly DepositStatus[];

@@ -1,7 +1,7 @@
 // genctl: operators' tool. Exit codes: 0 done, 1 refused (not found, …), 2 usage error. --json for scripts.
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, embeddedDatabaseUrl, loadConfig, publicBaseUrl } from '../config.ts';
+import { ConfigError, embeddedDatabaseUrl, loadConfig, publicBaseUrl } from '../config/config.ts';
 import { createPrisma } from '../db/prisma.ts';
 import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
 import { createLocalStorage, filesDirectory } from '../storage/local-storage.ts';

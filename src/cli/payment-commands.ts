@@ -1,7 +1,7 @@
 // genctl payments: x402 payments for operators — who paid for which task, on which chain, and where each stands.
 import type { PrismaClient } from '../db/prisma.ts';
 import type { X402Payment } from '../generated/prisma/client.ts';
-import { formatUsd } from '../money.ts';
+import { formatUsd } from '../domain/money.ts';
 import { CommandError, iso, limitOf, type Output } from './commands.ts';
 
 const paymentStatuses = ['authorized', 'settling', 'settled', 'failed', 'abandoned'] as const;

@@ -3,11 +3,20 @@
 import type { Client } from '@temporalio/client';
 import { providers } from '../catalog/catalog.schema.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
-import { formatUsd } from '../money.ts';
-import { planReplay, replayBatchId, selectReplayCandidates, type ReplayPlan } from '../services/replays.ts';
-import { replayProgress, type ReplayBatchHandle, startReplayBatch } from '../temporal/replay-batches.ts';
+import { formatUsd } from '../domain/money.ts';
+import {
+  planReplay,
+  replayBatchId,
+  selectReplayCandidates,
+  type ReplayPlan,
+} from '../orchestration/generations/replays.ts';
+import {
+  replayProgress,
+  type ReplayBatchHandle,
+  startReplayBatch,
+} from '../orchestration/generations/replay-batches.ts';
 import type { ReplayBatchInput, ReplayProgress, ReplaySelection } from '../../workflows/replay-batch.types.ts';
 import { CommandError, type Output, table } from './commands.ts';
 

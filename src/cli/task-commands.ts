@@ -2,12 +2,12 @@
 // held and moved for it, its x402 payment, and its workflow (id = task id) to open in the Temporal Web UI.
 import type { PrismaClient } from '../db/prisma.ts';
 import { taskStatuses, type TaskStatus } from '../domain/values.ts';
-import { requestHash } from '../generation/request.ts';
-import { taskCostMicros, taskView } from '../generation/task-view.ts';
+import { requestHash } from '../generations/request.ts';
+import { taskCostMicros, taskView } from '../generations/task-view.ts';
 import type { LedgerEntry, Task } from '../generated/prisma/client.ts';
-import { formatUsd } from '../money.ts';
-import { listTasks, type OperatorTask, taskForOperator } from '../services/operator-tasks.ts';
-import { storedRequest } from '../services/tasks.ts';
+import { formatUsd } from '../domain/money.ts';
+import { listTasks, type OperatorTask, taskForOperator } from '../generations/operator-tasks.ts';
+import { storedRequest } from '../generations/tasks.ts';
 import { CommandError, iso, limitOf, type Output, table } from './commands.ts';
 
 /** Errors are caller-safe but may be long (an upstream's message): a list line shows their start. */

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { WebhookDelivery } from '../generated/prisma/client.ts';
-import { startWebhookDelivery } from '../temporal/webhooks.ts';
+import { startWebhookDelivery } from '../orchestration/webhooks/deliveries.ts';
 import { getMessage, listMessages, type MessageSummary, type TargetSummary } from '../webhooks/delivery-log.ts';
 import { targetUrls } from '../webhooks/messages.ts';
 import { CommandError, type Output } from './commands.ts';

@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import type { Logger } from '../logger.ts';
+import type { Logger } from './logger.ts';
 import { unwatchChild, watchChild } from './watchdog.ts';
 
 export interface Anvil {

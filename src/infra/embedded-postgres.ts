@@ -5,7 +5,7 @@ import { chmod, mkdir, stat } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
-import type { Logger } from '../logger.ts';
+import type { Logger } from './logger.ts';
 import { unwatchChild, watchChild } from './watchdog.ts';
 
 const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
-import type { Logger } from '../logger.ts';
+import type { Logger } from './logger.ts';
 import { portIsFree } from './ports.ts';
 import { unwatchChild, watchChild } from './watchdog.ts';
 

@@ -1,7 +1,7 @@
 // The embedded Temporal dev server's tuning, for `npm start`, the tests and the benchmark alike. Its single history
 // shard reads the transfer queue 20 times a second by default (a ≈50 ms floor under every new workflow); SQLite runs
 // with its safest and slowest defaults; several task-queue partitions only add a tail on one machine.
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 
 export type DevServerTuning = Pick<
   Config,

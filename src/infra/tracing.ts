@@ -6,7 +6,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 
 export interface Tracing {
   serviceName: string;

@@ -1,7 +1,7 @@
 // Which provider serves a model: a local engine by its upstream name, an OpenAI-compatible runner by type, or
 // the fal and Replicate job queues. Clients are built once per configuration, not per call.
 import type { CatalogEntry, ProviderSlug } from '../catalog/catalog.schema.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/config.ts';
 import { createFalJobs } from './fal/queue.ts';
 import { localEngines } from './local/index.ts';
 import { createOpenAIChatRunner } from './openai/chat.ts';

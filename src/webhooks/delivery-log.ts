@@ -2,7 +2,7 @@
 import type { PrismaClient } from '../db/prisma.ts';
 import type { WebhookDelivery, WebhookMessage } from '../generated/prisma/client.ts';
 import { metrics } from '../metrics/metrics.ts';
-import { derivedId } from '../services/ids.ts';
+import { derivedId } from '../domain/ids.ts';
 
 export interface AttemptRecord {
   /** The delivery workflow's run: with the attempt number, it makes the row's id, so a retried write adds nothing. */

@@ -2,7 +2,7 @@
 // targets it goes to. Ids derive from what the event is about, so a retried step finds the same message.
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma.ts';
-import { derivedId } from '../services/ids.ts';
+import { derivedId } from '../domain/ids.ts';
 
 export const webhookEvents = ['generation.completed', 'generation.failed', 'deposit.credited'] as const;
 export type WebhookEvent = (typeof webhookEvents)[number];

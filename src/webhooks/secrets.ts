@@ -1,7 +1,7 @@
 // One signing secret per account, made the first time it is needed (a delivery, a webhook set, or the account's
 // own GET /account/webhook-secret), so only accounts that use webhooks have one.
 import type { PrismaClient } from '../db/prisma.ts';
-import { newWebhookSecret } from '../services/ids.ts';
+import { newWebhookSecret } from '../domain/ids.ts';
 
 /** The account's signing secret, created if it has none yet; null when the account does not exist. */
 export async function webhookSecretOf(prisma: PrismaClient, accountId: string): Promise<string | null> {

@@ -2,11 +2,11 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDepositActivities } from '../../activities/deposit.activities.ts';
-import { loadConfig } from '../../src/config.ts';
-import { recordDeposit } from '../../src/services/deposits.ts';
-import { getAccountSummary } from '../../src/services/accounts.ts';
-import { reserve } from '../../src/services/ledger.ts';
-import { formatUsd } from '../../src/money.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { recordDeposit } from '../../src/payments/deposits/deposits.ts';
+import { getAccountSummary } from '../../src/accounts/accounts.ts';
+import { reserve } from '../../src/payments/ledger.ts';
+import { formatUsd } from '../../src/domain/money.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 

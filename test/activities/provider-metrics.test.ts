@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderActivities, type ProviderActivities } from '../../activities/provider.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';

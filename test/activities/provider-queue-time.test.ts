@@ -11,7 +11,7 @@ import {
   type SubmittedJob,
 } from '../../activities/provider.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { schnellRequest } from '../helpers/generation-workflow.ts';

@@ -1,8 +1,8 @@
 // Bearer authentication and GET /account/balance: every 401 and 403 the spec lists, keys stored only as hashes.
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createLastUsedRecorder, issueApiKey, revokeApiKey } from '../../src/services/api-keys.ts';
-import { charge, credit, reserve } from '../../src/services/ledger.ts';
+import { createLastUsedRecorder, issueApiKey, revokeApiKey } from '../../src/accounts/api-keys.ts';
+import { charge, credit, reserve } from '../../src/payments/ledger.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';

@@ -1,8 +1,8 @@
 // POST /agents/register, GET /agents/balance, PATCH /agents/webhook over real HTTP and PostgreSQL.
 import { describe, expect, it } from 'vitest';
-import { developmentDepositXpub } from '../../src/config.ts';
-import { charge, credit, ledgerTotals, reserve } from '../../src/services/ledger.ts';
-import { deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
+import { developmentDepositXpub } from '../../src/config/config.ts';
+import { charge, credit, ledgerTotals, reserve } from '../../src/payments/ledger.ts';
+import { deriveDepositAddress } from '../../src/payments/deposits/addresses.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { call, freshClientAddress } from '../helpers/http.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { schemathesisDir } from '../../src/infra/tools.ts';
-import { credit } from '../../src/services/ledger.ts';
+import { credit } from '../../src/payments/ledger.ts';
 import { createAgentWithKey } from '../helpers/accounts.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 

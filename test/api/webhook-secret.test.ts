@@ -1,8 +1,8 @@
 // GET /account/webhook-secret: how developers (and agents without a webhook of their own) obtain the secret that
 // signs their webhooks.
 import { describe, expect, it } from 'vitest';
-import { registerAgent } from '../../src/services/registration.ts';
-import { loadConfig } from '../../src/config.ts';
+import { registerAgent } from '../../src/accounts/registration.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
-import { developmentPayTo, loadConfig } from '../../src/config.ts';
+import { developmentPayTo, loadConfig } from '../../src/config/config.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';

@@ -2,8 +2,8 @@
 // any account's task through the service the API uses.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
-import { admissibleRequest, generationInput } from '../../src/services/generations.ts';
-import { admitTask } from '../../src/services/tasks.ts';
+import { admissibleRequest, generationInput } from '../../src/orchestration/generations/generations.ts';
+import { admitTask } from '../../src/generations/tasks.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { runGenctl } from '../helpers/genctl.ts';

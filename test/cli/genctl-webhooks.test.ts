@@ -3,9 +3,9 @@
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
-import { loadConfig } from '../../src/config.ts';
-import { newId } from '../../src/services/ids.ts';
-import { startWebhookDelivery } from '../../src/temporal/webhooks.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { newId } from '../../src/domain/ids.ts';
+import { startWebhookDelivery } from '../../src/orchestration/webhooks/deliveries.ts';
 import { createWebhookMessage, deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { runGenctl } from '../helpers/genctl.ts';

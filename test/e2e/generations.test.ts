@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
-import { credit, ledgerTotals } from '../../src/services/ledger.ts';
+import { credit, ledgerTotals } from '../../src/payments/ledger.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, registerAgent, waitForEnd } from '../helpers/http.ts';
 import { listenLocally } from '../helpers/local-server.ts';

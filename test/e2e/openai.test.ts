@@ -4,7 +4,7 @@
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { priceRequest } from '../../src/catalog/pricing.ts';
-import { formatUsd } from '../../src/money.ts';
+import { formatUsd } from '../../src/domain/money.ts';
 import { type InputServer, mp4Clip, startInputServer, wavTone } from '../helpers/media.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { generateAndWait, postGeneration, waitForEnd } from '../helpers/http.ts';

@@ -3,7 +3,7 @@
 // headers, and a refused admission reserves nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/domain/values.ts';
-import { credit, ledgerTotals } from '../../src/services/ledger.ts';
+import { credit, ledgerTotals } from '../../src/payments/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';

@@ -3,16 +3,16 @@
 // (the workflow waits without it), or lost the workflow itself. Every such task must end, charged at most once.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
-import { admissibleRequest, generationInput } from '../../src/services/generations.ts';
-import { credit } from '../../src/services/ledger.ts';
-import { admitTask } from '../../src/services/tasks.ts';
+import { admissibleRequest, generationInput } from '../../src/orchestration/generations/generations.ts';
+import { credit } from '../../src/payments/ledger.ts';
+import { admitTask } from '../../src/generations/tasks.ts';
 import type { ReconcileReport } from '../../workflows/task-reconciler.types.ts';
 import {
   ensureTaskReconcilerSchedule,
   interruptedTaskError,
   strandedTaskError,
   taskReconcilerScheduleId,
-} from '../../src/temporal/task-reconciler.ts';
+} from '../../src/orchestration/generations/task-reconciler.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { checkedBalance } from '../helpers/balance.ts';

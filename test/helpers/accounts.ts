@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { PrismaClient } from '../../src/db/prisma.ts';
-import { createDeveloper } from '../../src/services/accounts.ts';
-import { credit } from '../../src/services/ledger.ts';
-import { registerAgent } from '../../src/services/registration.ts';
+import { createDeveloper } from '../../src/accounts/accounts.ts';
+import { credit } from '../../src/payments/ledger.ts';
+import { registerAgent } from '../../src/accounts/registration.ts';
 
 /** An account without an API key, for ledger tests: its balance row empty, or holding a `deposit` (micro-USD). */
 export async function createFundedAccount(

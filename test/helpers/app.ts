@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApp, type AppDeps } from '../../src/app.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { closeServer, listenLocally } from './local-server.ts';
 import { testLogger } from './logger.ts';

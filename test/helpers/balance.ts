@@ -2,7 +2,7 @@
 // tests assert after each step.
 import { expect } from 'vitest';
 import type { PrismaClient } from '../../src/db/prisma.ts';
-import { ledgerTotals } from '../../src/services/ledger.ts';
+import { ledgerTotals } from '../../src/payments/ledger.ts';
 
 export async function checkedBalance(prisma: PrismaClient, accountId: string) {
   const row = await prisma.balance.findUniqueOrThrow({ where: { accountId } });

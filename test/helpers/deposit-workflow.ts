@@ -4,7 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createDepositActivities, type DepositActivities } from '../../activities/deposit.activities.ts';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { DepositInput } from '../../workflows/deposit.types.ts';
 import { depositWorkflow } from '../../workflows/deposit.workflow.ts';
 import type { TestDatabase } from './database.ts';

@@ -6,18 +6,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { Client } from '@temporalio/client';
 import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
 import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
-import { credit } from '../../src/services/ledger.ts';
+import { credit } from '../../src/payments/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
-import { temporalTracing } from '../../src/temporal/tracing.ts';
+import { temporalTracing } from '../../src/orchestration/temporal/tracing.ts';
 import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { createDeveloperWithKey } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { type RealStack, useDevServerAndDatabase } from './stack.ts';
 import { type GenerationOptions, startGeneration } from './http.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
-import { configuredFacilitator, type PaymentFacilitator } from '../../src/x402/facilitator.ts';
+import { configuredFacilitator, type PaymentFacilitator } from '../../src/payments/x402/facilitator.ts';
 
 export interface Gateway extends RealStack {
   app: TestApp;

@@ -2,18 +2,19 @@
 // stand-ins (typed as the real activities) for the provider calls: shared by its tests and the history recorder.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { configuredFacilitator } from '../../src/x402/facilitator.ts';
+import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createGenerationActivities } from '../../activities/generation.activities.ts';
 import type { ProviderActivities } from '../../activities/provider.activities.ts';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import { requestHash } from '../../src/generation/request.ts';
-import { newId } from '../../src/services/ids.ts';
+import { requestHash } from '../../src/generations/request.ts';
+import { newId } from '../../src/domain/ids.ts';
 import { providerSlugOf, providerTaskQueue } from '../../workflows/task-queues.ts';
-import { admitUpdate, type GenerationInput, generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { admitUpdate, type GenerationInput } from '../../workflows/generation.types.ts';
+import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';

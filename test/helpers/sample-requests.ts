@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CatalogModel, loadCatalog } from '../../src/catalog/catalog.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
-import { formatUsd } from '../../src/money.ts';
+import { formatUsd } from '../../src/domain/money.ts';
 import type { FundedDeveloper, Gateway } from './gateway.ts';
 import { generateAndWait } from './http.ts';
 import {

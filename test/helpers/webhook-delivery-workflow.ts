@@ -3,8 +3,8 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
-import { loadConfig } from '../../src/config.ts';
-import { newId } from '../../src/services/ids.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { newId } from '../../src/domain/ids.ts';
 import { createWebhookMessage } from '../../src/webhooks/messages.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
 import { createFundedAccount } from './accounts.ts';

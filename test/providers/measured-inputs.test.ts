@@ -5,7 +5,7 @@ import type { CatalogEntry } from '../../src/catalog/catalog.schema.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { ModelRequestError } from '../../src/catalog/resolve.ts';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import { grownSinceAdmission, measureInputs } from '../../src/generation/measured-inputs.ts';
+import { grownSinceAdmission, measureInputs } from '../../src/generations/measured-inputs.ts';
 import { mediaSeconds } from '../../src/providers/media-length.ts';
 import { ffmpegOutput, type InputServer, mp4Of, startInputServer, wavTone } from '../helpers/media.ts';
 

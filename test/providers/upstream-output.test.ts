@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { createFalJobs } from '../../src/providers/fal/queue.ts';
 import { createReplicateJobs } from '../../src/providers/replicate/predictions.ts';
 import { ProviderRefusal } from '../../src/providers/types.ts';

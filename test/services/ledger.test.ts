@@ -8,7 +8,7 @@ import {
   ledgerTotals,
   release,
   reserve,
-} from '../../src/services/ledger.ts';
+} from '../../src/payments/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 

@@ -2,7 +2,7 @@
 // pass the limit together, reads meet the database once per lease, and a new window starts the count again.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Tier } from '../../src/domain/values.ts';
-import { createRateLimiter } from '../../src/services/rate-limiter.ts';
+import { createRateLimiter } from '../../src/accounts/rate-limiter.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let database: TestDatabase;

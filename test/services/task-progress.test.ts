@@ -2,7 +2,7 @@
 // winning, unchanged reports not rewritten, and only while the task is processing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logPercent } from '../../src/providers/replicate/predictions.ts';
-import { recordProgress, throttledProgress } from '../../src/services/task-progress.ts';
+import { recordProgress, throttledProgress } from '../../src/generations/task-progress.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { createTaskRow } from '../helpers/task-rows.ts';

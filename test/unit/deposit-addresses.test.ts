@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { developmentDepositXpub, loadConfig } from '../../src/config.ts';
+import { developmentDepositXpub, loadConfig } from '../../src/config/config.ts';
 import { enabledChains, withLocalChain } from '../../src/chain/settings.ts';
-import { depositAddresses, deriveDepositAddress } from '../../src/services/deposit-addresses.ts';
+import { depositAddresses, deriveDepositAddress } from '../../src/payments/deposits/addresses.ts';
 
 // Any valid xpub other than the development one (BIP-32 test vector 1, m).
 const otherXpub =

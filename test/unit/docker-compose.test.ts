@@ -1,10 +1,10 @@
-// Docker cannot run here; this keeps docker-compose.yml structurally right and in step with src/config.ts.
+// Docker cannot run here; this keeps docker-compose.yml structurally right and in step with src/config/config.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { configKeys, loadConfig } from '../../src/config.ts';
+import { configKeys, loadConfig } from '../../src/config/config.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import { filesDirectory } from '../../src/storage/local-storage.ts';
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts';

@@ -1,7 +1,7 @@
 // The memory of ended tasks: only tasks that ended, only for their own account, and bounded.
 import { describe, expect, it } from 'vitest';
-import type { TaskView } from '../../src/generation/task-view.ts';
-import { createEndedTasks } from '../../src/services/ended-tasks.ts';
+import type { TaskView } from '../../src/generations/task-view.ts';
+import { createEndedTasks } from '../../src/generations/ended-tasks.ts';
 
 const view = (id: string, status: TaskView['status']) => ({ id, status }) as TaskView;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { configKeys, loadConfig } from '../../src/config.ts';
+import { configKeys, loadConfig } from '../../src/config/config.ts';
 
 it('.env.example documents every configuration variable, and its values are valid', () => {
   const text = readFileSync(join(import.meta.dirname, '..', '..', '.env.example'), 'utf8');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../../src/generation/request.ts';
+import { foldMessages, missingInputs, normaliseLayout, requestHash } from '../../src/generations/request.ts';
 
 describe('normaliseLayout', () => {
   it('maps the input layout onto the top-level one, taking the type from the model', () => {

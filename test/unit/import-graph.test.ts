@@ -1,5 +1,5 @@
-// The layering the code promises (STYLE.md): routes → services → workflows/activities → providers and ledger, the
-// API only at the top, workflow code free of I/O, and no import cycle anywhere.
+// The import rules of docs/architecture.md ("Import rules", numbered as there): no cycle; the API only at the top;
+// workflow code free of I/O; src/ sees a workflow only through its contract; every import points down the layers.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -57,17 +57,54 @@ function findCycle(): string[] | null {
   return null;
 }
 
+/** The folder an import rule sees a file in: src/<folder>, or `src` for the entry points at the top of src/. */
+function folderOf(file: string): string {
+  const parts = file.split('/');
+  return parts[0] !== 'src' ? parts[0]! : parts.length === 2 ? 'src' : parts[1]!;
+}
+
+// Rule 5's layers, top to bottom: a file imports its own layer or one below, never one above.
+const layerOf: Record<string, number> = {
+  src: 6,
+  cli: 6,
+  api: 5,
+  orchestration: 4,
+  generations: 3,
+  payments: 3,
+  accounts: 3,
+  uploads: 3,
+  webhooks: 3,
+  catalog: 2,
+  providers: 2,
+  storage: 1,
+  chain: 1,
+  metrics: 1,
+  infra: 1,
+  db: 1,
+  net: 1,
+  config: 1,
+  domain: 0,
+  generated: 0,
+};
+
+// Rule 4: what src/ may take from workflows/ as values: contracts, never a workflow body.
+const isWorkflowContract = (path: string) =>
+  path.endsWith('.types.ts') || ['workflows/search-attributes.ts', 'workflows/task-queues.ts'].includes(path);
+
 describe('import graph', () => {
   it('reads every layer', () => {
     expect(files.length).toBeGreaterThan(50);
     expect(graph.get(join('src', 'app.ts'))?.some((edge) => edge.to.startsWith(join('src', 'api')))).toBe(true);
+    expect(Object.keys(layerOf)).toEqual(
+      expect.arrayContaining(files.map(folderOf).filter((f) => f !== 'workflows' && f !== 'activities')),
+    );
   });
 
-  it('has no import cycle (type-only imports included)', () => {
+  it('1. has no import cycle (type-only imports included)', () => {
     expect(findCycle()).toBeNull();
   });
 
-  it('imports src/api only from the API layer and the app that mounts it', () => {
+  it('2. imports src/api only from the API layer and the app that mounts it', () => {
     const offenders = files.filter(
       (file) =>
         !file.startsWith(join('src', 'api')) &&
@@ -77,23 +114,37 @@ describe('import graph', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('keeps src free of activities and workflows except for the worker entry point and the Temporal client side', () => {
-    const offenders = files.filter((file) => {
-      if (!file.startsWith('src/') || file === join('src', 'worker.ts')) return false;
-      return graph.get(file)?.some((edge) => {
-        if (edge.to.startsWith('activities/')) return true;
-        return edge.to.startsWith('workflows/') && !edge.typeOnly && !file.startsWith(join('src', 'temporal'));
-      });
-    });
-    expect(offenders).toEqual([]);
-  });
-
-  it('lets workflow code import only @temporalio/workflow, its own files, and types', () => {
+  it('3. lets workflow code import only @temporalio/workflow, its own files, and types', () => {
     const offenders = files
       .filter((file) => file.startsWith('workflows/'))
       .flatMap((file) =>
         (graph.get(file) ?? [])
           .filter((edge) => !edge.typeOnly && edge.to !== '@temporalio/workflow' && !edge.to.startsWith('workflows/'))
+          .map((edge) => `${file} → ${edge.to}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('4. keeps src to workflow contracts (a type-only import of a body is fine), and activities to the worker', () => {
+    const offenders = files
+      .filter((file) => file.startsWith('src/'))
+      .flatMap((file) =>
+        (graph.get(file) ?? [])
+          .filter((edge) => {
+            if (edge.to.startsWith('activities/')) return file !== join('src', 'worker.ts');
+            return edge.to.startsWith('workflows/') && !edge.typeOnly && !isWorkflowContract(edge.to);
+          })
+          .map((edge) => `${file} → ${edge.to}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('5. points every import in src down the layers (api → orchestration → features → building blocks)', () => {
+    const offenders = files
+      .filter((file) => file.startsWith('src/'))
+      .flatMap((file) =>
+        (graph.get(file) ?? [])
+          .filter((edge) => edge.to.startsWith('src/') && layerOf[folderOf(edge.to)]! > layerOf[folderOf(file)]!)
           .map((edge) => `${file} → ${edge.to}`),
       );
     expect(offenders).toEqual([]);

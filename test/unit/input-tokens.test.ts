@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { type PricingInput, priceRequest } from '../../src/catalog/pricing.ts';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import { foldMessages } from '../../src/generation/request.ts';
+import { foldMessages } from '../../src/generations/request.ts';
 
 const catalog = loadCatalog();
 const textModels = catalog.models.filter((model) => model.pricing.kind === 'per_token');

@@ -3,9 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { ModelRequestError } from '../../src/catalog/resolve.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { upstreamInput } from '../../src/providers/upstream-input.ts';
-import { admissibleRequest } from '../../src/services/generations.ts';
+import { admissibleRequest } from '../../src/orchestration/generations/generations.ts';
 
 const catalog = loadCatalog();
 const config = loadConfig({ NODE_ENV: 'test', FAL_KEY: 'fal-test-key', REPLICATE_API_TOKEN: 'r8-test-token' }, []);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatUsd, parseUsd, usdNumber } from '../../src/money.ts';
+import { formatUsd, parseUsd, usdNumber } from '../../src/domain/money.ts';
 
 describe('formatUsd', () => {
   it.each([

@@ -8,10 +8,10 @@ import { type CatalogModel, loadCatalog } from '../../src/catalog/catalog.ts';
 import { soundOffer } from '../../src/catalog/capabilities.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
 import { ModelRequestError } from '../../src/catalog/resolve.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { upstreamInput } from '../../src/providers/upstream-input.ts';
-import { quotePrice } from '../../src/services/agents.ts';
-import { admissibleRequest } from '../../src/services/generations.ts';
+import { quotePrice } from '../../src/accounts/agents.ts';
+import { admissibleRequest } from '../../src/orchestration/generations/generations.ts';
 import { sampleRequest } from '../helpers/sample-requests.ts';
 
 const catalog = loadCatalog();

@@ -4,9 +4,9 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { startTracing, tracingServiceName } from '../../src/infra/tracing.ts';
-import { temporalTracing } from '../../src/temporal/tracing.ts';
+import { temporalTracing } from '../../src/orchestration/temporal/tracing.ts';
 import { closeServer, listenLocally } from '../helpers/local-server.ts';
 
 const recording = () => trace.getTracer('test').startSpan('probe').isRecording();

@@ -2,9 +2,9 @@
 // image_size names, fal Seedream's pixel sizes, and a value fal takes for every model that sends image_size.
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { upstreamInput } from '../../src/providers/upstream-input.ts';
-import { admissibleRequest } from '../../src/services/generations.ts';
+import { admissibleRequest } from '../../src/orchestration/generations/generations.ts';
 import { sampleRequest } from '../helpers/sample-requests.ts';
 
 const catalog = loadCatalog();

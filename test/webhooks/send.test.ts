@@ -1,7 +1,7 @@
 // One delivery attempt against a real receiver: Standard Webhooks signatures checked with the library's own
 // verify, how each kind of answer is classified, redirects not followed, and the private-network guard.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newWebhookSecret } from '../../src/services/ids.ts';
+import { newWebhookSecret } from '../../src/domain/ids.ts';
 import { parseRetryAfter } from '../../src/net/retry-after.ts';
 import { sendWebhook, signatureHeaders, type WebhookRequest } from '../../src/webhooks/send.ts';
 import { freePort } from '../helpers/ports.ts';

@@ -5,7 +5,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerTotals } from '../../src/services/ledger.ts';
+import { ledgerTotals } from '../../src/payments/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { advancingChain, depositWorkflowHarness, minedDeposit } from '../helpers/deposit-workflow.ts';

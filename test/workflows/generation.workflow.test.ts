@@ -7,9 +7,10 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import { ledgerTotals } from '../../src/services/ledger.ts';
-import { admitTask } from '../../src/services/tasks.ts';
-import { type generationWorkflow, upstreamCallbackSignal } from '../../workflows/generation.workflow.ts';
+import { ledgerTotals } from '../../src/payments/ledger.ts';
+import { admitTask } from '../../src/generations/tasks.ts';
+import { upstreamCallbackSignal } from '../../workflows/generation.types.ts';
+import type { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import {
   generationWorkflowHarness,

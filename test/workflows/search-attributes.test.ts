@@ -10,11 +10,11 @@ import { createGenerationActivities } from '../../activities/generation.activiti
 import type { ProviderActivities } from '../../activities/provider.activities.ts';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { AccountKind } from '../../src/generated/prisma/client.ts';
-import { startDepositWorkflow } from '../../src/temporal/deposits.ts';
-import { admitGeneration } from '../../src/temporal/generations.ts';
-import { configuredFacilitator } from '../../src/x402/facilitator.ts';
+import { startDepositWorkflow } from '../../src/orchestration/deposits/workflow-client.ts';
+import { admitGeneration } from '../../src/orchestration/generations/workflow-client.ts';
+import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
 import { depositStateQuery } from '../../workflows/deposit.types.ts';
 import { genModel, genStatus } from '../../workflows/search-attributes.ts';
 import { providerTaskQueue } from '../../workflows/task-queues.ts';

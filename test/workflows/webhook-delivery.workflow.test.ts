@@ -5,8 +5,8 @@ import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporal
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
-import { loadConfig } from '../../src/config.ts';
-import { newId } from '../../src/services/ids.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { newId } from '../../src/domain/ids.ts';
 import { type CreatedMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
 import { deliverySchedule, maxRetryAfterMs } from '../../workflows/webhook-delivery.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';

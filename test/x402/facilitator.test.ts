@@ -12,9 +12,9 @@ import {
   createLocalFacilitator,
   createRemoteFacilitator,
   type PaymentFacilitator,
-} from '../../src/x402/facilitator.ts';
-import { matchRequirement } from '../../src/x402/payment-header.ts';
-import { paymentRequirementsFor } from '../../src/x402/requirements.ts';
+} from '../../src/payments/x402/facilitator.ts';
+import { matchRequirement } from '../../src/payments/x402/payment-header.ts';
+import { paymentRequirementsFor } from '../../src/payments/x402/requirements.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { pay } from './paying-client.ts';

@@ -11,8 +11,8 @@ import {
   PaymentHeaderError,
   paymentIdentity,
   readPaymentHeader,
-} from '../../src/x402/payment-header.ts';
-import { paymentRequiredHeader, paymentRequirementsFor } from '../../src/x402/requirements.ts';
+} from '../../src/payments/x402/payment-header.ts';
+import { paymentRequiredHeader, paymentRequirementsFor } from '../../src/payments/x402/requirements.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { pay, type Paid } from './paying-client.ts';
 

@@ -2,7 +2,7 @@
 // payment settles, so its files stay private until then — and for good when the payment never settles.
 import type { RequestHandler } from 'express';
 import type { PrismaClient } from '../../db/prisma.ts';
-import { isDelivered } from '../../services/tasks.ts';
+import { isDelivered } from '../../generations/tasks.ts';
 import { ApiError } from '../errors.ts';
 
 export function deliveredOutputsOnly(prisma: PrismaClient): RequestHandler {

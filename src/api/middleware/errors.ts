@@ -17,10 +17,10 @@ import {
 } from '../../domain/errors.ts';
 import { isDatabaseUnreachable } from '../../db/unreachable.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
-import { formatUsd, usdNumber } from '../../money.ts';
-import { InsufficientFundsError } from '../../services/ledger.ts';
-import { RegistrationCappedError } from '../../services/registration.ts';
-import { isTemporalUnreachable } from '../../temporal/unreachable.ts';
+import { formatUsd, usdNumber } from '../../domain/money.ts';
+import { InsufficientFundsError } from '../../payments/ledger.ts';
+import { RegistrationCappedError } from '../../accounts/registration.ts';
+import { isTemporalUnreachable } from '../../orchestration/temporal/unreachable.ts';
 import { recordErrorCode } from '../../metrics/http-metrics.ts';
 import { ApiError } from '../errors.ts';
 import { answeredAtShutdown } from '../shutdown-gate.ts';

@@ -1,5 +1,5 @@
-import { formatUsd } from '../../money.ts';
-import { getDeveloperBalance } from '../../services/accounts.ts';
+import { formatUsd } from '../../domain/money.ts';
+import { getDeveloperBalance } from '../../accounts/accounts.ts';
 import { requireWebhookSecret } from '../../webhooks/secrets.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';

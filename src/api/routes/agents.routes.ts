@@ -1,8 +1,8 @@
-import { formatUsd } from '../../money.ts';
-import { setAgentWebhook } from '../../services/accounts.ts';
-import { agentBalance, onboardAgent, quoteGeneration } from '../../services/agents.ts';
-import { claimDeposit } from '../../services/deposit-claims.ts';
-import { depositView } from '../../services/deposit-view.ts';
+import { formatUsd } from '../../domain/money.ts';
+import { setAgentWebhook } from '../../accounts/accounts.ts';
+import { agentBalance, onboardAgent, quoteGeneration } from '../../accounts/agents.ts';
+import { claimDeposit } from '../../orchestration/deposits/claims.ts';
+import { depositView } from '../../payments/deposits/view.ts';
 import { clientAddress, trialNetwork } from '../client-address.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';

@@ -1,7 +1,7 @@
 import { type CatalogModel, filterModels, providerListing } from '../../catalog/catalog.ts';
 import { x402Offered } from '../../chain/settings.ts';
-import type { Config } from '../../config.ts';
-import { usdNumber } from '../../money.ts';
+import type { Config } from '../../config/config.ts';
+import { usdNumber } from '../../domain/money.ts';
 import { canRunSomeRoute } from '../../providers/registry.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';

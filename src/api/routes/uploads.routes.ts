@@ -1,4 +1,4 @@
-import { createUpload, deleteUpload, getUpload, listUploads, uploadView } from '../../services/uploads.ts';
+import { createUpload, deleteUpload, getUpload, listUploads, uploadView } from '../../uploads/uploads.ts';
 import { declarableUploadTypes } from '../../domain/upload-media.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';

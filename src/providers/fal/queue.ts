@@ -1,7 +1,7 @@
 // fal through its official client's queue API: submit (with a callback URL when we have a public one), status,
 // result, cancel, and the check of its callbacks. Every call is bounded by FAL_TIMEOUT_SECONDS.
 import { ApiError, createFalClient } from '@fal-ai/client';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
 import { downloadOutputs } from '../upstream-output.ts';

@@ -2,7 +2,7 @@
 // call is bounded by OPENAI_TIMEOUT_SECONDS (never past the model's own timeout); Temporal owns retries.
 import OpenAI from 'openai';
 import type { CatalogModel } from '../../catalog/catalog.ts';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 
 type OpenAIConfig = Pick<

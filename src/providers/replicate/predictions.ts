@@ -2,7 +2,7 @@
 // Webhooks callbacks, and cancellation. Every call is bounded by REPLICATE_TIMEOUT_SECONDS.
 import Replicate, { type Prediction } from 'replicate';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { Config } from '../../config.ts';
+import type { Config } from '../../config/config.ts';
 import { callbackHeader, ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';

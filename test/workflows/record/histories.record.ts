@@ -25,7 +25,7 @@ import {
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../../helpers/webhook-delivery-workflow.ts';
 import { createFundedAccount } from '../../helpers/accounts.ts';
-import { admitTask } from '../../../src/services/tasks.ts';
+import { admitTask } from '../../../src/generations/tasks.ts';
 import { advancingChain, depositWorkflowHarness } from '../../helpers/deposit-workflow.ts';
 
 // Where to write: the committed directory unless HISTORIES_DIR names another (to try the recorder).

@@ -1,0 +1,117 @@
+// API keys: prefix + 32 random bytes (base62). Only the SHA-256 is stored; the key is shown once.
+import { createHash } from 'node:crypto';
+import type { PrismaClient } from '../db/prisma.ts';
+import type { AccountKind, Prisma } from '../generated/prisma/client.ts';
+import { newId, randomBase62 } from '../domain/ids.ts';
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export type KeyPrefix = 'rf_' | 'sk_' | 'vega_';
+const prefixKinds: Record<KeyPrefix, AccountKind> = { rf_: 'agent', sk_: 'developer', vega_: 'developer' };
+const keyShape = /^(rf_|sk_|vega_)[0-9A-Za-z]{32,128}$/;
+
+export const hashApiKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** What the API shows of a key: its prefix and the first eight random characters. */
+export const displayPrefix = (key: string) => key.slice(0, key.indexOf('_') + 9);
+
+export interface IssuedKey {
+  id: string;
+  /** The secret: returned once, never stored. */
+  key: string;
+  keyPrefix: string;
+  name: string;
+  expiresAt: Date | null;
+}
+
+export async function issueApiKey(
+  db: Db,
+  input: { accountId: string; kind: AccountKind; name?: string; expiresAt?: Date | null },
+): Promise<IssuedKey> {
+  const key = `${input.kind === 'agent' ? 'rf_' : 'sk_'}${randomBase62(32)}`;
+  const row = await db.apiKey.create({
+    data: {
+      id: newId('key'),
+      accountId: input.accountId,
+      name: input.name ?? 'default',
+      keyHash: hashApiKey(key),
+      keyPrefix: displayPrefix(key),
+      expiresAt: input.expiresAt ?? null,
+    },
+  });
+  return { id: row.id, key, keyPrefix: row.keyPrefix, name: row.name, expiresAt: row.expiresAt };
+}
+
+export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
+
+export interface Principal {
+  account: { id: string; kind: AccountKind; name: string; tier: string | null; status: string };
+  /** Null for an x402 task token. */
+  apiKey: { id: string; name: string; keyPrefix: string; lastUsedAt: Date | null; expiresAt: Date | null } | null;
+  /** A task token's one task: the caller may read that task and nothing else. */
+  task?: string;
+}
+
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; failure: AuthFailure };
+
+export async function authenticateApiKey(db: Db, key: string | undefined, now = new Date()): Promise<AuthResult> {
+  if (!key) return { ok: false, failure: 'missing' };
+  const shape = keyShape.exec(key);
+  if (!shape) return { ok: false, failure: 'malformed' };
+  const row = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(key) }, include: { account: true } });
+  // A hash collision across kinds is not a concern; a key whose prefix disagrees with its account is forged.
+  if (!row || row.account.kind !== prefixKinds[shape[1] as KeyPrefix]) return { ok: false, failure: 'unknown' };
+  if (row.revokedAt) return { ok: false, failure: 'revoked' };
+  if (row.expiresAt && row.expiresAt <= now) return { ok: false, failure: 'expired' };
+  const { account } = row;
+  return {
+    ok: true,
+    principal: {
+      account: { id: account.id, kind: account.kind, name: account.name, tier: account.tier, status: account.status },
+      apiKey: {
+        id: row.id,
+        name: row.name,
+        keyPrefix: row.keyPrefix,
+        lastUsedAt: row.lastUsedAt,
+        expiresAt: row.expiresAt,
+      },
+    },
+  };
+}
+
+/**
+ * Records `last_used_at` without a database write per request: at most one write per key per interval in this
+ * process (several processes may each write once per interval, which is fine for a "last used" hint).
+ */
+export function createLastUsedRecorder(
+  db: PrismaClient,
+  intervalMs = 60_000,
+  onError: (error: unknown) => void = () => {},
+) {
+  const lastWritten = new Map<string, number>();
+  return (keyId: string, at = new Date()) => {
+    const previous = lastWritten.get(keyId);
+    if (previous !== undefined && at.getTime() - previous < intervalMs) return false;
+    lastWritten.set(keyId, at.getTime());
+    // Monotonic, so writes that land out of order never move the time backwards.
+    db.apiKey
+      .updateMany({
+        where: { id: keyId, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: at } }] },
+        data: { lastUsedAt: at },
+      })
+      .catch(onError);
+    return true;
+  };
+}
+
+export async function listApiKeys(db: Db, accountId: string) {
+  return db.apiKey.findMany({ where: { accountId }, orderBy: { createdAt: 'asc' } });
+}
+
+/** Revokes a key; revoking one twice keeps the first revocation time. */
+export async function revokeApiKey(db: Db, keyId: string) {
+  const key = await db.apiKey.findUnique({ where: { id: keyId } });
+  if (!key) return null;
+  if (key.revokedAt) return key;
+  return db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+}

@@ -1,0 +1,87 @@
+// Tasks paid with x402: admitted against a payment the api verified, without a reservation (the payer's wallet
+// account holds nothing until its payment settles). One task per payment, and a cap on each payer's tasks in flight.
+import { decideAdmission } from './admission-fence.ts';
+import { derivedId } from '../domain/ids.ts';
+import { newAccessToken } from './task-tokens.ts';
+import type { PrismaClient } from '../db/prisma.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
+import { type AdmitTaskInput, newTaskRow, type TaskRow } from './tasks.ts';
+
+/** A verified x402 authorization, as the workflow carries it (JSON: amounts and times are strings). */
+export interface X402Authorization {
+  scheme: string;
+  network: string;
+  /** Token address, payer and nonce, lowercased. */
+  asset: string;
+  payer: string;
+  payTo: string;
+  nonce: string;
+  /** Atomic units of the asset (micro-USD for USDC). */
+  amount: string;
+  /** Unix seconds. */
+  validBefore: string;
+  /** The x402 payment payload as received, and the offer it pays: what settlement sends the facilitator. */
+  payload: object;
+  requirement: object;
+  /** How many of this payer's tasks may be queued or processing at once. */
+  maxTasksInFlight: number;
+}
+
+export class PayerBusyError extends Error {
+  override name = 'PayerBusyError';
+  constructor(readonly limit: number) {
+    super(`this payer already has ${limit} tasks in flight`);
+  }
+}
+
+/** The wallet account of a payer address: the same address always names the same account. */
+export const walletAccountId = (payer: string) => derivedId('wal', payer.toLowerCase());
+
+/** An authorization may be valid "for ever" (a uint256); a timestamp column stops at year 9999. */
+const lastSecondOf9999 = 253_402_300_799;
+
+/** Creates the payer's wallet account (and its zero balance) on first payment. */
+async function ensureWalletAccount(tx: Prisma.TransactionClient, accountId: string, payer: string): Promise<void> {
+  await tx.account.upsert({
+    where: { id: accountId },
+    create: { id: accountId, kind: 'wallet', name: payer, clientAddress: payer, balance: { create: {} } },
+    update: {},
+  });
+}
+
+/**
+ * Writes the task row `queued` and its payment `authorized`; a repeat (the same payment) finds both. Admissions of
+ * one payer queue on a lock so the in-flight cap holds under concurrency.
+ */
+export async function admitPaidTask(
+  prisma: PrismaClient,
+  input: AdmitTaskInput & { payment: X402Authorization },
+): Promise<TaskRow> {
+  const attempt = { taskId: input.taskId, runId: input.runId, refusals: [PayerBusyError] };
+  return decideAdmission(prisma, attempt, async (tx) => {
+    const { payment, accountId } = input;
+    await ensureWalletAccount(tx, accountId, payment.payer);
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`x402-payer:${accountId}`}, 0))`;
+    const inFlight = await tx.task.count({ where: { accountId, status: { in: ['queued', 'processing'] } } });
+    if (inFlight >= payment.maxTasksInFlight) throw new PayerBusyError(payment.maxTasksInFlight);
+    await tx.task.create({ data: newTaskRow(input) });
+    await tx.x402Payment.create({
+      data: {
+        taskId: input.taskId,
+        accountId,
+        scheme: payment.scheme,
+        network: payment.network,
+        asset: payment.asset,
+        payer: payment.payer,
+        payTo: payment.payTo,
+        nonce: payment.nonce,
+        amount: BigInt(payment.amount),
+        validBefore: new Date(Math.min(Number(payment.validBefore), lastSecondOf9999) * 1000),
+        payload: payment.payload,
+        requirement: payment.requirement,
+        accessToken: newAccessToken(),
+      },
+    });
+    return tx.task.findUniqueOrThrow({ where: { id: input.taskId }, include: { payment: true } });
+  });
+}

@@ -1,0 +1,312 @@
+// Generation tasks: the row and the money move together, in one transaction per step, each step idempotent
+// (ledger keys derive from the task id; row updates are guarded by the status they leave).
+import type { CatalogModel } from '../catalog/catalog.ts';
+import { priceRequest, type Usage } from '../catalog/pricing.ts';
+import type { PrismaClient } from '../db/prisma.ts';
+import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
+import type { GenerationRequest } from '../domain/generation-request.ts';
+import { hasEnded, taskIdPattern } from '../domain/values.ts';
+import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
+import { recordTaskEnded } from '../metrics/task-metrics.ts';
+import { charge, credit, InsufficientFundsError, release, reserve } from '../payments/ledger.ts';
+
+/** A task row with its x402 payment, when it was paid that way. */
+export type TaskRow = Task & { payment: X402Payment | null };
+const withPayment = { include: { payment: true } } as const;
+
+export interface AdmitTaskInput {
+  taskId: string;
+  accountId: string;
+  request: GenerationRequest;
+  costMicros: bigint;
+  idempotencyKey: string | null;
+  /** The workflow run admitting it: once that run has given up, no attempt of it commits (admission-fence.ts). */
+  runId?: string;
+  /** Seconds of the media inputs its price depends on, as measured at admission. */
+  inputSeconds?: number;
+  /** The failed task this one replays (genctl tasks replay). */
+  replayOf?: string;
+}
+
+/**
+ * Locks the task row for the rest of the transaction: settling and failing a task exclude each other, so a
+ * cancellation racing a settlement can never both charge and mark the task failed.
+ */
+async function lockTask(tx: Prisma.TransactionClient, taskId: string): Promise<TaskRow | null> {
+  await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${taskId} FOR UPDATE`;
+  return tx.task.findUnique({ where: { id: taskId }, ...withPayment });
+}
+
+/** The task row of a request admitted now: `queued`, its quoted cost recorded. */
+export function newTaskRow(input: {
+  taskId: string;
+  accountId: string;
+  request: GenerationRequest;
+  costMicros: bigint;
+  idempotencyKey: string | null;
+  inputSeconds?: number;
+  replayOf?: string;
+}) {
+  const { request } = input;
+  return {
+    id: input.taskId,
+    accountId: input.accountId,
+    type: request.type,
+    model: request.model,
+    status: 'queued' as const,
+    request: request as object,
+    prompt: request.prompt,
+    aspectRatio: request.aspect_ratio,
+    duration: request.duration,
+    resolution: request.resolution,
+    numOutputs: request.num_outputs,
+    inputSeconds: input.inputSeconds,
+    costReserved: input.costMicros,
+    webhookUrl: request.webhook_url,
+    idempotencyKey: input.idempotencyKey,
+    replayOf: input.replayOf,
+  };
+}
+
+/** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
+export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<TaskRow> {
+  const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError] };
+  return decideAdmission(prisma, attempt, async (tx) => {
+    await reserve(
+      { tx },
+      {
+        accountId: input.accountId,
+        amount: input.costMicros,
+        taskId: input.taskId,
+        idempotencyKey: `${input.taskId}:reserve`,
+      },
+    );
+    return tx.task.create({ data: newTaskRow(input), ...withPayment });
+  });
+}
+
+export async function markProcessing(prisma: PrismaClient, taskId: string): Promise<TaskRow> {
+  await prisma.task.updateMany({
+    where: { id: taskId, status: 'queued' },
+    data: { status: 'processing', startedAt: new Date() },
+  });
+  return prisma.task.findUniqueOrThrow({ where: { id: taskId }, ...withPayment });
+}
+
+export interface Delivered {
+  outputs: string[];
+  usage?: Usage;
+  /** The provider whose route ran the task (a fallback's, when one took over). */
+  servedBy?: string;
+}
+
+/**
+ * What a task used, at most its quote: the quote was the most it could cost; what was used (tokens, seconds) and
+ * delivered (fewer outputs than asked for) is what is charged, never less than its measured inputs cost.
+ */
+export function usedCost(
+  model: CatalogModel,
+  task: Pick<Task, 'request' | 'costReserved' | 'inputSeconds'>,
+  delivered: Delivered,
+): bigint {
+  const request = storedRequest(task);
+  const fewerOutputs = request.num_outputs !== undefined && delivered.outputs.length < request.num_outputs;
+  if (!delivered.usage && !fewerOutputs) return task.costReserved;
+  const used = priceRequest(model, {
+    ...request,
+    ...(task.inputSeconds !== null ? { input_seconds: task.inputSeconds } : {}),
+    ...(fewerOutputs ? { num_outputs: delivered.outputs.length } : {}),
+    ...(delivered.usage ? { usage: delivered.usage } : {}),
+  }).micros;
+  return used < task.costReserved ? used : task.costReserved;
+}
+
+/**
+ * What a completed task is charged. A balance pays what it used (never more than reserved); an x402 payment pays
+ * what was settled on chain, which is first credited to the payer's wallet account and held for the task.
+ */
+async function chargeableAmount(
+  tx: Prisma.TransactionClient,
+  task: TaskRow,
+  usedMicros: () => bigint,
+): Promise<bigint> {
+  const { payment } = task;
+  if (!payment) return usedMicros();
+  if (payment.status !== 'settled' || payment.amountSettled === null)
+    throw new Error(`the x402 payment of task ${task.id} is ${payment.status}, not settled`);
+  const amount = payment.amountSettled;
+  if (amount === 0n) return 0n; // an `upto` payment of nothing moves nothing
+  await creditSettledPayment(tx, payment, amount, payment.transaction ?? undefined);
+  await reserve({ tx }, { accountId: task.accountId, amount, taskId: task.id, idempotencyKey: `${task.id}:reserve` });
+  return amount;
+}
+
+/** Charges what the task actually cost (never more than reserved), releases the rest, marks it completed. */
+export async function completeTask(
+  prisma: PrismaClient,
+  model: CatalogModel,
+  input: { taskId: string } & Delivered,
+): Promise<TaskRow> {
+  let released: bigint | undefined;
+  const completed = await prisma.$transaction(async (tx) => {
+    const task = await lockTask(tx, input.taskId);
+    if (!task) throw new Error(`task ${input.taskId} does not exist`);
+    if (hasEnded(task.status)) return task;
+    const charged = await chargeableAmount(tx, task, () => usedCost(model, task, input));
+    const entry = await charge(
+      { tx },
+      { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` },
+    );
+    // The charge's entry releases all the task held; what it did not charge went back to the balance.
+    released = -entry.reservedDelta - charged;
+    return tx.task.update({
+      where: { id: task.id },
+      data: {
+        status: 'completed',
+        output: input.outputs[0],
+        outputs: input.outputs,
+        costCharged: charged,
+        completedAt: new Date(),
+        servedBy: input.servedBy ?? null,
+      },
+      ...withPayment,
+    });
+  });
+  // Counted after the commit, and only by the call that ended the task (a retry finds it ended: released unset).
+  if (released !== undefined)
+    recordTaskEnded({ ...taskEnd(completed), chargedMicros: completed.costCharged ?? 0n, releasedMicros: released });
+  return completed;
+}
+
+const taskEnd = (task: TaskRow) => ({
+  model: task.model,
+  status: task.status as 'completed' | 'failed',
+  createdAt: task.createdAt,
+  completedAt: task.completedAt,
+});
+
+/**
+ * A failed task's x402 payment: never settled now (`abandoned`). One whose transfer may be under way stays `settling`
+ * (the chain decides, and a late transfer is recorded and owed back); one that did move is credited to the payer's
+ * wallet account, owed back, so the ledger matches the chain.
+ */
+async function abandonPayment(tx: Prisma.TransactionClient, payment: X402Payment): Promise<void> {
+  if (payment.status === 'authorized')
+    await tx.x402Payment.update({ where: { taskId: payment.taskId }, data: { status: 'abandoned' } });
+  if (payment.status === 'settled' && payment.amountSettled !== null && payment.amountSettled > 0n)
+    await creditSettledPayment(
+      tx,
+      payment,
+      payment.amountSettled,
+      `${payment.transaction ?? ''} settled, but the task failed: owed back to the payer`,
+    );
+}
+
+/**
+ * A settled x402 payment, credited to the payer's wallet account: one entry per task, whichever path records it
+ * (completion charges it next; a failed task leaves it there, owed back).
+ */
+export function creditSettledPayment(
+  tx: Prisma.TransactionClient,
+  payment: Pick<X402Payment, 'taskId' | 'accountId'>,
+  amount: bigint,
+  memo?: string,
+) {
+  return credit(
+    { tx },
+    {
+      accountId: payment.accountId,
+      amount,
+      kind: 'x402_payment',
+      taskId: payment.taskId,
+      idempotencyKey: `${payment.taskId}:x402`,
+      memo,
+    },
+  );
+}
+
+/**
+ * Releases the whole reservation (an x402 payment is abandoned instead: it is never settled) and marks the task
+ * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null, and
+ * the admission of `runId` is given up for good, so an attempt of it still under way cannot commit later.
+ * `onlyIf`: the status it was found in; a task that has moved on meanwhile is left to its workflow.
+ */
+export async function failTask(
+  prisma: PrismaClient,
+  input: { taskId: string; error: string; runId?: string; onlyIf?: 'queued' | 'processing' },
+): Promise<TaskRow | null> {
+  let released: bigint | undefined;
+  const failed = await prisma.$transaction(async (tx) => {
+    // Waits for an admission under way: it either commits first (and is released here) or finds the tombstone.
+    await lockAdmission(tx, input.taskId);
+    const task = await lockTask(tx, input.taskId);
+    if (!task) {
+      if (input.runId) await abandonAdmission(tx, { taskId: input.taskId, runId: input.runId });
+      return null;
+    }
+    if (hasEnded(task.status)) return task;
+    if (input.onlyIf && task.status !== input.onlyIf) return task;
+    released = 0n;
+    if (!task.payment) {
+      const entry = await release(
+        { tx },
+        { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` },
+      );
+      released = -entry.reservedDelta;
+    } else await abandonPayment(tx, task.payment);
+    return tx.task.update({
+      where: { id: task.id },
+      data: { status: 'failed', error: input.error, completedAt: new Date() },
+      ...withPayment,
+    });
+  });
+  if (failed && released !== undefined)
+    recordTaskEnded({ ...taskEnd(failed), chargedMicros: 0n, releasedMicros: released });
+  return failed;
+}
+
+/** The request a task was admitted with (a JSON column, written from a GenerationRequest). */
+export const storedRequest = (task: Pick<Task, 'request'>) => task.request as unknown as GenerationRequest;
+
+/** Whether a task's outputs may be served: it has completed (an x402 task's payment has settled). */
+export async function isDelivered(prisma: PrismaClient, taskId: string): Promise<boolean> {
+  if (!taskIdPattern.test(taskId)) return false;
+  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { status: true } });
+  return task?.status === 'completed';
+}
+
+export async function findQueuedTask(prisma: PrismaClient, taskId: string): Promise<TaskRow | null> {
+  return prisma.task.findFirst({ where: { id: taskId, status: 'queued' }, ...withPayment });
+}
+
+/** Tasks still `queued` since before `createdBefore`, oldest first: admissions that may never have reached a workflow. */
+export async function findLongQueuedTasks(
+  prisma: PrismaClient,
+  input: { createdBefore: Date; limit: number },
+): Promise<TaskRow[]> {
+  return prisma.task.findMany({
+    where: { status: 'queued', createdAt: { lt: input.createdBefore } },
+    orderBy: { createdAt: 'asc' },
+    take: input.limit,
+    ...withPayment,
+  });
+}
+
+export async function findTaskForAccount(
+  prisma: PrismaClient,
+  taskId: string,
+  accountId: string,
+  includePayment = true,
+): Promise<(Task & { payment?: X402Payment | null }) | null> {
+  const task = await prisma.task.findUnique({ where: { id: taskId }, include: { payment: includePayment } });
+  // Someone else's task is answered exactly like a task that does not exist.
+  return task && task.accountId === accountId ? task : null;
+}
+
+export async function findTaskByIdempotencyKey(
+  prisma: PrismaClient,
+  accountId: string,
+  idempotencyKey: string,
+): Promise<Task | null> {
+  return prisma.task.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
+}

@@ -1,0 +1,79 @@
+// POST /agents/deposit: an agent names a transaction; its deposit workflow decides, and the answer is told from the
+// caller's side (credited to you, still confirming, or why it is not yours to credit).
+import { chainSettings } from '../../chain/settings.ts';
+import type { Config } from '../../config/config.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+import { DepositRefusedError, FieldError, ServiceUnavailableError } from '../../domain/errors.ts';
+import type { Chain } from '../../domain/values.ts';
+import { claimDepositWorkflow } from './workflow-client.ts';
+import type { TemporalDeps } from '../generations/workflow-client.ts';
+import type { DepositRejection, DepositResult } from '../../../workflows/deposit.types.ts';
+import { getAccountSummary } from '../../accounts/accounts.ts';
+import type { CreditedDepositView } from '../../payments/deposits/view.ts';
+
+export interface DepositClaim {
+  accountId: string;
+  chain: Chain;
+  txHash: string;
+}
+
+export type DepositClaimResult =
+  | { credited: true; deposit: CreditedDepositView }
+  | { credited: false; confirmations: number; required: number; balanceMicros: bigint };
+
+const rejections: Record<DepositRejection, [DepositRefusedError['code'], string]> = {
+  reverted: ['deposit_reverted', 'The transaction reverted: it moved no funds.'],
+  wrong_token: ['deposit_wrong_token', 'The transaction moved a token other than this chain’s USDC.'],
+  wrong_recipient: ['deposit_wrong_recipient', 'The transaction sent no USDC to your deposit address.'],
+  dropped: ['deposit_not_found', 'The transaction left the chain in a reorganisation before it was confirmed.'],
+};
+
+function fromCallersSide(claim: DepositClaim, result: DepositResult): DepositClaimResult {
+  if (result.outcome === 'rejected') {
+    const [code, message] = rejections[result.reason];
+    throw new DepositRefusedError(code, message);
+  }
+  if (result.accountId !== claim.accountId) {
+    throw new DepositRefusedError('deposit_already_credited', 'This transaction was credited to another account.');
+  }
+  return { credited: true, deposit: result.deposit };
+}
+
+export async function claimDeposit(
+  deps: { config: Config; temporal: TemporalDeps; prisma: PrismaClient },
+  claim: DepositClaim,
+): Promise<DepositClaimResult> {
+  if (!chainSettings(deps.config, claim.chain)) {
+    throw new FieldError('chain', `deposits on ${claim.chain} are not enabled on this server`);
+  }
+  const progress = await claimDepositWorkflow(
+    deps.temporal,
+    { chain: claim.chain, txHash: claim.txHash, receiptWaitSeconds: deps.config.DEPOSIT_RECEIPT_WAIT_SECONDS },
+    deps.config.DEPOSIT_WAIT_SECONDS * 1000,
+  );
+  switch (progress.status) {
+    case 'ended':
+      return fromCallersSide(claim, progress.result);
+    case 'not_found':
+      throw new DepositRefusedError('deposit_not_found', `No transaction ${claim.txHash} was found on ${claim.chain}.`);
+    case 'failed':
+      throw new ServiceUnavailableError(
+        'The chain could not be read for a long while; nothing was credited. Try again.',
+      );
+    case 'running': {
+      const { state } = progress;
+      if ('outcome' in state) return fromCallersSide(claim, state);
+      if (state.status === 'confirming' && state.accountId !== claim.accountId) {
+        throw new DepositRefusedError('deposit_wrong_recipient', rejections.wrong_recipient[1]);
+      }
+      const { balance } = await getAccountSummary(deps.prisma, claim.accountId);
+      const seen = state.status === 'confirming' ? state : { confirmations: 0, required: 0 };
+      return {
+        credited: false,
+        confirmations: seen.confirmations,
+        required: seen.required,
+        balanceMicros: balance,
+      };
+    }
+  }
+}

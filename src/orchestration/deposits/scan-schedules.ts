@@ -1,0 +1,31 @@
+// One Temporal Schedule per enabled chain runs the deposit watcher (depositScanWorkflow) every few seconds;
+// operators see, pause and trigger it in the Web UI. Made at start, updated when the configuration changed.
+import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import { enabledChains } from '../../chain/settings.ts';
+import type { Config } from '../../config/config.ts';
+import type { depositScanWorkflow } from '../../../workflows/deposit-scan.workflow.ts';
+import { ensureSchedule } from '../temporal/schedules.ts';
+
+export const depositScanScheduleId = (chain: string) => `deposit-scan:${chain}`;
+
+export async function ensureDepositScanSchedules(client: Client, config: Config): Promise<string[]> {
+  const ids: string[] = [];
+  for (const { chain } of enabledChains(config)) {
+    const scheduleId = depositScanScheduleId(chain);
+    const options = {
+      scheduleId,
+      spec: { intervals: [{ every: `${config.DEPOSIT_SCAN_INTERVAL_SECONDS} seconds` }] },
+      action: {
+        type: 'startWorkflow' as const,
+        workflowType: 'depositScanWorkflow',
+        workflowId: scheduleId,
+        args: [{ chain }],
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+      },
+      // A scan still running when the next is due makes that one wait its turn, not run beside it.
+      policies: { overlap: 'SKIP' as const },
+    } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<typeof depositScanWorkflow>>;
+    ids.push(await ensureSchedule(client, options));
+  }
+  return ids;
+}

@@ -1,0 +1,151 @@
+// The safety net behind admission: a Temporal Schedule runs taskReconcilerWorkflow every minute. It finds tasks still
+// `queued` long after they were admitted and makes each one end: a running workflow is sent its admission again (it
+// adopts the row), a task whose workflow closed or never existed is released and failed. Tasks `processing` whose
+// workflow closed (terminated, or its compensation gave up) are released and failed too: no reservation outlives its
+// workflow. Each run's report is its result in the Web UI.
+import {
+  type Client,
+  type ScheduleOptions,
+  type ScheduleOptionsStartWorkflowAction,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import { admitUpdate } from '../../../workflows/generation.types.ts';
+import type {
+  ReconcileInput,
+  ReconcileReport,
+  Repair,
+  TaskReconcilerWorkflow,
+} from '../../../workflows/task-reconciler.types.ts';
+import type { Config } from '../../config/config.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+import { requestHash } from '../../generations/request.ts';
+import { taskView } from '../../generations/task-view.ts';
+import { pruneAbandonedAdmissions } from '../../generations/admission-fence.ts';
+import { findLongProcessingTasks, releasedBy } from '../../generations/stranded-tasks.ts';
+import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../../generations/tasks.ts';
+import { ensureSchedule } from '../temporal/schedules.ts';
+import { notifyWebhookEvent } from '../webhooks/deliveries.ts';
+
+export const taskReconcilerScheduleId = 'task-reconciler';
+
+/** A stranded task is never charged: whatever it reserved goes back. */
+export const strandedTaskError =
+  'The task was admitted but could not be started (the service was interrupted). You have not been charged.';
+export const interruptedTaskError =
+  'The task was interrupted before it finished (the service stopped running it). You have not been charged.';
+
+// Running tasks are skipped, not repaired: at most this many pages of them are looked through per run.
+const processingPagesPerRun = 20;
+// Longer than any admission attempt can still be under way: a tombstone older than this guards nothing.
+const abandonedAdmissionTtlMs = 7 * 86_400_000;
+
+// A running workflow answers its admission in milliseconds; one that does not is tried again at the next run.
+const updateWaitMs = 10_000;
+
+export interface ReconcilerDeps {
+  prisma: PrismaClient;
+  client: Client;
+  webhookTaskQueue: string;
+}
+
+async function workflowStatus(client: Client, taskId: string): Promise<string> {
+  try {
+    return (await client.workflow.getHandle(taskId).describe()).status.name;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+    throw error;
+  }
+}
+
+/** Sends the admit update again, as a retried POST would: admitTask finds the row and reserves nothing more. */
+async function admitAgain(deps: ReconcilerDeps, task: TaskRow): Promise<Repair> {
+  const base = { taskId: task.id, workflow: 'RUNNING' };
+  try {
+    const answer = await deps.client.withDeadline(Date.now() + updateWaitMs, () =>
+      deps.client.workflow
+        .getHandle(task.id)
+        .executeUpdate(admitUpdate, { args: [{ requestHash: requestHash(storedRequest(task)) }] }),
+    );
+    return answer.outcome === 'admitted'
+      ? { ...base, action: 'admitted' }
+      : { ...base, action: 'unanswered', detail: answer.outcome };
+  } catch (error) {
+    return { ...base, action: 'unanswered', detail: (error as Error).message };
+  }
+}
+
+/** No workflow will ever finish the task: release what it holds, fail it, and tell its webhooks, as the workflow would. */
+async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: string): Promise<Repair> {
+  const status = task.status === 'processing' ? 'processing' : 'queued';
+  const error = status === 'processing' ? interruptedTaskError : strandedTaskError;
+  const failed = await failTask(deps.prisma, { taskId: task.id, error, onlyIf: status });
+  if (failed?.status !== 'failed') return { taskId: task.id, workflow, action: 'started' };
+  await notifyWebhookEvent(
+    { prisma: deps.prisma, client: deps.client, taskQueue: deps.webhookTaskQueue },
+    {
+      event: 'generation.failed',
+      subject: task.id,
+      accountId: task.accountId,
+      taskId: task.id,
+      data: taskView(failed),
+    },
+  );
+  const released = await releasedBy(deps.prisma, task.id);
+  return { taskId: task.id, workflow, action: 'failed', releasedMicros: released.toString() };
+}
+
+/** Makes every task queued for longer than `olderThanSeconds` end (up to `limit` of them per call). */
+export async function reconcileQueuedTasks(deps: ReconcilerDeps, input: ReconcileInput): Promise<ReconcileReport> {
+  const createdBefore = new Date(Date.now() - input.olderThanSeconds * 1000);
+  const tasks = await findLongQueuedTasks(deps.prisma, { createdBefore, limit: input.limit });
+  const repairs = await Promise.all(
+    tasks.map(async (task) => {
+      const workflow = await workflowStatus(deps.client, task.id);
+      return workflow === 'RUNNING' ? admitAgain(deps, task) : failStranded(deps, task, workflow);
+    }),
+  );
+  return { checked: tasks.length, repairs };
+}
+
+/**
+ * Releases and fails every task `processing` (untouched for `olderThanSeconds`) whose workflow has closed or is gone;
+ * a running one is left alone. Also prunes admission tombstones too old to guard anything.
+ */
+export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileInput): Promise<ReconcileReport> {
+  const updatedBefore = new Date(Date.now() - input.olderThanSeconds * 1000);
+  const repairs: Repair[] = [];
+  let checked = 0;
+  let after: TaskRow | undefined;
+  for (let page = 0; page < processingPagesPerRun && repairs.length < input.limit; page += 1) {
+    const tasks = await findLongProcessingTasks(deps.prisma, { updatedBefore, limit: input.limit, after });
+    checked += tasks.length;
+    const found = await Promise.all(
+      tasks.map(async (task) => {
+        const workflow = await workflowStatus(deps.client, task.id);
+        return workflow === 'RUNNING' ? null : failStranded(deps, task, workflow);
+      }),
+    );
+    repairs.push(...found.filter((repair) => repair !== null));
+    if (tasks.length < input.limit) break;
+    after = tasks.at(-1);
+  }
+  const pruned = await pruneAbandonedAdmissions(deps.prisma, new Date(Date.now() - abandonedAdmissionTtlMs));
+  return { checked, repairs, abandonedAdmissionsPruned: pruned };
+}
+
+/** The reconciler's schedule: every TASK_RECONCILE_INTERVAL_SECONDS, one run at a time. */
+export async function ensureTaskReconcilerSchedule(client: Client, config: Config): Promise<string> {
+  const options = {
+    scheduleId: taskReconcilerScheduleId,
+    spec: { intervals: [{ every: `${config.TASK_RECONCILE_INTERVAL_SECONDS} seconds` }] },
+    action: {
+      type: 'startWorkflow' as const,
+      workflowType: 'taskReconcilerWorkflow',
+      workflowId: taskReconcilerScheduleId,
+      args: [{ olderThanSeconds: config.TASK_RECONCILE_AFTER_SECONDS, limit: 50 }],
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+    },
+    policies: { overlap: 'SKIP' as const },
+  } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<TaskReconcilerWorkflow>>;
+  return ensureSchedule(client, options);
+}

@@ -1,0 +1,144 @@
+// The api's side of the generation workflow: admission by update-with-start.
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import {
+  type AdmitUpdateResult,
+  admitUpdate,
+  cancelledError,
+  type GenerationInput,
+} from '../../../workflows/generation.types.ts';
+import type { generationWorkflow } from '../../../workflows/generation.workflow.ts';
+import {
+  genAccountId,
+  genAccountKind,
+  genModel,
+  genPaymentMethod,
+  genProvider,
+  genStatus,
+  genType,
+} from '../../../workflows/search-attributes.ts';
+import { providerSlugOf } from '../../../workflows/task-queues.ts';
+import type { AccountKind } from '../../generated/prisma/client.ts';
+import { formatUsd } from '../../domain/money.ts';
+import { isTemporalUnreachable, isWorkflowBusy } from '../temporal/unreachable.ts';
+
+export { cancelledError };
+
+export interface TemporalDeps {
+  client: Client;
+  taskQueue: string;
+}
+
+// Longer than the admit update can take (its activity gives up within 30 s), so the wait ends early only when
+// Temporal itself does not answer.
+const admissionWaitMs = 45_000;
+
+/** What admitGeneration tells the api: the admit update's answer, or why there was none. */
+export type AdmissionOutcome =
+  | AdmitUpdateResult
+  /** The task's workflow ran to its end already (a retried Idempotency-Key): the task row answers. */
+  | { outcome: 'ended' }
+  /** Admission itself failed (the database or Temporal unreachable, …): nothing was charged; the caller may retry. */
+  | { outcome: 'unavailable' };
+
+/** What the starter knows of the task, for the Web UI's filters; the workflow keeps GenStatus current. */
+export function generationSearchAttributes(input: GenerationInput, accountKind: AccountKind) {
+  return [
+    { key: genStatus, value: 'queued' },
+    { key: genType, value: input.request.type },
+    { key: genModel, value: input.modelId },
+    { key: genProvider, value: providerSlugOf(input.modelId) },
+    { key: genAccountId, value: input.accountId },
+    { key: genAccountKind, value: accountKind },
+    { key: genPaymentMethod, value: input.payment ? 'x402' : 'balance' },
+  ];
+}
+
+/** The line the Web UI's list shows for the task (user metadata): what, which model, what it costs, for whom. */
+export function generationSummary(input: GenerationInput, accountKind: AccountKind) {
+  const paid = input.payment ? `paid with x402 by ${input.payment.payer}` : 'from the balance';
+  return {
+    staticSummary: `${input.request.type} · ${input.modelId} · $${formatUsd(BigInt(input.costMicros))} · ${accountKind} ${input.accountId}`,
+    staticDetails: [
+      `Task ${input.taskId}: ${input.request.type} with ${input.modelId}`,
+      `Cost $${formatUsd(BigInt(input.costMicros))}, ${paid}`,
+      `Caller: ${accountKind} account ${input.accountId}`,
+    ].join('\n\n'),
+  };
+}
+
+/**
+ * Starts the task's workflow (or joins it while it runs: a retried request with the same Idempotency-Key maps to
+ * the same workflow id) and waits only for admission: the reservation and the task row are durable when this
+ * returns. A workflow that ended may only start again if it failed (a refused admission), never run twice.
+ */
+export async function admitGeneration(
+  temporal: TemporalDeps,
+  input: GenerationInput,
+  caller: { accountKind: AccountKind },
+): Promise<AdmissionOutcome> {
+  const start = new WithStartWorkflowOperation<typeof generationWorkflow>('generationWorkflow', {
+    workflowId: input.taskId,
+    taskQueue: temporal.taskQueue,
+    args: [input],
+    typedSearchAttributes: generationSearchAttributes(input, caller.accountKind),
+    ...generationSummary(input, caller.accountKind),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+  });
+  try {
+    return await temporal.client.withDeadline(Date.now() + admissionWaitMs, () =>
+      temporal.client.workflow.executeUpdateWithStart(admitUpdate, {
+        args: [{ requestHash: input.requestHash }],
+        startWorkflowOperation: start,
+      }),
+    );
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ended' };
+    if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error) || isWorkflowBusy(error))
+      return { outcome: 'unavailable' };
+    throw error;
+  }
+}
+
+/**
+ * Asks the task's workflow to cancel (Temporal cancellation: its compensation releases and fails the task); false
+ * when no workflow of that id is running (it ended, or Temporal lost it). Asking again is a no-op.
+ */
+export async function requestGenerationCancel(temporal: TemporalDeps, taskId: string): Promise<boolean> {
+  try {
+    await temporal.client.workflow.getHandle(taskId).cancel();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/**
+ * Waits at most `waitMs` for the task's workflow to close, however it closes (a cancelled one closes cancelled), or
+ * until `signal` aborts. A long poll on the workflow's history: nothing is held per waiter but the gRPC stream. The
+ * wait ends on time even while the client is still connecting or backing off (Temporal unreachable).
+ */
+export async function awaitGenerationClosed(
+  temporal: TemporalDeps,
+  taskId: string,
+  waitMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { client } = temporal;
+  const stop = AbortSignal.any([AbortSignal.timeout(waitMs), ...(signal ? [signal] : [])]);
+  if (stop.aborted) return;
+  const closed = client
+    .withDeadline(Date.now() + waitMs, () =>
+      client.withAbortSignal(stop, () => client.workflow.getHandle(taskId).result()),
+    )
+    .catch(() => undefined);
+  const stopped = new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
+  await Promise.race([closed, stopped]);
+}

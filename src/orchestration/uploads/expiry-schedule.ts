@@ -1,0 +1,24 @@
+// Uploads expire: a Temporal Schedule runs uploadExpiryWorkflow every UPLOAD_EXPIRY_INTERVAL_SECONDS, which deletes
+// the files of uploads past their `expires_at` and marks them deleted (reads answer 404 from expiry on regardless).
+import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { UploadExpiryWorkflow } from '../../../workflows/upload-expiry.types.ts';
+import type { Config } from '../../config/config.ts';
+import { ensureSchedule } from '../temporal/schedules.ts';
+
+export const uploadExpiryScheduleId = 'upload-expiry';
+
+export async function ensureUploadExpirySchedule(client: Client, config: Config): Promise<string> {
+  const options = {
+    scheduleId: uploadExpiryScheduleId,
+    spec: { intervals: [{ every: `${config.UPLOAD_EXPIRY_INTERVAL_SECONDS} seconds` }] },
+    action: {
+      type: 'startWorkflow' as const,
+      workflowType: 'uploadExpiryWorkflow',
+      workflowId: uploadExpiryScheduleId,
+      args: [{ limit: 200, maxPages: 20 }],
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+    },
+    policies: { overlap: 'SKIP' as const },
+  } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<UploadExpiryWorkflow>>;
+  return ensureSchedule(client, options);
+}

@@ -1,0 +1,33 @@
+// The generation workflow's contract: its input, the admit update, the state query and the upstream callback signal,
+// and the task errors callers match. The api (src/orchestration) imports this, never the workflow body.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AdmitInput, TaskAdmission } from '../activities/generation.activities.ts';
+import type { TaskView } from '../src/generations/task-view.ts';
+
+/** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
+export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
+
+export interface GenerationInput extends AdmitInput {
+  modelId: string;
+  requestHash: string;
+  timeoutSeconds: number;
+  /**
+   * How long the provider call may wait for a slot on its provider's queue (its worker's *_CONCURRENCY), apart from
+   * the model's timeout. Absent (tasks started before it): the wait counts against the model's timeout.
+   */
+  queueTimeoutSeconds?: number;
+  /** The providers of the model's fallback routes, in catalog order (route 1, 2, …): each has its own task queue. */
+  fallbackProviders?: string[];
+}
+
+/** The admit update's answer: the admitTask activity's, or a conflict (same Idempotency-Key, another body). */
+export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };
+
+/** The `error` of a task ended by a cancel (POST /generations/{id}/cancel, `genctl tasks cancel`): callers match it. */
+export const cancelledError = 'cancelled';
+/** The `error` of a task whose admission committed its row but never answered (reported, released, not charged). */
+export const admissionFailedError = 'The generation could not be admitted. You have not been charged.';
+
+export const admitUpdate = defineUpdate<AdmitUpdateResult, [{ requestHash: string }]>('admit');
+// For operators (Web UI, `temporal workflow query`): the task as this workflow holds it. The api reads the row.
+export const stateQuery = defineQuery<TaskView | null>('state');
