@@ -2,11 +2,10 @@
 // derive from the task id, so a retried activity never moves money twice.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
-import type { GenerationRequest } from '../src/domain/generation-request.ts';
 import { taskView, type TaskView } from '../src/generations/task-view.ts';
 import { AdmissionAbandonedError } from '../src/generations/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/payments/ledger.ts';
-import { admitPaidTask, PayerBusyError, type X402Authorization } from '../src/generations/paid-tasks.ts';
+import { admitPaidTask, PayerBusyError } from '../src/generations/paid-tasks.ts';
 import {
   admitTask,
   completeTask,
@@ -18,7 +17,8 @@ import {
 } from '../src/generations/tasks.ts';
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/payments/x402/settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
-import type { GeneratedOutputs } from './provider.activities.ts';
+import type { AdmitInput, TaskAdmission } from '../workflows/generation.types.ts';
+import type { GeneratedOutputs } from '../workflows/provider.types.ts';
 import { classifyFailures } from './failures.ts';
 
 const heartbeatEveryMs = 3_000;
@@ -29,27 +29,6 @@ const runIdOf = () => Context.current().info.workflowExecution?.runId;
 export interface GenerationActivityDeps extends SettlementDeps {
   catalog: Catalog;
 }
-
-export interface AdmitInput {
-  taskId: string;
-  accountId: string;
-  request: GenerationRequest;
-  /** Micro-USD as a decimal string: payloads are JSON, and JSON has no bigint. */
-  costMicros: string;
-  idempotencyKey: string | null;
-  /** Paid with x402 (verified by the api) instead of the account's balance: nothing is reserved. */
-  payment?: X402Authorization;
-  /** Seconds of the media inputs the price depends on, measured by the api (the price follows them). */
-  inputSeconds?: number;
-  /** The failed task this one replays (genctl tasks replay). */
-  replayOf?: string;
-}
-
-/** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */
-export type TaskAdmission =
-  | { outcome: 'admitted'; task: TaskView }
-  | { outcome: 'insufficient_funds'; availableMicros: string }
-  | { outcome: 'payer_busy'; limit: number };
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   return classifyFailures({

@@ -17,7 +17,6 @@ import {
   type ProducedFile,
   ProviderAccountError,
   ProviderRefusal,
-  type ProviderResult,
   ProviderRetryLater,
 } from '../src/providers/types.ts';
 import { recordProgress, throttledProgress } from '../src/generations/task-progress.ts';
@@ -26,6 +25,7 @@ import { modelOf } from './catalog-lookup.ts';
 import { refusal, routeUnavailable } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
 import { withinModelTime } from './model-time.ts';
+import type { GeneratedOutputs, JobRef, SubmittedJob } from '../workflows/provider.types.ts';
 
 export interface ProviderActivityDeps {
   /** For progress reports only: what a running task shows while it runs. */
@@ -35,28 +35,6 @@ export interface ProviderActivityDeps {
   config: Config;
   /** Built from `config` when not given. */
   providers?: Providers;
-}
-
-export interface GeneratedOutputs {
-  outputs: string[];
-  usage?: ProviderResult['usage'];
-}
-
-/** An upstream job in flight, and how the workflow should poll it when no callback comes. */
-export interface SubmittedJob {
-  jobId: string;
-  pollIntervalMs: number;
-  pollMaxIntervalMs: number;
-  /** How long the submitting attempt waited for a provider slot: the workflow does not count it as the model's. */
-  queuedMs?: number;
-}
-
-export interface JobRef {
-  taskId: string;
-  modelId: string;
-  jobId: string;
-  /** The fallback route the job was submitted on (1… in the model's `fallbacks`); absent: the model's own. */
-  route?: number;
 }
 
 /**

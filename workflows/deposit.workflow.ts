@@ -1,13 +1,6 @@
 // One workflow per deposit transaction (workflow id `deposit:<chain>:<tx hash>`), so a hash is credited once, to
 // one agent. A hash nobody has mined ends the run failed, so the same hash may be claimed again later.
-import {
-  ApplicationFailure,
-  patched,
-  proxyActivities,
-  setHandler,
-  sleep,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DepositActivities, DepositInspection } from '../activities/deposit.activities.ts';
 import type { DepositFacts, DepositRef } from '../src/payments/deposits/deposits.ts';
 import {
@@ -55,14 +48,11 @@ async function awaitReceipt(input: DepositInput): Promise<Settled | null> {
   }
 }
 
-/**
- * Keeps DepositStatus (and the account, once known) current for the Web UI's list, upserting only what changed.
- * patched: histories recorded before it replay without the upserts.
- */
+/** Keeps DepositStatus (and the account, once known) current for the Web UI's list, upserting only what changed. */
 function statusAttributes() {
   let shown = '';
   return (status: DepositStatus, accountId?: string) => {
-    if (`${status} ${accountId}` === shown || !patched('search-attributes')) return;
+    if (`${status} ${accountId}` === shown) return;
     shown = `${status} ${accountId}`;
     const account = accountId ? [{ key: depositAccountId, value: accountId }] : [];
     upsertSearchAttributes([{ key: depositStatus, value: status }, ...account]);

@@ -1,11 +1,35 @@
 // The generation workflow's contract: its input, the admit update, the state query and the upstream callback signal,
-// and the task errors callers match. The api (src/orchestration) imports this, never the workflow body.
+// and the task errors callers match. The api (src/orchestration) imports this, never the workflow body; the
+// generation activities take their input and answer types from here, so nothing here imports from activities/.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AdmitInput, TaskAdmission } from '../activities/generation.activities.ts';
+import type { GenerationRequest } from '../src/domain/generation-request.ts';
+import type { X402Authorization } from '../src/generations/paid-tasks.ts';
 import type { TaskView } from '../src/generations/task-view.ts';
 
 /** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
 export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
+
+/** The admitTask activity's input: what the task row is made of. */
+export interface AdmitInput {
+  taskId: string;
+  accountId: string;
+  request: GenerationRequest;
+  /** Micro-USD as a decimal string: payloads are JSON, and JSON has no bigint. */
+  costMicros: string;
+  idempotencyKey: string | null;
+  /** Paid with x402 (verified by the api) instead of the account's balance: nothing is reserved. */
+  payment?: X402Authorization;
+  /** Seconds of the media inputs the price depends on, measured by the api (the price follows them). */
+  inputSeconds?: number;
+  /** The failed task this one replays (genctl tasks replay). */
+  replayOf?: string;
+}
+
+/** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */
+export type TaskAdmission =
+  | { outcome: 'admitted'; task: TaskView }
+  | { outcome: 'insufficient_funds'; availableMicros: string }
+  | { outcome: 'payer_busy'; limit: number };
 
 export interface GenerationInput extends AdmitInput {
   modelId: string;

@@ -1,5 +1,5 @@
 // One pass of the task reconciler, started by its Temporal Schedule: the report (what was repaired) is its result.
-import { patched, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { TaskReconcilerActivities } from '../activities/task-reconciler.activities.ts';
 import type { ReconcileInput, ReconcileReport } from './task-reconciler.types.ts';
 
@@ -12,8 +12,6 @@ const { reconcileQueuedTasks, releaseClosedTasks } = proxyActivities<TaskReconci
 
 export async function taskReconcilerWorkflow(input: ReconcileInput): Promise<ReconcileReport> {
   const queued = await reconcileQueuedTasks(input);
-  // patched: a run recorded before this pass replays without it.
-  if (!patched('release-closed-tasks')) return queued;
   const closed = await releaseClosedTasks(input);
   return { ...closed, checked: queued.checked + closed.checked, repairs: [...queued.repairs, ...closed.repairs] };
 }

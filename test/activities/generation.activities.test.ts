@@ -2,7 +2,8 @@
 // activity would be: the second run must find the first one's work and move nothing.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AdmitInput, createGenerationActivities } from '../../activities/generation.activities.ts';
+import { createGenerationActivities } from '../../activities/generation.activities.ts';
+import type { AdmitInput } from '../../workflows/generation.types.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';

@@ -31,7 +31,8 @@ const sources = readdirSync(workflowsDir).filter((file) => file.endsWith('.ts'))
 /** Loads every workflow module (their proxies made at load), then makes the proxies a run makes. */
 async function readProxies(): Promise<void> {
   for (const file of sources) await import(join(workflowsDir, file));
-  const { providerActivities, settlementActivities } = await import('../../workflows/generation.workflow.ts');
+  const { providerActivities } = await import('../../workflows/generation-routes.ts');
+  const { settlementActivities } = await import('../../workflows/activity-options.ts');
   const { upstreamJobOf } = await import('../../workflows/upstream-job.ts');
   providerActivities({ timeoutSeconds: 120 } as never, 'queue');
   settlementActivities({ payment: { validBefore: '4102444800' } } as never);

@@ -54,8 +54,8 @@ afterAll(async () => {
   await context.database?.drop();
 });
 
-// Committed histories stand for runs of earlier builds and are never replaced (generation-completed.binpb predates
-// the webhooks patch): only a missing one is written there. Another directory gets every history.
+// Committed histories stand for runs of earlier builds and are never replaced: only a missing one is written there.
+// Another directory gets every history.
 const save = async (file: string, history: temporal.api.history.v1.IHistory) => {
   const path = join(historiesDir, file);
   if (!process.env.HISTORIES_DIR && existsSync(path)) {
@@ -84,22 +84,17 @@ async function runWithActivities(
   });
 }
 
-// The same run recorded by successive builds: before the webhooks patch, with local database steps, with the status
-// kept in search attributes.
-it.each(['generation-completed.binpb', 'generation-local-steps.binpb', 'generation-search-attributes.binpb'])(
-  '%s: a local model completes',
-  async (file) => {
-    const input = await generation.newTaskInput();
-    const { result, history } = await generation.run({
-      input,
-      provider: async () => ({ outputs: ['http://files.test/out.png'] }),
-    });
-    expect(result?.status).toBe('completed');
-    await save(file, history);
-  },
-);
+it('generation-completed.binpb: a local model completes', async () => {
+  const input = await generation.newTaskInput();
+  const { result, history } = await generation.run({
+    input,
+    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+  });
+  expect(result?.status).toBe('completed');
+  await save('generation-completed.binpb', history);
+});
 
-it('generation-failed-attributes.binpb: the provider refuses; the task fails, its status kept current', async () => {
+it('generation-failed.binpb: the provider refuses; the task fails, its status kept current', async () => {
   const input = await generation.newTaskInput();
   const { result, history } = await generation.run({
     input,
@@ -108,15 +103,15 @@ it('generation-failed-attributes.binpb: the provider refuses; the task fails, it
     },
   });
   expect(result?.status).toBe('failed');
-  await save('generation-failed-attributes.binpb', history);
+  await save('generation-failed.binpb', history);
 });
 
-it('generation-refused-attributes.binpb: admission refused (no funds), its status `refused`', async () => {
+it('generation-refused.binpb: admission refused (no funds), its status `refused`', async () => {
   const input = await generation.newTaskInput({ costMicros: 2_000_000n });
   const { admission, failure, history } = await generation.run({ input, provider: async () => ({ outputs: [] }) });
   expect(admission?.outcome).toBe('insufficient_funds');
   expect(failure).toBeDefined();
-  await save('generation-refused-attributes.binpb', history);
+  await save('generation-refused.binpb', history);
 });
 
 it('generation-upstream-job.binpb: an upstream job polled on growing timers, then collected', async () => {
@@ -223,19 +218,15 @@ it('webhook-delivery-retried.binpb: a receiver down, then failing, then up', asy
   await save('webhook-delivery-retried.binpb', await result.history());
 });
 
-// Before and with the status kept in search attributes.
-it.each(['deposit-credited.binpb', 'deposit-search-attributes.binpb'])(
-  '%s: a deposit waits for its confirmations, then is credited',
-  async (file) => {
-    const accountId = await createFundedAccount(context.database.prisma);
-    const { result, history } = await deposits.run({
-      txHash: `0x${(file === 'deposit-credited.binpb' ? 'd1' : 'd2').repeat(32)}`,
-      chain: advancingChain(accountId, 4),
-    });
-    expect(result?.outcome).toBe('credited');
-    await save(file, history ?? {});
-  },
-);
+it('deposit-credited.binpb: a deposit waits for its confirmations, then is credited', async () => {
+  const accountId = await createFundedAccount(context.database.prisma);
+  const { result, history } = await deposits.run({
+    txHash: `0x${'d1'.repeat(32)}`,
+    chain: advancingChain(accountId, 4),
+  });
+  expect(result?.outcome).toBe('credited');
+  await save('deposit-credited.binpb', history ?? {});
+});
 
 it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow closed', async () => {
   const activities: TaskReconcilerActivities = {

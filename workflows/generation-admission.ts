@@ -1,0 +1,115 @@
+// Admission of a generation task: the admit update (update-with-start) reserves once, however many updates a retried
+// POST sends; the workflow waits for its decision, and adopts the row of an update that never reached it.
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { GenerationActivities } from '../activities/generation.activities.ts';
+import type { TaskView } from '../src/generations/task-view.ts';
+import { admit, fast } from './activity-options.ts';
+import { admitUpdate, type AdmitUpdateResult, type GenerationInput, type TaskAdmission } from './generation.types.ts';
+
+const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
+const { findQueuedTask } = proxyActivities<GenerationActivities>(fast);
+
+type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
+
+// Far longer than an admit update takes (the api gives up on it within a minute): past it, the update was lost.
+const admissionTimeout = '5 minutes';
+
+/** How far admission got; the reservation is shared by every update a retried POST sends. */
+export type Admission =
+  | { state: 'pending' }
+  | { state: 'reserving'; decided: Promise<Admission> }
+  | { state: 'admitted'; task: TaskView }
+  | { state: 'refused'; refusal: Refusal }
+  | { state: 'failed' };
+
+/** What handleAdmitUpdate leaves the workflow: how far admission got, and a way to adopt a row whose update was lost. */
+export interface AdmitUpdateHandler {
+  admission: () => Admission;
+  adopt: () => void;
+}
+
+async function admissionOf(reservation: Promise<TaskAdmission>): Promise<Admission> {
+  try {
+    const admitted = await reservation;
+    return admitted.outcome === 'admitted'
+      ? { state: 'admitted', task: admitted.task }
+      : { state: 'refused', refusal: admitted };
+  } catch {
+    return { state: 'failed' };
+  }
+}
+
+/** A row queued by an admission whose update never reached this workflow: adopted as if admitted; none, failed. */
+const adoption = async (taskId: string): Promise<TaskAdmission> => {
+  const task = await findQueuedTask(taskId);
+  if (!task) throw new Error(`no queued task ${taskId}`);
+  return { outcome: 'admitted', task };
+};
+
+/** The admit update's answer once admission has decided: a failed one is the api's to report, not a refusal. */
+function answerOf(decided: Admission): AdmitUpdateResult {
+  switch (decided.state) {
+    case 'admitted':
+      return { outcome: 'admitted', task: decided.task };
+    case 'refused':
+      return decided.refusal;
+    default:
+      throw ApplicationFailure.nonRetryable('The generation could not be admitted; try again.', 'AdmissionFailed');
+  }
+}
+
+/**
+ * Answers the admit update (update-with-start). Returns how far admission got, and `adopt`: for a workflow whose
+ * update was lost (Temporal died after the update's local activity committed), it takes over the row, if any.
+ */
+export function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: TaskView) => void): AdmitUpdateHandler {
+  let admission: Admission = { state: 'pending' };
+  const decide = (reservation: Promise<TaskAdmission>) => {
+    const decided = admissionOf(reservation).then((outcome) => {
+      admission = outcome;
+      if (outcome.state === 'admitted') onAdmitted(outcome.task);
+      return outcome;
+    });
+    admission = { state: 'reserving', decided };
+  };
+  setHandler(admitUpdate, async ({ requestHash }): Promise<AdmitUpdateResult> => {
+    // A retried POST with the same Idempotency-Key but another body is a different request.
+    if (requestHash !== input.requestHash) return { outcome: 'conflict' };
+    // admitTask finds a row committed earlier (a retried POST after a lost update) and reserves nothing more.
+    if (admission.state === 'pending') decide(admitTask(input));
+    return answerOf(admission.state === 'reserving' ? await admission.decided : admission);
+  });
+  return {
+    admission: () => admission,
+    adopt: () => {
+      if (admission.state === 'pending') decide(adoption(input.taskId));
+    },
+  };
+}
+
+/**
+ * Waits until the admit update has decided; a refusal ends the workflow once the api has its answer. An update that
+ * never comes (lost with Temporal) does not keep it waiting for ever: the row it may have committed is adopted.
+ */
+export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): Promise<TaskView> {
+  const decided = () => !['pending', 'reserving'].includes(admission().state);
+  if (!(await condition(decided, admissionTimeout))) adopt();
+  await condition(decided);
+  // A failure, not an Error: an Error fails only the workflow task, which would then retry for ever.
+  const decision = admission();
+  if (decision.state === 'failed')
+    throw ApplicationFailure.nonRetryable('The task could not be admitted.', 'AdmissionFailed');
+  if (decision.state !== 'admitted') {
+    await condition(allHandlersFinished);
+    // Ends failed, not completed, so the same Idempotency-Key (or payment) may start again once it can be admitted.
+    throw ApplicationFailure.nonRetryable('Admission refused: the task was not admitted.', 'AdmissionRefused');
+  }
+  return decision.task;
+}
