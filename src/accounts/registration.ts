@@ -6,16 +6,20 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
 import { deriveDepositAddress } from '../payments/deposits/addresses.ts';
+import { DomainError } from '../domain/errors.ts';
 import { newId, newWebhookSecret } from '../domain/ids.ts';
 import { credit } from '../payments/ledger.ts';
 
-export class RegistrationCappedError extends Error {
+export class RegistrationCappedError extends DomainError {
   override name = 'RegistrationCappedError';
   constructor(
     readonly limit: number,
     readonly windowMinutes: number,
   ) {
-    super(`at most ${limit} registrations per client address every ${windowMinutes} minutes`);
+    super(
+      'registration_capped',
+      `Registration capped: at most ${limit} registrations per client address every ${windowMinutes} minutes. Try again later.`,
+    );
   }
 }
 

@@ -1,5 +1,8 @@
 // One error envelope for the whole API ({ error, message }), one table from stable snake_case code to status.
 import type { z } from 'zod';
+import type { ErrorCode } from '../domain/error-codes.ts';
+
+export type { ErrorCode };
 
 export const errorCodes = {
   validation_error: { status: 400, description: 'The request failed validation; the message names the field.' },
@@ -54,9 +57,7 @@ export const errorCodes = {
   internal_error: { status: 500, description: 'An unexpected error; the message carries the request id.' },
   not_implemented: { status: 501, description: 'The endpoint is specified but not available in this build yet.' },
   service_unavailable: { status: 503, description: 'A dependency (database, Temporal) is down.' },
-} as const satisfies Record<string, { status: number; description: string }>;
-
-export type ErrorCode = keyof typeof errorCodes;
+} as const satisfies Record<ErrorCode, { status: number; description: string }>;
 
 export interface ErrorBody {
   error: string;

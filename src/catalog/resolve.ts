@@ -1,12 +1,18 @@
 // Finds the model a request names and checks the request against it: the shared first step of quoting and
 // admitting a generation. Every problem names the request field.
+import { DomainError } from '../domain/errors.ts';
 import type { Catalog, CatalogModel } from './catalog.ts';
 import { capabilityProblems, type CapabilityInput, type FieldProblem } from './capabilities.ts';
 
-export class ModelRequestError extends Error {
+export class ModelRequestError extends DomainError {
   override name = 'ModelRequestError';
   constructor(readonly problems: FieldProblem[]) {
-    super(problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+    super('validation_error', problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+  }
+
+  // Replay details and genctl show the bare problems; an API caller is told they are the body's.
+  override get callerMessage(): string {
+    return `Invalid body: ${this.message}`;
   }
 }
 

@@ -1,72 +1,116 @@
-// Refusals the services raise and the API's error middleware translates; their messages are caller-safe.
+// Refusals the services raise: each carries its API error code and what the answer holds besides the message, so the
+// API's error middleware translates any of them in one line. Their messages are caller-safe.
+import type { ErrorCode } from './error-codes.ts';
+import { usdNumber } from './money.ts';
+
+export interface DomainErrorExtras {
+  /** Fields of the error body besides `error` and `message` (e.g. insufficient_balance's cost). */
+  details?: Record<string, unknown>;
+  /** Response headers that belong to the refusal (e.g. Retry-After). */
+  headers?: Record<string, string>;
+}
+
+/** A refusal the caller is answered with: its stable code, a caller-safe message, extra body fields and headers. */
+export class DomainError extends Error {
+  override name = 'DomainError';
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    { details = {}, headers = {} }: DomainErrorExtras = {},
+  ) {
+    super(message);
+    this.details = details;
+    this.headers = headers;
+  }
+
+  /** The message as the API answers it; a refusal also read elsewhere (genctl, replays) words it here. */
+  get callerMessage(): string {
+    return this.message;
+  }
+}
 
 /** Nothing the caller may see by that id: someone else's resource is not found either. */
-export class NotFoundError extends Error {
+export class NotFoundError extends DomainError {
   override name = 'NotFoundError';
+  constructor(message: string) {
+    super('not_found', message);
+  }
 }
 
 /** A task that has ended already (completed, or failed otherwise): it can no longer be cancelled. */
-export class TaskEndedError extends Error {
+export class TaskEndedError extends DomainError {
   override name = 'TaskEndedError';
   constructor(
     readonly taskId: string,
     readonly status: string,
   ) {
-    super(`Generation ${taskId} has already ${status}: only a queued or processing task can be cancelled.`);
+    super(
+      'conflict',
+      `Generation ${taskId} has already ${status}: only a queued or processing task can be cancelled.`,
+      {
+        details: { status },
+      },
+    );
   }
 }
 
 /** An Idempotency-Key sent again with a different request. */
-export class IdempotencyKeyReusedError extends Error {
+export class IdempotencyKeyReusedError extends DomainError {
   override name = 'IdempotencyKeyReusedError';
   constructor() {
-    super('This Idempotency-Key was already used with a different request.');
+    super('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
   }
 }
 
 /** A dependency could not do its part; nothing was charged and the caller may retry. */
-export class ServiceUnavailableError extends Error {
+export class ServiceUnavailableError extends DomainError {
   override name = 'ServiceUnavailableError';
+  constructor(message: string) {
+    // An outage is short or an operator's: a client may try again after a few seconds.
+    super('service_unavailable', message, { headers: { 'Retry-After': '5' } });
+  }
 }
 
 /** A message that claims to come from an upstream but whose signature is missing, invalid or too old. */
-export class InvalidSignatureError extends Error {
+export class InvalidSignatureError extends DomainError {
   override name = 'InvalidSignatureError';
+  constructor(message: string) {
+    super('invalid_signature', message);
+  }
 }
 
 /** A request field the domain refuses (beyond its shape, which the API's schemas check). */
-export class FieldError extends Error {
+export class FieldError extends DomainError {
   override name = 'FieldError';
   constructor(
     readonly field: string,
     readonly problem: string,
   ) {
-    super(`${field}: ${problem}`);
+    super('validation_error', `${field}: ${problem}`);
+  }
+
+  // Replay details and genctl show the bare problem; an API caller is told it is the body's.
+  override get callerMessage(): string {
+    return `Invalid body: ${this.message}`;
   }
 }
 
-export const depositRefusals = [
-  'deposit_not_found',
-  'deposit_reverted',
-  'deposit_wrong_recipient',
-  'deposit_wrong_token',
-  'deposit_already_credited',
-] as const;
-export type DepositRefusal = (typeof depositRefusals)[number];
+export type DepositRefusal = Extract<ErrorCode, `deposit_${string}`>;
 
 /** A transaction that is not (or no longer) a deposit the caller can be credited for. */
-export class DepositRefusedError extends Error {
+export class DepositRefusedError extends DomainError {
   override name = 'DepositRefusedError';
-  constructor(
-    readonly code: DepositRefusal,
-    message: string,
-  ) {
-    super(message);
+  declare readonly code: DepositRefusal;
+  constructor(code: DepositRefusal, message: string) {
+    super(code, message);
   }
 }
 
 /** The request must be paid with x402: what it costs and the payment requirements a client signs for. */
-export class PaymentRequiredError extends Error {
+export class PaymentRequiredError extends DomainError {
   override name = 'PaymentRequiredError';
   constructor(
     message: string,
@@ -76,37 +120,41 @@ export class PaymentRequiredError extends Error {
     /** The same, encoded for the PAYMENT-REQUIRED header. */
     readonly header: string,
   ) {
-    super(message);
+    super('payment_required', message, {
+      details: { cost: usdNumber(costMicros), requirements },
+      headers: { 'PAYMENT-REQUIRED': header },
+    });
   }
 }
 
 /** An x402 payment presented again for a different request: one authorization pays for one task. */
-export class PaymentReusedError extends Error {
+export class PaymentReusedError extends DomainError {
   override name = 'PaymentReusedError';
   constructor() {
-    super('This x402 payment was already used for a different request; sign a new one.');
+    super('conflict', 'This x402 payment was already used for a different request; sign a new one.');
   }
 }
 
 /** Too much in flight for this caller now; retry after the given number of seconds. */
-export class TooManyTasksError extends Error {
+export class TooManyTasksError extends DomainError {
   override name = 'TooManyTasksError';
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
   ) {
-    super(message);
+    super('rate_limited', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
   }
 }
 
 /** An upload that would take the account's live uploads past its quota (UPLOAD_QUOTA_BYTES). */
-export class UploadQuotaError extends Error {
+export class UploadQuotaError extends DomainError {
   override name = 'UploadQuotaError';
   constructor(
     readonly quotaBytes: number,
     readonly usedBytes: bigint,
   ) {
     super(
+      'upload_quota_exceeded',
       `This upload would exceed the account's upload quota of ${quotaBytes} bytes (${usedBytes} in use); delete uploads or wait until they expire.`,
     );
   }

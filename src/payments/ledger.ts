@@ -1,18 +1,27 @@
 // Every balance change is one UPDATE of the balance row plus one append-only ledger entry, in one transaction,
 // under a unique idempotency key: a retried call finds its entry and moves nothing.
 import type { PrismaClient } from '../db/prisma.ts';
+import { DomainError } from '../domain/errors.ts';
+import { formatUsd, usdNumber } from '../domain/money.ts';
 import { type LedgerEntryKind, Prisma } from '../generated/prisma/client.ts';
 
 /** The client, or a caller's open transaction (`{ tx }`) to move money as part of a larger change. */
 export type LedgerDb = PrismaClient | { tx: Prisma.TransactionClient };
 
-export class InsufficientFundsError extends Error {
+export class InsufficientFundsError extends DomainError {
   override name = 'InsufficientFundsError';
   constructor(
     readonly required: bigint,
     readonly available: bigint,
   ) {
-    super(`insufficient funds: ${required} micro-USD required, ${available} available`);
+    super('insufficient_balance', `insufficient funds: ${required} micro-USD required, ${available} available`, {
+      details: { cost: usdNumber(required), balance_available: usdNumber(available) },
+    });
+  }
+
+  // The log keeps the exact micro-USD; the caller reads dollars.
+  override get callerMessage(): string {
+    return `This generation costs $${formatUsd(this.required)}; the available balance is $${formatUsd(this.available)}.`;
   }
 }
 

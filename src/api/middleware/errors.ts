@@ -1,64 +1,24 @@
 // Translates anything thrown into the { error, message } envelope, in this one place: the API's own errors, the
 // domain's refusals, the database's and the body parser's. Stack traces go to the log, never out.
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ModelRequestError } from '../../catalog/resolve.ts';
-import {
-  DepositRefusedError,
-  FieldError,
-  IdempotencyKeyReusedError,
-  InvalidSignatureError,
-  PaymentRequiredError,
-  PaymentReusedError,
-  NotFoundError,
-  ServiceUnavailableError,
-  TaskEndedError,
-  TooManyTasksError,
-  UploadQuotaError,
-} from '../../domain/errors.ts';
+import { DomainError, ServiceUnavailableError } from '../../domain/errors.ts';
 import { isDatabaseUnreachable } from '../../db/unreachable.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
-import { formatUsd, usdNumber } from '../../domain/money.ts';
-import { InsufficientFundsError } from '../../payments/ledger.ts';
-import { RegistrationCappedError } from '../../accounts/registration.ts';
 import { isTemporalUnreachable } from '../../orchestration/temporal/unreachable.ts';
 import { recordErrorCode } from '../../metrics/http-metrics.ts';
 import { ApiError } from '../errors.ts';
 import { answeredAtShutdown } from '../shutdown-gate.ts';
 
-// An outage is short or an operator's: a client may try again after a few seconds.
-const unavailable = (message: string) => new ApiError('service_unavailable', message, {}, { 'Retry-After': '5' });
+const translate = (error: DomainError) => new ApiError(error.code, error.callerMessage, error.details, error.headers);
+
+// A dependency that is down is answered as the domain's own outage is (503, Retry-After).
+const unavailable = (message: string) => translate(new ServiceUnavailableError(message));
 
 function fromDomainError(error: unknown): ApiError | null {
-  if (error instanceof ModelRequestError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
-  if (error instanceof InsufficientFundsError) {
-    const [cost, available] = [error.required, error.available];
-    const message = `This generation costs $${formatUsd(cost)}; the available balance is $${formatUsd(available)}.`;
-    return new ApiError('insufficient_balance', message, {
-      cost: usdNumber(cost),
-      balance_available: usdNumber(available),
-    });
-  }
-  if (error instanceof IdempotencyKeyReusedError) return new ApiError('idempotency_key_reused', error.message);
-  if (error instanceof NotFoundError) return new ApiError('not_found', error.message);
-  if (error instanceof TaskEndedError) return new ApiError('conflict', error.message, { status: error.status });
-  if (error instanceof FieldError) return new ApiError('validation_error', `Invalid body: ${error.message}`);
-  if (error instanceof UploadQuotaError) return new ApiError('upload_quota_exceeded', error.message);
-  if (error instanceof DepositRefusedError) return new ApiError(error.code, error.message);
-  if (error instanceof InvalidSignatureError) return new ApiError('invalid_signature', error.message);
-  if (error instanceof PaymentReusedError) return new ApiError('conflict', error.message);
-  if (error instanceof TooManyTasksError)
-    return new ApiError('rate_limited', error.message, {}, { 'Retry-After': String(error.retryAfterSeconds) });
-  if (error instanceof PaymentRequiredError) {
-    const extra = { cost: usdNumber(error.costMicros), requirements: error.requirements };
-    return new ApiError('payment_required', error.message, extra, { 'PAYMENT-REQUIRED': error.header });
-  }
-  if (error instanceof ServiceUnavailableError) return unavailable(error.message);
+  if (error instanceof DomainError) return translate(error);
   if (isDatabaseUnreachable(error))
     return unavailable('The database is unreachable; nothing was changed. Retry shortly.');
   if (isTemporalUnreachable(error)) return unavailable('Temporal is unreachable; nothing was started. Retry shortly.');
-  if (error instanceof RegistrationCappedError) {
-    return new ApiError('registration_capped', `Registration capped: ${error.message}. Try again later.`);
-  }
   if (error instanceof Prisma.PrismaClientKnownRequestError) {
     if (error.code === 'P2025') return new ApiError('not_found', 'No such resource.');
     if (error.code === 'P2002') return new ApiError('conflict', 'A resource with these values exists already.');
