@@ -24,7 +24,7 @@ import { classifyFailures } from './failures.ts';
 
 export interface DepositActivityDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'chains' | 'deposits' | 'temporal'>;
 }
 
 /** What the workflow learns from one look at the transaction. */
@@ -47,7 +47,7 @@ const blockTimeMs: Record<Chain, number> = { base: 2_000, polygon: 2_000, ethere
 
 export function createDepositActivities(deps: DepositActivityDeps) {
   const settingsOf = (chain: Chain): ChainSettings => {
-    const settings = chainSettings(deps.config, chain);
+    const settings = chainSettings(deps.config.chains, chain);
     if (!settings) throw refusal(`deposits on ${chain} are not enabled on this server`);
     return settings;
   };
@@ -82,7 +82,7 @@ export function createDepositActivities(deps: DepositActivityDeps) {
       const settings = settingsOf(input.chain);
       const head = await headBlock(settings);
       const confirmations = Math.max(0, Number(head - BigInt(input.blockNumber) + 1n));
-      const blockTime = settings.local ? deps.config.LOCAL_CHAIN_BLOCK_TIME_SECONDS * 1000 : blockTimeMs[input.chain];
+      const blockTime = settings.local ? deps.config.chains.local.blockTimeSeconds * 1000 : blockTimeMs[input.chain];
       return { confirmations, required: settings.confirmations, pollIntervalMs: blockTime };
     },
 
@@ -101,18 +101,18 @@ export function createDepositActivities(deps: DepositActivityDeps) {
     }): Promise<{ fromBlock: string; toBlock: string; started: number } | null> {
       const settings = settingsOf(input.chain);
       const limits = {
-        lookbackBlocks: deps.config.DEPOSIT_SCAN_LOOKBACK_BLOCKS,
-        maxBlocks: deps.config.DEPOSIT_SCAN_MAX_BLOCKS,
+        lookbackBlocks: deps.config.deposits.scanLookbackBlocks,
+        maxBlocks: deps.config.deposits.scanMaxBlocks,
       };
       const window = await nextScanWindow(deps.prisma, settings, limits);
       if (!window) return null;
       const hashes = await agentDepositsIn(deps.prisma, settings, window);
-      const temporal = { client: Context.current().client, taskQueue: deps.config.TEMPORAL_TASK_QUEUE };
+      const temporal = { client: Context.current().client, taskQueue: deps.config.temporal.taskQueue };
       for (const txHash of hashes) {
         await startDepositWorkflow(temporal, {
           chain: input.chain,
           txHash,
-          receiptWaitSeconds: deps.config.DEPOSIT_RECEIPT_WAIT_SECONDS,
+          receiptWaitSeconds: deps.config.deposits.receiptWaitSeconds,
         });
       }
       await advanceScanCursor(deps.prisma, input.chain, window);

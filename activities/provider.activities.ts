@@ -32,7 +32,7 @@ export interface ProviderActivityDeps {
   prisma: PrismaClient;
   catalog: Catalog;
   storage: Storage;
-  config: Config;
+  config: Pick<Config, 'providers' | 'inputs'>;
   /** Built from `config` when not given. */
   providers?: Providers;
 }
@@ -139,7 +139,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
         metrics.providerFallbacks.inc({ model: model.id, from: input.fallbackFrom, to: model.provider });
       return withinModelTime(async (signal) => {
         if (adapter.kind === 'jobs') {
-          const base = deps.config.UPSTREAM_CALLBACK_BASE_URL?.replace(/\/$/, '');
+          const base = deps.config.providers.callbackBaseUrl?.replace(/\/$/, '');
           const callbackUrl = base && `${base}/callbacks/${model.provider}/${input.taskId}`;
           const jobId = await classified(model, 'submit', () =>
             adapter.jobs.submit(input.request, model, { callbackUrl, signal }),
@@ -152,8 +152,8 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
           return {
             job: {
               jobId,
-              pollIntervalMs: deps.config.PROVIDER_POLL_INTERVAL_MS,
-              pollMaxIntervalMs: deps.config.PROVIDER_POLL_MAX_INTERVAL_MS,
+              pollIntervalMs: deps.config.providers.pollIntervalMs,
+              pollMaxIntervalMs: deps.config.providers.pollMaxIntervalMs,
               queuedMs,
             },
           };
@@ -165,9 +165,9 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
               progress.report({ stage: 'downloading input' });
               const fetched = await readInput(url, {
                 storage: deps.storage,
-                maxBytes: deps.config.INPUT_MAX_BYTES,
+                maxBytes: deps.config.inputs.maxBytes,
                 timeoutMs: 30_000,
-                allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
+                allowPrivate: deps.config.inputs.allowPrivateUrls,
                 signal,
               });
               await measuredInput(model, input, { url, data: fetched.data });

@@ -10,7 +10,7 @@ import { classifyFailures } from './failures.ts';
 
 export interface ReplayActivityDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'temporal' | 'inputs' | 'providers' | 'x402' | 'chains'>;
   catalog: Catalog;
 }
 
@@ -21,7 +21,7 @@ export function createReplayActivities(deps: ReplayActivityDeps) {
     },
 
     async replayTask(input: { batchId: string; taskId: string }): Promise<ReplayOutcome> {
-      const temporal = { client: Context.current().client, taskQueue: deps.config.TEMPORAL_TASK_QUEUE };
+      const temporal = { client: Context.current().client, taskQueue: deps.config.temporal.taskQueue };
       return replayTask({ ...deps, temporal }, input);
     },
 

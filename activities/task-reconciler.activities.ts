@@ -13,7 +13,7 @@ import { classifyFailures } from './failures.ts';
 
 export interface TaskReconcilerActivityDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'temporal'>;
 }
 
 /** Runs one pass with the worker's client and logs each repair it made. */
@@ -24,7 +24,7 @@ async function reportedPass(
 ): Promise<ReconcileReport> {
   const { client, log } = Context.current();
   const report = await pass(
-    { prisma: deps.prisma, client, webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+    { prisma: deps.prisma, client, webhookTaskQueue: deps.config.temporal.webhookTaskQueue },
     input,
   );
   for (const repair of report.repairs) {

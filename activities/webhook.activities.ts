@@ -12,7 +12,7 @@ import { classifyFailures } from './failures.ts';
 
 export interface WebhookActivityDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'temporal' | 'webhooks'>;
 }
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
@@ -25,7 +25,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     async notifyWebhooks(input: WebhookEventInput): Promise<CreatedMessage> {
       const { client } = Context.current();
       return notifyWebhookEvent(
-        { prisma: deps.prisma, client, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+        { prisma: deps.prisma, client, taskQueue: deps.config.temporal.webhookTaskQueue },
         input,
       );
     },
@@ -47,7 +47,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         messageId: message.id,
         body: message.body,
         secret,
-        allowPrivate: deps.config.ALLOW_PRIVATE_WEBHOOK_URLS,
+        allowPrivate: deps.config.webhooks.allowPrivateUrls,
       });
     },
 

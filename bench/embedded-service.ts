@@ -36,7 +36,7 @@ export async function startEmbeddedService(name: string, env: Record<string, str
     },
     [],
   );
-  const logger = createLogger(config);
+  const logger = createLogger(config.server);
   const stops: Stop[] = [];
   const stop = async () => {
     await stopAll(stops, logger);
@@ -48,7 +48,7 @@ export async function startEmbeddedService(name: string, env: Record<string, str
     await stop();
     throw error;
   }
-  const prisma = createPrisma(embeddedDatabaseUrl(config));
+  const prisma = createPrisma(embeddedDatabaseUrl(config.database));
   stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
-  return { config, dataDir, api: `http://127.0.0.1:${config.PORT}/api/v1`, prisma, stops, stop };
+  return { config, dataDir, api: `http://127.0.0.1:${config.server.port}/api/v1`, prisma, stops, stop };
 }

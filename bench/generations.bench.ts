@@ -63,13 +63,13 @@ async function main() {
     const hello = await helloWorld(stops);
     const helloRate = achievedRate(hello);
     rows.push(loadRow('Express hello-world route, this process (reference)', `${inFlight} in flight`, hello));
-    const connection = await Connection.connect({ address: `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}` });
+    const connection = await Connection.connect({ address: `127.0.0.1:${config.temporal.devServer.port}` });
     stops.push({ name: 'bench temporal connection', stop: () => connection.close() });
     const client = new Client({ connection });
     const echo = async (i: number) => {
       const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
         workflowId: `echo-${i}-${Date.now()}`,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        taskQueue: config.temporal.taskQueue,
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
       await client.workflow.executeUpdateWithStart(echoUpdate, { args: ['ping'], startWorkflowOperation: start });
@@ -196,7 +196,7 @@ async function main() {
     await drain();
 
     progress('deposits and x402');
-    rows.push(await depositRow(api, dataDir, config.LOCAL_CHAIN_CONFIRMATIONS));
+    rows.push(await depositRow(api, dataDir, config.chains.local.confirmations));
     rows.push(...(await x402Rows(api, dataDir)));
 
     const peakMb = process.resourceUsage().maxRSS / 1024;

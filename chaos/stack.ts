@@ -38,7 +38,7 @@ export interface Stack {
   stop(options: { keepData: boolean }): Promise<void>;
 }
 
-const logger = createLogger({ LOG_LEVEL: 'error' });
+const logger = createLogger({ logLevel: 'error' });
 
 /** What every gateway process gets: a local model's inputs and webhooks on this machine, no chain RPC. */
 const commonEnv = (dir: string): Record<string, string> => ({
@@ -145,7 +145,7 @@ async function startAll(dir: string, logDir: string): Promise<Stack> {
     apis: [],
     workers: [],
     all: await start(),
-    prisma: createPrisma(embeddedDatabaseUrl(ports)),
+    prisma: createPrisma(embeddedDatabaseUrl({ embeddedPort: ports.EMBEDDED_POSTGRES_PORT })),
     restartPostgres: () => Promise.reject(new Error('npm start owns its PostgreSQL')),
     restartTemporal: () => Promise.reject(new Error('npm start owns its dev server')),
     restartWorker: () => Promise.reject(new Error('npm start runs its worker in-process')),

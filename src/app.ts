@@ -83,15 +83,15 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     config: deps.config,
     catalog: deps.catalog,
     temporal: deps.temporal,
-    authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.API_KEY_CACHE_SECONDS * 1000),
+    authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000),
     facilitator: configuredFacilitator(deps.config),
-    rateLimiter: createRateLimiter(deps.prisma, deps.config),
+    rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
     endedTasks: createEndedTasks(),
   };
   const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
   const rawBodyPaths = endpoints.filter((endpoint) => endpoint.rawBody).map((endpoint) => endpoint.path);
-  router.use(jsonBody(deps.config.JSON_BODY_LIMIT, rawBodyPaths));
+  router.use(jsonBody(deps.config.server.jsonBodyLimit, rawBodyPaths));
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
@@ -111,12 +111,12 @@ function trustProxy(value: string | undefined): boolean | number | string {
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', trustProxy(deps.config.TRUST_PROXY));
+  app.set('trust proxy', trustProxy(deps.config.server.trustProxy));
   // First, so the request's span covers all of it; only when tracing is on (src/infra/tracing.ts).
-  if (deps.config.OTEL_EXPORTER_OTLP_ENDPOINT) app.use(requestSpan);
+  if (deps.config.tracing.otlpEndpoint) app.use(requestSpan);
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
   app.use(httpMetrics);
-  const metricsToken = deps.config.METRICS_TOKEN;
+  const metricsToken = deps.config.metrics.token;
   if (metricsToken) app.get('/metrics', (req, res, next) => answerScrape(req, res, metricsToken).catch(next));
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
   app.use(healthRouter(deps.health, deps.logger));

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     console.error(error.message);
     process.exit(1);
   }
-  const logger = createLogger(config);
+  const logger = createLogger(config.server);
   const stops: Stop[] = [];
   let starting: Promise<unknown> | undefined;
   let stopping: Promise<void> | undefined;
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     stopping ??= (async () => {
       logger.info({ reason }, 'shutting down');
       // Bounded whatever the parts are doing: the children we run are stopped on the way out (see src/infra).
-      const { graceMs } = shutdownBudget(config);
+      const { graceMs } = shutdownBudget(config.server);
       setTimeout(() => {
         logger.warn({ graceMs }, 'shutdown grace time is up: exiting while parts are still stopping');
         process.exit(exitCode);
@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     const { banner } = (await starting) as Awaited<ReturnType<typeof startRuntime>>;
     if (stopping) return;
     console.log(
-      `\nGeneration gateway is up (role ${config.GATEWAY_ROLE}):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`,
+      `\nGeneration gateway is up (role ${config.server.role}):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`,
     );
   } catch (error) {
     logger.fatal({ err: error }, 'start failed');

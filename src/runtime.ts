@@ -52,8 +52,8 @@ async function startChains(
   logger: Logger,
   stops: Stop[],
 ): Promise<{ config: Config; banner: string[] }> {
-  if (!needsLocalChain(config)) {
-    const enabled = enabledChains(config);
+  if (!needsLocalChain(config.chains)) {
+    const enabled = enabledChains(config.chains);
     const listed = enabled.map(({ chain, confirmations }) => `${chain} (${confirmations} confirmations)`).join(', ');
     if (enabled.length === 0) logger.warn('no chain in DEPOSIT_CHAINS has an RPC URL: deposits are disabled');
     return {
@@ -61,7 +61,7 @@ async function startChains(
       banner: [`Chains        ${listed || 'none enabled (DEPOSIT_CHAINS has no chain with an RPC URL)'}`],
     };
   }
-  if (config.GATEWAY_ROLE !== 'all') {
+  if (config.server.role !== 'all') {
     logger.warn(
       `no chain RPC URL (${chains.map(rpcUrlKey).join(', ')}): deposits are disabled; only the all-in-one role runs the local development chain`,
     );
@@ -69,7 +69,7 @@ async function startChains(
   }
   const local = await startLocalChain({
     dataDir,
-    blockTimeSeconds: config.LOCAL_CHAIN_BLOCK_TIME_SECONDS,
+    blockTimeSeconds: config.chains.local.blockTimeSeconds,
     log: logger,
   });
   stops.push({
@@ -79,7 +79,7 @@ async function startChains(
       await local.stop();
     },
   });
-  const name = config.LOCAL_CHAIN_NAME;
+  const name = config.chains.local.name;
   await writeLocalChainFile(dataDir, {
     rpcUrl: local.rpcUrl,
     chainId: local.chainId,
@@ -88,10 +88,10 @@ async function startChains(
     pid: local.pid,
   });
   return {
-    config: withLocalChain(config, local),
+    config: { ...config, chains: withLocalChain(config.chains, local) },
     banner: [
       `Chain         LOCAL DEVELOPMENT CHAIN (anvil) ${local.rpcUrl}, chain id ${local.chainId} (x402: eip155:${local.chainId}), test USDC ${local.usdcAddress}, served as "${name}" — not a real network; state in ${join(dataDir, 'anvil')}`,
-      `              ${config.LOCAL_CHAIN_CONFIRMATIONS} confirmations, a block every ${config.LOCAL_CHAIN_BLOCK_TIME_SECONDS} s; send test USDC: npx genctl chain send --to <address> --amount 5`,
+      `              ${config.chains.local.confirmations} confirmations, a block every ${config.chains.local.blockTimeSeconds} s; send test USDC: npx genctl chain send --to <address> --amount 5`,
     ],
   };
 }
@@ -106,32 +106,32 @@ export async function startRuntime(
   logger: Logger,
   stops: Stop[],
 ): Promise<{ banner: string[]; config: Config }> {
-  const dataDir = resolve(given.DATA_DIR);
+  const dataDir = resolve(given.server.dataDir);
   const banner: string[] = [];
   // Tracing first, so it stops last and sends the spans of everything that stopped before it.
-  const tracer = await startTracing(given);
+  const tracer = await startTracing(given.tracing, given.server.role);
   if (tracer) {
     stops.push({ name: 'tracing', stop: tracer.shutdown });
-    banner.push(`Tracing       OTLP to ${given.OTEL_EXPORTER_OTLP_ENDPOINT} as ${tracer.serviceName}`);
+    banner.push(`Tracing       OTLP to ${given.tracing.otlpEndpoint} as ${tracer.serviceName}`);
   }
   const tracing = await temporalTracing(tracer);
   // First, so it stops last: deposits being confirmed keep reading it until the worker is gone.
   const chain = await startChains(given, dataDir, logger, stops);
   const config = chain.config;
 
-  let databaseUrl = config.DATABASE_URL;
+  let databaseUrl = config.database.url;
   let embeddedDatabaseUrl: string | undefined;
   if (!databaseUrl) {
     const database = await startEmbeddedPostgres({
       dataDir: join(dataDir, 'postgres'),
-      port: config.EMBEDDED_POSTGRES_PORT,
+      port: config.database.embeddedPort,
       database: 'gateway',
       logger,
     });
     stops.push({ name: 'postgres', stop: database.stop });
     databaseUrl = embeddedDatabaseUrl = database.url;
     banner.push(
-      `PostgreSQL    embedded, 127.0.0.1:${config.EMBEDDED_POSTGRES_PORT} (data in ${join(dataDir, 'postgres')})`,
+      `PostgreSQL    embedded, 127.0.0.1:${config.database.embeddedPort} (data in ${join(dataDir, 'postgres')})`,
     );
   }
   const applied = await applyMigrations(databaseUrl);
@@ -141,20 +141,20 @@ export async function startRuntime(
     name: 'database pool',
     stop: () => Promise.race([prisma.$disconnect(), new Promise((done) => setTimeout(done, disconnectWaitMs))]),
   });
-  const addressesStored = await storeMissingDepositAddresses(prisma, config.DEPOSIT_XPUB);
+  const addressesStored = await storeMissingDepositAddresses(prisma, config.deposits.xpub);
   if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
 
-  let temporalAddress = config.TEMPORAL_ADDRESS;
+  let temporalAddress = config.temporal.address;
   let temporalUiUrl: string | undefined;
   if (!temporalAddress) {
     const devServer = await startTemporalDevServer({
-      cliPath: config.TEMPORAL_CLI_PATH ?? temporalCliPath,
+      cliPath: config.temporal.devServer.cliPath ?? temporalCliPath,
       dataDir: join(dataDir, 'temporal'),
-      port: config.TEMPORAL_DEV_SERVER_PORT,
-      uiPort: config.TEMPORAL_UI_PORT,
-      namespace: config.TEMPORAL_NAMESPACE,
+      port: config.temporal.devServer.port,
+      uiPort: config.temporal.devServer.uiPort,
+      namespace: config.temporal.namespace,
       logger,
-      extraArgs: [...devServerTuningArgs(config), ...devServerSearchAttributeArgs()],
+      extraArgs: [...devServerTuningArgs(config.temporal.devServer), ...devServerSearchAttributeArgs()],
     });
     stops.push({ name: 'temporal dev server', stop: devServer.stop });
     temporalAddress = devServer.address;
@@ -163,26 +163,26 @@ export async function startRuntime(
       `Temporal UI   ${devServer.uiUrl}   (dev server ${devServer.address}, data in ${join(dataDir, 'temporal')})`,
     );
   } else {
-    banner.push(`Temporal      ${temporalAddress} (namespace ${config.TEMPORAL_NAMESPACE})`);
+    banner.push(`Temporal      ${temporalAddress} (namespace ${config.temporal.namespace})`);
   }
   // Every workflow start sets them: a namespace without them is fixed now, or the start fails naming them.
-  await checkSearchAttributes(temporalAddress, config.TEMPORAL_NAMESPACE, logger);
+  await checkSearchAttributes(temporalAddress, config.temporal.namespace, logger);
 
   banner.push(...chain.banner);
-  const storage = createLocalStorage(filesDirectory(dataDir), publicBaseUrl(config));
+  const storage = createLocalStorage(filesDirectory(dataDir), publicBaseUrl(config.server));
   installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));
   banner.push(...(await startMetrics(config, stops)));
 
-  if (config.GATEWAY_ROLE !== 'api') {
+  if (config.server.role !== 'api') {
     const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger, tracing });
     stops.push({ name: 'worker', stop: worker.stop });
     banner.push(
-      `Worker        task queues ${config.TEMPORAL_TASK_QUEUE} (providers: ${config.TEMPORAL_TASK_QUEUE}-<provider>), ${config.TEMPORAL_WEBHOOK_TASK_QUEUE}`,
+      `Worker        task queues ${config.temporal.taskQueue} (providers: ${config.temporal.taskQueue}-<provider>), ${config.temporal.webhookTaskQueue}`,
     );
     banner.push(...(await startSchedules(config, temporalAddress, logger, stops)));
   }
 
-  if (config.GATEWAY_ROLE !== 'worker') {
+  if (config.server.role !== 'worker') {
     // Lazy: the API comes up (and /healthz reports it) even while Temporal is unreachable. Never closed: a request
     // answered 503 at shutdown may still be retrying a call on it, and grpc-js throws (uncaught) from a retry
     // timer that finds its channel closed. The process exit ends it.
@@ -196,29 +196,29 @@ export async function startRuntime(
       temporal: {
         client: new Client({
           connection,
-          namespace: config.TEMPORAL_NAMESPACE,
+          namespace: config.temporal.namespace,
           interceptors: tracing?.clientInterceptors,
         }),
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        taskQueue: config.temporal.taskQueue,
       },
       logger,
-      health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.TEMPORAL_NAMESPACE) },
+      health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.temporal.namespace) },
       shutdownGate,
     });
-    const server: Server = app.listen(config.PORT, config.HOST);
+    const server: Server = app.listen(config.server.port, config.server.host);
     await once(server, 'listening');
-    stops.push({ name: 'api', stop: () => shutdownGate.close(server, shutdownBudget(config).requestsMs) });
-    const base = publicBaseUrl(config);
+    stops.push({ name: 'api', stop: () => shutdownGate.close(server, shutdownBudget(config.server).requestsMs) });
+    const base = publicBaseUrl(config.server);
     banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
   }
   // Last, so it is removed first: while it exists, what it names is up.
   await writeRuntimeFile(dataDir, {
     pid: process.pid,
-    role: config.GATEWAY_ROLE,
-    apiUrl: config.GATEWAY_ROLE === 'worker' ? undefined : publicBaseUrl(config),
+    role: config.server.role,
+    apiUrl: config.server.role === 'worker' ? undefined : publicBaseUrl(config.server),
     databaseUrl: embeddedDatabaseUrl,
     temporalAddress,
-    temporalNamespace: config.TEMPORAL_NAMESPACE,
+    temporalNamespace: config.temporal.namespace,
     temporalUiUrl,
   });
   stops.push({ name: 'runtime file', stop: () => removeRuntimeFile(dataDir) });
@@ -227,21 +227,21 @@ export async function startRuntime(
 
 /** Where the Temporal SDK serves its worker metrics: only where a worker runs, and only when asked. */
 const temporalMetricsAddress = (config: Config) =>
-  config.TEMPORAL_METRICS_PORT && config.GATEWAY_ROLE !== 'api'
-    ? `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`
+  config.metrics.temporalPort && config.server.role !== 'api'
+    ? `${config.metrics.host}:${config.metrics.temporalPort}`
     : undefined;
 
 /** The process's metrics on their own port (METRICS_PORT), whatever the role: a worker has no other HTTP. */
 async function startMetrics(config: Config, stops: Stop[]): Promise<string[]> {
   const banner: string[] = [];
-  if (config.METRICS_PORT) {
+  if (config.metrics.port) {
     const metrics = await startMetricsServer({
-      host: config.METRICS_HOST,
-      port: config.METRICS_PORT,
-      token: config.METRICS_TOKEN,
+      host: config.metrics.host,
+      port: config.metrics.port,
+      token: config.metrics.token,
     });
     stops.push({ name: 'metrics', stop: metrics.stop });
-    banner.push(`Metrics       http://${config.METRICS_HOST}:${config.METRICS_PORT}/metrics`);
+    banner.push(`Metrics       http://${config.metrics.host}:${config.metrics.port}/metrics`);
   }
   const temporal = temporalMetricsAddress(config);
   if (temporal) banner.push(`              http://${temporal}/metrics (Temporal SDK worker metrics)`);
@@ -256,18 +256,18 @@ async function startSchedules(config: Config, temporalAddress: string, logger: L
   try {
     const connection = await Connection.connect({ address: temporalAddress });
     stops.push({ name: 'deposit watcher connection', stop: () => connection.close() });
-    const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    const client = new Client({ connection, namespace: config.temporal.namespace });
     const reconciler = await ensureTaskReconcilerSchedule(client, config);
     const uploadExpiry = await ensureUploadExpirySchedule(client, config);
     const banner = [
-      `Reconciler    ${reconciler}: every ${config.TASK_RECONCILE_INTERVAL_SECONDS} s, tasks queued over ${config.TASK_RECONCILE_AFTER_SECONDS} s are run or refunded`,
-      `Uploads       ${uploadExpiry}: every ${config.UPLOAD_EXPIRY_INTERVAL_SECONDS} s, expired uploads are deleted`,
+      `Reconciler    ${reconciler}: every ${config.reconciler.intervalSeconds} s, tasks queued over ${config.reconciler.afterSeconds} s are run or refunded`,
+      `Uploads       ${uploadExpiry}: every ${config.uploads.expiryIntervalSeconds} s, expired uploads are deleted`,
     ];
-    if (enabledChains(config).length === 0) return banner;
+    if (enabledChains(config.chains).length === 0) return banner;
     const schedules = await ensureDepositScanSchedules(client, config);
     return [
       ...banner,
-      `Watcher       ${schedules.join(', ')}: new USDC transfers to agents every ${config.DEPOSIT_SCAN_INTERVAL_SECONDS} s`,
+      `Watcher       ${schedules.join(', ')}: new USDC transfers to agents every ${config.deposits.scanIntervalSeconds} s`,
     ];
   } catch (error) {
     logger.warn(

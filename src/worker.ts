@@ -9,7 +9,7 @@ import {
 import { providerTaskQueue } from '../workflows/task-queues.ts';
 import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import { type Config, shutdownBudget } from './config/config.ts';
+import { type Config, type ProvidersConfig, shutdownBudget } from './config/config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/local-storage.ts';
@@ -45,11 +45,11 @@ function workflowBundle(interceptorModules: string[]): Promise<{ code: string }>
 }
 
 /** How many calls to each provider one worker runs at once (its task queue's activity slots). */
-const concurrencyOf = (config: Config): Record<keyof typeof providers, number> => ({
-  local: config.LOCAL_CONCURRENCY,
-  fal: config.FAL_CONCURRENCY,
-  replicate: config.REPLICATE_CONCURRENCY,
-  openai: config.OPENAI_CONCURRENCY,
+const concurrencyOf = (config: ProvidersConfig): Record<keyof typeof providers, number> => ({
+  local: config.local.concurrency,
+  fal: config.fal.concurrency,
+  replicate: config.replicate.concurrency,
+  openai: config.openai.concurrency,
 });
 
 /**
@@ -60,7 +60,7 @@ const concurrencyOf = (config: Config): Record<keyof typeof providers, number> =
 export async function createWorkers(
   connection: NativeConnection,
   options: {
-    config: Config;
+    config: Pick<Config, 'server' | 'temporal' | 'providers'>;
     taskQueue: string;
     namespace?: string;
     workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>;
@@ -68,19 +68,19 @@ export async function createWorkers(
   },
   deps: ActivityDeps,
 ): Promise<Worker[]> {
-  const budget = shutdownBudget(options.config);
+  const budget = shutdownBudget(options.config.server);
   const common = {
     connection,
-    namespace: options.namespace ?? options.config.TEMPORAL_NAMESPACE,
+    namespace: options.namespace ?? options.config.temporal.namespace,
     // A stop lets running activities finish for a while, then cancels them; a worker that still has not shut down
     // is cut off. What it leaves unfinished times out on the server and is retried by the next worker.
     shutdownGraceTime: budget.activitiesMs,
     shutdownForceTime: budget.workerMs,
-    maxCachedWorkflows: options.config.WORKFLOW_CACHE_SIZE,
+    maxCachedWorkflows: options.config.temporal.workflowCacheSize,
     ...options.tracing?.workerOptions,
   };
   const providerActivities = createProviderActivities(deps);
-  const concurrency = concurrencyOf(options.config);
+  const concurrency = concurrencyOf(options.config.providers);
   const created = await Promise.allSettled([
     // The provider activities stay on the main queue too, for tasks an earlier build scheduled there.
     Worker.create({
@@ -100,7 +100,7 @@ export async function createWorkers(
     // Webhook deliveries (their workflows and activities) poll their own queue, sized apart from generations.
     Worker.create({
       ...common,
-      taskQueue: options.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+      taskQueue: options.config.temporal.webhookTaskQueue,
       ...options.workflows,
       activities: createWebhookActivities(deps),
     }),
@@ -155,7 +155,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
           connection,
           {
             config: deps.config,
-            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+            taskQueue: deps.config.temporal.taskQueue,
             workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
             tracing: deps.tracing,
           },
@@ -164,8 +164,8 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
         log.info(
           {
-            taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-            webhookTaskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+            taskQueue: deps.config.temporal.taskQueue,
+            webhookTaskQueue: deps.config.temporal.webhookTaskQueue,
             providerQueues: Object.keys(providers).length,
           },
           'worker running',

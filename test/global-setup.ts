@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
     dataDir: join(dir, 'data'),
     port: await freePort(),
     database: 'gateway_test',
-    logger: createLogger({ LOG_LEVEL: 'error' }),
+    logger: createLogger({ logLevel: 'error' }),
   });
   project.provide('databaseAdminUrl', database.url);
   return async () => {

@@ -12,7 +12,7 @@ import { type AgentRegistration, type RegisteredAgent, registerAgent } from './r
 
 export interface AgentServiceDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'accounts' | 'deposits' | 'chains'>;
   catalog: Catalog;
 }
 

@@ -2,7 +2,7 @@
 // requests from the shared count (one upsert that never lets it pass the limit) and spends them from memory:
 // admissions lease one at a time (exact), reads a fiftieth of the limit, so the hot read path meets the database
 // once per lease rather than once per request. Leased requests unspent at a window's end lapse with it.
-import type { Config } from '../config/config.ts';
+import type { RateLimitsConfig } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Tier } from '../domain/values.ts';
 
@@ -24,8 +24,6 @@ export interface RateLimiter {
   take(bucket: RateLimitBucket, account: { id: string; tier: string | null }): Promise<RateLimitState | null>;
 }
 
-type LimiterConfig = Pick<Config, 'RATE_LIMIT_WINDOW_SECONDS' | 'RATE_LIMIT_ADMISSIONS' | 'RATE_LIMIT_READS'>;
-
 interface Lease {
   windowStart: number;
   /** Leased by this process and not yet spent. */
@@ -42,11 +40,11 @@ const maxLeases = 10_000;
 
 export function createRateLimiter(
   prisma: PrismaClient,
-  config: LimiterConfig,
+  config: RateLimitsConfig,
   now: () => number = Date.now,
 ): RateLimiter {
-  const windowMs = config.RATE_LIMIT_WINDOW_SECONDS * 1000;
-  const limits = { admissions: config.RATE_LIMIT_ADMISSIONS, reads: config.RATE_LIMIT_READS };
+  const windowMs = config.windowSeconds * 1000;
+  const limits = { admissions: config.admissions, reads: config.reads };
   const leases = new Map<string, Lease>();
 
   /** Asks the shared count for up to `size` requests in the lease's window: one statement, atomic per key. */
@@ -99,7 +97,7 @@ export function createRateLimiter(
         limit,
         remaining: Math.max(0, limit - lease.used) + lease.tokens,
         resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000)),
-        windowSeconds: config.RATE_LIMIT_WINDOW_SECONDS,
+        windowSeconds: config.windowSeconds,
       };
     },
   };

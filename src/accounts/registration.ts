@@ -1,7 +1,7 @@
 // Agent self-registration with guardrails per client address: a hard cap per window (429), and trial credits
 // limited per network (an IPv4 address or an IPv6 /48) and across the whole server per day (later agents start at
 // zero, and are told why).
-import type { Config } from '../config/config.ts';
+import type { AccountsConfig, Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
@@ -50,13 +50,12 @@ export interface RegisteredAgent {
 }
 
 type Guardrails = Pick<
-  Config,
-  | 'TRIAL_CREDIT_USD'
-  | 'TRIAL_CREDITS_PER_ADDRESS_PER_DAY'
-  | 'TRIAL_CREDITS_PER_DAY'
-  | 'REGISTRATION_CAP_PER_ADDRESS'
-  | 'REGISTRATION_CAP_WINDOW_MINUTES'
-  | 'DEPOSIT_XPUB'
+  AccountsConfig,
+  | 'trialCreditUsd'
+  | 'trialCreditsPerAddressPerDay'
+  | 'trialCreditsPerDay'
+  | 'registrationCapPerAddress'
+  | 'registrationCapWindowMinutes'
 >;
 
 /**
@@ -65,13 +64,10 @@ type Guardrails = Pick<
  */
 async function admitRegistration(tx: Prisma.TransactionClient, guardrails: Guardrails, clientAddress: string) {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`register:${clientAddress}`}, 0))`;
-  const windowStart = new Date(Date.now() - guardrails.REGISTRATION_CAP_WINDOW_MINUTES * 60_000);
+  const windowStart = new Date(Date.now() - guardrails.registrationCapWindowMinutes * 60_000);
   const recent = await tx.account.count({ where: { kind: 'agent', clientAddress, createdAt: { gte: windowStart } } });
-  if (recent >= guardrails.REGISTRATION_CAP_PER_ADDRESS) {
-    throw new RegistrationCappedError(
-      guardrails.REGISTRATION_CAP_PER_ADDRESS,
-      guardrails.REGISTRATION_CAP_WINDOW_MINUTES,
-    );
+  if (recent >= guardrails.registrationCapPerAddress) {
+    throw new RegistrationCappedError(guardrails.registrationCapPerAddress, guardrails.registrationCapWindowMinutes);
   }
 }
 
@@ -85,13 +81,13 @@ async function trialRefusal(
   guardrails: Guardrails,
   network: string,
 ): Promise<TrialRefusal | null> {
-  if (guardrails.TRIAL_CREDIT_USD <= 0n || guardrails.TRIAL_CREDITS_PER_DAY === 0) return 'disabled';
+  if (guardrails.trialCreditUsd <= 0n || guardrails.trialCreditsPerDay === 0) return 'disabled';
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended('register:trial-grants', 0))`;
   const dayStart = new Date(Date.now() - 86_400_000);
   const networkToday = await tx.trialGrant.count({ where: { network, grantedAt: { gte: dayStart } } });
-  if (networkToday >= guardrails.TRIAL_CREDITS_PER_ADDRESS_PER_DAY) return 'network';
+  if (networkToday >= guardrails.trialCreditsPerAddressPerDay) return 'network';
   const serverToday = await tx.trialGrant.count({ where: { grantedAt: { gte: dayStart } } });
-  return serverToday >= guardrails.TRIAL_CREDITS_PER_DAY ? 'budget' : null;
+  return serverToday >= guardrails.trialCreditsPerDay ? 'budget' : null;
 }
 
 async function nextDepositIndex(tx: Prisma.TransactionClient): Promise<number> {
@@ -102,9 +98,10 @@ async function nextDepositIndex(tx: Prisma.TransactionClient): Promise<number> {
 
 export async function registerAgent(
   prisma: PrismaClient,
-  guardrails: Guardrails,
+  config: Pick<Config, 'accounts' | 'deposits'>,
   input: AgentRegistration,
 ): Promise<RegisteredAgent> {
+  const guardrails: Guardrails = config.accounts;
   return prisma.$transaction(async (tx) => {
     await admitRegistration(tx, guardrails, input.clientAddress);
     const refusal = await trialRefusal(tx, guardrails, input.trialNetwork);
@@ -123,7 +120,7 @@ export async function registerAgent(
         webhookUrl,
         webhookSecret,
         depositIndex,
-        depositAddress: deriveDepositAddress(guardrails.DEPOSIT_XPUB, depositIndex).toLowerCase(),
+        depositAddress: deriveDepositAddress(config.deposits.xpub, depositIndex).toLowerCase(),
         clientAddress: input.clientAddress,
         balance: { create: {} },
       },
@@ -135,7 +132,7 @@ export async function registerAgent(
           { tx },
           {
             accountId: agentId,
-            amount: guardrails.TRIAL_CREDIT_USD,
+            amount: guardrails.trialCreditUsd,
             kind: 'trial_credit',
             idempotencyKey: `trial:${agentId}`,
             memo: 'registration trial credit',

@@ -161,7 +161,7 @@ export function hasBody(req: Request): boolean {
 const paysWithX402 = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
   endpoint.auth === 'any_or_x402' &&
   endpoint.handleUnpaid !== undefined &&
-  ctx.config.X402_ENABLED &&
+  ctx.config.x402.enabled &&
   !req.headers.authorization;
 
 async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {

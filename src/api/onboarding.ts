@@ -1,5 +1,5 @@
 // The tips and next steps a newly registered agent reads: enough to make its first paid generation unaided.
-import { publicBaseUrl, type Config } from '../config/config.ts';
+import { publicBaseUrl, type ServerConfig } from '../config/config.ts';
 import { formatUsd } from '../domain/money.ts';
 import type { OnboardedAgent } from '../accounts/agents.ts';
 import type { TrialRefusal } from '../accounts/registration.ts';
@@ -10,8 +10,8 @@ const noTrialReasons: Record<TrialRefusal, string> = {
   budget: "today's trial credits on this server are used up",
 };
 
-export function onboarding(config: Config, agent: OnboardedAgent) {
-  const base = publicBaseUrl(config);
+export function onboarding(server: ServerConfig, agent: OnboardedAgent) {
+  const base = publicBaseUrl(server);
   const chains = Object.keys(agent.depositAddresses).join(', ');
   const address = Object.values(agent.depositAddresses)[0];
   return {

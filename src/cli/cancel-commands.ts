@@ -9,13 +9,13 @@ import { CommandError, type Output } from './commands.ts';
 export interface CancelCommandDeps {
   prisma: PrismaClient;
   temporal: () => Promise<Client>;
-  config: Pick<Config, 'TEMPORAL_TASK_QUEUE' | 'TEMPORAL_WEBHOOK_TASK_QUEUE'>;
+  config: Pick<Config, 'temporal'>;
 }
 
 export async function cancelTaskCommand(deps: CancelCommandDeps, taskId: string | undefined): Promise<Output> {
   if (!taskId) throw new CommandError('missing the task id', 2);
   const client = await deps.temporal();
-  const temporal = { client, taskQueue: deps.config.TEMPORAL_TASK_QUEUE };
+  const temporal = { client, taskQueue: deps.config.temporal.taskQueue };
   try {
     const { task, ended } = await cancelGeneration({ prisma: deps.prisma, temporal, config: deps.config }, { taskId });
     return {

@@ -114,15 +114,15 @@ async function run(argv: string[]): Promise<number> {
 
   const config = loadConfig(process.env, []);
   // The environment first, then what the running `npm start` announced, then the defaults it would have used.
-  const running = await readRuntimeFile(config.DATA_DIR);
-  const databaseUrl = config.DATABASE_URL ?? running?.databaseUrl ?? embeddedDatabaseUrl(config);
+  const running = await readRuntimeFile(config.server.dataDir);
+  const databaseUrl = config.database.url ?? running?.databaseUrl ?? embeddedDatabaseUrl(config.database);
   const temporalAddress =
-    config.TEMPORAL_ADDRESS ?? running?.temporalAddress ?? `127.0.0.1:${config.TEMPORAL_DEV_SERVER_PORT}`;
+    config.temporal.address ?? running?.temporalAddress ?? `127.0.0.1:${config.temporal.devServer.port}`;
   const prisma = createPrisma(databaseUrl);
   let connection: Connection | undefined;
   const temporal = async () => {
     connection = await Connection.connect({ address: temporalAddress });
-    return new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+    return new Client({ connection, namespace: config.temporal.namespace });
   };
   try {
     let output: Output;
@@ -153,7 +153,7 @@ async function run(argv: string[]): Promise<number> {
         break;
       case 'webhooks redeliver':
         output = await redeliverWebhookCommand(
-          { prisma, temporal, taskQueue: config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+          { prisma, temporal, taskQueue: config.temporal.webhookTaskQueue },
           target,
           values,
         );
@@ -173,7 +173,7 @@ async function run(argv: string[]): Promise<number> {
       case 'uploads delete':
         // The files of the local storage, in DATA_DIR as `npm start` keeps them.
         output = await deleteUploadCommand(
-          { prisma, storage: createLocalStorage(filesDirectory(config.DATA_DIR), publicBaseUrl(config)) },
+          { prisma, storage: createLocalStorage(filesDirectory(config.server.dataDir), publicBaseUrl(config.server)) },
           target,
         );
         break;
@@ -185,7 +185,7 @@ async function run(argv: string[]): Promise<number> {
           {
             prisma,
             temporalUiUrl: running?.temporalUiUrl,
-            namespace: running?.temporalNamespace ?? config.TEMPORAL_NAMESPACE,
+            namespace: running?.temporalNamespace ?? config.temporal.namespace,
           },
           target,
         );
@@ -206,19 +206,19 @@ async function run(argv: string[]): Promise<number> {
         break;
       }
       case 'chain fund':
-        output = await fundCommand(config.DATA_DIR, target, values);
+        output = await fundCommand(config.server.dataDir, target, values);
         break;
       case 'chain send':
-        output = await sendCommand(config.DATA_DIR, { ...values, fromKey: values['from-key'] });
+        output = await sendCommand(config.server.dataDir, { ...values, fromKey: values['from-key'] });
         break;
       case 'status ':
         output = statusOutput({
-          file: running ? runtimeFile(config.DATA_DIR) : null,
+          file: running ? runtimeFile(config.server.dataDir) : null,
           pid: running?.pid ?? null,
           api_url: running?.apiUrl ?? null,
           database_url: redactPassword(databaseUrl),
           temporal_address: temporalAddress,
-          temporal_namespace: running?.temporalNamespace ?? config.TEMPORAL_NAMESPACE,
+          temporal_namespace: running?.temporalNamespace ?? config.temporal.namespace,
           temporal_ui_url: running?.temporalUiUrl ?? null,
         });
         break;

@@ -22,7 +22,7 @@ import { CommandError, type Output, table } from './commands.ts';
 
 export interface ReplayDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'temporal' | 'inputs' | 'providers' | 'x402' | 'chains'>;
   catalog: Catalog;
   temporal: () => Promise<Client>;
   /** Where the progress bar goes: stderr, when it is a terminal. */
@@ -231,7 +231,7 @@ export async function replayTasksCommand(deps: ReplayDeps, options: ReplayOption
   const client = await deps.temporal();
   const handle = await startReplayBatch(
     client,
-    deps.config.TEMPORAL_TASK_QUEUE,
+    deps.config.temporal.taskQueue,
     input,
     `Replay of ${describeSelection(selection)}`,
   );

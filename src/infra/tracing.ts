@@ -6,7 +6,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import type { Config } from '../config/config.ts';
+import type { Role, TracingConfig } from '../config/config.ts';
 
 export interface Tracing {
   serviceName: string;
@@ -24,23 +24,21 @@ const exportTimeoutMs = 5_000;
 const shutdownWaitMs = 2_000;
 
 /** OTEL_SERVICE_NAME, or the gateway's name with its role (one name when a process runs both). */
-export function tracingServiceName(config: Pick<Config, 'OTEL_SERVICE_NAME' | 'GATEWAY_ROLE'>): string {
-  if (config.OTEL_SERVICE_NAME) return config.OTEL_SERVICE_NAME;
-  return config.GATEWAY_ROLE === 'all' ? 'generation-gateway' : `generation-gateway-${config.GATEWAY_ROLE}`;
+export function tracingServiceName(tracing: Pick<TracingConfig, 'serviceName'>, role: Role): string {
+  if (tracing.serviceName) return tracing.serviceName;
+  return role === 'all' ? 'generation-gateway' : `generation-gateway-${role}`;
 }
 
 /** Starts and registers the global tracer provider when OTEL_EXPORTER_OTLP_ENDPOINT is set; else undefined. */
-export async function startTracing(
-  config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME' | 'GATEWAY_ROLE'>,
-): Promise<Tracing | undefined> {
-  const endpoint = config.OTEL_EXPORTER_OTLP_ENDPOINT;
+export async function startTracing(tracing: TracingConfig, role: Role): Promise<Tracing | undefined> {
+  const endpoint = tracing.otlpEndpoint;
   if (!endpoint) return undefined;
   const [{ OTLPTraceExporter }, { Resource }, { BatchSpanProcessor, NodeTracerProvider }] = await Promise.all([
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-node'),
   ]);
-  const serviceName = tracingServiceName(config);
+  const serviceName = tracingServiceName(tracing, role);
   // The SDK's own attributes (telemetry.sdk.*) with the service's name.
   const resource = Resource.default().merge(new Resource({ [ATTR_SERVICE_NAME]: serviceName }));
   // The base endpoint gets the signal's path, as the OTLP exporter specification says for this variable.

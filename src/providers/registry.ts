@@ -1,7 +1,7 @@
 // Which provider serves a model: a local engine by its upstream name, an OpenAI-compatible runner by type, or
 // the fal and Replicate job queues. Clients are built once per configuration, not per call.
 import type { CatalogEntry, ProviderSlug } from '../catalog/catalog.schema.ts';
-import type { Config } from '../config/config.ts';
+import type { Config, ProvidersConfig } from '../config/config.ts';
 import { createFalJobs } from './fal/queue.ts';
 import { localEngines } from './local/index.ts';
 import { createOpenAIChatRunner } from './openai/chat.ts';
@@ -10,6 +10,7 @@ import { createOpenAIImageRunner, createOpenAISpeechRunner, createOpenAITranscri
 import { createOpenAIVideoJobs } from './openai/videos.ts';
 import { createReplicateJobs } from './replicate/predictions.ts';
 import type { Provider, ProviderRunner, UpstreamJobs } from './types.ts';
+import type { OutputLimits } from './upstream-output.ts';
 
 /** The OpenAI-compatible endpoints by generation type: answered in one call, or (video) a job to poll. */
 const openAIRunners: Partial<Record<CatalogEntry['type'], (upstream: OpenAIUpstream) => ProviderRunner>> = {
@@ -23,24 +24,24 @@ const openAIJobs: Partial<Record<CatalogEntry['type'], (upstream: OpenAIUpstream
 };
 
 /** Whether this build, so configured, can run the model (without building a client). */
-export function canRun(config: Config, model: CatalogEntry): boolean {
+export function canRun(config: ProvidersConfig, model: CatalogEntry): boolean {
   switch (model.provider) {
     case 'local':
       return model.upstream.model in localEngines;
     case 'openai':
       return (
-        Boolean(config.OPENAI_BASE_URL || config.OPENAI_API_KEY) &&
+        Boolean(config.openai.baseUrl || config.openai.apiKey) &&
         (model.type in openAIRunners || model.type in openAIJobs)
       );
     case 'replicate':
-      return Boolean(config.REPLICATE_API_TOKEN);
+      return Boolean(config.replicate.apiToken);
     case 'fal':
-      return Boolean(config.FAL_KEY);
+      return Boolean(config.fal.key);
   }
 }
 
 /** Whether the model's own provider or one of its fallback routes can run it here: admission's question. */
-export const canRunSomeRoute = (config: Config, model: CatalogEntry): boolean =>
+export const canRunSomeRoute = (config: ProvidersConfig, model: CatalogEntry): boolean =>
   canRun(config, model) ||
   (model.fallbacks ?? []).some((route) =>
     canRun(config, { ...model, provider: route.provider, upstream: route.upstream }),
@@ -59,16 +60,26 @@ const lazy = <T>(build: () => T): (() => T) => {
   return () => (built ??= { value: build() }).value;
 };
 
-export function createProviders(config: Config): Providers {
-  const openAI = lazy(() => createOpenAIUpstream(config));
+/** Outputs are held to the inputs' size limit. */
+export const outputLimits = (config: Pick<Config, 'providers' | 'inputs'>): OutputLimits => ({
+  maxBytes: config.inputs.maxBytes,
+  allowPrivate: config.providers.allowPrivateOutputUrls,
+});
+
+export function createProviders(config: Pick<Config, 'providers' | 'inputs'>): Providers {
+  const { providers } = config;
+  const outputs = outputLimits(config);
+  const openAI = lazy(() => createOpenAIUpstream(providers.openai, outputs));
   // A Map: a provider name comes from a callback's path, and `constructor` or `__proto__` must find nothing.
   const jobs = new Map<string, () => UpstreamJobs>([
-    ...(config.FAL_KEY ? [['fal', lazy(() => createFalJobs(config))] as const] : []),
-    ...(config.REPLICATE_API_TOKEN ? [['replicate', lazy(() => createReplicateJobs(config))] as const] : []),
+    ...(providers.fal.key ? [['fal', lazy(() => createFalJobs(providers.fal, outputs))] as const] : []),
+    ...(providers.replicate.apiToken
+      ? [['replicate', lazy(() => createReplicateJobs(providers.replicate, outputs))] as const]
+      : []),
   ]);
   return {
     for(model) {
-      if (!canRun(config, model)) return undefined;
+      if (!canRun(providers, model)) return undefined;
       switch (model.provider) {
         case 'local':
           return { kind: 'runner', run: localEngines[model.upstream.model]! };

@@ -17,6 +17,9 @@ const extensionsByType: Record<string, string> = {
   'text/plain': 'txt',
 };
 
+/** What an upstream's outputs may be: at most INPUT_MAX_BYTES each, at private addresses when allowed. */
+export type OutputLimits = Pick<DownloadOptions, 'maxBytes' | 'allowPrivate'>;
+
 export interface DownloadOptions {
   maxBytes: number;
   timeoutMs: number;

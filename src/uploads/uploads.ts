@@ -13,7 +13,7 @@ import { newId } from '../domain/ids.ts';
 
 export interface UploadDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'UPLOAD_TTL_SECONDS' | 'UPLOAD_QUOTA_BYTES'>;
+  config: Pick<Config, 'uploads'>;
   storage: Storage;
 }
 
@@ -67,8 +67,8 @@ export async function createUpload(
         where: { accountId: input.accountId, ...live() },
       });
       const usedBytes = used._sum.size ?? 0n;
-      if (usedBytes + BigInt(input.size) > BigInt(deps.config.UPLOAD_QUOTA_BYTES))
-        throw new UploadQuotaError(deps.config.UPLOAD_QUOTA_BYTES, usedBytes);
+      if (usedBytes + BigInt(input.size) > BigInt(deps.config.uploads.quotaBytes))
+        throw new UploadQuotaError(deps.config.uploads.quotaBytes, usedBytes);
       return tx.upload.create({
         data: {
           id,
@@ -77,7 +77,7 @@ export async function createUpload(
           contentType: media.contentType,
           size: BigInt(input.size),
           createdAt: now,
-          expiresAt: new Date(now.getTime() + deps.config.UPLOAD_TTL_SECONDS * 1000),
+          expiresAt: new Date(now.getTime() + deps.config.uploads.ttlSeconds * 1000),
         },
       });
     });

@@ -175,7 +175,7 @@ describe('last_used_at', () => {
 });
 
 describe('the API key cache (API_KEY_CACHE_SECONDS)', () => {
-  const cached = useAppWithDatabase({ config: { API_KEY_CACHE_SECONDS: 1 } });
+  const cached = useAppWithDatabase({ config: { accounts: { apiKeyCacheSeconds: 1 } } });
 
   it('answers a known key from memory for a moment, and refuses it within a second once revoked', async () => {
     const owner = await createDeveloperWithKey(cached.database.prisma);

@@ -11,9 +11,8 @@ import { call, freshClientAddress } from '../helpers/http.ts';
 // per-address guardrails do not mix.
 const stack = useAppWithDatabase({
   config: {
-    TRUST_PROXY: 'loopback',
-    REGISTRATION_CAP_PER_ADDRESS: 3,
-    TRIAL_CREDITS_PER_ADDRESS_PER_DAY: 1,
+    server: { trustProxy: 'loopback' },
+    accounts: { registrationCapPerAddress: 3, trialCreditsPerAddressPerDay: 1 },
     ...unreadChains,
   },
 });
@@ -156,7 +155,7 @@ describe('POST /agents/register', () => {
 
 describe('the server-wide trial budget (TRIAL_CREDITS_PER_DAY)', () => {
   const budgeted = useAppWithDatabase({
-    config: { TRUST_PROXY: 'loopback', TRIAL_CREDITS_PER_DAY: 2, ...unreadChains },
+    config: { server: { trustProxy: 'loopback' }, accounts: { trialCreditsPerDay: 2 }, ...unreadChains },
   });
   const registerThere = (name: string) => call(budgeted, 'POST', '/agents/register', { body: { agent_name: name } });
 
@@ -181,7 +180,9 @@ describe('the server-wide trial budget (TRIAL_CREDITS_PER_DAY)', () => {
 });
 
 describe('TRIAL_CREDITS_PER_DAY=0', () => {
-  const closed = useAppWithDatabase({ config: { TRUST_PROXY: 'loopback', TRIAL_CREDITS_PER_DAY: 0, ...unreadChains } });
+  const closed = useAppWithDatabase({
+    config: { server: { trustProxy: 'loopback' }, accounts: { trialCreditsPerDay: 0 }, ...unreadChains },
+  });
 
   it('disables trials: a first registration from a new address starts at zero, and is told so', async () => {
     const { status, body } = await call(closed, 'POST', '/agents/register', { body: { agent_name: 'first' } });

@@ -11,7 +11,7 @@ import { call } from '../helpers/http.ts';
 const catalog = loadCatalog();
 // An OpenAI-compatible server configured, fal and Replicate not: availability follows configuration and runners.
 const stack = useAppWithDatabase({
-  config: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', X402_ENABLED: true, ...unreadChains },
+  config: { providers: { openai: { baseUrl: 'http://127.0.0.1:9/v1' } }, x402: { enabled: true }, ...unreadChains },
 });
 
 describe('GET /models', () => {

@@ -15,7 +15,7 @@ beforeAll(async () => {
   provider.register();
   traced = await startTestApp({
     prisma: untraced.database.prisma,
-    config: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },
+    config: { tracing: { otlpEndpoint: 'http://127.0.0.1:9' } },
   });
 });
 afterAll(async () => {

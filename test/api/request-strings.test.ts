@@ -8,7 +8,9 @@ import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';
 
-const stack = useAppWithDatabase({ config: { TRUST_PROXY: 'loopback', X402_ENABLED: true, ...unreadChains } });
+const stack = useAppWithDatabase({
+  config: { server: { trustProxy: 'loopback' }, x402: { enabled: true }, ...unreadChains },
+});
 const keys = { agent: '', developer: '' };
 beforeAll(async () => {
   keys.agent = (await createAgentWithKey(stack.database.prisma)).apiKey.key;

@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { useAppWithDatabase } from '../helpers/app.ts';
 
-const stack = useAppWithDatabase({ config: { FAL_KEY: 'fal-test-key', REPLICATE_API_TOKEN: 'r8_test' } });
+const stack = useAppWithDatabase({
+  config: { providers: { fal: { key: 'fal-test-key' }, replicate: { apiToken: 'r8_test' } } },
+});
 
 describe('upstream callback paths', () => {
   it.each(['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf', 'nobody'])(

@@ -13,9 +13,11 @@ import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';
 import { pay, payingFetch } from '../x402/paying-client.ts';
 
-const on = useAppWithDatabase({ config: { X402_ENABLED: true, ...unreadChains } });
+const on = useAppWithDatabase({ config: { x402: { enabled: true }, ...unreadChains } });
 const off = useAppWithDatabase({ config: { ...unreadChains } });
-const exactOnly = useAppWithDatabase({ config: { X402_ENABLED: true, X402_SCHEMES: ['exact'], ...unreadChains } });
+const exactOnly = useAppWithDatabase({
+  config: { x402: { enabled: true, schemes: ['exact'] }, ...unreadChains },
+});
 
 const request = { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.example/photo.png' };
 // An upscale has no priced options: admission's price for it is the model's with none given.
@@ -53,7 +55,7 @@ describe('POST /generations without an API key, x402 on', () => {
       maxTimeoutSeconds: timeout,
     });
     // upto: the payer's Permit2 witness names the facilitator that may settle it (here the gateway's own account).
-    const facilitatorAddress = privateKeyToAccount(loadConfig({}, []).X402_FACILITATOR_PRIVATE_KEY).address;
+    const facilitatorAddress = privateKeyToAccount(loadConfig({}, []).x402.facilitatorPrivateKey).address;
     expect(body.requirements.accepts).toEqual([
       ...Object.entries(usdc).map(([network, asset]) => ({
         ...offer('exact', network, asset),
@@ -90,7 +92,7 @@ describe('with upto not configured (X402_SCHEMES=exact)', () => {
 
 describe('with x402 off (this build’s default)', () => {
   it('keeps POST /generations for API keys (401) and says so in GET /models', async () => {
-    expect(loadConfig({}, []).X402_ENABLED).toBe(false);
+    expect(loadConfig({}, []).x402.enabled).toBe(false);
     const { status, body } = await call(off, 'POST', '/generations', { body: request });
     expect(status).toBe(401);
     expect(body.error).toBe('unauthorized');

@@ -23,8 +23,8 @@ const genctl = (...args: string[]) =>
     {
       DATABASE_URL: gateway.database.url,
       TEMPORAL_ADDRESS: gateway.env.address,
-      TEMPORAL_TASK_QUEUE: gateway.config.TEMPORAL_TASK_QUEUE,
-      TEMPORAL_WEBHOOK_TASK_QUEUE: gateway.config.TEMPORAL_WEBHOOK_TASK_QUEUE,
+      TEMPORAL_TASK_QUEUE: gateway.config.temporal.taskQueue,
+      TEMPORAL_WEBHOOK_TASK_QUEUE: gateway.config.temporal.webhookTaskQueue,
     },
     args,
   );
@@ -42,7 +42,7 @@ async function queuedTask() {
   await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   await gateway.env.client.workflow.start(generationWorkflow, {
     workflowId: input.taskId,
-    taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
+    taskQueue: gateway.config.temporal.taskQueue,
     args: [input],
   });
   return input.taskId;

@@ -8,6 +8,7 @@ import { newId } from '../../src/domain/ids.ts';
 import { startWebhookDelivery } from '../../src/orchestration/webhooks/deliveries.ts';
 import { createWebhookMessage, deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
+import { mergeConfig } from '../helpers/config.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
@@ -22,7 +23,9 @@ let receiver: Receiver;
 beforeAll(async () => {
   // /flaky is gone (410) the first time, then takes the redelivery; /down always answers 500.
   receiver = await startReceiver(({ path }, index) => ({ status: path === '/down' ? 500 : index === 0 ? 410 : 200 }));
-  const config = { ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue };
+  const config = mergeConfig(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), {
+    temporal: { webhookTaskQueue: taskQueue },
+  });
   worker = await Worker.create({
     connection: stack.env.nativeConnection,
     taskQueue,

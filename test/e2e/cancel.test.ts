@@ -43,15 +43,13 @@ const gateway = useGateway(async () => {
     startReplicateStandIn({ token: 'r8_test_token', media, kindOf }),
   ]);
   return {
-    FAL_KEY: 'fal-test-key',
-    FAL_QUEUE_URL: fal.queueUrl,
-    FAL_JWKS_URL: fal.jwksUrl,
-    FAL_USER_ID: falStandInUserId,
-    REPLICATE_API_TOKEN: 'r8_test_token',
-    REPLICATE_BASE_URL: replicate.baseUrl,
-    PROVIDER_POLL_INTERVAL_MS: 50,
-    // One local engine slot: a second local task waits for it, queued behind the first.
-    LOCAL_CONCURRENCY: 1,
+    providers: {
+      fal: { key: 'fal-test-key', queueUrl: fal.queueUrl, jwksUrl: fal.jwksUrl, userId: falStandInUserId },
+      replicate: { apiToken: 'r8_test_token', baseUrl: replicate.baseUrl },
+      pollIntervalMs: 50,
+      // One local engine slot: a second local task waits for it, queued behind the first.
+      local: { concurrency: 1 },
+    },
   };
 });
 const developer = useFundedDeveloper(gateway);
@@ -157,7 +155,7 @@ async function queuedTask(workflow: 'waiting' | 'missing') {
   if (workflow === 'waiting')
     await gateway.env.client.workflow.start(generationWorkflow, {
       workflowId: input.taskId,
-      taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
+      taskQueue: gateway.config.temporal.taskQueue,
       args: [input],
     });
   expect((await rowOf(input.taskId)).status).toBe('queued');
@@ -267,7 +265,7 @@ describe('POST /generations/{id}/cancel', () => {
     const taskId = await queuedTask('missing');
     const deps = {
       prisma: gateway.database.prisma,
-      temporal: { client: gateway.env.client, taskQueue: gateway.config.TEMPORAL_TASK_QUEUE },
+      temporal: { client: gateway.env.client, taskQueue: gateway.config.temporal.taskQueue },
       config: gateway.config,
     };
     const owner = { accountId: developer.accountId, onlyTask: `gen_${'1'.repeat(22)}` };

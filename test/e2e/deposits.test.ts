@@ -12,6 +12,7 @@ import { useGateway } from '../helpers/gateway.ts';
 import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { mergeConfig } from '../helpers/config.ts';
 
 const confirmations = 3;
 const chain = useLocalChain();
@@ -38,16 +39,14 @@ afterAll(async () => {
 });
 
 const stack = useGateway(() => ({
-  TRUST_PROXY: 'loopback',
-  BASE_RPC_URL: rpcProxyUrl,
-  BASE_USDC_ADDRESS: chain.usdcAddress,
-  BASE_CONFIRMATIONS: confirmations,
-  DEPOSIT_CHAINS: ['base'],
-  DEPOSIT_WAIT_SECONDS: 3,
-  DEPOSIT_RECEIPT_WAIT_SECONDS: 3,
-  // Not the development key: its addresses are anvil's funded dev accounts, which send the test transfers.
-  DEPOSIT_XPUB:
-    'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8',
+  server: { trustProxy: 'loopback' },
+  chains: { enabled: ['base'], base: { rpcUrl: rpcProxyUrl, usdcAddress: chain.usdcAddress, confirmations } },
+  deposits: {
+    waitSeconds: 3,
+    receiptWaitSeconds: 3,
+    // Not the development key: its addresses are anvil's funded dev accounts, which send the test transfers.
+    xpub: 'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8',
+  },
 }));
 
 const payer = anvilDevAccount(7);
@@ -284,7 +283,7 @@ describe('POST /agents/deposit', () => {
 describe('the deposit watcher', () => {
   it('credits a transfer nobody reported, exactly once, even when a restart reads its blocks again', async () => {
     const agent = await newAgent();
-    const config = { ...stack.config, DEPOSIT_SCAN_INTERVAL_SECONDS: 1, DEPOSIT_SCAN_LOOKBACK_BLOCKS: 5 };
+    const config = mergeConfig(stack.config, { deposits: { scanIntervalSeconds: 1, scanLookbackBlocks: 5 } });
     expect(await ensureDepositScanSchedules(stack.env.client, config)).toEqual(['deposit-scan:base']);
     const txHash = await pay(addressOf(agent), usdc('9.75'));
     await chain.mine(confirmations);

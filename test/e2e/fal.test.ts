@@ -29,12 +29,16 @@ const gateway = useGateway(async () => {
     );
   upstream = await startFalStandIn({ key: 'fal-test-key', media, kindOf });
   return {
-    FAL_KEY: 'fal-test-key',
-    FAL_QUEUE_URL: upstream.queueUrl,
-    FAL_JWKS_URL: upstream.jwksUrl,
-    FAL_USER_ID: falStandInUserId,
-    FAL_TIMEOUT_SECONDS: 1,
-    PROVIDER_POLL_INTERVAL_MS: 50,
+    providers: {
+      fal: {
+        key: 'fal-test-key',
+        queueUrl: upstream.queueUrl,
+        jwksUrl: upstream.jwksUrl,
+        userId: falStandInUserId,
+        timeoutSeconds: 1,
+      },
+      pollIntervalMs: 50,
+    },
   };
 });
 afterAll(() => upstream?.close());

@@ -19,15 +19,17 @@ const gateway = useGateway(async () => {
   fal = await startFalStandIn({ key: 'fal-test-key', media });
   replicate = await startReplicateStandIn({ token: 'r8_test_token', media });
   return {
-    FAL_KEY: 'fal-test-key',
-    FAL_QUEUE_URL: fal.queueUrl,
-    FAL_JWKS_URL: fal.jwksUrl,
-    FAL_USER_ID: falStandInUserId,
-    FAL_TIMEOUT_SECONDS: 1,
-    REPLICATE_API_TOKEN: 'r8_test_token',
-    REPLICATE_BASE_URL: replicate.baseUrl,
-    REPLICATE_TIMEOUT_SECONDS: 1,
-    PROVIDER_POLL_INTERVAL_MS: 50,
+    providers: {
+      fal: {
+        key: 'fal-test-key',
+        queueUrl: fal.queueUrl,
+        jwksUrl: fal.jwksUrl,
+        userId: falStandInUserId,
+        timeoutSeconds: 1,
+      },
+      replicate: { apiToken: 'r8_test_token', baseUrl: replicate.baseUrl, timeoutSeconds: 1 },
+      pollIntervalMs: 50,
+    },
   };
 });
 afterAll(async () => {
@@ -93,7 +95,7 @@ describe('provider fallback', () => {
       const attributes = event.activityTaskScheduledEventAttributes;
       return attributes?.activityType?.name === 'generateOutputs' ? [attributes.taskQueue!.name] : [];
     });
-    const main = gateway.config.TEMPORAL_TASK_QUEUE;
+    const main = gateway.config.temporal.taskQueue;
     expect(scheduled).toEqual([`${main}-fal`, `${main}-replicate`]);
   });
 
@@ -120,8 +122,8 @@ describe('provider fallback', () => {
   });
 
   it('with fal not configured on this server, the model is still offered and runs on Replicate', async () => {
-    const key = gateway.config.FAL_KEY;
-    gateway.config.FAL_KEY = undefined;
+    const key = gateway.config.providers.fal.key;
+    gateway.config.providers.fal.key = undefined;
     await gateway.restartWorkers();
     try {
       const [submitted, created, counted] = [fal.submitted.length, replicate.created.length, await fallbacksCounted()];
@@ -131,7 +133,7 @@ describe('provider fallback', () => {
       expect(replicate.created.length).toBe(created + 1);
       expect((await fallbacksCounted()) - counted).toBe(1);
     } finally {
-      gateway.config.FAL_KEY = key;
+      gateway.config.providers.fal.key = key;
       await gateway.restartWorkers();
     }
   });

@@ -10,7 +10,7 @@ import { useGateway } from '../helpers/gateway.ts';
 import { call, registerAgent, waitForEnd } from '../helpers/http.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 
-const stack = useGateway(() => ({ TRUST_PROXY: 'loopback' }));
+const stack = useGateway(() => ({ server: { trustProxy: 'loopback' } }));
 let inputs: Server;
 let inputsUrl: string;
 

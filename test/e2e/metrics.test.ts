@@ -36,18 +36,15 @@ afterAll(async () => {
 });
 
 const stack = useGateway(() => ({
-  TRUST_PROXY: 'loopback',
-  METRICS_TOKEN: token,
+  server: { trustProxy: 'loopback' },
+  metrics: { token },
   // Three admissions per account for the whole run: the fourth is the 429.
-  RATE_LIMIT_WINDOW_SECONDS: 1_000_000_000,
-  RATE_LIMIT_ADMISSIONS: { free: 3, starter: 3, pro: 3, enterprise: 3 },
-  DEPOSIT_CHAINS: ['base'],
-  BASE_RPC_URL: chain.rpcUrl,
-  BASE_USDC_ADDRESS: chain.usdcAddress,
-  BASE_CONFIRMATIONS: 1,
-  DEPOSIT_WAIT_SECONDS: 10,
-  DEPOSIT_XPUB:
-    'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8',
+  rateLimits: { windowSeconds: 1_000_000_000, admissions: { free: 3, starter: 3, pro: 3, enterprise: 3 } },
+  chains: { enabled: ['base'], base: { rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress, confirmations: 1 } },
+  deposits: {
+    waitSeconds: 10,
+    xpub: 'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8',
+  },
 }));
 
 const apiMetrics = () => scrape(`${stack.app.url}/metrics`, token);

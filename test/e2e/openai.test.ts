@@ -38,10 +38,10 @@ const gateway = useGateway(async () => {
   });
   inputsUrl = inputs.url;
   return {
-    OPENAI_BASE_URL: upstream.baseUrl,
-    OPENAI_API_KEY: 'sk-upstream-test',
-    OPENAI_TIMEOUT_SECONDS: 1,
-    PROVIDER_POLL_INTERVAL_MS: 50,
+    providers: {
+      openai: { baseUrl: upstream.baseUrl, apiKey: 'sk-upstream-test', timeoutSeconds: 1 },
+      pollIntervalMs: 50,
+    },
   };
 });
 afterAll(async () => {

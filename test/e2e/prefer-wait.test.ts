@@ -10,7 +10,7 @@ import { call, postGeneration, startGeneration } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 
 // Room for the tasks held on purpose (their inputs never answer) besides the ones meant to end.
-const gateway = useGateway(() => ({ LOCAL_CONCURRENCY: 16 }));
+const gateway = useGateway(() => ({ providers: { local: { concurrency: 16 } } }));
 const developer = useFundedDeveloper(gateway);
 
 // `/held-…` is never answered (its task stays processing); `/missing.png` is 404; anything else is the PNG.

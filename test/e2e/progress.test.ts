@@ -19,13 +19,12 @@ const kindOf = (reference: string) =>
 const gateway = useGateway(async () => {
   fal = await startFalStandIn({ key: 'fal-test-key', media: await outputMedia(), kindOf });
   return {
-    FAL_KEY: 'fal-test-key',
-    FAL_QUEUE_URL: fal.queueUrl,
-    FAL_JWKS_URL: fal.jwksUrl,
-    FAL_USER_ID: falStandInUserId,
-    // One status poll a second, so each upstream state is seen by a reader polling faster than that.
-    PROVIDER_POLL_INTERVAL_MS: 1_000,
-    PROVIDER_POLL_MAX_INTERVAL_MS: 1_000,
+    providers: {
+      fal: { key: 'fal-test-key', queueUrl: fal.queueUrl, jwksUrl: fal.jwksUrl, userId: falStandInUserId },
+      // One status poll a second, so each upstream state is seen by a reader polling faster than that.
+      pollIntervalMs: 1_000,
+      pollMaxIntervalMs: 1_000,
+    },
   };
 });
 const developer = useFundedDeveloper(gateway);

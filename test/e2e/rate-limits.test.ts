@@ -12,10 +12,12 @@ import { call, type Server } from '../helpers/http.ts';
 const perTier = (free: number, pro: number): Record<Tier, number> => ({ free, starter: free, pro, enterprise: 0 });
 
 const gateway = useGateway(() => ({
-  // One window for the whole run (windows are aligned to multiples of their length): no rollover mid-test.
-  RATE_LIMIT_WINDOW_SECONDS: 1_000_000_000,
-  RATE_LIMIT_ADMISSIONS: perTier(2, 3),
-  RATE_LIMIT_READS: perTier(4, 4),
+  rateLimits: {
+    // One window for the whole run (windows are aligned to multiples of their length): no rollover mid-test.
+    windowSeconds: 1_000_000_000,
+    admissions: perTier(2, 3),
+    reads: perTier(4, 4),
+  },
 }));
 const developer = useFundedDeveloper(gateway); // pro
 const unlimited = useFundedDeveloper(gateway); // made enterprise below
@@ -25,7 +27,7 @@ beforeAll(async () => {
     prisma: gateway.database.prisma,
     config: gateway.config,
     catalog: gateway.catalog,
-    temporal: { client: gateway.env.client, taskQueue: gateway.config.TEMPORAL_TASK_QUEUE },
+    temporal: { client: gateway.env.client, taskQueue: gateway.config.temporal.taskQueue },
   });
   await gateway.database.prisma.account.update({ where: { id: unlimited.accountId }, data: { tier: 'enterprise' } });
 });

@@ -33,7 +33,7 @@ const genctl = (...args: string[]) =>
     {
       DATABASE_URL: stack.database.url,
       TEMPORAL_ADDRESS: stack.env.address,
-      TEMPORAL_TASK_QUEUE: stack.config.TEMPORAL_TASK_QUEUE,
+      TEMPORAL_TASK_QUEUE: stack.config.temporal.taskQueue,
     },
     ['tasks', 'replay', '--status', 'failed', '--since', since, '--until', until, ...args],
   );

@@ -22,10 +22,10 @@ const gateway = useGateway(async () => {
     );
   upstream = await startReplicateStandIn({ token: 'r8_test_token', media, kindOf });
   return {
-    REPLICATE_API_TOKEN: 'r8_test_token',
-    REPLICATE_BASE_URL: upstream.baseUrl,
-    REPLICATE_TIMEOUT_SECONDS: 1,
-    PROVIDER_POLL_INTERVAL_MS: 50,
+    providers: {
+      replicate: { apiToken: 'r8_test_token', baseUrl: upstream.baseUrl, timeoutSeconds: 1 },
+      pollIntervalMs: 50,
+    },
   };
 });
 afterAll(() => upstream?.close());

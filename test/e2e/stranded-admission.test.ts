@@ -61,7 +61,7 @@ async function strand(accountId: string, idempotencyKey: string | null, workflow
   if (workflow !== 'missing') {
     const handle = await gateway.env.client.workflow.start(generationWorkflow, {
       workflowId: input.taskId,
-      taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
+      taskQueue: gateway.config.temporal.taskQueue,
       args: [input],
     });
     if (workflow === 'terminated') await handle.terminate('Temporal lost the admission');

@@ -11,7 +11,7 @@ let collector: OtlpReceiver;
 let webhooks: Receiver;
 const gateway = useGateway(async () => {
   collector = await startOtlpReceiver();
-  return { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url };
+  return { tracing: { otlpEndpoint: collector.url } };
 });
 const developer = useFundedDeveloper(gateway);
 const inputs = usePngInputServer();

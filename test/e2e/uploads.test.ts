@@ -13,9 +13,8 @@ import { mp4Clip, pngImage, wavTone } from '../helpers/media.ts';
 const imageLimit = 4096;
 const quota = 300_000;
 const stack = useGateway(() => ({
-  ALLOW_PRIVATE_INPUT_URLS: false,
-  UPLOAD_MAX_IMAGE_BYTES: imageLimit,
-  UPLOAD_QUOTA_BYTES: quota,
+  inputs: { allowPrivateUrls: false },
+  uploads: { maxImageBytes: imageLimit, quotaBytes: quota },
 }));
 const developer = useFundedDeveloper(stack);
 
@@ -70,7 +69,7 @@ describe('an upload, then a generation from its URL with a local engine', () => 
     expect(created.body).toMatchObject({ content_type: contentType, size: data.length });
     expect(url).toMatch(new RegExp(`^${stack.app.url}/files/uploads/${developer.accountId}/${id}\\.`));
     const ttl = Date.parse(created.body.expires_at) - Date.parse(created.body.created_at);
-    expect(ttl).toBe(stack.config.UPLOAD_TTL_SECONDS * 1000);
+    expect(ttl).toBe(stack.config.uploads.ttlSeconds * 1000);
 
     const done = await generateAndWait(stack, { key: developer.key, body: { ...request, [field]: url } });
     expect(done.error ?? null).toBeNull();

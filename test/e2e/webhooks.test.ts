@@ -11,7 +11,7 @@ import { listenLocally } from '../helpers/local-server.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 
 // Each agent registers from its own address (through the trusted loopback proxy), so each gets its trial credit.
-const stack = useGateway(() => ({ TRUST_PROXY: 'loopback' }));
+const stack = useGateway(() => ({ server: { trustProxy: 'loopback' } }));
 const developer = useFundedDeveloper(stack);
 let inputs: Server;
 let inputsUrl: string;

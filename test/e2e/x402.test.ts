@@ -40,8 +40,7 @@ const gateway = useGateway(async () => {
   });
   return {
     ...x402OnLocalChain(chain),
-    OPENAI_BASE_URL: openai.baseUrl,
-    OPENAI_API_KEY: 'sk-upstream-test',
+    providers: { openai: { baseUrl: openai.baseUrl, apiKey: 'sk-upstream-test' } },
   };
 });
 afterAll(() => openai?.close());
@@ -239,7 +238,7 @@ describe('a generation paid with x402', () => {
     });
     await gateway.env.client.workflow.start(generationWorkflow, {
       workflowId: input.taskId,
-      taskQueue: gateway.config.TEMPORAL_TASK_QUEUE,
+      taskQueue: gateway.config.temporal.taskQueue,
       args: [input],
     });
     return { input, payload };
@@ -386,7 +385,7 @@ describe('a model priced on its input’s length (issue 16)', () => {
 
 describe('a payer’s tasks in flight', () => {
   it('are capped (X402_MAX_TASKS_PER_PAYER): one more is 429 with Retry-After, and nothing is taken for it', async () => {
-    const cap = gateway.config.X402_MAX_TASKS_PER_PAYER;
+    const cap = gateway.config.x402.maxTasksPerPayer;
     const payer = await newPayer(10_000_000n);
     let release!: () => void;
     const held = new Promise<void>((resolve) => {

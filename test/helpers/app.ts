@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { createApp, type AppDeps } from '../../src/app.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
-import { type Config, loadConfig } from '../../src/config/config.ts';
+import { type ConfigOverrides, testConfig } from './config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { closeServer, listenLocally } from './local-server.ts';
 import { testLogger } from './logger.ts';
@@ -17,7 +17,7 @@ export interface TestApp {
 }
 
 export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> &
-  Pick<AppDeps, 'prisma'> & { config?: Partial<Config>; port?: number };
+  Pick<AppDeps, 'prisma'> & { config?: ConfigOverrides; port?: number };
 
 /** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
 /** For apps whose tests never reach Temporal: a real client that connects only if used (and then fails). */
@@ -28,7 +28,7 @@ const unusedTemporal = () => ({
 
 export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): Promise<TestApp> {
   const app = createApp({
-    config: { ...loadConfig({ NODE_ENV: 'test' }, []), ...config },
+    config: testConfig(config ?? {}),
     logger: testLogger,
     health: {},
     catalog: loadCatalog(),
@@ -68,7 +68,9 @@ export function useAppWithDatabase(
 
 /** Every chain enabled, at an address nothing listens on: for tests that show deposit addresses but read no chain. */
 export const unreadChains = {
-  BASE_RPC_URL: 'http://127.0.0.1:9/base',
-  POLYGON_RPC_URL: 'http://127.0.0.1:9/polygon',
-  ETHEREUM_RPC_URL: 'http://127.0.0.1:9/ethereum',
-};
+  chains: {
+    base: { rpcUrl: 'http://127.0.0.1:9/base' },
+    polygon: { rpcUrl: 'http://127.0.0.1:9/polygon' },
+    ethereum: { rpcUrl: 'http://127.0.0.1:9/ethereum' },
+  },
+} satisfies ConfigOverrides;

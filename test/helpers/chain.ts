@@ -23,6 +23,7 @@ import type { ChainSettings } from '../../src/chain/settings.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { startAnvil, type Anvil } from '../../src/infra/anvil.ts';
 import { testLogger } from './logger.ts';
+import type { ConfigOverrides } from './config.ts';
 
 export interface TestChain {
   rpcUrl: string;
@@ -55,14 +56,15 @@ export function chainSettingsOf(chain: TestChain): ChainSettings {
 }
 
 /** The configuration of a gateway that takes x402 payments on this chain (serving as `base`). */
-export const x402OnLocalChain = (chain: TestChain) => ({
-  X402_ENABLED: true,
-  DEPOSIT_CHAINS: ['base' as const],
-  BASE_RPC_URL: chain.rpcUrl,
-  LOCAL_CHAIN_RPC_URL: chain.rpcUrl,
-  LOCAL_CHAIN_ID: chain.chainId,
-  BASE_USDC_ADDRESS: chain.usdcAddress,
-});
+export const x402OnLocalChain = (chain: TestChain) =>
+  ({
+    x402: { enabled: true },
+    chains: {
+      enabled: ['base'],
+      base: { rpcUrl: chain.rpcUrl, usdcAddress: chain.usdcAddress },
+      local: { rpcUrl: chain.rpcUrl, chainId: chain.chainId },
+    },
+  }) satisfies ConfigOverrides;
 
 export function useLocalChain(options: { chainId?: number } = {}): TestChain {
   let anvil: Anvil | undefined;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { Client } from '@temporalio/client';
 import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
+import { type ConfigOverrides, mergeConfig } from './config.ts';
 import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
 import { credit } from '../../src/payments/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
@@ -34,14 +35,14 @@ export interface Gateway extends RealStack {
 }
 
 /** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
-export function useGateway(configure: () => Promise<Partial<Config>> | Partial<Config> = () => ({})): Gateway {
+export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOverrides = () => ({})): Gateway {
   const stack = useDevServerAndDatabase();
   const gateway = stack as Gateway;
   let stopWorkers: (() => void) | undefined;
   let workersRun: Promise<void> | undefined;
   beforeAll(async () => {
-    gateway.config = {
-      ...loadConfig(
+    gateway.config = mergeConfig(
+      loadConfig(
         {
           NODE_ENV: 'test',
           ALLOW_PRIVATE_INPUT_URLS: 'true',
@@ -50,16 +51,15 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
         },
         [],
       ),
-      TEMPORAL_TASK_QUEUE: uniqueTaskQueue('gateway'),
-      TEMPORAL_WEBHOOK_TASK_QUEUE: uniqueTaskQueue('webhooks'),
-      ...(await configure()),
-    };
+      { temporal: { taskQueue: uniqueTaskQueue('gateway'), webhookTaskQueue: uniqueTaskQueue('webhooks') } },
+      await configure(),
+    );
     gateway.catalog = loadCatalog();
     gateway.filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
-    const storage = createLocalStorage(gateway.filesDir, () => gateway.config.PUBLIC_BASE_URL!);
-    const taskQueue = gateway.config.TEMPORAL_TASK_QUEUE;
-    gateway.tracing = await startTracing(gateway.config);
+    const storage = createLocalStorage(gateway.filesDir, () => gateway.config.server.publicBaseUrl!);
+    const taskQueue = gateway.config.temporal.taskQueue;
+    gateway.tracing = await startTracing(gateway.config.tracing, gateway.config.server.role);
     const tracing = await temporalTracing(gateway.tracing);
     const workflowBundle = await bundleWorkflows(tracing?.workflowInterceptorModules);
     gateway.facilitator = configuredFacilitator(gateway.config);
@@ -112,7 +112,7 @@ export function useGateway(configure: () => Promise<Partial<Config>> | Partial<C
         taskQueue,
       },
     });
-    gateway.config.PUBLIC_BASE_URL = gateway.app.url;
+    gateway.config.server.publicBaseUrl = gateway.app.url;
   });
   afterAll(async () => {
     await gateway.app?.close();

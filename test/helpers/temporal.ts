@@ -29,7 +29,7 @@ export function createDevServerEnv(): Promise<TestWorkflowEnvironment> {
       ip: '127.0.0.1',
       ui: false,
       // Tuned as `npm start` tunes it (the configuration's defaults).
-      extraArgs: devServerTuningArgs(loadConfig({}, [])),
+      extraArgs: devServerTuningArgs(loadConfig({}, []).temporal.devServer),
       searchAttributes: searchAttributeKeys,
     },
   });

@@ -6,13 +6,13 @@ import type { Gateway } from './gateway.ts';
 export function useUpstreamCallbacks(gateway: Gateway): void {
   let pollInterval: number;
   beforeAll(() => {
-    pollInterval = gateway.config.PROVIDER_POLL_INTERVAL_MS;
-    gateway.config.PROVIDER_POLL_INTERVAL_MS = 3_600_000;
-    gateway.config.UPSTREAM_CALLBACK_BASE_URL = gateway.app.url;
+    pollInterval = gateway.config.providers.pollIntervalMs;
+    gateway.config.providers.pollIntervalMs = 3_600_000;
+    gateway.config.providers.callbackBaseUrl = gateway.app.url;
   });
   afterAll(() => {
-    gateway.config.PROVIDER_POLL_INTERVAL_MS = pollInterval;
-    gateway.config.UPSTREAM_CALLBACK_BASE_URL = undefined;
+    gateway.config.providers.pollIntervalMs = pollInterval;
+    gateway.config.providers.callbackBaseUrl = undefined;
   });
 }
 

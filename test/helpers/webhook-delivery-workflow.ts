@@ -4,6 +4,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { mergeConfig } from './config.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createWebhookMessage } from '../../src/webhooks/messages.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
@@ -60,10 +61,9 @@ export function webhookDeliveryHarness(context: {
     activities?: Partial<WebhookActivities>;
   }) {
     const taskQueue = uniqueTaskQueue('webhooks');
-    const config = {
-      ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
-      TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue,
-    };
+    const config = mergeConfig(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), {
+      temporal: { webhookTaskQueue: taskQueue },
+    });
     const worker = await Worker.create({
       connection: context.env.nativeConnection,
       taskQueue,

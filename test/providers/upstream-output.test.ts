@@ -6,6 +6,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createFalJobs } from '../../src/providers/fal/queue.ts';
 import { createReplicateJobs } from '../../src/providers/replicate/predictions.ts';
+import { outputLimits } from '../../src/providers/registry.ts';
 import { ProviderRefusal } from '../../src/providers/types.ts';
 import { downloadOutput } from '../../src/providers/upstream-output.ts';
 import { closeServer, listenLocally } from '../helpers/local-server.ts';
@@ -78,7 +79,8 @@ describe('upstream adapters', () => {
   ])('fal collects outputs through the guard %s', async (_name, env, outcome) => {
     const fal = await startFalStandIn({ key: 'fal-key', media });
     try {
-      const jobs = createFalJobs(loadConfig({ FAL_KEY: 'fal-key', FAL_QUEUE_URL: fal.queueUrl, ...env }, []));
+      const config = loadConfig({ FAL_KEY: 'fal-key', FAL_QUEUE_URL: fal.queueUrl, ...env }, []);
+      const jobs = createFalJobs(config.providers.fal, outputLimits(config));
       const id = await jobs.submit(request, model, { signal });
       while ((await jobs.status(model, id, signal)).state !== 'succeeded');
       const collected = jobs.collect(model, id, signal);
@@ -96,7 +98,7 @@ describe('upstream adapters', () => {
     const replicate = await startReplicateStandIn({ token: 'r8-token', media });
     try {
       const config = loadConfig({ REPLICATE_API_TOKEN: 'r8-token', REPLICATE_BASE_URL: replicate.baseUrl, ...env }, []);
-      const jobs = createReplicateJobs(config);
+      const jobs = createReplicateJobs(config.providers.replicate, outputLimits(config));
       const id = await jobs.submit(
         { type: 'text-to-video', model: replicateModel.id, prompt: 'waves' },
         replicateModel,

@@ -18,9 +18,9 @@ const everyTier = (limit: number): Record<Tier, number> => ({
   enterprise: limit,
 });
 const config = (admissions: number, reads: number) => ({
-  RATE_LIMIT_WINDOW_SECONDS: 60,
-  RATE_LIMIT_ADMISSIONS: everyTier(admissions),
-  RATE_LIMIT_READS: everyTier(reads),
+  windowSeconds: 60,
+  admissions: everyTier(admissions),
+  reads: everyTier(reads),
 });
 let accounts = 0;
 const newAccount = () => ({ id: `acct_${++accounts}`, tier: null });
@@ -72,7 +72,7 @@ describe('createRateLimiter', () => {
   it('a tier whose limit is 0 is not counted', async () => {
     const limiter = createRateLimiter(database.prisma, {
       ...config(2, 2),
-      RATE_LIMIT_ADMISSIONS: { ...everyTier(2), enterprise: 0 },
+      admissions: { ...everyTier(2), enterprise: 0 },
     });
     expect(await limiter.take('admissions', { id: 'acct_big', tier: 'enterprise' })).toBeNull();
     expect(await database.prisma.rateLimitWindow.count({ where: { key: 'admissions:acct_big' } })).toBe(0);

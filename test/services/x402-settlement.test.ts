@@ -4,7 +4,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/config.ts';
+import { type Config, loadConfig } from '../../src/config/config.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { admitPaidTask, walletAccountId } from '../../src/generations/paid-tasks.ts';
 import { failTask } from '../../src/generations/tasks.ts';
@@ -13,6 +13,7 @@ import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
 import { paymentIdentity } from '../../src/payments/x402/payment-header.ts';
 import { paymentRequirementsFor } from '../../src/payments/x402/requirements.ts';
 import { chainSettingsOf, useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
+import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { pay } from '../x402/paying-client.ts';
 
@@ -20,10 +21,11 @@ const chain = useLocalChain();
 const price = 20_000n;
 let database: TestDatabase;
 let deps: Parameters<typeof settleTaskPayment>[0];
+let config: Config;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  const config = { ...loadConfig({}, []), ...x402OnLocalChain(chain) };
+  config = mergeConfig(loadConfig({}, []), x402OnLocalChain(chain));
   deps = { prisma: database.prisma, config, facilitator: configuredFacilitator(config) };
 });
 afterAll(() => database?.drop());
@@ -34,7 +36,7 @@ async function paidTask(funds = 1_000_000n): Promise<{ taskId: string; payer: Lo
   await chain.mint(payer.address, funds);
   const required = paymentRequirementsFor({
     chains: [chainSettingsOf(chain)],
-    payTo: deps.config.X402_PAY_TO,
+    payTo: config.x402.payTo,
     amountMicros: price,
     maxTimeoutSeconds: 600,
     resource: { url: 'http://gateway.test/api/v1/generations', description: 'one task', mimeType: 'text/plain' },
@@ -75,7 +77,7 @@ const ledgerOf = (payer: LocalAccount) =>
 describe('settleTaskPayment', () => {
   it('settles once; a second call (a retried activity) finds it settled and moves nothing', async () => {
     const { taskId } = await paidTask();
-    const payTo = deps.config.X402_PAY_TO;
+    const payTo = config.x402.payTo;
     const before = await chain.balanceOf(payTo);
     const settled = await settleTaskPayment(deps, { taskId, usedMicros: price });
     expect(settled).toMatchObject({ status: 'settled', amountSettled: price });

@@ -5,20 +5,17 @@ describe('loadConfig', () => {
   it('gives the embedded defaults on an empty environment', () => {
     const config = loadConfig({}, []);
     expect(config).toMatchObject({
-      GATEWAY_ROLE: 'all',
-      PORT: 3000,
-      DATA_DIR: '.data',
-      TEMPORAL_UI_PORT: 8233,
-      JSON_BODY_LIMIT: '1mb',
+      server: { role: 'all', port: 3000, dataDir: '.data', jsonBodyLimit: '1mb' },
+      temporal: { devServer: { uiPort: 8233 } },
     });
-    expect(config.DATABASE_URL).toBeUndefined();
-    expect(config.TEMPORAL_ADDRESS).toBeUndefined();
+    expect(config.database.url).toBeUndefined();
+    expect(config.temporal.address).toBeUndefined();
   });
 
   it('coerces numbers and treats empty strings as unset', () => {
     const config = loadConfig({ PORT: '8080', DATABASE_URL: '' }, []);
-    expect(config.PORT).toBe(8080);
-    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.server.port).toBe(8080);
+    expect(config.database.url).toBeUndefined();
   });
 
   it.each([
@@ -39,7 +36,7 @@ describe('loadConfig', () => {
     ['60', { free: 60, starter: 60, pro: 60, enterprise: 60 }],
     [' enterprise=0, pro=600,starter=300,free=60', { free: 60, starter: 300, pro: 600, enterprise: 0 }],
   ])('reads a rate limit per tier from %j', (value, limits) => {
-    expect(loadConfig({ RATE_LIMIT_ADMISSIONS: value }, []).RATE_LIMIT_ADMISSIONS).toEqual(limits);
+    expect(loadConfig({ RATE_LIMIT_ADMISSIONS: value }, []).rateLimits.admissions).toEqual(limits);
   });
 
   it.each(['free=60', 'free=1,starter=1,pro=1,gold=1', 'free=1,starter=1,pro=1,enterprise=1,', 'many', '-1'])(
@@ -53,7 +50,7 @@ describe('loadConfig', () => {
 
   it('takes --role from the command line over GATEWAY_ROLE', () => {
     const env = { GATEWAY_ROLE: 'api', DATABASE_URL: 'postgresql://u:p@db:5432/g', TEMPORAL_ADDRESS: 'temporal:7233' };
-    expect(loadConfig(env, ['--role', 'worker']).GATEWAY_ROLE).toBe('worker');
+    expect(loadConfig(env, ['--role', 'worker']).server.role).toBe('worker');
     expect(() => loadConfig(env, ['--role', 'nope'])).toThrow(/GATEWAY_ROLE/);
   });
 
@@ -77,7 +74,7 @@ describe('loadConfig', () => {
     expect(() => loadConfig(ownKey, [])).toThrow(/X402_TASK_ID_SECRET: the development secret/);
     expect(() => loadConfig({ ...ownKey, X402_TASK_ID_SECRET: 'short' }, [])).toThrow(/X402_TASK_ID_SECRET/);
     const config = loadConfig({ ...ownKey, X402_TASK_ID_SECRET: 'x'.repeat(40) }, []);
-    expect(config).toMatchObject({ X402_ENABLED: true, X402_SCHEMES: ['exact', 'upto'] });
+    expect(config).toMatchObject({ x402: { enabled: true, schemes: ['exact', 'upto'] } });
     expect(() => loadConfig({ X402_SCHEMES: 'exact,batch' }, [])).toThrow(/X402_SCHEMES/);
   });
 });

@@ -30,7 +30,7 @@ describe('deposit addresses', () => {
   });
 
   it('serve the local chain under LOCAL_CHAIN_NAME with its own confirmation depth', () => {
-    const config = withLocalChain(loadConfig({ LOCAL_CHAIN_CONFIRMATIONS: '3' }, []), {
+    const config = withLocalChain(loadConfig({ LOCAL_CHAIN_CONFIRMATIONS: '3' }, []).chains, {
       rpcUrl: 'http://127.0.0.1:9999',
       usdcAddress: '0x700b6A60ce7EaaEA56F065753d8dcB9653dbAD35',
     });

@@ -63,14 +63,14 @@ describe('docker-compose.yml', () => {
       const environment = service.environment as Record<string, string>;
       for (const key of Object.keys(environment)) expect(configKeys, `${name}: ${key}`).toContain(key);
       const config = loadConfig(environment, service.command);
-      expect(config.GATEWAY_ROLE).toBe(name);
+      expect(config.server.role).toBe(name);
       // The database it names is the postgres service's own.
-      const url = new URL(config.DATABASE_URL!);
+      const url = new URL(config.database.url!);
       expect(url.hostname).toBe('postgres');
       expect(url.username).toBe(services.postgres.environment.POSTGRES_USER);
       expect(url.password).toBe(services.postgres.environment.POSTGRES_PASSWORD);
       expect(url.pathname).toBe(`/${services.postgres.environment.POSTGRES_DB}`);
-      expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233');
+      expect(config.temporal.address).toBe('temporal:7233');
     },
   );
 
@@ -81,13 +81,13 @@ describe('docker-compose.yml', () => {
     );
     const [api, worker] = configs as [ReturnType<typeof loadConfig>, ReturnType<typeof loadConfig>];
     // The worker writes where the api serves from: the same path in both, on the same named volume.
-    expect(filesDirectory(worker.DATA_DIR)).toBe(filesDirectory(api.DATA_DIR));
-    expect(filesDirectory(api.DATA_DIR)).toMatch(/^\//);
+    expect(filesDirectory(worker.server.dataDir)).toBe(filesDirectory(api.server.dataDir));
+    expect(filesDirectory(api.server.dataDir)).toMatch(/^\//);
     for (const name of ['api', 'worker']) {
-      expect(services[name].volumes, name).toContain(`gateway-files:${filesDirectory(api.DATA_DIR)}`);
+      expect(services[name].volumes, name).toContain(`gateway-files:${filesDirectory(api.server.dataDir)}`);
     }
-    expect(worker.PUBLIC_BASE_URL).toBe(api.PUBLIC_BASE_URL);
-    expect(services.api.ports).toContain(`${new URL(api.PUBLIC_BASE_URL!).port}:${api.PORT}`);
+    expect(worker.server.publicBaseUrl).toBe(api.server.publicBaseUrl);
+    expect(services.api.ports).toContain(`${new URL(api.server.publicBaseUrl!).port}:${api.server.port}`);
   });
 
   it("refuses to start without the operator's deposit key", () => {
@@ -107,7 +107,7 @@ describe('docker-compose.yml', () => {
     expect(registered.sort()).toEqual(expected.sort());
     for (const name of ['api', 'worker']) {
       const environment = loadConfig(services[name].environment, services[name].command);
-      expect(environment.TEMPORAL_NAMESPACE).toBe(init.environment.TEMPORAL_NAMESPACE);
+      expect(environment.temporal.namespace).toBe(init.environment.TEMPORAL_NAMESPACE);
       expect(services[name].depends_on['temporal-search-attributes']).toEqual({
         condition: 'service_completed_successfully',
       });
@@ -129,13 +129,13 @@ describe('docker-compose.yml', () => {
       loadConfig(services[name].environment, services[name].command),
     );
     // Reachable from the prometheus container, and never published on the host.
-    for (const config of [api!, worker!]) expect(config.METRICS_HOST).toBe('0.0.0.0');
+    for (const config of [api!, worker!]) expect(config.metrics.host).toBe('0.0.0.0');
     expect(services.api.ports).toEqual(['3000:3000']);
-    expect(api!.TEMPORAL_METRICS_PORT).toBeUndefined();
+    expect(api!.metrics.temporalPort).toBeUndefined();
     expect(Object.fromEntries(targets)).toEqual({
-      'gateway-api': [`api:${api!.METRICS_PORT}`],
-      'gateway-worker': [`worker:${worker!.METRICS_PORT}`],
-      'temporal-sdk': [`worker:${worker!.TEMPORAL_METRICS_PORT}`],
+      'gateway-api': [`api:${api!.metrics.port}`],
+      'gateway-worker': [`worker:${worker!.metrics.port}`],
+      'temporal-sdk': [`worker:${worker!.metrics.temporalPort}`],
     });
   });
 

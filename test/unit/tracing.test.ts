@@ -16,7 +16,8 @@ const loaded = (name: string) =>
 
 describe('tracing off (OTEL_EXPORTER_OTLP_ENDPOINT unset)', () => {
   it('loads and starts no SDK, registers no tracer, and gives Temporal no interceptors', async () => {
-    const tracing = await startTracing(loadConfig({}, []));
+    const config = loadConfig({}, []);
+    const tracing = await startTracing(config.tracing, config.server.role);
     expect(tracing).toBeUndefined();
     expect(await temporalTracing(tracing)).toBeUndefined();
     expect(recording()).toBe(false);
@@ -37,7 +38,8 @@ describe('tracing on', () => {
   afterAll(() => closeServer(silent));
 
   it('registers the tracer, hands Temporal its interceptors, and shuts down within its 2 s wait on a silent collector', async () => {
-    const tracing = (await startTracing(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, [])))!;
+    const config = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, []);
+    const tracing = (await startTracing(config.tracing, config.server.role))!;
     expect(tracing.serviceName).toBe('generation-gateway');
     expect(recording()).toBe(true);
     expect(loaded('@opentelemetry/sdk-trace-node')).toBe(true);
@@ -59,10 +61,9 @@ describe('tracing on', () => {
 });
 
 it("names the service by OTEL_SERVICE_NAME, else by the gateway's role", () => {
-  expect(tracingServiceName(loadConfig({ GATEWAY_ROLE: 'all' }, []))).toBe('generation-gateway');
-  expect(tracingServiceName({ GATEWAY_ROLE: 'api', OTEL_SERVICE_NAME: undefined })).toBe('generation-gateway-api');
-  expect(tracingServiceName({ GATEWAY_ROLE: 'worker', OTEL_SERVICE_NAME: undefined })).toBe(
-    'generation-gateway-worker',
-  );
-  expect(tracingServiceName({ GATEWAY_ROLE: 'worker', OTEL_SERVICE_NAME: 'render-farm' })).toBe('render-farm');
+  const config = loadConfig({ GATEWAY_ROLE: 'all' }, []);
+  expect(tracingServiceName(config.tracing, config.server.role)).toBe('generation-gateway');
+  expect(tracingServiceName({ serviceName: undefined }, 'api')).toBe('generation-gateway-api');
+  expect(tracingServiceName({ serviceName: undefined }, 'worker')).toBe('generation-gateway-worker');
+  expect(tracingServiceName({ serviceName: 'render-farm' }, 'worker')).toBe('render-farm');
 });

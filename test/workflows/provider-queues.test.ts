@@ -21,6 +21,7 @@ import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
 import { admitUpdate } from '../../workflows/generation.types.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
+import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 
@@ -54,12 +55,10 @@ it("runs each provider's calls on its own queue, at most its configured concurre
     jobsOf: () => undefined,
   };
   const taskQueue = uniqueTaskQueue('provider-queues');
-  const config = {
-    ...loadConfig({}, []),
-    LOCAL_CONCURRENCY: 1,
-    OPENAI_CONCURRENCY: 4,
-    TEMPORAL_WEBHOOK_TASK_QUEUE: `${taskQueue}-webhooks`,
-  };
+  const config = mergeConfig(loadConfig({}, []), {
+    providers: { local: { concurrency: 1 }, openai: { concurrency: 4 } },
+    temporal: { webhookTaskQueue: `${taskQueue}-webhooks` },
+  });
   const storage = createLocalStorage(await mkdtemp(join(tmpdir(), 'gateway-queues-')), 'http://files.test');
   const workers = await createWorkers(
     env.nativeConnection,

@@ -10,6 +10,7 @@ import { newId } from '../../src/domain/ids.ts';
 import { type CreatedMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
 import { deliverySchedule, maxRetryAfterMs } from '../../workflows/webhook-delivery.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
+import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../helpers/webhook-delivery-workflow.ts';
@@ -156,10 +157,9 @@ describe('notifyWebhooks (the notify step)', () => {
     const accountId = await createFundedAccount(database.prisma, { kind: 'developer' });
     await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: accountHook.url } });
     const taskQueue = uniqueTaskQueue('webhook-notify');
-    const config = {
-      ...loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
-      TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue,
-    };
+    const config = mergeConfig(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), {
+      temporal: { webhookTaskQueue: taskQueue },
+    });
     const activities = createWebhookActivities({ prisma: database.prisma, config });
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
     const notifyFor = async (webhookUrl: string) => {

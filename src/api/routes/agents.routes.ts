@@ -71,7 +71,7 @@ export const agentEndpoints = [
           balance,
           starting_balance: balance,
           trial_credit_applied: agent.trialCreditApplied,
-          ...onboarding(ctx.config, agent),
+          ...onboarding(ctx.config.server, agent),
           webhook_url: agent.webhookUrl,
           webhook_secret: agent.webhookSecret,
           // Named beside the secret wherever one is handed out, as PATCH /agents/webhook does.

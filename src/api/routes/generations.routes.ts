@@ -167,7 +167,7 @@ export const generationEndpoints = [
       const task = await payForGeneration(ctx, {
         body,
         headers: req.headers,
-        resourceUrl: `${publicBaseUrl(ctx.config)}/api/v1/generations`,
+        resourceUrl: `${publicBaseUrl(ctx.config.server)}/api/v1/generations`,
       });
       const secret = task.webhookSecret ? { webhook_secret: task.webhookSecret, ...webhookSignature } : {};
       return { status: 202, body: { ...queuedBody(task), access_token: task.accessToken, ...secret } };

@@ -18,7 +18,7 @@ const textModelsThroughGateway = {
   supports_json_mode: false,
 } as const;
 
-function presentModel(model: CatalogModel, config: Config) {
+function presentModel(model: CatalogModel, config: Pick<Config, 'x402' | 'chains' | 'providers'>) {
   const provider = providerListing(model);
   const band = { min: usdNumber(model.band.min), max: usdNumber(model.band.max) };
   return {
@@ -35,7 +35,7 @@ function presentModel(model: CatalogModel, config: Config) {
     dollar_cost: band,
     supports_x402: model.supports_x402 && x402Offered(config),
     supports_webhook: model.supports_webhook,
-    available: canRunSomeRoute(config, model),
+    available: canRunSomeRoute(config.providers, model),
   };
 }
 

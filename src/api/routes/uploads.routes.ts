@@ -22,9 +22,9 @@ export const uploadEndpoints = [
     handle: async ({ principal, ctx, req }) => {
       const { config } = ctx;
       const received = await receiveUpload(req, {
-        image: config.UPLOAD_MAX_IMAGE_BYTES,
-        audio: config.UPLOAD_MAX_AUDIO_BYTES,
-        video: config.UPLOAD_MAX_VIDEO_BYTES,
+        image: config.uploads.maxImageBytes,
+        audio: config.uploads.maxAudioBytes,
+        video: config.uploads.maxVideoBytes,
       });
       try {
         return { status: 201, body: await createUpload(ctx, { accountId: principal.account.id, ...received }) };

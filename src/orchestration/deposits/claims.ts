@@ -40,16 +40,16 @@ function fromCallersSide(claim: DepositClaim, result: DepositResult): DepositCla
 }
 
 export async function claimDeposit(
-  deps: { config: Config; temporal: TemporalDeps; prisma: PrismaClient },
+  deps: { config: Pick<Config, 'chains' | 'deposits'>; temporal: TemporalDeps; prisma: PrismaClient },
   claim: DepositClaim,
 ): Promise<DepositClaimResult> {
-  if (!chainSettings(deps.config, claim.chain)) {
+  if (!chainSettings(deps.config.chains, claim.chain)) {
     throw new FieldError('chain', `deposits on ${claim.chain} are not enabled on this server`);
   }
   const progress = await claimDepositWorkflow(
     deps.temporal,
-    { chain: claim.chain, txHash: claim.txHash, receiptWaitSeconds: deps.config.DEPOSIT_RECEIPT_WAIT_SECONDS },
-    deps.config.DEPOSIT_WAIT_SECONDS * 1000,
+    { chain: claim.chain, txHash: claim.txHash, receiptWaitSeconds: deps.config.deposits.receiptWaitSeconds },
+    deps.config.deposits.waitSeconds * 1000,
   );
   switch (progress.status) {
     case 'ended':

@@ -8,19 +8,22 @@ import { ensureSchedule } from '../temporal/schedules.ts';
 
 export const depositScanScheduleId = (chain: string) => `deposit-scan:${chain}`;
 
-export async function ensureDepositScanSchedules(client: Client, config: Config): Promise<string[]> {
+export async function ensureDepositScanSchedules(
+  client: Client,
+  config: Pick<Config, 'chains' | 'deposits' | 'temporal'>,
+): Promise<string[]> {
   const ids: string[] = [];
-  for (const { chain } of enabledChains(config)) {
+  for (const { chain } of enabledChains(config.chains)) {
     const scheduleId = depositScanScheduleId(chain);
     const options = {
       scheduleId,
-      spec: { intervals: [{ every: `${config.DEPOSIT_SCAN_INTERVAL_SECONDS} seconds` }] },
+      spec: { intervals: [{ every: `${config.deposits.scanIntervalSeconds} seconds` }] },
       action: {
         type: 'startWorkflow' as const,
         workflowType: 'depositScanWorkflow',
         workflowId: scheduleId,
         args: [{ chain }],
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        taskQueue: config.temporal.taskQueue,
       },
       // A scan still running when the next is due makes that one wait its turn, not run beside it.
       policies: { overlap: 'SKIP' as const },

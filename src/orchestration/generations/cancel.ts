@@ -18,7 +18,7 @@ import { failTask, findTaskForAccount, type TaskRow } from '../../generations/ta
 export interface CancelDeps {
   prisma: PrismaClient;
   temporal: TemporalDeps;
-  config: Pick<Config, 'TEMPORAL_WEBHOOK_TASK_QUEUE'>;
+  config: Pick<Config, 'temporal'>;
 }
 
 /** `owner`: the caller's account (a task token: its one task); none for an operator, who may cancel any task. */
@@ -62,7 +62,7 @@ async function failWithoutWorkflow(deps: CancelDeps, task: TaskRow): Promise<Tas
   const failed = await failTask(deps.prisma, { taskId: task.id, error: cancelledError, onlyIf });
   if (!failed || !isCancelled(failed)) return failed ?? task;
   await notifyWebhookEvent(
-    { prisma: deps.prisma, client: deps.temporal.client, taskQueue: deps.config.TEMPORAL_WEBHOOK_TASK_QUEUE },
+    { prisma: deps.prisma, client: deps.temporal.client, taskQueue: deps.config.temporal.webhookTaskQueue },
     {
       event: 'generation.failed',
       subject: task.id,

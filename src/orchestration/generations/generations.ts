@@ -28,7 +28,7 @@ import { findTaskByIdempotencyKey, findTaskForAccount, storedRequest } from '../
 
 export interface GenerationServiceDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
   catalog: Catalog;
   temporal: TemporalDeps;
   /** Where uploads live: an input URL naming one must be the caller's (without it, such URLs are downloaded). */
@@ -76,7 +76,7 @@ export function admissibleRequest(
   const model = resolveModel(deps.catalog, request);
   const missing = missingInputs(request, model);
   if (missing.length > 0) throw new ModelRequestError(missing);
-  if (!canRunSomeRoute(deps.config, model)) {
+  if (!canRunSomeRoute(deps.config.providers, model)) {
     const message = `${model.id} is not available on this server (its provider is not configured here)`;
     throw new ModelRequestError([{ field: 'model', message }]);
   }
@@ -98,9 +98,9 @@ export async function measuredRequest(
   const { model, request } = admissible;
   if (!model.measured_inputs) return admissible;
   const inputSeconds = await measureInputs(model, request, {
-    maxBytes: deps.config.INPUT_MAX_BYTES,
-    timeoutMs: deps.config.INPUT_MEASURE_TIMEOUT_SECONDS * 1000,
-    allowPrivate: deps.config.ALLOW_PRIVATE_INPUT_URLS,
+    maxBytes: deps.config.inputs.maxBytes,
+    timeoutMs: deps.config.inputs.measureTimeoutSeconds * 1000,
+    allowPrivate: deps.config.inputs.allowPrivateUrls,
     storage: deps.storage,
   });
   if (inputSeconds === undefined) return admissible;
@@ -134,15 +134,19 @@ export const fallbackProvidersOf = (model: CatalogModel): Pick<GenerationInput, 
 
 /** How long the model may run, and (apart from that) how long the task may wait for a provider slot. */
 export const timeoutsOf = (
-  config: Config,
+  config: Pick<Config, 'providers'>,
   model: CatalogModel,
 ): Pick<GenerationInput, 'timeoutSeconds' | 'queueTimeoutSeconds'> => ({
   timeoutSeconds: model.timeout_seconds,
-  queueTimeoutSeconds: config.PROVIDER_QUEUE_TIMEOUT_SECONDS,
+  queueTimeoutSeconds: config.providers.queueTimeoutSeconds,
 });
 
 /** The workflow input of a request: the same account and Idempotency-Key always give the same task and workflow. */
-export function generationInput(config: Config, input: NewGeneration, admissible: AdmissibleRequest): GenerationInput {
+export function generationInput(
+  config: Pick<Config, 'providers'>,
+  input: NewGeneration,
+  admissible: AdmissibleRequest,
+): GenerationInput {
   return {
     taskId: taskIdFor(input.accountId, input.idempotencyKey),
     accountId: input.accountId,

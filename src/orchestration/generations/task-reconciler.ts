@@ -134,16 +134,19 @@ export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileI
 }
 
 /** The reconciler's schedule: every TASK_RECONCILE_INTERVAL_SECONDS, one run at a time. */
-export async function ensureTaskReconcilerSchedule(client: Client, config: Config): Promise<string> {
+export async function ensureTaskReconcilerSchedule(
+  client: Client,
+  config: Pick<Config, 'reconciler' | 'temporal'>,
+): Promise<string> {
   const options = {
     scheduleId: taskReconcilerScheduleId,
-    spec: { intervals: [{ every: `${config.TASK_RECONCILE_INTERVAL_SECONDS} seconds` }] },
+    spec: { intervals: [{ every: `${config.reconciler.intervalSeconds} seconds` }] },
     action: {
       type: 'startWorkflow' as const,
       workflowType: 'taskReconcilerWorkflow',
       workflowId: taskReconcilerScheduleId,
-      args: [{ olderThanSeconds: config.TASK_RECONCILE_AFTER_SECONDS, limit: 50 }],
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args: [{ olderThanSeconds: config.reconciler.afterSeconds, limit: 50 }],
+      taskQueue: config.temporal.taskQueue,
     },
     policies: { overlap: 'SKIP' as const },
   } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<TaskReconcilerWorkflow>>;

@@ -7,16 +7,19 @@ import { ensureSchedule } from '../temporal/schedules.ts';
 
 export const uploadExpiryScheduleId = 'upload-expiry';
 
-export async function ensureUploadExpirySchedule(client: Client, config: Config): Promise<string> {
+export async function ensureUploadExpirySchedule(
+  client: Client,
+  config: Pick<Config, 'uploads' | 'temporal'>,
+): Promise<string> {
   const options = {
     scheduleId: uploadExpiryScheduleId,
-    spec: { intervals: [{ every: `${config.UPLOAD_EXPIRY_INTERVAL_SECONDS} seconds` }] },
+    spec: { intervals: [{ every: `${config.uploads.expiryIntervalSeconds} seconds` }] },
     action: {
       type: 'startWorkflow' as const,
       workflowType: 'uploadExpiryWorkflow',
       workflowId: uploadExpiryScheduleId,
       args: [{ limit: 200, maxPages: 20 }],
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      taskQueue: config.temporal.taskQueue,
     },
     policies: { overlap: 'SKIP' as const },
   } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<UploadExpiryWorkflow>>;

@@ -48,7 +48,7 @@ const minimumSettlementSeconds = 60;
 
 /** The longest a task's run may last: waiting for a provider slot, then the model's timeout. */
 const runSeconds = (config: GenerationServiceDeps['config'], model: { timeout_seconds: number }) =>
-  config.PROVIDER_QUEUE_TIMEOUT_SECONDS + model.timeout_seconds;
+  config.providers.queueTimeoutSeconds + model.timeout_seconds;
 
 export interface UnpaidGeneration {
   body: GenerationRequest | InputLayoutRequest;
@@ -63,7 +63,7 @@ export interface UnpaidGeneration {
  * external one unreachable) leaves the `exact` offers, which need nothing of it before settlement.
  */
 async function uptoOffers(deps: { config: GenerationServiceDeps['config']; facilitator: () => PaymentFacilitator }) {
-  if (!deps.config.X402_SCHEMES.includes('upto')) return undefined;
+  if (!deps.config.x402.schemes.includes('upto')) return undefined;
   return deps
     .facilitator()
     .uptoFacilitators()
@@ -124,7 +124,7 @@ export function paidGenerationInput(
 ): GenerationInput {
   const { identity, requirement } = paid;
   return {
-    taskId: paidTaskId(config.X402_TASK_ID_SECRET, identity),
+    taskId: paidTaskId(config.x402.taskIdSecret, identity),
     accountId: walletAccountId(identity.payer),
     request,
     costMicros: costMicros.toString(),
@@ -145,7 +145,7 @@ export function paidGenerationInput(
       validBefore: identity.validBefore.toString(),
       payload: paid.payload,
       requirement,
-      maxTasksInFlight: config.X402_MAX_TASKS_PER_PAYER,
+      maxTasksInFlight: config.x402.maxTasksPerPayer,
     },
   };
 }
@@ -164,13 +164,13 @@ export async function payForGeneration(
   if (deps.storage) await checkUploadInputs({ ...deps, storage: deps.storage }, null, inputUrls(declared.request));
   const admissible = await measuredRequest(deps, declared);
   const { model, costMicros, hash } = admissible;
-  const chains = enabledChains(deps.config);
+  const chains = enabledChains(deps.config.chains);
   if (!model.supports_x402 || chains.length === 0) {
     throw new FieldError('model', `${model.id} cannot be paid with x402 on this server; send an API key`);
   }
   const required = paymentRequirementsFor({
     chains,
-    payTo: deps.config.X402_PAY_TO,
+    payTo: deps.config.x402.payTo,
     amountMicros: costMicros,
     maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
     resource: { url: input.resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
@@ -195,7 +195,7 @@ export async function payForGeneration(
     );
   }
   const identity = paymentIdentity(paid.payload);
-  const taskId = identity && paidTaskId(deps.config.X402_TASK_ID_SECRET, identity);
+  const taskId = identity && paidTaskId(deps.config.x402.taskIdSecret, identity);
   const earlier = taskId ? await earlierPaidTask(deps, taskId, paid.payload, hash) : null;
   // As with an Idempotency-Key: a task still queued has its admission sent again, in case its workflow never got it.
   if (earlier && earlier.task.status !== 'queued') return paidGeneration(deps, earlier.task, earlier.payment);

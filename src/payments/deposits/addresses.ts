@@ -22,10 +22,13 @@ export function deriveDepositAddress(xpub: string, index: number): `0x${string}`
 }
 
 /** The agent's address on each enabled chain; none for a developer (no index). */
-export function depositAddresses(config: Config, index: number | null): Record<string, string> {
+export function depositAddresses(
+  config: Pick<Config, 'deposits' | 'chains'>,
+  index: number | null,
+): Record<string, string> {
   if (index === null) return {};
-  const address = deriveDepositAddress(config.DEPOSIT_XPUB, index);
-  return Object.fromEntries(enabledChains(config).map(({ chain }) => [chain, address]));
+  const address = deriveDepositAddress(config.deposits.xpub, index);
+  return Object.fromEntries(enabledChains(config.chains).map(({ chain }) => [chain, address]));
 }
 
 /** Stores the address of agents registered before addresses were stored; a no-op once every agent has one. */

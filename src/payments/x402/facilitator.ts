@@ -209,14 +209,14 @@ export function createRemoteFacilitator(
 }
 
 /** The configured facilitator, made on first use: an external one (X402_FACILITATOR_URL) or this process's own. */
-export function configuredFacilitator(config: Config): () => PaymentFacilitator {
+export function configuredFacilitator(config: Pick<Config, 'x402' | 'chains'>): () => PaymentFacilitator {
   let facilitator: PaymentFacilitator | undefined;
   return () =>
-    (facilitator ??= config.X402_FACILITATOR_URL
-      ? createRemoteFacilitator(config.X402_FACILITATOR_URL)
+    (facilitator ??= config.x402.facilitatorUrl
+      ? createRemoteFacilitator(config.x402.facilitatorUrl)
       : createLocalFacilitator({
-          chains: enabledChains(config),
-          schemes: config.X402_SCHEMES,
-          privateKey: config.X402_FACILITATOR_PRIVATE_KEY,
+          chains: enabledChains(config.chains),
+          schemes: config.x402.schemes,
+          privateKey: config.x402.facilitatorPrivateKey,
         }));
 }

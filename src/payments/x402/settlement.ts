@@ -4,7 +4,7 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Address } from 'viem';
 import { type ChainSettings, enabledChains } from '../../chain/settings.ts';
-import type { Config } from '../../config/config.ts';
+import type { ChainsConfig, Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { X402Payment } from '../../generated/prisma/client.ts';
 import type { PaymentFacilitator } from './facilitator.ts';
@@ -20,7 +20,7 @@ import { creditSettledPayment } from '../../generations/tasks.ts';
 
 export interface SettlementDeps {
   prisma: PrismaClient;
-  config: Config;
+  config: Pick<Config, 'chains'>;
   facilitator: () => PaymentFacilitator;
 }
 
@@ -52,7 +52,7 @@ const authorizationOf = (payment: X402Payment): Authorization => ({
   nonce: payment.nonce,
 });
 
-function chainOf(config: Config, payment: X402Payment): ChainSettings {
+function chainOf(config: ChainsConfig, payment: X402Payment): ChainSettings {
   const chain = enabledChains(config).find((settings) => networkOf(settings) === payment.network);
   if (!chain) throw new PaymentNotSettledError(`network_not_enabled:${payment.network}`);
   return chain;
@@ -94,7 +94,7 @@ async function afterFailedSettle(
   amount: bigint,
   reason: string,
 ): Promise<X402Payment> {
-  const chain = chainOf(deps.config, payment);
+  const chain = chainOf(deps.config.chains, payment);
   const authorization = authorizationOf(payment);
   if (await isAuthorizationSpent(chain, authorization)) {
     const earlier = await findSettlement(chain, authorization);

@@ -1,23 +1,14 @@
 // fal through its official client's queue API: submit (with a callback URL when we have a public one), status,
 // result, cancel, and the check of its callbacks. Every call is bounded by FAL_TIMEOUT_SECONDS.
 import { ApiError, createFalClient } from '@fal-ai/client';
-import type { Config } from '../../config/config.ts';
+import type { ProvidersConfig } from '../../config/config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
-import { downloadOutputs } from '../upstream-output.ts';
+import { downloadOutputs, type OutputLimits } from '../upstream-output.ts';
 import { ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import { createFalCallbackVerifier, falJwksUrl } from './callback-signature.ts';
 
-type FalConfig = Pick<
-  Config,
-  | 'FAL_KEY'
-  | 'FAL_QUEUE_URL'
-  | 'FAL_JWKS_URL'
-  | 'FAL_USER_ID'
-  | 'FAL_TIMEOUT_SECONDS'
-  | 'INPUT_MAX_BYTES'
-  | 'ALLOW_PRIVATE_OUTPUT_URLS'
->;
+type FalConfig = Pick<ProvidersConfig['fal'], 'key' | 'queueUrl' | 'jwksUrl' | 'userId' | 'timeoutSeconds'>;
 
 function classify(error: unknown): Error {
   if (!(error instanceof ApiError)) return error as Error; // network or our timeout: transient
@@ -39,10 +30,10 @@ export function resultFileUrls(value: unknown, found: string[] = []): string[] {
   return found;
 }
 
-export function createFalJobs(config: FalConfig): UpstreamJobs {
-  const queueUrl = config.FAL_QUEUE_URL;
+export function createFalJobs(config: FalConfig, outputs: OutputLimits): UpstreamJobs {
+  const queueUrl = config.queueUrl;
   const client = createFalClient({
-    credentials: config.FAL_KEY,
+    credentials: config.key,
     // Temporal owns retries: the client would otherwise retry 429, 5xx and network errors itself, with sleeps no
     // signal can cut short, and might submit a job twice. Its errors also lack headers, so Retry-After is read here.
     fetch: async (input, init) => {
@@ -68,7 +59,7 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
   });
   const call = async <T>(signal: AbortSignal, step: (abortSignal: AbortSignal) => Promise<T>) => {
     try {
-      return await step(AbortSignal.any([signal, AbortSignal.timeout(config.FAL_TIMEOUT_SECONDS * 1000)]));
+      return await step(AbortSignal.any([signal, AbortSignal.timeout(config.timeoutSeconds * 1000)]));
     } catch (error) {
       throw classify(error);
     }
@@ -104,19 +95,19 @@ export function createFalJobs(config: FalConfig): UpstreamJobs {
       if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
       return {
         files: await downloadOutputs(urls, {
-          maxBytes: config.INPUT_MAX_BYTES,
-          allowPrivate: config.ALLOW_PRIVATE_OUTPUT_URLS,
+          maxBytes: outputs.maxBytes,
+          allowPrivate: outputs.allowPrivate,
           signal,
         }),
       };
     },
 
     async cancel(model, requestId) {
-      await call(AbortSignal.timeout(config.FAL_TIMEOUT_SECONDS * 1000), (abortSignal) =>
+      await call(AbortSignal.timeout(config.timeoutSeconds * 1000), (abortSignal) =>
         client.queue.cancel(model.upstream.model, { requestId, abortSignal }),
       );
     },
 
-    verifyCallback: createFalCallbackVerifier(config.FAL_JWKS_URL ?? falJwksUrl, config.FAL_USER_ID),
+    verifyCallback: createFalCallbackVerifier(config.jwksUrl ?? falJwksUrl, config.userId),
   };
 }

@@ -2,13 +2,11 @@
 // call is bounded by OPENAI_TIMEOUT_SECONDS (never past the model's own timeout); Temporal owns retries.
 import OpenAI from 'openai';
 import type { CatalogModel } from '../../catalog/catalog.ts';
-import type { Config } from '../../config/config.ts';
+import type { ProvidersConfig } from '../../config/config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
+import type { OutputLimits } from '../upstream-output.ts';
 
-type OpenAIConfig = Pick<
-  Config,
-  'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_TIMEOUT_SECONDS' | 'INPUT_MAX_BYTES' | 'ALLOW_PRIVATE_OUTPUT_URLS'
->;
+type OpenAIConfig = Pick<ProvidersConfig['openai'], 'baseUrl' | 'apiKey' | 'timeoutSeconds'>;
 
 export interface OpenAIUpstream {
   client: OpenAI;
@@ -25,19 +23,19 @@ export function classifyOpenAIError(error: unknown): Error {
   return classifyUpstreamHttpError({ status: error.status, retryAfter: error.headers?.get('retry-after') }, error);
 }
 
-export function createOpenAIUpstream(config: OpenAIConfig): OpenAIUpstream {
+export function createOpenAIUpstream(config: OpenAIConfig, outputs: OutputLimits): OpenAIUpstream {
   const client = new OpenAI({
-    baseURL: config.OPENAI_BASE_URL,
-    apiKey: config.OPENAI_API_KEY ?? 'not-needed',
+    baseURL: config.baseUrl,
+    apiKey: config.apiKey ?? 'not-needed',
     maxRetries: 0,
   });
   return {
     client,
-    maxOutputBytes: config.INPUT_MAX_BYTES,
-    allowPrivateOutputs: config.ALLOW_PRIVATE_OUTPUT_URLS,
+    maxOutputBytes: outputs.maxBytes,
+    allowPrivateOutputs: outputs.allowPrivate,
     async call(model, signal, step) {
       try {
-        return await step({ signal, timeout: Math.min(config.OPENAI_TIMEOUT_SECONDS, model.timeout_seconds) * 1000 });
+        return await step({ signal, timeout: Math.min(config.timeoutSeconds, model.timeout_seconds) * 1000 });
       } catch (error) {
         throw classifyOpenAIError(error);
       }

@@ -2,21 +2,13 @@
 // Webhooks callbacks, and cancellation. Every call is bounded by REPLICATE_TIMEOUT_SECONDS.
 import Replicate, { type Prediction } from 'replicate';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { Config } from '../../config/config.ts';
+import type { ProvidersConfig } from '../../config/config.ts';
 import { callbackHeader, ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
-import { downloadOutputs } from '../upstream-output.ts';
+import { downloadOutputs, type OutputLimits } from '../upstream-output.ts';
 
-type ReplicateConfig = Pick<
-  Config,
-  | 'REPLICATE_API_TOKEN'
-  | 'REPLICATE_BASE_URL'
-  | 'REPLICATE_WEBHOOK_SECRET'
-  | 'REPLICATE_TIMEOUT_SECONDS'
-  | 'INPUT_MAX_BYTES'
-  | 'ALLOW_PRIVATE_OUTPUT_URLS'
->;
+type ReplicateConfig = Pick<ProvidersConfig['replicate'], 'apiToken' | 'baseUrl' | 'webhookSecret' | 'timeoutSeconds'>;
 
 function classify(error: unknown): Error {
   const response = (error as { response?: Response }).response;
@@ -39,15 +31,15 @@ export function logPercent(logs: string | undefined): { percent?: number } {
   return Number.isInteger(percent) && percent <= 100 ? { percent } : {};
 }
 
-export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
+export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimits): UpstreamJobs {
   const client = new Replicate({
-    auth: config.REPLICATE_API_TOKEN,
-    baseUrl: config.REPLICATE_BASE_URL,
+    auth: config.apiToken,
+    baseUrl: config.baseUrl,
     useFileOutput: false,
   });
   const call = async <T>(signal: AbortSignal, step: (signal: AbortSignal) => Promise<T>) => {
     try {
-      return await step(AbortSignal.any([signal, AbortSignal.timeout(config.REPLICATE_TIMEOUT_SECONDS * 1000)]));
+      return await step(AbortSignal.any([signal, AbortSignal.timeout(config.timeoutSeconds * 1000)]));
     } catch (error) {
       throw classify(error);
     }
@@ -55,8 +47,8 @@ export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
   // The signing secret: configured, or asked of Replicate once (GET /webhooks/default/secret).
   let secret: Promise<string> | undefined;
   const signingSecret = () => {
-    secret ??= config.REPLICATE_WEBHOOK_SECRET
-      ? Promise.resolve(config.REPLICATE_WEBHOOK_SECRET)
+    secret ??= config.webhookSecret
+      ? Promise.resolve(config.webhookSecret)
       : call(AbortSignal.timeout(30_000), (signal) => client.webhooks.default.secret.get({ signal })).then(
           (answer) => answer.key,
         );
@@ -106,15 +98,15 @@ export function createReplicateJobs(config: ReplicateConfig): UpstreamJobs {
       if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
       return {
         files: await downloadOutputs(urls, {
-          maxBytes: config.INPUT_MAX_BYTES,
-          allowPrivate: config.ALLOW_PRIVATE_OUTPUT_URLS,
+          maxBytes: outputs.maxBytes,
+          allowPrivate: outputs.allowPrivate,
           signal,
         }),
       };
     },
 
     async cancel(_model, id) {
-      await call(AbortSignal.timeout(config.REPLICATE_TIMEOUT_SECONDS * 1000), (signal) =>
+      await call(AbortSignal.timeout(config.timeoutSeconds * 1000), (signal) =>
         client.predictions.cancel(id, { signal }),
       );
     },

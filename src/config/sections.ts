@@ -1,0 +1,175 @@
+// The configuration by feature: each module receives the section it needs (`config.x402`, `config.providers.fal`),
+// never the whole. Each key names its variable; env.ts holds the variables' defaults and validation.
+import type { Env } from './env.ts';
+
+const chainOf = (rpcUrl: string | undefined, usdcAddress: `0x${string}`, confirmations: number) => ({
+  rpcUrl,
+  usdcAddress,
+  confirmations,
+});
+
+export function toSections(env: Env) {
+  return {
+    /** The process and its HTTP listener. */
+    server: {
+      role: env.GATEWAY_ROLE,
+      nodeEnv: env.NODE_ENV,
+      host: env.HOST,
+      port: env.PORT,
+      publicBaseUrl: env.PUBLIC_BASE_URL,
+      logLevel: env.LOG_LEVEL,
+      jsonBodyLimit: env.JSON_BODY_LIMIT,
+      dataDir: env.DATA_DIR,
+      shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
+      trustProxy: env.TRUST_PROXY,
+    },
+    database: {
+      url: env.DATABASE_URL,
+      embeddedPort: env.EMBEDDED_POSTGRES_PORT,
+    },
+    temporal: {
+      address: env.TEMPORAL_ADDRESS,
+      namespace: env.TEMPORAL_NAMESPACE,
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+      webhookTaskQueue: env.TEMPORAL_WEBHOOK_TASK_QUEUE,
+      workflowCacheSize: env.WORKFLOW_CACHE_SIZE,
+      /** The embedded dev server the all-in-one role starts when TEMPORAL_ADDRESS is unset. */
+      devServer: {
+        port: env.TEMPORAL_DEV_SERVER_PORT,
+        uiPort: env.TEMPORAL_UI_PORT,
+        cliPath: env.TEMPORAL_CLI_PATH,
+        transferPollRps: env.TEMPORAL_DEV_TRANSFER_POLL_RPS,
+        sqliteWal: env.TEMPORAL_DEV_SQLITE_WAL,
+        taskQueuePartitions: env.TEMPORAL_DEV_TASK_QUEUE_PARTITIONS,
+      },
+    },
+    /** Where deposits and x402 payments are read: each chain, and the local development chain. */
+    chains: {
+      /** DEPOSIT_CHAINS: the chains taken when they have an RPC URL. */
+      enabled: env.DEPOSIT_CHAINS,
+      base: chainOf(env.BASE_RPC_URL, env.BASE_USDC_ADDRESS, env.BASE_CONFIRMATIONS),
+      polygon: chainOf(env.POLYGON_RPC_URL, env.POLYGON_USDC_ADDRESS, env.POLYGON_CONFIRMATIONS),
+      ethereum: chainOf(env.ETHEREUM_RPC_URL, env.ETHEREUM_USDC_ADDRESS, env.ETHEREUM_CONFIRMATIONS),
+      local: {
+        name: env.LOCAL_CHAIN_NAME,
+        confirmations: env.LOCAL_CHAIN_CONFIRMATIONS,
+        blockTimeSeconds: env.LOCAL_CHAIN_BLOCK_TIME_SECONDS,
+        rpcUrl: env.LOCAL_CHAIN_RPC_URL,
+        chainId: env.LOCAL_CHAIN_ID,
+      },
+    },
+    deposits: {
+      xpub: env.DEPOSIT_XPUB,
+      waitSeconds: env.DEPOSIT_WAIT_SECONDS,
+      receiptWaitSeconds: env.DEPOSIT_RECEIPT_WAIT_SECONDS,
+      scanIntervalSeconds: env.DEPOSIT_SCAN_INTERVAL_SECONDS,
+      scanLookbackBlocks: env.DEPOSIT_SCAN_LOOKBACK_BLOCKS,
+      scanMaxBlocks: env.DEPOSIT_SCAN_MAX_BLOCKS,
+    },
+    /** The task reconciler's schedule. */
+    reconciler: {
+      intervalSeconds: env.TASK_RECONCILE_INTERVAL_SECONDS,
+      afterSeconds: env.TASK_RECONCILE_AFTER_SECONDS,
+    },
+    x402: {
+      enabled: env.X402_ENABLED,
+      payTo: env.X402_PAY_TO,
+      facilitatorUrl: env.X402_FACILITATOR_URL,
+      facilitatorPrivateKey: env.X402_FACILITATOR_PRIVATE_KEY,
+      maxTasksPerPayer: env.X402_MAX_TASKS_PER_PAYER,
+      taskIdSecret: env.X402_TASK_ID_SECRET,
+      schemes: env.X402_SCHEMES,
+    },
+    /** API keys and agent registration. */
+    accounts: {
+      apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
+      trialCreditUsd: env.TRIAL_CREDIT_USD,
+      trialCreditsPerAddressPerDay: env.TRIAL_CREDITS_PER_ADDRESS_PER_DAY,
+      trialCreditsPerDay: env.TRIAL_CREDITS_PER_DAY,
+      registrationCapPerAddress: env.REGISTRATION_CAP_PER_ADDRESS,
+      registrationCapWindowMinutes: env.REGISTRATION_CAP_WINDOW_MINUTES,
+    },
+    rateLimits: {
+      windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
+      admissions: env.RATE_LIMIT_ADMISSIONS,
+      reads: env.RATE_LIMIT_READS,
+    },
+    /** The inputs a request names by URL, downloaded at admission (measured) and by the provider activities. */
+    inputs: {
+      allowPrivateUrls: env.ALLOW_PRIVATE_INPUT_URLS,
+      maxBytes: env.INPUT_MAX_BYTES,
+      measureTimeoutSeconds: env.INPUT_MEASURE_TIMEOUT_SECONDS,
+    },
+    uploads: {
+      maxImageBytes: env.UPLOAD_MAX_IMAGE_BYTES,
+      maxAudioBytes: env.UPLOAD_MAX_AUDIO_BYTES,
+      maxVideoBytes: env.UPLOAD_MAX_VIDEO_BYTES,
+      ttlSeconds: env.UPLOAD_TTL_SECONDS,
+      quotaBytes: env.UPLOAD_QUOTA_BYTES,
+      expiryIntervalSeconds: env.UPLOAD_EXPIRY_INTERVAL_SECONDS,
+    },
+    webhooks: {
+      allowPrivateUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
+    },
+    providers: {
+      pollIntervalMs: env.PROVIDER_POLL_INTERVAL_MS,
+      pollMaxIntervalMs: env.PROVIDER_POLL_MAX_INTERVAL_MS,
+      callbackBaseUrl: env.UPSTREAM_CALLBACK_BASE_URL,
+      queueTimeoutSeconds: env.PROVIDER_QUEUE_TIMEOUT_SECONDS,
+      allowPrivateOutputUrls: env.ALLOW_PRIVATE_OUTPUT_URLS,
+      local: {
+        concurrency: env.LOCAL_CONCURRENCY,
+      },
+      fal: {
+        key: env.FAL_KEY,
+        queueUrl: env.FAL_QUEUE_URL,
+        jwksUrl: env.FAL_JWKS_URL,
+        userId: env.FAL_USER_ID,
+        timeoutSeconds: env.FAL_TIMEOUT_SECONDS,
+        concurrency: env.FAL_CONCURRENCY,
+      },
+      replicate: {
+        apiToken: env.REPLICATE_API_TOKEN,
+        baseUrl: env.REPLICATE_BASE_URL,
+        webhookSecret: env.REPLICATE_WEBHOOK_SECRET,
+        timeoutSeconds: env.REPLICATE_TIMEOUT_SECONDS,
+        concurrency: env.REPLICATE_CONCURRENCY,
+      },
+      openai: {
+        apiKey: env.OPENAI_API_KEY,
+        baseUrl: env.OPENAI_BASE_URL,
+        timeoutSeconds: env.OPENAI_TIMEOUT_SECONDS,
+        concurrency: env.OPENAI_CONCURRENCY,
+      },
+    },
+    tracing: {
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+      serviceName: env.OTEL_SERVICE_NAME,
+    },
+    metrics: {
+      port: env.METRICS_PORT,
+      host: env.METRICS_HOST,
+      token: env.METRICS_TOKEN,
+      temporalPort: env.TEMPORAL_METRICS_PORT,
+    },
+  };
+}
+
+export type Config = ReturnType<typeof toSections>;
+export type ServerConfig = Config['server'];
+export type DatabaseConfig = Config['database'];
+export type TemporalConfig = Config['temporal'];
+export type ChainsConfig = Config['chains'];
+export type DepositsConfig = Config['deposits'];
+export type ReconcilerConfig = Config['reconciler'];
+export type X402Config = Config['x402'];
+export type AccountsConfig = Config['accounts'];
+export type RateLimitsConfig = Config['rateLimits'];
+export type InputsConfig = Config['inputs'];
+export type UploadsConfig = Config['uploads'];
+export type WebhooksConfig = Config['webhooks'];
+export type ProvidersConfig = Config['providers'];
+export type TracingConfig = Config['tracing'];
+export type MetricsConfig = Config['metrics'];
+/** One chain's settings as configured (its RPC URL unset: not enabled). */
+export type ChainConfig = ReturnType<typeof chainOf>;
