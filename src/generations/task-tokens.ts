@@ -18,3 +18,9 @@ export async function authenticateTaskToken(prisma: PrismaClient, token: string)
   const { id, kind, name, tier, status } = payment.account;
   return { ok: true, principal: { account: { id, kind, name, tier, status }, apiKey: null, task: payment.taskId } };
 }
+
+/** The access token of an x402-paid task (made with its payment row), or null for a task not paid that way. */
+export async function accessTokenOf(prisma: PrismaClient, taskId: string): Promise<string | null> {
+  const payment = await prisma.x402Payment.findUnique({ where: { taskId }, select: { accessToken: true } });
+  return payment?.accessToken ?? null;
+}

@@ -2,13 +2,13 @@
 // any account's task through the service the API uses.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
-import { admissibleRequest, generationInput } from '../../src/orchestration/generations/generations.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
+import { balanceGenerationInput } from '../helpers/generation-input.ts';
 
 const gateway = useGateway();
 const developer = useFundedDeveloper(gateway);
@@ -38,7 +38,7 @@ async function queuedTask() {
     body: CreateGenerationBodySchema.parse(body),
     idempotencyKey: null,
   };
-  const input = generationInput(deps.config, request, admissibleRequest(deps, request.body));
+  const input = balanceGenerationInput(deps, request);
   await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   await gateway.env.client.workflow.start(generationWorkflow, {
     workflowId: input.taskId,

@@ -9,7 +9,6 @@ import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.sc
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { NotFoundError } from '../../src/domain/errors.ts';
 import { cancelGeneration } from '../../src/orchestration/generations/cancel.ts';
-import { admissibleRequest, generationInput } from '../../src/orchestration/generations/generations.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import { checkedBalance } from '../helpers/balance.ts';
@@ -18,6 +17,7 @@ import { type ApiResponse, call, startGeneration, waitForEnd } from '../helpers/
 import { closeServer, listenLocally } from '../helpers/local-server.ts';
 import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
 import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
+import { balanceGenerationInput } from '../helpers/generation-input.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';
 
@@ -150,7 +150,7 @@ async function queuedTask(workflow: 'waiting' | 'missing') {
     body: CreateGenerationBodySchema.parse(localUpscale('/input.png')),
     idempotencyKey: null,
   };
-  const input = generationInput(deps.config, request, admissibleRequest(deps, request.body));
+  const input = balanceGenerationInput(deps, request);
   await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   if (workflow === 'waiting')
     await gateway.env.client.workflow.start(generationWorkflow, {

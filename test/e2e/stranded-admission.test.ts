@@ -3,7 +3,6 @@
 // (the workflow waits without it), or lost the workflow itself. Every such task must end, charged at most once.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
-import { admissibleRequest, generationInput } from '../../src/orchestration/generations/generations.ts';
 import { credit } from '../../src/payments/ledger.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import type { ReconcileReport } from '../../workflows/task-reconciler.types.ts';
@@ -19,6 +18,7 @@ import { checkedBalance } from '../helpers/balance.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
+import { balanceGenerationInput } from '../helpers/generation-input.ts';
 
 const gateway = useGateway();
 const inputs = usePngInputServer();
@@ -55,7 +55,7 @@ async function strand(accountId: string, idempotencyKey: string | null, workflow
     body: CreateGenerationBodySchema.parse(body),
     idempotencyKey,
   };
-  const input = generationInput(deps.config, request, admissibleRequest(deps, request.body));
+  const input = balanceGenerationInput(deps, request);
   const before = await moneyOf(accountId);
   const row = await admitTask(gateway.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   if (workflow !== 'missing') {

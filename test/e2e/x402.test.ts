@@ -12,14 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { developmentPayTo } from '../../src/config/config.ts';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
-import { admissibleRequest } from '../../src/orchestration/generations/generations.ts';
 import { admitPaidTask, walletAccountId } from '../../src/generations/paid-tasks.ts';
-import { paidGenerationInput } from '../../src/orchestration/x402/payments.ts';
 import { matchRequirement, paymentIdentity } from '../../src/payments/x402/payment-header.ts';
 import { generationWorkflow } from '../../workflows/generation.workflow.ts';
 import type { PaymentFacilitator } from '../../src/payments/x402/facilitator.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
+import { paidGenerationInput } from '../helpers/generation-input.ts';
 import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
 import { startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 import { startInputServer, wavTone } from '../helpers/media.ts';
@@ -222,15 +221,11 @@ describe('a generation paid with x402', () => {
   const paidTaskAwaitingAdmission = async (payer: LocalAccount) => {
     const unpaid = await call(gateway, 'POST', '/generations', { body: speech });
     const { payload } = await pay(unpaid.body.requirements, payer);
-    const input = paidGenerationInput(
-      gateway.config,
-      admissibleRequest(gateway, CreateGenerationBodySchema.parse(speech)),
-      {
-        identity: paymentIdentity(payload)!,
-        requirement: matchRequirement(unpaid.body.requirements.accepts, payload)!,
-        payload,
-      },
-    );
+    const input = paidGenerationInput(gateway, CreateGenerationBodySchema.parse(speech), {
+      identity: paymentIdentity(payload)!,
+      requirement: matchRequirement(unpaid.body.requirements.accepts, payload)!,
+      payload,
+    });
     await admitPaidTask(gateway.database.prisma, {
       ...input,
       costMicros: BigInt(input.costMicros),

@@ -5,7 +5,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { ModelRequestError } from '../../src/catalog/resolve.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { upstreamInput } from '../../src/providers/upstream-input.ts';
-import { admissibleRequest } from '../../src/orchestration/generations/generations.ts';
+import { admissibleRequest } from '../../src/orchestration/generations/admissible.ts';
 
 const catalog = loadCatalog();
 const config = loadConfig({ NODE_ENV: 'test', FAL_KEY: 'fal-test-key', REPLICATE_API_TOKEN: 'r8-test-token' }, []);

@@ -11,7 +11,7 @@ import { ModelRequestError } from '../../src/catalog/resolve.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { upstreamInput } from '../../src/providers/upstream-input.ts';
 import { quotePrice } from '../../src/accounts/agents.ts';
-import { admissibleRequest } from '../../src/orchestration/generations/generations.ts';
+import { admissibleRequest } from '../../src/orchestration/generations/admissible.ts';
 import { sampleRequest } from '../helpers/sample-requests.ts';
 
 const catalog = loadCatalog();

@@ -12,7 +12,7 @@ import { createWebhookActivities } from '../../activities/webhook.activities.ts'
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { ledgerTotals } from '../../src/payments/ledger.ts';
-import { admitGeneration } from '../../src/orchestration/generations/workflow-client.ts';
+import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
 import type { GenerationInput } from '../../workflows/generation.types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { generationWorkflowHarness } from '../helpers/generation-workflow.ts';
@@ -65,7 +65,7 @@ async function admit(input: GenerationInput, admitTask?: GenerationActivities['a
   });
   return worker.runUntil(async () => {
     const started = Date.now();
-    const outcome = await admitGeneration({ client: context.env.client, taskQueue }, input, {
+    const outcome = await executeAdmitUpdate({ client: context.env.client, taskQueue }, input, {
       accountKind: 'developer',
     });
     const elapsedMs = Date.now() - started;
@@ -208,7 +208,7 @@ describe('an admission that commits after its workflow gave up (issue 16)', () =
           },
         )
         .toBe(true);
-      return admitGeneration({ client: context.env.client, taskQueue }, input, { accountKind: 'developer' });
+      return executeAdmitUpdate({ client: context.env.client, taskQueue }, input, { accountKind: 'developer' });
     });
     expect(outcome).toEqual({ outcome: 'unavailable' });
     await context.env.client.workflow.getHandle(input.taskId).terminate('test over');

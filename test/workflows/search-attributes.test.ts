@@ -13,7 +13,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { AccountKind } from '../../src/generated/prisma/client.ts';
 import { startDepositWorkflow } from '../../src/orchestration/deposits/workflow-client.ts';
-import { admitGeneration } from '../../src/orchestration/generations/workflow-client.ts';
+import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
 import { depositStateQuery } from '../../workflows/deposit.types.ts';
 import { genModel, genStatus } from '../../workflows/search-attributes.ts';
@@ -116,7 +116,7 @@ beforeAll(async () => {
   /** Admitted as the api admits (update-with-start, the attributes set at start), then run to its end. */
   const run = async (accountId: string, accountKind: AccountKind, options: Parameters<typeof newTaskInput>[0] = {}) => {
     const input = { ...(await newTaskInput(options)), accountId };
-    await admitGeneration(temporal, input, { accountKind });
+    await executeAdmitUpdate(temporal, input, { accountKind });
     await context.env.client.workflow
       .getHandle(input.taskId)
       .result()

@@ -2,9 +2,8 @@ import type { RequestHandler, Response } from 'express';
 import { formatUsd, usdNumber } from '../../domain/money.ts';
 import { publicBaseUrl } from '../../config/config.ts';
 import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
-import { awaitGeneration, createGenerationAndWait } from '../../orchestration/generations/wait.ts';
-import { getGeneration, type QueuedGeneration } from '../../orchestration/generations/generations.ts';
-import { payForGeneration } from '../../orchestration/x402/payments.ts';
+import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
+import { readGeneration } from '../../orchestration/generations/read.ts';
 import type { TaskView } from '../../generations/task-view.ts';
 import { paymentResponseHeaders } from '../../payments/x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
@@ -108,7 +107,7 @@ const getGenerationDefinition = defineEndpoint({
   handle: async ({ params, headers, principal, ctx, res }) => {
     const { waitSeconds, ...hold } = holdFor(headers.Prefer, res);
     const read = { taskId: params.id, account: principal.account, onlyTask: principal.task, ...hold };
-    const { task, ended } = await awaitGeneration(ctx, read);
+    const { task, ended } = await readGeneration(ctx, read);
     const answer = taskAnswer(task);
     if (waitSeconds === undefined || !ended) return answer;
     return { ...answer, headers: { ...answer.headers, ...waitApplied(waitSeconds) } };
@@ -151,26 +150,25 @@ export const generationEndpoints = [
     ],
     handle: async ({ body, headers, principal, ctx, res }) => {
       const { waitSeconds, ...hold } = holdFor(headers.Prefer, res);
-      const { queued, ended } = await createGenerationAndWait(ctx, {
-        accountId: principal.account.id,
-        accountKind: principal.account.kind,
-        body,
-        idempotencyKey: headers['Idempotency-Key'] ?? null,
-        ...hold,
-      });
+      const { queued, ended } = await admitGeneration(
+        ctx,
+        { body, ...hold },
+        { kind: 'balance', account: principal.account, idempotencyKey: headers['Idempotency-Key'] ?? null },
+      );
       if (!ended || waitSeconds === undefined) return { status: 202, body: queuedBody(queued) };
       const location = { Location: `/api/v1/generations/${queued.id}`, ...waitApplied(waitSeconds) };
       const answer = taskAnswer(ended);
       return { status: 201, body: answer.body, headers: { ...answer.headers, ...location } };
     },
     handleUnpaid: async ({ body, ctx, req }) => {
-      const task = await payForGeneration(ctx, {
-        body,
-        headers: req.headers,
-        resourceUrl: `${publicBaseUrl(ctx.config.server)}/api/v1/generations`,
-      });
-      const secret = task.webhookSecret ? { webhook_secret: task.webhookSecret, ...webhookSignature } : {};
-      return { status: 202, body: { ...queuedBody(task), access_token: task.accessToken, ...secret } };
+      const resourceUrl = `${publicBaseUrl(ctx.config.server)}/api/v1/generations`;
+      const { queued, access } = await admitGeneration(
+        ctx,
+        { body },
+        { kind: 'x402', headers: req.headers, resourceUrl },
+      );
+      const secret = access.webhookSecret ? { webhook_secret: access.webhookSecret, ...webhookSignature } : {};
+      return { status: 202, body: { ...queuedBody(queued), access_token: access.accessToken, ...secret } };
     },
   }),
   getGenerationDefinition,
@@ -216,9 +214,9 @@ export const generationEndpoints = [
       },
     },
     errors: ['not_found'],
-    handle: async ({ params, principal, ctx }) =>
-      taskAnswer(
-        await getGeneration(ctx, { taskId: params.taskId, account: principal.account, onlyTask: principal.task }),
-      ),
+    handle: async ({ params, principal, ctx }) => {
+      const read = { taskId: params.taskId, account: principal.account, onlyTask: principal.task };
+      return taskAnswer((await readGeneration(ctx, read)).task);
+    },
   }),
 ];

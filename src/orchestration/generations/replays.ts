@@ -10,7 +10,8 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { formatUsd } from '../../domain/money.ts';
 import { skipReasons } from '../../domain/replay-reasons.ts';
 import type { ReplayCandidate, ReplayOutcome, ReplaySelection } from '../../../workflows/replay-batch.types.ts';
-import { admissibleRequest, createGeneration, type GenerationServiceDeps } from './generations.ts';
+import { admissibleRequest } from './admissible.ts';
+import { admitGeneration, type AdmissionDeps } from './admit.ts';
 import { toBase62 } from '../../domain/ids.ts';
 import { InsufficientFundsError } from '../../payments/ledger.ts';
 import { storedRequest } from '../../generations/tasks.ts';
@@ -85,7 +86,7 @@ const refusalDetail = (error: unknown) =>
  * longer admissible is skipped with the reason; nothing is ever run unpaid. A retry finds this batch's replay.
  */
 export async function replayTask(
-  deps: GenerationServiceDeps,
+  deps: AdmissionDeps,
   input: { batchId: string; taskId: string },
 ): Promise<ReplayOutcome> {
   const task = await deps.prisma.task.findUniqueOrThrow({
@@ -97,13 +98,12 @@ export async function replayTask(
   if (task.replay && task.replay.idempotencyKey !== idempotencyKey)
     return { outcome: 'skipped', reason: skipReasons.alreadyReplayed, replayId: task.replay.id };
   try {
-    const queued = await createGeneration(deps, {
-      accountId: task.accountId,
-      accountKind: task.account.kind,
-      body: storedRequest(task),
-      idempotencyKey,
-      replayOf: task.id,
-    });
+    const account = { id: task.accountId, kind: task.account.kind };
+    const { queued } = await admitGeneration(
+      deps,
+      { body: storedRequest(task), replayOf: task.id },
+      { kind: 'balance', account, idempotencyKey },
+    );
     return { outcome: 'replayed', replayId: queued.id, costMicros: queued.costMicros.toString() };
   } catch (error) {
     if (error instanceof InsufficientFundsError) {
@@ -128,7 +128,7 @@ export type ReplayPlan = ReplayCandidate & { costMicros?: bigint; detail?: strin
  * available balance (less the replays before it) does not cover it. Admission decides for real.
  */
 export async function planReplay(
-  deps: Pick<GenerationServiceDeps, 'prisma' | 'config' | 'catalog'>,
+  deps: Pick<AdmissionDeps, 'prisma' | 'config' | 'catalog'>,
   candidates: ReplayCandidate[],
 ): Promise<ReplayPlan[]> {
   const ids = candidates.filter((candidate) => !candidate.skip).map((candidate) => candidate.taskId);

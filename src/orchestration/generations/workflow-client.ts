@@ -38,7 +38,7 @@ export interface TemporalDeps {
 // Temporal itself does not answer.
 const admissionWaitMs = 45_000;
 
-/** What admitGeneration tells the api: the admit update's answer, or why there was none. */
+/** What executeAdmitUpdate tells the api: the admit update's answer, or why there was none. */
 export type AdmissionOutcome =
   | AdmitUpdateResult
   /** The task's workflow ran to its end already (a retried Idempotency-Key): the task row answers. */
@@ -75,9 +75,10 @@ export function generationSummary(input: GenerationInput, accountKind: AccountKi
 /**
  * Starts the task's workflow (or joins it while it runs: a retried request with the same Idempotency-Key maps to
  * the same workflow id) and waits only for admission: the reservation and the task row are durable when this
- * returns. A workflow that ended may only start again if it failed (a refused admission), never run twice.
+ * returns. A workflow that ended may only start again if it failed (a refused admission), never run twice. The
+ * request hash travels in the input only: the update's argument is taken from it.
  */
-export async function admitGeneration(
+export async function executeAdmitUpdate(
   temporal: TemporalDeps,
   input: GenerationInput,
   caller: { accountKind: AccountKind },

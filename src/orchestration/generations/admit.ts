@@ -1,0 +1,217 @@
+// One admission for every payer (POST /generations with an API key or an x402 payment; genctl's replays): the request
+// is checked and priced, a retry finds the task admitted first, the payer authorizes the price, and the task's
+// workflow admits it by update-with-start. The answer is what the update returned, held until the task ends if asked.
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { Config } from '../../config/config.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+import { ServiceUnavailableError, TooManyTasksError } from '../../domain/errors.ts';
+import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
+import type { EndedTasks } from '../../generations/ended-tasks.ts';
+import { inputUrls, requestHash } from '../../generations/request.ts';
+import { accessTokenOf } from '../../generations/task-tokens.ts';
+import { taskView, type TaskView } from '../../generations/task-view.ts';
+import { InsufficientFundsError } from '../../payments/ledger.ts';
+import type { X402Deps } from '../../payments/x402/admission.ts';
+import type { Storage } from '../../storage/local-storage.ts';
+import { checkUploadInputs } from '../../uploads/uploads.ts';
+import { webhookSecretOf } from '../../webhooks/secrets.ts';
+import { admissibleRequest, measuredRequest, pricedAsAdmitted } from './admissible.ts';
+import {
+  accountKindOf,
+  authorized,
+  type BalancePayer,
+  claimOf,
+  earlierTask,
+  type Payer,
+  reusedError,
+  type TaskRow,
+  unavailableError,
+  uploadsOwnerOf,
+  type X402Payer,
+} from './payer.ts';
+import { heldUntilEnded, type HoldFor } from './read.ts';
+import { generationInput } from './workflow-input.ts';
+import { type AdmissionOutcome, executeAdmitUpdate, type TemporalDeps } from './workflow-client.ts';
+
+export type { BalancePayer, Payer, X402Payer } from './payer.ts';
+
+export interface AdmissionDeps {
+  prisma: PrismaClient;
+  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
+  catalog: Catalog;
+  temporal: TemporalDeps;
+  /** Where uploads live: an input URL naming one must be the caller's (without it, such URLs are downloaded). */
+  storage?: Storage;
+  /** Ended tasks already read: answered again without the database. */
+  endedTasks?: EndedTasks;
+  /** Verifies x402 payments: needed where they are taken. */
+  facilitator?: X402Deps['facilitator'];
+}
+
+export interface NewGeneration extends HoldFor {
+  body: GenerationRequest | InputLayoutRequest;
+  /** The failed task this one replays (genctl tasks replay). */
+  replayOf?: string;
+}
+
+/** An admitted task: queued, its cost reserved (or its payment authorized). */
+export interface QueuedGeneration {
+  id: string;
+  type: string;
+  model: string;
+  costMicros: bigint;
+  createdAt: string;
+}
+
+/** What an x402 payer needs to follow its task without an account. */
+export interface TaskAccess {
+  /** Bearer token that reads this task, and nothing else. */
+  accessToken: string;
+  /** Signs the task's webhooks, when the request named a webhook_url. */
+  webhookSecret: string | null;
+}
+
+export interface AdmittedGeneration {
+  queued: QueuedGeneration;
+  /** The task itself when it ended within the wait asked for. */
+  ended?: TaskView;
+  /** x402: how its payer follows the task. */
+  access?: TaskAccess;
+}
+
+/** A queued task whose workflow could not be reached: its row stands (charged at most once), only unconfirmed. */
+const unconfirmedMessage =
+  'The task is queued but could not be confirmed just now; retry the request with the same key (it is charged at most once).';
+
+/** A payer at its cap of tasks in flight waits about as long as a short task takes. */
+const payerBusyRetrySeconds = 10;
+
+/** The task as admitted: its answer, its state as last known, and (x402) its access token when its row was read. */
+interface Admitted {
+  queued: QueuedGeneration;
+  task: TaskView;
+  accountId: string;
+  webhookUrl: string | null;
+  accessToken?: string;
+}
+
+const admittedRow = (row: TaskRow): Admitted => ({
+  queued: {
+    id: row.id,
+    type: row.type,
+    model: row.model,
+    costMicros: row.costReserved,
+    createdAt: row.createdAt.toISOString(),
+  },
+  task: taskView(row),
+  accountId: row.accountId,
+  webhookUrl: row.webhookUrl,
+  accessToken: row.payment?.accessToken,
+});
+
+/** The token was made with the payment row: the admit update's answer (the task view) does not carry it. */
+async function accessOf(deps: AdmissionDeps, admitted: Admitted): Promise<TaskAccess> {
+  const accessToken = admitted.accessToken ?? (await accessTokenOf(deps.prisma, admitted.queued.id));
+  if (!accessToken) throw unavailableError({ kind: 'x402' });
+  const webhookSecret = admitted.webhookUrl ? await webhookSecretOf(deps.prisma, admitted.accountId) : null;
+  return { accessToken, webhookSecret };
+}
+
+/** The caller's answer: the queued task, how an x402 payer follows it, and the task once ended when asked to wait. */
+async function answer(
+  deps: AdmissionDeps,
+  request: NewGeneration,
+  payer: Payer,
+  admitted: Admitted,
+): Promise<AdmittedGeneration> {
+  const { queued } = admitted;
+  const access = payer.kind === 'x402' ? { access: await accessOf(deps, admitted) } : {};
+  if (request.waitMs === undefined) return { queued, ...access };
+  const account = { id: admitted.accountId, kind: accountKindOf(payer) };
+  const hold = { taskId: queued.id, account, waitMs: request.waitMs, signal: request.signal };
+  const waited = await heldUntilEnded(deps, hold, admitted.task);
+  return { queued, ...access, ...(waited.ended ? { ended: waited.task } : {}) };
+}
+
+/** Why a request was not admitted, as the domain error the API translates. */
+function admissionRefusal(
+  admission: Exclude<AdmissionOutcome, { outcome: 'admitted' }>,
+  costMicros: bigint,
+  payer: Payer,
+) {
+  switch (admission.outcome) {
+    case 'insufficient_funds':
+      return new InsufficientFundsError(costMicros, BigInt(admission.availableMicros));
+    case 'conflict':
+      return reusedError(payer);
+    case 'payer_busy':
+      return new TooManyTasksError(
+        `This payer already has ${admission.limit} tasks queued or running; retry when one has ended. Nothing was charged.`,
+        payerBusyRetrySeconds,
+      );
+    case 'unavailable':
+      return unavailableError(payer);
+    case 'ended':
+      // Its workflow ended, but no task of this claim is to be found: as if Temporal had not answered.
+      return unavailableError({ kind: 'balance' });
+  }
+}
+
+/**
+ * Reserves the request's cost (or takes its verified x402 payment) and queues its task; answers once both are
+ * durable. A retry (the same Idempotency-Key, or the same payment) answers the original admission, charging nothing
+ * more. With `waitMs`, the answer is held until the task ends or the wait is up.
+ */
+export function admitGeneration(
+  deps: AdmissionDeps,
+  request: NewGeneration,
+  payer: BalancePayer,
+): Promise<AdmittedGeneration>;
+export function admitGeneration(
+  deps: AdmissionDeps & X402Deps,
+  request: NewGeneration,
+  payer: X402Payer,
+): Promise<AdmittedGeneration & { access: TaskAccess }>;
+export async function admitGeneration(
+  deps: AdmissionDeps,
+  request: NewGeneration,
+  payer: Payer,
+): Promise<AdmittedGeneration> {
+  const declared = admissibleRequest(deps, request.body);
+  if (deps.storage)
+    await checkUploadInputs({ ...deps, storage: deps.storage }, uploadsOwnerOf(payer), inputUrls(declared.request));
+  const hash = requestHash(declared.request);
+  const claim = claimOf(deps.config, payer);
+  const earlier = await earlierTask(deps.prisma, claim, hash);
+  // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
+  // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.
+  if (earlier && earlier.status !== 'queued') return answer(deps, request, payer, admittedRow(earlier));
+  // The price asked for is the measured inputs' (a model priced on their length): a payment must cover them.
+  const priced = earlier ? pricedAsAdmitted(declared, earlier) : await measuredRequest(deps, declared);
+  const paidBy = await authorized(deps, claim, priced, earlier !== null);
+
+  const replayOf = request.replayOf ? { replayOf: request.replayOf } : {};
+  const input = generationInput(deps.config, { ...paidBy, requestHash: hash, ...replayOf }, priced);
+  const admission = await executeAdmitUpdate(deps.temporal, input, { accountKind: accountKindOf(payer) });
+  if (admission.outcome === 'admitted') {
+    // The update answers the task as admitted: its row is not read again (an x402 task's token aside).
+    const { task } = admission;
+    if (earlier) return answer(deps, request, payer, { ...admittedRow(earlier), task });
+    const queued = { id: task.id, type: task.type, model: task.model, costMicros: priced.costMicros };
+    const webhookUrl = input.request.webhook_url ?? null;
+    const admitted = {
+      queued: { ...queued, createdAt: task.created_at },
+      task,
+      accountId: input.accountId,
+      webhookUrl,
+    };
+    return answer(deps, request, payer, admitted);
+  }
+  if (admission.outcome === 'ended') {
+    // The workflow of this claim ran to its end between our lookup and the start: its row answers.
+    const ended = await earlierTask(deps.prisma, claim, hash);
+    if (ended) return answer(deps, request, payer, admittedRow(ended));
+  }
+  if (earlier) throw new ServiceUnavailableError(unconfirmedMessage);
+  throw admissionRefusal(admission, priced.costMicros, payer);
+}

@@ -1,0 +1,178 @@
+// x402's part in admitting a task: what a request must pay (the requirements: one `exact` USDC offer per enabled chain,
+// to X402_PAY_TO, at admission's own price) and whether the payment it carries pays it. One authorization names one
+// task (its id derives from the authorization), so a retried payment finds its task; the money moves only on delivery.
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { CatalogModel } from '../../catalog/catalog.ts';
+import { enabledChains } from '../../chain/settings.ts';
+import type { Config } from '../../config/config.ts';
+import { FieldError, PaymentRequiredError } from '../../domain/errors.ts';
+import { secretDerivedId } from '../../domain/ids.ts';
+import { formatUsd } from '../../domain/money.ts';
+import { walletAccountId, type X402Authorization } from '../../generations/paid-tasks.ts';
+import type { PaymentFacilitator } from './facilitator.ts';
+import {
+  matchRequirement,
+  PaymentHeaderError,
+  type PaymentIdentity,
+  paymentIdentity,
+  readPaymentHeader,
+  type RequestHeaders,
+} from './payment-header.ts';
+import { paymentRequiredHeader, paymentRequirementsFor } from './requirements.ts';
+
+/**
+ * How long an authorization must stay valid beyond the task's run (the model's timeout, and the wait for a provider
+ * slot before it): collecting the outputs (up to ten minutes), then settling. Offered as `maxTimeoutSeconds`; at
+ * admission at least the collection and a minute.
+ */
+const collectionSeconds = 600;
+const settlementSeconds = 300;
+const minimumSettlementSeconds = 60;
+
+export interface X402Deps {
+  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
+  /** Verifies payments; made on first use. */
+  facilitator: () => PaymentFacilitator;
+}
+
+/** The payment a request carries: none, one whose header cannot be read, or a payload (and who pays, if it says). */
+export type OfferedPayment =
+  | { state: 'none' }
+  | { state: 'unreadable'; error: PaymentHeaderError }
+  | { state: 'offered'; payload: PaymentPayload; identity: PaymentIdentity | null };
+
+/** Read now, refused later: a refusal carries the requirements, which need the request's price. */
+export function offeredPayment(headers: RequestHeaders): OfferedPayment {
+  try {
+    const paid = readPaymentHeader(headers);
+    if (!paid) return { state: 'none' };
+    return { state: 'offered', payload: paid.payload, identity: paymentIdentity(paid.payload) };
+  } catch (error) {
+    if (!(error instanceof PaymentHeaderError)) throw error;
+    return { state: 'unreadable', error };
+  }
+}
+
+/**
+ * The task an authorization names, whoever sends it and however often, and its payer's wallet account. Keyed with a
+ * server secret: the payer, nonce and network are public on chain once settled, and the id names the output files.
+ */
+export const paidTask = (secret: string, identity: PaymentIdentity) => ({
+  taskId: secretDerivedId(
+    'gen',
+    secret,
+    ['x402', identity.network, identity.asset, identity.payer, identity.nonce].join('\n'),
+  ),
+  accountId: walletAccountId(identity.payer),
+});
+
+const signatureOf = (payload: PaymentPayload) => (payload.payload as { signature?: unknown }).signature;
+
+/** Only the same signed authorization finds its task: nobody else can claim a payer's task by its nonce. */
+export const sameAuthorization = (stored: object, payload: PaymentPayload) =>
+  signatureOf(stored as PaymentPayload) === signatureOf(payload);
+
+/** The longest a task's run may last: waiting for a provider slot, then the model's timeout. */
+const runSeconds = (config: Pick<Config, 'providers'>, model: Pick<CatalogModel, 'timeout_seconds'>) =>
+  config.providers.queueTimeoutSeconds + model.timeout_seconds;
+
+/**
+ * Where `upto` can be offered, when configured: the facilitator's own answer. A facilitator that cannot say (an
+ * external one unreachable) leaves the `exact` offers, which need nothing of it before settlement.
+ */
+async function uptoOffers(deps: X402Deps) {
+  if (!deps.config.x402.schemes.includes('upto')) return undefined;
+  return deps
+    .facilitator()
+    .uptoFacilitators()
+    .catch(() => undefined);
+}
+
+/** A verified payment as the task's workflow carries it (and settles it once the task has delivered). */
+export function paymentAuthorization(
+  config: Pick<Config, 'x402'>,
+  paid: { identity: PaymentIdentity; requirement: PaymentRequirements; payload: PaymentPayload },
+): X402Authorization {
+  const { identity, requirement } = paid;
+  return {
+    scheme: requirement.scheme,
+    network: requirement.network,
+    asset: identity.asset,
+    payer: identity.payer,
+    payTo: requirement.payTo.toLowerCase(),
+    nonce: identity.nonce,
+    amount: requirement.amount,
+    validBefore: identity.validBefore.toString(),
+    payload: paid.payload,
+    requirement,
+    maxTasksInFlight: config.x402.maxTasksPerPayer,
+  };
+}
+
+type Priced = { model: Pick<CatalogModel, 'id' | 'name' | 'supports_x402' | 'timeout_seconds'>; costMicros: bigint };
+
+/**
+ * The payment that pays this price, or a 402 naming the requirements (and why the payment did not do). `verified`: its
+ * task was admitted with it already (a retry), so it is not verified again: it has not moved since.
+ */
+export async function authorizePayment(
+  deps: X402Deps,
+  { model, costMicros }: Priced,
+  offered: OfferedPayment,
+  options: { resourceUrl: string; verified: boolean },
+): Promise<{ identity: PaymentIdentity; authorization: X402Authorization }> {
+  const chains = enabledChains(deps.config.chains);
+  if (!model.supports_x402 || chains.length === 0) {
+    throw new FieldError('model', `${model.id} cannot be paid with x402 on this server; send an API key`);
+  }
+  const required = paymentRequirementsFor({
+    chains,
+    payTo: deps.config.x402.payTo,
+    amountMicros: costMicros,
+    maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
+    resource: { url: options.resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
+    uptoFacilitators: await uptoOffers(deps),
+  });
+  const refuse = (message: string, reason?: string) => {
+    const answer = reason ? { ...required, error: reason } : required;
+    return new PaymentRequiredError(message, costMicros, answer, paymentRequiredHeader(answer));
+  };
+
+  if (offered.state === 'unreadable') {
+    const { headerName, code } = offered.error;
+    throw refuse(`The ${headerName} header could not be read (${code}); pay again.`, code);
+  }
+  if (offered.state === 'none') {
+    throw refuse(
+      `This generation costs $${formatUsd(costMicros)}: pay it with x402 (the requirements are in this answer and ` +
+        'its PAYMENT-REQUIRED header), or send an API key.',
+    );
+  }
+  const { payload, identity } = offered;
+  const requirement = matchRequirement(required.accepts, payload);
+  if (!requirement || !identity) {
+    throw refuse(
+      'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.',
+      'payment_requirements_mismatch',
+    );
+  }
+  const authorization = paymentAuthorization(deps.config, { identity, requirement, payload });
+  if (options.verified) return { identity, authorization };
+
+  const verdict = await deps.facilitator().verify(payload, requirement);
+  if (!verdict.isValid) {
+    const reason = verdict.invalidReason ?? 'invalid_payment';
+    throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
+  }
+  // A task must be able to settle after it ran: an authorization that expires sooner would make it work for free.
+  const neededSeconds = runSeconds(deps.config, model) + collectionSeconds + minimumSettlementSeconds;
+  const validSeconds = Number(identity.validBefore) - Math.floor(Date.now() / 1000);
+  if (validSeconds < neededSeconds) {
+    throw refuse(
+      `The authorization is valid for ${validSeconds} more seconds; this model needs ${neededSeconds} to run and settle ` +
+        `(sign it for maxTimeoutSeconds). Nothing was charged.`,
+      'authorization_window_too_short',
+    );
+  }
+  return { identity, authorization };
+}
