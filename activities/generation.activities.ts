@@ -17,8 +17,8 @@ import {
 } from '../src/generations/tasks.ts';
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/payments/x402/settlement.ts';
 import { modelOf } from './catalog-lookup.ts';
-import type { AdmitInput, TaskAdmission } from '../workflows/generation.types.ts';
-import type { GeneratedOutputs } from '../workflows/provider.types.ts';
+import type { AdmitInput, TaskAdmission } from '../workflows/generation/generation.types.ts';
+import type { GeneratedOutputs } from '../workflows/generation/provider.types.ts';
 import { classifyFailures } from './failures.ts';
 
 const heartbeatEveryMs = 3_000;

@@ -11,7 +11,7 @@ import {
   depositStateQuery,
 } from './deposit.types.ts';
 import { depositAccountId, depositStatus, type DepositStatus } from './search-attributes.ts';
-import { notify } from './webhook-notify.ts';
+import { notify } from './webhooks/webhook-notify.ts';
 
 // Chain reads retry through an RPC outage with backoff, for an hour at most, then the run fails (and may be claimed again).
 const chainReads = {

@@ -2,9 +2,9 @@
 export { depositScanWorkflow } from './deposit-scan.workflow.ts';
 export { depositWorkflow } from './deposit.workflow.ts';
 export { echoWorkflow } from './echo.workflow.ts';
-export { generationWorkflow } from './generation.workflow.ts';
+export { generationWorkflow } from './generation/generation.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
 export { replayBatchWorkflow } from './replay-batch.workflow.ts';
 export { taskReconcilerWorkflow } from './task-reconciler.workflow.ts';
 export { uploadExpiryWorkflow } from './upload-expiry.workflow.ts';
-export { webhookDeliveryWorkflow } from './webhook-delivery.workflow.ts';
+export { webhookDeliveryWorkflow } from './webhooks/webhook-delivery.workflow.ts';

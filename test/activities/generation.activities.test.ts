@@ -3,7 +3,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities } from '../../activities/generation.activities.ts';
-import type { AdmitInput } from '../../workflows/generation.types.ts';
+import type { AdmitInput } from '../../workflows/generation/generation.types.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';

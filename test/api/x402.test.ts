@@ -11,7 +11,7 @@ import { developmentPayTo, loadConfig } from '../../src/config/config.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';
-import { pay, payingFetch } from '../x402/paying-client.ts';
+import { pay, payingFetch } from '../payments/x402/paying-client.ts';
 
 const on = useAppWithDatabase({ config: { x402: { enabled: true }, ...unreadChains } });
 const off = useAppWithDatabase({ config: { ...unreadChains } });

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
-import { generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';

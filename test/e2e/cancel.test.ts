@@ -10,7 +10,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { NotFoundError } from '../../src/domain/errors.ts';
 import { cancelGeneration } from '../../src/orchestration/generations/cancel.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
-import { generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { checkedBalance } from '../helpers/balance.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type ApiResponse, call, startGeneration, waitForEnd } from '../helpers/http.ts';

@@ -12,7 +12,7 @@ import {
   strandedTaskError,
   taskReconcilerScheduleId,
 } from '../../src/orchestration/generations/task-reconciler.ts';
-import { generationWorkflow } from '../../workflows/generation.workflow.ts';
+import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { checkedBalance } from '../helpers/balance.ts';
 import { useGateway } from '../helpers/gateway.ts';

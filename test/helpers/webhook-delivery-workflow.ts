@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { mergeConfig } from './config.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createWebhookMessage } from '../../src/webhooks/messages.ts';
-import { webhookDeliveryWorkflow } from '../../workflows/webhook-delivery.workflow.ts';
+import { webhookDeliveryWorkflow } from '../../workflows/webhooks/webhook-delivery.workflow.ts';
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { freePort } from './ports.ts';

@@ -26,14 +26,14 @@ vi.mock('@temporalio/workflow', async (importOriginal) => {
 });
 
 const workflowsDir = join(import.meta.dirname, '../../workflows');
-const sources = readdirSync(workflowsDir).filter((file) => file.endsWith('.ts'));
+const sources = readdirSync(workflowsDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
 
 /** Loads every workflow module (their proxies made at load), then makes the proxies a run makes. */
 async function readProxies(): Promise<void> {
   for (const file of sources) await import(join(workflowsDir, file));
-  const { providerActivities } = await import('../../workflows/generation-routes.ts');
-  const { settlementActivities } = await import('../../workflows/activity-options.ts');
-  const { upstreamJobOf } = await import('../../workflows/upstream-job.ts');
+  const { providerActivities } = await import('../../workflows/generation/generation-routes.ts');
+  const { settlementActivities } = await import('../../workflows/generation/activity-options.ts');
+  const { upstreamJobOf } = await import('../../workflows/generation/upstream-job.ts');
   providerActivities({ timeoutSeconds: 120 } as never, 'queue');
   settlementActivities({ payment: { validBefore: '4102444800' } } as never);
   upstreamJobOf({ taskId: 'gen_x', modelId: 'fal/x' }, 'queue');

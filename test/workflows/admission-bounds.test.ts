@@ -13,7 +13,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { ledgerTotals } from '../../src/payments/ledger.ts';
 import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
-import type { GenerationInput } from '../../workflows/generation.types.ts';
+import type { GenerationInput } from '../../workflows/generation/generation.types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { generationWorkflowHarness } from '../helpers/generation-workflow.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';

@@ -8,7 +8,7 @@ import { createWebhookActivities } from '../../activities/webhook.activities.ts'
 import { loadConfig } from '../../src/config/config.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { type CreatedMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
-import { deliverySchedule, maxRetryAfterMs } from '../../workflows/webhook-delivery.workflow.ts';
+import { deliverySchedule, maxRetryAfterMs } from '../../workflows/webhooks/webhook-delivery.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';

@@ -9,7 +9,7 @@ import {
   type ScheduleOptionsStartWorkflowAction,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { admitUpdate } from '../../../workflows/generation.types.ts';
+import { admitUpdate } from '../../../workflows/generation/generation.types.ts';
 import type {
   ReconcileInput,
   ReconcileReport,

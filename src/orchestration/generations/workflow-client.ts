@@ -11,8 +11,8 @@ import {
   admitUpdate,
   cancelledError,
   type GenerationInput,
-} from '../../../workflows/generation.types.ts';
-import type { generationWorkflow } from '../../../workflows/generation.workflow.ts';
+} from '../../../workflows/generation/generation.types.ts';
+import type { generationWorkflow } from '../../../workflows/generation/generation.workflow.ts';
 import {
   genAccountId,
   genAccountKind,

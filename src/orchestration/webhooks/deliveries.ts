@@ -1,6 +1,9 @@
 // Starting webhook deliveries from outside a workflow: the notify activity, and operators' redeliveries.
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { WebhookDeliveryInput, WebhookDeliveryWorkflow } from '../../../workflows/webhook-delivery.types.ts';
+import type {
+  WebhookDeliveryInput,
+  WebhookDeliveryWorkflow,
+} from '../../../workflows/webhooks/webhook-delivery.types.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import {
   type CreatedMessage,

@@ -8,8 +8,8 @@ import {
   proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
-import type { GenerationActivities } from '../activities/generation.activities.ts';
-import type { TaskView } from '../src/generations/task-view.ts';
+import type { GenerationActivities } from '../../activities/generation.activities.ts';
+import type { TaskView } from '../../src/generations/task-view.ts';
 import { admit, fast } from './activity-options.ts';
 import { admitUpdate, type AdmitUpdateResult, type GenerationInput, type TaskAdmission } from './generation.types.ts';
 

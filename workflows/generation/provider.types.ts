@@ -1,6 +1,6 @@
 // What the generation workflow and the provider activities exchange about a provider call and an upstream job.
 // Types only: activities/provider.activities.ts imports them, so nothing here may import back from activities/.
-import type { ProviderResult } from '../src/providers/types.ts';
+import type { ProviderResult } from '../../src/providers/types.ts';
 
 export interface GeneratedOutputs {
   outputs: string[];

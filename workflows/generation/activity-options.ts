@@ -6,7 +6,7 @@ import {
   type LocalActivityOptions,
   proxyActivities,
 } from '@temporalio/workflow';
-import type { GenerationActivities } from '../activities/generation.activities.ts';
+import type { GenerationActivities } from '../../activities/generation.activities.ts';
 import type { GenerationInput } from './generation.types.ts';
 
 // Database steps take milliseconds; a short timeout hands them to another worker soon after one dies. An hour of

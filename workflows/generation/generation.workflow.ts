@@ -11,17 +11,17 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { GenerationActivities } from '../activities/generation.activities.ts';
-import type { TaskView } from '../src/generations/task-view.ts';
+import type { GenerationActivities } from '../../activities/generation.activities.ts';
+import type { TaskView } from '../../src/generations/task-view.ts';
 import { compensation, local, settlementActivities } from './activity-options.ts';
 import { type AdmitUpdateHandler, awaitAdmission, handleAdmitUpdate } from './generation-admission.ts';
 import { callerSafeError, isAdmissionRefused } from './generation-failures.ts';
 import { runOnRoutes, type Served } from './generation-routes.ts';
 import { cancelledError, type GenerationInput, stateQuery } from './generation.types.ts';
-import { genStatus, type GenStatus } from './search-attributes.ts';
-import { providerSlugOf, providerTaskQueue } from './task-queues.ts';
+import { genStatus, type GenStatus } from '../search-attributes.ts';
+import { providerSlugOf, providerTaskQueue } from '../task-queues.ts';
 import { type UpstreamJob, upstreamJobOf } from './upstream-job.ts';
-import { notify } from './webhook-notify.ts';
+import { notify } from '../webhooks/webhook-notify.ts';
 
 const { markProcessing, settleTask } = proxyLocalActivities<GenerationActivities>(local);
 const { failTask } = proxyActivities<GenerationActivities>(compensation);

@@ -4,8 +4,8 @@
 // 410 and a refused URL. Each attempt is one activity without Temporal retries (this loop is the schedule), then
 // one idempotent write to the delivery log.
 import { ActivityFailure, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
-import type { WebhookActivities } from '../activities/webhook.activities.ts';
-import type { AttemptResult } from '../src/webhooks/send.ts';
+import type { WebhookActivities } from '../../activities/webhook.activities.ts';
+import type { AttemptResult } from '../../src/webhooks/send.ts';
 import type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery.types.ts';
 
 const second = 1_000;

@@ -1,7 +1,7 @@
 // An upstream that queues work (fal, Replicate) is waited for on durable timers, woken early by its callback: a
 // poll alone would either hammer the upstream or notice the end late.
 import { type ActivityOptions, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { ProviderActivities } from '../activities/provider.activities.ts';
+import type { ProviderActivities } from '../../activities/provider.activities.ts';
 import type { GeneratedOutputs, JobRef, SubmittedJob } from './provider.types.ts';
 import { upstreamCallbackSignal } from './generation.types.ts';
 

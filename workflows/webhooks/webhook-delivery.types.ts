@@ -1,6 +1,6 @@
 // The delivery workflow as its starters see it (the notify activity, operators' redeliveries). Types only, and
 // nothing from activities/: the notify activity imports this, so importing back would close a cycle.
-import type { AttemptOutcome } from '../src/webhooks/send.ts';
+import type { AttemptOutcome } from '../../src/webhooks/send.ts';
 
 export interface WebhookDeliveryInput {
   messageId: string;

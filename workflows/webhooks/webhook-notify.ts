@@ -1,8 +1,8 @@
 // The notify step, shared by every workflow that emits a webhook event. Deliveries run as workflows of their own,
 // so an emitter closes at once and a day of retries never reaches back into it.
 import { CancellationScope, log, proxyLocalActivities } from '@temporalio/workflow';
-import type { WebhookActivities } from '../activities/webhook.activities.ts';
-import type { WebhookEventInput } from '../src/webhooks/messages.ts';
+import type { WebhookActivities } from '../../activities/webhook.activities.ts';
+import type { WebhookEventInput } from '../../src/webhooks/messages.ts';
 
 // Idempotent database work and two workflow starts, retried for about an hour (counted: the SDK drops a local
 // activity's schedule-to-close between retries). Local: most tasks have no webhook to pay a task-queue round trip for.

@@ -2,9 +2,9 @@
 // and the task errors callers match. The api (src/orchestration) imports this, never the workflow body; the
 // generation activities take their input and answer types from here, so nothing here imports from activities/.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { GenerationRequest } from '../src/domain/generation-request.ts';
-import type { X402Authorization } from '../src/generations/paid-tasks.ts';
-import type { TaskView } from '../src/generations/task-view.ts';
+import type { GenerationRequest } from '../../src/domain/generation-request.ts';
+import type { X402Authorization } from '../../src/generations/paid-tasks.ts';
+import type { TaskView } from '../../src/generations/task-view.ts';
 
 /** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
 export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
