@@ -91,6 +91,14 @@ const layerOf: Record<string, number> = {
 const isWorkflowContract = (path: string) =>
   path.endsWith('.types.ts') || ['workflows/search-attributes.ts', 'workflows/task-queues.ts'].includes(path);
 
+/** The imports of the files under `folder` that break a rule, as `file → target`. */
+const offendingImports = (folder: string, breaks: (file: string, edge: Edge) => boolean) =>
+  files
+    .filter((file) => file.startsWith(folder))
+    .flatMap((file) =>
+      (graph.get(file) ?? []).filter((edge) => breaks(file, edge)).map((edge) => `${file} → ${edge.to}`),
+    );
+
 describe('import graph', () => {
   it('reads every layer', () => {
     expect(files.length).toBeGreaterThan(50);
@@ -115,38 +123,26 @@ describe('import graph', () => {
   });
 
   it('3. lets workflow code import only @temporalio/workflow, its own files, and types', () => {
-    const offenders = files
-      .filter((file) => file.startsWith('workflows/'))
-      .flatMap((file) =>
-        (graph.get(file) ?? [])
-          .filter((edge) => !edge.typeOnly && edge.to !== '@temporalio/workflow' && !edge.to.startsWith('workflows/'))
-          .map((edge) => `${file} → ${edge.to}`),
-      );
+    const offenders = offendingImports(
+      'workflows/',
+      (_, edge) => !edge.typeOnly && edge.to !== '@temporalio/workflow' && !edge.to.startsWith('workflows/'),
+    );
     expect(offenders).toEqual([]);
   });
 
   it('4. keeps src to workflow contracts (a type-only import of a body is fine), and activities to the worker', () => {
-    const offenders = files
-      .filter((file) => file.startsWith('src/'))
-      .flatMap((file) =>
-        (graph.get(file) ?? [])
-          .filter((edge) => {
-            if (edge.to.startsWith('activities/')) return file !== join('src', 'worker.ts');
-            return edge.to.startsWith('workflows/') && !edge.typeOnly && !isWorkflowContract(edge.to);
-          })
-          .map((edge) => `${file} → ${edge.to}`),
-      );
+    const offenders = offendingImports('src/', (file, edge) => {
+      if (edge.to.startsWith('activities/')) return file !== join('src', 'worker.ts');
+      return edge.to.startsWith('workflows/') && !edge.typeOnly && !isWorkflowContract(edge.to);
+    });
     expect(offenders).toEqual([]);
   });
 
   it('5. points every import in src down the layers (api → orchestration → features → building blocks)', () => {
-    const offenders = files
-      .filter((file) => file.startsWith('src/'))
-      .flatMap((file) =>
-        (graph.get(file) ?? [])
-          .filter((edge) => edge.to.startsWith('src/') && layerOf[folderOf(edge.to)]! > layerOf[folderOf(file)]!)
-          .map((edge) => `${file} → ${edge.to}`),
-      );
+    const offenders = offendingImports(
+      'src/',
+      (file, edge) => edge.to.startsWith('src/') && layerOf[folderOf(edge.to)]! > layerOf[folderOf(file)]!,
+    );
     expect(offenders).toEqual([]);
   });
 });
