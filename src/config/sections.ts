@@ -8,6 +8,70 @@ const chainOf = (rpcUrl: string | undefined, usdcAddress: `0x${string}`, confirm
   confirmations,
 });
 
+const temporalOf = (env: Env) => ({
+  address: env.TEMPORAL_ADDRESS,
+  namespace: env.TEMPORAL_NAMESPACE,
+  taskQueue: env.TEMPORAL_TASK_QUEUE,
+  webhookTaskQueue: env.TEMPORAL_WEBHOOK_TASK_QUEUE,
+  workflowCacheSize: env.WORKFLOW_CACHE_SIZE,
+  /** The embedded dev server the all-in-one role starts when TEMPORAL_ADDRESS is unset. */
+  devServer: {
+    port: env.TEMPORAL_DEV_SERVER_PORT,
+    uiPort: env.TEMPORAL_UI_PORT,
+    cliPath: env.TEMPORAL_CLI_PATH,
+    transferPollRps: env.TEMPORAL_DEV_TRANSFER_POLL_RPS,
+    sqliteWal: env.TEMPORAL_DEV_SQLITE_WAL,
+    taskQueuePartitions: env.TEMPORAL_DEV_TASK_QUEUE_PARTITIONS,
+  },
+});
+
+const chainsOf = (env: Env) => ({
+  /** DEPOSIT_CHAINS: the chains taken when they have an RPC URL. */
+  enabled: env.DEPOSIT_CHAINS,
+  base: chainOf(env.BASE_RPC_URL, env.BASE_USDC_ADDRESS, env.BASE_CONFIRMATIONS),
+  polygon: chainOf(env.POLYGON_RPC_URL, env.POLYGON_USDC_ADDRESS, env.POLYGON_CONFIRMATIONS),
+  ethereum: chainOf(env.ETHEREUM_RPC_URL, env.ETHEREUM_USDC_ADDRESS, env.ETHEREUM_CONFIRMATIONS),
+  local: {
+    name: env.LOCAL_CHAIN_NAME,
+    confirmations: env.LOCAL_CHAIN_CONFIRMATIONS,
+    blockTimeSeconds: env.LOCAL_CHAIN_BLOCK_TIME_SECONDS,
+    rpcUrl: env.LOCAL_CHAIN_RPC_URL,
+    chainId: env.LOCAL_CHAIN_ID,
+  },
+});
+
+const providersOf = (env: Env) => ({
+  pollIntervalMs: env.PROVIDER_POLL_INTERVAL_MS,
+  pollMaxIntervalMs: env.PROVIDER_POLL_MAX_INTERVAL_MS,
+  callbackBaseUrl: env.UPSTREAM_CALLBACK_BASE_URL,
+  queueTimeoutSeconds: env.PROVIDER_QUEUE_TIMEOUT_SECONDS,
+  allowPrivateOutputUrls: env.ALLOW_PRIVATE_OUTPUT_URLS,
+  local: {
+    concurrency: env.LOCAL_CONCURRENCY,
+  },
+  fal: {
+    key: env.FAL_KEY,
+    queueUrl: env.FAL_QUEUE_URL,
+    jwksUrl: env.FAL_JWKS_URL,
+    userId: env.FAL_USER_ID,
+    timeoutSeconds: env.FAL_TIMEOUT_SECONDS,
+    concurrency: env.FAL_CONCURRENCY,
+  },
+  replicate: {
+    apiToken: env.REPLICATE_API_TOKEN,
+    baseUrl: env.REPLICATE_BASE_URL,
+    webhookSecret: env.REPLICATE_WEBHOOK_SECRET,
+    timeoutSeconds: env.REPLICATE_TIMEOUT_SECONDS,
+    concurrency: env.REPLICATE_CONCURRENCY,
+  },
+  openai: {
+    apiKey: env.OPENAI_API_KEY,
+    baseUrl: env.OPENAI_BASE_URL,
+    timeoutSeconds: env.OPENAI_TIMEOUT_SECONDS,
+    concurrency: env.OPENAI_CONCURRENCY,
+  },
+});
+
 export function toSections(env: Env) {
   return {
     /** The process and its HTTP listener. */
@@ -27,37 +91,9 @@ export function toSections(env: Env) {
       url: env.DATABASE_URL,
       embeddedPort: env.EMBEDDED_POSTGRES_PORT,
     },
-    temporal: {
-      address: env.TEMPORAL_ADDRESS,
-      namespace: env.TEMPORAL_NAMESPACE,
-      taskQueue: env.TEMPORAL_TASK_QUEUE,
-      webhookTaskQueue: env.TEMPORAL_WEBHOOK_TASK_QUEUE,
-      workflowCacheSize: env.WORKFLOW_CACHE_SIZE,
-      /** The embedded dev server the all-in-one role starts when TEMPORAL_ADDRESS is unset. */
-      devServer: {
-        port: env.TEMPORAL_DEV_SERVER_PORT,
-        uiPort: env.TEMPORAL_UI_PORT,
-        cliPath: env.TEMPORAL_CLI_PATH,
-        transferPollRps: env.TEMPORAL_DEV_TRANSFER_POLL_RPS,
-        sqliteWal: env.TEMPORAL_DEV_SQLITE_WAL,
-        taskQueuePartitions: env.TEMPORAL_DEV_TASK_QUEUE_PARTITIONS,
-      },
-    },
+    temporal: temporalOf(env),
     /** Where deposits and x402 payments are read: each chain, and the local development chain. */
-    chains: {
-      /** DEPOSIT_CHAINS: the chains taken when they have an RPC URL. */
-      enabled: env.DEPOSIT_CHAINS,
-      base: chainOf(env.BASE_RPC_URL, env.BASE_USDC_ADDRESS, env.BASE_CONFIRMATIONS),
-      polygon: chainOf(env.POLYGON_RPC_URL, env.POLYGON_USDC_ADDRESS, env.POLYGON_CONFIRMATIONS),
-      ethereum: chainOf(env.ETHEREUM_RPC_URL, env.ETHEREUM_USDC_ADDRESS, env.ETHEREUM_CONFIRMATIONS),
-      local: {
-        name: env.LOCAL_CHAIN_NAME,
-        confirmations: env.LOCAL_CHAIN_CONFIRMATIONS,
-        blockTimeSeconds: env.LOCAL_CHAIN_BLOCK_TIME_SECONDS,
-        rpcUrl: env.LOCAL_CHAIN_RPC_URL,
-        chainId: env.LOCAL_CHAIN_ID,
-      },
-    },
+    chains: chainsOf(env),
     deposits: {
       xpub: env.DEPOSIT_XPUB,
       waitSeconds: env.DEPOSIT_WAIT_SECONDS,
@@ -111,37 +147,7 @@ export function toSections(env: Env) {
     webhooks: {
       allowPrivateUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
     },
-    providers: {
-      pollIntervalMs: env.PROVIDER_POLL_INTERVAL_MS,
-      pollMaxIntervalMs: env.PROVIDER_POLL_MAX_INTERVAL_MS,
-      callbackBaseUrl: env.UPSTREAM_CALLBACK_BASE_URL,
-      queueTimeoutSeconds: env.PROVIDER_QUEUE_TIMEOUT_SECONDS,
-      allowPrivateOutputUrls: env.ALLOW_PRIVATE_OUTPUT_URLS,
-      local: {
-        concurrency: env.LOCAL_CONCURRENCY,
-      },
-      fal: {
-        key: env.FAL_KEY,
-        queueUrl: env.FAL_QUEUE_URL,
-        jwksUrl: env.FAL_JWKS_URL,
-        userId: env.FAL_USER_ID,
-        timeoutSeconds: env.FAL_TIMEOUT_SECONDS,
-        concurrency: env.FAL_CONCURRENCY,
-      },
-      replicate: {
-        apiToken: env.REPLICATE_API_TOKEN,
-        baseUrl: env.REPLICATE_BASE_URL,
-        webhookSecret: env.REPLICATE_WEBHOOK_SECRET,
-        timeoutSeconds: env.REPLICATE_TIMEOUT_SECONDS,
-        concurrency: env.REPLICATE_CONCURRENCY,
-      },
-      openai: {
-        apiKey: env.OPENAI_API_KEY,
-        baseUrl: env.OPENAI_BASE_URL,
-        timeoutSeconds: env.OPENAI_TIMEOUT_SECONDS,
-        concurrency: env.OPENAI_CONCURRENCY,
-      },
-    },
+    providers: providersOf(env),
     tracing: {
       otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
       serviceName: env.OTEL_SERVICE_NAME,
