@@ -2,6 +2,11 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { vi } from 'vitest';
+
+// Each genctl process loads TypeScript through a loader: seconds of start-up on a loaded 2-core machine, so a test
+// file that runs genctl gives each test room for a dozen of them (one of eleven took over 60 s).
+vi.setConfig({ testTimeout: 240_000 });
 
 const genctlPath = join(import.meta.dirname, '..', '..', 'bin', 'genctl.mjs');
 
