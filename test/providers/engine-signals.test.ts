@@ -6,9 +6,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
-import { FfmpegFailure, runFfmpeg } from '../../src/providers/local/ffmpeg.ts';
+import { runFfmpeg } from '../../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../../src/providers/local/index.ts';
 import { ProviderRefusal } from '../../src/providers/types.ts';
 
@@ -18,6 +18,10 @@ beforeAll(async () => {
   await writeFile(join(dir, 'noise.bin'), Buffer.from('this is not a media file at all'.repeat(50)));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
+// A test that failed must not leave its FFmpeg running into the next one's count.
+afterEach(() => {
+  for (const { pid } of ffmpegChildren()) process.kill(pid, 'SIGKILL');
+});
 
 /** The FFmpeg processes this process started, with their process group. */
 function ffmpegChildren(): { pid: number; pgid: number }[] {
@@ -51,15 +55,10 @@ describe('an engine child stopped by a signal', () => {
     async (signal) => {
       const rendering = runFfmpeg(slowRender, 120_000);
       const outcome = rendering.catch((error: unknown) => error);
-      const child = await runningChild();
-      // Its own process group: a Ctrl-C to the terminal's group (ours) does not reach it.
-      expect(child.pgid).toBe(child.pid);
-      expect(child.pgid).not.toBe(Number(execFileSync('ps', ['-o', 'pgid=', '-p', String(process.pid)]).toString()));
-      process.kill(child.pid, signal);
+      process.kill((await runningChild()).pid, signal);
       const error = await outcome;
       expect(error).not.toBeInstanceOf(ProviderRefusal);
-      expect(error).toBeInstanceOf(FfmpegFailure);
-      expect((error as Error).message).toMatch(/stopped by/);
+      expect(error).toMatchObject({ name: 'FfmpegFailure', message: expect.stringMatching(/stopped by/) });
     },
     60_000,
   );
@@ -69,25 +68,30 @@ describe('an engine child stopped by a signal', () => {
     const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: '#3366cc' } })
       .png()
       .toBuffer();
-    const percents: number[] = [];
     const rendering = localEngines['ffmpeg-zoompan']!(
       { type: 'image-to-video', model: model.id, image_url: 'https://inputs.example/a.png', duration: 10 },
       model,
       {
         fetchInput: async () => ({ data: png, contentType: 'image/png' }),
         signal: new AbortController().signal,
-        progress: (progress) => {
-          if (progress.stage === 'rendering') percents.push(progress.percent ?? 0);
-        },
       },
     );
     const outcome = rendering.catch((error: unknown) => error);
-    const child = await runningChild();
-    expect(child.pgid).toBe(child.pid);
-    process.kill(child.pid, 'SIGINT');
+    process.kill((await runningChild()).pid, 'SIGINT');
     const error = await outcome;
     expect(error).not.toBeInstanceOf(ProviderRefusal);
-    expect(error).toBeInstanceOf(FfmpegFailure);
+    expect(error).toMatchObject({ name: 'FfmpegFailure' });
+  }, 60_000);
+
+  it('runs in a process group of its own: a Ctrl-C to the terminal group (ours) does not reach it', async () => {
+    const controller = new AbortController();
+    const outcome = runFfmpeg(slowRender, 120_000, controller.signal).catch((error: unknown) => error);
+    const child = await runningChild();
+    const ourGroup = Number(execFileSync('ps', ['-o', 'pgid=', '-p', String(process.pid)], { encoding: 'utf8' }));
+    controller.abort();
+    await outcome;
+    expect(child.pgid).toBe(child.pid);
+    expect(child.pgid).not.toBe(ourGroup);
   }, 60_000);
 
   it('an abort still kills it, its whole group, at once', async () => {
@@ -102,8 +106,10 @@ describe('an engine child stopped by a signal', () => {
 
   it('our timeout kills it: a retryable failure too', async () => {
     const error = await runFfmpeg(slowRender, 1_000).catch((failure: unknown) => failure);
-    expect(error).toBeInstanceOf(FfmpegFailure);
-    expect((error as Error).message).toMatch(/did not finish within 1000 ms/);
+    expect(error).toMatchObject({
+      name: 'FfmpegFailure',
+      message: expect.stringMatching(/did not finish within 1000 ms/),
+    });
     expect(ffmpegChildren()).toEqual([]);
   }, 60_000);
 
