@@ -1,10 +1,10 @@
 // How long a media file plays, in seconds, from its bytes: ffprobe's reading of the container, and the timestamps of
 // the packets themselves (FFmpeg demuxing without decoding), whichever is longer. A header that understates the
 // length (an edited MP3 frame count) does not shorten what the packets say an upstream will play and bill.
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { runEngineProcess } from '../infra/engine-process.ts';
 import { ffmpegPath, withWorkDir } from './local/ffmpeg.ts';
 
 const require = createRequire(import.meta.url);
@@ -14,28 +14,23 @@ export class MediaLengthError extends Error {
   override name = 'MediaLengthError';
 }
 
-/** Runs a tool on local files only (a playlist must not make it fetch URLs); stdout, or null if it failed. */
-function run(path: string, args: string[], deadlineMs: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(path, ['-hide_banner', '-protocol_whitelist', 'file', ...args], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-      killSignal: 'SIGKILL',
-    });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
+/**
+ * Runs a tool on local files only (a playlist must not make it fetch URLs), in a process group of its own (a Ctrl-C
+ * in the terminal does not reach it); stdout, or null if it said it could not read the file. A tool stopped by a
+ * signal (FFmpeg exits 255 on one it catches) did not read anything: that is our failure, thrown as a plain Error.
+ */
+async function run(path: string, args: string[], deadlineMs: number): Promise<string | null> {
+  let out = '';
+  const exit = await runEngineProcess(path, ['-hide_banner', '-protocol_whitelist', 'file', ...args], {
+    timeoutMs: Math.max(deadlineMs - Date.now(), 1),
+    onStdout: (chunk) => {
       out = (out + chunk.toString()).slice(-20_000);
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), Math.max(deadlineMs - Date.now(), 1));
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      if (signal === 'SIGKILL') reject(new MediaLengthError('it could not be measured in time'));
-      else resolve(code === 0 ? out : null);
-    });
+    },
   });
+  if (exit.timedOut) throw new MediaLengthError('it could not be measured in time');
+  if (exit.signal || exit.code === 255)
+    throw new Error(`${basename(path)} was stopped by ${exit.signal ?? 'a signal'}`);
+  return exit.code === 0 ? out : null;
 }
 
 /** The container's own duration (ffprobe). */
