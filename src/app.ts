@@ -30,7 +30,7 @@ import { createEndedTasks } from './generations/ended-tasks.ts';
 import type { Storage } from './storage/local-storage.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
-import { deliveredOutputsOnly } from './api/middleware/delivered-outputs.ts';
+import { deliveredOutputsOnly, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
 
@@ -127,6 +127,7 @@ export function createApp(deps: AppDeps): Express {
     routeLabel('/files/*'),
     deliveredOutputsOnly(deps.prisma),
     express.static(deps.storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' }),
+    noFile,
   );
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
   app.use('/v1', (req, res) => {

@@ -17,6 +17,7 @@ import { applyMigrations } from './db/migrate.ts';
 import { createPrisma } from './db/prisma.ts';
 import { databaseProbe, temporalProbe } from './health.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
+import { ensurePortsFree, type ListenPort } from './infra/ports.ts';
 import { startTracing } from './infra/tracing.ts';
 import { startTemporalDevServer } from './infra/temporal-dev-server.ts';
 import { devServerTuningArgs } from './infra/temporal-dev-tuning.ts';
@@ -107,6 +108,7 @@ export async function startRuntime(
   stops: Stop[],
 ): Promise<{ banner: string[]; config: Config }> {
   const dataDir = resolve(given.server.dataDir);
+  await ensurePortsFree(listenPorts(given));
   const banner: string[] = [];
   // Tracing first, so it stops last and sends the spans of everything that stopped before it.
   const tracer = await startTracing(given.tracing, given.server.role);
@@ -223,6 +225,21 @@ export async function startRuntime(
   });
   stops.push({ name: 'runtime file', stop: () => removeRuntimeFile(dataDir) });
   return { banner, config };
+}
+
+/** The ports this process listens on itself (the dev server checks its own when it starts). */
+function listenPorts(config: Config): ListenPort[] {
+  const ports: ListenPort[] = [];
+  if (config.server.role !== 'worker')
+    ports.push({ setting: 'PORT', port: config.server.port, host: config.server.host, listener: 'the API' });
+  if (config.metrics.port)
+    ports.push({
+      setting: 'METRICS_PORT',
+      port: config.metrics.port,
+      host: config.metrics.host,
+      listener: 'the metrics endpoint',
+    });
+  return ports;
 }
 
 /** Where the Temporal SDK serves its worker metrics: only where a worker runs, and only when asked. */

@@ -1,8 +1,10 @@
 // genctl: operators' tool. Exit codes: 0 done, 1 refused (not found, …), 2 usage error. --json for scripts.
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { ConfigError, embeddedDatabaseUrl, loadConfig, publicBaseUrl } from '../config/config.ts';
 import { createPrisma } from '../db/prisma.ts';
+import { isDatabaseUnreachable } from '../db/unreachable.ts';
 import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
 import { createLocalStorage, filesDirectory } from '../storage/local-storage.ts';
 import {
@@ -85,6 +87,20 @@ const options = {
 
 const redactPassword = (url: string) => url.replace(/^(\w+:\/\/[^:/@]+):[^@/]*@/, '$1:***@');
 
+type DatabaseSource = 'DATABASE_URL' | 'runtime file' | 'default';
+
+/** A database that does not answer, in one sentence: which one genctl tried, and what to do about it. */
+function unreachableDatabase(source: DatabaseSource, url: string, dataDir: string): string {
+  switch (source) {
+    case 'default':
+      return `no running service found for DATA_DIR ${resolve(dataDir)} (start it with \`npm start\`, or set DATABASE_URL to reach a database)`;
+    case 'runtime file':
+      return `the database of the service running from DATA_DIR ${resolve(dataDir)} (${redactPassword(url)}) does not answer; is the service stopping?`;
+    case 'DATABASE_URL':
+      return `the database at DATABASE_URL (${redactPassword(url)}) does not answer; check that it runs and that DATABASE_URL names it`;
+  }
+}
+
 /** Where genctl (and an operator's `temporal --address …`) reach the service. */
 function statusOutput(status: Record<string, string | number | null>): Output {
   const lines = [
@@ -116,6 +132,11 @@ async function run(argv: string[]): Promise<number> {
   // The environment first, then what the running `npm start` announced, then the defaults it would have used.
   const running = await readRuntimeFile(config.server.dataDir);
   const databaseUrl = config.database.url ?? running?.databaseUrl ?? embeddedDatabaseUrl(config.database);
+  const databaseSource: DatabaseSource = config.database.url
+    ? 'DATABASE_URL'
+    : running?.databaseUrl
+      ? 'runtime file'
+      : 'default';
   const temporalAddress =
     config.temporal.address ?? running?.temporalAddress ?? `127.0.0.1:${config.temporal.devServer.port}`;
   const prisma = createPrisma(databaseUrl);
@@ -227,7 +248,11 @@ async function run(argv: string[]): Promise<number> {
     }
     console.log(values.json ? JSON.stringify(output.json, null, 2) : output.text);
     return 0;
-  } catch (error) {
+  } catch (caught) {
+    // A stopped service is the usual cause, not a bug: one sentence, never Prisma's invocation text.
+    const error = isDatabaseUnreachable(caught)
+      ? new CommandError(unreachableDatabase(databaseSource, databaseUrl, config.server.dataDir))
+      : caught;
     if (error instanceof CommandError) {
       console.error(values.json ? JSON.stringify({ error: error.message }) : `genctl: ${error.message}`);
       return error.exitCode;

@@ -3,8 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { defineEndpoint } from '../../src/api/endpoint.ts';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
 import { z } from '../../src/api/schemas/zod.ts';
-import { createAgentWithKey } from '../helpers/accounts.ts';
+import { createAgentWithKey, createFundedAccount } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
+import { createTaskRow } from '../helpers/task-rows.ts';
 
 // Endpoints that exist only here, mounted through the same machinery, to reach the internal-error paths.
 const failingEndpoints = [
@@ -46,8 +47,14 @@ const failingEndpoints = [
 
 const stack = useAppWithDatabase({ endpoints: [...apiEndpoints, ...failingEndpoints] });
 let agentKey: string;
+let completedTaskId: string;
 beforeAll(async () => {
   agentKey = (await createAgentWithKey(stack.database.prisma)).apiKey.key;
+  completedTaskId = await createTaskRow(
+    stack.database.prisma,
+    await createFundedAccount(stack.database.prisma),
+    'completed',
+  );
 });
 
 interface Case {
@@ -269,6 +276,19 @@ describe('error envelope', () => {
     const response = await fetch(`${stack.app.url}/api/v1/agents/register`, { method: 'GET' });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
+  });
+});
+
+describe('output files', () => {
+  // A malformed percent-encoding names no file: 404, whether it is in the task id or the file name.
+  it.each([
+    { where: 'task id', path: () => '/files/%E0%A4%A/out.png' },
+    { where: 'file name of a completed task', path: () => `/files/${completedTaskId}/%E0%A4%A.png` },
+  ])('answers 404 to a malformed encoding in the $where', async ({ path }) => {
+    const response = await fetch(`${stack.app.url}${path()}`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toEqual({ error: 'not_found', message: `No file ${path()}.` });
   });
 });
 

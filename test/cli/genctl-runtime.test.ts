@@ -74,4 +74,27 @@ describe('genctl and DATA_DIR/runtime.json', () => {
     expect(status.json).toMatchObject({ file: null, temporal_address: '127.0.0.1:9' });
     expect(status.json.database_url).toMatch(/@127\.0\.0\.1:9\//);
   });
+
+  it.each([
+    ['tasks', 'list'],
+    ['developers', 'create', '--name', 'Nobody'],
+  ])('says no service runs, without Prisma text, when none is found (genctl %s %s)', async (...args) => {
+    const empty = await mkdtemp(join(tmpdir(), 'gateway-no-service-'));
+    try {
+      const result = await runGenctl({ DATA_DIR: empty, ...unusedDefaults }, args);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `genctl: no running service found for DATA_DIR ${empty} (start it with \`npm start\`, or set DATABASE_URL to reach a database)\n`,
+      );
+      const json = await runGenctl({ DATA_DIR: empty, ...unusedDefaults }, [...args, '--json']);
+      expect(json.code).toBe(1);
+      expect(JSON.parse(json.stderr)).toEqual({
+        error: expect.stringMatching(/^no running service found for DATA_DIR/),
+      });
+      expect(result.stderr + json.stderr).not.toMatch(/prisma|invocation|\.ts:\d+|127\.0\.0\.1:9/i);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
 });

@@ -316,6 +316,33 @@ describe('npm start', () => {
     }
   }, 120_000);
 
+  it('a port taken by another process on PORT is refused before anything starts, naming PORT', async () => {
+    const foreign = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
+    const port = (foreign.address() as { port: number }).port;
+    // A data directory of its own: nothing of it may appear, not even for a moment.
+    const ownDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-port-'));
+    const seen = new Set<string>();
+    const watch = setInterval(() => processesUsing(ownDir).forEach((line) => seen.add(line)), 100);
+    try {
+      const started = Date.now();
+      const service = launch({ env: { PORT: String(port), DATA_DIR: ownDir } });
+      const code = await service.exited;
+      const elapsed = Date.now() - started;
+      expect(code, service.output()).not.toBe(0);
+      expect(service.output()).toContain(`Port ${port} (PORT) on 127.0.0.1 is already in use`);
+      expect(service.output()).not.toContain('Press Ctrl-C to stop.');
+      expect(elapsed, service.output()).toBeLessThan(30_000);
+      expect([...seen, ...processesUsing(ownDir)]).toEqual([]);
+      for (const part of ['postgres', 'temporal', 'anvil']) expect(existsSync(join(ownDir, part)), part).toBe(false);
+      expect(foreign.listening).toBe(true);
+    } finally {
+      clearInterval(watch);
+      foreign.close();
+      await rm(ownDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('kill -9 of the service: PostgreSQL, the dev server and the chain do not outlive it', async () => {
     const service = await startService();
     const chain = (await readLocalChainFile(dataDir))!;

@@ -5,10 +5,24 @@ import type { PrismaClient } from '../../db/prisma.ts';
 import { isDelivered } from '../../generations/tasks.ts';
 import { ApiError } from '../errors.ts';
 
+/** A path segment decoded, or null when its percent-encoding is malformed: it names no file. */
+function decodedSegment(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
 export function deliveredOutputsOnly(prisma: PrismaClient): RequestHandler {
-  return async (req, _res, next) => {
-    const taskId = decodeURIComponent(req.path.split('/')[1] ?? '');
-    if (await isDelivered(prisma, taskId)) return next();
-    throw new ApiError('not_found', `No file ${req.baseUrl}${req.path}.`);
+  return async (req, res, next) => {
+    const taskId = decodedSegment(req.path.split('/')[1] ?? '');
+    if (taskId !== null && (await isDelivered(prisma, taskId))) return next();
+    noFile(req, res, next);
   };
 }
+
+/** After the static files: a name that is not there (or whose encoding is malformed) is answered as any other. */
+export const noFile: RequestHandler = (req) => {
+  throw new ApiError('not_found', `No file ${req.baseUrl}${req.path}.`);
+};
