@@ -1,68 +1,21 @@
 // Ctrl-C in the terminal while local engines render (issue 25.1): the terminal sends SIGINT to the whole process
 // group of `npm start`. The FFmpeg children must not die of it before the worker has drained, and a render cut short
 // by the stop is ours to retry, never the caller's input refused: after a second start every task completes.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { alive, useNpmStart } from '../helpers/npm-start.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
-import { freePort } from '../helpers/ports.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-let dataDir: string;
-let env: Record<string, string>;
-let running: ChildProcess | undefined;
+// The input comes from this machine's PNG server.
+const npmStart = useNpmStart('gateway-e2e-ctrlc-', { ALLOW_PRIVATE_INPUT_URLS: 'true' });
 
 const inputs = usePngInputServer({ width: 640, height: 360 });
 
-interface Launched {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start` as a terminal runs it: a process group of its own (`detached`), as a shell's job has. */
-async function startService(): Promise<Launched> {
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  running = child;
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  void exited.then(() => {
-    if (running === child) running = undefined;
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not up within 120 s:\n${output}`)), 120_000);
-    child.stdout!.on('data', () => {
-      if (output.includes('Press Ctrl-C to stop.')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
-  return { child, output: () => output, exited };
-}
+/** `npm start` as a terminal runs it: a process group of its own. */
+const startService = () => npmStart.startService({ detached: true });
 
 const api = async (path: string, init?: { method?: string; key?: string; body?: unknown }) => {
-  const response = await fetch(`http://127.0.0.1:${env.PORT}${path}`, {
-    method: init?.method,
-    headers: {
-      'content-type': 'application/json',
-      ...(init?.key ? { authorization: `Bearer ${init.key}` } : {}),
-    },
-    body: init?.body === undefined ? undefined : JSON.stringify(init.body),
-  });
+  const response = await npmStart.api(path, init);
   return { status: response.status, body: (await response.json()) as any };
 };
 
@@ -74,48 +27,6 @@ function ffmpegChildrenOf(pid: number): number[] {
     .filter(([, ppid, comm]) => Number(ppid) === pid && comm === 'ffmpeg')
     .map(([child]) => Number(child));
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-ctrlc-'));
-  await chmod(dataDir, 0o755);
-  env = {
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: '',
-    TEMPORAL_ADDRESS: '',
-    BASE_RPC_URL: '',
-    POLYGON_RPC_URL: '',
-    ETHEREUM_RPC_URL: '',
-    // The input comes from this machine's PNG server.
-    ALLOW_PRIVATE_INPUT_URLS: 'true',
-  };
-});
-
-// A test that failed half-way must not leave its service running.
-afterEach(async () => {
-  if (!running) return;
-  const child = running;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-});
-
-afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-});
 
 describe('Ctrl-C while local engines render', () => {
   it('SIGINT to the process group: no task fails as the caller’s fault; after a restart every task completes', async () => {

@@ -1,149 +1,37 @@
 // `npm start` as a user runs it (node scripts/start.mjs is what the npm script runs): embedded PostgreSQL,
 // the Temporal dev server, the local chain, API and worker come up; a deposit on the local chain is credited;
 // Temporal going away shows in /healthz; SIGTERM leaves no process behind; a second start keeps the data.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createPublicClient, http } from 'viem';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
 import { localChainFile, readLocalChainFile } from '../../src/chain/local-chain-file.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { runtimeFile } from '../../src/runtime-file.ts';
 import { pingWorkflow } from '../../workflows/index.ts';
 import { runGenctl } from '../helpers/genctl.ts';
-import { freePort } from '../helpers/ports.ts';
+import { alive, processesUsing, useNpmStart } from '../helpers/npm-start.ts';
 
-const root = join(import.meta.dirname, '..', '..');
-let dataDir: string;
-let env: Record<string, string>;
-let running: ChildProcess | undefined;
-
-/** Processes whose command line names our data directory: PostgreSQL (-D) and the dev server (--db-filename). */
-function processesUsing(dir: string): string[] {
-  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  return lines.filter((line) => line.includes(dir) && !line.includes('ps -eo'));
-}
-
-interface Launched {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** `npm start` as a terminal runs it: `detached` gives it a process group of its own, as a shell's job has. */
-function launch(options: { env?: Record<string, string>; detached?: boolean } = {}): Launched {
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
-    cwd: root,
-    env: { ...process.env, ...env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: options.detached,
-  });
-  running = child;
-  let output = '';
-  child.stdout!.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr!.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  void exited.then(() => {
-    if (running === child) running = undefined;
-  });
-  return { child, output: () => output, exited };
-}
-
-async function startService(options: Parameters<typeof launch>[0] = {}): Promise<Launched> {
-  const launched = launch(options);
-  const { child, output } = launched;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not up within 90 s:\n${output()}`)), 90_000);
-    child.stdout!.on('data', () => {
-      if (output().includes('Press Ctrl-C to stop.')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output()}`));
-    });
-  });
-  return launched;
-}
-
-async function stopService(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  const code = await exited;
-  running = undefined;
-  return code;
-}
-
-const api = (path: string, init?: { method?: string; key?: string; body?: unknown }) =>
-  fetch(`http://127.0.0.1:${env.PORT}${path}`, {
-    method: init?.method,
-    headers: {
-      'content-type': 'application/json',
-      ...(init?.key ? { authorization: `Bearer ${init.key}` } : {}),
-    },
-    body: init?.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
-  await chmod(dataDir, 0o755);
-  env = {
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: '',
-    TEMPORAL_ADDRESS: '',
-    // Not the default name: the chain's name reaching deposit_addresses shows the API got the resolved config.
-    LOCAL_CHAIN_NAME: 'polygon',
-    BASE_RPC_URL: '',
-    POLYGON_RPC_URL: '',
-    ETHEREUM_RPC_URL: '',
-  };
-});
-
-// A test that failed half-way must not leave its service running into the next one.
-afterEach(async () => {
-  if (running) await stopService(running);
-});
-
-afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-});
+// Not the default chain name: the chain's name reaching deposit_addresses shows the API got the resolved config.
+const npmStart = useNpmStart('gateway-e2e-', { LOCAL_CHAIN_NAME: 'polygon' });
+const { launch, startService, stopService, api } = npmStart;
 
 describe('npm start', () => {
   it('runs the whole service, reports outages, stops cleanly and keeps its data', async () => {
     const first = await startService();
-    expect(first.output()).toContain(`Temporal UI   http://localhost:${env.TEMPORAL_UI_PORT}`);
-    expect(first.output()).toContain(`Docs          http://localhost:${env.PORT}/docs`);
+    expect(first.output()).toContain(`Temporal UI   http://localhost:${npmStart.env.TEMPORAL_UI_PORT}`);
+    expect(first.output()).toContain(`Docs          http://localhost:${npmStart.env.PORT}/docs`);
     expect(first.output()).toMatch(
       /Chain {9}LOCAL DEVELOPMENT CHAIN \(anvil\) http:\/\/127\.0\.0\.1:\d+, chain id \d+ \(x402: eip155:\d+\), test USDC 0x[0-9a-fA-F]{40}, served as "polygon" — not a real network/,
     );
-    expect(processesUsing(dataDir).length).toBeGreaterThanOrEqual(3);
-    const chain = (await readLocalChainFile(dataDir))!;
+    expect(processesUsing(npmStart.dataDir).length).toBeGreaterThanOrEqual(3);
+    const chain = (await readLocalChainFile(npmStart.dataDir))!;
     expect(chain).toMatchObject({ chain: 'polygon', chainId: 31337, pid: expect.any(Number) });
     expect(alive(chain.pid!)).toBe(true);
 
@@ -151,11 +39,11 @@ describe('npm start', () => {
     const document = (await (await api('/api/v1/openapi.json')).json()) as any;
     expect(Object.keys(document.paths)).toHaveLength(new Set(apiEndpoints.map((endpoint) => endpoint.path)).size);
     expect((await api('/docs')).status).toBe(200);
-    const ui = await fetch(`http://127.0.0.1:${env.TEMPORAL_UI_PORT}/`);
+    const ui = await fetch(`http://127.0.0.1:${npmStart.env.TEMPORAL_UI_PORT}/`);
     expect(ui.status).toBe(200);
 
     // The in-process worker serves workflows, and data lands in both stores.
-    const connection = await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_DEV_SERVER_PORT}` });
+    const connection = await Connection.connect({ address: `127.0.0.1:${npmStart.env.TEMPORAL_DEV_SERVER_PORT}` });
     const client = new Client({ connection });
     const result = await client.workflow.execute(pingWorkflow, {
       taskQueue: 'gateway',
@@ -164,7 +52,7 @@ describe('npm start', () => {
     });
     expect(result.database).toMatch(/^PostgreSQL/);
     await connection.close();
-    const databaseUrl = `postgresql://gateway:gateway@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/gateway`;
+    const databaseUrl = `postgresql://gateway:gateway@127.0.0.1:${npmStart.env.EMBEDDED_POSTGRES_PORT}/gateway`;
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     await db.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('dev_keep', 'developer', 'kept', now())`);
@@ -176,7 +64,7 @@ describe('npm start', () => {
     ).json()) as any;
     expect(Object.keys(registered.deposit_addresses)).toEqual(['polygon']);
     const depositAddress = registered.deposit_addresses.polygon as `0x${string}`;
-    const sent = await runGenctl({ DATA_DIR: dataDir }, [
+    const sent = await runGenctl({ DATA_DIR: npmStart.dataDir }, [
       'chain',
       'send',
       '--to',
@@ -188,15 +76,21 @@ describe('npm start', () => {
     expect(sent.code, sent.stderr).toBe(0);
 
     // genctl, told nothing but DATA_DIR, finds the ports this start took (none of them the defaults).
-    const status = await runGenctl({ DATA_DIR: dataDir }, ['status', '--json']);
+    const status = await runGenctl({ DATA_DIR: npmStart.dataDir }, ['status', '--json']);
     expect(status.json).toMatchObject({
-      file: runtimeFile(dataDir),
-      api_url: `http://localhost:${env.PORT}`,
-      database_url: `postgresql://gateway:***@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/gateway`,
-      temporal_address: `127.0.0.1:${env.TEMPORAL_DEV_SERVER_PORT}`,
-      temporal_ui_url: `http://localhost:${env.TEMPORAL_UI_PORT}`,
+      file: runtimeFile(npmStart.dataDir),
+      api_url: `http://localhost:${npmStart.env.PORT}`,
+      database_url: `postgresql://gateway:***@127.0.0.1:${npmStart.env.EMBEDDED_POSTGRES_PORT}/gateway`,
+      temporal_address: `127.0.0.1:${npmStart.env.TEMPORAL_DEV_SERVER_PORT}`,
+      temporal_ui_url: `http://localhost:${npmStart.env.TEMPORAL_UI_PORT}`,
     });
-    const developer = await runGenctl({ DATA_DIR: dataDir }, ['developers', 'create', '--name', 'found', '--json']);
+    const developer = await runGenctl({ DATA_DIR: npmStart.dataDir }, [
+      'developers',
+      'create',
+      '--name',
+      'found',
+      '--json',
+    ]);
     expect(developer.code, developer.stderr).toBe(0);
 
     const claim = await api('/api/v1/agents/deposit', {
@@ -216,16 +110,16 @@ describe('npm start', () => {
       .toBe('6.00');
 
     // Temporal goes away: the API stays up and says what is down.
-    const devServer = processesUsing(dataDir).find((line) => line.includes('start-dev'))!;
+    const devServer = processesUsing(npmStart.dataDir).find((line) => line.includes('start-dev'))!;
     process.kill(Number(devServer.trim().split(/\s+/)[0]), 'SIGKILL');
     const degraded = await api('/healthz');
     expect(degraded.status).toBe(503);
     expect(((await degraded.json()) as any).message).toMatch(/^Down: temporal/);
     expect(await stopService(first.child), first.output()).toBe(0);
-    expect(processesUsing(dataDir)).toEqual([]);
+    expect(processesUsing(npmStart.dataDir)).toEqual([]);
     expect(alive(chain.pid!)).toBe(false);
-    expect(existsSync(localChainFile(dataDir))).toBe(false);
-    expect(existsSync(runtimeFile(dataDir))).toBe(false);
+    expect(existsSync(localChainFile(npmStart.dataDir))).toBe(false);
+    expect(existsSync(runtimeFile(npmStart.dataDir))).toBe(false);
 
     // A second start recovers, with the data of the first.
     const second = await startService();
@@ -235,12 +129,12 @@ describe('npm start', () => {
     const { rows } = await again.query(`SELECT name FROM accounts WHERE id = 'dev_keep'`);
     await again.end();
     expect(rows).toEqual([{ name: 'kept' }]);
-    const reconnection = await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_DEV_SERVER_PORT}` });
+    const reconnection = await Connection.connect({ address: `127.0.0.1:${npmStart.env.TEMPORAL_DEV_SERVER_PORT}` });
     const description = await new Client({ connection: reconnection }).workflow.getHandle('ping-e2e').describe();
     expect(description.status.name).toBe('COMPLETED');
     await reconnection.close();
     // The chain kept its state too: the deposit address still holds what was sent to it.
-    const restarted = (await readLocalChainFile(dataDir))!;
+    const restarted = (await readLocalChainFile(npmStart.dataDir))!;
     const held = await createPublicClient({ transport: http(restarted.rpcUrl) }).readContract({
       address: restarted.usdcAddress,
       abi: testUsdcAbi,
@@ -250,7 +144,7 @@ describe('npm start', () => {
     expect(held).toBe(5_000_000n);
 
     expect(await stopService(second.child), second.output()).toBe(0);
-    expect(processesUsing(dataDir)).toEqual([]);
+    expect(processesUsing(npmStart.dataDir)).toEqual([]);
     expect(alive(restarted.pid!)).toBe(false);
   }, 240_000);
 
@@ -265,7 +159,7 @@ describe('npm start', () => {
       await api('/api/v1/agents/register', { method: 'POST', body: { agent_name: 'busy' } })
     ).json()) as any;
     // A transaction of ours holds every balance row: admission's reservation (in the workflow's activity) waits.
-    const databaseUrl = `postgresql://gateway:gateway@127.0.0.1:${env.EMBEDDED_POSTGRES_PORT}/gateway`;
+    const databaseUrl = `postgresql://gateway:gateway@127.0.0.1:${npmStart.env.EMBEDDED_POSTGRES_PORT}/gateway`;
     const holder = new pg.Client({ connectionString: databaseUrl });
     holder.on('error', () => undefined);
     await holder.connect();
@@ -296,7 +190,7 @@ describe('npm start', () => {
     expect(code, service.output()).toBe(0);
     expect(elapsed).toBeLessThan(graceSeconds * 1000 + 1_000);
     expect(service.output()).not.toMatch(/uncaught|unhandled|Channel has been shut down/i);
-    await expect.poll(() => processesUsing(dataDir), { timeout: 5_000 }).toEqual([]);
+    await expect.poll(() => processesUsing(npmStart.dataDir), { timeout: 5_000 }).toEqual([]);
   }, 120_000);
 
   it('a port taken by another process on TEMPORAL_DEV_SERVER_PORT is a start-up error naming it', async () => {
@@ -309,7 +203,7 @@ describe('npm start', () => {
       expect(code).not.toBe(0);
       expect(service.output()).toContain(`Port ${port} (TEMPORAL_DEV_SERVER_PORT) on 127.0.0.1 is already in use`);
       expect(service.output()).not.toContain('Press Ctrl-C to stop.');
-      expect(processesUsing(dataDir)).toEqual([]);
+      expect(processesUsing(npmStart.dataDir)).toEqual([]);
       expect(foreign.listening).toBe(true);
     } finally {
       foreign.close();
@@ -345,13 +239,13 @@ describe('npm start', () => {
 
   it('kill -9 of the service: PostgreSQL, the dev server and the chain do not outlive it', async () => {
     const service = await startService();
-    const chain = (await readLocalChainFile(dataDir))!;
-    expect(processesUsing(dataDir).length).toBeGreaterThanOrEqual(2);
+    const chain = (await readLocalChainFile(npmStart.dataDir))!;
+    expect(processesUsing(npmStart.dataDir).length).toBeGreaterThanOrEqual(2);
     expect(alive(chain.pid!)).toBe(true);
     const killed = Date.now();
     process.kill(service.child.pid!, 'SIGKILL');
     await service.exited;
-    await expect.poll(() => processesUsing(dataDir), { timeout: 10_000, interval: 200 }).toEqual([]);
+    await expect.poll(() => processesUsing(npmStart.dataDir), { timeout: 10_000, interval: 200 }).toEqual([]);
     await expect.poll(() => alive(chain.pid!), { timeout: 10_000, interval: 200 }).toBe(false);
     console.log(`children gone ${Date.now() - killed} ms after kill -9 of the service`);
 

@@ -1,0 +1,131 @@
+// `npm start` as a user runs it, for the tests that start the whole service: a scratch DATA_DIR and free ports, the
+// service launched as a terminal would (with `detached`, in a process group of its own, as a shell's job is), and
+// stopped after each test so one that failed half-way does not run into the next.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { freePort } from './ports.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+
+export interface Launched {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export interface LaunchOptions {
+  env?: Record<string, string>;
+  detached?: boolean;
+}
+
+/** Processes whose command line names a data directory: PostgreSQL (-D) and the dev server (--db-filename). */
+export function processesUsing(dir: string): string[] {
+  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
+  return lines.filter((line) => line.includes(dir) && !line.includes('ps -eo'));
+}
+
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Resolves once the banner is out; rejects if the service exits first or is not up within `timeoutMs`. */
+function upOrExited({ child, output }: Launched, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not up within ${timeoutMs / 1000} s:\n${output()}`)), timeoutMs);
+    child.stdout!.on('data', () => {
+      if (output().includes('Press Ctrl-C to stop.')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output()}`));
+    });
+  });
+}
+
+/** The embedded default on its own ports and DATA_DIR (`prefix` names the directory), with `extraEnv` on top. */
+export function useNpmStart(prefix: string, extraEnv: Record<string, string> = {}) {
+  const harness = { dataDir: '', env: {} as Record<string, string> };
+  let running: ChildProcess | undefined;
+
+  const launch = (options: LaunchOptions = {}): Launched => {
+    const child = spawn(process.execPath, ['scripts/start.mjs'], {
+      cwd: root,
+      env: { ...process.env, ...harness.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.detached,
+    });
+    running = child;
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    void exited.then(() => {
+      if (running === child) running = undefined;
+    });
+    return { child, output: () => output, exited };
+  };
+
+  const startService = async (options: LaunchOptions = {}): Promise<Launched> => {
+    const launched = launch(options);
+    await upOrExited(launched, 120_000);
+    return launched;
+  };
+
+  const stopService = async (child: ChildProcess): Promise<number | null> => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    const code = await exited;
+    running = undefined;
+    return code;
+  };
+
+  const api = (path: string, init?: { method?: string; key?: string; body?: unknown }) =>
+    fetch(`http://127.0.0.1:${harness.env.PORT}${path}`, {
+      method: init?.method,
+      headers: {
+        'content-type': 'application/json',
+        ...(init?.key ? { authorization: `Bearer ${init.key}` } : {}),
+      },
+      body: init?.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+
+  beforeAll(async () => {
+    harness.dataDir = await mkdtemp(join(tmpdir(), prefix));
+    await chmod(harness.dataDir, 0o755);
+    harness.env = {
+      DATA_DIR: harness.dataDir,
+      PORT: String(await freePort()),
+      EMBEDDED_POSTGRES_PORT: String(await freePort()),
+      TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      BASE_RPC_URL: '',
+      POLYGON_RPC_URL: '',
+      ETHEREUM_RPC_URL: '',
+      ...extraEnv,
+    };
+  });
+
+  afterEach(async () => {
+    if (running) await stopService(running);
+  });
+
+  afterAll(async () => {
+    await rm(harness.dataDir, { recursive: true, force: true });
+  });
+
+  return Object.assign(harness, { launch, startService, stopService, api });
+}
