@@ -17,6 +17,8 @@ export interface ReplaySelection {
   /** Part of the task's error message, any case. */
   error?: string;
   limit: number;
+  /** Also replays tasks their caller cancelled (`error: "cancelled"`), which a batch otherwise skips. */
+  includeCancelled?: boolean;
 }
 
 export interface ReplayBatchInput {

@@ -45,7 +45,8 @@ const usage = `genctl: operate the generation gateway
   genctl tasks show <task-id>
   genctl tasks cancel <task-id>
   genctl tasks replay --status failed [--since <time>] [--until <time>] [--model <id>] [--provider <name>]
-      [--account <account-id>] [--error <text>] [--limit <n>] [--rate <tasks/s>] [--batch-id <id>] [--dry-run] [--no-wait]
+      [--account <account-id>] [--error <text>] [--limit <n>] [--rate <tasks/s>] [--batch-id <id>] [--include-cancelled] [--dry-run]
+      [--no-wait]
   genctl chain fund <address> --amount <usdc>
   genctl chain send --to <address> --amount <usdc> [--from-key <private-key>]
   genctl status
@@ -81,6 +82,7 @@ const options = {
   error: { type: 'string' },
   rate: { type: 'string' },
   'batch-id': { type: 'string' },
+  'include-cancelled': { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'no-wait': { type: 'boolean' },
 } as const;
@@ -222,7 +224,13 @@ async function run(argv: string[]): Promise<number> {
         ]);
         output = await replayTasksCommand(
           { prisma, config, catalog: loadCatalog(), temporal, progress: process.stderr },
-          { ...values, batchId: values['batch-id'], dryRun: values['dry-run'], noWait: values['no-wait'] },
+          {
+            ...values,
+            batchId: values['batch-id'],
+            includeCancelled: values['include-cancelled'],
+            dryRun: values['dry-run'],
+            noWait: values['no-wait'],
+          },
         );
         break;
       }

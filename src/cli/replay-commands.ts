@@ -13,6 +13,7 @@ import {
   type ReplayPlan,
 } from '../orchestration/generations/replays.ts';
 import {
+  isBatchRunning,
   replayProgress,
   type ReplayBatchHandle,
   startReplayBatch,
@@ -40,6 +41,7 @@ export interface ReplayOptions {
   limit?: string;
   rate?: string;
   batchId?: string;
+  includeCancelled?: boolean;
   dryRun?: boolean;
   noWait?: boolean;
   json?: boolean;
@@ -53,10 +55,17 @@ const waitSeconds = 3600;
 const progressEveryMs = 500;
 
 const units = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const spanAgo = /^(\d+)([smhd])$/;
+
+/**
+ * Relative bounds name their batch by the window of the clock the command runs in (UTC, from the hour: 10:00, 10:10,
+ * …): the same command within it names the same batch; in the next one, it attaches to the previous one's if running.
+ */
+export const batchWindowMs = 10 * 60_000;
 
 /** An ISO time, or a span ago (`90s`, `30m`, `2h`, `7d`), as an absolute ISO time. */
 function timeOf(value: string, flag: string, now: Date): string {
-  const ago = /^(\d+)([smhd])$/.exec(value);
+  const ago = spanAgo.exec(value);
   const time = ago ? new Date(now.getTime() - Number(ago[1]) * units[ago[2] as keyof typeof units]) : new Date(value);
   if (Number.isNaN(time.getTime()))
     throw new CommandError(`${flag} must be an ISO time (2026-11-23T10:00:00Z) or a span ago (30m, 2h, 7d)`, 2);
@@ -87,10 +96,32 @@ export function replaySelectionOf(options: ReplayOptions, now = new Date()): Rep
     ...(options.account ? { accountId: options.account } : {}),
     ...(options.error ? { error: options.error } : {}),
     limit,
+    ...(options.includeCancelled ? { includeCancelled: true } : {}),
   };
   if (selection.since && selection.since >= selection.until)
     throw new CommandError('--since must be before --until', 2);
   return selection;
+}
+
+/**
+ * How the batch of these options is named: by its resolved times when both are absolute; by the bounds as written and
+ * the window `now` falls in (`windowsBefore` windows earlier) when either is relative (`--until` left out is `now`).
+ */
+export function replayBatchIdOf(
+  options: ReplayOptions,
+  selection: ReplaySelection,
+  now = new Date(),
+  windowsBefore = 0,
+): string {
+  const sinceRelative = options.since !== undefined && spanAgo.test(options.since);
+  const untilRelative = options.until === undefined || spanAgo.test(options.until);
+  if (!sinceRelative && !untilRelative) return replayBatchId(selection);
+  const window = (Math.floor(now.getTime() / batchWindowMs) - windowsBefore) * batchWindowMs;
+  return replayBatchId(selection, {
+    ...(options.since ? { since: sinceRelative ? options.since : selection.since } : {}),
+    until: options.until === undefined ? 'now' : untilRelative ? options.until : selection.until,
+    window: new Date(window).toISOString(),
+  });
 }
 
 const describeSelection = (selection: ReplaySelection) =>
@@ -100,6 +131,7 @@ const describeSelection = (selection: ReplaySelection) =>
     selection.provider && `provider ${selection.provider}`,
     selection.accountId && `account ${selection.accountId}`,
     selection.error && `error ~ "${selection.error}"`,
+    selection.includeCancelled && 'cancelled ones included',
     `at most ${selection.limit}`,
   ]
     .filter(Boolean)
@@ -214,21 +246,25 @@ async function awaitBatch(handle: ReplayBatchHandle, bar: NodeJS.WriteStream | u
 }
 
 export async function replayTasksCommand(deps: ReplayDeps, options: ReplayOptions): Promise<Output> {
-  const selection = replaySelectionOf(options);
-  const batchId = options.batchId ?? replayBatchId(selection);
+  const now = new Date();
+  const selection = replaySelectionOf(options, now);
+  let batchId = options.batchId ?? replayBatchIdOf(options, selection, now);
   if (!/^[\w.:-]{1,200}$/.test(batchId))
     throw new CommandError('--batch-id: letters, digits, "_", ".", ":" and "-", at most 200', 2);
   if (options.dryRun) {
     const candidates = await selectReplayCandidates(deps.prisma, deps.catalog, selection);
     return dryRunOutput(batchId, selection, await planReplay(deps, candidates));
   }
+  const client = await deps.temporal();
+  // Run again just past the window's end, the command attaches to the batch it started in the window before.
+  const previous = options.batchId ? undefined : replayBatchIdOf(options, selection, now, 1);
+  if (previous && previous !== batchId && (await isBatchRunning(client, previous))) batchId = previous;
   const input: ReplayBatchInput = {
     batchId,
     selection,
     tasksPerSecond: wholeNumber(options.rate, '--rate', defaultTasksPerSecond, 100),
     waitSeconds,
   };
-  const client = await deps.temporal();
   const handle = await startReplayBatch(
     client,
     deps.config.temporal.taskQueue,

@@ -1,5 +1,5 @@
 // genctl's side of a batch replay: starts its workflow (or attaches to the run under way) and reads its progress.
-import type { Client, WorkflowHandle } from '@temporalio/client';
+import { type Client, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import { progressQuery } from '../../../workflows/replay-batch.types.ts';
 import type { ReplayBatchInput, ReplayBatchWorkflow, ReplayProgress } from '../../../workflows/replay-batch.types.ts';
 
@@ -26,3 +26,13 @@ export async function startReplayBatch(
 }
 
 export const replayProgress = (handle: ReplayBatchHandle): Promise<ReplayProgress> => handle.query(progressQuery);
+
+/** Whether the batch of that id is running (a command run again attaches to it). */
+export async function isBatchRunning(client: Client, batchId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(batchId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}

@@ -10,16 +10,41 @@ import type { Prisma } from '../../generated/prisma/client.ts';
 import { formatUsd } from '../../domain/money.ts';
 import { skipReasons } from '../../domain/replay-reasons.ts';
 import type { ReplayCandidate, ReplayOutcome, ReplaySelection } from '../../../workflows/replay-batch.types.ts';
+import { cancelledError } from '../../../workflows/generation/generation.types.ts';
 import { admissibleRequest } from './admissible.ts';
 import { admitGeneration, type AdmissionDeps } from './admit.ts';
 import { toBase62 } from '../../domain/ids.ts';
 import { InsufficientFundsError } from '../../payments/ledger.ts';
 import { storedRequest } from '../../generations/tasks.ts';
 
-/** The same selection always names the same batch (its workflow id), so running it again finds its replays. */
-export function replayBatchId(selection: ReplaySelection): string {
-  const { status, since, until, model, provider, accountId, error, limit } = selection;
-  const canonical = JSON.stringify([status, since, until, model, provider, accountId, error, limit]);
+/**
+ * A selection with relative bounds (`--since 1h`, `--until` left to now) is named by the bounds as written and the
+ * window of time the command ran in, not by the times they resolved to (which move with every run).
+ */
+export interface RelativeBounds {
+  since?: string;
+  until: string;
+  /** The start of the window (ISO): runs within the same window name the same batch. */
+  window: string;
+}
+
+/**
+ * The same selection always names the same batch (its workflow id), so running it again finds its replays; with
+ * relative bounds, the same bounds as written within the same window do.
+ */
+export function replayBatchId(selection: ReplaySelection, relative?: RelativeBounds): string {
+  const { status, model, provider, accountId, error, limit, includeCancelled } = selection;
+  const canonical = JSON.stringify([
+    status,
+    relative ? `${relative.since ?? ''}@${relative.window}` : selection.since,
+    relative ? `${relative.until}@${relative.window}` : selection.until,
+    model,
+    provider,
+    accountId,
+    error,
+    limit,
+    ...(includeCancelled ? ['include-cancelled'] : []),
+  ]);
   return `replay-${toBase62(createHash('sha256').update(canonical).digest().subarray(0, 12))}`;
 }
 
@@ -42,7 +67,14 @@ function selectionWhere(catalog: Catalog, selection: ReplaySelection): Prisma.Ta
   return { AND: conditions };
 }
 
-/** The failed tasks a selection finds, oldest first, each with what rules out its replay already (x402, replayed). */
+/** A task its caller cancelled was stopped on purpose: a batch re-runs (and charges) it only when asked to. */
+const cancelledByCaller = (task: { error: string | null }, selection: ReplaySelection) =>
+  task.error === cancelledError && !selection.includeCancelled;
+
+/**
+ * The failed tasks a selection finds, oldest first, each with what rules out its replay already (x402, replayed,
+ * cancelled by its caller).
+ */
 export async function selectReplayCandidates(
   prisma: PrismaClient,
   catalog: Catalog,
@@ -56,6 +88,7 @@ export async function selectReplayCandidates(
       id: true,
       accountId: true,
       model: true,
+      error: true,
       account: { select: { kind: true } },
       payment: { select: { taskId: true } },
       replay: { select: { id: true } },
@@ -70,7 +103,9 @@ export async function selectReplayCandidates(
         ? { reason: skipReasons.x402 }
         : task.replay
           ? { reason: skipReasons.alreadyReplayed, replayId: task.replay.id }
-          : null,
+          : cancelledByCaller(task, selection)
+            ? { reason: skipReasons.cancelled }
+            : null,
   }));
 }
 
