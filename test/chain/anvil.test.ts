@@ -7,15 +7,7 @@ import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil } from '../../src/infra/anvil.ts';
 import { testLogger } from '../helpers/logger.ts';
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { alive } from '../helpers/processes.ts';
 
 describe('startAnvil', () => {
   let dir: string;
@@ -31,12 +23,12 @@ describe('startAnvil', () => {
     expect(anvil.rpcUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const client = createPublicClient({ transport: http(anvil.rpcUrl), cacheTime: 0 });
     expect(await client.getChainId()).toBe(8453);
-    expect(isRunning(anvil.pid)).toBe(true);
+    expect(alive(anvil.pid)).toBe(true);
 
     const started = Date.now();
     await anvil.stop();
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(isRunning(anvil.pid)).toBe(false);
+    expect(alive(anvil.pid)).toBe(false);
     await anvil.stop(); // a second stop is a no-op
   });
 

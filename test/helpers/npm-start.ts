@@ -1,12 +1,14 @@
 // `npm start` as a user runs it, for the tests that start the whole service: a scratch DATA_DIR and free ports, the
 // service launched as a terminal would (with `detached`, in a process group of its own, as a shell's job is), and
 // stopped after each test so one that failed half-way does not run into the next.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { freePort } from './ports.ts';
+
+export { alive, processesUsing } from './processes.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -20,21 +22,6 @@ export interface LaunchOptions {
   env?: Record<string, string>;
   detached?: boolean;
 }
-
-/** Processes whose command line names a data directory: PostgreSQL (-D) and the dev server (--db-filename). */
-export function processesUsing(dir: string): string[] {
-  const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  return lines.filter((line) => line.includes(dir) && !line.includes('ps -eo'));
-}
-
-export const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Resolves once the banner is out; rejects if the service exits first or is not up within `timeoutMs`. */
 function upOrExited({ child, output }: Launched, timeoutMs: number): Promise<void> {

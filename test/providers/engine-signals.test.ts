@@ -11,6 +11,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { runFfmpeg } from '../../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../../src/providers/local/index.ts';
 import { ProviderRefusal } from '../../src/providers/types.ts';
+import { alive } from '../helpers/processes.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -36,15 +37,6 @@ async function runningChild(): Promise<{ pid: number; pgid: number }> {
   await expect.poll(() => ffmpegChildren().length, { timeout: 20_000, interval: 50 }).toBe(1);
   return ffmpegChildren()[0]!;
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 // A render that lasts a minute unless stopped: a test pattern read at its own pace, written nowhere.
 const slowRender = ['-re', '-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=25', '-t', '60', '-f', 'null', '-'];
