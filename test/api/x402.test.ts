@@ -15,6 +15,14 @@ import { pay, payingFetch } from '../payments/x402/paying-client.ts';
 
 const on = useAppWithDatabase({ config: { x402: { enabled: true }, ...unreadChains } });
 const off = useAppWithDatabase({ config: { ...unreadChains } });
+// fal and Replicate configured: a model with a fallback route can run here.
+const withFallback = useAppWithDatabase({
+  config: {
+    x402: { enabled: true },
+    providers: { fal: { key: 'fal-key' }, replicate: { apiToken: 'r8-token' } },
+    ...unreadChains,
+  },
+});
 const exactOnly = useAppWithDatabase({
   config: { x402: { enabled: true, schemes: ['exact'] }, ...unreadChains },
 });
@@ -67,6 +75,18 @@ describe('POST /generations without an API key, x402 on', () => {
       })),
     ]);
     expect(decodePaymentRequiredHeader(headers.get('payment-required') ?? '')).toEqual(body.requirements);
+  });
+
+  it('asks for an authorization that outlasts a slot wait on every route a model may take (issue 25, point 11)', async () => {
+    // fal/flux-schnell falls back to Replicate: each of its two routes may wait PROVIDER_QUEUE_TIMEOUT_SECONDS.
+    const model = loadCatalog().get('fal/flux-schnell')!;
+    expect(model.fallbacks).toHaveLength(1);
+    const { status, body } = await call(withFallback, 'POST', '/generations', {
+      body: { type: 'text-to-image', model: model.id, prompt: 'a lighthouse' },
+    });
+    expect(status).toBe(402);
+    const seconds = body.requirements.accepts.map((offer: { maxTimeoutSeconds: number }) => offer.maxTimeoutSeconds);
+    expect(new Set(seconds)).toEqual(new Set([2 * 600 + model.timeout_seconds + 900]));
   });
 
   it('validates the request first: a bad body is 400 naming the field, and costs nothing to ask', async () => {

@@ -72,9 +72,12 @@ const signatureOf = (payload: PaymentPayload) => (payload.payload as { signature
 export const sameAuthorization = (stored: object, payload: PaymentPayload) =>
   signatureOf(stored as PaymentPayload) === signatureOf(payload);
 
-/** The longest a task's run may last: waiting for a provider slot, then the model's timeout. */
-const runSeconds = (config: Pick<Config, 'providers'>, model: Pick<CatalogModel, 'timeout_seconds'>) =>
-  config.providers.queueTimeoutSeconds + model.timeout_seconds;
+/**
+ * The longest a task's run may last: the model's timeout, which all its routes share, and a wait for a provider slot
+ * on each route it may take (the model's own and every fallback), none of which counts against that timeout.
+ */
+const runSeconds = (config: Pick<Config, 'providers'>, model: Pick<CatalogModel, 'timeout_seconds' | 'fallbacks'>) =>
+  config.providers.queueTimeoutSeconds * (1 + (model.fallbacks?.length ?? 0)) + model.timeout_seconds;
 
 /**
  * Where `upto` can be offered, when configured: the facilitator's own answer. A facilitator that cannot say (an
