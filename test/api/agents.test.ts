@@ -1,10 +1,11 @@
 // POST /agents/register, GET /agents/balance, PATCH /agents/webhook over real HTTP and PostgreSQL.
 import { describe, expect, it } from 'vitest';
 import { developmentDepositXpub } from '../../src/config/config.ts';
-import { charge, credit, ledgerTotals, reserve } from '../../src/payments/ledger.ts';
+import { charge, credit, reserve } from '../../src/payments/ledger.ts';
 import { deriveDepositAddress } from '../../src/payments/deposits/addresses.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { checkedBalance } from '../helpers/balance.ts';
 import { call, freshClientAddress } from '../helpers/http.ts';
 
 // Each request speaks from its own client address (X-Forwarded-For from loopback) unless a test names one, so the
@@ -170,11 +171,7 @@ describe('the server-wide trial budget (TRIAL_CREDITS_PER_DAY)', () => {
     const prisma = budgeted.database.prisma;
     expect(await prisma.ledgerEntry.count({ where: { kind: 'trial_credit' } })).toBe(2);
     for (const { body } of [...racers, late]) {
-      const [row, totals] = await Promise.all([
-        prisma.balance.findUniqueOrThrow({ where: { accountId: body.agent_id } }),
-        ledgerTotals(prisma, body.agent_id),
-      ]);
-      expect(totals.balance).toBe(row.balance);
+      await checkedBalance(prisma, body.agent_id);
     }
   });
 });

@@ -3,8 +3,9 @@
 // headers, and a refused admission reserves nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/domain/values.ts';
-import { credit, ledgerTotals } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/payments/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { checkedBalance } from '../helpers/balance.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, type Server } from '../helpers/http.ts';
@@ -70,14 +71,7 @@ describe('rate limits', () => {
     expect(tasks).toHaveLength(3);
     const reservations = await prisma.ledgerEntry.count({ where: { accountId: developer.accountId, kind: 'reserve' } });
     expect(reservations).toBe(3);
-    const [row, totals] = await Promise.all([
-      prisma.balance.findUniqueOrThrow({ where: { accountId: developer.accountId } }),
-      ledgerTotals(prisma, developer.accountId),
-    ]);
-    expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
-      balance: row.balance,
-      reserved: row.reserved,
-    });
+    await checkedBalance(prisma, developer.accountId);
   });
 
   it('reads have their own limit, shared the same way; the tier sets it (0: none, and no headers)', async () => {
