@@ -25,6 +25,7 @@ import { temporalCliPath } from './infra/tools.ts';
 import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
 import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
+import { x402BannerLines } from './payments/x402/banner.ts';
 import { createLocalStorage, filesDirectory } from './storage/local-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './orchestration/deposits/scan-schedules.ts';
@@ -71,6 +72,7 @@ async function startChains(
   const local = await startLocalChain({
     dataDir,
     blockTimeSeconds: config.chains.local.blockTimeSeconds,
+    chainId: config.chains.local.chainId,
     log: logger,
   });
   stops.push({
@@ -171,6 +173,7 @@ export async function startRuntime(
   await checkSearchAttributes(temporalAddress, config.temporal.namespace, logger);
 
   banner.push(...chain.banner);
+  if (config.server.role !== 'worker') banner.push(...x402BannerLines(config));
   const storage = createLocalStorage(filesDirectory(dataDir), publicBaseUrl(config.server));
   installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));
   banner.push(...(await startMetrics(config, stops)));

@@ -3,6 +3,7 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
+import { x402Offered } from '../chain/settings.ts';
 import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../accounts/api-keys.ts';
@@ -157,11 +158,11 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/** A call without an API key to an endpoint that takes x402 payments instead, while x402 is on. */
+/** A call without an API key to an endpoint that takes x402 payments instead, while x402 is on (and has a chain). */
 const paysWithX402 = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
   endpoint.auth === 'any_or_x402' &&
   endpoint.handleUnpaid !== undefined &&
-  ctx.config.x402.enabled &&
+  x402Offered(ctx.config) &&
   !req.headers.authorization;
 
 async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {

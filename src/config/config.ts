@@ -9,6 +9,7 @@ import {
   developmentTaskIdSecret,
   type Env,
   envSchema,
+  x402EnabledOf,
 } from './env.ts';
 import { type Config, type DatabaseConfig, type ServerConfig, toSections } from './sections.ts';
 
@@ -57,12 +58,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
       'Invalid configuration — BASE_RPC_URL, POLYGON_RPC_URL, ETHEREUM_RPC_URL: production needs at least one real chain; the local development chain is not allowed',
     );
   }
-  if (config.NODE_ENV === 'production' && config.X402_ENABLED && config.X402_PAY_TO === developmentPayTo) {
+  const x402Enabled = x402EnabledOf(config);
+  if (config.NODE_ENV === 'production' && x402Enabled && config.X402_PAY_TO === developmentPayTo) {
     throw new ConfigError(
       'Invalid configuration — X402_PAY_TO: the development address is not allowed in production; set the address that receives x402 payments',
     );
   }
-  const ownFacilitator = config.X402_ENABLED && !config.X402_FACILITATOR_URL;
+  const ownFacilitator = x402Enabled && !config.X402_FACILITATOR_URL;
   if (
     config.NODE_ENV === 'production' &&
     ownFacilitator &&
@@ -72,11 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
       'Invalid configuration — X402_FACILITATOR_PRIVATE_KEY: the development key is public; set the key of the account that pays settlement gas, or X402_FACILITATOR_URL',
     );
   }
-  if (
-    config.NODE_ENV === 'production' &&
-    config.X402_ENABLED &&
-    config.X402_TASK_ID_SECRET === developmentTaskIdSecret
-  ) {
+  if (config.NODE_ENV === 'production' && x402Enabled && config.X402_TASK_ID_SECRET === developmentTaskIdSecret) {
     throw new ConfigError(
       'Invalid configuration — X402_TASK_ID_SECRET: the development secret is public; set a random secret of 32 characters or more',
     );

@@ -119,8 +119,8 @@ export const envSchema = z.object({
   LOCAL_CHAIN_BLOCK_TIME_SECONDS: positiveInt.default(1),
   /** Set by the runtime, never by hand: the RPC URL of the local chain it started. */
   LOCAL_CHAIN_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  /** The local chain's EIP-155 id (anvil's default). */
-  LOCAL_CHAIN_ID: positiveInt.default(31337),
+  /** The local chain's EIP-155 id: Base Sepolia's by default, a network x402 v1 clients can name (anvil's is not). */
+  LOCAL_CHAIN_ID: positiveInt.default(84532),
   DEPOSIT_WAIT_SECONDS: z.coerce.number().min(0).max(30).default(5),
   DEPOSIT_RECEIPT_WAIT_SECONDS: positiveInt.default(60),
   DEPOSIT_SCAN_INTERVAL_SECONDS: positiveInt.default(10),
@@ -130,10 +130,11 @@ export const envSchema = z.object({
   TASK_RECONCILE_INTERVAL_SECONDS: positiveInt.default(60),
   TASK_RECONCILE_AFTER_SECONDS: positiveInt.default(600),
   // x402: pay per request with a signed USDC authorization, settled on chain only once the outputs are stored.
+  // Unset: on exactly where the local development chain is what it is paid on (see x402EnabledOf).
   X402_ENABLED: z
     .enum(['true', 'false'])
-    .default('false')
-    .transform((value) => value === 'true'),
+    .optional()
+    .transform((value) => (value === undefined ? undefined : value === 'true')),
   X402_PAY_TO: evmAddress.default(developmentPayTo),
   X402_FACILITATOR_URL: z.url({ protocol: /^https?$/ }).optional(),
   X402_FACILITATOR_PRIVATE_KEY: z
@@ -222,3 +223,10 @@ export const envSchema = z.object({
 
 /** The variables as parsed, by their names (what the checks and their messages speak of). */
 export type Env = z.infer<typeof envSchema>;
+
+/**
+ * X402_ENABLED, or its default: on when no chain has an RPC URL, so that `npm start` (which runs the local development
+ * chain then) takes payments as it comes; off wherever a real chain is configured (production needs one), until set.
+ */
+export const x402EnabledOf = (env: Env): boolean =>
+  env.X402_ENABLED ?? chains.every((chain) => !env[`${chain.toUpperCase() as Uppercase<Chain>}_RPC_URL`]);

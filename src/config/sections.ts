@@ -1,6 +1,6 @@
 // The configuration by feature: each module receives the section it needs (`config.x402`, `config.providers.fal`),
 // never the whole. Each key names its variable; env.ts holds the variables' defaults and validation.
-import type { Env } from './env.ts';
+import { type Env, x402EnabledOf } from './env.ts';
 
 const chainOf = (rpcUrl: string | undefined, usdcAddress: `0x${string}`, confirmations: number) => ({
   rpcUrl,
@@ -108,7 +108,7 @@ export function toSections(env: Env) {
       afterSeconds: env.TASK_RECONCILE_AFTER_SECONDS,
     },
     x402: {
-      enabled: env.X402_ENABLED,
+      enabled: x402EnabledOf(env),
       payTo: env.X402_PAY_TO,
       facilitatorUrl: env.X402_FACILITATOR_URL,
       facilitatorPrivateKey: env.X402_FACILITATOR_PRIVATE_KEY,

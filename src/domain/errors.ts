@@ -119,9 +119,12 @@ export class PaymentRequiredError extends DomainError {
     readonly requirements: object,
     /** The same, encoded for the PAYMENT-REQUIRED header. */
     readonly header: string,
+    /** What x402 v1 clients read at the body's top level (x402Version, accepts), beside the spec's fields. */
+    readonly v1: Record<string, unknown> = {},
   ) {
+    // A payer without an account has no balance to draw on: balance_available is 0.
     super('payment_required', message, {
-      details: { cost: usdNumber(costMicros), requirements },
+      details: { ...v1, cost: usdNumber(costMicros), balance_available: 0, requirements },
       headers: { 'PAYMENT-REQUIRED': header },
     });
   }

@@ -2,7 +2,8 @@
 // prices it and answered 402 with the payment requirements (body and PAYMENT-REQUIRED header), which a client built
 // on @x402/fetch can pay from with no code of its own; a payment that does not pay them is refused, 402, with why.
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { privateKeyToAccount } from 'viem/accounts';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
@@ -14,7 +15,7 @@ import { call } from '../helpers/http.ts';
 import { pay, payingFetch } from '../payments/x402/paying-client.ts';
 
 const on = useAppWithDatabase({ config: { x402: { enabled: true }, ...unreadChains } });
-const off = useAppWithDatabase({ config: { ...unreadChains } });
+const off = useAppWithDatabase({ config: { x402: { enabled: false }, ...unreadChains } });
 // fal and Replicate configured: a model with a fallback route can run here.
 const withFallback = useAppWithDatabase({
   config: {
@@ -77,6 +78,27 @@ describe('POST /generations without an API key, x402 on', () => {
     expect(decodePaymentRequiredHeader(headers.get('payment-required') ?? '')).toEqual(body.requirements);
   });
 
+  it('also answers x402 v1 clients at the top level: x402Version 1 and its exact offers by network name (issue 25, point 5)', async () => {
+    const { body } = await call(on, 'POST', '/generations', { body: request });
+    expect(body).toMatchObject({ error: 'payment_required', balance_available: 0, x402Version: 1 });
+    const exact = body.requirements.accepts.filter((offer: { scheme: string }) => offer.scheme === 'exact');
+    // v1 names Base and Polygon; it has no name for Ethereum, so no v1 offer there (nor `upto`, which v1 lacks).
+    expect(body.accepts).toEqual(
+      ['base', 'polygon'].map((network, index) => ({
+        scheme: 'exact',
+        network,
+        maxAmountRequired: exact[index].amount,
+        resource: body.requirements.resource.url,
+        description: body.requirements.resource.description,
+        mimeType: 'application/json',
+        payTo: exact[index].payTo,
+        maxTimeoutSeconds: exact[index].maxTimeoutSeconds,
+        asset: exact[index].asset,
+        extra: { name: 'USD Coin', version: '2' },
+      })),
+    );
+  });
+
   it('asks for an authorization that outlasts a slot wait on every route a model may take (issue 25, point 11)', async () => {
     // fal/flux-schnell falls back to Replicate: each of its two routes may wait PROVIDER_QUEUE_TIMEOUT_SECONDS.
     const model = loadCatalog().get('fal/flux-schnell')!;
@@ -110,9 +132,9 @@ describe('with upto not configured (X402_SCHEMES=exact)', () => {
   });
 });
 
-describe('with x402 off (this build’s default)', () => {
+describe('with x402 off (the default wherever a chain has an RPC URL)', () => {
   it('keeps POST /generations for API keys (401) and says so in GET /models', async () => {
-    expect(loadConfig({}, []).x402.enabled).toBe(false);
+    expect(loadConfig({ BASE_RPC_URL: 'https://base.example' }, []).x402.enabled).toBe(false);
     const { status, body } = await call(off, 'POST', '/generations', { body: request });
     expect(status).toBe(401);
     expect(body.error).toBe('unauthorized');
@@ -122,7 +144,8 @@ describe('with x402 off (this build’s default)', () => {
 });
 
 // On the real local chain with the real test token: payments are verified (by this server as its own facilitator).
-const chain = useLocalChain();
+// It runs as npm start's does, as Base Sepolia (84532): x402 v1 clients can name it.
+const chain = useLocalChain({ chainId: 84532 });
 const paying = useAppWithDatabase(() => ({
   config: x402OnLocalChain(chain),
 }));
@@ -213,6 +236,42 @@ describe('an x402 payment on the local chain', () => {
     });
     expect(refused.status).toBe(402);
     expect(refused.body.requirements.error).toBe('invalid_exact_evm_signature');
+    expect(await chain.balanceOf(payer.address)).toBe(before);
+  });
+});
+
+describe('an x402 v1 payment (x402-fetch 1.x, X-PAYMENT) on the local chain (issue 25, point 5)', () => {
+  it('is read and verified, not refused for its version: a payer without the funds gets the reason', async () => {
+    const signer = await createSigner('base-sepolia', `0x${'23'.repeat(32)}`);
+    const response = await post(wrapFetchV1(fetch, signer, 1_000_000n));
+    expect(response.status).toBe(402);
+    expect(await response.json()).toMatchObject({
+      error: 'payment_required',
+      message: 'The payment was refused: invalid_exact_evm_insufficient_balance. Nothing was charged.',
+      requirements: { error: 'invalid_exact_evm_insufficient_balance' },
+    });
+  });
+
+  it('refuses a v1 payment for less than the price before verifying it (402, payment_requirements_mismatch)', async () => {
+    const key = generatePrivateKey();
+    const payer = privateKeyToAccount(key);
+    await chain.mint(payer.address, 5_000_000n);
+    const signer = await createSigner('base-sepolia', key);
+    // A client that signs for one unit less than the offer says.
+    const cheaper = (async (input: string | URL | Request, init?: RequestInit) => {
+      const response = await fetch(input, init);
+      if (response.status !== 402) return response;
+      const body = (await response.json()) as { accepts: { maxAmountRequired: string }[] };
+      const accepts = body.accepts.map((offer) => ({
+        ...offer,
+        maxAmountRequired: String(BigInt(offer.maxAmountRequired) - 1n),
+      }));
+      return new Response(JSON.stringify({ ...body, accepts }), { status: 402 });
+    }) as typeof fetch;
+    const before = await chain.balanceOf(payer.address);
+    const response = await post(wrapFetchV1(cheaper, signer, 1_000_000n));
+    expect(response.status).toBe(402);
+    expect(await response.json()).toMatchObject({ requirements: { error: 'payment_requirements_mismatch' } });
     expect(await chain.balanceOf(payer.address)).toBe(before);
   });
 });

@@ -23,6 +23,9 @@ export function mergeConfig(config: Config, ...overrides: ConfigOverrides[]): Co
   return overrides.reduce<Record<string, unknown>>((result, override) => merged(result, override), config) as Config;
 }
 
-/** The configuration of an empty test environment, with the overrides. */
+/**
+ * The configuration of an empty test environment, with the overrides. x402 is off unless a test turns it on: its
+ * default (on without a chain RPC URL, for npm start's local chain) would follow any test that adds a local chain.
+ */
 export const testConfig = (...overrides: ConfigOverrides[]): Config =>
-  mergeConfig(loadConfig({ NODE_ENV: 'test' }, []), ...overrides);
+  mergeConfig(loadConfig({ NODE_ENV: 'test', X402_ENABLED: 'false' }, []), ...overrides);

@@ -29,6 +29,14 @@ export const PaymentRequiredErrorSchema = z
       .record(z.string(), z.unknown())
       .optional()
       .openapi({ description: 'x402 payment requirements, present when the x402 flow is used' }),
+    x402Version: z
+      .literal(1)
+      .optional()
+      .openapi({ description: 'x402 v1 clients (X-PAYMENT): the version of `accepts`; `requirements` is v2' }),
+    accepts: z.array(z.record(z.string(), z.unknown())).optional().openapi({
+      description:
+        'x402 v1 clients: the `exact` offers of `requirements` on networks v1 names (`base-sepolia`, …), with `maxAmountRequired`',
+    }),
   })
   .openapi('PaymentRequiredError');
 

@@ -40,10 +40,10 @@ export type Claim =
   | { payer: BalancePayer; taskId: string; accountId: string }
   | { payer: X402Payer; offered: OfferedPayment; paid: { taskId: string; accountId: string } | null };
 
-export function claimOf(config: Pick<Config, 'x402'>, payer: Payer): Claim {
+export function claimOf(config: Pick<Config, 'x402' | 'chains'>, payer: Payer): Claim {
   if (payer.kind === 'balance')
     return { payer, taskId: balanceTaskId(payer.account.id, payer.idempotencyKey), accountId: payer.account.id };
-  const offered = offeredPayment(payer.headers);
+  const offered = offeredPayment(config, payer.headers);
   const identity = offered.state === 'offered' ? offered.identity : null;
   return { payer, offered, paid: identity && paidTask(config.x402.taskIdSecret, identity) };
 }

@@ -1,7 +1,8 @@
 // x402's part in admitting a task: what a request must pay (the requirements: one `exact` USDC offer per enabled chain,
-// to X402_PAY_TO, at admission's own price) and whether the payment it carries pays it. One authorization names one
-// task (its id derives from the authorization), so a retried payment finds its task; the money moves only on delivery.
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+// to X402_PAY_TO, at admission's own price, in v2's form and v1's) and whether the payment it carries pays it. One
+// authorization names one task (its id derives from the authorization), so a retried payment finds its task; the
+// money moves only on delivery.
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import { enabledChains } from '../../chain/settings.ts';
 import type { Config } from '../../config/config.ts';
@@ -11,6 +12,8 @@ import { formatUsd } from '../../domain/money.ts';
 import { walletAccountId, type X402Authorization } from '../../generations/paid-tasks.ts';
 import type { PaymentFacilitator } from './facilitator.ts';
 import {
+  type AnyPaymentPayload,
+  isV1Payload,
   matchRequirement,
   PaymentHeaderError,
   type PaymentIdentity,
@@ -18,7 +21,8 @@ import {
   readPaymentHeader,
   type RequestHeaders,
 } from './payment-header.ts';
-import { paymentRequiredHeader, paymentRequirementsFor } from './requirements.ts';
+import { networkOf, paymentRequiredHeader, paymentRequirementsFor } from './requirements.ts';
+import { matchV1Requirement, type RequirementsV1, v1Identity, v1PaymentRequired } from './v1-payments.ts';
 
 /**
  * How long an authorization must stay valid beyond the task's run (the model's timeout, and the wait for a provider
@@ -39,14 +43,21 @@ export interface X402Deps {
 export type OfferedPayment =
   | { state: 'none' }
   | { state: 'unreadable'; error: PaymentHeaderError }
-  | { state: 'offered'; payload: PaymentPayload; identity: PaymentIdentity | null };
+  | { state: 'offered'; payload: AnyPaymentPayload; identity: PaymentIdentity | null };
+
+/** Who pays: a v1 payload names no asset, so it is the one our offer on its network names (that chain's USDC). */
+function identityOf(config: Pick<Config, 'chains'>, payload: AnyPaymentPayload): PaymentIdentity | null {
+  if (!isV1Payload(payload)) return paymentIdentity(payload);
+  const chains = enabledChains(config.chains);
+  return v1Identity(payload, (network) => chains.find((chain) => networkOf(chain) === network)?.usdcAddress);
+}
 
 /** Read now, refused later: a refusal carries the requirements, which need the request's price. */
-export function offeredPayment(headers: RequestHeaders): OfferedPayment {
+export function offeredPayment(config: Pick<Config, 'chains'>, headers: RequestHeaders): OfferedPayment {
   try {
     const paid = readPaymentHeader(headers);
     if (!paid) return { state: 'none' };
-    return { state: 'offered', payload: paid.payload, identity: paymentIdentity(paid.payload) };
+    return { state: 'offered', payload: paid.payload, identity: identityOf(config, paid.payload) };
   } catch (error) {
     if (!(error instanceof PaymentHeaderError)) throw error;
     return { state: 'unreadable', error };
@@ -66,11 +77,11 @@ export const paidTask = (secret: string, identity: PaymentIdentity) => ({
   accountId: walletAccountId(identity.payer),
 });
 
-const signatureOf = (payload: PaymentPayload) => (payload.payload as { signature?: unknown }).signature;
+const signatureOf = (payload: AnyPaymentPayload) => (payload.payload as { signature?: unknown }).signature;
 
 /** Only the same signed authorization finds its task: nobody else can claim a payer's task by its nonce. */
-export const sameAuthorization = (stored: object, payload: PaymentPayload) =>
-  signatureOf(stored as PaymentPayload) === signatureOf(payload);
+export const sameAuthorization = (stored: object, payload: AnyPaymentPayload) =>
+  signatureOf(stored as AnyPaymentPayload) === signatureOf(payload);
 
 /**
  * The longest a task's run may last: the model's timeout, which all its routes share, and a wait for a provider slot
@@ -91,25 +102,44 @@ async function uptoOffers(deps: X402Deps) {
     .catch(() => undefined);
 }
 
-/** A verified payment as the task's workflow carries it (and settles it once the task has delivered). */
+/**
+ * A verified payment as the task's workflow carries it (and settles it once the task has delivered). `requirement` is
+ * what the facilitator is given (v1's form for a v1 payload); `offer`, our v2 offer it pays, when they differ.
+ */
 export function paymentAuthorization(
   config: Pick<Config, 'x402'>,
-  paid: { identity: PaymentIdentity; requirement: PaymentRequirements; payload: PaymentPayload },
+  paid: {
+    identity: PaymentIdentity;
+    requirement: PaymentRequirements | RequirementsV1;
+    offer?: PaymentRequirements;
+    payload: AnyPaymentPayload;
+  },
 ): X402Authorization {
   const { identity, requirement } = paid;
+  const offer = paid.offer ?? (requirement as PaymentRequirements);
   return {
-    scheme: requirement.scheme,
-    network: requirement.network,
+    scheme: offer.scheme,
+    network: identity.network,
     asset: identity.asset,
     payer: identity.payer,
-    payTo: requirement.payTo.toLowerCase(),
+    payTo: offer.payTo.toLowerCase(),
     nonce: identity.nonce,
-    amount: requirement.amount,
+    amount: offer.amount,
     validBefore: identity.validBefore.toString(),
     payload: paid.payload,
     requirement,
     maxTasksInFlight: config.x402.maxTasksPerPayer,
   };
+}
+
+/** The offer a payload pays: the same object for v2; for v1, our offer and its v1 form (what the facilitator checks). */
+function matchOffer(
+  required: PaymentRequired,
+  payload: AnyPaymentPayload,
+): { offer: PaymentRequirements; requirement: PaymentRequirements | RequirementsV1 } | null {
+  if (isV1Payload(payload)) return matchV1Requirement(required, payload);
+  const offer = matchRequirement(required.accepts, payload);
+  return offer && { offer, requirement: offer };
 }
 
 type Priced = { model: Pick<CatalogModel, 'id' | 'name' | 'supports_x402' | 'timeout_seconds'>; costMicros: bigint };
@@ -138,7 +168,13 @@ export async function authorizePayment(
   });
   const refuse = (message: string, reason?: string) => {
     const answer = reason ? { ...required, error: reason } : required;
-    return new PaymentRequiredError(message, costMicros, answer, paymentRequiredHeader(answer));
+    return new PaymentRequiredError(
+      message,
+      costMicros,
+      answer,
+      paymentRequiredHeader(answer),
+      v1PaymentRequired(required),
+    );
   };
 
   if (offered.state === 'unreadable') {
@@ -152,14 +188,15 @@ export async function authorizePayment(
     );
   }
   const { payload, identity } = offered;
-  const requirement = matchRequirement(required.accepts, payload);
-  if (!requirement || !identity) {
+  const matched = matchOffer(required, payload);
+  if (!matched || !identity) {
     throw refuse(
       'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.',
       'payment_requirements_mismatch',
     );
   }
-  const authorization = paymentAuthorization(deps.config, { identity, requirement, payload });
+  const { requirement } = matched;
+  const authorization = paymentAuthorization(deps.config, { identity, ...matched, payload });
   if (options.verified) return { identity, authorization };
 
   const verdict = await deps.facilitator().verify(payload, requirement);

@@ -13,6 +13,7 @@ import {
 } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator';
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator';
 import {
   type Address,
@@ -29,17 +30,22 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { base, mainnet, polygon } from 'viem/chains';
 import { type ChainSettings, enabledChains } from '../../chain/settings.ts';
 import type { Config } from '../../config/config.ts';
-import { paymentIdentity } from './payment-header.ts';
+import { type AnyPaymentPayload, isV1Payload, paymentIdentity } from './payment-header.ts';
 import { networkOf } from './requirements.ts';
+import { type RequirementsV1, v1Identity } from './v1-payments.ts';
+import { v1NetworkName } from './v1-networks.ts';
+
+/** An offer as its payload's x402 version states it (v1: `maxAmountRequired`, a network name). */
+export type AnyRequirements = PaymentRequirements | RequirementsV1;
 
 export interface PaymentFacilitator {
   /** Whether the payload pays `requirement` (signature, recipient, amount, time window, balance, unused nonce). */
-  verify(payload: PaymentPayload, requirement: PaymentRequirements): Promise<VerifyResponse>;
+  verify(payload: AnyPaymentPayload, requirement: AnyRequirements): Promise<VerifyResponse>;
   /**
    * Verifies again, then moves the funds on chain. `success: false` with a reason when it did not; a throw when the
    * outcome is unknown (an RPC or facilitator failure after the transaction may have been sent).
    */
-  settle(payload: PaymentPayload, requirement: PaymentRequirements): Promise<SettleResponse>;
+  settle(payload: AnyPaymentPayload, requirement: AnyRequirements): Promise<SettleResponse>;
   /** The networks it settles `upto` on, each with the address a payer's Permit2 witness must name. */
   uptoFacilitators(): Promise<ReadonlyMap<Network, Address>>;
 }
@@ -48,13 +54,19 @@ export type X402Scheme = 'exact' | 'upto';
 
 /** The facilitator for a scheme or network it does not serve: the x402 spec's reason codes. */
 function unsupported(
-  requirement: PaymentRequirements,
+  requirement: AnyRequirements,
   schemes: readonly X402Scheme[],
   networks: ReadonlySet<string>,
 ): string | undefined {
   if (!(schemes as readonly string[]).includes(requirement.scheme)) return 'unsupported_scheme';
   if (!networks.has(requirement.network)) return 'invalid_network';
   return undefined;
+}
+
+/** The one payment a payload is (network, asset, payer, nonce), whichever x402 version states it. */
+function paymentKey(payload: AnyPaymentPayload, requirement: AnyRequirements): string | undefined {
+  const identity = isV1Payload(payload) ? v1Identity(payload, () => requirement.asset) : paymentIdentity(payload);
+  return identity ? `${identity.network}:${identity.asset}:${identity.payer}:${identity.nonce}` : undefined;
 }
 
 const knownChains: Record<number, Chain> = { [base.id]: base, [polygon.id]: polygon, [mainnet.id]: mainnet };
@@ -82,8 +94,8 @@ export interface LocalFacilitatorOptions {
 
 /**
  * x402's own facilitator in this process: the `exact` (EIP-3009) and `upto` (Permit2) schemes on each chain, its
- * network `eip155:<chainId>`. The account's nonces come from viem's nonce manager, so concurrent settlements do not
- * collide.
+ * network `eip155:<chainId>`, and v1's `exact` on a chain v1 can name. The account's nonces come from viem's nonce
+ * manager, so concurrent settlements do not collide.
  */
 export function createLocalFacilitator(options: LocalFacilitatorOptions): PaymentFacilitator & {
   /** The account paying the gas. */
@@ -93,10 +105,9 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Paymen
   const account = privateKeyToAccount(options.privateKey, { nonceManager });
   const settling = new Map<string, Promise<unknown>>();
   /** One settlement per payment at a time: a second one waits, then meets the spent nonce before sending anything. */
-  function oneAtATime<T>(payload: PaymentPayload, settle: () => Promise<T>): Promise<T> {
-    const identity = paymentIdentity(payload);
-    if (!identity) return settle();
-    const key = `${identity.network}:${identity.asset}:${identity.payer}:${identity.nonce}`;
+  function oneAtATime<T>(payload: AnyPaymentPayload, requirement: AnyRequirements, settle: () => Promise<T>) {
+    const key = paymentKey(payload, requirement);
+    if (!key) return settle();
     const next = (settling.get(key) ?? Promise.resolve()).catch(() => undefined).then(settle);
     settling.set(key, next);
     void next.finally(() => settling.get(key) === next && settling.delete(key)).catch(() => undefined);
@@ -104,6 +115,8 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Paymen
   }
   const facilitator = new x402Facilitator();
   const networks = new Set<Network>();
+  /** v1 names are a network's too: an offer in v1's form names its network so. */
+  const served = new Set<string>();
   for (const settings of options.chains) {
     const network = networkOf(settings);
     if (networks.has(network)) throw new Error(`two chains with chain id ${settings.chainId}`);
@@ -122,22 +135,32 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Paymen
     // Types only: viem 2.57 types verifyTypedData's parameter as a union (block hash/number/tag variants) that the
     // signer's plain parameter object is not assignable to; the call itself is the one toFacilitatorEvmSigner expects.
     const signer = toFacilitatorEvmSigner(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
-    // The schemes themselves rather than registerExactEvmScheme, which also registers x402 v1 on all of its networks.
+    // The schemes themselves rather than registerExactEvmScheme, which registers x402 v1 on all of its networks:
+    // v1 only on this chain's own name (v1 names the chain id it signs for by the name).
+    served.add(network);
     if (options.schemes.includes('exact')) facilitator.register(network, new ExactEvmScheme(signer));
     if (options.schemes.includes('upto')) facilitator.register(network, new UptoEvmScheme(signer));
+    const v1Name = v1NetworkName(network);
+    if (v1Name && options.schemes.includes('exact')) {
+      served.add(v1Name);
+      facilitator.registerV1(v1Name as Network, new ExactEvmSchemeV1(signer));
+    }
   }
+  // x402's facilitator routes a payload by its own x402Version; its types know v2's shapes only.
+  const asV2 = (payload: AnyPaymentPayload, requirement: AnyRequirements) =>
+    [payload as PaymentPayload, requirement as PaymentRequirements] as const;
   return {
     address: account.address,
     networks: [...networks],
     async verify(payload, requirement) {
-      const reason = unsupported(requirement, options.schemes, networks);
+      const reason = unsupported(requirement, options.schemes, served);
       if (reason) return { isValid: false, invalidReason: reason, payer: undefined };
-      return facilitator.verify(payload, requirement);
+      return facilitator.verify(...asV2(payload, requirement));
     },
     async settle(payload, requirement) {
-      const reason = unsupported(requirement, options.schemes, networks);
+      const reason = unsupported(requirement, options.schemes, served);
       if (reason) return { success: false, errorReason: reason, transaction: '', network: requirement.network };
-      return oneAtATime(payload, () => facilitator.settle(payload, requirement));
+      return oneAtATime(payload, requirement, () => facilitator.settle(...asV2(payload, requirement)));
     },
     async uptoFacilitators() {
       const served = options.schemes.includes('upto') ? [...networks] : [];
@@ -160,7 +183,7 @@ export function createRemoteFacilitator(
     url: client.url,
     async verify(payload, requirement) {
       try {
-        return await client.verify(payload, requirement);
+        return await client.verify(payload as PaymentPayload, requirement as PaymentRequirements);
       } catch (error) {
         if (!(error instanceof VerifyError)) throw error;
         return {
@@ -173,7 +196,7 @@ export function createRemoteFacilitator(
     },
     async settle(payload, requirement) {
       try {
-        return await client.settle(payload, requirement);
+        return await client.settle(payload as PaymentPayload, requirement as PaymentRequirements);
       } catch (error) {
         if (!(error instanceof SettleError)) throw error;
         return {

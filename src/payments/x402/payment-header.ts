@@ -1,9 +1,11 @@
-// A paid request's payment: the x402 v2 payload in `PAYMENT-SIGNATURE` (or the v1 name `X-PAYMENT`), who pays with
-// it, and which of our offers it claims to pay. The facilitator checks the signature and the transfer against the
-// offer it is given, but not that the payload's own `accepted` is that offer: matchRequirement does.
+// A paid request's payment: the x402 payload in `PAYMENT-SIGNATURE` or `X-PAYMENT` (v2, or v1's; v1 clients send
+// X-PAYMENT), who pays with it, and which of our offers it claims to pay. The facilitator checks the signature and
+// the transfer against the offer it is given, but not that the payload's own `accepted` is that offer: matchRequirement
+// does.
 import { decodePaymentSignatureHeader } from '@x402/core/http';
-import { isPaymentPayloadV2 } from '@x402/core/schemas';
+import { isPaymentPayloadV1, isPaymentPayloadV2 } from '@x402/core/schemas';
 import type { Network, PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { PaymentPayloadV1 } from '@x402/core/types/v1';
 import { isEIP3009Payload, isUptoPermit2Payload, type ExactEvmPayloadV2 } from '@x402/evm';
 import { isAddress, isHex, type Address, type Hex } from 'viem';
 
@@ -14,7 +16,7 @@ export const paymentHeaderNames: readonly PaymentHeaderName[] = ['PAYMENT-SIGNAT
 export type PaymentHeaderErrorCode =
   /** Not base64 JSON, or not an x402 payment payload. */
   | 'malformed'
-  /** A payload of another x402 version than 2. */
+  /** A payload of another x402 version than 1 or 2. */
   | 'unsupported_version'
   /** Both header names, with different values. */
   | 'conflicting_headers';
@@ -44,13 +46,18 @@ function headerValue(headers: RequestHeaders, name: string): string | undefined 
   return undefined;
 }
 
+/** A payload as x402 v2 (`accepted`: the offer it pays) or v1 (only `scheme` and `network`) sends it. */
+export type AnyPaymentPayload = PaymentPayload | PaymentPayloadV1;
+
+export const isV1Payload = (payload: AnyPaymentPayload): payload is PaymentPayloadV1 => payload.x402Version === 1;
+
 /**
  * The payment payload a request carries, or null when it carries none. Throws a PaymentHeaderError when the header
- * is there but is no x402 v2 payload.
+ * is there but is no x402 v2 or v1 payload.
  */
 export function readPaymentHeader(
   headers: RequestHeaders,
-): { payload: PaymentPayload; headerName: PaymentHeaderName } | null {
+): { payload: AnyPaymentPayload; headerName: PaymentHeaderName } | null {
   const present = paymentHeaderNames
     .map((headerName) => ({ headerName, value: headerValue(headers, headerName)?.trim() }))
     .filter((found): found is { headerName: PaymentHeaderName; value: string } => found.value !== undefined);
@@ -67,21 +74,23 @@ export function readPaymentHeader(
       cause: error,
     });
   }
-  if (typeof decoded === 'object' && decoded !== null && 'x402Version' in decoded && decoded.x402Version !== 2) {
+  const version =
+    typeof decoded === 'object' && decoded !== null ? (decoded as { x402Version?: unknown }).x402Version : 2;
+  if (version !== 1 && version !== 2 && version !== undefined) {
     throw new PaymentHeaderError(
       'unsupported_version',
       first.headerName,
-      `${first.headerName} carries an x402 version ${String(decoded.x402Version)} payload; version 2 is accepted`,
+      `${first.headerName} carries an x402 version ${String(version)} payload; versions 1 and 2 are accepted`,
     );
   }
-  if (!isPaymentPayloadV2(decoded)) {
+  if (version === 1 ? !isPaymentPayloadV1(decoded) : !isPaymentPayloadV2(decoded)) {
     throw new PaymentHeaderError(
       'malformed',
       first.headerName,
-      `${first.headerName} is not an x402 v2 payment payload`,
+      `${first.headerName} is not an x402 v${version ?? 2} payment payload`,
     );
   }
-  return { payload: decoded as PaymentPayload, headerName: first.headerName };
+  return { payload: decoded as AnyPaymentPayload, headerName: first.headerName };
 }
 
 /** Who pays, with which one-time authorization: (network, asset, payer, nonce) names one payment for good. */

@@ -5,6 +5,7 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import type { Network, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { Address, ChainSettings } from '../../chain/settings.ts';
 import { testUsdc } from '../../chain/test-usdc.ts';
+import { v1NetworkName } from './v1-networks.ts';
 
 export const x402Version = 2;
 export const paymentRequiredHeaderName = 'PAYMENT-REQUIRED';
@@ -63,17 +64,24 @@ export function paymentRequiredHeader(required: PaymentRequired): string {
   return encodePaymentRequiredHeader(required);
 }
 
-/** The x402 settlement answer of a settled task, in both header names (v2, then v1): its payer reads it on GET. */
+/**
+ * The x402 settlement answer of a settled task, in both header names: its payer reads it on GET. v1's
+ * `X-PAYMENT-RESPONSE` names the network as v1 does (`base-sepolia`), where v1 has a name for it.
+ */
 export function paymentResponseHeaders(payment: {
   network: string;
   payer: string;
   transaction: string;
 }): Record<string, string> {
-  const value = encodePaymentResponseHeader({
-    success: true,
-    transaction: payment.transaction,
-    network: payment.network as Network,
-    payer: payment.payer,
-  });
-  return { 'PAYMENT-RESPONSE': value, 'X-PAYMENT-RESPONSE': value };
+  const response = (network: string) =>
+    encodePaymentResponseHeader({
+      success: true,
+      transaction: payment.transaction,
+      network: network as Network,
+      payer: payment.payer,
+    });
+  return {
+    'PAYMENT-RESPONSE': response(payment.network),
+    'X-PAYMENT-RESPONSE': response(v1NetworkName(payment.network) ?? payment.network),
+  };
 }

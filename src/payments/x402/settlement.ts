@@ -1,13 +1,13 @@
 // Settling a task's x402 payment once its outputs are stored: at most one transfer per payment, whatever crashes.
 // After any failure the chain decides, not the facilitator's reason string: a spent nonce is our earlier transfer
 // (settled) or someone else's use (final); an unspent one is final only when the payer can no longer pay.
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { Address } from 'viem';
 import { type ChainSettings, enabledChains } from '../../chain/settings.ts';
 import type { ChainsConfig, Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { X402Payment } from '../../generated/prisma/client.ts';
-import type { PaymentFacilitator } from './facilitator.ts';
+import type { AnyRequirements, PaymentFacilitator } from './facilitator.ts';
+import type { AnyPaymentPayload } from './payment-header.ts';
 import { networkOf } from './requirements.ts';
 import {
   type Authorization,
@@ -87,6 +87,10 @@ async function recordSettled(prisma: PrismaClient, payment: X402Payment, settled
 const amountToSettle = (payment: X402Payment, usedMicros: bigint) =>
   payment.scheme === 'upto' && usedMicros < payment.amount ? usedMicros : payment.amount;
 
+/** The offer as settled: v2 settles `amount` (upto: what was used); v1 only `exact`, its `maxAmountRequired`. */
+const amountSettled = (requirement: AnyRequirements, amount: bigint): AnyRequirements =>
+  'maxAmountRequired' in requirement ? requirement : { ...requirement, amount: amount.toString() };
+
 /** After a settle that did not succeed: settled after all, final, or worth another attempt (a throw). */
 async function afterFailedSettle(
   deps: SettlementDeps,
@@ -125,9 +129,9 @@ export async function settleTaskPayment(
   // From here the outcome may be unknown until the chain says: a failed task never abandons a `settling` payment.
   await deps.prisma.x402Payment.updateMany({ where: { taskId, status: 'authorized' }, data: { status: 'settling' } });
   const amount = amountToSettle(payment, input.usedMicros);
-  const requirement = { ...(payment.requirement as unknown as PaymentRequirements), amount: amount.toString() };
+  const requirement = amountSettled(payment.requirement as unknown as AnyRequirements, amount);
   try {
-    const response = await deps.facilitator().settle(payment.payload as unknown as PaymentPayload, requirement);
+    const response = await deps.facilitator().settle(payment.payload as unknown as AnyPaymentPayload, requirement);
     if (response.success)
       return await recordSettled(deps.prisma, payment, { transaction: response.transaction as Address, amount });
     return await afterFailedSettle(deps, payment, amount, response.errorReason ?? 'unknown_settlement_error');

@@ -49,7 +49,7 @@ export async function pay(required: PaymentRequired, account: LocalAccount): Pro
     if (response.status !== 200 || !paidHeaders) throw new Error(`the x402 client did not pay: ${response.status}`);
     const read = readPaymentHeader(paidHeaders);
     if (!read) throw new Error('the paid request carried no payment header');
-    return { payload: read.payload, headers: paidHeaders };
+    return { payload: read.payload as PaymentPayload, headers: paidHeaders };
   } finally {
     await new Promise((closed) => server.close(closed));
   }

@@ -1,7 +1,7 @@
 // Offers (PAYMENT-REQUIRED), and the payment a request carries: both header names, its identity, and which offer it
 // claims to pay. Payloads come from x402's own client paying on a real local chain.
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentRequired } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import type { LocalAccount } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount } from '../../../src/chain/local-chain.ts';
@@ -79,7 +79,7 @@ describe('readPaymentHeader', () => {
     expect(Object.keys(paid.headers)).toContain('payment-signature');
     const read = readPaymentHeader(paid.headers);
     expect(read).toEqual({ payload: paid.payload, headerName: 'PAYMENT-SIGNATURE' });
-    expect(read!.payload.accepted).toEqual(required.accepts[0]);
+    expect((read!.payload as PaymentPayload).accepted).toEqual(required.accepts[0]);
   });
 
   it('reads the same payload under the v1 name X-PAYMENT, in any case, and from fetch Headers', () => {
@@ -88,6 +88,17 @@ describe('readPaymentHeader', () => {
     expect(readPaymentHeader({ 'X-Payment': value })?.headerName).toBe('X-PAYMENT');
     expect(readPaymentHeader(new Headers({ 'Payment-Signature': value }))?.payload).toEqual(paid.payload);
     expect(readPaymentHeader({ 'payment-signature': value, 'x-payment': value })?.headerName).toBe('PAYMENT-SIGNATURE');
+  });
+
+  it('reads an x402 v1 payload (a v1 client’s X-PAYMENT) as it was sent (issue 25, point 5)', () => {
+    const v1 = {
+      x402Version: 1,
+      scheme: 'exact',
+      network: 'base-sepolia',
+      payload: { signature: '0x', authorization: {} },
+    };
+    const value = Buffer.from(JSON.stringify(v1)).toString('base64');
+    expect(readPaymentHeader({ 'x-payment': value })).toEqual({ payload: v1, headerName: 'X-PAYMENT' });
   });
 
   it('is null without a payment header', () => {
@@ -104,11 +115,16 @@ describe('readPaymentHeader', () => {
       'malformed',
     ],
     [
-      'a v1 payload',
+      'a payload of a version other than 1 and 2',
       {
-        'x-payment': Buffer.from('{"x402Version":1,"scheme":"exact","network":"base","payload":{}}').toString('base64'),
+        'x-payment': Buffer.from('{"x402Version":3,"scheme":"exact","network":"base","payload":{}}').toString('base64'),
       },
       'unsupported_version',
+    ],
+    [
+      'a v1 payload without its network',
+      { 'x-payment': Buffer.from('{"x402Version":1,"scheme":"exact","payload":{}}').toString('base64') },
+      'malformed',
     ],
     ['two different headers', { 'payment-signature': 'YQ==', 'x-payment': 'Yg==' }, 'conflicting_headers'],
   ])('throws a PaymentHeaderError for %s', (_case, headers, code) => {
@@ -170,8 +186,7 @@ describe('matchRequirement', () => {
 
   it('round-trips through the header encoder', () => {
     const header = encodePaymentSignatureHeader(paid.payload);
-    expect(matchRequirement(required.accepts, readPaymentHeader({ 'payment-signature': header })!.payload)).toEqual(
-      required.accepts[0],
-    );
+    const read = readPaymentHeader({ 'payment-signature': header })!.payload as PaymentPayload;
+    expect(matchRequirement(required.accepts, read)).toEqual(required.accepts[0]);
   });
 });
