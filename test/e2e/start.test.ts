@@ -32,7 +32,7 @@ describe('npm start', () => {
     );
     expect(processesUsing(npmStart.dataDir).length).toBeGreaterThanOrEqual(3);
     const chain = (await readLocalChainFile(npmStart.dataDir))!;
-    expect(chain).toMatchObject({ chain: 'polygon', chainId: 31337, pid: expect.any(Number) });
+    expect(chain).toMatchObject({ chain: 'polygon', chainId: 84532, pid: expect.any(Number) });
     expect(alive(chain.pid!)).toBe(true);
 
     expect((await api('/healthz')).status).toBe(200);

@@ -59,6 +59,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://db/g' }, ['--role', 'worker'])).toThrow(/TEMPORAL_ADDRESS/);
   });
 
+  it('takes x402 by default exactly where npm start runs its local chain (no chain RPC URL), as Base Sepolia (issue 25, point 6)', () => {
+    expect(loadConfig({}, []).x402.enabled).toBe(true);
+    expect(loadConfig({}, []).chains.local.chainId).toBe(84532);
+    expect(loadConfig({ X402_ENABLED: 'false' }, []).x402.enabled).toBe(false);
+    // A real chain configured (as production must): off until asked for.
+    expect(loadConfig({ POLYGON_RPC_URL: 'https://polygon.example' }, []).x402.enabled).toBe(false);
+    expect(loadConfig({ POLYGON_RPC_URL: 'https://polygon.example', X402_ENABLED: 'true' }, []).x402.enabled).toBe(
+      true,
+    );
+  });
+
   it('refuses each x402 development default in production once x402 is on, one at a time', () => {
     const production = {
       NODE_ENV: 'production',
