@@ -112,35 +112,40 @@ export function paymentAuthorization(
   };
 }
 
-type Priced = { model: Pick<CatalogModel, 'id' | 'name' | 'supports_x402' | 'timeout_seconds'>; costMicros: bigint };
-
-/**
- * The payment that pays this price, or a 402 naming the requirements (and why the payment did not do). `verified`: its
- * task was admitted with it already (a retry), so it is not verified again: it has not moved since.
- */
-export async function authorizePayment(
-  deps: X402Deps,
-  { model, costMicros }: Priced,
-  offered: OfferedPayment,
-  options: { resourceUrl: string; verified: boolean },
-): Promise<{ identity: PaymentIdentity; authorization: X402Authorization }> {
-  const chains = enabledChains(deps.config.chains);
+/** The chains a model can be paid on with x402: none is a 400 naming the model, before anything else is done. */
+export function payableChains(config: Pick<Config, 'chains'>, model: Pick<CatalogModel, 'id' | 'supports_x402'>) {
+  const chains = enabledChains(config.chains);
   if (!model.supports_x402 || chains.length === 0) {
     throw new FieldError('model', `${model.id} cannot be paid with x402 on this server; send an API key`);
   }
+  return chains;
+}
+
+type Priced = { model: Pick<CatalogModel, 'id' | 'name' | 'supports_x402' | 'timeout_seconds'>; costMicros: bigint };
+
+/** What the price asks for, and a 402 refusal naming it (and why the payment did not do). */
+async function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, resourceUrl: string) {
   const required = paymentRequirementsFor({
-    chains,
+    chains: payableChains(deps.config, model),
     payTo: deps.config.x402.payTo,
     amountMicros: costMicros,
     maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
-    resource: { url: options.resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
+    resource: { url: resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
     uptoFacilitators: await uptoOffers(deps),
   });
   const refuse = (message: string, reason?: string) => {
     const answer = reason ? { ...required, error: reason } : required;
     return new PaymentRequiredError(message, costMicros, answer, paymentRequiredHeader(answer));
   };
+  return { required, refuse };
+}
 
+/** The payload of a readable payment; none, or one that cannot be read, is a 402. */
+function offeredPayload(
+  offered: OfferedPayment,
+  costMicros: bigint,
+  refuse: (message: string, reason?: string) => Error,
+) {
   if (offered.state === 'unreadable') {
     const { headerName, code } = offered.error;
     throw refuse(`The ${headerName} header could not be read (${code}); pay again.`, code);
@@ -151,22 +156,62 @@ export async function authorizePayment(
         'its PAYMENT-REQUIRED header), or send an API key.',
     );
   }
-  const { payload, identity } = offered;
-  const requirement = matchRequirement(required.accepts, payload);
-  if (!requirement || !identity) {
-    throw refuse(
-      'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.',
-      'payment_requirements_mismatch',
-    );
-  }
-  const authorization = paymentAuthorization(deps.config, { identity, requirement, payload });
-  if (options.verified) return { identity, authorization };
+  return offered;
+}
 
+const mismatch =
+  'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.';
+
+async function verified(
+  deps: X402Deps,
+  payload: PaymentPayload,
+  requirement: PaymentRequirements,
+  refuse: (message: string, reason?: string) => Error,
+) {
   const verdict = await deps.facilitator().verify(payload, requirement);
   if (!verdict.isValid) {
     const reason = verdict.invalidReason ?? 'invalid_payment';
     throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
   }
+}
+
+/**
+ * Before a model priced on its inputs' length downloads them: the payment must be one its payer can make good, so it
+ * is verified at the amount it offers (the price of the measured inputs is matched after, by authorizePayment).
+ */
+export async function verifyAtOfferedAmount(
+  deps: X402Deps,
+  declared: Priced,
+  offered: OfferedPayment,
+  resourceUrl: string,
+): Promise<void> {
+  const { required, refuse } = await requirementsOf(deps, declared, resourceUrl);
+  const { payload } = offeredPayload(offered, declared.costMicros, refuse);
+  const atOffer = required.accepts.map((offer) => ({ ...offer, amount: payload.accepted.amount }));
+  const requirement = matchRequirement(atOffer, payload);
+  if (!requirement) throw refuse(mismatch, 'payment_requirements_mismatch');
+  await verified(deps, payload, requirement, refuse);
+}
+
+/**
+ * The payment that pays this price, or a 402 naming the requirements (and why the payment did not do). `verified`: its
+ * task was admitted with it already (a retry), so it is not verified again: it has not moved since.
+ */
+export async function authorizePayment(
+  deps: X402Deps,
+  priced: Priced,
+  offered: OfferedPayment,
+  options: { resourceUrl: string; verified: boolean },
+): Promise<{ identity: PaymentIdentity; authorization: X402Authorization }> {
+  const { model, costMicros } = priced;
+  const { required, refuse } = await requirementsOf(deps, priced, options.resourceUrl);
+  const { payload, identity } = offeredPayload(offered, costMicros, refuse);
+  const requirement = matchRequirement(required.accepts, payload);
+  if (!requirement || !identity) throw refuse(mismatch, 'payment_requirements_mismatch');
+  const authorization = paymentAuthorization(deps.config, { identity, requirement, payload });
+  if (options.verified) return { identity, authorization };
+
+  await verified(deps, payload, requirement, refuse);
   // A task must be able to settle after it ran: an authorization that expires sooner would make it work for free.
   const neededSeconds = runSeconds(deps.config, model) + collectionSeconds + minimumSettlementSeconds;
   const validSeconds = Number(identity.validBefore) - Math.floor(Date.now() / 1000);
