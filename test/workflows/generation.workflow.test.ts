@@ -232,16 +232,16 @@ describe('generationWorkflow', () => {
 
   it('refuses admission beyond the available balance: no task, nothing reserved, the workflow ends', async () => {
     const input = await newTaskInput({ costMicros: 1_500_000n });
-    const { admission, failure } = await run({
+    const { admission, failure, result } = await run({
       input,
       provider: async () => {
         throw new Error('must not run');
       },
     });
     expect(admission).toEqual({ outcome: 'insufficient_funds', availableMicros: '1000000' });
-    // It ends failed, so that the same task id (an Idempotency-Key) may be admitted later.
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'AdmissionRefused' });
+    // A refusal is an outcome, not a failure: the workflow completes, without a task.
+    expect(failure).toBeUndefined();
+    expect(result).toBeNull();
     expect(await database.prisma.task.count({ where: { id: input.taskId } })).toBe(0);
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });

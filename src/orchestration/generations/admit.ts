@@ -162,9 +162,6 @@ function admissionRefusal(
       );
     case 'unavailable':
       return unavailableError(payer);
-    case 'ended':
-      // Its workflow ended, but no task of this claim is to be found: as if Temporal had not answered.
-      return unavailableError({ kind: 'balance' });
   }
 }
 
@@ -218,11 +215,6 @@ export async function admitGeneration(
       webhookUrl,
     };
     return answer(deps, request, payer, admitted);
-  }
-  if (admission.outcome === 'ended') {
-    // The workflow of this claim ran to its end between our lookup and the start: its row answers.
-    const ended = await earlierTask(deps.prisma, claim, hash);
-    if (ended) return answer(deps, request, payer, admittedRow(ended));
   }
   if (earlier) throw new ServiceUnavailableError(unconfirmedMessage);
   throw admissionRefusal(admission, priced.costMicros, payer);
