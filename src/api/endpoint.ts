@@ -14,7 +14,7 @@ import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
 import type { PaymentFacilitator } from '../payments/x402/facilitator.ts';
 import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
-import { enforceRateLimit } from './rate-limit.ts';
+import { enforceRateLimit, keylessCaller } from './rate-limit.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -191,8 +191,10 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
     req,
     res,
   };
-  // Counted once the request is valid (a malformed one costs nothing to refuse), before any work is done.
-  if (principal) await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', principal, res);
+  // Counted once the request is valid (a malformed one costs nothing to refuse), before any work is done; an x402
+  // call, without a key, counts against its address. Public endpoints (the catalog, registration's own cap) do not.
+  const caller = principal ? { account: principal.account, label: 'account' as const } : unpaid && keylessCaller(req);
+  if (caller) await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', caller, res);
   if (!endpoint.handle) {
     throw new ApiError(
       'not_implemented',

@@ -1,9 +1,9 @@
 // The API side of the rate limits: a call counted against its account, and the answer's headers. Headers follow
 // the IETF draft (draft-ietf-httpapi-ratelimit-headers-06, as express-rate-limit's "draft-6"): RateLimit-Limit,
 // -Remaining, -Reset (seconds) and RateLimit-Policy, on every counted response; a refusal adds Retry-After.
-import type { Response } from 'express';
-import type { Principal } from '../accounts/api-keys.ts';
+import type { Request, Response } from 'express';
 import type { RateLimitBucket, RateLimiter, RateLimitState } from '../accounts/rate-limiter.ts';
+import { clientAddress } from './client-address.ts';
 import { ApiError } from './errors.ts';
 
 export const rateLimitHeaderDocs = {
@@ -28,20 +28,28 @@ function headers(state: RateLimitState): Record<string, string> {
 
 const what: Record<RateLimitBucket, string> = { admissions: 'generations', reads: 'requests' };
 
-/** Counts the request against the caller's account; a refusal is 429 `rate_limited` with Retry-After. */
+/** Who a call is counted against: its account, or, without a key, the address it came from (as free). */
+export type RateLimitedCaller = { account: { id: string; tier: string | null }; label: 'account' | 'address' };
+
+export const keylessCaller = (req: Request): RateLimitedCaller => ({
+  account: { id: `address:${clientAddress(req)}`, tier: null },
+  label: 'address',
+});
+
+/** Counts the request against its caller; a refusal is 429 `rate_limited` with Retry-After. */
 export async function enforceRateLimit(
   limiter: RateLimiter,
   bucket: RateLimitBucket,
-  principal: Principal,
+  caller: RateLimitedCaller,
   res: Response,
 ): Promise<void> {
-  const state = await limiter.take(bucket, principal.account);
+  const state = await limiter.take(bucket, caller.account);
   if (!state) return;
   res.set(headers(state));
   if (state.allowed) return;
   throw new ApiError(
     'rate_limited',
-    `Rate limit reached: at most ${state.limit} ${what[bucket]} every ${state.windowSeconds} seconds for this account; try again in ${state.resetSeconds} s.`,
+    `Rate limit reached: at most ${state.limit} ${what[bucket]} every ${state.windowSeconds} seconds for this ${caller.label}; try again in ${state.resetSeconds} s.`,
     {},
     { 'Retry-After': String(state.resetSeconds) },
   );

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
+import { balanceTaskId } from '../../src/orchestration/generations/workflow-input.ts';
 import { credit, ledgerTotals } from '../../src/payments/ledger.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, registerAgent, waitForEnd } from '../helpers/http.ts';
@@ -317,6 +318,10 @@ describe('Idempotency-Key after a refusal', () => {
     const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/input.png` };
     const headers = { 'idempotency-key': 'after-top-up' };
     expect((await call(stack, 'POST', '/generations', { key: broke.api_key, body, headers })).status).toBe(402);
+    // The refusal is an outcome, not a failure: its workflow completed, so operators filtering on Failed miss it.
+    const refusedRun = stack.env.client.workflow.getHandle(balanceTaskId(broke.agent_id, 'after-top-up'));
+    expect(await refusedRun.result()).toBeNull();
+    expect((await refusedRun.describe()).status.name).toBe('COMPLETED');
     await credit(stack.database.prisma, {
       accountId: broke.agent_id,
       amount: 1_000_000n,

@@ -6,7 +6,7 @@ import type { Tier } from '../../src/domain/values.ts';
 import { credit } from '../../src/payments/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { checkedBalance } from '../helpers/balance.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp, unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, type Server } from '../helpers/http.ts';
 
@@ -107,5 +107,30 @@ describe('rate limits', () => {
     expect((await post(speech)).status).toBe(202);
     expect((await post(speech)).status).toBe(202);
     expect((await post(speech)).status).toBe(429);
+  });
+});
+
+describe('calls without a key (x402)', () => {
+  const paid = useAppWithDatabase({
+    config: {
+      x402: { enabled: true },
+      ...unreadChains,
+      rateLimits: { windowSeconds: 1_000_000_000, admissions: perTier(2, 3), reads: perTier(4, 4) },
+    },
+  });
+  const upscale = { type: 'upscale', model: 'local/lanczos', image_url: 'https://inputs.example/photo.png' };
+
+  it('count against the caller’s address, as free: the N+1th is 429 before it is priced, and names the address', async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await call(paid, 'POST', '/generations', { body: upscale }));
+    expect(answers.map(({ status }) => status)).toEqual([402, 402, 429]);
+    expect(answers.map(({ headers }) => headers.get('ratelimit-remaining'))).toEqual(['1', '0', '0']);
+    expect(answers[2]!.body).toEqual({
+      error: 'rate_limited',
+      message: expect.stringMatching(/at most 2 generations every 1000000000 seconds for this address/),
+    });
+    expect(answers[2]!.headers.get('retry-after')).toMatch(/^\d+$/);
+    // The public catalog is not counted.
+    expect((await call(paid, 'GET', '/models')).status).toBe(200);
   });
 });

@@ -359,19 +359,48 @@ describe('a generation paid with x402', () => {
 });
 
 describe('a model priced on its input’s length (issue 16)', () => {
-  it('asks the price of the recording it measured, not of the duration declared', async () => {
+  const recording = (url: string) => ({
+    type: 'speech-to-text',
+    model: 'openai/whisper-1',
+    audio_url: `${url}/150s.wav`,
+    duration: 1,
+  });
+
+  it('downloads nothing before a payment is verified: the 402 names the declared price', async () => {
     const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
     try {
-      const body = {
-        type: 'speech-to-text',
-        model: 'openai/whisper-1',
-        audio_url: `${inputs.url}/150s.wav`,
-        duration: 1,
-      };
+      const body = recording(inputs.url);
       const unpaid = await call(gateway, 'POST', '/generations', { body });
       expect(unpaid.status).toBe(402);
-      // 3 minutes × 0.006, in the token's base units.
-      for (const offer of unpaid.body.requirements.accepts) expect(offer.amount).toBe('18000');
+      // The declared second, billed as a minute × 0.006, in the token's base units.
+      for (const offer of unpaid.body.requirements.accepts) expect(offer.amount).toBe('6000');
+      // A payer without the funds signs for free: its payment fails verification, before anything is fetched.
+      const broke = privateKeyToAccount(generatePrivateKey());
+      const refused = await postPaid((await pay(unpaid.body.requirements, broke)).payload, body);
+      expect(refused.status).toBe(402);
+      expect(inputs.hits.get('/150s.wav') ?? 0).toBe(0);
+    } finally {
+      await inputs.close();
+    }
+  });
+
+  it('a verified payment of the declared price is matched again on the measured one: 402 naming it, then paid', async () => {
+    const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
+    try {
+      const body = recording(inputs.url);
+      const payer = await newPayer();
+      const declared = await postPaid(await paymentFor(payer, body), body);
+      expect(declared.status).toBe(402);
+      expect(declared.body).toMatchObject({
+        error: 'payment_required',
+        requirements: { error: 'payment_requirements_mismatch' },
+      });
+      // 3 minutes × 0.006, measured once the payment was verified.
+      for (const offer of declared.body.requirements.accepts) expect(offer.amount).toBe('18000');
+      expect(inputs.hits.get('/150s.wav')).toBeGreaterThan(0);
+      const paid = await postPaid((await pay(declared.body.requirements, payer)).payload, body);
+      expect(paid.status).toBe(202);
+      expect(priceMicros(paid)).toBe(18_000n);
     } finally {
       await inputs.close();
     }

@@ -230,18 +230,35 @@ describe('generationWorkflow', () => {
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });
 
+  it('a later run of an ended task’s id (a retried POST racing its end) answers the task and runs nothing again', async () => {
+    const input = await newTaskInput();
+    let calls = 0;
+    const provider = async () => {
+      calls += 1;
+      return { outputs: ['http://files.test/out.png'] };
+    };
+    const first = await run({ input, provider });
+    expect(first.result).toMatchObject({ status: 'completed', cost: 0.5 });
+    const again = await run({ input, provider });
+    expect(again.admission).toMatchObject({ outcome: 'admitted', task: { id: input.taskId, status: 'completed' } });
+    expect(again.result).toEqual(first.result);
+    expect(calls).toBe(1);
+    expect(await ledgerKinds(input.taskId)).toEqual(['charge', 'reserve']);
+    expect(await moneyOf(input.accountId)).toEqual({ balance: 500_000n, reserved: 0n, spent: 500_000n });
+  });
+
   it('refuses admission beyond the available balance: no task, nothing reserved, the workflow ends', async () => {
     const input = await newTaskInput({ costMicros: 1_500_000n });
-    const { admission, failure } = await run({
+    const { admission, failure, result } = await run({
       input,
       provider: async () => {
         throw new Error('must not run');
       },
     });
     expect(admission).toEqual({ outcome: 'insufficient_funds', availableMicros: '1000000' });
-    // It ends failed, so that the same task id (an Idempotency-Key) may be admitted later.
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'AdmissionRefused' });
+    // A refusal is an outcome, not a failure: the workflow completes, without a task.
+    expect(failure).toBeUndefined();
+    expect(result).toBeNull();
     expect(await database.prisma.task.count({ where: { id: input.taskId } })).toBe(0);
     expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 0n, spent: 0n });
   });

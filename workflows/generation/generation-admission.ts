@@ -95,10 +95,10 @@ export function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: Tas
 }
 
 /**
- * Waits until the admit update has decided; a refusal ends the workflow once the api has its answer. An update that
- * never comes (lost with Temporal) does not keep it waiting for ever: the row it may have committed is adopted.
+ * Waits until the admit update has decided: the task, or null for a refusal once the api has its answer. An update
+ * that never comes (lost with Temporal) does not keep it waiting for ever: the row it may have committed is adopted.
  */
-export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): Promise<TaskView> {
+export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): Promise<TaskView | null> {
   const decided = () => !['pending', 'reserving'].includes(admission().state);
   if (!(await condition(decided, admissionTimeout))) adopt();
   await condition(decided);
@@ -106,10 +106,9 @@ export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): 
   const decision = admission();
   if (decision.state === 'failed')
     throw ApplicationFailure.nonRetryable('The task could not be admitted.', 'AdmissionFailed');
-  if (decision.state !== 'admitted') {
-    await condition(allHandlersFinished);
-    // Ends failed, not completed, so the same Idempotency-Key (or payment) may start again once it can be admitted.
-    throw ApplicationFailure.nonRetryable('Admission refused: the task was not admitted.', 'AdmissionRefused');
-  }
-  return decision.task;
+  if (decision.state === 'admitted') return decision.task;
+  // A refusal is an outcome, not a failure: the workflow completes (the same Idempotency-Key, or payment, starts a
+  // new run once it can be admitted: its id may be reused after any end).
+  await condition(allHandlersFinished);
+  return null;
 }

@@ -6,9 +6,6 @@ import { isQueueTimeout } from './generation-routes.ts';
 
 const failureType = (cause: unknown) => (cause instanceof ApplicationFailure ? cause.type : undefined);
 
-/** Admission was refused (no funds, a busy payer): nothing was reserved, and the workflow ends with the refusal. */
-export const isAdmissionRefused = (error: unknown) => failureType(error) === 'AdmissionRefused';
-
 /** Only running or waiting for the model counts against its timeout (collecting outputs has its own limit). */
 function isModelTimeout(error: unknown): boolean {
   const cause = error instanceof ActivityFailure ? error.cause : error;

@@ -15,7 +15,7 @@ import type { GenerationActivities } from '../../activities/generation.activitie
 import type { TaskView } from '../../src/generations/task-view.ts';
 import { compensation, local, settlementActivities } from './activity-options.ts';
 import { type AdmitUpdateHandler, awaitAdmission, handleAdmitUpdate } from './generation-admission.ts';
-import { callerSafeError, isAdmissionRefused } from './generation-failures.ts';
+import { callerSafeError } from './generation-failures.ts';
 import { runOnRoutes, type Served } from './generation-routes.ts';
 import { cancelledError, type GenerationInput, stateQuery } from './generation.types.ts';
 import { genStatus, type GenStatus } from '../search-attributes.ts';
@@ -44,6 +44,12 @@ async function endedBefore(task: EndedTask): Promise<TaskView> {
   return task;
 }
 
+/** Refused at admission (no funds, a busy payer): no task, nothing reserved; the workflow completes without one. */
+function refused(): null {
+  recordStatus('refused');
+  return null;
+}
+
 async function startProcessing(taskId: string): Promise<TaskView> {
   const view = await markProcessing(taskId);
   recordStatus('processing');
@@ -64,18 +70,14 @@ function settle(input: GenerationInput, { produced, servedBy }: Served): Promise
 }
 
 /**
- * Releases whatever admission reserved and fails the task, even if the workflow is being cancelled; a refusal (nothing
- * reserved) and an admission that left no task rethrow: the workflow fails with the cause, as there is no task to report.
+ * Releases whatever admission reserved and fails the task, even if the workflow is being cancelled; an admission that
+ * left no task rethrows: the workflow fails with the cause, as there is no task to report.
  */
 async function compensate(
   input: GenerationInput,
   error: unknown,
   { admitting, upstream }: { admitting: AdmitUpdateHandler; upstream: UpstreamJob },
 ): Promise<TaskView | null> {
-  if (isAdmissionRefused(error)) {
-    recordStatus('refused');
-    throw error;
-  }
   // A cancelled task says so, whatever the step it interrupted then failed with (an abandoned download, …).
   const message = CancellationScope.current().consideredCancelled ? cancelledError : callerSafeError(error, input);
   const view = await CancellationScope.nonCancellable(async () => {
@@ -109,6 +111,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   try {
     // 1. Admit: the api is answered from the update; the long tail follows.
     const admitted = await awaitAdmission(admitting);
+    if (!admitted) return refused();
     if (hasEnded(admitted)) return await endedBefore(admitted);
     // 2. Mark processing.
     view = await startProcessing(input.taskId);

@@ -15,7 +15,7 @@ import type { X402Deps } from '../../payments/x402/admission.ts';
 import type { Storage } from '../../storage/local-storage.ts';
 import { checkUploadInputs } from '../../uploads/uploads.ts';
 import { webhookSecretOf } from '../../webhooks/secrets.ts';
-import { admissibleRequest, measuredRequest, pricedAsAdmitted } from './admissible.ts';
+import { type AdmissibleRequest, admissibleRequest, pricedAsAdmitted } from './admissible.ts';
 import {
   accountKindOf,
   authorized,
@@ -23,6 +23,7 @@ import {
   claimOf,
   earlierTask,
   type Payer,
+  pricedAndAuthorized,
   reusedError,
   type TaskRow,
   unavailableError,
@@ -133,6 +134,16 @@ async function answer(
   return { queued, ...access, ...(waited.ended ? { ended: waited.task } : {}) };
 }
 
+/** A task still queued was priced and paid when it was admitted: its payment is not verified again. */
+const pricedAsAdmittedBefore = async (
+  deps: AdmissionDeps,
+  claim: ReturnType<typeof claimOf>,
+  priced: AdmissibleRequest,
+) => ({
+  priced,
+  paidBy: await authorized(deps, claim, priced, true),
+});
+
 /** Why a request was not admitted, as the domain error the API translates. */
 function admissionRefusal(
   admission: Exclude<AdmissionOutcome, { outcome: 'admitted' }>,
@@ -151,9 +162,6 @@ function admissionRefusal(
       );
     case 'unavailable':
       return unavailableError(payer);
-    case 'ended':
-      // Its workflow ended, but no task of this claim is to be found: as if Temporal had not answered.
-      return unavailableError({ kind: 'balance' });
   }
 }
 
@@ -187,8 +195,9 @@ export async function admitGeneration(
   // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.
   if (earlier && earlier.status !== 'queued') return answer(deps, request, payer, admittedRow(earlier));
   // The price asked for is the measured inputs' (a model priced on their length): a payment must cover them.
-  const priced = earlier ? pricedAsAdmitted(declared, earlier) : await measuredRequest(deps, declared);
-  const paidBy = await authorized(deps, claim, priced, earlier !== null);
+  const { priced, paidBy } = earlier
+    ? await pricedAsAdmittedBefore(deps, claim, pricedAsAdmitted(declared, earlier))
+    : await pricedAndAuthorized(deps, claim, declared);
 
   const replayOf = request.replayOf ? { replayOf: request.replayOf } : {};
   const input = generationInput(deps.config, { ...paidBy, requestHash: hash, ...replayOf }, priced);
@@ -206,11 +215,6 @@ export async function admitGeneration(
       webhookUrl,
     };
     return answer(deps, request, payer, admitted);
-  }
-  if (admission.outcome === 'ended') {
-    // The workflow of this claim ran to its end between our lookup and the start: its row answers.
-    const ended = await earlierTask(deps.prisma, claim, hash);
-    if (ended) return answer(deps, request, payer, admittedRow(ended));
   }
   if (earlier) throw new ServiceUnavailableError(unconfirmedMessage);
   throw admissionRefusal(admission, priced.costMicros, payer);

@@ -14,9 +14,10 @@ import {
   offeredPayment,
   paidTask,
   sameAuthorization,
+  verifyAtOfferedAmount,
   type X402Deps,
 } from '../../payments/x402/admission.ts';
-import type { AdmissibleRequest } from './admissible.ts';
+import { type AdmissibleRequest, measuredRequest } from './admissible.ts';
 import { balanceTaskId, type TaskClaim } from './workflow-input.ts';
 
 /** An account with a key: its balance is reserved, and its Idempotency-Key names a retry. */
@@ -68,6 +69,25 @@ export async function earlierTask(prisma: PrismaClient, claim: Claim, hash: stri
   }
   if (task && requestHash(storedRequest(task)) !== hash) throw reusedError(claim.payer);
   return task;
+}
+
+/**
+ * The request priced, and who pays that price. A balance pays the price of the inputs as measured. An x402 request
+ * downloads nothing for a payment nobody can make good: a model x402 cannot pay is refused first, and where the price
+ * follows the inputs' length, the payment is verified at the amount it offers before they are measured.
+ */
+export async function pricedAndAuthorized(
+  deps: Parameters<typeof authorized>[0] & Parameters<typeof measuredRequest>[0],
+  claim: Claim,
+  declared: AdmissibleRequest,
+) {
+  if (!('accountId' in claim) && declared.model.measured_inputs) {
+    if (!deps.facilitator) throw new Error('x402 admission needs a payment facilitator');
+    const x402 = { config: deps.config, facilitator: deps.facilitator };
+    await verifyAtOfferedAmount(x402, declared, claim.offered, claim.payer.resourceUrl);
+  }
+  const priced = await measuredRequest(deps, declared);
+  return { priced, paidBy: await authorized(deps, claim, priced, false) };
 }
 
 /**

@@ -2,7 +2,6 @@
 import {
   type Client,
   WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
@@ -41,8 +40,6 @@ const admissionWaitMs = 45_000;
 /** What executeAdmitUpdate tells the api: the admit update's answer, or why there was none. */
 export type AdmissionOutcome =
   | AdmitUpdateResult
-  /** The task's workflow ran to its end already (a retried Idempotency-Key): the task row answers. */
-  | { outcome: 'ended' }
   /** Admission itself failed (the database or Temporal unreachable, …): nothing was charged; the caller may retry. */
   | { outcome: 'unavailable' };
 
@@ -90,7 +87,9 @@ export async function executeAdmitUpdate(
     typedSearchAttributes: generationSearchAttributes(input, caller.accountKind),
     ...generationSummary(input, caller.accountKind),
     workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+    // A refused admission completes its run; a later one of the same id starts anew (a task that ended already
+    // answers from its row, and a run started for it anyway ends at once: admitTask finds the row ended).
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
   });
   try {
     return await temporal.client.withDeadline(Date.now() + admissionWaitMs, () =>
@@ -100,7 +99,6 @@ export async function executeAdmitUpdate(
       }),
     );
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ended' };
     if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error) || isWorkflowBusy(error))
       return { outcome: 'unavailable' };
     throw error;

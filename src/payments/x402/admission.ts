@@ -142,28 +142,33 @@ function matchOffer(
   return offer && { offer, requirement: offer };
 }
 
-type Priced = { model: Pick<CatalogModel, 'id' | 'name' | 'supports_x402' | 'timeout_seconds'>; costMicros: bigint };
+/** What a payment offers to pay, in the token's base units (USDC's: micro-USD); null when it does not say. */
+function offeredMicros(payload: AnyPaymentPayload): bigint | null {
+  const amount = isV1Payload(payload)
+    ? (payload.payload as { authorization?: { value?: unknown } }).authorization?.value
+    : payload.accepted.amount;
+  return typeof amount === 'string' && /^\d+$/.test(amount) ? BigInt(amount) : null;
+}
 
-/**
- * The payment that pays this price, or a 402 naming the requirements (and why the payment did not do). `verified`: its
- * task was admitted with it already (a retry), so it is not verified again: it has not moved since.
- */
-export async function authorizePayment(
-  deps: X402Deps,
-  { model, costMicros }: Priced,
-  offered: OfferedPayment,
-  options: { resourceUrl: string; verified: boolean },
-): Promise<{ identity: PaymentIdentity; authorization: X402Authorization }> {
-  const chains = enabledChains(deps.config.chains);
+/** The chains a model can be paid on with x402: none is a 400 naming the model, before anything else is done. */
+export function payableChains(config: Pick<Config, 'chains'>, model: Pick<CatalogModel, 'id' | 'supports_x402'>) {
+  const chains = enabledChains(config.chains);
   if (!model.supports_x402 || chains.length === 0) {
     throw new FieldError('model', `${model.id} cannot be paid with x402 on this server; send an API key`);
   }
+  return chains;
+}
+
+type Priced = { model: Pick<CatalogModel, 'id' | 'name' | 'supports_x402' | 'timeout_seconds'>; costMicros: bigint };
+
+/** What the price asks for, and a 402 refusal naming it (and why the payment did not do). */
+async function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, resourceUrl: string) {
   const required = paymentRequirementsFor({
-    chains,
+    chains: payableChains(deps.config, model),
     payTo: deps.config.x402.payTo,
     amountMicros: costMicros,
     maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
-    resource: { url: options.resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
+    resource: { url: resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
     uptoFacilitators: await uptoOffers(deps),
   });
   const refuse = (message: string, reason?: string) => {
@@ -176,7 +181,13 @@ export async function authorizePayment(
       v1PaymentRequired(required),
     );
   };
+  return { required, refuse };
+}
 
+type Refuse = (message: string, reason?: string) => Error;
+
+/** The payload of a readable payment; none, or one that cannot be read, is a 402. */
+function offeredPayload(offered: OfferedPayment, costMicros: bigint, refuse: Refuse) {
   if (offered.state === 'unreadable') {
     const { headerName, code } = offered.error;
     throw refuse(`The ${headerName} header could not be read (${code}); pay again.`, code);
@@ -187,23 +198,63 @@ export async function authorizePayment(
         'its PAYMENT-REQUIRED header), or send an API key.',
     );
   }
-  const { payload, identity } = offered;
-  const matched = matchOffer(required, payload);
-  if (!matched || !identity) {
-    throw refuse(
-      'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.',
-      'payment_requirements_mismatch',
-    );
-  }
-  const { requirement } = matched;
-  const authorization = paymentAuthorization(deps.config, { identity, ...matched, payload });
-  if (options.verified) return { identity, authorization };
+  return offered;
+}
 
+const mismatch =
+  'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.';
+
+async function verified(
+  deps: X402Deps,
+  payload: AnyPaymentPayload,
+  requirement: PaymentRequirements | RequirementsV1,
+  refuse: Refuse,
+) {
   const verdict = await deps.facilitator().verify(payload, requirement);
   if (!verdict.isValid) {
     const reason = verdict.invalidReason ?? 'invalid_payment';
     throw refuse(`The payment was refused: ${reason}. Nothing was charged.`, reason);
   }
+}
+
+/**
+ * Before a model priced on its inputs' length downloads them: the payment must be one its payer can make good, so it
+ * is verified at the amount it offers (the price of the measured inputs is matched after, by authorizePayment).
+ */
+export async function verifyAtOfferedAmount(
+  deps: X402Deps,
+  declared: Priced,
+  offered: OfferedPayment,
+  resourceUrl: string,
+): Promise<void> {
+  const { refuse } = await requirementsOf(deps, declared, resourceUrl);
+  const { payload } = offeredPayload(offered, declared.costMicros, refuse);
+  const amount = offeredMicros(payload);
+  const atOffer = amount && (await requirementsOf(deps, { ...declared, costMicros: amount }, resourceUrl));
+  const matched = atOffer && matchOffer(atOffer.required, payload);
+  if (!matched) throw refuse(mismatch, 'payment_requirements_mismatch');
+  await verified(deps, payload, matched.requirement, refuse);
+}
+
+/**
+ * The payment that pays this price, or a 402 naming the requirements (and why the payment did not do). `verified`: its
+ * task was admitted with it already (a retry), so it is not verified again: it has not moved since.
+ */
+export async function authorizePayment(
+  deps: X402Deps,
+  priced: Priced,
+  offered: OfferedPayment,
+  options: { resourceUrl: string; verified: boolean },
+): Promise<{ identity: PaymentIdentity; authorization: X402Authorization }> {
+  const { model, costMicros } = priced;
+  const { required, refuse } = await requirementsOf(deps, priced, options.resourceUrl);
+  const { payload, identity } = offeredPayload(offered, costMicros, refuse);
+  const matched = matchOffer(required, payload);
+  if (!matched || !identity) throw refuse(mismatch, 'payment_requirements_mismatch');
+  const authorization = paymentAuthorization(deps.config, { identity, ...matched, payload });
+  if (options.verified) return { identity, authorization };
+
+  await verified(deps, payload, matched.requirement, refuse);
   // A task must be able to settle after it ran: an authorization that expires sooner would make it work for free.
   const neededSeconds = runSeconds(deps.config, model) + collectionSeconds + minimumSettlementSeconds;
   const validSeconds = Number(identity.validBefore) - Math.floor(Date.now() / 1000);

@@ -108,9 +108,13 @@ it('generation-failed.binpb: the provider refuses; the task fails, its status ke
 
 it('generation-refused.binpb: admission refused (no funds), its status `refused`', async () => {
   const input = await generation.newTaskInput({ costMicros: 2_000_000n });
-  const { admission, failure, history } = await generation.run({ input, provider: async () => ({ outputs: [] }) });
+  const { admission, failure, result, history } = await generation.run({
+    input,
+    provider: async () => ({ outputs: [] }),
+  });
   expect(admission?.outcome).toBe('insufficient_funds');
-  expect(failure).toBeDefined();
+  expect(failure).toBeUndefined();
+  expect(result).toBeNull();
   await save('generation-refused.binpb', history);
 });
 
