@@ -12,6 +12,7 @@ import { developmentPayTo, loadConfig } from '../../src/config/config.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';
+import { startInputServer, wavTone } from '../helpers/media.ts';
 import { pay, payingFetch } from '../payments/x402/paying-client.ts';
 
 const on = useAppWithDatabase({ config: { x402: { enabled: true }, ...unreadChains } });
@@ -273,5 +274,56 @@ describe('an x402 v1 payment (x402-fetch 1.x, X-PAYMENT) on the local chain (iss
     expect(response.status).toBe(402);
     expect(await response.json()).toMatchObject({ requirements: { error: 'payment_requirements_mismatch' } });
     expect(await chain.balanceOf(payer.address)).toBe(before);
+  });
+});
+
+describe('an x402 v1 payment for a model priced on its input’s length (issue 25, point 10)', () => {
+  const measuring = useAppWithDatabase(() => ({
+    config: { ...x402OnLocalChain(chain), inputs: { allowPrivateUrls: true } },
+  }));
+  const cleanUp = (url: string) => ({
+    type: 'audio-to-audio',
+    model: 'local/audio-clean',
+    audio_url: `${url}/150s.wav`,
+    duration: 1,
+  });
+  const postBody = (fetcher: typeof fetch, body: object) =>
+    fetcher(`${measuring.app.url}/api/v1/generations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('is verified at the amount it offers before the input is downloaded: a payer without the funds costs no fetch', async () => {
+    const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
+    try {
+      const signer = await createSigner('base-sepolia', generatePrivateKey());
+      const response = await postBody(wrapFetchV1(fetch, signer, 1_000_000n), cleanUp(inputs.url));
+      expect(response.status).toBe(402);
+      expect(await response.json()).toMatchObject({
+        requirements: { error: 'invalid_exact_evm_insufficient_balance' },
+      });
+      expect(inputs.hits.get('/150s.wav') ?? 0).toBe(0);
+    } finally {
+      await inputs.close();
+    }
+  });
+
+  it('paid at the declared price, it is matched again on the measured one once verified: 402 naming it', async () => {
+    const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
+    try {
+      const key = generatePrivateKey();
+      await chain.mint(privateKeyToAccount(key).address, 5_000_000n);
+      const signer = await createSigner('base-sepolia', key);
+      const response = await postBody(wrapFetchV1(fetch, signer, 1_000_000n), cleanUp(inputs.url));
+      const body = (await response.json()) as { requirements: { error: string }; accepts: object[] };
+      expect(response.status).toBe(402);
+      expect(body.requirements.error).toBe('payment_requirements_mismatch');
+      // 3 minutes × 0.001, measured once the payment of the declared minute was verified.
+      for (const offer of body.accepts) expect(offer).toMatchObject({ maxAmountRequired: '3000' });
+      expect(inputs.hits.get('/150s.wav')).toBeGreaterThan(0);
+    } finally {
+      await inputs.close();
+    }
   });
 });
