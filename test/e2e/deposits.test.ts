@@ -232,6 +232,17 @@ describe('POST /agents/deposit', () => {
       .poll(async () => (await deposit(agent, txHash)).body, { timeout: 20_000, interval: 500 })
       .toMatchObject({ success: true, amount_credited: '2.50' });
     await expectLedgerMatchesBalance(agent);
+    // Runs of this hash: the one look-up every claim within the wait shared, one look for each refused claim, and one
+    // for the claim that credited it.
+    const runs = async () => {
+      let count = 0;
+      for await (const run of stack.env.client.workflow.list({ query: `WorkflowId = 'deposit:base:${txHash}'` })) {
+        expect(run.status.name).toBe('COMPLETED');
+        count += 1;
+      }
+      return count;
+    };
+    await expect.poll(runs, { timeout: 10_000, interval: 250 }).toBe(4);
   });
 
   it('credits every agent a multisend pays in one transaction, each transfer once', async () => {
@@ -413,5 +424,36 @@ describe('the deposit watcher', () => {
     expect(entries.map((entry) => entry.amount)).toEqual([9_750_000n]);
     await expectLedgerMatchesBalance(agent);
     await stack.env.client.schedule.getHandle('deposit-scan:base').delete();
+  });
+
+  it('credits a transaction a reorganisation dropped when it sees the same transaction mined again', async () => {
+    const agent = await newAgent();
+    const { raw, txHash } = await signedTransfer(addressOf(agent), usdc('4.75'));
+    const snapshot = await chain.snapshot();
+    await sendSigned(raw);
+    expect((await deposit(agent, txHash)).body.success).toBe(false);
+    await chain.revert(snapshot);
+    await chain.mine(confirmations + 2);
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
+      .toBe('rejected');
+
+    // Mined again, and nobody claims it: the watcher's sighting credits it.
+    await sendSigned(raw);
+    await chain.mine(confirmations);
+    const config = mergeConfig(stack.config, { deposits: { scanIntervalSeconds: 1, scanLookbackBlocks: 20 } });
+    await ensureDepositScanSchedules(stack.env.client, config);
+    try {
+      await expect
+        .poll(async () => (await balanceOf(agent)).recent_deposits[0], { timeout: 30_000, interval: 500 })
+        .toMatchObject({ tx_hash: txHash, amount_usd: '4.75', status: 'credited' });
+    } finally {
+      await stack.env.client.schedule.getHandle('deposit-scan:base').delete();
+    }
+    const entries = await stack.database.prisma.ledgerEntry.findMany({
+      where: { accountId: agent.agent_id, kind: 'deposit' },
+    });
+    expect(entries.map((entry) => entry.amount)).toEqual([4_750_000n]);
+    await expectLedgerMatchesBalance(agent);
   });
 });
