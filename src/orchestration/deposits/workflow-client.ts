@@ -40,10 +40,10 @@ async function start(temporal: { client: Client; taskQueue: string }, input: Dep
 
 /** Whether the closed run refused the hash for a reason time may undo: never seen, or dropped by a reorganisation. */
 async function refusedForNow(client: Client, workflowId: string): Promise<boolean> {
-  const handle = client.workflow.getHandle<DepositWorkflow>(workflowId);
-  const { status } = await handle.describe();
+  const { status, runId } = await client.workflow.getHandle<DepositWorkflow>(workflowId).describe();
   if (status.name !== 'COMPLETED') return false;
-  const result = await handle.result();
+  // That run's result, not the latest run's: a run another claim has just started could keep this one waiting.
+  const result = await client.workflow.getHandle<DepositWorkflow>(workflowId, runId).result();
   return result.outcome === 'rejected' && recheckableRejections.includes(result.reason);
 }
 
