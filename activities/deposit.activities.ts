@@ -2,21 +2,21 @@
 // An RPC failure is a plain error, retried with backoff by the workflow's policy; it never rejects a deposit.
 import { Context } from '@temporalio/activity';
 import type { Hex } from 'viem';
-import { headBlock, inspectTransaction, type UsdcTransfer } from '../src/chain/deposit-inspection.ts';
+import { headBlock, inspectTransaction } from '../src/chain/deposit-inspection.ts';
 import { type ChainSettings, chainSettings } from '../src/chain/settings.ts';
 import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { Chain } from '../src/domain/values.ts';
 import { agentsByDepositAddress } from '../src/payments/deposits/addresses.ts';
 import {
+  type AgentTransfer,
   creditDeposit,
   type DepositFacts,
   type DepositRef,
   recordDeposit,
   rejectDeposit,
 } from '../src/payments/deposits/deposits.ts';
-import { formatUsd } from '../src/domain/money.ts';
-import { type CreditedDepositView, depositView } from '../src/payments/deposits/view.ts';
+import { type AccountCreditView, accountCreditView } from '../src/payments/deposits/view.ts';
 import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/payments/deposits/scan.ts';
 import { startDepositWorkflow } from '../src/orchestration/deposits/workflow-client.ts';
 import { refusal } from './refusal.ts';
@@ -33,7 +33,7 @@ export type DepositInspection =
   | { kind: 'reverted' }
   | { kind: 'wrong_token' }
   | { kind: 'wrong_recipient' }
-  | { kind: 'mined'; blockNumber: string; blockHash: string; accountId: string; transfers: UsdcTransfer[] };
+  | { kind: 'mined'; blockNumber: string; blockHash: string; transfers: AgentTransfer[] };
 
 export interface Confirmations {
   confirmations: number;
@@ -53,29 +53,24 @@ export function createDepositActivities(deps: DepositActivityDeps) {
   };
 
   return classifyFailures({
-    /** The transaction's USDC transfers to one agent's address, or why it is not a deposit. */
+    /** The transaction's USDC transfers to our agents' addresses (each its own deposit), or why it is not a deposit. */
     async inspectDeposit(ref: DepositRef): Promise<DepositInspection> {
       const inspection = await inspectTransaction(settingsOf(ref.chain), ref.txHash as Hex);
       if (inspection.kind !== 'mined') return inspection.kind === 'missing' ? inspection : { kind: 'reverted' };
       if (inspection.usdcTransfers.length === 0) {
         return { kind: inspection.otherTokenTransfer ? 'wrong_token' : 'wrong_recipient' };
       }
-      // One deposit is credited to one agent: the first paid; transfers to anyone else in it are not ours.
       const agents = await agentsByDepositAddress(
         deps.prisma,
         inspection.usdcTransfers.map((transfer) => transfer.to),
       );
-      const paid = inspection.usdcTransfers.find((transfer) => agents.has(transfer.to));
-      const accountId = paid && agents.get(paid.to);
-      if (!paid || !accountId) return { kind: 'wrong_recipient' };
-      const transfers = inspection.usdcTransfers.filter((transfer) => transfer.to === paid.to);
-      return {
-        kind: 'mined',
-        blockNumber: inspection.blockNumber,
-        blockHash: inspection.blockHash,
-        accountId,
-        transfers,
-      };
+      // A multisend or a batch may pay several agents: every transfer to one of ours is credited; others are not ours.
+      const transfers = inspection.usdcTransfers.flatMap((transfer) => {
+        const accountId = agents.get(transfer.to);
+        return accountId ? [{ ...transfer, accountId }] : [];
+      });
+      if (transfers.length === 0) return { kind: 'wrong_recipient' };
+      return { kind: 'mined', blockNumber: inspection.blockNumber, blockHash: inspection.blockHash, transfers };
     },
 
     async depositConfirmations(input: { chain: Chain; blockNumber: string }): Promise<Confirmations> {
@@ -90,9 +85,9 @@ export function createDepositActivities(deps: DepositActivityDeps) {
       await recordDeposit(deps.prisma, input.facts, input.status);
     },
 
-    async creditDeposit(facts: DepositFacts): Promise<CreditedDepositView> {
-      const { deposit, balanceAfter } = await creditDeposit(deps.prisma, facts);
-      return { ...depositView(deposit), new_balance: formatUsd(balanceAfter) };
+    /** Credits every transfer; one answer per agent paid. */
+    async creditDeposit(facts: DepositFacts): Promise<AccountCreditView[]> {
+      return (await creditDeposit(deps.prisma, facts)).map(accountCreditView);
     },
 
     /** Reads the chain's next blocks and starts the deposit workflow of every transfer to an agent. */

@@ -1,23 +1,29 @@
 // The deposit workflow's contract with its callers (the api, the watcher): its input, result, state query and
 // signature. Types and the query only, so the client side never imports the workflow's activities.
 import { defineQuery } from '@temporalio/workflow';
-import type { CreditedDepositView } from '../src/payments/deposits/view.ts';
+import type { AccountCreditView } from '../src/payments/deposits/view.ts';
 import type { DepositRef } from '../src/payments/deposits/deposits.ts';
 
 export interface DepositInput extends DepositRef {
   /** How long a hash the node does not know may take to appear before it is refused as not found. */
   receiptWaitSeconds: number;
+  /** A look again after a refusal that time may undo: a hash the node still does not know is refused at once. */
+  recheck?: boolean;
 }
 
-export type DepositRejection = 'reverted' | 'wrong_token' | 'wrong_recipient' | 'dropped';
+export type DepositRejection = 'not_found' | 'reverted' | 'wrong_token' | 'wrong_recipient' | 'dropped';
+
+/** Refusals a later sighting may undo (the transaction may yet be mined): the hash may be looked up again. */
+export const recheckableRejections: readonly DepositRejection[] = ['not_found', 'dropped'];
 
 export type DepositResult =
-  | { outcome: 'credited'; accountId: string; deposit: CreditedDepositView }
-  | { outcome: 'rejected'; reason: DepositRejection; accountId?: string };
+  /** One entry per agent the transaction paid (a multisend may pay several). */
+  | { outcome: 'credited'; credits: AccountCreditView[] }
+  | { outcome: 'rejected'; reason: DepositRejection; accountIds?: string[] };
 
 export type DepositState =
   | { status: 'inspecting' }
-  | { status: 'confirming'; accountId: string; confirmations: number; required: number }
+  | { status: 'confirming'; accountIds: string[]; confirmations: number; required: number }
   | DepositResult;
 
 export const depositStateQuery = defineQuery<DepositState>('depositState');

@@ -1,6 +1,6 @@
-// One workflow per deposit transaction (workflow id `deposit:<chain>:<tx hash>`), so a hash is credited once, to
-// one agent. A hash nobody has mined ends the run failed, so the same hash may be claimed again later.
-import { ApplicationFailure, proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+// One workflow per deposit transaction (workflow id `deposit:<chain>:<tx hash>`), so each of its transfers is credited
+// once, to the agent it paid. Refusals are outcomes, not failures: the run completes saying why.
+import { proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DepositActivities, DepositInspection } from '../activities/deposit.activities.ts';
 import type { DepositFacts, DepositRef } from '../src/payments/deposits/deposits.ts';
 import {
@@ -34,21 +34,29 @@ const maxPollMs = 15_000;
 type Mined = Extract<DepositInspection, { kind: 'mined' }>;
 type Settled = Exclude<DepositInspection, { kind: 'missing' }>;
 
-/** Looks at the transaction until it is mined (or refused); a hash unknown past the wait is not found. */
-async function awaitReceipt(input: DepositInput): Promise<Settled | null> {
+/**
+ * Looks at the transaction until it is mined (or refused); a hash unknown past `receiptWaitMs` is not found. A
+ * transaction the node holds but has not mined is waited for longer.
+ */
+async function awaitReceipt(input: DepositInput, receiptWaitMs: number): Promise<Settled | null> {
   const started = Date.now();
   let interval = 1_000;
   for (;;) {
     const inspection = await inspectDeposit({ chain: input.chain, txHash: input.txHash });
     if (inspection.kind !== 'missing') return inspection;
     const waited = Date.now() - started;
-    if (waited >= (inspection.pending ? pendingWaitMs : input.receiptWaitSeconds * 1000)) return null;
+    if (waited >= (inspection.pending ? pendingWaitMs : receiptWaitMs)) return null;
     await sleep(interval);
     interval = Math.min(Math.round(interval * 1.5), maxPollMs);
   }
 }
 
-/** Keeps DepositStatus (and the account, once known) current for the Web UI's list, upserting only what changed. */
+const accountsOf = (seen: Mined) => [...new Set(seen.transfers.map((transfer) => transfer.accountId))];
+const sameTransfers = (a: Mined, b: Mined) =>
+  JSON.stringify(a.transfers.map((t) => [t.logIndex, t.accountId, t.amount])) ===
+  JSON.stringify(b.transfers.map((t) => [t.logIndex, t.accountId, t.amount]));
+
+/** Keeps DepositStatus (and the first account paid, once known) current for the Web UI's list, upserting only what changed. */
 function statusAttributes() {
   let shown = '';
   return (status: DepositStatus, accountId?: string) => {
@@ -64,27 +72,26 @@ export async function depositWorkflow(input: DepositInput): Promise<DepositResul
   let state: DepositState = { status: 'inspecting' };
   setHandler(depositStateQuery, () => state);
   const showStatus = statusAttributes();
-  const reject = async (reason: DepositRejection, accountId?: string): Promise<DepositResult> => {
+  const receiptWaitMs = input.receiptWaitSeconds * 1000;
+  const reject = async (reason: DepositRejection, accountIds?: string[]): Promise<DepositResult> => {
     await rejectDeposit({ ref, reason });
-    showStatus('rejected', accountId);
-    state = { outcome: 'rejected', reason, ...(accountId ? { accountId } : {}) };
+    showStatus('rejected', accountIds?.[0]);
+    state = { outcome: 'rejected', reason, ...(accountIds ? { accountIds } : {}) };
     return state;
   };
 
-  // 1. The transaction: mined, successful, paying USDC of the configured contract to one of our agents.
-  const first = await awaitReceipt(input);
+  // 1. The transaction: mined, successful, paying USDC of the configured contract to our agents. A look again after
+  // a refusal does not wait a second time for a hash nobody has seen.
+  const first = await awaitReceipt(input, input.recheck ? 0 : receiptWaitMs);
   if (!first) {
     showStatus('not_found');
-    throw ApplicationFailure.nonRetryable(
-      `No transaction ${input.txHash} was found on ${input.chain}.`,
-      'DepositNotFound',
-    );
+    state = { outcome: 'rejected', reason: 'not_found' };
+    return state;
   }
   if (first.kind !== 'mined') return reject(first.kind);
   let mined: Mined = first;
   const factsOf = (seen: Mined): DepositFacts => ({
     ...ref,
-    accountId: seen.accountId,
     transfers: seen.transfers,
     blockNumber: seen.blockNumber,
   });
@@ -96,13 +103,14 @@ export async function depositWorkflow(input: DepositInput): Promise<DepositResul
       chain: input.chain,
       blockNumber: mined.blockNumber,
     });
-    state = { status: 'confirming', accountId: mined.accountId, confirmations, required };
-    showStatus('confirming', mined.accountId);
+    const accountIds = accountsOf(mined);
+    state = { status: 'confirming', accountIds, confirmations, required };
+    showStatus('confirming', accountIds[0]);
     if (confirmations >= required) {
-      const again = await awaitReceipt(input);
-      if (!again) return reject('dropped', mined.accountId);
-      if (again.kind !== 'mined') return reject(again.kind, mined.accountId);
-      if (again.blockHash === mined.blockHash && again.accountId === mined.accountId) break;
+      const again = await awaitReceipt(input, receiptWaitMs);
+      if (!again) return reject('dropped', accountIds);
+      if (again.kind !== 'mined') return reject(again.kind, accountIds);
+      if (again.blockHash === mined.blockHash && sameTransfers(again, mined)) break;
       mined = again;
       await recordDeposit({ facts: factsOf(mined), status: 'pending' });
       continue;
@@ -111,10 +119,14 @@ export async function depositWorkflow(input: DepositInput): Promise<DepositResul
   }
   await recordDeposit({ facts: factsOf(mined), status: 'confirmed' });
 
-  // 3. Credit through the ledger, one entry per transfer log; 4. tell the agent.
-  const deposit = await creditDeposit(factsOf(mined));
-  state = { outcome: 'credited', accountId: mined.accountId, deposit };
-  showStatus('credited', mined.accountId);
-  await notify({ event: 'deposit.credited', subject: deposit.id, accountId: mined.accountId, data: deposit });
+  // 3. Credit through the ledger, one entry per transfer log; 4. tell each agent, once per deposit.
+  const credits = await creditDeposit(factsOf(mined));
+  state = { outcome: 'credited', credits };
+  showStatus('credited', credits[0]?.accountId);
+  for (const { accountId, deposits } of credits) {
+    for (const deposit of deposits) {
+      await notify({ event: 'deposit.credited', subject: deposit.id, accountId, data: deposit });
+    }
+  }
   return state;
 }

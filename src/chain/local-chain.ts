@@ -35,8 +35,8 @@ export function anvilDevAccount(addressIndex: number) {
  */
 export const testUsdcDeployer = anvilDevAccount(9);
 /**
- * Sends test USDC when no other sender is given: m/44'/60'/1'/0/0, off the path agents' addresses derive from under
- * the development key (…/0'/0/i, anvil's dev accounts), so its top-ups are never deposits. Its gas is set by anvil.
+ * Sends test USDC when no other sender is given: m/44'/60'/1'/0/0 of anvil's mnemonic, not an agent's deposit address
+ * (the development deposit key is a key of its own), so its top-ups are never deposits. Its gas is set by anvil.
  */
 export const testUsdcSender = mnemonicToAccount(anvilDevMnemonic, { accountIndex: 1 });
 export const testUsdcAddress = getContractAddress({ from: testUsdcDeployer.address, nonce: 0n });

@@ -70,10 +70,12 @@ export async function showDepositCommand(
       where: { txHash: target.toLowerCase(), chain: options.chain },
       orderBy: { chain: 'asc' },
     });
+    const chainsOf = [...new Set(matches.map((row) => row.chain))];
+    if (chainsOf.length > 1)
+      throw new CommandError(`${target} is a deposit on ${chainsOf.join(', ')}: add --chain <chain>`);
+    // One transaction paying several agents (or one several times) is one deposit per transfer.
     if (matches.length > 1) {
-      throw new CommandError(
-        `${target} is a deposit on ${matches.map((row) => row.chain).join(', ')}: add --chain <chain>`,
-      );
+      throw new CommandError(`${target} holds deposits ${matches.map((row) => row.id).join(', ')}: name one by its id`);
     }
     deposit = matches[0] ?? null;
   } else if (target.startsWith('dep_')) {

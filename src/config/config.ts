@@ -14,6 +14,7 @@ import {
 import { type Config, type DatabaseConfig, type ServerConfig, toSections } from './sections.ts';
 
 export {
+  developmentDepositMnemonic,
   developmentDepositXpub,
   developmentFacilitatorKey,
   developmentPayTo,

@@ -8,11 +8,14 @@ import { type Chain, chains, type Tier, tiers } from '../domain/values.ts';
 export const roles = ['all', 'api', 'worker'] as const;
 
 /**
- * Development default for DEPOSIT_XPUB: m/44'/60'/0'/0 of the public test mnemonic "test test … junk" that local
- * chains (anvil, hardhat) fund. Anyone holds its private keys, so production refuses it.
+ * Development default for DEPOSIT_XPUB: m/44'/60'/0'/0 of `developmentDepositMnemonic`, a key of its own, so no
+ * deposit address is one of the local chain's funded accounts (anvil's, the facilitator's). Public: production refuses it.
  */
 export const developmentDepositXpub =
-  'xpub6DyUKdwoLWmUJ4Tn9Bbsdtx7B5Ws18mEN19e5HT52ikE53FiUheSQXrZUNPovqfyKmw4579A1Mm3GXXKM39N64uooBfJ4tNAzFsEbodRTx4';
+  'xpub6DtBfNBkbRcnvRSACsgeyGT6GFdUTfkvbij26WvXPb4Xg3brLyz3pMZUgZ7QtAjtHtUtjtsMBZb4oKmZNYtWXmZefv3cPueb2WvE8uCLReZ';
+/** The development deposit key's mnemonic (BIP-39 of SHA-256("generation-gateway development deposit key")[0..16]). */
+export const developmentDepositMnemonic =
+  'cotton achieve rather hint lonely twenty fortune icon husband armed large fringe';
 export type Role = (typeof roles)[number];
 
 /** Development default for X402_FACILITATOR_PRIVATE_KEY: anvil's funded dev account 3 (its key is public). */

@@ -28,9 +28,10 @@ describe('creditDeposit', () => {
     const facts = {
       chain: 'base' as const,
       txHash: `0x${'ab'.repeat(32)}`,
-      accountId,
       blockNumber: '7',
-      transfers: [{ logIndex: 0, from: `0x${'1'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, amount: '2500000' }],
+      transfers: [
+        { logIndex: 0, from: `0x${'1'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, amount: '2500000', accountId },
+      ],
     };
     await recordDeposit(database.prisma, facts, 'confirmed');
     const { creditDeposit } = createDepositActivities({ prisma: database.prisma, config: loadConfig({}, []) });
@@ -39,6 +40,14 @@ describe('creditDeposit', () => {
 
     const summary = await getAccountSummary(database.prisma, accountId);
     expect(summary).toMatchObject({ balance: 3_500_000n, reserved: 400_000n });
-    expect(credited).toMatchObject({ status: 'credited', amount_usd: '2.50', new_balance: formatUsd(summary.balance) });
+    const new_balance = formatUsd(summary.balance);
+    expect(credited).toEqual([
+      {
+        accountId,
+        amount_usd: '2.50',
+        new_balance,
+        deposits: [expect.objectContaining({ status: 'credited', amount_usd: '2.50', new_balance })],
+      },
+    ]);
   });
 });

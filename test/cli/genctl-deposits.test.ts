@@ -21,6 +21,7 @@ beforeAll(async () => {
     accountId,
     chain,
     txHash,
+    logIndex: 0,
     createdAt: at(minute),
     fromAddress: '0x1111111111111111111111111111111111111111',
     toAddress: '0x2222222222222222222222222222222222222222',

@@ -107,6 +107,40 @@ it('counts trials granted before trial_grants existed under their network (an IP
   }
 });
 
+it('keeps deposits recorded one per transaction valid when a deposit becomes one per transfer log', async () => {
+  const database = await createEmptyDatabase();
+  try {
+    const migrations = readMigrations();
+    const at = migrations.findIndex((migration) => migration.name.endsWith('_deposit_per_transfer'));
+    await applyMigrations(database.url, migrations.slice(0, at));
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('agt_1', 'agent', 'bot', now())`);
+      await client.query(
+        `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, amount, status)
+         VALUES ('dep_old', 'agt_1', 'base', '0xaa', 4, 2000000, 'credited'),
+                ('dep_unlogged', 'agt_1', 'base', '0xbb', NULL, NULL, 'rejected')`,
+      );
+      await applyMigrations(database.url, migrations);
+      const { rows } = await client.query('SELECT id, tx_hash, log_index, status FROM deposits ORDER BY id');
+      expect(rows).toEqual([
+        { id: 'dep_old', tx_hash: '0xaa', log_index: 4, status: 'credited' },
+        { id: 'dep_unlogged', tx_hash: '0xbb', log_index: 0, status: 'rejected' },
+      ]);
+      // Another transfer of the same transaction is a deposit of its own; the same one again is refused.
+      const insert = `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, status)
+                      VALUES ($1, 'agt_1', 'base', '0xaa', $2, 'pending')`;
+      await client.query(insert, ['dep_new', 7]);
+      await expect(client.query(insert, ['dep_again', 4])).rejects.toThrow(/deposits_chain_tx_hash_log_index_key/);
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await database.drop();
+  }
+});
+
 describe('money invariants in the database', () => {
   let database: TestDatabase;
   beforeAll(async () => {

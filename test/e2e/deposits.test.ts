@@ -1,7 +1,7 @@
 // USDC deposits through the real stack: a real anvil with the real test token, the gateway reading it through an
 // RPC proxy the test can take down, the deposit workflow on the Temporal dev server, money in PostgreSQL.
 import { createServer, request, type Server } from 'node:http';
-import { encodeFunctionData, type Address, type Hash } from 'viem';
+import { encodeFunctionData, erc20Abi, keccak256, parseEventLogs, type Address, type Hash, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
@@ -13,6 +13,7 @@ import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';
 import { listenLocally } from '../helpers/local-server.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 import { mergeConfig } from '../helpers/config.ts';
+import { deployMultisend } from '../helpers/multisend.ts';
 
 const confirmations = 3;
 const chain = useLocalChain();
@@ -69,6 +70,26 @@ async function expectLedgerMatchesBalance(agent: RegisteredAgent) {
 async function pay(to: Address, amount: bigint): Promise<Hash> {
   await chain.mint(payer.address, amount);
   return chain.transfer({ from: payer, to, amount });
+}
+
+// Signs a USDC transfer without sending it: its hash is known before any node has seen it, and the same signed bytes
+// can be sent again after a reorganisation dropped them. Its own sender, so no other test's send takes its nonce.
+const rawSender = anvilDevAccount(6);
+async function signedTransfer(to: Address, amount: bigint): Promise<{ raw: Hex; txHash: Hash }> {
+  await chain.mint(rawSender.address, amount);
+  const wallet = localChainClients(chain.rpcUrl, chain.chainId).walletClient(rawSender);
+  const request = await wallet.prepareTransactionRequest({
+    to: chain.usdcAddress,
+    data: encodeFunctionData({ abi: testUsdcAbi, functionName: 'transfer', args: [to, amount] }),
+    gas: 100_000n,
+  });
+  const raw = await wallet.signTransaction(request);
+  return { raw, txHash: keccak256(raw) };
+}
+async function sendSigned(raw: Hex): Promise<void> {
+  const wallet = localChainClients(chain.rpcUrl, chain.chainId).walletClient(rawSender);
+  const hash = await wallet.sendRawTransaction({ serializedTransaction: raw });
+  await chain.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 50 });
 }
 
 const newAgent = (webhook?: string) =>
@@ -183,15 +204,78 @@ describe('POST /agents/deposit', () => {
     await expectLedgerMatchesBalance(agent);
   });
 
-  it('refuses an unknown hash once the receipt wait is over, and lets it be claimed again', async () => {
+  it('refuses an unknown hash once the receipt wait is over, at once on every later claim, and credits it once mined', async () => {
     const agent = await newAgent();
-    const unknown = `0x${'ab'.repeat(32)}`;
+    const { raw, txHash } = await signedTransfer(addressOf(agent), usdc('2.5'));
+    // Within the receipt wait (3 s) the claims share one look-up; past it the hash is refused.
+    expect((await deposit(agent, txHash)).body).toMatchObject({ success: false });
     await expect
-      .poll(async () => (await deposit(agent, unknown)).body.error, { timeout: 20_000, interval: 500 })
+      .poll(async () => (await deposit(agent, txHash)).body.error, { timeout: 20_000, interval: 500 })
       .toBe('deposit_not_found');
-    // The run that found nothing failed; a new claim starts a new run (and it finds nothing again).
-    const again = await deposit(agent, unknown);
-    expect(again.status === 200 || again.body.error === 'deposit_not_found').toBe(true);
+    // Claimed again: looked up once and refused at once, never a second wait answered with 200.
+    for (let claim = 0; claim < 2; claim++) {
+      const started = Date.now();
+      const again = await deposit(agent, txHash);
+      expect(again).toMatchObject({ status: 400, body: { error: 'deposit_not_found', message: expect.any(String) } });
+      expect(Date.now() - started).toBeLessThan(stack.config.deposits.waitSeconds * 1000);
+    }
+    // The refusal ran its course as an outcome: no deposit workflow of this hash failed.
+    const failed = stack.env.client.workflow.list({
+      query: `WorkflowId = 'deposit:base:${txHash}' AND ExecutionStatus = 'Failed'`,
+    });
+    for await (const run of failed) expect.fail(`deposit run ${run.runId} failed`);
+
+    // Mined after all: the next claim looks it up once more and credits it.
+    await sendSigned(raw);
+    await chain.mine(confirmations);
+    await expect
+      .poll(async () => (await deposit(agent, txHash)).body, { timeout: 20_000, interval: 500 })
+      .toMatchObject({ success: true, amount_credited: '2.50' });
+    await expectLedgerMatchesBalance(agent);
+    // Runs of this hash: the one look-up every claim within the wait shared, one look for each refused claim, and one
+    // for the claim that credited it.
+    const runs = async () => {
+      let count = 0;
+      for await (const run of stack.env.client.workflow.list({ query: `WorkflowId = 'deposit:base:${txHash}'` })) {
+        expect(run.status.name).toBe('COMPLETED');
+        count += 1;
+      }
+      return count;
+    };
+    await expect.poll(runs, { timeout: 10_000, interval: 250 }).toBe(4);
+  });
+
+  it('credits every agent a multisend pays in one transaction, each transfer once', async () => {
+    const [first, second, third] = [await newAgent(), await newAgent(), await newAgent()];
+    const multisend = await deployMultisend(chain, anvilDevAccount(5));
+    await chain.mint(payer.address, usdc('10'));
+    const txHash = await multisend.send(payer, [
+      [addressOf(first), usdc('1.5')],
+      ['0x000000000000000000000000000000000000dEaD', usdc('1')],
+      [addressOf(second), usdc('2.25')],
+      [addressOf(first), usdc('0.5')],
+    ]);
+    await chain.mine(confirmations);
+
+    expect((await deposit(second, txHash)).body).toMatchObject({ success: true, amount_credited: '2.25' });
+    expect((await deposit(first, txHash)).body).toMatchObject({ success: true, amount_credited: '2.00' });
+    expect(await deposit(third, txHash)).toMatchObject({ status: 400, body: { error: 'deposit_already_credited' } });
+    // Each payment is its own Transfer log, credited under its own key `deposit:<chain>:<tx>:<log index>`.
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash });
+    const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs });
+    const entry = (payment: number, amount: bigint) =>
+      `${amount} deposit:base:${txHash}:${transfers[payment]!.logIndex}`;
+    const entries = async (agent: RegisteredAgent) =>
+      (await stack.database.prisma.ledgerEntry.findMany({ where: { accountId: agent.agent_id, kind: 'deposit' } }))
+        .map((row) => `${row.amount} ${row.idempotencyKey}`)
+        .sort();
+    expect(await entries(first)).toEqual([entry(0, 1_500_000n), entry(3, 500_000n)].sort());
+    expect(await entries(second)).toEqual([entry(2, 2_250_000n)]);
+    for (const agent of [first, second, third]) await expectLedgerMatchesBalance(agent);
+    expect((await balanceOf(second)).recent_deposits).toEqual([
+      expect.objectContaining({ amount_usd: '2.25', tx_hash: txHash, status: 'credited' }),
+    ]);
+    expect((await balanceOf(third)).recent_deposits).toEqual([]);
   });
 
   it('answers success:false while confirming, then credits on its own', async () => {
@@ -260,6 +344,35 @@ describe('POST /agents/deposit', () => {
     await expectLedgerMatchesBalance(agent);
   });
 
+  it('credits a transaction a reorganisation dropped once the same transaction is mined again', async () => {
+    const agent = await newAgent();
+    const { raw, txHash } = await signedTransfer(addressOf(agent), usdc('3.25'));
+    const snapshot = await chain.snapshot();
+    await sendSigned(raw);
+    expect((await deposit(agent, txHash)).body.success).toBe(false);
+    await chain.revert(snapshot);
+    await chain.mine(confirmations + 2);
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
+      .toBe('rejected');
+    expect(await deposit(agent, txHash)).toMatchObject({ status: 400, body: { error: 'deposit_not_found' } });
+
+    // The same signed transaction, mined after all: a later claim credits it, once.
+    await sendSigned(raw);
+    await chain.mine(confirmations);
+    await expect
+      .poll(async () => (await deposit(agent, txHash)).body, { timeout: 20_000, interval: 500 })
+      .toMatchObject({ success: true, amount_credited: '3.25' });
+    expect((await balanceOf(agent)).recent_deposits).toEqual([
+      expect.objectContaining({ tx_hash: txHash, amount_usd: '3.25', status: 'credited' }),
+    ]);
+    const entries = await stack.database.prisma.ledgerEntry.findMany({
+      where: { accountId: agent.agent_id, kind: 'deposit' },
+    });
+    expect(entries.map((entry) => entry.amount)).toEqual([3_250_000n]);
+    await expectLedgerMatchesBalance(agent);
+  });
+
   it('keeps going through an RPC outage and credits once the node answers again', async () => {
     const agent = await newAgent();
     const txHash = await pay(addressOf(agent), usdc('8'));
@@ -311,5 +424,36 @@ describe('the deposit watcher', () => {
     expect(entries.map((entry) => entry.amount)).toEqual([9_750_000n]);
     await expectLedgerMatchesBalance(agent);
     await stack.env.client.schedule.getHandle('deposit-scan:base').delete();
+  });
+
+  it('credits a transaction a reorganisation dropped when it sees the same transaction mined again', async () => {
+    const agent = await newAgent();
+    const { raw, txHash } = await signedTransfer(addressOf(agent), usdc('4.75'));
+    const snapshot = await chain.snapshot();
+    await sendSigned(raw);
+    expect((await deposit(agent, txHash)).body.success).toBe(false);
+    await chain.revert(snapshot);
+    await chain.mine(confirmations + 2);
+    await expect
+      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
+      .toBe('rejected');
+
+    // Mined again, and nobody claims it: the watcher's sighting credits it.
+    await sendSigned(raw);
+    await chain.mine(confirmations);
+    const config = mergeConfig(stack.config, { deposits: { scanIntervalSeconds: 1, scanLookbackBlocks: 20 } });
+    await ensureDepositScanSchedules(stack.env.client, config);
+    try {
+      await expect
+        .poll(async () => (await balanceOf(agent)).recent_deposits[0], { timeout: 30_000, interval: 500 })
+        .toMatchObject({ tx_hash: txHash, amount_usd: '4.75', status: 'credited' });
+    } finally {
+      await stack.env.client.schedule.getHandle('deposit-scan:base').delete();
+    }
+    const entries = await stack.database.prisma.ledgerEntry.findMany({
+      where: { accountId: agent.agent_id, kind: 'deposit' },
+    });
+    expect(entries.map((entry) => entry.amount)).toEqual([4_750_000n]);
+    await expectLedgerMatchesBalance(agent);
   });
 });

@@ -24,9 +24,14 @@ export function minedDeposit(accountId: string, amount = 2_500_000n, blockHash =
     kind: 'mined' as const,
     blockNumber: '100',
     blockHash,
-    accountId,
     transfers: [
-      { logIndex: 3, from: '0x00000000000000000000000000000000000000aa', to: '0xdeposit', amount: `${amount}` },
+      {
+        logIndex: 3,
+        from: '0x00000000000000000000000000000000000000aa',
+        to: '0xdeposit',
+        amount: `${amount}`,
+        accountId,
+      },
     ],
   };
 }
@@ -44,7 +49,12 @@ export function advancingChain(accountId: string, required: number): ScriptedCha
 export function depositWorkflowHarness(context: DepositHarnessContext) {
   const input = (txHash: string): DepositInput => ({ chain: 'base', txHash, receiptWaitSeconds: 60 });
 
-  async function run(options: { txHash: string; chain: ScriptedChain; receiptWaitSeconds?: number }) {
+  async function run(options: {
+    txHash: string;
+    chain: ScriptedChain;
+    receiptWaitSeconds?: number;
+    recheck?: boolean;
+  }) {
     const taskQueue = uniqueTaskQueue('deposit');
     const config = loadConfig({ NODE_ENV: 'test' }, []);
     const real = createDepositActivities({ prisma: context.database.prisma, config });
@@ -62,13 +72,20 @@ export function depositWorkflowHarness(context: DepositHarnessContext) {
       const handle = await context.env.client.workflow.start(depositWorkflow, {
         taskQueue,
         workflowId: `deposit:base:${options.txHash}`,
-        args: [{ ...input(options.txHash), receiptWaitSeconds: options.receiptWaitSeconds ?? 60 }],
+        args: [
+          {
+            ...input(options.txHash),
+            receiptWaitSeconds: options.receiptWaitSeconds ?? 60,
+            ...(options.recheck ? { recheck: true } : {}),
+          },
+        ],
       });
       const outcome = await handle.result().then(
         (result) => ({ result, failure: undefined }),
         (failure: unknown) => ({ result: undefined, failure }),
       );
-      return { ...outcome, history: await handle.fetchHistory() };
+      const { status } = await handle.describe();
+      return { ...outcome, status: status.name, history: await handle.fetchHistory() };
     });
   }
 

@@ -16,18 +16,18 @@ afterAll(() => database?.drop());
 
 const metricsNow = async () => parseSamples(await registry.metrics());
 
-it('a deposit credited twice (a retried activity) is counted once, with its amount once', async () => {
+it('a deposit transaction credited twice (a retried activity) counts each of its deposits once, with its amount once', async () => {
   const accountId = await createFundedAccount(database.prisma, { kind: 'agent' });
   const transfer = (logIndex: number, amount: string) => ({
     from: '0x1111111111111111111111111111111111111111',
     to: '0x2222222222222222222222222222222222222222',
     amount,
     logIndex,
+    accountId,
   });
   const facts = {
     chain: 'polygon' as const,
     txHash: `0x${'ab'.repeat(32)}`,
-    accountId,
     transfers: [transfer(3, '1250000'), transfer(7, '250000')],
     blockNumber: '42',
   };
@@ -40,7 +40,7 @@ it('a deposit credited twice (a retried activity) is counted once, with its amou
   expect({
     deposits: delta('gateway_deposits_credited_total'),
     micros: delta('gateway_deposits_credited_micro_usd_total'),
-  }).toEqual({ deposits: 1, micros: 1_500_000 });
+  }).toEqual({ deposits: 2, micros: 1_500_000 });
 });
 
 it('a webhook attempt recorded twice is counted once; the last attempt also ends the delivery', async () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { developmentDepositXpub, loadConfig } from '../../src/config/config.ts';
+import { privateKeyToAccount, mnemonicToAccount } from 'viem/accounts';
+import {
+  developmentDepositMnemonic,
+  developmentDepositXpub,
+  developmentFacilitatorKey,
+  loadConfig,
+} from '../../src/config/config.ts';
+import { anvilDevAccount, testUsdcSender } from '../../src/chain/local-chain.ts';
 import { enabledChains, withLocalChain } from '../../src/chain/settings.ts';
 import { depositAddresses, deriveDepositAddress } from '../../src/payments/deposits/addresses.ts';
 
@@ -8,11 +15,26 @@ const otherXpub =
   'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8';
 
 describe('deposit addresses', () => {
-  it("derive from the xpub exactly as a wallet derives them from the seed (anvil's well-known accounts)", () => {
-    // m/44'/60'/0'/0/i of the test mnemonic: the first accounts every local chain funds.
-    expect(deriveDepositAddress(developmentDepositXpub, 0)).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
-    expect(deriveDepositAddress(developmentDepositXpub, 1)).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
-    expect(deriveDepositAddress(developmentDepositXpub, 2)).toBe('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC');
+  it('derive from the xpub exactly as a wallet derives them from the development mnemonic', () => {
+    for (const index of [0, 1, 2, 1_000]) {
+      const wallet = mnemonicToAccount(developmentDepositMnemonic, { addressIndex: index });
+      expect(deriveDepositAddress(developmentDepositXpub, index)).toBe(wallet.address);
+    }
+  });
+
+  it("are never one of the local chain's funded accounts: anvil's, the test token's sender or the facilitator's", () => {
+    const facilitator = privateKeyToAccount(developmentFacilitatorKey).address;
+    const funded = new Set(
+      [
+        ...Array.from({ length: 20 }, (_, index) => anvilDevAccount(index).address),
+        testUsdcSender.address,
+        facilitator,
+      ].map((address) => address.toLowerCase()),
+    );
+    const deposits = Array.from({ length: 2_000 }, (_, index) =>
+      deriveDepositAddress(developmentDepositXpub, index).toLowerCase(),
+    );
+    expect(deposits.filter((address) => funded.has(address))).toEqual([]);
   });
 
   it("map each enabled chain (named in DEPOSIT_CHAINS, with an RPC URL) to the agent's address", () => {
@@ -21,10 +43,8 @@ describe('deposit addresses', () => {
       { DEPOSIT_CHAINS: 'base,polygon', BASE_RPC_URL: rpc, POLYGON_RPC_URL: rpc, ETHEREUM_RPC_URL: rpc },
       [],
     );
-    expect(depositAddresses(config, 1)).toEqual({
-      base: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-      polygon: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    });
+    const address = deriveDepositAddress(developmentDepositXpub, 1);
+    expect(depositAddresses(config, 1)).toEqual({ base: address, polygon: address });
     expect(depositAddresses(config, null)).toEqual({});
     expect(depositAddresses(loadConfig({}, []), 1)).toEqual({});
   });

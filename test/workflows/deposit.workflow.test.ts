@@ -1,7 +1,6 @@
 // The deposit workflow's waits on the time-skipping server: confirmations counted on durable timers, a receipt
 // moved or dropped by a reorganisation, a hash never mined. The ledger and the deposit rows are real.
 import type { temporal } from '@temporalio/proto';
-import { WorkflowFailedError } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,8 +47,14 @@ describe('depositWorkflow', () => {
 
     expect(result).toMatchObject({
       outcome: 'credited',
-      accountId,
-      deposit: { amount_usd: '2.50', status: 'credited', new_balance: '2.50', tx_hash: txHash },
+      credits: [
+        {
+          accountId,
+          amount_usd: '2.50',
+          new_balance: '2.50',
+          deposits: [{ amount_usd: '2.50', status: 'credited', new_balance: '2.50', tx_hash: txHash }],
+        },
+      ],
     });
     expect(chain.looks()).toBe(10);
     expect(timers(history)).toBe(9);
@@ -89,17 +94,15 @@ describe('depositWorkflow', () => {
         depositConfirmations: async () => ({ confirmations: 3, required: 3, pollIntervalMs: 2_000 }),
       },
     });
-    expect(result).toEqual({ outcome: 'rejected', reason: 'dropped', accountId });
+    expect(result).toEqual({ outcome: 'rejected', reason: 'dropped', accountIds: [accountId] });
     expect(await depositEntries(accountId)).toEqual([]);
-    const row = await context.database.prisma.deposit.findUniqueOrThrow({
-      where: { chain_txHash: { chain: 'base', txHash } },
-    });
+    const row = await context.database.prisma.deposit.findFirstOrThrow({ where: { chain: 'base', txHash } });
     expect(row).toMatchObject({ status: 'rejected', reason: 'dropped' });
   });
 
-  it('fails as not found when the hash never appears within the receipt wait (so it may be claimed again)', async () => {
+  it('completes refused as not found when the hash never appears within the receipt wait (an outcome, not a failure)', async () => {
     let looks = 0;
-    const { failure } = await harness.run({
+    const { result, failure, status } = await harness.run({
       txHash: newHash(),
       receiptWaitSeconds: 120,
       chain: {
@@ -112,10 +115,32 @@ describe('depositWorkflow', () => {
         },
       },
     });
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect((failure as WorkflowFailedError).cause).toMatchObject({ type: 'DepositNotFound' });
+    expect(failure).toBeUndefined();
+    expect(status).toBe('COMPLETED');
+    expect(result).toEqual({ outcome: 'rejected', reason: 'not_found' });
     // Looked at again on a growing interval (1 s ×1.5 up to 15 s) for the 120 s wait, not in a busy loop.
     expect(looks).toBeGreaterThan(5);
     expect(looks).toBeLessThan(20);
+  });
+
+  it('looks a refused hash up once when it is claimed again: refused at once, no second wait', async () => {
+    let looks = 0;
+    const { result, history } = await harness.run({
+      txHash: newHash(),
+      receiptWaitSeconds: 120,
+      recheck: true,
+      chain: {
+        inspectDeposit: async () => {
+          looks += 1;
+          return { kind: 'missing' as const, pending: false };
+        },
+        depositConfirmations: async () => {
+          throw new Error('never asked: nothing was mined');
+        },
+      },
+    });
+    expect(result).toEqual({ outcome: 'rejected', reason: 'not_found' });
+    expect(looks).toBe(1);
+    expect(timers(history)).toBe(0);
   });
 });

@@ -20,6 +20,7 @@ const histories = [
   'generation-cancelled.binpb',
   'webhook-delivery-retried.binpb',
   'deposit-credited.binpb',
+  'deposit-not-found.binpb',
   'task-reconciler.binpb',
   'replay-batch.binpb',
   'upload-expiry.binpb',

@@ -107,9 +107,9 @@ export const agentEndpoints = [
       const claim = await claimDeposit(ctx, { accountId: principal.account.id, chain: body.chain, txHash });
       const identity = { tx_hash: txHash, chain: body.chain };
       if (claim.credited) {
-        const { deposit } = claim;
+        const { credit } = claim;
         return {
-          body: { success: true, amount_credited: deposit.amount_usd, new_balance: deposit.new_balance, ...identity },
+          body: { success: true, amount_credited: credit.amount_usd, new_balance: credit.new_balance, ...identity },
         };
       }
       return {

@@ -9,7 +9,7 @@ import { claimDepositWorkflow } from './workflow-client.ts';
 import type { TemporalDeps } from '../generations/workflow-client.ts';
 import type { DepositRejection, DepositResult } from '../../../workflows/deposit.types.ts';
 import { getAccountSummary } from '../../accounts/accounts.ts';
-import type { CreditedDepositView } from '../../payments/deposits/view.ts';
+import type { AccountCreditView } from '../../payments/deposits/view.ts';
 
 export interface DepositClaim {
   accountId: string;
@@ -18,10 +18,12 @@ export interface DepositClaim {
 }
 
 export type DepositClaimResult =
-  | { credited: true; deposit: CreditedDepositView }
+  /** What the transaction paid the caller (all its transfers to the caller's address). */
+  | { credited: true; credit: AccountCreditView }
   | { credited: false; confirmations: number; required: number; balanceMicros: bigint };
 
 const rejections: Record<DepositRejection, [DepositRefusedError['code'], string]> = {
+  not_found: ['deposit_not_found', 'No such transaction was found on this chain (check the hash and the chain).'],
   reverted: ['deposit_reverted', 'The transaction reverted: it moved no funds.'],
   wrong_token: ['deposit_wrong_token', 'The transaction moved a token other than this chain’s USDC.'],
   wrong_recipient: ['deposit_wrong_recipient', 'The transaction sent no USDC to your deposit address.'],
@@ -33,10 +35,11 @@ function fromCallersSide(claim: DepositClaim, result: DepositResult): DepositCla
     const [code, message] = rejections[result.reason];
     throw new DepositRefusedError(code, message);
   }
-  if (result.accountId !== claim.accountId) {
+  const credit = result.credits.find((paid) => paid.accountId === claim.accountId);
+  if (!credit) {
     throw new DepositRefusedError('deposit_already_credited', 'This transaction was credited to another account.');
   }
-  return { credited: true, deposit: result.deposit };
+  return { credited: true, credit };
 }
 
 export async function claimDeposit(
@@ -54,8 +57,6 @@ export async function claimDeposit(
   switch (progress.status) {
     case 'ended':
       return fromCallersSide(claim, progress.result);
-    case 'not_found':
-      throw new DepositRefusedError('deposit_not_found', `No transaction ${claim.txHash} was found on ${claim.chain}.`);
     case 'failed':
       throw new ServiceUnavailableError(
         'The chain could not be read for a long while; nothing was credited. Try again.',
@@ -63,7 +64,7 @@ export async function claimDeposit(
     case 'running': {
       const { state } = progress;
       if ('outcome' in state) return fromCallersSide(claim, state);
-      if (state.status === 'confirming' && state.accountId !== claim.accountId) {
+      if (state.status === 'confirming' && !state.accountIds.includes(claim.accountId)) {
         throw new DepositRefusedError('deposit_wrong_recipient', rejections.wrong_recipient[1]);
       }
       const { balance } = await getAccountSummary(deps.prisma, claim.accountId);

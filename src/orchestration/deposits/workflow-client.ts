@@ -1,59 +1,78 @@
 // The api's side of the deposit workflow: start or join the one workflow of a transaction, and wait a bounded time.
-import {
-  ApplicationFailure,
-  type Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-} from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
 import {
   type DepositInput,
   type DepositResult,
   type DepositState,
   depositStateQuery,
   type DepositWorkflow,
+  recheckableRejections,
 } from '../../../workflows/deposit.types.ts';
 import { depositChain, depositStatus } from '../../../workflows/search-attributes.ts';
 import type { DepositRef } from '../../payments/deposits/deposits.ts';
 
 export const depositWorkflowId = ({ chain, txHash }: DepositRef) => `deposit:${chain}:${txHash}`;
 
-/** Starts the transaction's deposit workflow unless one runs or ran (a run that failed may start again). */
-export async function startDepositWorkflow(
-  temporal: { client: Client; taskQueue: string },
-  input: DepositInput,
-): Promise<string> {
-  const workflowId = depositWorkflowId(input);
+type ReusePolicy = 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE';
+
+/** Starts a run (or joins the running one); false when a closed run's outcome stands under this reuse policy. */
+async function start(temporal: { client: Client; taskQueue: string }, input: DepositInput, reuse: ReusePolicy) {
   try {
     await temporal.client.workflow.start<DepositWorkflow>('depositWorkflow', {
-      workflowId,
+      workflowId: depositWorkflowId(input),
       taskQueue: temporal.taskQueue,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      workflowIdReusePolicy: reuse,
       // For the Web UI's filters; the workflow adds the account and keeps the status current.
       typedSearchAttributes: [
         { key: depositChain, value: input.chain },
         { key: depositStatus, value: 'inspecting' },
       ],
-      staticSummary: `USDC deposit on ${input.chain} · tx ${input.txHash}`,
+      staticSummary: `USDC deposit on ${input.chain} · tx ${input.txHash}${input.recheck ? ' (looked up again)' : ''}`,
     });
+    return true;
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return false;
+  }
+}
+
+/** Whether the closed run refused the hash for a reason time may undo: never seen, or dropped by a reorganisation. */
+async function refusedForNow(client: Client, workflowId: string): Promise<boolean> {
+  const { status, runId } = await client.workflow.getHandle<DepositWorkflow>(workflowId).describe();
+  if (status.name !== 'COMPLETED') return false;
+  // That run's result, not the latest run's: a run another claim has just started could keep this one waiting.
+  const result = await client.workflow.getHandle<DepositWorkflow>(workflowId, runId).result();
+  return result.outcome === 'rejected' && recheckableRejections.includes(result.reason);
+}
+
+/**
+ * Starts the transaction's deposit workflow unless one runs or ran (a run that failed may start again). After a
+ * refusal time may undo, a new run looks the hash up once more (`recheck`): credited if it has since been mined,
+ * refused at once if it is still unknown, never another wait for it.
+ */
+export async function startDepositWorkflow(
+  temporal: { client: Client; taskQueue: string },
+  input: DepositInput,
+): Promise<string> {
+  const workflowId = depositWorkflowId(input);
+  if (await start(temporal, input, 'ALLOW_DUPLICATE_FAILED_ONLY')) return workflowId;
+  if (await refusedForNow(temporal.client, workflowId)) {
+    await start(temporal, { ...input, recheck: true }, 'ALLOW_DUPLICATE');
   }
   return workflowId;
 }
 
 export type DepositProgress =
   | { status: 'ended'; result: DepositResult }
-  /** The transaction was never found: nothing was credited, and the hash may be claimed again. */
-  | { status: 'not_found' }
   /** The run gave up (the chain unreachable for an hour): nothing was credited; the hash may be claimed again. */
   | { status: 'failed' }
   | { status: 'running'; state: DepositState };
 
 /**
- * Starts the transaction's workflow, or joins the one that runs or ran (a run that failed may start again), then
- * waits up to `waitMs` for its result; past that, answers its current state.
+ * Starts the transaction's workflow, or joins the one that runs or ran (see startDepositWorkflow), then waits up to
+ * `waitMs` for its result; past that, answers its current state.
  */
 export async function claimDepositWorkflow(
   temporal: { client: Client; taskQueue: string },
@@ -75,8 +94,6 @@ export async function claimDepositWorkflow(
   if (first && 'result' in first) return { status: 'ended', result: first.result };
   if (first) {
     const { error } = first;
-    const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type === 'DepositNotFound') return { status: 'not_found' };
     if (error instanceof WorkflowFailedError) return { status: 'failed' };
     throw error;
   }

@@ -1,5 +1,6 @@
 import type { Deposit } from '../../generated/prisma/client.ts';
 import { formatUsd } from '../../domain/money.ts';
+import type { AccountCredit } from './deposits.ts';
 
 /** A deposit as callers see it (spec §2 `recent_deposits`): USD as a decimal string. */
 export interface DepositView {
@@ -22,3 +23,21 @@ export const depositView = (deposit: Deposit): DepositView => ({
   status: deposit.status,
   created_at: deposit.createdAt.toISOString(),
 });
+
+/** What one agent received in a deposit transaction: the POST /agents/deposit answer and a webhook per deposit. */
+export interface AccountCreditView {
+  accountId: string;
+  amount_usd: string;
+  new_balance: string;
+  deposits: CreditedDepositView[];
+}
+
+export function accountCreditView(credit: AccountCredit): AccountCreditView {
+  const new_balance = formatUsd(credit.balanceAfter);
+  return {
+    accountId: credit.accountId,
+    amount_usd: formatUsd(credit.amount),
+    new_balance,
+    deposits: credit.deposits.map((deposit) => ({ ...depositView(deposit), new_balance })),
+  };
+}

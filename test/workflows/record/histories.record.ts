@@ -232,6 +232,21 @@ it('deposit-credited.binpb: a deposit waits for its confirmations, then is credi
   await save('deposit-credited.binpb', history ?? {});
 });
 
+it('deposit-not-found.binpb: a hash never mined is refused as not found, and the run completes', async () => {
+  const { result, history } = await deposits.run({
+    txHash: `0x${'d2'.repeat(32)}`,
+    receiptWaitSeconds: 10,
+    chain: {
+      inspectDeposit: async () => ({ kind: 'missing' as const, pending: false }),
+      depositConfirmations: async () => {
+        throw new Error('never asked: nothing was mined');
+      },
+    },
+  });
+  expect(result).toEqual({ outcome: 'rejected', reason: 'not_found' });
+  await save('deposit-not-found.binpb', history ?? {});
+});
+
 it('task-reconciler.binpb: one pass, queued tasks then tasks whose workflow closed', async () => {
   const activities: TaskReconcilerActivities = {
     reconcileQueuedTasks: async () => ({
