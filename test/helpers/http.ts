@@ -62,6 +62,7 @@ export interface RegisteredAgent {
   api_key: string;
   webhook_secret: string | null;
   deposit_addresses: Record<string, string>;
+  trial_credit_applied: boolean;
 }
 
 /** POST /agents/register; throws unless it answers 201. */
