@@ -6,10 +6,8 @@ import { ledgerTotals } from '../../src/payments/ledger.ts';
 
 export async function checkedBalance(prisma: PrismaClient, accountId: string) {
   const [row, totals] = await prisma.$transaction(
-    async (tx) => [
-      await tx.balance.findUniqueOrThrow({ where: { accountId } }),
-      await ledgerTotals(tx, accountId),
-    ] as const,
+    async (tx) =>
+      [await tx.balance.findUniqueOrThrow({ where: { accountId } }), await ledgerTotals(tx, accountId)] as const,
     { isolationLevel: 'RepeatableRead' },
   );
   expect({ balance: totals.balance, reserved: totals.reserved }).toEqual({
