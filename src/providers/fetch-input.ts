@@ -22,34 +22,47 @@ export async function fetchInput(
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new InputFetchError(`${url} is not an http(s) URL`);
-  let response;
+  // A timer of our own: on Node 20, an AbortSignal.timeout() held only by AbortSignal.any() can be garbage-collected
+  // before it fires, and a stalled download then runs on until the model's timeout.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
-    // Redirects could lead anywhere after the check: refuse them.
-    response = await fetch(target, {
-      redirect: 'manual',
-      signal: options.signal
-        ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
-        : AbortSignal.timeout(options.timeoutMs),
-      dispatcher: outboundDispatcher(target, options.allowPrivate),
-    });
-  } catch (error) {
-    const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
-    if (cause instanceof PrivateAddressError)
-      throw new InputFetchError(`${cause.message}; set ALLOW_PRIVATE_INPUT_URLS=true to allow it`);
-    const reason = options.signal?.aborted
-      ? 'abandoned'
-      : (error as Error).name === 'TimeoutError'
-        ? 'timed out'
-        : 'connection failed';
-    throw new InputFetchError(`could not download ${url}: ${reason}`);
+    let response;
+    try {
+      // Redirects could lead anywhere after the check: refuse them.
+      response = await fetch(target, {
+        redirect: 'manual',
+        signal: options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal,
+        dispatcher: outboundDispatcher(target, options.allowPrivate),
+      });
+    } catch (error) {
+      const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
+      if (cause instanceof PrivateAddressError)
+        throw new InputFetchError(`${cause.message}; set ALLOW_PRIVATE_INPUT_URLS=true to allow it`);
+      const reason = options.signal?.aborted
+        ? 'abandoned'
+        : deadline.signal.aborted
+          ? 'timed out'
+          : 'connection failed';
+      throw new InputFetchError(`could not download ${url}: ${reason}`);
+    }
+    try {
+      if (response.status !== 200) throw new InputFetchError(`could not download ${url}: HTTP ${response.status}`);
+      const data = await readLimited(
+        response,
+        options.maxBytes,
+        () => new InputFetchError(`${url} is larger than ${options.maxBytes} bytes`),
+      );
+      return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+    } catch (error) {
+      // A body left unread (a 404's, one too large) keeps its connection, and the server's slot for it: the next
+      // download from that host would wait behind it.
+      await response.body?.cancel().catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    clearTimeout(timer);
   }
-  if (response.status !== 200) throw new InputFetchError(`could not download ${url}: HTTP ${response.status}`);
-  const data = await readLimited(
-    response,
-    options.maxBytes,
-    () => new InputFetchError(`${url} is larger than ${options.maxBytes} bytes`),
-  );
-  return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
 }
 
 /** Reads a body, stopping as soon as it exceeds maxBytes (declared or actual) instead of buffering it whole. */
