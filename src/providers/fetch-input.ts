@@ -1,6 +1,7 @@
 // Downloads a caller's input (image_url, audio_url, …) under a size and a time limit, behind the private-network
 // guard unless configuration allows private addresses (development, tests).
 import { fetch } from 'undici';
+import { deadline } from '../net/deadline.ts';
 import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';
 
 export class InputFetchError extends Error {
@@ -22,28 +23,21 @@ export async function fetchInput(
   const target = new URL(url);
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new InputFetchError(`${url} is not an http(s) URL`);
-  // A timer of our own: on Node 20, an AbortSignal.timeout() held only by AbortSignal.any() can be garbage-collected
-  // before it fires, and a stalled download then runs on until the model's timeout.
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  const limit = deadline(options.timeoutMs, options.signal);
   try {
     let response;
     try {
       // Redirects could lead anywhere after the check: refuse them.
       response = await fetch(target, {
         redirect: 'manual',
-        signal: options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal,
+        signal: limit.signal,
         dispatcher: outboundDispatcher(target, options.allowPrivate),
       });
     } catch (error) {
       const cause = error instanceof PrivateAddressError ? error : (error as { cause?: unknown }).cause;
       if (cause instanceof PrivateAddressError)
         throw new InputFetchError(`${cause.message}; set ALLOW_PRIVATE_INPUT_URLS=true to allow it`);
-      const reason = options.signal?.aborted
-        ? 'abandoned'
-        : deadline.signal.aborted
-          ? 'timed out'
-          : 'connection failed';
+      const reason = options.signal?.aborted ? 'abandoned' : limit.expired() ? 'timed out' : 'connection failed';
       throw new InputFetchError(`could not download ${url}: ${reason}`);
     }
     try {
@@ -61,7 +55,7 @@ export async function fetchInput(
       throw error;
     }
   } finally {
-    clearTimeout(timer);
+    limit.clear();
   }
 }
 

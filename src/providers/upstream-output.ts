@@ -2,6 +2,7 @@
 // An output URL is the upstream's to choose (a result may even echo a caller's URL), so it goes through the same
 // private-network guard as a caller's input, and a redirect is refused: it could lead anywhere after the check.
 import { fetch } from 'undici';
+import { withDeadline } from '../net/deadline.ts';
 import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';
 import { readLimited } from './fetch-input.ts';
 import { ProviderRefusal, type ProducedFile } from './types.ts';
@@ -31,12 +32,7 @@ export interface DownloadOptions {
 // Permanent: the same URL would be refused again. The caller reads why; the setting is the operator's (README).
 const refused = (why: string) => new ProviderRefusal(`The model's output was refused: ${why}.`);
 
-export async function downloadOutput(url: string, options: DownloadOptions): Promise<ProducedFile> {
-  const target = new URL(url);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refused('its URL is not http(s)');
-  const signal = options.signal
-    ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)])
-    : AbortSignal.timeout(options.timeoutMs);
+async function downloadBody(target: URL, signal: AbortSignal, options: DownloadOptions) {
   let response;
   try {
     response = await fetch(target, {
@@ -49,18 +45,32 @@ export async function downloadOutput(url: string, options: DownloadOptions): Pro
     if (cause instanceof PrivateAddressError) throw refused(cause.message);
     throw error; // a network failure or a timeout: transient, the activity retries
   }
+  // A body left unread keeps its connection (and a one-connection host's only slot) until it is garbage-collected.
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();
     throw refused(`its URL answered a redirect (HTTP ${response.status})`);
   }
   // A failed download is transient: the output exists upstream for a while, and the activity retries.
-  if (!response.ok) throw new Error(`output download answered HTTP ${response.status}`);
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new Error(`output download answered HTTP ${response.status}`);
+  }
   const data = await readLimited(
     response,
     options.maxBytes,
     () => new Error(`output larger than ${options.maxBytes} bytes`),
   );
-  const contentType = (response.headers.get('content-type') ?? 'application/octet-stream').split(';')[0]!.trim();
+  return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+}
+
+export async function downloadOutput(url: string, options: DownloadOptions): Promise<ProducedFile> {
+  const target = new URL(url);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refused('its URL is not http(s)');
+  const downloaded = await withDeadline(options.timeoutMs, [options.signal], (signal) =>
+    downloadBody(target, signal, options),
+  );
+  const { data } = downloaded;
+  const contentType = downloaded.contentType.split(';')[0]!.trim();
   // Only known types keep their extension: an upstream's HTML or SVG must not be served from /files as a page.
   const extension = extensionsByType[contentType];
   return extension

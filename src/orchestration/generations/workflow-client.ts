@@ -25,6 +25,7 @@ import { providerSlugOf } from '../../../workflows/task-queues.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import { formatUsd } from '../../domain/money.ts';
 import { isTemporalUnreachable, isWorkflowBusy } from '../temporal/unreachable.ts';
+import { deadline } from '../../net/deadline.ts';
 
 export { cancelledError };
 
@@ -131,13 +132,14 @@ export async function awaitGenerationClosed(
   signal?: AbortSignal,
 ): Promise<void> {
   const { client } = temporal;
-  const stop = AbortSignal.any([AbortSignal.timeout(waitMs), ...(signal ? [signal] : [])]);
-  if (stop.aborted) return;
+  const limit = deadline(waitMs, signal);
+  const stop = limit.signal;
+  if (stop.aborted) return limit.clear();
   const closed = client
     .withDeadline(Date.now() + waitMs, () =>
       client.withAbortSignal(stop, () => client.workflow.getHandle(taskId).result()),
     )
     .catch(() => undefined);
   const stopped = new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
-  await Promise.race([closed, stopped]);
+  await Promise.race([closed, stopped]).finally(limit.clear);
 }

@@ -7,6 +7,7 @@ import { upstreamInput } from '../upstream-input.ts';
 import { downloadOutputs, type OutputLimits } from '../upstream-output.ts';
 import { ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import { createFalCallbackVerifier, falJwksUrl } from './callback-signature.ts';
+import { withDeadline } from '../../net/deadline.ts';
 
 type FalConfig = Pick<ProvidersConfig['fal'], 'key' | 'queueUrl' | 'jwksUrl' | 'userId' | 'timeoutSeconds'>;
 
@@ -59,7 +60,7 @@ export function createFalJobs(config: FalConfig, outputs: OutputLimits): Upstrea
   });
   const call = async <T>(signal: AbortSignal, step: (abortSignal: AbortSignal) => Promise<T>) => {
     try {
-      return await step(AbortSignal.any([signal, AbortSignal.timeout(config.timeoutSeconds * 1000)]));
+      return await withDeadline(config.timeoutSeconds * 1000, [signal], step);
     } catch (error) {
       throw classify(error);
     }

@@ -7,6 +7,7 @@ import { callbackHeader, ProviderRefusal, type UpstreamJobs } from '../types.ts'
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
 import { downloadOutputs, type OutputLimits } from '../upstream-output.ts';
+import { withDeadline } from '../../net/deadline.ts';
 
 type ReplicateConfig = Pick<ProvidersConfig['replicate'], 'apiToken' | 'baseUrl' | 'webhookSecret' | 'timeoutSeconds'>;
 
@@ -39,7 +40,7 @@ export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimi
   });
   const call = async <T>(signal: AbortSignal, step: (signal: AbortSignal) => Promise<T>) => {
     try {
-      return await step(AbortSignal.any([signal, AbortSignal.timeout(config.timeoutSeconds * 1000)]));
+      return await withDeadline(config.timeoutSeconds * 1000, [signal], step);
     } catch (error) {
       throw classify(error);
     }
