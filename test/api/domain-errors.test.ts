@@ -68,6 +68,7 @@ const rows: Row[] = [
       error: 'payment_required',
       message: 'Pay 12.50 USD.',
       cost: 12.5,
+      balance_available: 0,
       requirements: { x402Version: 2, accepts: [] },
     },
   },

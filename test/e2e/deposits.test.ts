@@ -98,6 +98,21 @@ const newAgent = (webhook?: string) =>
     return agent;
   });
 
+/** A transfer claimed while pending, then dropped by a reorganisation: its deposit is rejected. */
+async function droppedDeposit(amount: bigint) {
+  const agent = await newAgent();
+  const { raw, txHash } = await signedTransfer(addressOf(agent), amount);
+  const snapshot = await chain.snapshot();
+  await sendSigned(raw);
+  expect((await deposit(agent, txHash)).body.success).toBe(false);
+  await chain.revert(snapshot);
+  await chain.mine(confirmations + 2);
+  await expect
+    .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
+    .toBe('rejected');
+  return { agent, raw, txHash };
+}
+
 describe('POST /agents/deposit', () => {
   it('credits a confirmed USDC transfer once, with the exact amount, and tells the agent by webhook', async () => {
     const agent = await newAgent(`http://127.0.0.1:${hooks.port}/agent`);
@@ -345,16 +360,7 @@ describe('POST /agents/deposit', () => {
   });
 
   it('credits a transaction a reorganisation dropped once the same transaction is mined again', async () => {
-    const agent = await newAgent();
-    const { raw, txHash } = await signedTransfer(addressOf(agent), usdc('3.25'));
-    const snapshot = await chain.snapshot();
-    await sendSigned(raw);
-    expect((await deposit(agent, txHash)).body.success).toBe(false);
-    await chain.revert(snapshot);
-    await chain.mine(confirmations + 2);
-    await expect
-      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
-      .toBe('rejected');
+    const { agent, raw, txHash } = await droppedDeposit(usdc('3.25'));
     expect(await deposit(agent, txHash)).toMatchObject({ status: 400, body: { error: 'deposit_not_found' } });
 
     // The same signed transaction, mined after all: a later claim credits it, once.
@@ -427,16 +433,7 @@ describe('the deposit watcher', () => {
   });
 
   it('credits a transaction a reorganisation dropped when it sees the same transaction mined again', async () => {
-    const agent = await newAgent();
-    const { raw, txHash } = await signedTransfer(addressOf(agent), usdc('4.75'));
-    const snapshot = await chain.snapshot();
-    await sendSigned(raw);
-    expect((await deposit(agent, txHash)).body.success).toBe(false);
-    await chain.revert(snapshot);
-    await chain.mine(confirmations + 2);
-    await expect
-      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
-      .toBe('rejected');
+    const { agent, raw, txHash } = await droppedDeposit(usdc('4.75'));
 
     // Mined again, and nobody claims it: the watcher's sighting credits it.
     await sendSigned(raw);

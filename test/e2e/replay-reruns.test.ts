@@ -12,14 +12,21 @@ import { usePngInputServer } from '../helpers/png-input-server.ts';
 
 const stack = useGateway();
 
-// Each path answers as the test sets it: 404 (the input is missing), held (answered on release()), or the PNG.
-const answers = new Map<string, 'missing' | 'held'>();
+// Each path answers as the test sets it: 404 (the input is missing; `missing-page`: with a megabyte of error page, as
+// a development server may send), held (answered on release()), or the PNG.
+const answers = new Map<string, 'missing' | 'missing-page' | 'held'>();
 let held: (() => void)[] = [];
+/** Whether the connection of each error page sent has closed. */
+const errorPageClosed: boolean[] = [];
 const inputs = usePngInputServer({
   respond: (req, res, sendPng) => {
     const answer = answers.get(req.url ?? '');
     if (answer === 'missing') res.writeHead(404, { 'content-type': 'text/plain' }).end('no such input');
-    else if (answer === 'held') held.push(sendPng);
+    else if (answer === 'missing-page') {
+      const page = errorPageClosed.push(false) - 1;
+      req.socket.once('close', () => (errorPageClosed[page] = true));
+      res.writeHead(404, { 'content-type': 'text/html' }).end(Buffer.alloc(1 << 20, 'x'));
+    } else if (answer === 'held') held.push(sendPng);
     else sendPng();
   },
 });
@@ -51,8 +58,8 @@ const upscale = (path: string) => ({
 });
 
 /** A task whose input answers 404: it fails, as it should. */
-async function failedOnMissingInput(key: string, path: string): Promise<string> {
-  answers.set(path, 'missing');
+async function failedOnMissingInput(key: string, path: string, answer: 'missing' | 'missing-page' = 'missing') {
+  answers.set(path, answer);
   const id = await startGeneration(stack, { key, body: upscale(path) });
   const ended = await waitForEnd(stack, { key, pollUrl: `/generations/${id}` });
   expect(ended).toMatchObject({ status: 'failed', error: expect.stringMatching(/HTTP 404/) });
@@ -75,6 +82,19 @@ describe('genctl tasks replay (issue 25)', () => {
     const replayId = replay.json.items[0].replay_id;
     const row = await stack.database.prisma.task.findUniqueOrThrow({ where: { id: replayId } });
     expect(row).toMatchObject({ status: 'completed', replayOf: original });
+  }, 150_000);
+
+  const pageOwner = useFundedDeveloper(stack);
+
+  it('a refused input’s connection is let go at once, so a host serving one connection at a time answers the replay', async () => {
+    await failedOnMissingInput(pageOwner.key, '/error-page.png', 'missing-page');
+    // Let go before the task failed. Unread, the page held its connection until garbage collection or the download's
+    // own 30 s limit (or for ever, that limit lost to garbage collection): a one-connection server answered nobody else.
+    await expect.poll(() => errorPageClosed.at(-1), { timeout: 2_000 }).toBe(true);
+    answers.delete('/error-page.png');
+    const replay = await genctl('--account', pageOwner.accountId, '--since', '1h', '--json');
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.json).toMatchObject({ selected: 1, replayed: 1, completed: 1, failed_again: 0 });
   }, 150_000);
 
   const canceller = useFundedDeveloper(stack);

@@ -61,7 +61,7 @@ describe('deposit addresses', () => {
         usdcAddress: '0x700b6A60ce7EaaEA56F065753d8dcB9653dbAD35',
         confirmations: 3,
         local: true,
-        chainId: 31337,
+        chainId: 84532, // Base Sepolia's id, by default: x402 v1 clients can name it
       },
     ]);
   });

@@ -100,20 +100,23 @@ describe('depositWorkflow', () => {
     expect(row).toMatchObject({ status: 'rejected', reason: 'dropped' });
   });
 
+  /** A chain that never knows the hash; `looked` counts its look-ups. */
+  const unknownHash = (looked: () => void) => ({
+    inspectDeposit: async () => {
+      looked();
+      return { kind: 'missing' as const, pending: false };
+    },
+    depositConfirmations: async () => {
+      throw new Error('never asked: nothing was mined');
+    },
+  });
+
   it('completes refused as not found when the hash never appears within the receipt wait (an outcome, not a failure)', async () => {
     let looks = 0;
     const { result, failure, status } = await harness.run({
       txHash: newHash(),
       receiptWaitSeconds: 120,
-      chain: {
-        inspectDeposit: async () => {
-          looks += 1;
-          return { kind: 'missing' as const, pending: false };
-        },
-        depositConfirmations: async () => {
-          throw new Error('never asked: nothing was mined');
-        },
-      },
+      chain: unknownHash(() => (looks += 1)),
     });
     expect(failure).toBeUndefined();
     expect(status).toBe('COMPLETED');
@@ -129,15 +132,7 @@ describe('depositWorkflow', () => {
       txHash: newHash(),
       receiptWaitSeconds: 120,
       recheck: true,
-      chain: {
-        inspectDeposit: async () => {
-          looks += 1;
-          return { kind: 'missing' as const, pending: false };
-        },
-        depositConfirmations: async () => {
-          throw new Error('never asked: nothing was mined');
-        },
-      },
+      chain: unknownHash(() => (looks += 1)),
     });
     expect(result).toEqual({ outcome: 'rejected', reason: 'not_found' });
     expect(looks).toBe(1);

@@ -134,17 +134,21 @@ export function paymentIdentity(payload: PaymentPayload): PaymentIdentity | null
   if (accepted.scheme !== 'exact') return null;
   const inner = payload.payload as unknown as ExactEvmPayloadV2;
   if (typeof inner !== 'object' || inner === null || !isEIP3009Payload(inner)) return null;
-  const { authorization } = inner;
+  return eip3009Identity(inner.authorization, accepted.network, accepted.asset);
+}
+
+/** Who signed an EIP-3009 authorization (v1's or v2's `exact`), paying in `asset` on `network`; null if malformed. */
+export function eip3009Identity(authorization: unknown, network: Network, asset: string): PaymentIdentity | null {
   if (typeof authorization !== 'object' || authorization === null) return null;
-  const { from, nonce, validBefore } = authorization;
+  const { from, nonce, validBefore } = authorization as Record<string, unknown>;
   if (typeof from !== 'string' || !isAddress(from, { strict: false })) return null;
   if (typeof nonce !== 'string' || !isHex(nonce, { strict: true }) || nonce.length !== 66) return null;
   if (typeof validBefore !== 'string' || !decimal.test(validBefore)) return null;
   return {
     payer: from.toLowerCase() as Address,
     nonce: nonce.toLowerCase() as Hex,
-    network: accepted.network,
-    asset: accepted.asset.toLowerCase() as Address,
+    network,
+    asset: asset.toLowerCase() as Address,
     validBefore: BigInt(validBefore),
   };
 }

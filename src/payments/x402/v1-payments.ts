@@ -4,7 +4,8 @@
 import type { Network, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import type { PaymentPayloadV1, PaymentRequirementsV1 } from '@x402/core/types/v1';
 import { isEIP3009Payload, type ExactEvmPayloadV1 } from '@x402/evm';
-import { isAddress, isHex, type Address, type Hex } from 'viem';
+import { isAddress } from 'viem';
+import { eip3009Identity } from './payment-header.ts';
 import { networkOfV1Name, v1NetworkName } from './v1-networks.ts';
 
 /** What a v1 client validates (its optional `outputSchema` left out). */
@@ -53,19 +54,8 @@ const decimal = /^\d+$/;
 export function v1Identity(payload: PaymentPayloadV1, assetOf: (network: Network) => string | undefined) {
   const network = networkOfV1Name(payload.network);
   const asset = network && assetOf(network);
-  const authorization = authorizationOf(payload);
-  if (!network || !asset || !isAddress(asset, { strict: false }) || !authorization) return null;
-  const { from, nonce, validBefore } = authorization;
-  if (typeof from !== 'string' || !isAddress(from, { strict: false })) return null;
-  if (typeof nonce !== 'string' || !isHex(nonce, { strict: true }) || nonce.length !== 66) return null;
-  if (typeof validBefore !== 'string' || !decimal.test(validBefore)) return null;
-  return {
-    payer: from.toLowerCase() as Address,
-    nonce: nonce.toLowerCase() as Hex,
-    network,
-    asset: asset.toLowerCase() as Address,
-    validBefore: BigInt(validBefore),
-  };
+  if (!network || !asset || !isAddress(asset, { strict: false })) return null;
+  return eip3009Identity(authorizationOf(payload), network, asset);
 }
 
 /**
