@@ -342,16 +342,7 @@ describe('POST /agents/deposit', () => {
   });
 
   it('credits nothing when a reorganisation drops the transaction before its depth', async () => {
-    const agent = await newAgent();
-    await chain.mint(payer.address, usdc('7'));
-    const snapshot = await chain.snapshot();
-    const txHash = await chain.transfer({ from: payer, to: addressOf(agent), amount: usdc('7') });
-    expect((await deposit(agent, txHash)).body.success).toBe(false);
-    await chain.revert(snapshot);
-    await chain.mine(confirmations + 2);
-    await expect
-      .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
-      .toBe('rejected');
+    const { agent } = await droppedDeposit(usdc('7'));
     const entries = await stack.database.prisma.ledgerEntry.count({
       where: { accountId: agent.agent_id, kind: 'deposit' },
     });
