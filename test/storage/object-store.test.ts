@@ -1,0 +1,75 @@
+// The storage port's contract, run against both drivers: the local directory and the S3 driver on a real
+// S3-compatible server (moto's). Whatever the driver, a key names one object, a retried write replaces it, a
+// stream is stored as its bytes, removal is idempotent and batched, and no key reaches outside the store.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createLocalObjectStore } from '../../src/storage/local-object-store.ts';
+import { ObjectNotFoundError, type ObjectStore } from '../../src/storage/object-store.ts';
+import { createS3ObjectStore } from '../../src/storage/s3-object-store.ts';
+import { useS3Server } from '../helpers/s3-server.ts';
+
+const s3 = useS3Server();
+const stores: [string, () => Promise<ObjectStore>][] = [
+  ['local', async () => createLocalObjectStore(await mkdtemp(join(tmpdir(), 'object-store-')))],
+  [
+    's3',
+    async () =>
+      createS3ObjectStore({ bucket: s3.bucket, keyPrefix: 'contract/', forcePathStyle: true, client: s3.client }),
+  ],
+];
+
+describe.each(stores)('the %s object store', (driver, make) => {
+  let store: ObjectStore;
+  beforeAll(async () => {
+    store = await make();
+  });
+
+  it('stores a buffer under its key and reads it back; a second write replaces it', async () => {
+    await store.put('gen_a/output-0.png', Buffer.from('first'), { contentType: 'image/png' });
+    await store.put('gen_a/output-0.png', Buffer.from('second'), { contentType: 'image/png' });
+    expect((await store.read('gen_a/output-0.png')).toString()).toBe('second');
+  });
+
+  it('stores a stream of unknown length as its bytes, across several parts', async () => {
+    // 12 MiB in 1 MiB chunks: more than one 5 MiB part of a multipart upload.
+    const chunk = (index: number) => Buffer.alloc(1 << 20, index);
+    await store.put('gen_b/output-0.mp4', Readable.from(Array.from({ length: 12 }, (_, index) => chunk(index))));
+    const read = await store.read('gen_b/output-0.mp4');
+    expect(read.length).toBe(12 << 20);
+    expect(read.subarray(11 << 20, (11 << 20) + 4)).toEqual(Buffer.alloc(4, 11));
+  });
+
+  it('stores a received file', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'upload-')), 'received');
+    await writeFile(path, 'uploaded bytes');
+    await store.putFile('uploads/upl_1.png', path, { contentType: 'image/png' });
+    expect((await store.read('uploads/upl_1.png')).toString()).toBe('uploaded bytes');
+  });
+
+  it('a missing object is ObjectNotFoundError; removing is idempotent and takes many keys', async () => {
+    await expect(store.read('gen_none/output-0.png')).rejects.toBeInstanceOf(ObjectNotFoundError);
+    const keys = Array.from({ length: 5 }, (_, index) => `gen_c/output-${index}.png`);
+    for (const key of keys) await store.put(key, Buffer.from(key));
+    await store.remove(...keys, 'gen_c/never-stored.png');
+    await store.remove(...keys);
+    for (const key of keys) await expect(store.read(key)).rejects.toBeInstanceOf(ObjectNotFoundError);
+  });
+
+  it('refuses a key that would reach outside the store', async () => {
+    await expect(store.put('../outside.png', Buffer.from('x'))).rejects.toThrow(/storage (root|key)/);
+  });
+
+  if (driver === 's3')
+    it('keeps the objects in the bucket under its key prefix, with their content type', async () => {
+      await store.put('gen_d/output-0.png', Buffer.from('png'), { contentType: 'image/png' });
+      const client = new S3Client(s3.client);
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'contract/gen_d/' }));
+      expect(listed.Contents?.map((object) => object.Key)).toEqual(['contract/gen_d/output-0.png']);
+      const object = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'contract/gen_d/output-0.png' }));
+      expect(object.ContentType).toBe('image/png');
+    });
+});
