@@ -20,7 +20,7 @@ import {
   ProviderRetryLater,
 } from '../src/providers/types.ts';
 import { recordProgress, throttledProgress } from '../src/generations/task-progress.ts';
-import type { Storage } from '../src/storage/local-storage.ts';
+import type { Storage } from '../src/storage/storage.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal, routeUnavailable } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
@@ -94,7 +94,11 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
     return { model, jobs: adapter.jobs };
   };
   const store = async (taskId: string, files: ProducedFile[]) =>
-    Promise.all(files.map((file, index) => deps.storage.put(`${taskId}/output-${index}.${file.extension}`, file.data)));
+    Promise.all(
+      files.map((file, index) =>
+        deps.storage.put(`${taskId}/output-${index}.${file.extension}`, file.data, { contentType: file.contentType }),
+      ),
+    );
   // The last progress written per task (polls repeat it): an unchanged report is not written again.
   const upstreamProgress = new Map<string, string>();
   const reportUpstreamProgress = async (taskId: string, state: Extract<JobState, { state: 'pending' }>) => {

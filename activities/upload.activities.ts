@@ -2,7 +2,7 @@
 // the uploads it deleted already marked, and a missing file is no error.
 import type { PrismaClient } from '../src/db/prisma.ts';
 import { deleteExpiredUploads } from '../src/uploads/uploads.ts';
-import type { Storage } from '../src/storage/local-storage.ts';
+import type { Storage } from '../src/storage/storage.ts';
 import { classifyFailures } from './failures.ts';
 
 export interface UploadActivityDeps {

@@ -27,7 +27,8 @@ import { createProviders, type Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './accounts/api-keys.ts';
 import { createRateLimiter } from './accounts/rate-limiter.ts';
 import { createEndedTasks } from './generations/ended-tasks.ts';
-import type { Storage } from './storage/local-storage.ts';
+import type { Storage } from './storage/storage.ts';
+import { storedFiles } from './api/middleware/stored-files.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
 import { deliveredOutputsOnly, noFile } from './api/middleware/delivered-outputs.ts';
@@ -121,14 +122,8 @@ export function createApp(deps: AppDeps): Express {
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
-  // Generated outputs (local storage), once their task has completed; immutable once written.
-  app.use(
-    '/files',
-    routeLabel('/files/*'),
-    deliveredOutputsOnly(deps.prisma),
-    express.static(deps.storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' }),
-    noFile,
-  );
+  // Generated outputs, once their task has completed; immutable once written.
+  app.use('/files', routeLabel('/files/*'), deliveredOutputsOnly(deps.prisma), storedFiles(deps.storage), noFile);
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
   app.use('/v1', (req, res) => {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);

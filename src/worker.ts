@@ -12,7 +12,7 @@ import type { Catalog } from './catalog/catalog.ts';
 import { type Config, type ProvidersConfig, shutdownBudget } from './config/config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
-import type { Storage } from './storage/local-storage.ts';
+import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
 import { bundleWorkflowsApart } from './orchestration/temporal/workflow-bundle.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';

@@ -8,7 +8,7 @@ import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../accounts/api-keys.ts';
 import type { EndedTasks } from '../generations/ended-tasks.ts';
-import type { Storage } from '../storage/local-storage.ts';
+import type { Storage } from '../storage/storage.ts';
 import type { TemporalDeps } from '../orchestration/generations/workflow-client.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';

@@ -6,7 +6,7 @@ import { ConfigError, embeddedDatabaseUrl, loadConfig, publicBaseUrl } from '../
 import { createPrisma } from '../db/prisma.ts';
 import { isDatabaseUnreachable } from '../db/unreachable.ts';
 import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
-import { createLocalStorage, filesDirectory } from '../storage/local-storage.ts';
+import { configuredStorage } from '../storage/configured-storage.ts';
 import {
   CommandError,
   createDeveloperCommand,
@@ -196,7 +196,7 @@ async function run(argv: string[]): Promise<number> {
       case 'uploads delete':
         // The files of the local storage, in DATA_DIR as `npm start` keeps them.
         output = await deleteUploadCommand(
-          { prisma, storage: createLocalStorage(filesDirectory(config.server.dataDir), publicBaseUrl(config.server)) },
+          { prisma, storage: configuredStorage(config.storage, config.server.dataDir, publicBaseUrl(config.server)) },
           target,
         );
         break;

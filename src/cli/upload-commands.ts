@@ -4,7 +4,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import { NotFoundError } from '../domain/errors.ts';
 import type { Upload } from '../generated/prisma/client.ts';
 import { deleteUpload, listUploads } from '../uploads/uploads.ts';
-import type { Storage } from '../storage/local-storage.ts';
+import type { Storage } from '../storage/storage.ts';
 import { CommandError, iso, limitOf, type Output } from './commands.ts';
 
 function uploadJson(upload: Upload) {

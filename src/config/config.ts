@@ -54,6 +54,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
         throw new ConfigError(`Invalid configuration — ${key}: required when GATEWAY_ROLE is ${config.GATEWAY_ROLE}`);
     }
   }
+  if (config.STORAGE_DRIVER === 's3' && !config.S3_BUCKET)
+    throw new ConfigError('Invalid configuration — S3_BUCKET: required when STORAGE_DRIVER is s3');
   if (config.NODE_ENV === 'production' && !chains.some((chain) => config[rpcUrlKey(chain)])) {
     throw new ConfigError(
       'Invalid configuration — BASE_RPC_URL, POLYGON_RPC_URL, ETHEREUM_RPC_URL: production needs at least one real chain; the local development chain is not allowed',

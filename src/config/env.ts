@@ -178,6 +178,15 @@ export const envSchema = z.object({
   UPLOAD_TTL_SECONDS: positiveInt.default(86_400),
   UPLOAD_QUOTA_BYTES: positiveInt.default(1024 * 1024 * 1024),
   UPLOAD_EXPIRY_INTERVAL_SECONDS: positiveInt.default(300),
+  // Where outputs and uploads live: `local` (DATA_DIR/files) or `s3`, any S3-compatible bucket (the AWS SDK reads
+  // AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_ENDPOINT_URL_S3 itself).
+  STORAGE_DRIVER: z.enum(['local', 's3']).default('local'),
+  S3_BUCKET: optionalText,
+  S3_KEY_PREFIX: z.string().default(''),
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   // Admission downloads and measures the inputs a price depends on (audio minutes, lip-sync) within this time.
   INPUT_MEASURE_TIMEOUT_SECONDS: positiveInt.default(20),
   ALLOW_PRIVATE_WEBHOOK_URLS: z

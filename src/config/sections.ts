@@ -144,6 +144,10 @@ export function toSections(env: Env) {
       quotaBytes: env.UPLOAD_QUOTA_BYTES,
       expiryIntervalSeconds: env.UPLOAD_EXPIRY_INTERVAL_SECONDS,
     },
+    storage: {
+      driver: env.STORAGE_DRIVER,
+      s3: { bucket: env.S3_BUCKET ?? '', keyPrefix: env.S3_KEY_PREFIX, forcePathStyle: env.S3_FORCE_PATH_STYLE },
+    },
     webhooks: {
       allowPrivateUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
     },
@@ -179,3 +183,4 @@ export type TracingConfig = Config['tracing'];
 export type MetricsConfig = Config['metrics'];
 /** One chain's settings as configured (its RPC URL unset: not enabled). */
 export type ChainConfig = ReturnType<typeof chainOf>;
+export type StorageConfig = Config['storage'];

@@ -9,7 +9,7 @@ import type { GenerationRequest } from '../domain/generation-request.ts';
 import { InputFetchError } from '../providers/fetch-input.ts';
 import { readInput } from '../providers/read-input.ts';
 import { MediaLengthError, mediaSeconds } from '../providers/media-length.ts';
-import type { Storage } from '../storage/local-storage.ts';
+import type { Storage } from '../storage/storage.ts';
 
 export interface MeasureOptions {
   maxBytes: number;

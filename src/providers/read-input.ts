@@ -2,7 +2,7 @@
 // private-network guard never stands between the worker and our own host; any other URL is downloaded (fetchInput).
 import { extname } from 'node:path';
 import { uploadMedia } from '../domain/upload-media.ts';
-import type { Storage } from '../storage/local-storage.ts';
+import type { Storage } from '../storage/storage.ts';
 import { uploadKeyOf } from '../storage/upload-keys.ts';
 import { fetchInput, type FetchInputOptions, InputFetchError } from './fetch-input.ts';
 

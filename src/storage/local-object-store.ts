@@ -1,6 +1,6 @@
 // The embedded default's objects: files under one directory. Written then renamed, so a reader never sees half a file.
-import { createWriteStream } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -39,6 +39,12 @@ export function createLocalObjectStore(root: string): ObjectStore & { pathOf(key
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ObjectNotFoundError(key);
         throw error;
       }
+    },
+    async open(key) {
+      const path = pathOf(key);
+      const found = await stat(path).catch(() => null);
+      if (!found?.isFile()) return null;
+      return { body: createReadStream(path), contentLength: found.size };
     },
     async remove(...keys) {
       await Promise.all(keys.map((key) => rm(pathOf(key), { force: true })));

@@ -6,6 +6,14 @@ export interface ObjectMetadata {
   contentType?: string;
 }
 
+/** An object opened for reading: its bytes as a stream, and what serving it needs. */
+export interface StoredObject {
+  body: Readable;
+  contentLength?: number;
+  contentType?: string;
+  etag?: string;
+}
+
 export interface ObjectStore {
   /** Stores `body` under `key`, replacing any object there (a retried activity overwrites, never duplicates). */
   put(key: string, body: Buffer | Readable, metadata?: ObjectMetadata): Promise<void>;
@@ -13,6 +21,8 @@ export interface ObjectStore {
   putFile(key: string, path: string, metadata?: ObjectMetadata): Promise<void>;
   /** The object's bytes; an ObjectNotFoundError when there is none. */
   read(key: string): Promise<Buffer>;
+  /** The object as a stream, or null when there is none. */
+  open(key: string): Promise<StoredObject | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
 }

@@ -42,6 +42,20 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
         throw error;
       }
     },
+    async open(key) {
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }));
+        return {
+          body: object.Body as Readable,
+          contentLength: object.ContentLength,
+          contentType: object.ContentType,
+          etag: object.ETag,
+        };
+      } catch (error) {
+        if (error instanceof NoSuchKey) return null;
+        throw error;
+      }
+    },
     async remove(...keys) {
       for (let start = 0; start < keys.length; start += deleteBatch) {
         const Objects = keys.slice(start, start + deleteBatch).map((key) => ({ Key: objectKey(key) }));

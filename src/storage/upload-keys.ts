@@ -1,6 +1,6 @@
 // Where uploads live in storage: `uploads/<account>/<id>.<ext>`, apart from the outputs (`<task id>/…`), which is how
 // an input URL is recognised as one of our uploads and read from storage instead of downloaded.
-import type { Storage } from './local-storage.ts';
+import type { Storage } from './storage.ts';
 
 const uploadsPrefix = 'uploads/';
 

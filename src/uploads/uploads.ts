@@ -7,7 +7,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import { FieldError, NotFoundError, UploadQuotaError } from '../domain/errors.ts';
 import { matchesDeclared, uploadMedia } from '../domain/upload-media.ts';
 import type { Upload } from '../generated/prisma/client.ts';
-import type { Storage } from '../storage/local-storage.ts';
+import type { Storage } from '../storage/storage.ts';
 import { uploadKey, uploadKeyOf } from '../storage/upload-keys.ts';
 import { newId } from '../domain/ids.ts';
 
@@ -56,7 +56,7 @@ export async function createUpload(
   const media = await checkedMedia(input.path, input.contentType, input.field);
   const id = newId('upl');
   const key = uploadKey(input.accountId, id, media.extension);
-  await deps.storage.putFile(key, input.path);
+  await deps.storage.putFile(key, input.path, { contentType: media.contentType });
   const now = new Date();
   try {
     const upload = await deps.prisma.$transaction(async (tx) => {
@@ -128,8 +128,8 @@ export async function deleteExpiredUploads(
     orderBy: { expiresAt: 'asc' },
     take: limit,
   });
-  // The file goes first: a row marked deleted never names a file that is still there.
-  for (const upload of expired) await deps.storage.remove(upload.key);
+  // The files go first (one batched delete): a row marked deleted never names a file that is still there.
+  await deps.storage.remove(...expired.map((upload) => upload.key));
   await deps.prisma.upload.updateMany({
     where: { id: { in: expired.map((upload) => upload.id) }, deletedAt: null },
     data: { deletedAt: new Date() },

@@ -401,6 +401,8 @@ describe('a model priced on its input’s length (issue 16)', () => {
       const paid = await postPaid((await pay(declared.body.requirements, payer)).payload, body);
       expect(paid.status).toBe(202);
       expect(priceMicros(paid)).toBe(18_000n);
+      // Settled before the test ends: later tests count what reaches payTo.
+      expect(await settle(paid)).toMatchObject({ status: 'completed', cost: 0.018 });
     } finally {
       await inputs.close();
     }

@@ -10,7 +10,8 @@ import { type Config, loadConfig } from '../../src/config/config.ts';
 import { type ConfigOverrides, mergeConfig } from './config.ts';
 import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
 import { credit } from '../../src/payments/ledger.ts';
-import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { configuredStorage } from '../../src/storage/configured-storage.ts';
+import { filesDirectory } from '../../src/storage/local-storage.ts';
 import { temporalTracing } from '../../src/orchestration/temporal/tracing.ts';
 import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { createDeveloperWithKey } from './accounts.ts';
@@ -28,7 +29,7 @@ export interface Gateway extends RealStack {
   restartWorkers(): Promise<void>;
   /** The workers' x402 facilitator (the configured one); a replacement takes effect at the next settlement. */
   facilitator: () => PaymentFacilitator;
-  /** Where the workers store outputs (the API serves them under /files). */
+  /** Where the workers store outputs with the local driver (the API serves them under /files). */
   filesDir: string;
   /** Started as `npm start` starts it: when the configuration has OTEL_EXPORTER_OTLP_ENDPOINT. */
   tracing?: Tracing;
@@ -39,6 +40,7 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
   const stack = useDevServerAndDatabase();
   const gateway = stack as Gateway;
   let stopWorkers: (() => void) | undefined;
+  let dataDir: string | undefined;
   let workersRun: Promise<void> | undefined;
   beforeAll(async () => {
     gateway.config = mergeConfig(
@@ -55,9 +57,10 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
       await configure(),
     );
     gateway.catalog = loadCatalog();
-    gateway.filesDir = await mkdtemp(join(tmpdir(), 'gateway-files-'));
+    dataDir = await mkdtemp(join(tmpdir(), 'gateway-data-'));
+    gateway.filesDir = filesDirectory(dataDir);
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
-    const storage = createLocalStorage(gateway.filesDir, () => gateway.config.server.publicBaseUrl!);
+    const storage = configuredStorage(gateway.config.storage, dataDir, () => gateway.config.server.publicBaseUrl!);
     const taskQueue = gateway.config.temporal.taskQueue;
     gateway.tracing = await startTracing(gateway.config.tracing, gateway.config.server.role);
     const tracing = await temporalTracing(gateway.tracing);
@@ -119,7 +122,7 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
     stopWorkers?.();
     await workersRun;
     await gateway.tracing?.shutdown();
-    if (gateway.filesDir) await rm(gateway.filesDir, { recursive: true, force: true });
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
   return gateway;
 }

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFetchError } from '../../src/providers/fetch-input.ts';
 import { readInput } from '../../src/providers/read-input.ts';
-import { createLocalStorage, type Storage } from '../../src/storage/local-storage.ts';
+import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import type { Storage } from '../../src/storage/storage.ts';
 import { uploadKey, uploadKeyOf } from '../../src/storage/upload-keys.ts';
 
 const base = 'http://127.0.0.1:9';

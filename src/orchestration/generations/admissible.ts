@@ -9,7 +9,7 @@ import type { Task } from '../../generated/prisma/client.ts';
 import { measureInputs } from '../../generations/measured-inputs.ts';
 import { foldMessages, missingInputs, normaliseLayout } from '../../generations/request.ts';
 import { canRunSomeRoute } from '../../providers/registry.ts';
-import type { Storage } from '../../storage/local-storage.ts';
+import type { Storage } from '../../storage/storage.ts';
 
 /** Validates, prices and checks the request against the catalog and this server's providers. */
 export function admissibleRequest(

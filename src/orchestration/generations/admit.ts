@@ -12,7 +12,7 @@ import { accessTokenOf } from '../../generations/task-tokens.ts';
 import { taskView, type TaskView } from '../../generations/task-view.ts';
 import { InsufficientFundsError } from '../../payments/ledger.ts';
 import type { X402Deps } from '../../payments/x402/admission.ts';
-import type { Storage } from '../../storage/local-storage.ts';
+import type { Storage } from '../../storage/storage.ts';
 import { checkUploadInputs } from '../../uploads/uploads.ts';
 import { webhookSecretOf } from '../../webhooks/secrets.ts';
 import { type AdmissibleRequest, admissibleRequest, pricedAsAdmitted } from './admissible.ts';
