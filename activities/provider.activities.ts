@@ -12,15 +12,10 @@ import { measuredProviderCall, type ProviderOperation } from '../src/providers/p
 import { InputFetchError } from '../src/providers/fetch-input.ts';
 import { readInput } from '../src/providers/read-input.ts';
 import { createProviders, type Providers } from '../src/providers/registry.ts';
-import {
-  type JobState,
-  type ProducedFile,
-  ProviderAccountError,
-  ProviderRefusal,
-  ProviderRetryLater,
-} from '../src/providers/types.ts';
+import { type JobState, ProviderAccountError, ProviderRefusal, ProviderRetryLater } from '../src/providers/types.ts';
 import { recordProgress, throttledProgress } from '../src/generations/task-progress.ts';
 import type { Storage } from '../src/storage/storage.ts';
+import { storeOutputs } from './stored-outputs.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal, routeUnavailable } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
@@ -93,12 +88,6 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
     if (adapter.kind !== 'jobs') throw refusal(`${model.id} does not run as an upstream job`);
     return { model, jobs: adapter.jobs };
   };
-  const store = async (taskId: string, files: ProducedFile[]) =>
-    Promise.all(
-      files.map((file, index) =>
-        deps.storage.put(`${taskId}/output-${index}.${file.extension}`, file.data, { contentType: file.contentType }),
-      ),
-    );
   // The last progress written per task (polls repeat it): an unchanged report is not written again.
   const upstreamProgress = new Map<string, string>();
   const reportUpstreamProgress = async (taskId: string, state: Extract<JobState, { state: 'pending' }>) => {
@@ -182,7 +171,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
             progress: (report) => progress.report(report),
           }),
         ).finally(() => progress.close());
-        return { outputs: await store(input.taskId, result.files), usage: result.usage };
+        return { outputs: await storeOutputs(deps.storage, input.taskId, result.files, signal), usage: result.usage };
       });
     },
 
@@ -202,7 +191,7 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
       const { model, jobs } = jobsOf(input.modelId, input.route);
       return heartbeating(async (signal) => {
         const result = await classified(model, 'collect', () => jobs.collect(model, input.jobId, signal));
-        return { outputs: await store(input.taskId, result.files), usage: result.usage };
+        return { outputs: await storeOutputs(deps.storage, input.taskId, result.files, signal), usage: result.usage };
       });
     },
 
