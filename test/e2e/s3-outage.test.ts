@@ -1,22 +1,14 @@
 // The S3-compatible store stops while tasks run (STORAGE_DRIVER=s3): the tasks are not lost and not charged twice;
 // they store their outputs once the store is back, and complete. 40 s: longer than the provider call's own retries
 // last (five attempts, ~30 s), so only the wait for the store within the call gets them through.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkedBalance } from '../helpers/balance.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { startGeneration, waitForEnd } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { useS3Server } from '../helpers/s3-server.ts';
 
-const s3 = useS3Server('gateway-outage');
-beforeAll(() => {
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_REGION: 'us-east-1',
-  });
-});
+const s3 = useS3Server('gateway-outage', { sdkEnvironment: true });
 const stack = useGateway(() => ({
   storage: { driver: 's3', s3: { bucket: s3.bucket, keyPrefix: '', forcePathStyle: true } },
 }));

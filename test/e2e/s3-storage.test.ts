@@ -4,7 +4,7 @@
 // the upload expiry sweep deletes expired objects.
 import { existsSync } from 'node:fs';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deleteExpiredUploads } from '../../src/uploads/uploads.ts';
 import { configuredStorage } from '../../src/storage/configured-storage.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
@@ -13,16 +13,7 @@ import { mp4Clip, pngImage, wavTone } from '../helpers/media.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { useS3Server } from '../helpers/s3-server.ts';
 
-const s3 = useS3Server('gateway-outputs');
-beforeAll(() => {
-  // The SDK's own variables, as an operator sets them for a store that is not AWS.
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL_S3: s3.endpoint,
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
-    AWS_REGION: 'us-east-1',
-  });
-});
+const s3 = useS3Server('gateway-outputs', { sdkEnvironment: true });
 const prefix = 'gw/';
 const stack = useGateway(() => ({
   storage: { driver: 's3', s3: { bucket: s3.bucket, keyPrefix: prefix, forcePathStyle: true } },

@@ -31,7 +31,11 @@ async function answering(endpoint: string, server: ChildProcess): Promise<void> 
   throw new Error(`moto_server did not answer at ${endpoint} within 30 s`);
 }
 
-export function useS3Server(bucket = 'gateway-test'): TestS3Server {
+/**
+ * `sdkEnvironment`: also points the AWS SDK at it through the SDK's own variables (AWS_ENDPOINT_URL_S3, credentials,
+ * region), as an operator does for a store that is not AWS, so the gateway's configured storage finds it.
+ */
+export function useS3Server(bucket = 'gateway-test', { sdkEnvironment = false } = {}): TestS3Server {
   let server: ChildProcess | undefined;
   const state = { port: 0 };
   const handle: TestS3Server = {
@@ -69,6 +73,13 @@ export function useS3Server(bucket = 'gateway-test'): TestS3Server {
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
     };
     await handle.start();
+    if (sdkEnvironment)
+      Object.assign(process.env, {
+        AWS_ENDPOINT_URL_S3: handle.endpoint,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REGION: 'us-east-1',
+      });
   }, 60_000);
   afterAll(() => handle.stop());
   return handle;
