@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configKeys, loadConfig } from '../../src/config/config.ts';
 import { registry } from '../../src/metrics/metrics.ts';
-import { filesDirectory } from '../../src/storage/local-storage.ts';
 import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -30,9 +29,11 @@ const compose = parse(interpolated, { merge: true });
 const services = compose.services as Record<string, any>;
 
 describe('docker-compose.yml', () => {
-  it('has PostgreSQL, Temporal on PostgreSQL, the Temporal UI, api and worker', () => {
+  it('has PostgreSQL, Temporal on PostgreSQL, the Temporal UI, an object store, api and worker', () => {
     expect(Object.keys(services).sort()).toEqual([
       'api',
+      'objects',
+      'objects-bucket',
       'postgres',
       'prometheus',
       'temporal',
@@ -61,7 +62,9 @@ describe('docker-compose.yml', () => {
       expect(service.build).toBe('.');
       expect(service.command).toEqual(['--role', name]);
       const environment = service.environment as Record<string, string>;
-      for (const key of Object.keys(environment)) expect(configKeys, `${name}: ${key}`).toContain(key);
+      // The AWS SDK reads its own variables (AWS_*); every other one is the gateway's.
+      for (const key of Object.keys(environment).filter((key) => !key.startsWith('AWS_')))
+        expect(configKeys, `${name}: ${key}`).toContain(key);
       const config = loadConfig(environment, service.command);
       expect(config.server.role).toBe(name);
       // The database it names is the postgres service's own.
@@ -74,18 +77,27 @@ describe('docker-compose.yml', () => {
     },
   );
 
-  it('gives api and worker one files volume where DATA_DIR puts outputs, and one public address for their links', () => {
-    expect(compose.volumes).toHaveProperty('gateway-files');
-    const configs = (['api', 'worker'] as const).map((name) =>
+  it("keeps outputs and uploads in the object store's bucket, which exists before api and worker start", () => {
+    const [api, worker] = (['api', 'worker'] as const).map((name) =>
       loadConfig(services[name].environment, services[name].command),
-    );
-    const [api, worker] = configs as [ReturnType<typeof loadConfig>, ReturnType<typeof loadConfig>];
-    // The worker writes where the api serves from: the same path in both, on the same named volume.
-    expect(filesDirectory(worker.server.dataDir)).toBe(filesDirectory(api.server.dataDir));
-    expect(filesDirectory(api.server.dataDir)).toMatch(/^\//);
+    ) as [ReturnType<typeof loadConfig>, ReturnType<typeof loadConfig>];
+    expect(api.storage).toEqual(worker.storage);
+    expect(api.storage).toMatchObject({ driver: 's3', s3: { bucket: 'gateway', forcePathStyle: true } });
+    const bucket = services['objects-bucket'];
     for (const name of ['api', 'worker']) {
-      expect(services[name].volumes, name).toContain(`gateway-files:${filesDirectory(api.server.dataDir)}`);
+      const environment = services[name].environment as Record<string, string>;
+      // The SDK's endpoint is the objects service, as the bucket's creator reaches it, with the same credentials.
+      for (const variable of ['AWS_ENDPOINT_URL_S3', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'])
+        expect(environment[variable], `${name}: ${variable}`).toBe(bucket.environment[variable]);
+      expect(services[name].depends_on['objects-bucket']).toEqual({ condition: 'service_completed_successfully' });
+      // No files volume: nothing is shared through a disk, so api and worker may run on different hosts.
+      expect(services[name].volumes, name).toBeUndefined();
     }
+    expect(new URL(bucket.environment.AWS_ENDPOINT_URL_S3).hostname).toBe('objects');
+    expect((bucket.command as string[]).join(' ')).toContain(`--bucket ${api.storage.s3.bucket}`);
+    expect(services.objects.command).toContain('-s3');
+    expect(services.objects.volumes).toContain('objects-data:/data');
+    expect(compose.volumes).not.toHaveProperty('gateway-files');
     expect(worker.server.publicBaseUrl).toBe(api.server.publicBaseUrl);
     expect(services.api.ports).toContain(`${new URL(api.server.publicBaseUrl!).port}:${api.server.port}`);
   });
