@@ -15,7 +15,7 @@ import { createProviders, type Providers } from '../src/providers/registry.ts';
 import { type JobState, ProviderAccountError, ProviderRefusal, ProviderRetryLater } from '../src/providers/types.ts';
 import { recordProgress, throttledProgress } from '../src/generations/task-progress.ts';
 import type { Storage } from '../src/storage/storage.ts';
-import { storeOutputs } from './stored-outputs.ts';
+import { storeOutputs, withOutputDir } from './stored-outputs.ts';
 import { modelOf } from './catalog-lookup.ts';
 import { refusal, routeUnavailable } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
@@ -152,26 +152,29 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
           };
         }
         const progress = throttledProgress(deps.prisma, input.taskId);
-        const result = await classified(model, 'run', () =>
-          adapter.run(input.request, model, {
-            fetchInput: async (url) => {
-              progress.report({ stage: 'downloading input' });
-              const fetched = await readInput(url, {
-                storage: deps.storage,
-                maxBytes: deps.config.inputs.maxBytes,
-                timeoutMs: 30_000,
-                allowPrivate: deps.config.inputs.allowPrivateUrls,
-                signal,
-              });
-              await measuredInput(model, input, { url, data: fetched.data });
-              progress.report({ stage: 'running' });
-              return fetched;
-            },
-            signal,
-            progress: (report) => progress.report(report),
-          }),
-        ).finally(() => progress.close());
-        return { outputs: await storeOutputs(deps.storage, input.taskId, result.files, signal), usage: result.usage };
+        return withOutputDir(async (outputDir) => {
+          const result = await classified(model, 'run', () =>
+            adapter.run(input.request, model, {
+              outputDir,
+              fetchInput: async (url) => {
+                progress.report({ stage: 'downloading input' });
+                const fetched = await readInput(url, {
+                  storage: deps.storage,
+                  maxBytes: deps.config.inputs.maxBytes,
+                  timeoutMs: 30_000,
+                  allowPrivate: deps.config.inputs.allowPrivateUrls,
+                  signal,
+                });
+                await measuredInput(model, input, { url, data: fetched.data });
+                progress.report({ stage: 'running' });
+                return fetched;
+              },
+              signal,
+              progress: (report) => progress.report(report),
+            }),
+          ).finally(() => progress.close());
+          return { outputs: await storeOutputs(deps.storage, input.taskId, result.files, signal), usage: result.usage };
+        });
       });
     },
 
@@ -189,10 +192,14 @@ export function createProviderActivities(deps: ProviderActivityDeps) {
 
     async collectUpstreamJob(input: JobRef): Promise<GeneratedOutputs> {
       const { model, jobs } = jobsOf(input.modelId, input.route);
-      return heartbeating(async (signal) => {
-        const result = await classified(model, 'collect', () => jobs.collect(model, input.jobId, signal));
-        return { outputs: await storeOutputs(deps.storage, input.taskId, result.files, signal), usage: result.usage };
-      });
+      return heartbeating((signal) =>
+        withOutputDir(async (outputDir) => {
+          const result = await classified(model, 'collect', () =>
+            jobs.collect(model, input.jobId, { signal, outputDir }),
+          );
+          return { outputs: await storeOutputs(deps.storage, input.taskId, result.files, signal), usage: result.usage };
+        }),
+      );
     },
 
     /** Stops (and stops paying for) a job the task no longer wants: it was cancelled, timed out or failed. */

@@ -1,18 +1,14 @@
-// Outputs stored once the model has made them. A store that is down for a while (connection refused, 5xx, a
-// timeout) is waited for within the call's time, the model not run again; anything else fails the attempt at once.
+// Outputs stored once the model has made them, from memory or from the call's own directory (large ones). A store
+// that is down for a while is waited for within the call's time, the model not run again; anything else fails the
+// attempt at once.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ProducedFile } from '../src/providers/types.ts';
+import { StoreUnavailableError } from '../src/storage/object-store.ts';
 import type { Storage } from '../src/storage/storage.ts';
 
-const transientCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 const maxPauseMs = 5_000;
-
-/** An outage of the store rather than a refusal of the write (S3's 5xx, a network failure). */
-export function isStoreOutage(error: unknown): boolean {
-  const failure = error as { code?: string; name?: string; $metadata?: { httpStatusCode?: number }; cause?: unknown };
-  if ((failure.$metadata?.httpStatusCode ?? 0) >= 500) return true;
-  if (failure.name === 'TimeoutError' || transientCodes.has(failure.code ?? '')) return true;
-  return failure.cause !== undefined && failure.cause !== error && isStoreOutage(failure.cause);
-}
 
 const pause = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -30,13 +26,27 @@ export async function storeOutputs(
   for (let pauseMs = 500; ; pauseMs = Math.min(pauseMs * 2, maxPauseMs)) {
     try {
       return await Promise.all(
-        files.map((file, index) =>
-          storage.put(`${taskId}/output-${index}.${file.extension}`, file.data, { contentType: file.contentType }),
-        ),
+        files.map((file, index) => {
+          const key = `${taskId}/output-${index}.${file.extension}`;
+          const metadata = { contentType: file.contentType };
+          return file.path === undefined
+            ? storage.put(key, file.data, metadata)
+            : storage.putFile(key, file.path, metadata);
+        }),
       );
     } catch (error) {
-      if (!isStoreOutage(error) || signal.aborted) throw error;
+      if (!(error instanceof StoreUnavailableError) || signal.aborted) throw error;
       await pause(pauseMs, signal);
     }
+  }
+}
+
+/** A directory of the call's own for its outputs, removed once they are stored (or the call failed). */
+export async function withOutputDir<T>(work: (outputDir: string) => Promise<T>): Promise<T> {
+  const outputDir = await mkdtemp(join(tmpdir(), 'gateway-outputs-'));
+  try {
+    return await work(outputDir);
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
   }
 }

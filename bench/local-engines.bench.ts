@@ -63,6 +63,7 @@ const catalog = loadCatalog();
 const context = {
   fetchInput: (url: string) => fetchInput(url, { maxBytes: 100_000_000, timeoutMs: 30_000, allowPrivate: true }),
   signal: new AbortController().signal,
+  outputDir: dir,
 };
 const cases: [string, string, Record<string, unknown>][] = [
   ['local/lanczos', '512×512 PNG, 4×', { type: 'upscale', image_url: `${base}/photo.png`, resolution: '4x' }],

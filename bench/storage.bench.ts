@@ -1,13 +1,14 @@
 // Part of `npm run bench`: a 50 MB video output through each storage driver, as the gateway moves one — stored as the
-// provider activity stores it, then downloaded from its /files link through the api's file route — with the rate of
+// provider activity stores it (from the file an engine or a download wrote), then downloaded from its /files link through the api's file route — with the rate of
 // each and the process's resident memory at its peak. The S3 driver runs against moto's server (from PyPI).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import express from 'express';
+import { storeOutputs } from '../activities/stored-outputs.ts';
 import { storedFiles } from '../src/api/middleware/stored-files.ts';
 import { s3ServerDir } from '../src/infra/tools.ts';
 import { createLocalStorage } from '../src/storage/local-storage.ts';
@@ -39,12 +40,13 @@ async function startMoto(): Promise<{ endpoint: string; server: ChildProcess }> 
   throw new Error('moto_server did not start');
 }
 
-/** Peak resident memory while `step` runs, sampled every 10 ms. */
-async function peakRss<T>(step: () => Promise<T>): Promise<{ result: T; peakMb: number }> {
-  let peak = process.memoryUsage().rss;
+/** Peak resident memory while `step` runs, sampled every 10 ms, and how far it rose above where it started. */
+async function peakRss<T>(step: () => Promise<T>): Promise<{ result: T; peakMb: number; growthMb: number }> {
+  const start = process.memoryUsage().rss;
+  let peak = start;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
   try {
-    return { result: await step(), peakMb: peak / (1024 * 1024) };
+    return { result: await step(), peakMb: peak / (1024 * 1024), growthMb: (peak - start) / (1024 * 1024) };
   } finally {
     clearInterval(sampler);
   }
@@ -55,10 +57,12 @@ async function throughput(driver: string, storage: Storage) {
   app.use('/files', storedFiles(storage));
   const server = createServer(app);
   const { url } = await listenLocally(server);
-  const video = Buffer.alloc(size, 7);
-  const { result, peakMb } = await peakRss(async () => {
+  const path = join(dir, `${driver.split(' ')[0]}.mp4`);
+  await writeFile(path, Buffer.alloc(size, 7));
+  const file = { path, extension: 'mp4', contentType: 'video/mp4' };
+  const { result, peakMb, growthMb } = await peakRss(async () => {
     const stored = Date.now();
-    await storage.put('gen_bench/output-0.mp4', video, { contentType: 'video/mp4' });
+    await storeOutputs(storage, 'gen_bench', [file], new AbortController().signal);
     const storeMs = Date.now() - stored;
     const fetched = Date.now();
     const response = await fetch(`${url}/files/gen_bench/output-0.mp4`);
@@ -69,7 +73,7 @@ async function throughput(driver: string, storage: Storage) {
   });
   server.close();
   const rate = (ms: number) => `${(mb / (ms / 1000)).toFixed(0)} MB/s`;
-  return `| ${driver} | ${rate(result.storeMs)} | ${rate(result.downloadMs)} | ${peakMb.toFixed(0)} MB |`;
+  return `| ${driver} | ${rate(result.storeMs)} | ${rate(result.downloadMs)} | ${peakMb.toFixed(0)} MB (+${growthMb.toFixed(0)} MB) |`;
 }
 
 const dir = await mkdtemp(join(tmpdir(), 'bench-storage-'));
@@ -82,7 +86,7 @@ try {
   };
   await new S3Client({ ...client, forcePathStyle: true }).send(new CreateBucketCommand({ Bucket: 'bench' }));
   const rows = [
-    await throughput('local', createLocalStorage(dir, 'http://bench')),
+    await throughput('local', createLocalStorage(join(dir, 'files'), 'http://bench')),
     await throughput(
       's3 (moto)',
       createStorage(
@@ -92,7 +96,7 @@ try {
     ),
   ];
   console.log(`\nA ${mb} MB video output through each storage driver (store, then download from its /files link)\n`);
-  console.log('| driver | store | download | peak RSS of the process |\n|---|---:|---:|---:|');
+  console.log('| driver | store | download | peak RSS of the process (rise while moving it) |\n|---|---:|---:|---:|');
   for (const row of rows) console.log(row);
 } finally {
   moto.server.kill('SIGTERM');

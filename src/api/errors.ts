@@ -56,7 +56,7 @@ export const errorCodes = {
   },
   internal_error: { status: 500, description: 'An unexpected error; the message carries the request id.' },
   not_implemented: { status: 501, description: 'The endpoint is specified but not available in this build yet.' },
-  service_unavailable: { status: 503, description: 'A dependency (database, Temporal) is down.' },
+  service_unavailable: { status: 503, description: 'A dependency (database, Temporal, the file store) is down.' },
 } as const satisfies Record<ErrorCode, { status: number; description: string }>;
 
 export interface ErrorBody {

@@ -1,15 +1,13 @@
 // Receives an upload's bytes into a temporary file, as the raw body (its Content-Type the media's) or as the `file`
 // part of multipart/form-data; counts them as they come and stops at the limit of the declared media kind (413)
 // instead of buffering or storing an unbounded body.
-import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import busboy from 'busboy';
 import type { Request } from 'express';
+import { writeLimited } from '../net/limited-file.ts';
 import { declarableUploadTypes, declaredKind, type UploadKind } from '../domain/upload-media.ts';
 import { ApiError } from './errors.ts';
 
@@ -26,6 +24,9 @@ export interface ReceivedUpload {
 
 export type UploadLimits = Record<UploadKind, number>;
 
+// A refused body is left unread, not destroyed: the answer (413) still goes out on its connection.
+const unconsumed = (source: Readable) => source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
+
 // The rest of a refused body is not read: the connection closes after the answer.
 const tooLarge = (kind: UploadKind, limit: number) =>
   new ApiError(
@@ -41,30 +42,13 @@ const refusedType = (field: string, contentType: string | undefined) =>
     `Invalid body: ${field}: Content-Type ${contentType ?? 'none'} cannot be uploaded; allowed: ${declarableUploadTypes.join(', ')}.`,
   );
 
-/** Writes `source` into `path`, refusing it as soon as it passes `limit` bytes (the source is left unread then). */
-async function writeLimited(source: Readable, path: string, limit: number, refuse: () => Error): Promise<number> {
-  const sink = createWriteStream(path);
-  let size = 0;
-  try {
-    for await (const chunk of source.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw refuse();
-      if (!sink.write(chunk)) await once(sink, 'drain');
-    }
-  } finally {
-    sink.end();
-    await finished(sink);
-  }
-  return size;
-}
-
 async function receiveRaw(req: Request, path: string, limits: UploadLimits): Promise<Omit<ReceivedUpload, 'discard'>> {
   const contentType = req.headers['content-type'];
   const kind = declaredKind(contentType);
   if (!kind) throw refusedType('Content-Type', contentType);
   const limit = limits[kind];
   if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge(kind, limit);
-  const size = await writeLimited(req, path, limit, () => tooLarge(kind, limit));
+  const size = await writeLimited(unconsumed(req), path, limit, () => tooLarge(kind, limit));
   return { path, size, contentType: contentType!, field: 'body' };
 }
 
@@ -91,7 +75,7 @@ function receiveMultipart(req: Request, path: string, limits: UploadLimits): Pro
         refuse(refusedType(field, info.mimeType));
         return;
       }
-      written = writeLimited(file, path, limits[kind], () => tooLarge(kind, limits[kind])).then((size) => ({
+      written = writeLimited(unconsumed(file), path, limits[kind], () => tooLarge(kind, limits[kind])).then((size) => ({
         path,
         size,
         contentType: info.mimeType,

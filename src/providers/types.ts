@@ -5,11 +5,10 @@ import type { Usage } from '../catalog/pricing.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import type { TaskProgress } from '../domain/values.ts';
 
-export interface ProducedFile {
-  data: Buffer;
-  extension: string;
-  contentType: string;
-}
+/** An output: small ones in memory, large ones (video, audio, downloads) as a file in the call's `outputDir`. */
+export type ProducedFile = { extension: string; contentType: string } & (
+  { data: Buffer; path?: never } | { path: string; data?: never }
+);
 
 export interface ProviderResult {
   files: ProducedFile[];
@@ -54,6 +53,14 @@ export interface ProviderContext {
   signal: AbortSignal;
   /** Tells callers how far the run is (shown on the task while it runs); cheap to call often. */
   progress?: (progress: TaskProgress) => void;
+  /** This call's own directory, removed once its outputs are stored: a large output written here never sits whole in memory. */
+  outputDir: string;
+}
+
+/** What collecting a finished job needs: where to put its outputs, and when to stop. */
+export interface CollectContext {
+  signal: AbortSignal;
+  outputDir: string;
 }
 
 /** Runs one request on one model in one call. */
@@ -93,7 +100,7 @@ export interface UpstreamJobs {
   ): Promise<string>;
   status(model: CatalogModel, jobId: string, signal: AbortSignal): Promise<JobState>;
   /** The finished job's outputs, copied into our hands (upstream URLs expire). */
-  collect(model: CatalogModel, jobId: string, signal: AbortSignal): Promise<ProviderResult>;
+  collect(model: CatalogModel, jobId: string, context: CollectContext): Promise<ProviderResult>;
   /** Best effort: asks the upstream to stop (and stop billing) a job nobody will collect. */
   cancel(model: CatalogModel, jobId: string): Promise<void>;
   /** The job id a genuine callback is about, or undefined when the signature or its age does not hold. */

@@ -1,10 +1,11 @@
 // Copies an upstream's output into our hands at once: providers' URLs expire (Replicate deletes them after an hour).
 // An output URL is the upstream's to choose (a result may even echo a caller's URL), so it goes through the same
 // private-network guard as a caller's input, and a redirect is refused: it could lead anywhere after the check.
+import { join } from 'node:path';
 import { fetch } from 'undici';
 import { withDeadline } from '../net/deadline.ts';
 import { outboundDispatcher, PrivateAddressError } from '../net/private-address.ts';
-import { readLimited } from './fetch-input.ts';
+import { writeLimited } from '../net/limited-file.ts';
 import { ProviderRefusal, type ProducedFile } from './types.ts';
 
 const extensionsByType: Record<string, string> = {
@@ -21,7 +22,12 @@ const extensionsByType: Record<string, string> = {
 /** What an upstream's outputs may be: at most INPUT_MAX_BYTES each, at private addresses when allowed. */
 export type OutputLimits = Pick<DownloadOptions, 'maxBytes' | 'allowPrivate'>;
 
+/** Where an upstream's outputs go: the call's output directory, and when to stop. */
+export type OutputTarget = { outputDir: string; signal?: AbortSignal };
+
 export interface DownloadOptions {
+  /** The file the output is written to (in the call's output directory), so it never sits whole in memory. */
+  path: string;
   maxBytes: number;
   timeoutMs: number;
   /** ALLOW_PRIVATE_OUTPUT_URLS: an upstream (or a stand-in) on this machine or network. */
@@ -55,12 +61,13 @@ async function downloadBody(target: URL, signal: AbortSignal, options: DownloadO
     await response.body?.cancel();
     throw new Error(`output download answered HTTP ${response.status}`);
   }
-  const data = await readLimited(
-    response,
-    options.maxBytes,
-    () => new Error(`output larger than ${options.maxBytes} bytes`),
-  );
-  return { data, contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
+  const tooLarge = () => new Error(`output larger than ${options.maxBytes} bytes`);
+  if (Number(response.headers.get('content-length') ?? 0) > options.maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  await writeLimited(response.body ?? [], options.path, options.maxBytes, tooLarge);
+  return { contentType: response.headers.get('content-type') ?? 'application/octet-stream' };
 }
 
 export async function downloadOutput(url: string, options: DownloadOptions): Promise<ProducedFile> {
@@ -69,16 +76,21 @@ export async function downloadOutput(url: string, options: DownloadOptions): Pro
   const downloaded = await withDeadline(options.timeoutMs, [options.signal], (signal) =>
     downloadBody(target, signal, options),
   );
-  const { data } = downloaded;
+  const { path } = options;
   const contentType = downloaded.contentType.split(';')[0]!.trim();
   // Only known types keep their extension: an upstream's HTML or SVG must not be served from /files as a page.
   const extension = extensionsByType[contentType];
   return extension
-    ? { data, contentType, extension }
-    : { data, contentType: 'application/octet-stream', extension: 'bin' };
+    ? { path, contentType, extension }
+    : { path, contentType: 'application/octet-stream', extension: 'bin' };
 }
 
-/** All of a job's outputs, each download bounded by a minute. */
-export function downloadOutputs(urls: string[], options: Omit<DownloadOptions, 'timeoutMs'>): Promise<ProducedFile[]> {
-  return Promise.all(urls.map((url) => downloadOutput(url, { ...options, timeoutMs: 60_000 })));
+/** All of a job's outputs, into the call's output directory, each download bounded by a minute. */
+export function downloadOutputs(urls: string[], options: OutputLimits & OutputTarget): Promise<ProducedFile[]> {
+  const { outputDir, ...rest } = options;
+  return Promise.all(
+    urls.map((url, index) =>
+      downloadOutput(url, { ...rest, path: join(outputDir, `download-${index}`), timeoutMs: 60_000 }),
+    ),
+  );
 }

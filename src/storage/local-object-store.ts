@@ -4,7 +4,7 @@ import { copyFile, mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ObjectNotFoundError, type ObjectStore } from './object-store.ts';
+import { ObjectNotFoundError, type ObjectStore, StoreUnavailableError } from './object-store.ts';
 
 export function createLocalObjectStore(root: string): ObjectStore & { pathOf(key: string): string } {
   const directory = resolve(root);
@@ -48,6 +48,12 @@ export function createLocalObjectStore(root: string): ObjectStore & { pathOf(key
     },
     async remove(...keys) {
       await Promise.all(keys.map((key) => rm(pathOf(key), { force: true })));
+    },
+    async check() {
+      // A directory that cannot be made (a volume not mounted, no permission) is a store that is not there.
+      await mkdir(directory, { recursive: true }).catch((error: unknown) => {
+        throw new StoreUnavailableError(error);
+      });
     },
   };
 }

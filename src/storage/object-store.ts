@@ -1,6 +1,7 @@
 // The storage port: objects by key, in a local directory (the embedded default) or an S3-compatible bucket. The
 // gateway's links to them (`/files/…`) and who may read them are decided above this port, the same for both.
 import type { Readable } from 'node:stream';
+import { ServiceUnavailableError } from '../domain/errors.ts';
 
 export interface ObjectMetadata {
   contentType?: string;
@@ -25,6 +26,16 @@ export interface ObjectStore {
   open(key: string): Promise<StoredObject | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
+  /** Resolves when the store answers at all (even a refusal); a StoreUnavailableError when it does not. */
+  check(signal: AbortSignal): Promise<void>;
+}
+
+/** The store did not answer (down, unreachable, its 5xx): nothing was stored or charged, and a retry may succeed. */
+export class StoreUnavailableError extends ServiceUnavailableError {
+  override name = 'StoreUnavailableError';
+  constructor(override readonly cause?: unknown) {
+    super('The file store is unreachable; nothing was stored or charged. Retry shortly.');
+  }
 }
 
 export class ObjectNotFoundError extends Error {

@@ -3,9 +3,17 @@
 // unknown length in parts, so no output is held whole in memory on its way in.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  NoSuchKey,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { checkedKey, ObjectNotFoundError, type ObjectStore } from './object-store.ts';
+import { checkedKey, ObjectNotFoundError, type ObjectStore, StoreUnavailableError } from './object-store.ts';
+import { isStoreOutage } from './store-outage.ts';
 
 export interface S3StoreSettings {
   bucket: string;
@@ -20,13 +28,34 @@ export interface S3StoreSettings {
 /** DeleteObjects takes at most 1,000 keys a call. */
 const deleteBatch = 1_000;
 
+/** Every operation's outage as the one error above this port knows (a 503 to a caller, a wait in an activity). */
+function outagesNamed(store: ObjectStore): ObjectStore {
+  const named =
+    <A extends unknown[], T>(operation: (...args: A) => Promise<T>) =>
+    async (...args: A): Promise<T> => {
+      try {
+        return await operation(...args);
+      } catch (error) {
+        throw isStoreOutage(error) ? new StoreUnavailableError(error) : error;
+      }
+    };
+  return {
+    put: named(store.put),
+    putFile: named(store.putFile),
+    read: named(store.read),
+    open: named(store.open),
+    remove: named(store.remove),
+    check: named(store.check),
+  };
+}
+
 export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
   const client = new S3Client({ forcePathStyle: settings.forcePathStyle, ...settings.client });
   const Bucket = settings.bucket;
   const objectKey = (key: string) => `${settings.keyPrefix}${checkedKey(key)}`;
   const upload = (key: string, Body: Buffer | Readable, ContentType?: string) =>
     new Upload({ client, params: { Bucket, Key: objectKey(key), Body, ContentType } }).done();
-  return {
+  return outagesNamed({
     async put(key, body, metadata) {
       await upload(key, body, metadata?.contentType);
     },
@@ -65,5 +94,11 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
           throw new Error(`S3 kept ${answer.Errors.length} objects: ${answer.Errors[0]!.Message}`);
       }
     },
-  };
+    async check(signal) {
+      // Any answer, a refusal included (a key allowed objects but not ListBucket gets 403), means the store is up.
+      await client.send(new HeadBucketCommand({ Bucket }), { abortSignal: signal }).catch((error: unknown) => {
+        if (isStoreOutage(error)) throw error;
+      });
+    },
+  });
 }

@@ -2,6 +2,7 @@
 // `uploads/…`), and the links the API gives out for them (`/files/<key>`), the same for both drivers.
 import { posix } from 'node:path';
 import type { ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
+import { storeAvailability } from './store-availability.ts';
 
 export interface Storage {
   /** The local driver's directory, which the API serves as static files; null for a bucket, streamed through. */
@@ -13,6 +14,8 @@ export interface Storage {
   open(key: string): Promise<StoredObject | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
+  /** Whether the store answers (probed at most every few seconds): work that needs it is refused while it does not. */
+  available(): Promise<boolean>;
   url(key: string): string;
   /** The key a URL of this storage names, or null for any other URL. */
   keyOf(url: string): string | null;
@@ -46,6 +49,7 @@ export function createStorage(
     read: (key) => store.read(key),
     open: (key) => store.open(key),
     remove: (...keys) => store.remove(...keys),
+    available: storeAvailability(store),
     keyOf(candidate) {
       const prefix = `${base()}/files/`;
       return candidate.startsWith(prefix) ? linkedKey(candidate.slice(prefix.length)) : null;

@@ -66,6 +66,7 @@ describe('an engine child stopped by a signal', () => {
       {
         fetchInput: async () => ({ data: png, contentType: 'image/png' }),
         signal: new AbortController().signal,
+        outputDir: dir,
       },
     );
     const outcome = rendering.catch((error: unknown) => error);

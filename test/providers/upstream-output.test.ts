@@ -1,6 +1,9 @@
 // Output downloads from upstream results go through the private-network guard and refuse redirects, as input
 // downloads do: an upstream's result names the URL (it may even echo a caller's), so it is not to be trusted.
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
@@ -21,22 +24,48 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     requested.push(req.url ?? '');
     if (req.url === '/out.png') res.writeHead(200, { 'content-type': 'image/png' }).end('png bytes');
-    else if (req.url === '/redirect') res.writeHead(302, { location: '/out.png' }).end();
+    else if (req.url === '/endless') {
+      // No Content-Length: only counting the bytes as they come can stop it.
+      res.writeHead(200, { 'content-type': 'video/mp4' });
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      const more = () => {
+        while (res.write(chunk));
+      };
+      res.on('drain', more);
+      more();
+    } else if (req.url === '/redirect') res.writeHead(302, { location: '/out.png' }).end();
     else res.writeHead(404).end();
   });
   ({ port } = await listenLocally(server));
+  outputDir = await mkdtemp(join(tmpdir(), 'upstream-output-test-'));
+  open.path = join(outputDir, 'out');
 });
-afterAll(() => closeServer(server));
+afterAll(async () => {
+  server.closeAllConnections();
+  await closeServer(server);
+  await rm(outputDir, { recursive: true, force: true });
+});
 
-const open = { maxBytes: 1024, timeoutMs: 5_000, allowPrivate: true };
+let outputDir: string;
+const open = { path: '', maxBytes: 1024, timeoutMs: 5_000, allowPrivate: true };
 const guarded = { ...open, allowPrivate: false };
 
 describe('downloadOutput', () => {
-  it('downloads from a private address only where ALLOW_PRIVATE_OUTPUT_URLS allows it', async () => {
-    expect(await downloadOutput(`http://127.0.0.1:${port}/out.png`, open)).toMatchObject({
+  it('downloads from a private address only where ALLOW_PRIVATE_OUTPUT_URLS allows it, into the file it is given', async () => {
+    expect(await downloadOutput(`http://127.0.0.1:${port}/out.png`, open)).toEqual({
+      path: open.path,
       contentType: 'image/png',
       extension: 'png',
     });
+    expect(await readFile(open.path, 'utf8')).toBe('png bytes');
+  });
+
+  it('stops an output that passes the limit as it comes, holding no more than the limit', async () => {
+    const path = join(outputDir, 'endless');
+    await expect(
+      downloadOutput(`http://127.0.0.1:${port}/endless`, { ...open, path, maxBytes: 1_000_000 }),
+    ).rejects.toThrow('output larger than 1000000 bytes');
+    expect((await stat(path)).size).toBeLessThanOrEqual(1_000_000);
   });
 
   // Loopback only: run against a build without the guard, these requests must not leave the machine.
@@ -83,7 +112,7 @@ describe('upstream adapters', () => {
       const jobs = createFalJobs(config.providers.fal, outputLimits(config));
       const id = await jobs.submit(request, model, { signal });
       while ((await jobs.status(model, id, signal)).state !== 'succeeded');
-      const collected = jobs.collect(model, id, signal);
+      const collected = jobs.collect(model, id, { signal, outputDir });
       if (outcome === 'refused') await expect(collected).rejects.toThrow(/is a private address/);
       else expect((await collected).files).toHaveLength(1);
     } finally {
@@ -105,7 +134,7 @@ describe('upstream adapters', () => {
         { signal },
       );
       while ((await jobs.status(replicateModel, id, signal)).state !== 'succeeded');
-      const collected = jobs.collect(replicateModel, id, signal);
+      const collected = jobs.collect(replicateModel, id, { signal, outputDir });
       if (outcome === 'refused') await expect(collected).rejects.toThrow(/is a private address/);
       else expect((await collected).files.length).toBeGreaterThan(0);
     } finally {

@@ -8,8 +8,9 @@ import { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLocalObjectStore } from '../../src/storage/local-object-store.ts';
-import { ObjectNotFoundError, type ObjectStore } from '../../src/storage/object-store.ts';
+import { ObjectNotFoundError, type ObjectStore, StoreUnavailableError } from '../../src/storage/object-store.ts';
 import { createS3ObjectStore } from '../../src/storage/s3-object-store.ts';
+import { freePort } from '../helpers/ports.ts';
 import { useS3Server } from '../helpers/s3-server.ts';
 
 const s3 = useS3Server();
@@ -59,6 +60,10 @@ describe.each(stores)('the %s object store', (driver, make) => {
     for (const key of keys) await expect(store.read(key)).rejects.toBeInstanceOf(ObjectNotFoundError);
   });
 
+  it('answers a check while it is up', async () => {
+    await expect(store.check(new AbortController().signal)).resolves.toBeUndefined();
+  });
+
   it('refuses a key that would reach outside the store', async () => {
     await expect(store.put('../outside.png', Buffer.from('x'))).rejects.toThrow(/storage (root|key)/);
   });
@@ -72,4 +77,43 @@ describe.each(stores)('the %s object store', (driver, make) => {
       const object = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'contract/gen_d/output-0.png' }));
       expect(object.ContentType).toBe('image/png');
     });
+});
+
+describe('a store that does not answer', () => {
+  it('is StoreUnavailableError for the local directory that cannot be made', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'object-store-')), 'a-file');
+    await writeFile(file, 'not a directory');
+    const store = createLocalObjectStore(join(file, 'files'));
+    await expect(store.check(new AbortController().signal)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('is StoreUnavailableError from every S3 operation when nothing listens at the endpoint', async () => {
+    const store = createS3ObjectStore({
+      bucket: 'gone',
+      keyPrefix: '',
+      forcePathStyle: true,
+      client: { ...s3.client, endpoint: `http://127.0.0.1:${await freePort()}`, maxAttempts: 1 },
+    });
+    const path = join(await mkdtemp(join(tmpdir(), 'upload-')), 'received');
+    await writeFile(path, 'bytes');
+    for (const operation of [
+      () => store.check(new AbortController().signal),
+      () => store.put('gen_e/output-0.png', Buffer.from('x')),
+      () => store.putFile('gen_e/output-1.png', path),
+      () => store.read('gen_e/output-0.png'),
+      () => store.open('gen_e/output-0.png'),
+      () => store.remove('gen_e/output-0.png'),
+    ])
+      await expect(operation()).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('answers a check when the S3 store refuses it (a missing bucket): it is up, only misconfigured', async () => {
+    const store = createS3ObjectStore({
+      bucket: 'no-such-bucket',
+      keyPrefix: '',
+      forcePathStyle: true,
+      client: s3.client,
+    });
+    await expect(store.check(new AbortController().signal)).resolves.toBeUndefined();
+  });
 });

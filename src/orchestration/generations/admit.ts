@@ -12,6 +12,7 @@ import { accessTokenOf } from '../../generations/task-tokens.ts';
 import { taskView, type TaskView } from '../../generations/task-view.ts';
 import { InsufficientFundsError } from '../../payments/ledger.ts';
 import type { X402Deps } from '../../payments/x402/admission.ts';
+import { StoreUnavailableError } from '../../storage/object-store.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { checkUploadInputs } from '../../uploads/uploads.ts';
 import { webhookSecretOf } from '../../webhooks/secrets.ts';
@@ -194,6 +195,8 @@ export async function admitGeneration(
   // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
   // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.
   if (earlier && earlier.status !== 'queued') return answer(deps, request, payer, admittedRow(earlier));
+  // Every task stores outputs: while the store is down none is admitted (503, nothing charged), as while Temporal is.
+  if (deps.storage && !(await deps.storage.available())) throw new StoreUnavailableError();
   // The price asked for is the measured inputs' (a model priced on their length): a payment must cover them.
   const { priced, paidBy } = earlier
     ? await pricedAsAdmittedBefore(deps, claim, pricedAsAdmitted(declared, earlier))

@@ -88,7 +88,7 @@ export function createFalJobs(config: FalConfig, outputs: OutputLimits): Upstrea
         : { state: 'pending', stage: 'running upstream' };
     },
 
-    async collect(model, requestId, signal) {
+    async collect(model, requestId, { signal, outputDir }) {
       const result = await call(signal, (abortSignal) =>
         client.queue.result(model.upstream.model, { requestId, abortSignal }),
       );
@@ -99,6 +99,7 @@ export function createFalJobs(config: FalConfig, outputs: OutputLimits): Upstrea
           maxBytes: outputs.maxBytes,
           allowPrivate: outputs.allowPrivate,
           signal,
+          outputDir,
         }),
       };
     },

@@ -1,5 +1,5 @@
 // Local audio-to-audio: FFT denoise, then EBU R128 loudness normalisation to -16 LUFS; MP3 at 44.1 kHz.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type LocalEngine, ProviderRefusal } from '../types.ts';
 import { runFfmpeg, withWorkDir } from './ffmpeg.ts';
@@ -7,6 +7,8 @@ import { runFfmpeg, withWorkDir } from './ffmpeg.ts';
 export const audioCleanEngine: LocalEngine = async (request, model, context) => {
   if (!request.audio_url) throw new ProviderRefusal('audio-to-audio needs audio_url');
   const { data } = await context.fetchInput(request.audio_url);
+  // Written where the activity stores it from, never read into memory.
+  const output = join(context.outputDir, 'out.mp3');
   return withWorkDir(async (dir) => {
     await writeFile(join(dir, 'input'), data);
     await runFfmpeg(
@@ -22,11 +24,11 @@ export const audioCleanEngine: LocalEngine = async (request, model, context) => 
         'libmp3lame',
         '-b:a',
         '192k',
-        join(dir, 'out.mp3'),
+        output,
       ],
       model.timeout_seconds * 1000,
       context.signal,
     );
-    return { files: [{ data: await readFile(join(dir, 'out.mp3')), extension: 'mp3', contentType: 'audio/mpeg' }] };
+    return { files: [{ path: output, extension: 'mp3', contentType: 'audio/mpeg' }] };
   });
 };

@@ -1,6 +1,6 @@
 // Local image-to-video: a slow zoom into the centre of the caller's image (the "Ken Burns" effect), as an H.264
 // MP4 of the requested length and aspect ratio. Motion from a still, not a generative model.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { defaultDuration } from '../../catalog/pricing.ts';
@@ -16,6 +16,8 @@ export const kenBurnsEngine: LocalEngine = async (request, model, context) => {
   const [width, height] = frameSizes[request.aspect_ratio ?? '16:9'] ?? frameSizes['16:9']!;
   const seconds = request.duration ?? defaultDuration(model) ?? 5;
   const { data } = await context.fetchInput(source);
+  // Written where the activity stores it from, never read into memory.
+  const output = join(context.outputDir, 'out.mp4');
   return withWorkDir(async (dir) => {
     // sharp reads more formats than this FFmpeg build (WebP, AVIF, HEIC) and fills the frame at twice its size,
     // so the zoom has pixels to spare.
@@ -49,13 +51,13 @@ export const kenBurnsEngine: LocalEngine = async (request, model, context) => {
         'yuv420p',
         '-movflags',
         '+faststart',
-        join(dir, 'out.mp4'),
+        output,
       ],
       model.timeout_seconds * 1000,
       context.signal,
       (written) =>
         context.progress?.({ stage: 'rendering', percent: Math.min(99, Math.floor((written / frames) * 100)) }),
     );
-    return { files: [{ data: await readFile(join(dir, 'out.mp4')), extension: 'mp4', contentType: 'video/mp4' }] };
+    return { files: [{ path: output, extension: 'mp4', contentType: 'video/mp4' }] };
   });
 };

@@ -1,5 +1,5 @@
 // Local video-to-video: the caller's video as H.264/AAC MP4 at the requested height (aspect ratio kept).
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type LocalEngine, ProviderRefusal } from '../types.ts';
 import { runFfmpeg, withWorkDir } from './ffmpeg.ts';
@@ -11,6 +11,8 @@ export const transcodeEngine: LocalEngine = async (request, model, context) => {
   if (!source) throw new ProviderRefusal('video-to-video needs video_url');
   const height = heights[request.resolution ?? '720p'] ?? 720;
   const { data } = await context.fetchInput(source);
+  // Written where the activity stores it from, never read into memory.
+  const output = join(context.outputDir, 'out.mp4');
   return withWorkDir(async (dir) => {
     await writeFile(join(dir, 'input'), data);
     await runFfmpeg(
@@ -31,11 +33,11 @@ export const transcodeEngine: LocalEngine = async (request, model, context) => {
         '128k',
         '-movflags',
         '+faststart',
-        join(dir, 'out.mp4'),
+        output,
       ],
       model.timeout_seconds * 1000,
       context.signal,
     );
-    return { files: [{ data: await readFile(join(dir, 'out.mp4')), extension: 'mp4', contentType: 'video/mp4' }] };
+    return { files: [{ path: output, extension: 'mp4', contentType: 'video/mp4' }] };
   });
 };

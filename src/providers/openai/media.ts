@@ -1,4 +1,5 @@
 // Images, speech and transcription through an OpenAI-compatible server with the official `openai` SDK.
+import { join } from 'node:path';
 import { toFile } from 'openai';
 import { ProviderRefusal, type ProviderRunner } from '../types.ts';
 import { downloadOutput } from '../upstream-output.ts';
@@ -20,11 +21,12 @@ export function createOpenAIImageRunner(upstream: OpenAIUpstream): ProviderRunne
       ),
     );
     const files = await Promise.all(
-      (response.data ?? []).map(async (image) => {
+      (response.data ?? []).map(async (image, index) => {
         if (image.b64_json)
           return { data: Buffer.from(image.b64_json, 'base64'), extension: 'png', contentType: 'image/png' };
         if (image.url)
           return downloadOutput(image.url, {
+            path: join(context.outputDir, `image-${index}`),
             maxBytes: upstream.maxOutputBytes,
             timeoutMs: 60_000,
             allowPrivate: upstream.allowPrivateOutputs,

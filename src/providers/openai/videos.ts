@@ -1,7 +1,8 @@
 // text-to-video through an OpenAI-compatible /videos endpoint (Sora). OpenAI's webhooks are set per project, not
 // per request, so these jobs are polled; a job nobody will collect is deleted (the API has no cancel).
+import { join } from 'node:path';
 import type { Video, VideoSeconds } from 'openai/resources/videos';
-import { readLimited } from '../fetch-input.ts';
+import { writeLimited } from '../../net/limited-file.ts';
 import { ProviderRefusal, type UpstreamJobs } from '../types.ts';
 import type { OpenAIUpstream } from './client.ts';
 
@@ -37,17 +38,19 @@ export function createOpenAIVideoJobs(upstream: OpenAIUpstream): UpstreamJobs {
       return { state: 'pending' };
     },
 
-    async collect(model, id, signal) {
+    async collect(model, id, { signal, outputDir }) {
       const response = await upstream.call(model, signal, (options) =>
         upstream.client.videos.downloadContent(id, { variant: 'video' }, options),
       );
-      const data = await readLimited(
-        response as never,
+      const path = join(outputDir, 'video.mp4');
+      const size = await writeLimited(
+        (response as Response).body ?? [],
+        path,
         upstream.maxOutputBytes,
         () => new ProviderRefusal(`The video is larger than ${upstream.maxOutputBytes} bytes.`),
       );
-      if (data.length === 0) throw new ProviderRefusal('The model returned no video.');
-      return { files: [{ data, extension: 'mp4', contentType: 'video/mp4' }] };
+      if (size === 0) throw new ProviderRefusal('The model returned no video.');
+      return { files: [{ path, extension: 'mp4', contentType: 'video/mp4' }] };
     },
 
     async cancel(model, id) {

@@ -94,7 +94,7 @@ export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimi
       }
     },
 
-    async collect(_model, id, signal) {
+    async collect(_model, id, { signal, outputDir }) {
       const urls = outputUrls((await get(id, signal)).output);
       if (urls.length === 0) throw new ProviderRefusal('The model returned no output.');
       return {
@@ -102,6 +102,7 @@ export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimi
           maxBytes: outputs.maxBytes,
           allowPrivate: outputs.allowPrivate,
           signal,
+          outputDir,
         }),
       };
     },
