@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InputFetchError } from '../../src/providers/fetch-input.ts';
 import { readInput } from '../../src/providers/read-input.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { StoreUnavailableError } from '../../src/storage/object-store.ts';
+import { createS3ObjectStore } from '../../src/storage/s3-object-store.ts';
+import { createStorage } from '../../src/storage/storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
+import { freePort } from '../helpers/ports.ts';
 import { uploadKey, uploadKeyOf } from '../../src/storage/upload-keys.ts';
 
 const base = 'http://127.0.0.1:9';
@@ -36,6 +40,26 @@ describe('readInput', () => {
     await expect(readInput(url, { ...guarded, storage })).rejects.toEqual(
       new InputFetchError(`${url} is no longer stored (the upload expired or was deleted)`),
     );
+  });
+
+  it('refuses an upload larger than the input limit without reading past it', async () => {
+    const url = await storage.put(uploadKey('dev_a', 'upl_big', 'wav'), Buffer.alloc(2048, 1));
+    await expect(readInput(url, { ...guarded, storage })).rejects.toEqual(
+      new InputFetchError(`${url} is larger than 1024 bytes`),
+    );
+  });
+
+  it("a store that does not answer is ours, not the caller's: StoreUnavailableError, which the activity retries", async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const client = {
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'a', secretAccessKey: 'b' },
+      maxAttempts: 1,
+    };
+    const down = createStorage(createS3ObjectStore({ bucket: 'b', keyPrefix: '', forcePathStyle: true, client }), base);
+    const url = down.url(uploadKey('dev_a', 'upl_2', 'png'));
+    await expect(readInput(url, { ...guarded, storage: down })).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
   it('downloads anything else behind the guard: an output of the storage, or an upload URL without storage', async () => {
