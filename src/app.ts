@@ -29,6 +29,7 @@ import { createRateLimiter } from './accounts/rate-limiter.ts';
 import { createEndedTasks } from './generations/ended-tasks.ts';
 import type { Storage } from './storage/storage.ts';
 import { storedFiles } from './api/middleware/stored-files.ts';
+import { llmsTxtRouter } from './api/llms-txt.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
 import { deliveredOutputsOnly, noFile } from './api/middleware/delivered-outputs.ts';
@@ -122,6 +123,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
+  app.use(llmsTxtRouter(deps.config, deps.catalog));
   // Generated outputs, once their task has completed; immutable once written.
   app.use('/files', routeLabel('/files/*'), deliveredOutputsOnly(deps.prisma), storedFiles(deps.storage), noFile);
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
