@@ -3,7 +3,15 @@
 // unknown length in parts, so no output is held whole in memory on its way in.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  NotFound,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { checkedKey, ObjectNotFoundError, type ObjectStore } from './object-store.ts';
 
@@ -42,9 +50,19 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
         throw error;
       }
     },
-    async open(key) {
+    async head(key) {
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }));
+        const object = await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
+        return { contentLength: object.ContentLength ?? 0, contentType: object.ContentType, etag: object.ETag };
+      } catch (error) {
+        if (error instanceof NotFound) return null;
+        throw error;
+      }
+    },
+    async open(key, { range } = {}) {
+      const Range = range && `bytes=${range.start}-${range.end}`;
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key), Range }));
         return {
           body: object.Body as Readable,
           contentLength: object.ContentLength,

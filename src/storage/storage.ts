@@ -1,7 +1,7 @@
 // The gateway's stored files, whichever driver holds them: outputs and uploads by key (`<task id>/<file name>`,
 // `uploads/…`), and the links the API gives out for them (`/files/<key>`), the same for both drivers.
 import { posix } from 'node:path';
-import type { ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
+import type { ByteRange, ObjectHead, ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
 
 export interface Storage {
   /** The local driver's directory, which the API serves as static files; null for a bucket, streamed through. */
@@ -10,7 +10,8 @@ export interface Storage {
   /** Stores the file at `source` (a received upload) under `key`. */
   putFile(key: string, source: string, metadata?: ObjectMetadata): Promise<string>;
   read(key: string): Promise<Buffer>;
-  open(key: string): Promise<StoredObject | null>;
+  head(key: string): Promise<ObjectHead | null>;
+  open(key: string, options?: { range?: ByteRange }): Promise<StoredObject | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
   url(key: string): string;
@@ -44,7 +45,8 @@ export function createStorage(
     put: (key, data, metadata) => store.put(key, data, metadata).then(() => url(key)),
     putFile: (key, source, metadata) => store.putFile(key, source, metadata).then(() => url(key)),
     read: (key) => store.read(key),
-    open: (key) => store.open(key),
+    head: (key) => store.head(key),
+    open: (key, options) => store.open(key, options),
     remove: (...keys) => store.remove(...keys),
     keyOf(candidate) {
       const prefix = `${base()}/files/`;

@@ -1,6 +1,7 @@
 // The storage port's contract, run against both drivers: the local directory and the S3 driver on a real
 // S3-compatible server (moto's). Whatever the driver, a key names one object, a retried write replaces it, a
-// stream is stored as its bytes, removal is idempotent and batched, and no key reaches outside the store.
+// stream is stored as its bytes, removal is idempotent and batched, and no key reaches outside the store; an object's
+// head comes without its bytes, and a range of it reads just those bytes.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,39 @@ describe.each(stores)('the %s object store', (driver, make) => {
   it('refuses a key that would reach outside the store', async () => {
     await expect(store.put('../outside.png', Buffer.from('x'))).rejects.toThrow(/storage (root|key)/);
   });
+
+  it('reads the head of an object without its bytes, and one range of its bytes', async () => {
+    const bytes = Buffer.from('0123456789abcdefghij');
+    await store.put('gen_e/output-0.mp4', bytes, { contentType: 'video/mp4' });
+    expect(await store.head('gen_e/output-0.mp4')).toMatchObject({ contentLength: 20 });
+    expect(await store.head('gen_none/output-0.mp4')).toBeNull();
+    for (const [start, end] of [
+      [5, 9],
+      [0, 0],
+      [15, 19],
+    ] as const) {
+      const opened = await store.open('gen_e/output-0.mp4', { range: { start, end } });
+      expect(opened?.contentLength).toBe(end - start + 1);
+      expect(Buffer.concat(await opened!.body.toArray())).toEqual(bytes.subarray(start, end + 1));
+    }
+    const whole = await store.open('gen_e/output-0.mp4');
+    expect(Buffer.concat(await whole!.body.toArray())).toEqual(bytes);
+    expect(await store.open('gen_none/output-0.mp4', { range: { start: 0, end: 1 } })).toBeNull();
+  });
+
+  if (driver === 's3') {
+    it("gives an object's head its type and the ETag its reads carry", async () => {
+      await store.put('gen_g/output-0.mp4', Buffer.from('video'), { contentType: 'video/mp4' });
+      const opened = await store.open('gen_g/output-0.mp4');
+      opened!.body.destroy();
+      expect(await store.head('gen_g/output-0.mp4')).toEqual({
+        contentLength: 5,
+        contentType: 'video/mp4',
+        etag: opened!.etag,
+      });
+      expect(opened!.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    });
+  }
 
   if (driver === 's3')
     it('keeps the objects in the bucket under its key prefix, with their content type', async () => {
