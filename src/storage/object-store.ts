@@ -39,6 +39,8 @@ export interface ObjectStore {
   head(key: string): Promise<ObjectHead | null>;
   /** The object (or only `range` of it) as a stream, or null when there is none. */
   open(key: string, options?: { range?: ByteRange }): Promise<StoredObject | null>;
+  /** A link anyone may GET the object by for `seconds`, straight from the store: only stores that sign them (S3). */
+  presignedUrl?(key: string, seconds: number): Promise<string>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
 }

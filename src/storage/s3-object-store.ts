@@ -1,6 +1,7 @@
 // Objects in an S3-compatible bucket (AWS S3, R2, MinIO, SeaweedFS, …) through the AWS SDK v3, which reads its own
 // settings (AWS_REGION, credentials, AWS_ENDPOINT_URL_S3). Bodies are streamed: lib-storage uploads a stream of
-// unknown length in parts, so no output is held whole in memory on its way in.
+// unknown length in parts, so no output is held whole in memory on its way in. Presigned links are signed by a client
+// that adds no checksum parameters: Cloudflare R2 refuses a link that carries them.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
@@ -13,6 +14,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { checkedKey, ObjectNotFoundError, type ObjectStore } from './object-store.ts';
 
 export interface S3StoreSettings {
@@ -29,7 +31,13 @@ export interface S3StoreSettings {
 const deleteBatch = 1_000;
 
 export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
-  const client = new S3Client({ forcePathStyle: settings.forcePathStyle, ...settings.client });
+  const clientConfig = { forcePathStyle: settings.forcePathStyle, ...settings.client };
+  const client = new S3Client(clientConfig);
+  const signer = new S3Client({
+    ...clientConfig,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
   const Bucket = settings.bucket;
   const objectKey = (key: string) => `${settings.keyPrefix}${checkedKey(key)}`;
   const upload = (key: string, Body: Buffer | Readable, ContentType?: string) =>
@@ -74,6 +82,8 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
         throw error;
       }
     },
+    presignedUrl: (key, seconds) =>
+      getSignedUrl(signer, new GetObjectCommand({ Bucket, Key: objectKey(key) }), { expiresIn: seconds }),
     async remove(...keys) {
       for (let start = 0; start < keys.length; start += deleteBatch) {
         const Objects = keys.slice(start, start + deleteBatch).map((key) => ({ Key: objectKey(key) }));

@@ -3,6 +3,12 @@
 import { posix } from 'node:path';
 import type { ByteRange, ObjectHead, ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
 
+/** A link straight to an object in the store, and how long it lasts. */
+export interface PresignedUrl {
+  url: string;
+  expiresInSeconds: number;
+}
+
 export interface Storage {
   /** The local driver's directory, which the API serves as static files; null for a bucket, streamed through. */
   root: string | null;
@@ -12,6 +18,8 @@ export interface Storage {
   read(key: string): Promise<Buffer>;
   head(key: string): Promise<ObjectHead | null>;
   open(key: string, options?: { range?: ByteRange }): Promise<StoredObject | null>;
+  /** With STORAGE_PRESIGNED_URLS, where the api sends a reader of `key` instead of streaming it; null otherwise. */
+  presignedUrl(key: string): Promise<PresignedUrl | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
   url(key: string): string;
@@ -31,22 +39,34 @@ export function linkedKey(path: string): string | null {
   }
 }
 
+export interface StorageOptions {
+  /** The local driver's directory. */
+  root?: string;
+  /** Hand out presigned links lasting this long instead of streaming objects (a store that signs them). */
+  presignedUrlSeconds?: number;
+}
+
 /** `publicBaseUrl` may be a function, for a server whose address is known only once it listens. */
 export function createStorage(
   store: ObjectStore,
   publicBaseUrl: string | (() => string),
-  root: string | null = null,
+  { root, presignedUrlSeconds }: StorageOptions = {},
 ): Storage {
   const base = typeof publicBaseUrl === 'string' ? () => publicBaseUrl : publicBaseUrl;
+  if (presignedUrlSeconds !== undefined && !store.presignedUrl) throw new Error('this object store signs no links');
   const url = (key: string) => `${base()}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
-    root,
+    root: root ?? null,
     url,
     put: (key, data, metadata) => store.put(key, data, metadata).then(() => url(key)),
     putFile: (key, source, metadata) => store.putFile(key, source, metadata).then(() => url(key)),
     read: (key) => store.read(key),
     head: (key) => store.head(key),
     open: (key, options) => store.open(key, options),
+    async presignedUrl(key) {
+      if (presignedUrlSeconds === undefined || !store.presignedUrl) return null;
+      return { url: await store.presignedUrl(key, presignedUrlSeconds), expiresInSeconds: presignedUrlSeconds };
+    },
     remove: (...keys) => store.remove(...keys),
     keyOf(candidate) {
       const prefix = `${base()}/files/`;

@@ -1,6 +1,6 @@
 // /files/<key>: a stored file, once the rules before this (delivered outputs only) let it through. The local
-// directory is served as static files; a bucket's object is streamed through with the ranges and ETags
-// express.static gives, so the links and their rules are the same whichever driver holds the files.
+// directory is served as static files; a bucket's object is redirected to by a presigned link when
+// STORAGE_PRESIGNED_URLS is on, else streamed through. Either way ranges and ETags work as express.static's do.
 import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { ObjectHead } from '../../storage/object-store.ts';
@@ -14,8 +14,15 @@ export function storedFiles(storage: Storage): RequestHandler {
     return express.static(storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' });
   return async (req, res, next) => {
     const key = linkedKey(req.path.slice(1));
+    // Checked first, so a missing object is our 404, not the store's.
     const head = key && !key.split('/').some((segment) => segment.startsWith('.')) ? await storage.head(key) : null;
     if (!key || !head) return next();
+    const presigned = await storage.presignedUrl(key);
+    if (presigned) {
+      // A cached redirect must not outlive the link's signature.
+      res.set('Cache-Control', `private, max-age=${Math.floor(presigned.expiresInSeconds / 2)}`);
+      return res.redirect(302, presigned.url);
+    }
     await streamThrough(storage, key, head, req, res, next);
   };
 }
