@@ -26,8 +26,7 @@ import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
 import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
 import { x402BannerLines } from './payments/x402/banner.ts';
-import { configuredStorage } from './storage/configured-storage.ts';
-import { filesDirectory } from './storage/local-storage.ts';
+import { configuredStorage, describedStorage } from './storage/configured-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './orchestration/deposits/scan-schedules.ts';
 import { checkSearchAttributes, devServerSearchAttributeArgs } from './orchestration/temporal/search-attributes.ts';
@@ -176,10 +175,7 @@ export async function startRuntime(
   banner.push(...chain.banner);
   if (config.server.role !== 'worker') banner.push(...x402BannerLines(config));
   const storage = configuredStorage(config.storage, dataDir, publicBaseUrl(config.server));
-  const { driver, s3 } = config.storage;
-  banner.push(
-    `Storage       ${driver === 's3' ? `S3 bucket ${s3.bucket}${s3.keyPrefix ? `, keys under ${s3.keyPrefix}` : ''}` : filesDirectory(dataDir)}`,
-  );
+  banner.push(`Storage       ${describedStorage(config.storage, dataDir)}`);
   installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));
   banner.push(...(await startMetrics(config, stops)));
 

@@ -45,6 +45,10 @@ export const errorCodes = {
       "The upload would take the account's live uploads past its quota; delete some or wait until they expire.",
   },
   unsupported_media_type: { status: 415, description: 'The body is not application/json.' },
+  range_not_satisfiable: {
+    status: 416,
+    description: 'A file download whose Range has no bytes in the file; Content-Range gives its size.',
+  },
   registration_capped: {
     status: 429,
     description: 'Too many registrations from this client address; try again later.',

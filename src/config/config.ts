@@ -56,6 +56,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   }
   if (config.STORAGE_DRIVER === 's3' && !config.S3_BUCKET)
     throw new ConfigError('Invalid configuration — S3_BUCKET: required when STORAGE_DRIVER is s3');
+  if (config.STORAGE_PRESIGNED_URLS && config.STORAGE_DRIVER !== 's3')
+    throw new ConfigError(
+      'Invalid configuration — STORAGE_PRESIGNED_URLS: only with STORAGE_DRIVER=s3 (the api serves local files itself)',
+    );
   if (config.NODE_ENV === 'production' && !chains.some((chain) => config[rpcUrlKey(chain)])) {
     throw new ConfigError(
       'Invalid configuration — BASE_RPC_URL, POLYGON_RPC_URL, ETHEREUM_RPC_URL: production needs at least one real chain; the local development chain is not allowed',

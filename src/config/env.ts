@@ -187,6 +187,13 @@ export const envSchema = z.object({
     .enum(['true', 'false'])
     .default('false')
     .transform((value) => value === 'true'),
+  // With s3: a /files/ link answers 302 to a link presigned for this long (S3 allows 7 days at most), so the bytes
+  // go straight from the bucket to the caller instead of through the api.
+  STORAGE_PRESIGNED_URLS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+  STORAGE_PRESIGNED_URL_SECONDS: positiveInt.max(604_800).default(300),
   // Admission downloads and measures the inputs a price depends on (audio minutes, lip-sync) within this time.
   INPUT_MEASURE_TIMEOUT_SECONDS: positiveInt.default(20),
   ALLOW_PRIVATE_WEBHOOK_URLS: z

@@ -147,6 +147,8 @@ export function toSections(env: Env) {
     storage: {
       driver: env.STORAGE_DRIVER,
       s3: { bucket: env.S3_BUCKET ?? '', keyPrefix: env.S3_KEY_PREFIX, forcePathStyle: env.S3_FORCE_PATH_STYLE },
+      presignedUrls: env.STORAGE_PRESIGNED_URLS,
+      presignedUrlSeconds: env.STORAGE_PRESIGNED_URL_SECONDS,
     },
     webhooks: {
       allowPrivateUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,

@@ -21,6 +21,7 @@ export const errorCodeNames = [
   'payload_too_large',
   'upload_quota_exceeded',
   'unsupported_media_type',
+  'range_not_satisfiable',
   'registration_capped',
   'rate_limited',
   'internal_error',

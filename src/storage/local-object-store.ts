@@ -25,6 +25,10 @@ export function createLocalObjectStore(root: string): ObjectStore & { pathOf(key
       throw error;
     }
   };
+  const fileStat = async (key: string) => {
+    const found = await stat(pathOf(key)).catch(() => null);
+    return found?.isFile() ? found : null;
+  };
   return {
     pathOf,
     put: (key, body) =>
@@ -40,11 +44,15 @@ export function createLocalObjectStore(root: string): ObjectStore & { pathOf(key
         throw error;
       }
     },
-    async open(key) {
-      const path = pathOf(key);
-      const found = await stat(path).catch(() => null);
-      if (!found?.isFile()) return null;
-      return { body: createReadStream(path), contentLength: found.size };
+    async head(key) {
+      const found = await fileStat(key);
+      return found && { contentLength: found.size };
+    },
+    async open(key, { range } = {}) {
+      const found = await fileStat(key);
+      if (!found) return null;
+      const body = createReadStream(pathOf(key), range);
+      return { body, contentLength: range ? range.end - range.start + 1 : found.size };
     },
     async remove(...keys) {
       await Promise.all(keys.map((key) => rm(pathOf(key), { force: true })));

@@ -4,7 +4,7 @@ import { createLocalObjectStore } from './local-object-store.ts';
 import { createStorage, type Storage } from './storage.ts';
 
 export function createLocalStorage(root: string, publicBaseUrl: string | (() => string)): Storage {
-  return createStorage(createLocalObjectStore(root), publicBaseUrl, resolve(root));
+  return createStorage(createLocalObjectStore(root), publicBaseUrl, { root: resolve(root) });
 }
 
 export const filesDirectory = (dataDir: string) => join(dataDir, 'files');

@@ -7,12 +7,26 @@ export interface ObjectMetadata {
   contentType?: string;
 }
 
-/** An object opened for reading: its bytes as a stream, and what serving it needs. */
+/** What serving an object needs to know before its bytes: its size, type and version. */
+export interface ObjectHead {
+  contentLength: number;
+  contentType?: string;
+  etag?: string;
+}
+
+/** An object opened for reading: its bytes (all, or the range asked for) as a stream, and what serving it needs. */
 export interface StoredObject {
   body: Readable;
+  /** Of the bytes in `body`: the range's length when a range was asked for. */
   contentLength?: number;
   contentType?: string;
   etag?: string;
+}
+
+/** Bytes `start` to `end` of an object, both included, as HTTP counts them; within the object. */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export interface ObjectStore {
@@ -22,8 +36,12 @@ export interface ObjectStore {
   putFile(key: string, path: string, metadata?: ObjectMetadata): Promise<void>;
   /** The object's bytes; an ObjectNotFoundError when there is none. */
   read(key: string): Promise<Buffer>;
-  /** The object as a stream, or null when there is none. */
-  open(key: string): Promise<StoredObject | null>;
+  /** The object's size, type and version without its bytes, or null when there is none. */
+  head(key: string): Promise<ObjectHead | null>;
+  /** The object (or only `range` of it) as a stream, or null when there is none. */
+  open(key: string, options?: { range?: ByteRange }): Promise<StoredObject | null>;
+  /** A link anyone may GET the object by for `seconds`, straight from the store: only stores that sign them (S3). */
+  presignedUrl?(key: string, seconds: number): Promise<string>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
   /** Resolves when the store answers at all (even a refusal); a StoreUnavailableError when it does not. */

@@ -1,17 +1,21 @@
 // Objects in an S3-compatible bucket (AWS S3, R2, MinIO, SeaweedFS, …) through the AWS SDK v3, which reads its own
 // settings (AWS_REGION, credentials, AWS_ENDPOINT_URL_S3). Bodies are streamed: lib-storage uploads a stream of
-// unknown length in parts, so no output is held whole in memory on its way in.
+// unknown length in parts, so no output is held whole in memory on its way in. Presigned links are signed by a client
+// that adds no checksum parameters: Cloudflare R2 refuses a link that carries them.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
+  HeadObjectCommand,
   NoSuchKey,
+  NotFound,
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { checkedKey, ObjectNotFoundError, type ObjectStore, StoreUnavailableError } from './object-store.ts';
 import { isStoreOutage } from './store-outage.ts';
 
@@ -43,14 +47,23 @@ function outagesNamed(store: ObjectStore): ObjectStore {
     put: named(store.put),
     putFile: named(store.putFile),
     read: named(store.read),
+    head: named(store.head),
     open: named(store.open),
+    // Signing is local (no request): nothing to name.
+    presignedUrl: store.presignedUrl,
     remove: named(store.remove),
     check: named(store.check),
   };
 }
 
 export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
-  const client = new S3Client({ forcePathStyle: settings.forcePathStyle, ...settings.client });
+  const clientConfig = { forcePathStyle: settings.forcePathStyle, ...settings.client };
+  const client = new S3Client(clientConfig);
+  const signer = new S3Client({
+    ...clientConfig,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
   const Bucket = settings.bucket;
   const objectKey = (key: string) => `${settings.keyPrefix}${checkedKey(key)}`;
   const upload = (key: string, Body: Buffer | Readable, ContentType?: string) =>
@@ -71,9 +84,19 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
         throw error;
       }
     },
-    async open(key) {
+    async head(key) {
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }));
+        const object = await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
+        return { contentLength: object.ContentLength ?? 0, contentType: object.ContentType, etag: object.ETag };
+      } catch (error) {
+        if (error instanceof NotFound) return null;
+        throw error;
+      }
+    },
+    async open(key, { range } = {}) {
+      const Range = range && `bytes=${range.start}-${range.end}`;
+      try {
+        const object = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key), Range }));
         return {
           body: object.Body as Readable,
           contentLength: object.ContentLength,
@@ -85,6 +108,8 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
         throw error;
       }
     },
+    presignedUrl: (key, seconds) =>
+      getSignedUrl(signer, new GetObjectCommand({ Bucket, Key: objectKey(key) }), { expiresIn: seconds }),
     async remove(...keys) {
       for (let start = 0; start < keys.length; start += deleteBatch) {
         const Objects = keys.slice(start, start + deleteBatch).map((key) => ({ Key: objectKey(key) }));

@@ -1,8 +1,14 @@
 // The gateway's stored files, whichever driver holds them: outputs and uploads by key (`<task id>/<file name>`,
 // `uploads/…`), and the links the API gives out for them (`/files/<key>`), the same for both drivers.
 import { posix } from 'node:path';
-import type { ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
+import type { ByteRange, ObjectHead, ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
 import { storeAvailability } from './store-availability.ts';
+
+/** A link straight to an object in the store, and how long it lasts. */
+export interface PresignedUrl {
+  url: string;
+  expiresInSeconds: number;
+}
 
 export interface Storage {
   /** The local driver's directory, which the API serves as static files; null for a bucket, streamed through. */
@@ -11,7 +17,10 @@ export interface Storage {
   /** Stores the file at `source` (a received upload) under `key`. */
   putFile(key: string, source: string, metadata?: ObjectMetadata): Promise<string>;
   read(key: string): Promise<Buffer>;
-  open(key: string): Promise<StoredObject | null>;
+  head(key: string): Promise<ObjectHead | null>;
+  open(key: string, options?: { range?: ByteRange }): Promise<StoredObject | null>;
+  /** With STORAGE_PRESIGNED_URLS, where the api sends a reader of `key` instead of streaming it; null otherwise. */
+  presignedUrl(key: string): Promise<PresignedUrl | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
   /** Whether the store answers (probed at most every few seconds): work that needs it is refused while it does not. */
@@ -33,21 +42,34 @@ export function linkedKey(path: string): string | null {
   }
 }
 
+export interface StorageOptions {
+  /** The local driver's directory. */
+  root?: string;
+  /** Hand out presigned links lasting this long instead of streaming objects (a store that signs them). */
+  presignedUrlSeconds?: number;
+}
+
 /** `publicBaseUrl` may be a function, for a server whose address is known only once it listens. */
 export function createStorage(
   store: ObjectStore,
   publicBaseUrl: string | (() => string),
-  root: string | null = null,
+  { root, presignedUrlSeconds }: StorageOptions = {},
 ): Storage {
   const base = typeof publicBaseUrl === 'string' ? () => publicBaseUrl : publicBaseUrl;
+  if (presignedUrlSeconds !== undefined && !store.presignedUrl) throw new Error('this object store signs no links');
   const url = (key: string) => `${base()}/files/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
-    root,
+    root: root ?? null,
     url,
     put: (key, data, metadata) => store.put(key, data, metadata).then(() => url(key)),
     putFile: (key, source, metadata) => store.putFile(key, source, metadata).then(() => url(key)),
     read: (key) => store.read(key),
-    open: (key) => store.open(key),
+    head: (key) => store.head(key),
+    open: (key, options) => store.open(key, options),
+    async presignedUrl(key) {
+      if (presignedUrlSeconds === undefined || !store.presignedUrl) return null;
+      return { url: await store.presignedUrl(key, presignedUrlSeconds), expiresInSeconds: presignedUrlSeconds };
+    },
     remove: (...keys) => store.remove(...keys),
     available: storeAvailability(store),
     keyOf(candidate) {

@@ -1,10 +1,12 @@
 // The HTTP conventions every endpoint shares, table-driven: each status, the exact error body, the headers.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defineEndpoint } from '../../src/api/endpoint.ts';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
 import { z } from '../../src/api/schemas/zod.ts';
 import { createAgentWithKey, createFundedAccount } from '../helpers/accounts.ts';
-import { useAppWithDatabase } from '../helpers/app.ts';
+import { testFilesDir, useAppWithDatabase } from '../helpers/app.ts';
 import { createTaskRow } from '../helpers/task-rows.ts';
 
 // Endpoints that exist only here, mounted through the same machinery, to reach the internal-error paths.
@@ -289,6 +291,22 @@ describe('output files', () => {
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({ error: 'not_found', message: `No file ${path()}.` });
+  });
+
+  it('answers a Range outside a local file with 416 and its size, in the error envelope (as for a bucket)', async () => {
+    await mkdir(join(testFilesDir, completedTaskId), { recursive: true });
+    await writeFile(join(testFilesDir, completedTaskId, 'clip.mp4'), Buffer.alloc(100, 7));
+    const link = `${stack.app.url}/files/${completedTaskId}/clip.mp4`;
+    expect((await fetch(link, { headers: { range: 'bytes=90-' } })).status).toBe(206);
+    const response = await fetch(link, { headers: { range: 'bytes=100-' } });
+    expect(response.status).toBe(416);
+    expect(response.headers.get('content-range')).toBe('bytes */100');
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.json()).toEqual({
+      error: 'range_not_satisfiable',
+      message: 'No bytes of the file are in the range asked for; Content-Range gives its size.',
+    });
   });
 });
 

@@ -1,10 +1,11 @@
 // STORAGE_DRIVER=s3 through the real stack, on an S3-compatible server nobody on this project wrote (moto's): the
 // AWS SDK finds it through its own settings (AWS_ENDPOINT_URL_S3, credentials, region). Every local model completes
 // with a downloadable output; outputs and uploads are objects in the bucket; nothing is written under DATA_DIR/files;
-// the upload expiry sweep deletes expired objects.
+// the upload expiry sweep deletes expired objects. A link streams its object through with ranges and ETags, as
+// express.static serves local files, so a video player can seek.
 import { existsSync } from 'node:fs';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { describe, expect, it } from 'vitest';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { deleteExpiredUploads } from '../../src/uploads/uploads.ts';
 import { configuredStorage } from '../../src/storage/configured-storage.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
@@ -12,6 +13,7 @@ import { startGeneration, waitForEnd } from '../helpers/http.ts';
 import { mp4Clip, pngImage, wavTone } from '../helpers/media.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { useS3Server } from '../helpers/s3-server.ts';
+import { createTaskRow } from '../helpers/task-rows.ts';
 
 const s3 = useS3Server('gateway-outputs', { sdkEnvironment: true });
 const prefix = 'gw/';
@@ -96,5 +98,98 @@ describe('STORAGE_DRIVER=s3', () => {
     const { deleted } = await deleteExpiredUploads({ prisma: stack.database.prisma, storage }, 100);
     expect(deleted).toContain(upload.id);
     expect(await bucketKeys(`uploads/${owner.accountId}/`)).toEqual([]);
+  });
+});
+
+describe('a /files/ link streamed through from the bucket', () => {
+  // 1000 bytes that differ from their neighbours, so a wrong offset shows.
+  const bytes = Buffer.from(Array.from({ length: 1000 }, (_, index) => index % 251));
+  let link: string;
+  beforeAll(async () => {
+    const taskId = await createTaskRow(stack.database.prisma, owner.accountId, 'completed');
+    await new S3Client(s3.client).send(
+      new PutObjectCommand({
+        Bucket: s3.bucket,
+        Key: `${prefix}${taskId}/output-0.mp4`,
+        Body: bytes,
+        ContentType: 'video/mp4',
+      }),
+    );
+    link = `${stack.app.url}/files/${taskId}/output-0.mp4`;
+  });
+
+  it('answers the whole object with its type, length and ETag, and says it takes ranges', async () => {
+    const response = await fetch(link);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('video/mp4');
+    expect(response.headers.get('content-length')).toBe('1000');
+    expect(response.headers.get('accept-ranges')).toBe('bytes');
+    expect(response.headers.get('etag')).toMatch(/^"[0-9a-f]{32}"$/);
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(bytes);
+  });
+
+  it.each<[string, number, string | null, Buffer]>([
+    ['bytes=0-9', 206, 'bytes 0-9/1000', bytes.subarray(0, 10)],
+    ['bytes=-5', 206, 'bytes 995-999/1000', bytes.subarray(995)],
+    ['bytes=990-', 206, 'bytes 990-999/1000', bytes.subarray(990)],
+    ['bytes=500-100000', 206, 'bytes 500-999/1000', bytes.subarray(500)],
+    // As express.static: several ranges, a malformed one or another unit are answered with the whole file.
+    ['bytes=0-1,5-6', 200, null, bytes],
+    ['bytes=nine', 200, null, bytes],
+    ['pages=1-2', 200, null, bytes],
+  ])(
+    'answers Range: %s with %i, Content-Range %s and exactly those bytes',
+    async (range, status, contentRange, body) => {
+      const response = await fetch(link, { headers: { range } });
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-range')).toBe(contentRange);
+      expect(response.headers.get('content-length')).toBe(String(body.length));
+      expect(response.headers.get('accept-ranges')).toBe('bytes');
+      expect(Buffer.from(await response.arrayBuffer())).toEqual(body);
+    },
+  );
+
+  it.each(['bytes=1000-', 'bytes=5000-6000', 'bytes=-0'])(
+    'answers Range: %s, outside the object, with 416 and its size, in the error envelope',
+    async (range) => {
+      const response = await fetch(link, { headers: { range } });
+      expect(response.status).toBe(416);
+      expect(response.headers.get('content-range')).toBe('bytes */1000');
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.json()).toEqual({
+        error: 'range_not_satisfiable',
+        message: 'No bytes of the file are in the range asked for; Content-Range gives its size.',
+      });
+    },
+  );
+
+  it('answers HEAD with the headers of the same GET and no body', async () => {
+    const whole = await fetch(link, { method: 'HEAD' });
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get('content-length')).toBe('1000');
+    expect(whole.headers.get('content-type')).toBe('video/mp4');
+    expect(await whole.text()).toBe('');
+    const part = await fetch(link, { method: 'HEAD', headers: { range: 'bytes=0-9' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe('bytes 0-9/1000');
+    expect(part.headers.get('content-length')).toBe('10');
+  });
+
+  it('answers 304 to a caller holding its ETag, and If-Range naming another version with the whole object', async () => {
+    const etag = (await fetch(link, { method: 'HEAD' })).headers.get('etag')!;
+    // fetch adds `Cache-Control: no-cache` to a conditional request unless given one, and no-cache forbids a 304.
+    const conditional = { 'cache-control': 'max-age=0' };
+    const held = await fetch(link, { headers: { ...conditional, 'if-none-match': etag } });
+    expect(held.status).toBe(304);
+    expect(held.headers.get('etag')).toBe(etag);
+    expect(await held.text()).toBe('');
+    expect((await fetch(link, { headers: { ...conditional, 'if-none-match': '"other"' } })).status).toBe(200);
+
+    const sameVersion = await fetch(link, { headers: { range: 'bytes=0-9', 'if-range': etag } });
+    expect(sameVersion.status).toBe(206);
+    const otherVersion = await fetch(link, { headers: { range: 'bytes=0-9', 'if-range': '"other"' } });
+    expect(otherVersion.status).toBe(200);
+    expect(Buffer.from(await otherVersion.arrayBuffer())).toEqual(bytes);
   });
 });

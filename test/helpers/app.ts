@@ -19,6 +19,9 @@ export interface TestApp {
 export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> &
   Pick<AppDeps, 'prisma'> & { config?: ConfigOverrides; port?: number };
 
+/** Where the test app's local storage keeps its files (its /files/ links serve them). */
+export const testFilesDir = join(tmpdir(), 'gateway-test-files');
+
 /** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
 /** For apps whose tests never reach Temporal: a real client that connects only if used (and then fails). */
 const unusedTemporal = () => ({
@@ -32,7 +35,7 @@ export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): 
     logger: testLogger,
     health: {},
     catalog: loadCatalog(),
-    storage: createLocalStorage(join(tmpdir(), 'gateway-test-files'), 'http://localhost'),
+    storage: createLocalStorage(testFilesDir, 'http://localhost'),
     temporal: unusedTemporal(),
     ...deps,
   });

@@ -1,6 +1,7 @@
 // The storage port's contract, run against both drivers: the local directory and the S3 driver on a real
 // S3-compatible server (moto's). Whatever the driver, a key names one object, a retried write replaces it, a
-// stream is stored as its bytes, removal is idempotent and batched, and no key reaches outside the store.
+// stream is stored as its bytes, removal is idempotent and batched, and no key reaches outside the store; an object's
+// head comes without its bytes, and a range of it reads just those bytes. Only the bucket presigns links.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createLocalObjectStore } from '../../src/storage/local-object-store.ts';
 import { ObjectNotFoundError, type ObjectStore, StoreUnavailableError } from '../../src/storage/object-store.ts';
 import { createS3ObjectStore } from '../../src/storage/s3-object-store.ts';
+import { createStorage } from '../../src/storage/storage.ts';
 import { freePort } from '../helpers/ports.ts';
 import { useS3Server } from '../helpers/s3-server.ts';
 
@@ -67,6 +69,71 @@ describe.each(stores)('the %s object store', (driver, make) => {
   it('refuses a key that would reach outside the store', async () => {
     await expect(store.put('../outside.png', Buffer.from('x'))).rejects.toThrow(/storage (root|key)/);
   });
+
+  it('reads the head of an object without its bytes, and one range of its bytes', async () => {
+    const bytes = Buffer.from('0123456789abcdefghij');
+    await store.put('gen_e/output-0.mp4', bytes, { contentType: 'video/mp4' });
+    expect(await store.head('gen_e/output-0.mp4')).toMatchObject({ contentLength: 20 });
+    expect(await store.head('gen_none/output-0.mp4')).toBeNull();
+    for (const [start, end] of [
+      [5, 9],
+      [0, 0],
+      [15, 19],
+    ] as const) {
+      const opened = await store.open('gen_e/output-0.mp4', { range: { start, end } });
+      expect(opened?.contentLength).toBe(end - start + 1);
+      expect(Buffer.concat(await opened!.body.toArray())).toEqual(bytes.subarray(start, end + 1));
+    }
+    const whole = await store.open('gen_e/output-0.mp4');
+    expect(Buffer.concat(await whole!.body.toArray())).toEqual(bytes);
+    expect(await store.open('gen_none/output-0.mp4', { range: { start: 0, end: 1 } })).toBeNull();
+  });
+
+  if (driver === 'local')
+    it('presigns no links: the api serves local files itself', () => {
+      expect(store.presignedUrl).toBeUndefined();
+      expect(() => createStorage(store, 'http://gateway.test', { presignedUrlSeconds: 60 })).toThrow(/signs no links/);
+    });
+
+  if (driver === 's3') {
+    it("gives an object's head its type and the ETag its reads carry", async () => {
+      await store.put('gen_g/output-0.mp4', Buffer.from('video'), { contentType: 'video/mp4' });
+      const opened = await store.open('gen_g/output-0.mp4');
+      opened!.body.destroy();
+      expect(await store.head('gen_g/output-0.mp4')).toEqual({
+        contentLength: 5,
+        contentType: 'video/mp4',
+        etag: opened!.etag,
+      });
+      expect(opened!.etag).toMatch(/^"[0-9a-f]{32}"$/);
+    });
+
+    it('presigns a GET link that reads the object straight from the bucket, without credentials', async () => {
+      const bytes = Buffer.from('presigned bytes');
+      await store.put('gen_f/output 0.mp4', bytes, { contentType: 'video/mp4' });
+      const link = new URL(await store.presignedUrl!('gen_f/output 0.mp4', 120));
+      expect(link.origin).toBe(s3.endpoint);
+      expect(link.pathname).toBe(`/${s3.bucket}/contract/gen_f/output%200.mp4`);
+      expect(link.searchParams.get('X-Amz-Expires')).toBe('120');
+      expect(link.searchParams.get('X-Amz-Signature')).toMatch(/^[0-9a-f]{64}$/);
+      // Cloudflare R2 refuses a link with the SDK's checksum parameters.
+      expect([...link.searchParams.keys()].filter((name) => /checksum/i.test(name))).toEqual([]);
+      const download = await fetch(link);
+      expect(download.status).toBe(200);
+      expect(download.headers.get('content-type')).toBe('video/mp4');
+      expect(Buffer.from(await download.arrayBuffer())).toEqual(bytes);
+    });
+
+    it('hands out presigned links through Storage only when they are configured, with their lifetime', async () => {
+      await store.put('gen_h/output-0.png', Buffer.from('png'), { contentType: 'image/png' });
+      expect(await createStorage(store, 'http://gateway.test').presignedUrl('gen_h/output-0.png')).toBeNull();
+      const presigned = await createStorage(store, 'http://gateway.test', { presignedUrlSeconds: 45 }).presignedUrl(
+        'gen_h/output-0.png',
+      );
+      expect(presigned?.expiresInSeconds).toBe(45);
+      expect(new URL(presigned!.url).searchParams.get('X-Amz-Expires')).toBe('45');
+    });
+  }
 
   if (driver === 's3')
     it('keeps the objects in the bucket under its key prefix, with their content type', async () => {

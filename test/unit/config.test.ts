@@ -59,6 +59,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgresql://db/g' }, ['--role', 'worker'])).toThrow(/TEMPORAL_ADDRESS/);
   });
 
+  it('takes presigned links off by default, for 300 s when on, and only with the s3 driver', () => {
+    const s3 = { STORAGE_DRIVER: 's3', S3_BUCKET: 'outputs' };
+    expect(loadConfig(s3, []).storage).toMatchObject({ presignedUrls: false, presignedUrlSeconds: 300 });
+    expect(
+      loadConfig({ ...s3, STORAGE_PRESIGNED_URLS: 'true', STORAGE_PRESIGNED_URL_SECONDS: '604800' }, []).storage,
+    ).toMatchObject({ presignedUrls: true, presignedUrlSeconds: 604_800 });
+    expect(() => loadConfig({ STORAGE_PRESIGNED_URLS: 'true' }, [])).toThrow(
+      'STORAGE_PRESIGNED_URLS: only with STORAGE_DRIVER=s3',
+    );
+  });
+
+  it.each(['0', '604801', '1.5', 'soon'])(
+    "refuses STORAGE_PRESIGNED_URL_SECONDS=%s (1 to 604800, S3's limit)",
+    (value) => {
+      expect(() => loadConfig({ STORAGE_PRESIGNED_URL_SECONDS: value }, [])).toThrow(/STORAGE_PRESIGNED_URL_SECONDS:/);
+    },
+  );
+
   it('takes x402 by default exactly where npm start runs its local chain (no chain RPC URL), as Base Sepolia (issue 25, point 6)', () => {
     expect(loadConfig({}, []).x402.enabled).toBe(true);
     expect(loadConfig({}, []).chains.local.chainId).toBe(84532);

@@ -8,6 +8,7 @@ import { isTemporalUnreachable } from '../../orchestration/temporal/unreachable.
 import { recordErrorCode } from '../../metrics/http-metrics.ts';
 import { ApiError } from '../errors.ts';
 import { answeredAtShutdown } from '../shutdown-gate.ts';
+import { rangeNotSatisfiable } from './byte-range.ts';
 
 const translate = (error: DomainError) => new ApiError(error.code, error.callerMessage, error.details, error.headers);
 
@@ -27,7 +28,12 @@ function fromDomainError(error: unknown): ApiError | null {
 }
 
 /** body-parser marks its errors with a `type`; other client errors (a malformed URL, a bad gzip body) carry a 4xx status. */
-function fromClientError(error: { type?: string; limit?: number; status?: number }): ApiError | null {
+function fromClientError(error: {
+  type?: string;
+  limit?: number;
+  status?: number;
+  headers?: Record<string, string>;
+}): ApiError | null {
   switch (error.type) {
     case 'entity.parse.failed':
       return new ApiError('invalid_json', 'The request body is not valid JSON.');
@@ -42,6 +48,8 @@ function fromClientError(error: { type?: string; limit?: number; status?: number
     default:
       if (error.status === 413) return new ApiError('payload_too_large', 'The request body is too large.');
       if (error.status === 415) return new ApiError('unsupported_media_type', 'The body must be JSON.');
+      // express.static's answer to a Range outside a local file.
+      if (error.status === 416) return rangeNotSatisfiable(error.headers?.['Content-Range'] ?? 'bytes */*');
       if (error.status !== undefined && error.status >= 400 && error.status < 500) {
         return new ApiError('validation_error', 'The request is malformed (its URL or body could not be decoded).');
       }
@@ -72,5 +80,6 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
   else if (error instanceof Prisma.PrismaClientKnownRequestError) req.log.warn({ err: error }, 'database refusal');
   if (res.headersSent) return;
   recordErrorCode(res, apiError.code);
-  res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+  // JSON even where a file's own type was set before the failure (a download's).
+  res.status(apiError.status).type('json').set(apiError.headers).json(apiError.toBody());
 };
