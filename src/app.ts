@@ -30,6 +30,7 @@ import { createEndedTasks } from './generations/ended-tasks.ts';
 import type { Storage } from './storage/storage.ts';
 import { storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
+import { mcpRouter } from './api/mcp/mcp-router.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
 import { deliveredOutputsOnly, noFile } from './api/middleware/delivered-outputs.ts';
@@ -75,12 +76,12 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
   return router;
 }
 
-function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
-  const router = Router();
+/** What the REST endpoints and the MCP tools that run them share: one context per app. */
+function apiContext(deps: AppDeps): ApiContext {
   const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) =>
     deps.logger.warn({ err: error }, 'could not record key use'),
   );
-  const ctx: ApiContext = {
+  return {
     prisma: deps.prisma,
     config: deps.config,
     catalog: deps.catalog,
@@ -91,6 +92,10 @@ function apiRouter(deps: AppDeps, endpoints: Endpoint[]): Router {
     storage: deps.storage,
     endedTasks: createEndedTasks(),
   };
+}
+
+function apiRouter(deps: AppDeps, endpoints: Endpoint[], ctx: ApiContext): Router {
+  const router = Router();
   const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
   const rawBodyPaths = endpoints.filter((endpoint) => endpoint.rawBody).map((endpoint) => endpoint.path);
   router.use(jsonBody(deps.config.server.jsonBodyLimit, rawBodyPaths));
@@ -130,7 +135,10 @@ export function createApp(deps: AppDeps): Express {
   app.use('/v1', (req, res) => {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);
   });
-  app.use(apiBasePath, apiRouter(deps, deps.endpoints ?? apiEndpoints));
+  const endpoints = deps.endpoints ?? apiEndpoints;
+  const ctx = apiContext(deps);
+  app.use(apiBasePath, apiRouter(deps, endpoints, ctx));
+  app.use(mcpRouter(endpoints, ctx, deps.config.server.jsonBodyLimit));
   app.use(
     '/callbacks',
     routeLabel('/callbacks/:provider/:taskId'),

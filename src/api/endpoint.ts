@@ -165,27 +165,46 @@ const paysWithX402 = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
   x402Offered(ctx.config) &&
   !req.headers.authorization;
 
-async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
+/** A request's parts as they arrived, before the endpoint's schemas parse them. */
+export interface RawRequest {
+  body: unknown;
+  query: unknown;
+  params: unknown;
+  /** The endpoint's declared headers, by their declared names. */
+  headers: Record<string, string | undefined>;
+  hasBody: boolean;
+}
+
+export type EndpointAnswer = Required<HandlerResult>;
+
+/**
+ * Runs an endpoint as its route does (authentication, validation, rate limit, handler, response check) on parts
+ * given by the caller: the route's own request, or an MCP tool call's arguments (src/api/mcp).
+ */
+export async function executeEndpoint(
+  endpoint: Endpoint,
+  ctx: ApiContext,
+  req: Request,
+  res: Response,
+  raw: RawRequest,
+): Promise<EndpointAnswer> {
   const unpaid = paysWithX402(endpoint, ctx, req);
   // Who is calling comes first: an anonymous caller learns nothing from validation messages.
   const principal =
     endpoint.auth === 'none' || unpaid
       ? (undefined as unknown as Principal)
       : await ctx.authenticate(req, res, endpoint.auth);
-  if (endpoint.request?.body && !hasBody(req)) {
+  if (endpoint.request?.body && !raw.hasBody) {
     throw new ApiError(
       endpoint.validationErrorCode ?? 'validation_error',
       'Invalid body: body: a JSON object is required.',
     );
   }
   const input = {
-    body: parsePart(endpoint.request?.body, req.body, 'body', endpoint.validationErrorCode),
-    query: parsePart(endpoint.request?.query, req.query, 'query'),
-    params: parsePart(endpoint.request?.params, req.params, 'path'),
-    headers: parsePart(endpoint.request?.headers, declaredHeaders(endpoint.request?.headers, req), 'header') as Record<
-      string,
-      unknown
-    >,
+    body: parsePart(endpoint.request?.body, raw.body, 'body', endpoint.validationErrorCode),
+    query: parsePart(endpoint.request?.query, raw.query, 'query'),
+    params: parsePart(endpoint.request?.params, raw.params, 'path'),
+    headers: parsePart(endpoint.request?.headers, raw.headers, 'header') as Record<string, unknown>,
     principal,
     ctx,
     req,
@@ -209,10 +228,19 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
   if (!checked.success) {
     throw new Error(`Response of ${endpoint.operationId} breaks its schema: ${checked.error.message}`);
   }
-  res
-    .status(result.status ?? endpoint.success.status)
-    .set(result.headers ?? {})
-    .json(result.body);
+  return { status: result.status ?? endpoint.success.status, body: result.body, headers: result.headers ?? {} };
+}
+
+async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
+  const raw = {
+    body: req.body,
+    query: req.query,
+    params: req.params,
+    headers: declaredHeaders(endpoint.request?.headers, req),
+    hasBody: hasBody(req),
+  };
+  const answer = await executeEndpoint(endpoint, ctx, req, res, raw);
+  res.status(answer.status).set(answer.headers).json(answer.body);
 }
 
 /** Mounts endpoints, then answers 405 (with Allow) for known paths called with another method. */

@@ -57,6 +57,11 @@ function fromClientError(error: {
   }
 }
 
+/** The answer a thrown error gets when it is one we know (ours, the domain's, a dependency down, a bad request). */
+export function knownApiError(error: unknown): ApiError | null {
+  return error instanceof ApiError ? error : (fromDomainError(error) ?? fromClientError(error ?? {}));
+}
+
 export const notFound: RequestHandler = (req) => {
   throw new ApiError('not_found', `No route for ${req.method} ${req.path}.`);
 };
@@ -67,7 +72,7 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     req.log.debug({ err: error }, 'request abandoned at shutdown');
     return;
   }
-  const known = error instanceof ApiError ? error : (fromDomainError(error) ?? fromClientError(error ?? {}));
+  const known = knownApiError(error);
   const apiError =
     known ??
     new ApiError(

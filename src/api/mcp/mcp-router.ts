@@ -1,0 +1,70 @@
+// POST /mcp: the Model Context Protocol over Streamable HTTP (the official SDK), stateless: each request gets a
+// server of its own whose tools run the REST endpoints with that request's key, address and payment. Sessions,
+// server-sent requests and GET streams are not offered, so GET and DELETE answer 405 as the transport's spec says.
+// Tool arguments are checked by the endpoints' own schemas, so a refusal reads as the REST API's (validation_error
+// naming the field), not as the SDK's.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import express, { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+import type { ApiContext, Endpoint } from '../endpoint.ts';
+import { callTool } from './tool-calls.ts';
+import { tools } from './tools.ts';
+
+// Listed once: the tools' arguments as JSON Schema, made from the same zod schemas as the REST API's.
+const listedTools = tools.map((tool) => ({
+  name: tool.name,
+  title: tool.title,
+  description: tool.description,
+  inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as {
+    type: 'object';
+    [key: string]: unknown;
+  },
+}));
+const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+
+export const mcpServerInfo = { name: 'generation-gateway', version: '1.1.0' };
+
+const instructions =
+  'Generate images, video, audio, 3D and text. Without a key: register_agent, then send its api_key as a Bearer token (or pay generate with x402). list_models and quote first; generate answers a task id, get_generation follows it.';
+
+function mcpServerFor(endpoints: Map<string, Endpoint>, ctx: ApiContext, req: Request, res: Response): Server {
+  const server = new Server(mcpServerInfo, { capabilities: { tools: {} }, instructions });
+  const call = { endpoints, ctx, req, res };
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const tool = toolsByName.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}.`);
+    return callTool(call, tool, request.params.arguments ?? {}, extra);
+  });
+  return server;
+}
+
+const notAllowed = (_req: Request, res: Response) => {
+  res
+    .status(405)
+    .set('Allow', 'POST')
+    .json({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed: this server is stateless; POST /mcp.' },
+      id: null,
+    });
+};
+
+export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit: string): Router {
+  const byOperation = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
+  const router = Router();
+  router.post('/mcp', express.json({ limit: jsonBodyLimit }), async (req, res) => {
+    const server = mcpServerFor(byOperation, ctx, req, res);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  router.all('/mcp', notAllowed);
+  return router;
+}

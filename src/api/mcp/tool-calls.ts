@@ -1,0 +1,148 @@
+// One MCP tool call: its endpoint run on the MCP request (its key, its address, its x402 payment from `_meta`), the
+// answer as a tool result, and a wait for the task to end reported as MCP progress. Errors are tool errors carrying
+// the API's { error, message }; an x402 payment asked for follows x402's MCP transport (PaymentRequired as the result).
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { Request, Response } from 'express';
+import { hasEnded } from '../../domain/values.ts';
+import { PaymentRequiredError } from '../../domain/errors.ts';
+import { type ApiContext, type Endpoint, type EndpointAnswer, executeEndpoint, type RawRequest } from '../endpoint.ts';
+import { ApiError, validationError } from '../errors.ts';
+import { knownApiError } from '../middleware/errors.ts';
+import type { ToolDefinition } from './tools.ts';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** How often a waiting tool looks at its task (each look is a `Prefer: wait` of at most this long). */
+const followStepSeconds = 2;
+
+export interface ToolCallContext {
+  endpoints: Map<string, Endpoint>;
+  ctx: ApiContext;
+  req: Request;
+  res: Response;
+}
+
+const bearerOf = (req: Request) => /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+
+/** The MCP request as the endpoint sees it, with headers of the call's own (an x402 payment, a task's token). */
+function requestWith(req: Request, headers: Record<string, string>): Request {
+  if (Object.keys(headers).length === 0) return req;
+  return Object.create(req, { headers: { value: { ...req.headers, ...headers } } }) as Request;
+}
+
+/** x402 over MCP: the payment in `_meta["x402/payment"]`, sent on as the HTTP transport's header of its version. */
+function paymentHeaders(meta: Extra['_meta']): Record<string, string> {
+  const payment = meta?.['x402/payment'] as { x402Version?: number } | undefined;
+  if (!payment || typeof payment !== 'object') return {};
+  const encoded = encodePaymentSignatureHeader(payment as never);
+  return payment.x402Version === 1 ? { 'x-payment': encoded } : { 'payment-signature': encoded };
+}
+
+/**
+ * The MCP response as an endpoint sees it: the headers it sets (rate limits, WWW-Authenticate) are not sent, the
+ * stream's own went out already; its end (the client hung up) and the shutdown signal are the real response's.
+ */
+function toolResponse(res: Response): Response {
+  const view = {
+    locals: res.locals,
+    set: () => view,
+    setHeader: () => view,
+    once: (event: string, listener: () => void) => (res.once(event, listener), view),
+  };
+  return view as unknown as Response;
+}
+
+function run(call: ToolCallContext, operationId: string, raw: Partial<RawRequest>, req = call.req) {
+  const endpoint = call.endpoints.get(operationId);
+  if (!endpoint) throw new Error(`no endpoint ${operationId}`);
+  const parts = { body: undefined, query: {}, params: {}, headers: {}, hasBody: false, ...raw };
+  return executeEndpoint(endpoint, call.ctx, req, toolResponse(call.res), parts);
+}
+
+const asResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(body) }],
+  structuredContent: body as Record<string, unknown>,
+  ...(meta ? { _meta: meta } : {}),
+});
+
+/** A settled x402 payment's receipt, where the answer carries one. */
+function paymentMeta(answer: EndpointAnswer): Record<string, unknown> | undefined {
+  const header = answer.headers['PAYMENT-RESPONSE'];
+  return header ? { 'x402/payment-response': decodePaymentResponseHeader(header) } : undefined;
+}
+
+interface TaskBody {
+  id: string;
+  status: string;
+  progress?: { stage?: string; percent?: number };
+}
+
+/** Reads the task until it ends or the wait is up, telling the client how far it is when it asked (progressToken). */
+async function follow(call: ToolCallContext, id: string, waitSeconds: number, extra: Extra, req: Request) {
+  const deadline = Date.now() + waitSeconds * 1000;
+  const progressToken = extra._meta?.progressToken;
+  let reported = -1;
+  for (;;) {
+    const left = Math.max(1, Math.min(followStepSeconds, Math.ceil((deadline - Date.now()) / 1000)));
+    const answer = await run(call, 'getGeneration', { params: { id }, headers: { Prefer: `wait=${left}` } }, req);
+    const task = answer.body as TaskBody;
+    if (hasEnded(task.status) || Date.now() >= deadline || extra.signal.aborted) return answer;
+    // MCP asks that progress only ever increases: a percent is reported once it moves.
+    const percent = task.progress?.percent ?? 0;
+    if (progressToken !== undefined && percent > reported) {
+      reported = percent;
+      const message = [task.status, task.progress?.stage].filter(Boolean).join(': ');
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: percent, total: 100, message },
+      });
+    }
+  }
+}
+
+/** A refusal as a tool error; a shortfall of an agent's balance also says where to deposit, so it can act. */
+async function errorResult(call: ToolCallContext, error: unknown): Promise<CallToolResult> {
+  if (error instanceof PaymentRequiredError) return { ...asResult(error.requirements), isError: true };
+  const known = knownApiError(error);
+  if (!known) call.req.log.error({ err: error }, 'unhandled error in an MCP tool');
+  const apiError = known ?? new ApiError('internal_error', 'An internal error occurred.');
+  const body: Record<string, unknown> = apiError.toBody();
+  if (apiError.code === 'insufficient_balance' && bearerOf(call.req)?.startsWith('rf_')) {
+    const balance = await run(call, 'getAgentBalance', {}).catch(() => null);
+    const { cost, balance_available: available } = body as { cost: number; balance_available: number };
+    body.shortfall = Number((cost - available).toFixed(6));
+    if (balance) body.deposit_addresses = (balance.body as { deposit_addresses: unknown }).deposit_addresses;
+  }
+  return { ...asResult(body), isError: true };
+}
+
+export async function callTool(
+  call: ToolCallContext,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  extra: Extra,
+): Promise<CallToolResult> {
+  try {
+    // The tool's own arguments (wait_seconds) are checked here; the endpoint checks the rest as its route does.
+    const checked = tool.input.safeParse(args);
+    if (!checked.success) throw validationError(checked.error, 'body');
+    const operationId = typeof tool.operationId === 'string' ? tool.operationId : tool.operationId(bearerOf(call.req));
+    const answer = await run(call, operationId, tool.request(args), requestWith(call.req, paymentHeaders(extra._meta)));
+    const waitSeconds = args.wait_seconds as number | undefined;
+    if (!tool.follows || !waitSeconds) return asResult(answer.body, paymentMeta(answer));
+    const admitted = answer.body as TaskBody & { access_token?: string; webhook_secret?: string };
+    // An x402 payer has no key: its task's token reads the task.
+    const reader = admitted.access_token
+      ? requestWith(call.req, { authorization: `Bearer ${admitted.access_token}` })
+      : call.req;
+    const ended = await follow(call, admitted.id, waitSeconds, extra, reader);
+    // What only the admission tells an x402 payer is kept in the answer.
+    const { access_token, webhook_secret } = admitted;
+    const access = { ...(access_token ? { access_token } : {}), ...(webhook_secret ? { webhook_secret } : {}) };
+    return asResult({ ...(ended.body as object), ...access }, paymentMeta(ended));
+  } catch (error) {
+    return errorResult(call, error);
+  }
+}

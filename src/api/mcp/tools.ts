@@ -1,0 +1,130 @@
+// The MCP tools: each is one REST endpoint (by operationId), its arguments the endpoint's own zod schemas, so a tool
+// is validated, authorized, rate-limited, run and answered exactly as the route is (src/api/endpoint.ts).
+import { z } from 'zod';
+import {
+  AgentDepositRequestSchema,
+  AgentQuoteRequestSchema,
+  AgentRegisterRequestSchema,
+  AgentWebhookRequestSchema,
+} from '../schemas/agents.schemas.ts';
+import { CreateGenerationHeadersSchema, GenerationRequestSchema } from '../schemas/generations.schemas.ts';
+import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
+import type { RawRequest } from '../endpoint.ts';
+
+/** How long a tool may hold its answer for a task to end (progress is reported meanwhile). */
+export const maxWaitSeconds = 600;
+
+const waitSeconds = z
+  .number()
+  .int()
+  .min(0)
+  .max(maxWaitSeconds)
+  .optional()
+  .describe(
+    `Seconds to wait for the task to end before answering (0–${maxWaitSeconds}); progress notifications are sent meanwhile. Without it, answers at once.`,
+  );
+
+const taskId = z.string().min(1).max(100).describe('The task id (`gen_…`) that generate answered');
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  /** The REST endpoint the tool runs; a function where it depends on the caller's key (get_balance). */
+  operationId: string | ((bearer: string | undefined) => string);
+  input: z.ZodObject;
+  /** The endpoint's request parts from the tool's arguments. */
+  request(args: Record<string, unknown>): Partial<RawRequest>;
+  /** The task a waiting tool follows until it ends (generate, get_generation). */
+  follows?: true;
+}
+
+const asBody = (args: Record<string, unknown>) => ({ body: args, hasBody: true });
+
+export const tools: ToolDefinition[] = [
+  {
+    name: 'list_models',
+    title: 'List models',
+    description: 'The catalog: every model with its type, capabilities and price; filter by type or provider.',
+    operationId: 'listModels',
+    input: ModelsQuerySchema,
+    request: (args) => ({ query: args }),
+  },
+  {
+    name: 'quote',
+    title: 'Quote a generation',
+    description: 'What a generation would cost, and whether your balance covers it. Nothing is charged.',
+    operationId: 'quoteGeneration',
+    input: AgentQuoteRequestSchema,
+    request: asBody,
+  },
+  {
+    name: 'generate',
+    title: 'Generate',
+    description:
+      'Creates a generation task (image, video, audio, 3D or text; the same fields as POST /api/v1/generations) and answers its id and poll hints, or with `wait_seconds` the task once it ends. Without an API key, where x402 is on, it answers the payment requirements: pay by calling again with the payment in `_meta["x402/payment"]`.',
+    operationId: 'createGeneration',
+    input: GenerationRequestSchema.extend({
+      idempotency_key: CreateGenerationHeadersSchema.shape['Idempotency-Key'].describe(
+        'Makes retries safe: the same key with the same arguments answers the task it first created, charged once.',
+      ),
+      wait_seconds: waitSeconds,
+    }),
+    request: ({ idempotency_key, wait_seconds: _wait, ...body }) => ({
+      body,
+      hasBody: true,
+      headers: { 'Idempotency-Key': idempotency_key as string | undefined },
+    }),
+    follows: true,
+  },
+  {
+    name: 'get_generation',
+    title: 'Read a generation',
+    description: 'A task as it is now (status, progress, outputs, error, cost), or with `wait_seconds` once it ends.',
+    operationId: 'getGeneration',
+    input: z.object({ id: taskId, wait_seconds: waitSeconds }),
+    request: ({ id }) => ({ params: { id } }),
+    follows: true,
+  },
+  {
+    name: 'cancel_generation',
+    title: 'Cancel a generation',
+    description: 'Cancels a queued or running task; everything it reserved is released.',
+    operationId: 'cancelGeneration',
+    input: z.object({ id: taskId }),
+    request: ({ id }) => ({ params: { id } }),
+  },
+  {
+    name: 'get_balance',
+    title: 'Read your balance',
+    description: "Your balance: an agent's USDC balance, deposit addresses and deposits; a developer's USD balance.",
+    operationId: (bearer) => (bearer?.startsWith('rf_') ? 'getAgentBalance' : 'getDeveloperBalance'),
+    input: z.object({}),
+    request: () => ({}),
+  },
+  {
+    name: 'register_agent',
+    title: 'Register an agent',
+    description:
+      'Creates an agent account (no key needed): its API key (shown once: send it as `Authorization: Bearer`), deposit addresses and any trial credit.',
+    operationId: 'registerAgent',
+    input: AgentRegisterRequestSchema,
+    request: asBody,
+  },
+  {
+    name: 'deposit',
+    title: 'Claim a deposit',
+    description: 'Credits a USDC transfer to your deposit address, by its transaction hash, once confirmed.',
+    operationId: 'creditDeposit',
+    input: AgentDepositRequestSchema,
+    request: asBody,
+  },
+  {
+    name: 'set_webhook',
+    title: 'Set your webhook',
+    description: 'Where your tasks’ generation.completed / generation.failed events are sent (signed).',
+    operationId: 'updateAgentWebhook',
+    input: AgentWebhookRequestSchema,
+    request: asBody,
+  },
+];

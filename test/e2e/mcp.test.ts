@@ -1,0 +1,180 @@
+// The MCP server at /mcp, driven by the official SDK's own client over Streamable HTTP: the tools are the REST
+// endpoints (their schemas, keys, refusals), a generate call waits with progress notifications, and what the REST API
+// would refuse comes back as a tool error with the API's code and message.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { usePngInputServer } from '../helpers/png-input-server.ts';
+
+// No trial credit: a new agent's balance is 0, so any task is more than it has.
+const stack = useGateway(() => ({ accounts: { trialCreditUsd: 0n } }));
+const owner = useFundedDeveloper(stack);
+const inputs = usePngInputServer({ width: 64, height: 48 });
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+async function connect(key?: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.app.url}/mcp`), {
+    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
+  });
+  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+describe('the MCP server', () => {
+  it('lists every tool with arguments from the REST schemas', async () => {
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'cancel_generation',
+      'deposit',
+      'generate',
+      'get_balance',
+      'get_generation',
+      'list_models',
+      'quote',
+      'register_agent',
+      'set_webhook',
+    ]);
+    const generate = tools.find((tool) => tool.name === 'generate')!;
+    expect(generate.inputSchema.required).toEqual(expect.arrayContaining(['type', 'model']));
+    expect(Object.keys(generate.inputSchema.properties!)).toEqual(
+      expect.arrayContaining(['prompt', 'image_url', 'resolution', 'webhook_url', 'idempotency_key', 'wait_seconds']),
+    );
+  });
+
+  it('registers an agent without a key, whose key then reads its balance and lists models', async () => {
+    const anonymous = await connect();
+    const registered = await call(anonymous, 'register_agent', { agent_name: 'mcp agent' });
+    expect(registered.isError).toBeFalsy();
+    const agent = registered.structuredContent as { api_key: string; deposit_addresses: Record<string, string> };
+    expect(agent.api_key).toMatch(/^rf_/);
+    expect(JSON.parse((registered.content[0] as { text: string }).text)).toEqual(agent);
+
+    const client = await connect(agent.api_key);
+    const balance = (await call(client, 'get_balance')).structuredContent as Record<string, unknown>;
+    expect(balance).toMatchObject({ deposit_addresses: agent.deposit_addresses, asset: expect.any(String) });
+    const models = (await call(client, 'list_models', { type: 'upscale' })).structuredContent as {
+      models: { id: string; type: string }[];
+    };
+    expect(models.models.length).toBeGreaterThan(0);
+    expect(new Set(models.models.map((model) => model.type))).toEqual(new Set(['upscale']));
+  });
+
+  it('generates and waits for the task, charged once; a retry with its key answers the same task', async () => {
+    const client = await connect(owner.key);
+    const result = (await client.callTool(
+      {
+        name: 'generate',
+        arguments: {
+          type: 'upscale',
+          model: 'local/lanczos',
+          image_url: `${inputs.url()}/photo.png`,
+          idempotency_key: 'mcp-1',
+          wait_seconds: 120,
+        },
+      },
+      undefined,
+      { timeout: 180_000 },
+    )) as CallToolResult;
+    expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
+    const task = result.structuredContent as { id: string; status: string; output: string };
+    expect(task.status).toBe('completed');
+    expect((await fetch(task.output)).headers.get('content-type')).toBe('image/png');
+
+    // The same key again answers the same task, and get_generation reads it.
+    const again = await call(client, 'generate', {
+      type: 'upscale',
+      model: 'local/lanczos',
+      image_url: `${inputs.url()}/photo.png`,
+      idempotency_key: 'mcp-1',
+    });
+    expect((again.structuredContent as { id: string }).id).toBe(task.id);
+    const read = await call(client, 'get_generation', { id: task.id });
+    expect(read.structuredContent).toMatchObject({ id: task.id, status: 'completed', output: task.output });
+    const charges = await stack.database.prisma.ledgerEntry.count({
+      where: { accountId: owner.accountId, kind: 'charge' },
+    });
+    expect(charges).toBe(1);
+  }, 240_000);
+
+  it("reports a waiting generate call's progress as MCP progress notifications, rising", async () => {
+    const client = await connect(owner.key);
+    const reports: { progress: number; message?: string }[] = [];
+    const result = (await client.callTool(
+      {
+        name: 'generate',
+        arguments: {
+          type: 'image-to-video',
+          model: 'local/ken-burns',
+          image_url: `${inputs.url()}/photo.png`,
+          duration: 10,
+          wait_seconds: 300,
+        },
+      },
+      undefined,
+      { onprogress: (report) => reports.push(report), timeout: 360_000 },
+    )) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: 'completed' });
+    // The task is read every 2 s and renders in a few: at least one rendering percent is seen, each above the last.
+    const rendering = reports.filter((report) => report.message === 'processing: rendering');
+    expect(rendering.length, JSON.stringify(reports)).toBeGreaterThanOrEqual(1);
+    for (const report of rendering) expect(report).toMatchObject({ progress: expect.any(Number), total: 100 });
+    expect(rendering.every((report) => report.progress >= 0 && report.progress < 100)).toBe(true);
+    expect(reports.every((report, index) => index === 0 || report.progress > reports[index - 1]!.progress)).toBe(true);
+  }, 420_000);
+
+  it("answers what the API refuses as a tool error with the API's code and message", async () => {
+    const client = await connect(owner.key);
+    const invalid = await call(client, 'generate', { type: 'upscale' });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent).toEqual({
+      error: 'validation_error',
+      message: expect.stringMatching(/^Invalid body: model: /),
+    });
+    const missing = await call(client, 'get_generation', { id: `gen_${'a'.repeat(22)}` });
+    expect(missing.structuredContent).toMatchObject({ error: 'not_found' });
+    const wrongKind = await call(client, 'deposit', { chain: 'base', tx_hash: `0x${'1'.repeat(64)}` });
+    expect(wrongKind.structuredContent).toMatchObject({ error: 'forbidden' });
+    const unauthenticated = await call(await connect(), 'get_balance');
+    expect(unauthenticated.structuredContent).toMatchObject({ error: 'unauthorized' });
+  });
+
+  it('tells an agent short of money what it costs, what it lacks and where to deposit', async () => {
+    const anonymous = await connect();
+    const agent = (await call(anonymous, 'register_agent', { agent_name: 'poor agent' })).structuredContent as {
+      api_key: string;
+      deposit_addresses: Record<string, string>;
+    };
+    const client = await connect(agent.api_key);
+    const refused = await call(client, 'generate', {
+      type: 'upscale',
+      model: 'local/lanczos',
+      image_url: `${inputs.url()}/photo.png`,
+    });
+    expect(refused.isError).toBe(true);
+    const body = refused.structuredContent as Record<string, number | object>;
+    expect(body).toMatchObject({ error: 'insufficient_balance', deposit_addresses: agent.deposit_addresses });
+    expect(body.balance_available).toBe(0);
+    expect(body.shortfall).toBe(body.cost);
+    expect(body.cost).toBeGreaterThan(0);
+  });
+
+  it('refuses GET and DELETE on /mcp: the server is stateless', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const response = await fetch(`${stack.app.url}/mcp`, { method });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+  });
+});
