@@ -49,5 +49,9 @@ export function createLocalObjectStore(root: string): ObjectStore & { pathOf(key
     async remove(...keys) {
       await Promise.all(keys.map((key) => rm(pathOf(key), { force: true })));
     },
+    // The directory goes too (and any partial file a crashed write left), or every task would leave one behind.
+    async removeFolders(...folders) {
+      await Promise.all(folders.map((folder) => rm(pathOf(folder), { recursive: true, force: true })));
+    },
   };
 }

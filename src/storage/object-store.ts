@@ -25,6 +25,8 @@ export interface ObjectStore {
   open(key: string): Promise<StoredObject | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
+  /** Deletes every object under each `<folder>/` (a task's outputs, stray files included); none there is no error. */
+  removeFolders(...folders: string[]): Promise<void>;
 }
 
 export class ObjectNotFoundError extends Error {

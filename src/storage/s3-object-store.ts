@@ -3,7 +3,14 @@
 // unknown length in parts, so no output is held whole in memory on its way in.
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  NoSuchKey,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { checkedKey, ObjectNotFoundError, type ObjectStore } from './object-store.ts';
 
@@ -26,6 +33,28 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
   const objectKey = (key: string) => `${settings.keyPrefix}${checkedKey(key)}`;
   const upload = (key: string, Body: Buffer | Readable, ContentType?: string) =>
     new Upload({ client, params: { Bucket, Key: objectKey(key), Body, ContentType } }).done();
+  /** Deletes objects by their bucket keys, 1,000 a call. */
+  const deleteObjects = async (keys: string[]) => {
+    for (let start = 0; start < keys.length; start += deleteBatch) {
+      const Objects = keys.slice(start, start + deleteBatch).map((Key) => ({ Key }));
+      const answer = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects, Quiet: true } }));
+      // Quiet: only the keys that could not be deleted come back.
+      if (answer.Errors?.length)
+        throw new Error(`S3 kept ${answer.Errors.length} objects: ${answer.Errors[0]!.Message}`);
+    }
+  };
+  /** The bucket keys of every object under `<folder>/`, page by page. */
+  const listFolder = async (folder: string) => {
+    const Prefix = `${objectKey(folder)}/`;
+    const keys: string[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }));
+      keys.push(...(page.Contents ?? []).map((object) => object.Key!));
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return keys;
+  };
   return {
     async put(key, body, metadata) {
       await upload(key, body, metadata?.contentType);
@@ -57,13 +86,11 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
       }
     },
     async remove(...keys) {
-      for (let start = 0; start < keys.length; start += deleteBatch) {
-        const Objects = keys.slice(start, start + deleteBatch).map((key) => ({ Key: objectKey(key) }));
-        const answer = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects, Quiet: true } }));
-        // Quiet: only the keys that could not be deleted come back.
-        if (answer.Errors?.length)
-          throw new Error(`S3 kept ${answer.Errors.length} objects: ${answer.Errors[0]!.Message}`);
-      }
+      await deleteObjects(keys.map(objectKey));
+    },
+    // A bucket has no folders: each one is listed, then the objects of all of them deleted in batches.
+    async removeFolders(...folders) {
+      await deleteObjects((await Promise.all(folders.map(listFolder))).flat());
     },
   };
 }

@@ -13,6 +13,8 @@ export interface Storage {
   open(key: string): Promise<StoredObject | null>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
+  /** Deletes everything under each `<folder>/` (a task id: its outputs); an empty or missing folder is no error. */
+  removeFolders(...folders: string[]): Promise<void>;
   url(key: string): string;
   /** The key a URL of this storage names, or null for any other URL. */
   keyOf(url: string): string | null;
@@ -46,6 +48,7 @@ export function createStorage(
     read: (key) => store.read(key),
     open: (key) => store.open(key),
     remove: (...keys) => store.remove(...keys),
+    removeFolders: (...folders) => store.removeFolders(...folders),
     keyOf(candidate) {
       const prefix = `${base()}/files/`;
       return candidate.startsWith(prefix) ? linkedKey(candidate.slice(prefix.length)) : null;
