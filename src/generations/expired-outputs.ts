@@ -25,9 +25,9 @@ export async function deleteExpiredOutputs(deps: ExpiredOutputsDeps, limit: numb
   // The files go first: a task marked deleted never names a file that is still there, and a retried page finds the
   // folders empty (no error) and marks the rest.
   await deps.storage.removeFolders(...ids);
-  await deps.prisma.task.updateMany({
-    where: { id: { in: ids }, outputsDeletedAt: null },
-    data: { outputsDeletedAt: new Date() },
-  });
+  // Raw, so `updated_at` stays as the caller last saw the task: its body does not change (outputs_expire_at stands).
+  if (ids.length > 0)
+    await deps.prisma.$executeRaw`
+      UPDATE tasks SET outputs_deleted_at = now() WHERE id = ANY(${ids}) AND outputs_deleted_at IS NULL`;
   return { deleted: ids };
 }

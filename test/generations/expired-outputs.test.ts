@@ -90,12 +90,16 @@ describe.each(drivers)('the output sweep with the %s driver', (_driver, make) =>
     const running = await taskWithFiles('processing', null);
     await storage.put('uploads/acct/upl_a.png', Buffer.from('upload'));
 
+    const before = await database.prisma.task.findUniqueOrThrow({ where: { id: completed.id } });
     expect(await sweep()).toEqual({ deleted: [failed.id, completed.id] });
 
     for (const key of [...failed.keys, ...completed.keys]) expect(await exists(key)).toBe(false);
     for (const key of [...recent.keys, ...running.keys, 'uploads/acct/upl_a.png']) expect(await exists(key)).toBe(true);
     expect(await deletedAt(failed.id)).toBeInstanceOf(Date);
     expect(await deletedAt(completed.id)).toBeInstanceOf(Date);
+    // Housekeeping: the task as its caller sees it has not changed.
+    const after = await database.prisma.task.findUniqueOrThrow({ where: { id: completed.id } });
+    expect(after.updatedAt).toEqual(before.updatedAt);
     expect(await deletedAt(recent.id)).toBeNull();
     expect(await deletedAt(running.id)).toBeNull();
     if (folderGone)
