@@ -2,6 +2,7 @@
 // derive from the task id, so a retried activity never moves money twice.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
+import type { Config } from '../src/config/config.ts';
 import { taskView, type TaskView } from '../src/generations/task-view.ts';
 import { AdmissionAbandonedError } from '../src/generations/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/payments/ledger.ts';
@@ -13,6 +14,7 @@ import {
   failTask,
   findQueuedTask,
   markProcessing,
+  type TaskRow,
   usedCost,
 } from '../src/generations/tasks.ts';
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/payments/x402/settlement.ts';
@@ -28,9 +30,11 @@ const runIdOf = () => Context.current().info.workflowExecution?.runId;
 
 export interface GenerationActivityDeps extends SettlementDeps {
   catalog: Catalog;
+  config: Pick<Config, 'chains' | 'outputs'>;
 }
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
+  const view = (task: TaskRow) => taskView(task, deps.config.outputs);
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
@@ -38,7 +42,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         const task = payment
           ? await admitPaidTask(deps.prisma, { ...admission, payment })
           : await admitTask(deps.prisma, admission);
-        return { outcome: 'admitted', task: taskView(task) };
+        return { outcome: 'admitted', task: view(task) };
       } catch (error) {
         if (error instanceof InsufficientFundsError)
           return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
@@ -55,11 +59,11 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     /** The task row an admission committed, while it is still queued: what a workflow whose update was lost adopts. */
     async findQueuedTask(taskId: string): Promise<TaskView | null> {
       const task = await findQueuedTask(deps.prisma, taskId);
-      return task && taskView(task);
+      return task && view(task);
     },
 
     async markProcessing(taskId: string): Promise<TaskView> {
-      return taskView(await markProcessing(deps.prisma, taskId));
+      return view(await markProcessing(deps.prisma, taskId));
     },
 
     /**
@@ -84,12 +88,12 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     },
 
     async settleTask(input: { taskId: string; modelId: string } & GeneratedOutputs): Promise<TaskView> {
-      return taskView(await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input));
+      return view(await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input));
     },
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {
       const task = await failTask(deps.prisma, { ...input, runId: runIdOf() });
-      return task && taskView(task);
+      return task && view(task);
     },
   });
 }

@@ -1,5 +1,6 @@
 import { createDepositActivities, type DepositActivityDeps } from './deposit.activities.ts';
 import { createGenerationActivities, type GenerationActivityDeps } from './generation.activities.ts';
+import { createOutputActivities, type OutputActivityDeps } from './output.activities.ts';
 import { createProviderActivities, type ProviderActivityDeps } from './provider.activities.ts';
 import { createReplayActivities, type ReplayActivityDeps } from './replay.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
@@ -14,7 +15,8 @@ export type ActivityDeps = SystemActivityDeps &
   DepositActivityDeps &
   TaskReconcilerActivityDeps &
   ReplayActivityDeps &
-  UploadActivityDeps;
+  UploadActivityDeps &
+  OutputActivityDeps;
 
 /** The activities of the main task queue: database steps and chain reads, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -26,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTaskReconcilerActivities(deps),
     ...createReplayActivities(deps),
     ...createUploadActivities(deps),
+    ...createOutputActivities(deps),
   };
 }
 

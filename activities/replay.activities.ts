@@ -10,7 +10,7 @@ import { classifyFailures } from './failures.ts';
 
 export interface ReplayActivityDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'temporal' | 'inputs' | 'providers' | 'x402' | 'chains'>;
+  config: Pick<Config, 'temporal' | 'inputs' | 'providers' | 'x402' | 'chains' | 'outputs'>;
   catalog: Catalog;
 }
 

@@ -13,7 +13,7 @@ import { classifyFailures } from './failures.ts';
 
 export interface TaskReconcilerActivityDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'temporal'>;
+  config: Pick<Config, 'temporal' | 'outputs'>;
 }
 
 /** Runs one pass with the worker's client and logs each repair it made. */
@@ -24,7 +24,12 @@ async function reportedPass(
 ): Promise<ReconcileReport> {
   const { client, log } = Context.current();
   const report = await pass(
-    { prisma: deps.prisma, client, webhookTaskQueue: deps.config.temporal.webhookTaskQueue },
+    {
+      prisma: deps.prisma,
+      client,
+      webhookTaskQueue: deps.config.temporal.webhookTaskQueue,
+      retention: deps.config.outputs,
+    },
     input,
   );
   for (const repair of report.repairs) {

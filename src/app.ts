@@ -129,8 +129,14 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   app.use(llmsTxtRouter(deps.config, deps.catalog));
-  // Generated outputs, once their task has completed; immutable once written.
-  app.use('/files', routeLabel('/files/*'), deliveredOutputsOnly(deps.prisma), storedFiles(deps.storage), noFile);
+  // Generated outputs, once their task has completed, until OUTPUT_RETENTION_DAYS (410 after); immutable once written.
+  app.use(
+    '/files',
+    routeLabel('/files/*'),
+    deliveredOutputsOnly(deps.prisma, deps.config.outputs),
+    storedFiles(deps.storage),
+    noFile,
+  );
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
   app.use('/v1', (req, res) => {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);

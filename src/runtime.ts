@@ -33,6 +33,7 @@ import { checkSearchAttributes, devServerSearchAttributeArgs } from './orchestra
 import { temporalTracing } from './orchestration/temporal/tracing.ts';
 import { ensureTaskReconcilerSchedule } from './orchestration/generations/task-reconciler.ts';
 import { ensureUploadExpirySchedule } from './orchestration/uploads/expiry-schedule.ts';
+import { ensureOutputExpirySchedule } from './orchestration/outputs/expiry-schedule.ts';
 
 /** One part's stop, named for the log line that says how long it took. */
 export interface Stop {
@@ -270,8 +271,8 @@ async function startMetrics(config: Config, stops: Stop[]): Promise<string[]> {
 }
 
 /**
- * The worker's schedules: the task reconciler, and the deposit watcher's, one per enabled chain. Without Temporal
- * now, the next start makes them.
+ * The worker's schedules: the task reconciler, upload and output expiry, and the deposit watcher's, one per enabled
+ * chain. Without Temporal now, the next start makes them.
  */
 async function startSchedules(config: Config, temporalAddress: string, logger: Logger, stops: Stop[]) {
   try {
@@ -280,9 +281,14 @@ async function startSchedules(config: Config, temporalAddress: string, logger: L
     const client = new Client({ connection, namespace: config.temporal.namespace });
     const reconciler = await ensureTaskReconcilerSchedule(client, config);
     const uploadExpiry = await ensureUploadExpirySchedule(client, config);
+    const outputExpiry = await ensureOutputExpirySchedule(client, config);
+    const { retentionDays, expiryIntervalSeconds } = config.outputs;
     const banner = [
       `Reconciler    ${reconciler}: every ${config.reconciler.intervalSeconds} s, tasks queued over ${config.reconciler.afterSeconds} s are run or refunded`,
       `Uploads       ${uploadExpiry}: every ${config.uploads.expiryIntervalSeconds} s, expired uploads are deleted`,
+      retentionDays > 0
+        ? `Outputs       ${outputExpiry}: every ${expiryIntervalSeconds} s, outputs of tasks ended over ${retentionDays} days ago are deleted`
+        : `Outputs       kept forever (OUTPUT_RETENTION_DAYS=0)`,
     ];
     if (enabledChains(config.chains).length === 0) return banner;
     const schedules = await ensureDepositScanSchedules(client, config);
@@ -293,7 +299,7 @@ async function startSchedules(config: Config, temporalAddress: string, logger: L
   } catch (error) {
     logger.warn(
       { err: error },
-      'the schedules could not be made (task reconciler, upload expiry, deposit watcher); the next start makes them',
+      'the schedules could not be made (task reconciler, upload and output expiry, deposit watcher); the next start makes them',
     );
     return [];
   }

@@ -3,6 +3,7 @@ export { depositScanWorkflow } from './deposit-scan.workflow.ts';
 export { depositWorkflow } from './deposit.workflow.ts';
 export { echoWorkflow } from './echo.workflow.ts';
 export { generationWorkflow } from './generation/generation.workflow.ts';
+export { outputExpiryWorkflow } from './output-expiry.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
 export { replayBatchWorkflow } from './replay-batch.workflow.ts';
 export { taskReconcilerWorkflow } from './task-reconciler.workflow.ts';

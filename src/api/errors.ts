@@ -21,6 +21,11 @@ export const errorCodes = {
   forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },
   not_found: { status: 404, description: 'No such route or resource.' },
   method_not_allowed: { status: 405, description: 'The route exists but not with this method (see the Allow header).' },
+  output_expired: {
+    status: 410,
+    description:
+      "A task's output file (`/files/…`) past OUTPUT_RETENTION_DAYS: deleted; the task's `outputs_expire_at` says when.",
+  },
   deposit_not_found: {
     status: 400,
     description: 'No such transaction on that chain (or it left the chain in a reorganisation).',

@@ -9,7 +9,7 @@ import { CommandError, type Output } from './commands.ts';
 export interface CancelCommandDeps {
   prisma: PrismaClient;
   temporal: () => Promise<Client>;
-  config: Pick<Config, 'temporal'>;
+  config: Pick<Config, 'temporal' | 'outputs'>;
 }
 
 export async function cancelTaskCommand(deps: CancelCommandDeps, taskId: string | undefined): Promise<Output> {

@@ -209,6 +209,7 @@ async function run(argv: string[]): Promise<number> {
             prisma,
             temporalUiUrl: running?.temporalUiUrl,
             namespace: running?.temporalNamespace ?? config.temporal.namespace,
+            retention: config.outputs,
           },
           target,
         );

@@ -23,7 +23,7 @@ import { CommandError, type Output, table } from './commands.ts';
 
 export interface ReplayDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'temporal' | 'inputs' | 'providers' | 'x402' | 'chains'>;
+  config: Pick<Config, 'temporal' | 'inputs' | 'providers' | 'x402' | 'chains' | 'outputs'>;
   catalog: Catalog;
   temporal: () => Promise<Client>;
   /** Where the progress bar goes: stderr, when it is a terminal. */

@@ -2,6 +2,7 @@
 // held and moved for it, its x402 payment, and its workflow (id = task id) to open in the Temporal Web UI.
 import type { PrismaClient } from '../db/prisma.ts';
 import { taskStatuses, type TaskStatus } from '../domain/values.ts';
+import type { OutputRetention } from '../generations/output-retention.ts';
 import { requestHash } from '../generations/request.ts';
 import { taskCostMicros, taskView } from '../generations/task-view.ts';
 import type { LedgerEntry, Task } from '../generated/prisma/client.ts';
@@ -104,6 +105,8 @@ export interface ShowTaskDeps {
   /** The Temporal Web UI of the running `npm start`, when there is one, and the namespace its workflows run in. */
   temporalUiUrl?: string;
   namespace: string;
+  /** OUTPUT_RETENTION_DAYS, for the task's `outputs_expire_at`. */
+  retention: OutputRetention;
 }
 
 export async function showTaskCommand(deps: ShowTaskDeps, taskId: string | undefined): Promise<Output> {
@@ -116,7 +119,7 @@ export async function showTaskCommand(deps: ShowTaskDeps, taskId: string | undef
     : null;
   const json = {
     // Exactly what GET /generations/{id} answers its caller.
-    task: taskView(task),
+    task: taskView(task, deps.retention),
     account_id: task.accountId,
     account_kind: task.account.kind,
     idempotency_key: task.idempotencyKey,
@@ -127,6 +130,8 @@ export async function showTaskCommand(deps: ShowTaskDeps, taskId: string | undef
     served_by: task.servedBy,
     replay_of: task.replayOf,
     replayed_by: task.replay?.id ?? null,
+    // When the retention sweep deleted its stored files (a failed task's strays too); the body says when they expire.
+    outputs_deleted_at: iso(task.outputsDeletedAt),
     payment: task.payment ? paymentJson(task.payment) : null,
     ledger: ledger.map(ledgerJson),
     workflow_id: task.id,
@@ -145,6 +150,11 @@ export async function showTaskCommand(deps: ShowTaskDeps, taskId: string | undef
     ['Served by', task.servedBy],
     ['Error', task.error],
     ['Outputs', task.outputs.join(' ') || null],
+    [
+      'Outputs until',
+      json.task.outputs_expire_at &&
+        json.task.outputs_expire_at + (json.outputs_deleted_at ? `  (deleted ${json.outputs_deleted_at})` : ''),
+    ],
     ['Idempotency', task.idempotencyKey],
     ['Request hash', json.request_hash],
     ['Replay of', task.replayOf],

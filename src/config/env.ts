@@ -194,6 +194,10 @@ export const envSchema = z.object({
     .default('false')
     .transform((value) => value === 'true'),
   STORAGE_PRESIGNED_URL_SECONDS: positiveInt.max(604_800).default(300),
+  // Outputs are deleted this many days after their task ended (0: kept forever), by a schedule run every
+  // OUTPUT_EXPIRY_INTERVAL_SECONDS; the task body says when (`outputs_expire_at`).
+  OUTPUT_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  OUTPUT_EXPIRY_INTERVAL_SECONDS: positiveInt.default(3600),
   // Admission downloads and measures the inputs a price depends on (audio minutes, lip-sync) within this time.
   INPUT_MEASURE_TIMEOUT_SECONDS: positiveInt.default(20),
   ALLOW_PRIVATE_WEBHOOK_URLS: z

@@ -144,6 +144,11 @@ export function toSections(env: Env) {
       quotaBytes: env.UPLOAD_QUOTA_BYTES,
       expiryIntervalSeconds: env.UPLOAD_EXPIRY_INTERVAL_SECONDS,
     },
+    /** How long stored outputs are kept, and how often the sweep deletes those past it. */
+    outputs: {
+      retentionDays: env.OUTPUT_RETENTION_DAYS,
+      expiryIntervalSeconds: env.OUTPUT_EXPIRY_INTERVAL_SECONDS,
+    },
     storage: {
       driver: env.STORAGE_DRIVER,
       s3: { bucket: env.S3_BUCKET ?? '', keyPrefix: env.S3_KEY_PREFIX, forcePathStyle: env.S3_FORCE_PATH_STYLE },
@@ -179,6 +184,7 @@ export type AccountsConfig = Config['accounts'];
 export type RateLimitsConfig = Config['rateLimits'];
 export type InputsConfig = Config['inputs'];
 export type UploadsConfig = Config['uploads'];
+export type OutputsConfig = Config['outputs'];
 export type WebhooksConfig = Config['webhooks'];
 export type ProvidersConfig = Config['providers'];
 export type TracingConfig = Config['tracing'];

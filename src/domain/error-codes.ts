@@ -11,6 +11,7 @@ export const errorCodeNames = [
   'forbidden',
   'not_found',
   'method_not_allowed',
+  'output_expired',
   'deposit_not_found',
   'deposit_reverted',
   'deposit_wrong_recipient',

@@ -149,6 +149,24 @@ export class TooManyTasksError extends DomainError {
   }
 }
 
+/** A completed task's outputs past their retention (OUTPUT_RETENTION_DAYS): deleted, no longer served (410). */
+export class OutputsExpiredError extends DomainError {
+  override name = 'OutputsExpiredError';
+  constructor(
+    readonly expiredAt: Date,
+    retentionDays: number,
+  ) {
+    // Kept forever now, yet deleted under an earlier setting: the date is when they went.
+    const when = expiredAt.toISOString();
+    super(
+      'output_expired',
+      retentionDays > 0
+        ? `The outputs of this task expired on ${when} and were deleted (outputs are kept ${retentionDays} days after their task completes).`
+        : `The outputs of this task were deleted on ${when}.`,
+    );
+  }
+}
+
 /** An upload that would take the account's live uploads past its quota (UPLOAD_QUOTA_BYTES). */
 export class UploadQuotaError extends DomainError {
   override name = 'UploadQuotaError';

@@ -2,6 +2,7 @@
 import type { Task, X402Payment } from '../generated/prisma/client.ts';
 import type { TaskProgress, TaskStatus } from '../domain/values.ts';
 import { usdNumber } from '../domain/money.ts';
+import { type OutputRetention, outputsExpireAt } from './output-retention.ts';
 
 export interface TaskView {
   id: string;
@@ -30,6 +31,8 @@ export interface TaskView {
   replay_of?: string;
   /** The provider whose route ran the completed task: the model's own, or a fallback that took over. */
   served_by?: string;
+  /** When the outputs of the completed task are (or were) deleted; absent while kept forever. */
+  outputs_expire_at?: string;
 }
 
 export interface TaskPaymentView {
@@ -60,8 +63,8 @@ function paymentView(payment: X402Payment): TaskPaymentView {
 export const taskCostMicros = (task: Pick<Task, 'status' | 'costReserved' | 'costCharged'>): bigint =>
   task.status === 'completed' ? (task.costCharged ?? 0n) : task.status === 'failed' ? 0n : task.costReserved;
 
-/** `payment`: the x402 payment of a task paid that way. */
-export function taskView(task: Task & { payment?: X402Payment | null }): TaskView {
+/** `payment`: the x402 payment of a task paid that way; `retention`: how long its outputs are kept. */
+export function taskView(task: Task & { payment?: X402Payment | null }, retention: OutputRetention): TaskView {
   const cost = taskCostMicros(task);
   const optional = {
     prompt: task.prompt,
@@ -78,6 +81,7 @@ export function taskView(task: Task & { payment?: X402Payment | null }): TaskVie
     payment: task.payment ? paymentView(task.payment) : undefined,
     replay_of: task.replayOf,
     served_by: task.servedBy,
+    outputs_expire_at: outputsExpireAt(task, retention)?.toISOString(),
   };
   return {
     id: task.id,

@@ -5,7 +5,7 @@ import { priceRequest, type Usage } from '../catalog/pricing.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
-import { hasEnded, taskIdPattern } from '../domain/values.ts';
+import { hasEnded } from '../domain/values.ts';
 import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
 import { recordTaskEnded } from '../metrics/task-metrics.ts';
 import { charge, credit, InsufficientFundsError, release, reserve } from '../payments/ledger.ts';
@@ -267,13 +267,6 @@ export async function failTask(
 
 /** The request a task was admitted with (a JSON column, written from a GenerationRequest). */
 export const storedRequest = (task: Pick<Task, 'request'>) => task.request as unknown as GenerationRequest;
-
-/** Whether a task's outputs may be served: it has completed (an x402 task's payment has settled). */
-export async function isDelivered(prisma: PrismaClient, taskId: string): Promise<boolean> {
-  if (!taskIdPattern.test(taskId)) return false;
-  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { status: true } });
-  return task?.status === 'completed';
-}
 
 export async function findQueuedTask(prisma: PrismaClient, taskId: string): Promise<TaskRow | null> {
   return prisma.task.findFirst({ where: { id: taskId, status: 'queued' }, ...withPayment });

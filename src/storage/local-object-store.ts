@@ -63,5 +63,9 @@ export function createLocalObjectStore(root: string): ObjectStore & { pathOf(key
         throw new StoreUnavailableError(error);
       });
     },
+    // The directory goes too (and any partial file a crashed write left), or every task would leave one behind.
+    async removeFolders(...folders) {
+      await Promise.all(folders.map((folder) => rm(pathOf(folder), { recursive: true, force: true })));
+    },
   };
 }

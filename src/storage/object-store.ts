@@ -44,6 +44,8 @@ export interface ObjectStore {
   presignedUrl?(key: string, seconds: number): Promise<string>;
   /** Deletes the objects; missing ones are no error (deleted already). */
   remove(...keys: string[]): Promise<void>;
+  /** Deletes every object under each `<folder>/` (a task's outputs, stray files included); none there is no error. */
+  removeFolders(...folders: string[]): Promise<void>;
   /** Resolves when the store answers at all (even a refusal); a StoreUnavailableError when it does not. */
   check(signal: AbortSignal): Promise<void>;
 }

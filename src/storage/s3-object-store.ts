@@ -9,6 +9,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   NoSuchKey,
   NotFound,
   S3Client,
@@ -52,6 +53,7 @@ function outagesNamed(store: ObjectStore): ObjectStore {
     // Signing is local (no request): nothing to name.
     presignedUrl: store.presignedUrl,
     remove: named(store.remove),
+    removeFolders: named(store.removeFolders),
     check: named(store.check),
   };
 }
@@ -68,6 +70,28 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
   const objectKey = (key: string) => `${settings.keyPrefix}${checkedKey(key)}`;
   const upload = (key: string, Body: Buffer | Readable, ContentType?: string) =>
     new Upload({ client, params: { Bucket, Key: objectKey(key), Body, ContentType } }).done();
+  /** Deletes objects by their bucket keys, 1,000 a call. */
+  const deleteObjects = async (keys: string[]) => {
+    for (let start = 0; start < keys.length; start += deleteBatch) {
+      const Objects = keys.slice(start, start + deleteBatch).map((Key) => ({ Key }));
+      const answer = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects, Quiet: true } }));
+      // Quiet: only the keys that could not be deleted come back.
+      if (answer.Errors?.length)
+        throw new Error(`S3 kept ${answer.Errors.length} objects: ${answer.Errors[0]!.Message}`);
+    }
+  };
+  /** The bucket keys of every object under `<folder>/`, page by page. */
+  const listFolder = async (folder: string) => {
+    const Prefix = `${objectKey(folder)}/`;
+    const keys: string[] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket, Prefix, ContinuationToken }));
+      keys.push(...(page.Contents ?? []).map((object) => object.Key!));
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    return keys;
+  };
   return outagesNamed({
     async put(key, body, metadata) {
       await upload(key, body, metadata?.contentType);
@@ -111,13 +135,11 @@ export function createS3ObjectStore(settings: S3StoreSettings): ObjectStore {
     presignedUrl: (key, seconds) =>
       getSignedUrl(signer, new GetObjectCommand({ Bucket, Key: objectKey(key) }), { expiresIn: seconds }),
     async remove(...keys) {
-      for (let start = 0; start < keys.length; start += deleteBatch) {
-        const Objects = keys.slice(start, start + deleteBatch).map((key) => ({ Key: objectKey(key) }));
-        const answer = await client.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects, Quiet: true } }));
-        // Quiet: only the keys that could not be deleted come back.
-        if (answer.Errors?.length)
-          throw new Error(`S3 kept ${answer.Errors.length} objects: ${answer.Errors[0]!.Message}`);
-      }
+      await deleteObjects(keys.map(objectKey));
+    },
+    // A bucket has no folders: each one is listed, then the objects of all of them deleted in batches.
+    async removeFolders(...folders) {
+      await deleteObjects((await Promise.all(folders.map(listFolder))).flat());
     },
     async check(signal) {
       // Any answer, a refusal included (a key allowed objects but not ListBucket gets 403), means the store is up.

@@ -25,6 +25,8 @@ export interface Storage {
   remove(...keys: string[]): Promise<void>;
   /** Whether the store answers (probed at most every few seconds): work that needs it is refused while it does not. */
   available(): Promise<boolean>;
+  /** Deletes everything under each `<folder>/` (a task id: its outputs); an empty or missing folder is no error. */
+  removeFolders(...folders: string[]): Promise<void>;
   url(key: string): string;
   /** The key a URL of this storage names, or null for any other URL. */
   keyOf(url: string): string | null;
@@ -72,6 +74,7 @@ export function createStorage(
     },
     remove: (...keys) => store.remove(...keys),
     available: storeAvailability(store),
+    removeFolders: (...folders) => store.removeFolders(...folders),
     keyOf(candidate) {
       const prefix = `${base()}/files/`;
       return candidate.startsWith(prefix) ? linkedKey(candidate.slice(prefix.length)) : null;

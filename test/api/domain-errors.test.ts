@@ -14,6 +14,7 @@ import {
   IdempotencyKeyReusedError,
   InvalidSignatureError,
   NotFoundError,
+  OutputsExpiredError,
   PaymentRequiredError,
   PaymentReusedError,
   ServiceUnavailableError,
@@ -124,6 +125,22 @@ const rows: Row[] = [
       message:
         "This upload would exceed the account's upload quota of 1000 bytes (900 in use); delete uploads or wait until they expire.",
     },
+  },
+  {
+    name: 'outputs past their retention',
+    error: () => new OutputsExpiredError(new Date('2026-12-01T12:00:00.000Z'), 30),
+    status: 410,
+    body: {
+      error: 'output_expired',
+      message:
+        'The outputs of this task expired on 2026-12-01T12:00:00.000Z and were deleted (outputs are kept 30 days after their task completes).',
+    },
+  },
+  {
+    name: 'outputs deleted, then kept forever',
+    error: () => new OutputsExpiredError(new Date('2026-11-08T12:05:00.000Z'), 0),
+    status: 410,
+    body: { error: 'output_expired', message: 'The outputs of this task were deleted on 2026-11-08T12:05:00.000Z.' },
   },
   {
     name: 'registrations capped',

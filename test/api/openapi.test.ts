@@ -90,6 +90,15 @@ describe('OpenAPI document', () => {
     expect(create.responses['413'].description).toContain('upload_quota_exceeded');
   });
 
+  it("documents when a task's outputs expire, and the 410 their links answer then", () => {
+    const task = document.components.schemas.GenerationStatusResponse;
+    expect(task.properties.outputs_expire_at).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(task.properties.outputs_expire_at.description).toMatch(/OUTPUT_RETENTION_DAYS.*410 `output_expired`/);
+    expect(task.required).not.toContain('outputs_expire_at');
+    expect(errorCodes.output_expired.status).toBe(410);
+    expect(document.paths['/generations/{id}'].get.description).toContain('`outputs_expire_at`');
+  });
+
   it('declares bearer auth, none on registration and the catalog, and no x402 where x402 is off', () => {
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(document.paths['/models'].get.security).toEqual([]);

@@ -171,6 +171,7 @@ describe('genctl tasks show', () => {
         outputs: ['http://localhost:8080/files/out-1.png'],
         cost: 0.0005,
         served_by: 'local',
+        outputs_expire_at: new Date(row.completedAt!.getTime() + 30 * 86_400_000).toISOString(),
       },
       account_id: developer,
       account_kind: 'developer',
@@ -181,6 +182,7 @@ describe('genctl tasks show', () => {
       served_by: 'local',
       replay_of: null,
       replayed_by: null,
+      outputs_deleted_at: null,
       payment: null,
       ledger: [
         {
@@ -212,6 +214,9 @@ describe('genctl tasks show', () => {
     expect(text.stdout).toContain(`Account       ${developer} (developer)\n`);
     expect(text.stdout).toContain('Cost          0.0005 USD (reserved 0.001, charged 0.0005)\n');
     expect(text.stdout).toContain('Served by     local\n');
+    expect(text.stdout).toContain(
+      `Outputs until ${new Date(row.completedAt!.getTime() + 30 * 86_400_000).toISOString()}\n`,
+    );
     expect(text.stdout).toContain('Idempotency   order-1\n');
     expect(text.stdout).toContain(
       `Ledger\n  reserve  0.00 USD     reserved +0.001  ${ids.completed}:reserve  ${ledger[0]!.createdAt.toISOString()}\n` +

@@ -1,12 +1,13 @@
 // STORAGE_DRIVER=s3 through the real stack, on an S3-compatible server nobody on this project wrote (moto's): the
 // AWS SDK finds it through its own settings (AWS_ENDPOINT_URL_S3, credentials, region). Every local model completes
 // with a downloadable output; outputs and uploads are objects in the bucket; nothing is written under DATA_DIR/files;
-// the upload expiry sweep deletes expired objects. A link streams its object through with ranges and ETags, as
-// express.static serves local files, so a video player can seek.
+// the upload and output expiry sweeps delete expired objects. A link streams its object through with ranges and
+// ETags, as express.static serves local files, so a video player can seek.
 import { existsSync } from 'node:fs';
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deleteExpiredUploads } from '../../src/uploads/uploads.ts';
+import { deleteExpiredOutputs } from '../../src/generations/expired-outputs.ts';
 import { configuredStorage } from '../../src/storage/configured-storage.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { startGeneration, waitForEnd } from '../helpers/http.ts';
@@ -98,6 +99,28 @@ describe('STORAGE_DRIVER=s3', () => {
     const { deleted } = await deleteExpiredUploads({ prisma: stack.database.prisma, storage }, 100);
     expect(deleted).toContain(upload.id);
     expect(await bucketKeys(`uploads/${owner.accountId}/`)).toEqual([]);
+  });
+
+  it('the output sweep deletes the objects of a task past its retention, whose links answer 410 from then on', async () => {
+    const storage = configuredStorage(stack.config.storage, '/nonexistent', stack.app.url);
+    const { prisma } = stack.database;
+    const taskEnded = async (days: number) => {
+      const completedAt = new Date(Date.now() - days * 86_400_000);
+      const id = await createTaskRow(prisma, owner.accountId, 'completed', { completedAt });
+      const url = await storage.put(`${id}/output-0.png`, await pngImage(), { contentType: 'image/png' });
+      await prisma.task.update({ where: { id }, data: { output: url, outputs: [url] } });
+      return { id, url };
+    };
+    const expired = await taskEnded(31);
+    const recent = await taskEnded(1);
+    expect((await fetch(expired.url)).status).toBe(410);
+    expect((await fetch(recent.url)).status).toBe(200);
+
+    const { deleted } = await deleteExpiredOutputs({ prisma, storage, config: stack.config }, 100);
+    expect(deleted).toEqual([expired.id]);
+    expect(await bucketKeys(`${expired.id}/`)).toEqual([]);
+    expect(await bucketKeys(`${recent.id}/`)).toEqual([`${prefix}${recent.id}/output-0.png`]);
+    expect(await fetch(expired.url).then((response) => response.json())).toMatchObject({ error: 'output_expired' });
   });
 });
 

@@ -1,7 +1,9 @@
 // The storage port's contract, run against both drivers: the local directory and the S3 driver on a real
 // S3-compatible server (moto's). Whatever the driver, a key names one object, a retried write replaces it, a
-// stream is stored as its bytes, removal is idempotent and batched, and no key reaches outside the store; an object's
-// head comes without its bytes, and a range of it reads just those bytes. Only the bucket presigns links.
+// stream is stored as its bytes, removal is idempotent and batched (whole folders too), and no key reaches outside
+// the store; an object's head comes without its bytes, and a range of it reads just those bytes. Only the bucket
+// presigns links.
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,8 +68,19 @@ describe.each(stores)('the %s object store', (driver, make) => {
     await expect(store.check(new AbortController().signal)).resolves.toBeUndefined();
   });
 
+  it('removes whole folders: every object under each, nothing beside them; a missing folder is no error', async () => {
+    const kept = ['gen_e2/output-0.png', 'gen_e.png', 'gen_f/output-0.png'];
+    const removed = ['gen_e/output-0.png', 'gen_e/output-1.wav', 'gen_e/nested/stray.txt', 'gen_g/output-0.png'];
+    for (const key of [...kept, ...removed]) await store.put(key, Buffer.from(key));
+    await store.removeFolders('gen_e', 'gen_g', 'gen_never');
+    await store.removeFolders('gen_e');
+    for (const key of removed) await expect(store.read(key)).rejects.toBeInstanceOf(ObjectNotFoundError);
+    for (const key of kept) expect((await store.read(key)).toString()).toBe(key);
+  });
+
   it('refuses a key that would reach outside the store', async () => {
     await expect(store.put('../outside.png', Buffer.from('x'))).rejects.toThrow(/storage (root|key)/);
+    await expect(store.removeFolders('..')).rejects.toThrow(/storage (root|key)/);
   });
 
   it('reads the head of an object without its bytes, and one range of its bytes', async () => {
@@ -135,6 +148,15 @@ describe.each(stores)('the %s object store', (driver, make) => {
     });
   }
 
+  if (driver === 'local')
+    it("removes a folder's directory too, and a partial file a crashed write left in it", async () => {
+      const local = store as ReturnType<typeof createLocalObjectStore>;
+      await store.put('gen_h/output-0.png', Buffer.from('png'));
+      await writeFile(`${local.pathOf('gen_h/output-0.png')}.1234.partial`, 'half');
+      await store.removeFolders('gen_h');
+      expect(existsSync(local.pathOf('gen_h'))).toBe(false);
+    });
+
   if (driver === 's3')
     it('keeps the objects in the bucket under its key prefix, with their content type', async () => {
       await store.put('gen_d/output-0.png', Buffer.from('png'), { contentType: 'image/png' });
@@ -144,6 +166,17 @@ describe.each(stores)('the %s object store', (driver, make) => {
       const object = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'contract/gen_d/output-0.png' }));
       expect(object.ContentType).toBe('image/png');
     });
+
+  if (driver === 's3')
+    it('removes a folder of more objects than one listing page and one delete call take (1,000 each)', async () => {
+      const keys = Array.from({ length: 1_005 }, (_, index) => `gen_many/output-${index}.txt`);
+      for (let start = 0; start < keys.length; start += 100)
+        await Promise.all(keys.slice(start, start + 100).map((key) => store.put(key, Buffer.from('x'))));
+      await store.removeFolders('gen_many');
+      const client = new S3Client(s3.client);
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'contract/gen_many/' }));
+      expect(listed.KeyCount).toBe(0);
+    }, 120_000);
 });
 
 describe('a store that does not answer', () => {

@@ -12,6 +12,17 @@ describe('loadConfig', () => {
     expect(config.temporal.address).toBeUndefined();
   });
 
+  it.each([
+    [{}, { retentionDays: 30, expiryIntervalSeconds: 3600 }],
+    [{ OUTPUT_RETENTION_DAYS: '0' }, { retentionDays: 0, expiryIntervalSeconds: 3600 }],
+    [
+      { OUTPUT_RETENTION_DAYS: '3650', OUTPUT_EXPIRY_INTERVAL_SECONDS: '60' },
+      { retentionDays: 3650, expiryIntervalSeconds: 60 },
+    ],
+  ])('reads the output retention from %o', (env, outputs) => {
+    expect(loadConfig(env, []).outputs).toEqual(outputs);
+  });
+
   it('coerces numbers and treats empty strings as unset', () => {
     const config = loadConfig({ PORT: '8080', DATABASE_URL: '' }, []);
     expect(config.server.port).toBe(8080);
@@ -27,6 +38,11 @@ describe('loadConfig', () => {
     [{ JSON_BODY_LIMIT: 'lots' }, 'JSON_BODY_LIMIT'],
     [{ GATEWAY_ROLE: 'both' }, 'GATEWAY_ROLE'],
     [{ PUBLIC_BASE_URL: 'ftp://example.com' }, 'PUBLIC_BASE_URL'],
+    [{ OUTPUT_RETENTION_DAYS: '-1' }, 'OUTPUT_RETENTION_DAYS'],
+    [{ OUTPUT_RETENTION_DAYS: '3651' }, 'OUTPUT_RETENTION_DAYS'],
+    [{ OUTPUT_RETENTION_DAYS: '1.5' }, 'OUTPUT_RETENTION_DAYS'],
+    [{ OUTPUT_RETENTION_DAYS: 'forever' }, 'OUTPUT_RETENTION_DAYS'],
+    [{ OUTPUT_EXPIRY_INTERVAL_SECONDS: '0' }, 'OUTPUT_EXPIRY_INTERVAL_SECONDS'],
   ])('rejects %o naming %s', (env, name) => {
     expect(() => loadConfig(env, [])).toThrow(ConfigError);
     expect(() => loadConfig(env, [])).toThrow(new RegExp(`${name}:`));

@@ -24,6 +24,7 @@ const histories = [
   'task-reconciler.binpb',
   'replay-batch.binpb',
   'upload-expiry.binpb',
+  'output-expiry.binpb',
 ];
 const readHistory = (file: string) =>
   temporal.api.history.v1.History.decode(readFileSync(join(import.meta.dirname, 'histories', file)));

@@ -194,6 +194,17 @@ export const GenerationStatusResponseSchema = z
           'throttling past the retry budget, the provider not configured). The price stays the quoted one',
         example: 'replicate',
       }),
+    outputs_expire_at: z.iso
+      .datetime()
+      .optional()
+      .openapi({
+        description:
+          'Gateway extension: when the outputs of a completed task are deleted, `completed_at` plus the ' +
+          "server's output retention (OUTPUT_RETENTION_DAYS, default 30 days). From then on their links answer 410 " +
+          '`output_expired`: download what you keep before it. Absent while the task runs, for a task without outputs, ' +
+          'and where outputs are kept forever',
+        example: '2026-12-25T12:40:03.120Z',
+      }),
   })
   .openapi('GenerationStatusResponse');
 

@@ -10,6 +10,7 @@ import type { EndedTasks } from '../../generations/ended-tasks.ts';
 import { inputUrls, requestHash } from '../../generations/request.ts';
 import { accessTokenOf } from '../../generations/task-tokens.ts';
 import { taskView, type TaskView } from '../../generations/task-view.ts';
+import type { OutputRetention } from '../../generations/output-retention.ts';
 import { InsufficientFundsError } from '../../payments/ledger.ts';
 import type { X402Deps } from '../../payments/x402/admission.ts';
 import { StoreUnavailableError } from '../../storage/object-store.ts';
@@ -39,7 +40,7 @@ export type { BalancePayer, Payer, X402Payer } from './payer.ts';
 
 export interface AdmissionDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
+  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains' | 'outputs'>;
   catalog: Catalog;
   temporal: TemporalDeps;
   /** Where uploads live: an input URL naming one must be the caller's (without it, such URLs are downloaded). */
@@ -97,7 +98,7 @@ interface Admitted {
   accessToken?: string;
 }
 
-const admittedRow = (row: TaskRow): Admitted => ({
+const admittedRow = (row: TaskRow, retention: OutputRetention): Admitted => ({
   queued: {
     id: row.id,
     type: row.type,
@@ -105,7 +106,7 @@ const admittedRow = (row: TaskRow): Admitted => ({
     costMicros: row.costReserved,
     createdAt: row.createdAt.toISOString(),
   },
-  task: taskView(row),
+  task: taskView(row, retention),
   accountId: row.accountId,
   webhookUrl: row.webhookUrl,
   accessToken: row.payment?.accessToken,
@@ -194,7 +195,8 @@ export async function admitGeneration(
   const earlier = await earlierTask(deps.prisma, claim, hash);
   // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
   // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.
-  if (earlier && earlier.status !== 'queued') return answer(deps, request, payer, admittedRow(earlier));
+  if (earlier && earlier.status !== 'queued')
+    return answer(deps, request, payer, admittedRow(earlier, deps.config.outputs));
   // Every task stores outputs: while the store is down none is admitted (503, nothing charged), as while Temporal is.
   if (deps.storage && !(await deps.storage.available())) throw new StoreUnavailableError();
   // The price asked for is the measured inputs' (a model priced on their length): a payment must cover them.
@@ -208,7 +210,7 @@ export async function admitGeneration(
   if (admission.outcome === 'admitted') {
     // The update answers the task as admitted: its row is not read again (an x402 task's token aside).
     const { task } = admission;
-    if (earlier) return answer(deps, request, payer, { ...admittedRow(earlier), task });
+    if (earlier) return answer(deps, request, payer, { ...admittedRow(earlier, deps.config.outputs), task });
     const queued = { id: task.id, type: task.type, model: task.model, costMicros: priced.costMicros };
     const webhookUrl = input.request.webhook_url ?? null;
     const admitted = {

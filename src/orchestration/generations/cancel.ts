@@ -18,7 +18,7 @@ import { failTask, findTaskForAccount, type TaskRow } from '../../generations/ta
 export interface CancelDeps {
   prisma: PrismaClient;
   temporal: TemporalDeps;
-  config: Pick<Config, 'temporal'>;
+  config: Pick<Config, 'temporal' | 'outputs'>;
 }
 
 /** `owner`: the caller's account (a task token: its one task); none for an operator, who may cancel any task. */
@@ -48,9 +48,9 @@ async function findTask(deps: CancelDeps, input: CancelRequest): Promise<TaskRow
 }
 
 /** The answer once the row has ended: cancelled (a repeat is fine), or it ended otherwise first (409). */
-function endedOutcome(task: TaskRow): CancelOutcome {
+function endedOutcome(deps: CancelDeps, task: TaskRow): CancelOutcome {
   if (!isCancelled(task)) throw new TaskEndedError(task.id, task.status);
-  return { task: taskView(task), ended: true };
+  return { task: taskView(task, deps.config.outputs), ended: true };
 }
 
 /**
@@ -68,7 +68,7 @@ async function failWithoutWorkflow(deps: CancelDeps, task: TaskRow): Promise<Tas
       subject: task.id,
       accountId: task.accountId,
       taskId: task.id,
-      data: taskView(failed),
+      data: taskView(failed, deps.config.outputs),
     },
   );
   return failed;
@@ -81,11 +81,11 @@ async function failWithoutWorkflow(deps: CancelDeps, task: TaskRow): Promise<Tas
 export async function cancelGeneration(deps: CancelDeps, input: CancelRequest): Promise<CancelOutcome> {
   const found = await findTask(deps, input);
   if (!found) throw new NotFoundError(`No generation ${input.taskId}.`);
-  if (hasEnded(found.status)) return endedOutcome(found);
+  if (hasEnded(found.status)) return endedOutcome(deps, found);
   const task = (await requestGenerationCancel(deps.temporal, found.id))
     ? await afterCancel(deps, input)
     : await failWithoutWorkflow(deps, found);
-  return hasEnded(task.status) ? endedOutcome(task) : { task: taskView(task), ended: false };
+  return hasEnded(task.status) ? endedOutcome(deps, task) : { task: taskView(task, deps.config.outputs), ended: false };
 }
 
 /** The task once its workflow has closed, or as it is when the wait is over. */

@@ -1,6 +1,7 @@
 // Reading a generation task (GET /generations/{id}), held up to `Prefer: wait=N` for it to end. The wait is a long poll
 // on the task's workflow through the Temporal client, so a waiting caller holds neither a database connection nor a
 // worker; the row is read before (a task that ended already answers at once) and once after.
+import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import { NotFoundError } from '../../domain/errors.ts';
 import { hasEnded } from '../../domain/values.ts';
@@ -13,6 +14,7 @@ import { awaitGenerationClosed, type TemporalDeps } from './workflow-client.ts';
 export interface GenerationReadDeps {
   prisma: PrismaClient;
   temporal: TemporalDeps;
+  config: Pick<Config, 'outputs'>;
   /** Ended tasks already read: answered again without the database. */
   endedTasks?: EndedTasks;
 }
@@ -42,7 +44,7 @@ export interface ReadGeneration {
  * query of the workflow (a round trip through Temporal to a worker) would never answer anything fresher.
  */
 async function currentTask(
-  deps: Pick<GenerationReadDeps, 'prisma' | 'endedTasks'>,
+  deps: Pick<GenerationReadDeps, 'prisma' | 'endedTasks' | 'config'>,
   input: GenerationRead,
 ): Promise<TaskView> {
   // A task token reads its own task; any other id is answered as not found, like someone else's task.
@@ -54,7 +56,7 @@ async function currentTask(
   if (remembered) return remembered;
   const task = await findTaskForAccount(deps.prisma, input.taskId, input.account.id, withPayment);
   if (!task) throw new NotFoundError(`No generation ${input.taskId}.`);
-  const view = taskView(task);
+  const view = taskView(task, deps.config.outputs);
   if (!withPayment) deps.endedTasks?.remember(input.account.id, view);
   return view;
 }

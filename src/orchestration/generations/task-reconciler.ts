@@ -20,6 +20,7 @@ import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import { requestHash } from '../../generations/request.ts';
 import { taskView } from '../../generations/task-view.ts';
+import type { OutputRetention } from '../../generations/output-retention.ts';
 import { pruneAbandonedAdmissions } from '../../generations/admission-fence.ts';
 import { findLongProcessingTasks, releasedBy } from '../../generations/stranded-tasks.ts';
 import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../../generations/tasks.ts';
@@ -46,6 +47,8 @@ export interface ReconcilerDeps {
   prisma: PrismaClient;
   client: Client;
   webhookTaskQueue: string;
+  /** OUTPUT_RETENTION_DAYS, for the view its webhooks carry. */
+  retention: OutputRetention;
 }
 
 async function workflowStatus(client: Client, taskId: string): Promise<string> {
@@ -87,7 +90,7 @@ async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: strin
       subject: task.id,
       accountId: task.accountId,
       taskId: task.id,
-      data: taskView(failed),
+      data: taskView(failed, deps.retention),
     },
   );
   const released = await releasedBy(deps.prisma, task.id);

@@ -8,9 +8,11 @@ import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Workflow } from '@temporalio/workflow';
+import type { OutputActivities } from '../../../activities/output.activities.ts';
 import type { ReplayActivities } from '../../../activities/replay.activities.ts';
 import type { TaskReconcilerActivities } from '../../../activities/task-reconciler.activities.ts';
 import type { UploadActivities } from '../../../activities/upload.activities.ts';
+import { outputExpiryWorkflow } from '../../../workflows/output-expiry.workflow.ts';
 import { replayBatchWorkflow } from '../../../workflows/replay-batch.workflow.ts';
 import { taskReconcilerWorkflow } from '../../../workflows/task-reconciler.workflow.ts';
 import { uploadExpiryWorkflow } from '../../../workflows/upload-expiry.workflow.ts';
@@ -276,6 +278,16 @@ it('upload-expiry.binpb: two full pages of expired uploads, then a short one', a
   const { result, history } = await runWithActivities(uploadExpiryWorkflow, [{ limit: 2, maxPages: 10 }], activities);
   expect(result).toEqual({ deleted: ['upl_a', 'upl_b', 'upl_c', 'upl_d', 'upl_e'] });
   await save('upload-expiry.binpb', history);
+});
+
+it('output-expiry.binpb: two full pages of tasks past their retention, then a short one', async () => {
+  const expired = ['gen_a', 'gen_b', 'gen_c', 'gen_d', 'gen_e'];
+  const activities: OutputActivities = {
+    deleteExpiredOutputs: async ({ limit }) => ({ deleted: expired.splice(0, limit) }),
+  };
+  const { result, history } = await runWithActivities(outputExpiryWorkflow, [{ limit: 2, maxPages: 10 }], activities);
+  expect(result).toEqual({ deleted: ['gen_a', 'gen_b', 'gen_c', 'gen_d', 'gen_e'] });
+  await save('output-expiry.binpb', history);
 });
 
 it('replay-batch.binpb: a batch replays two tasks at its rate, skips one, and waits for both to end', async () => {
