@@ -5,13 +5,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { credit } from '../../src/payments/ledger.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 
 // No trial credit: a new agent's balance is 0, so any task is more than it has.
 const stack = useGateway(() => ({ accounts: { trialCreditUsd: 0n } }));
 const owner = useFundedDeveloper(stack);
-const inputs = usePngInputServer({ width: 64, height: 48 });
+// `/held.png` is answered only once a test releases it: its task stays running meanwhile.
+const held: (() => void)[] = [];
+let released = false;
+const releaseHeld = () => {
+  released = true;
+  for (const send of held.splice(0)) send();
+};
+const inputs = usePngInputServer({
+  width: 64,
+  height: 48,
+  respond: (req, _res, sendPng) => (req.url === '/held.png' && !released ? held.push(sendPng) : sendPng()),
+});
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -53,11 +65,15 @@ describe('the MCP server', () => {
     );
   });
 
-  it('registers an agent without a key, whose key then reads its balance and lists models', async () => {
+  it('registers an agent without a key, whose rf_ key reads its balance, lists models, generates and reads the task', async () => {
     const anonymous = await connect();
     const registered = await call(anonymous, 'register_agent', { agent_name: 'mcp agent' });
     expect(registered.isError).toBeFalsy();
-    const agent = registered.structuredContent as { api_key: string; deposit_addresses: Record<string, string> };
+    const agent = registered.structuredContent as {
+      agent_id: string;
+      api_key: string;
+      deposit_addresses: Record<string, string>;
+    };
     expect(agent.api_key).toMatch(/^rf_/);
     expect(JSON.parse((registered.content[0] as { text: string }).text)).toEqual(agent);
 
@@ -69,7 +85,25 @@ describe('the MCP server', () => {
     };
     expect(models.models.length).toBeGreaterThan(0);
     expect(new Set(models.models.map((model) => model.type))).toEqual(new Set(['upscale']));
-  });
+
+    // Funded as a deposit would (no trial credit here), it generates speech and reads the completed task.
+    const accountId = agent.agent_id;
+    await credit(stack.database.prisma, {
+      accountId,
+      amount: 1_000_000n,
+      kind: 'deposit',
+      idempotencyKey: `mcp:${accountId}`,
+    });
+    const created = await call(client, 'generate', { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' });
+    const queued = created.structuredContent as { id: string; status: string; poll_url: string };
+    expect(queued).toMatchObject({ status: 'queued', poll_url: `/api/v1/generations/${queued.id}` });
+    const read = await call(client, 'get_generation', { id: queued.id, wait_seconds: 120 });
+    const task = read.structuredContent as { status: string; output: string };
+    expect(task.status).toBe('completed');
+    const output = await fetch(task.output);
+    expect(output.headers.get('content-type')).toBe('audio/wav');
+    expect((await output.arrayBuffer()).byteLength).toBeGreaterThan(1_000);
+  }, 240_000);
 
   it('generates and waits for the task, charged once; a retry with its key answers the same task', async () => {
     const client = await connect(owner.key);
@@ -111,26 +145,32 @@ describe('the MCP server', () => {
   it("reports a waiting generate call's progress as MCP progress notifications, rising", async () => {
     const client = await connect(owner.key);
     const reports: { progress: number; message?: string }[] = [];
-    const result = (await client.callTool(
+    const answer = client.callTool(
       {
         name: 'generate',
         arguments: {
-          type: 'image-to-video',
-          model: 'local/ken-burns',
-          image_url: `${inputs.url()}/photo.png`,
-          duration: 10,
+          type: 'upscale',
+          model: 'local/lanczos',
+          image_url: `${inputs.url()}/held.png`,
           wait_seconds: 300,
         },
       },
       undefined,
       { onprogress: (report) => reports.push(report), timeout: 360_000 },
-    )) as CallToolResult;
-    expect(result.structuredContent).toMatchObject({ status: 'completed' });
-    // The task is read every 2 s and renders in a few: at least one rendering percent is seen, each above the last.
-    const rendering = reports.filter((report) => report.message === 'processing: rendering');
-    expect(rendering.length, JSON.stringify(reports)).toBeGreaterThanOrEqual(1);
-    for (const report of rendering) expect(report).toMatchObject({ progress: expect.any(Number), total: 100 });
-    expect(rendering.every((report) => report.progress >= 0 && report.progress < 100)).toBe(true);
+    ) as Promise<CallToolResult>;
+    const seen = (check: () => boolean, what: string) =>
+      expect.poll(check, { timeout: 60_000, interval: 100, message: what }).toBe(true);
+    // While its input is held the task is running: the first look reports it.
+    await seen(() => reports.length > 0, 'a first report');
+    expect(reports[0]).toEqual({ progress: 0, total: 100, message: 'processing: downloading input' });
+    // An engine's report, as the provider activity writes it, reaches the client as its percent.
+    const { prisma } = stack.database;
+    const running = await prisma.task.findFirstOrThrow({ where: { accountId: owner.accountId, status: 'processing' } });
+    await prisma.task.update({ where: { id: running.id }, data: { progress: { stage: 'rendering', percent: 40 } } });
+    await seen(() => reports.some((report) => report.progress === 40), 'the percent reported');
+    expect(reports.at(-1)).toEqual({ progress: 40, total: 100, message: 'processing: rendering' });
+    releaseHeld();
+    expect((await answer).structuredContent).toMatchObject({ id: running.id, status: 'completed' });
     expect(reports.every((report, index) => index === 0 || report.progress > reports[index - 1]!.progress)).toBe(true);
   }, 420_000);
 

@@ -150,7 +150,9 @@ describe('local engines', () => {
     const percents: number[] = [];
     await runModel(
       'local/ken-burns',
-      { type: 'image-to-video', image_url: `${baseUrl}/photo.png`, duration: 5 },
+      // 10 s (250 frames): FFmpeg prints its frame count about twice a second, and a quiet machine renders a 5 s
+      // clip in about a second, too quickly for three distinct reports.
+      { type: 'image-to-video', image_url: `${baseUrl}/photo.png`, duration: 10 },
       (report) => {
         if (report.stage === 'rendering' && report.percent !== undefined) percents.push(report.percent);
       },
