@@ -57,23 +57,7 @@ async function makeWritable(path: string): Promise<void> {
   if (info.isDirectory()) for (const entry of await readdir(path)) await makeWritable(join(path, entry));
 }
 
-/** True when `build` is in place at its pins (nothing to do). */
-export async function goBuildIsCurrent(build: GoBuild): Promise<boolean> {
-  const stamp = await readFile(join(build.dir, '.build'), 'utf8').catch(() => '');
-  return (
-    stamp.trim() === stampOf(build) && Object.values(build.binaries).every((name) => existsSync(binPath(build, name)))
-  );
-}
-
-export const binPath = (build: GoBuild, name: string) => join(build.dir, 'bin', name);
-
-/** Builds `build` unless it is current; returns the seconds it took (0 when reused). */
-export async function ensureGoBuild(build: GoBuild, log: (line: string) => void): Promise<number> {
-  if (await goBuildIsCurrent(build)) return 0;
-  const started = Date.now();
-  log(`building ${build.what} ${build.version} from the Go module proxy (once; it is reused afterwards)…`);
-  const scratch = `${build.dir}.partial-${process.pid}`;
-  await rm(scratch, { recursive: true, force: true });
+async function buildInto(scratch: string, build: GoBuild): Promise<void> {
   await mkdir(join(scratch, 'bin'), { recursive: true });
   // GOWORK off and a neutral working folder: no go.mod or workspace of the caller's may steer the build.
   const env = { GOTOOLCHAIN: build.toolchain, CGO_ENABLED: '0', GOWORK: 'off' };
@@ -105,6 +89,31 @@ export async function ensureGoBuild(build: GoBuild, log: (line: string) => void)
     }
   }
   await writeFile(join(scratch, '.build'), `${stampOf(build)}\n`);
+}
+
+/** True when `build` is in place at its pins (nothing to do). */
+export async function goBuildIsCurrent(build: GoBuild): Promise<boolean> {
+  const stamp = await readFile(join(build.dir, '.build'), 'utf8').catch(() => '');
+  return (
+    stamp.trim() === stampOf(build) && Object.values(build.binaries).every((name) => existsSync(binPath(build, name)))
+  );
+}
+
+export const binPath = (build: GoBuild, name: string) => join(build.dir, 'bin', name);
+
+/** Builds `build` unless it is current; returns the seconds it took (0 when reused). */
+export async function ensureGoBuild(build: GoBuild, log: (line: string) => void): Promise<number> {
+  if (await goBuildIsCurrent(build)) return 0;
+  const started = Date.now();
+  log(`building ${build.what} ${build.version} from the Go module proxy (once; it is reused afterwards)…`);
+  const scratch = `${build.dir}.partial-${process.pid}`;
+  await rm(scratch, { recursive: true, force: true });
+  try {
+    await buildInto(scratch, build);
+  } catch (error) {
+    await rm(scratch, { recursive: true, force: true });
+    throw error;
+  }
   await rm(build.dir, { recursive: true, force: true });
   await rename(scratch, build.dir);
   const seconds = Math.round((Date.now() - started) / 1000);

@@ -42,6 +42,19 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+// One hook for all of them (not one per process): an exit of the cluster script that skipped the ordered stop (the
+// grace time's) takes every process along.
+const running = new Set<number>();
+let exitHooked = false;
+function killOnExit(pid: number): void {
+  running.add(pid);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const each of running) killGroup(each, 'SIGKILL');
+  });
+}
+
 export async function startSupervised(spec: ProcessSpec): Promise<SupervisedProcess> {
   await mkdir(dirname(spec.logFile), { recursive: true });
   if (spec.cwd) await mkdir(spec.cwd, { recursive: true });
@@ -64,7 +77,6 @@ export async function startSupervised(spec: ProcessSpec): Promise<SupervisedProc
   child.stdout!.on('data', take);
   child.stderr!.on('data', take);
   const signal = spec.stopSignal ?? 'SIGTERM';
-  const killOnExit = () => child.pid !== undefined && killGroup(child.pid, 'SIGKILL');
   const exited = new Promise<number | null>((done) => {
     child.once('error', (error) => {
       log.write(`\n[cluster] could not start ${spec.command}: ${error.message}\n`);
@@ -74,24 +86,23 @@ export async function startSupervised(spec: ProcessSpec): Promise<SupervisedProc
     child.once('exit', (code) => done(code));
   });
   void exited.then(() => {
-    process.removeListener('exit', killOnExit);
-    if (child.pid !== undefined) unwatchChild(child.pid);
+    if (child.pid !== undefined && running.delete(child.pid)) unwatchChild(child.pid);
     log.end();
   });
   if (child.pid !== undefined) {
-    process.once('exit', killOnExit);
+    killOnExit(child.pid);
     watchChild(child.pid, signal);
   }
-  const running = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
+  const isRunning = () => child.exitCode === null && child.signalCode === null && child.pid !== undefined;
   return {
     name: spec.name,
     pid: child.pid ?? -1,
     logFile: spec.logFile,
     exited,
-    running,
+    running: isRunning,
     tail: () => recent.trim().split('\n').slice(-8).join('\n') || '(no output)',
     async stop(graceMs: number) {
-      if (!running()) return void (await exited);
+      if (!isRunning()) return void (await exited);
       const force = setTimeout(() => killGroup(child.pid!, 'SIGKILL'), graceMs);
       child.kill(signal);
       await exited;

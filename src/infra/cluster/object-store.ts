@@ -1,0 +1,95 @@
+// The cluster's S3-compatible store: SeaweedFS (`weed server -s3`, as docker-compose.yml's objects service runs it),
+// its data under DATA_DIR so outputs outlive a restart, and the gateway's bucket created once it answers.
+import { join } from 'node:path';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+
+/** What the api and worker processes are given (compose's defaults: SeaweedFS without identities takes any). */
+export const storeCredentials = { accessKeyId: 'gateway', secretAccessKey: 'gateway-secret', region: 'us-east-1' };
+
+/** The store's internal listeners; only the S3 port is for others. */
+export interface StorePorts {
+  s3: number;
+  s3Grpc: number;
+  master: number;
+  masterGrpc: number;
+  volume: number;
+  volumeGrpc: number;
+  filer: number;
+  filerGrpc: number;
+}
+
+export const storeArgs = (dataDir: string, ports: StorePorts) => [
+  'server',
+  `-dir=${dataDir}`,
+  '-ip=127.0.0.1',
+  '-ip.bind=127.0.0.1',
+  `-master.port=${ports.master}`,
+  `-master.port.grpc=${ports.masterGrpc}`,
+  // Nobody outside this machine is to be told about it.
+  '-master.telemetry=false',
+  `-volume.port=${ports.volume}`,
+  `-volume.port.grpc=${ports.volumeGrpc}`,
+  '-filer',
+  `-filer.port=${ports.filer}`,
+  `-filer.port.grpc=${ports.filerGrpc}`,
+  '-s3',
+  `-s3.port=${ports.s3}`,
+  `-s3.port.grpc=${ports.s3Grpc}`,
+  // Its Iceberg and Lance catalogs listen on fixed ports by default; the gateway needs neither.
+  '-s3.port.iceberg=0',
+  '-s3.port.lance=0',
+];
+
+const clientFor = (endpoint: string) =>
+  new S3Client({
+    endpoint,
+    region: storeCredentials.region,
+    forcePathStyle: true,
+    credentials: storeCredentials,
+  });
+
+/** Creates the bucket unless it is there; false while the store cannot answer yet. */
+async function bucketReady(client: S3Client, bucket: string): Promise<boolean> {
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+    return true;
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 404) return false;
+  }
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  return true;
+}
+
+export async function startObjectStore(options: {
+  binary: string;
+  dataDir: string;
+  logDir: string;
+  ports: StorePorts;
+  bucket: string;
+}): Promise<{ process: SupervisedProcess; endpoint: string }> {
+  const store = await startSupervised({
+    name: 'objects',
+    command: options.binary,
+    args: storeArgs(options.dataDir, options.ports),
+    cwd: options.dataDir,
+    logFile: join(options.logDir, 'objects.log'),
+  });
+  const endpoint = `http://127.0.0.1:${options.ports.s3}`;
+  const client = clientFor(endpoint);
+  try {
+    // The S3 gateway answers once master, volume server and filer have found each other.
+    await waitUntil(
+      store,
+      `serving bucket ${options.bucket} on ${endpoint}`,
+      () => bucketReady(client, options.bucket),
+      60_000,
+    );
+  } catch (error) {
+    await store.stop(5_000);
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return { process: store, endpoint };
+}
