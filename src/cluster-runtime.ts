@@ -8,10 +8,15 @@ import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-too
 import { freePorts } from './infra/cluster/free-ports.ts';
 import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './infra/cluster/gateway-processes.ts';
 import { findHaproxy, startHaproxy } from './infra/cluster/haproxy.ts';
-import { startObjectStore, storeCredentials } from './infra/cluster/object-store.ts';
+import { startObjectStore, storeCredentials, storePorts } from './infra/cluster/object-store.ts';
 import type { SupervisedProcess } from './infra/cluster/supervised-process.ts';
 import { setUpTemporalSchema } from './infra/cluster/temporal-schema.ts';
-import { ensureNamespace, startTemporalServer, waitUntilSearchable } from './infra/cluster/temporal-server.ts';
+import {
+  ensureNamespace,
+  startTemporalServer,
+  temporalPorts,
+  waitUntilSearchable,
+} from './infra/cluster/temporal-server.ts';
 import { startTemporalUi } from './infra/cluster/temporal-ui.ts';
 import { historyShards, temporalServerVersion } from './infra/cluster/versions.ts';
 import type { Logger } from './infra/logger.ts';
@@ -23,10 +28,18 @@ import { searchAttributeKeys } from '../workflows/search-attributes.ts';
 
 const dynamicConfigFile = join(import.meta.dirname, '..', 'deploy', 'temporal', 'dynamicconfig.yaml');
 
-/** Starts `count` processes at once; those that started are stoppable even when another failed. */
-async function startAll<T>(count: number, start: (index: number) => Promise<T>, started: T[]): Promise<void> {
-  const outcomes = await Promise.allSettled(Array.from({ length: count }, (_, index) => start(index)));
-  for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
+/**
+ * Runs every start at once and waits for all of them, so each one that started is in `started` (and stoppable) even
+ * when another failed; then throws the first failure.
+ */
+async function startAll<T>(starts: (() => Promise<T>)[], started: T[]): Promise<void> {
+  const outcomes = await Promise.allSettled(
+    starts.map(async (start) => {
+      const value = await start();
+      started.push(value);
+      return value;
+    }),
+  );
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
 }
@@ -62,6 +75,12 @@ export async function startCluster(config: Config, logger: Logger, stops: Stop[]
   const haproxy = findHaproxy();
   await ensureClusterTools((line) => console.log(`[cluster] ${line}`));
   const taken = publicPorts.map(({ port }) => port);
+  // Internal listeners: free now, and distinct from every port handed out before.
+  const pickPorts = async (count: number) => {
+    const ports = await freePorts(count, taken);
+    taken.push(...ports);
+    return ports;
+  };
   const state = { stopping: false };
   // A process that dies while the cluster runs is reported; the balancer routes around a dead api process.
   const supervise = (proc: SupervisedProcess) =>
@@ -86,54 +105,23 @@ export async function startCluster(config: Config, logger: Logger, stops: Stop[]
   await setUpTemporalSchema(clusterBinaries.temporalSqlTool, clusterBinaries.temporalSchemaDir, postgres);
 
   const bucket = config.storage.s3.bucket || 'gateway';
-  const [s3Grpc, master, masterGrpc, volume, volumeGrpc, filer, filerGrpc] = await freePorts(7, taken);
   const store = await startObjectStore({
     binary: clusterBinaries.weed,
     dataDir: join(clusterDir, 'objects'),
     logDir,
     bucket,
-    ports: {
-      s3: cluster.s3Port,
-      s3Grpc: s3Grpc!,
-      master: master!,
-      masterGrpc: masterGrpc!,
-      volume: volume!,
-      volumeGrpc: volumeGrpc!,
-      filer: filer!,
-      filerGrpc: filerGrpc!,
-    },
+    ports: await storePorts(cluster.s3Port, pickPorts),
   });
   stops.push({ name: 'object store', stop: () => store.process.stop(5_000) });
   supervise(store.process);
 
-  const temporalPorts = await freePorts(8, taken);
-  const [
-    frontendHttp,
-    frontendMembership,
-    history,
-    historyMembership,
-    matching,
-    matchingMembership,
-    worker,
-    workerMembership,
-  ] = temporalPorts as [number, number, number, number, number, number, number, number];
   const temporal = await startTemporalServer({
     binary: clusterBinaries.temporalServer,
     dataDir: join(clusterDir, 'temporal'),
     logDir,
     postgres,
     dynamicConfigFile,
-    ports: {
-      frontend: cluster.temporalPort,
-      frontendHttp,
-      frontendMembership,
-      history,
-      historyMembership,
-      matching,
-      matchingMembership,
-      worker,
-      workerMembership,
-    },
+    ports: await temporalPorts(cluster.temporalPort, pickPorts),
   });
   stops.push({ name: 'temporal', stop: () => temporal.process.stop(10_000) });
   supervise(temporal.process);
@@ -175,27 +163,29 @@ export async function startCluster(config: Config, logger: Logger, stops: Stop[]
   };
   // Each stops within its own shutdown grace (SHUTDOWN_GRACE_SECONDS); a little more, then it is killed.
   const processGraceMs = shutdownBudget(server).graceMs + 5_000;
-  const stopEach = (processes: GatewayProcess[]) => () =>
-    Promise.all(processes.map(({ process }) => process.stop(processGraceMs)));
-  const workers: GatewayProcess[] = [];
-  const apis: GatewayProcess[] = [];
-  stops.push({ name: 'worker processes', stop: stopEach(workers) });
-  stops.push({ name: 'api processes', stop: stopEach(apis) });
-  const apiPorts = await freePorts(cluster.apiProcesses, [...taken, ...temporalPorts]);
+  const gateway: GatewayProcess[] = [];
+  const stopRole = (role: GatewayProcess['role']) => () =>
+    Promise.all(gateway.filter((each) => each.role === role).map(({ process }) => process.stop(processGraceMs)));
+  stops.push({ name: 'worker processes', stop: stopRole('worker') });
+  stops.push({ name: 'api processes', stop: stopRole('api') });
+  const apiPorts = await pickPorts(cluster.apiProcesses);
   const common = { shared, dataDir: clusterDir, logDir };
+  const numbered = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
   // Together: each applies the migrations under an advisory lock, so whichever comes first does, once.
-  await Promise.all([
-    startAll(
-      cluster.workerProcesses,
-      (i) => startGatewayProcess({ ...common, name: `worker-${i + 1}`, role: 'worker' }),
-      workers,
-    ),
-    startAll(
-      cluster.apiProcesses,
-      (i) => startGatewayProcess({ ...common, name: `api-${i + 1}`, role: 'api', port: apiPorts[i] }),
-      apis,
-    ),
-  ]);
+  await startAll(
+    [
+      ...numbered(cluster.workerProcesses).map(
+        (n) => () => startGatewayProcess({ ...common, name: `worker-${n}`, role: 'worker' }),
+      ),
+      ...numbered(cluster.apiProcesses).map(
+        (n) => () => startGatewayProcess({ ...common, name: `api-${n}`, role: 'api', port: apiPorts[n - 1] }),
+      ),
+    ],
+    gateway,
+  );
+  const byName = (a: GatewayProcess, b: GatewayProcess) => a.name.localeCompare(b.name, 'en', { numeric: true });
+  const workers = gateway.filter(({ role }) => role === 'worker').sort(byName);
+  const apis = gateway.filter(({ role }) => role === 'api').sort(byName);
   for (const { process } of [...workers, ...apis]) supervise(process);
 
   const balancer = await startHaproxy({

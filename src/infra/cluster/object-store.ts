@@ -19,6 +19,20 @@ export interface StorePorts {
   filerGrpc: number;
 }
 
+/** The S3 port as configured; the others as `pick` gives them. */
+export async function storePorts(s3: number, pick: (count: number) => Promise<number[]>): Promise<StorePorts> {
+  const [s3Grpc, master, masterGrpc, volume, volumeGrpc, filer, filerGrpc] = (await pick(7)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  return { s3, s3Grpc, master, masterGrpc, volume, volumeGrpc, filer, filerGrpc };
+}
+
 export const storeArgs = (dataDir: string, ports: StorePorts) => [
   'server',
   `-dir=${dataDir}`,

@@ -21,6 +21,34 @@ export interface TemporalPorts {
   workerMembership: number;
 }
 
+/** The frontend's port as configured; the others as `pick` gives them. */
+export async function temporalPorts(
+  frontend: number,
+  pick: (count: number) => Promise<number[]>,
+): Promise<TemporalPorts> {
+  const [
+    frontendHttp,
+    frontendMembership,
+    history,
+    historyMembership,
+    matching,
+    matchingMembership,
+    worker,
+    workerMembership,
+  ] = (await pick(8)) as [number, number, number, number, number, number, number, number];
+  return {
+    frontend,
+    frontendHttp,
+    frontendMembership,
+    history,
+    historyMembership,
+    matching,
+    matchingMembership,
+    worker,
+    workerMembership,
+  };
+}
+
 /** The variables of the embedded template that compose's temporal service sets too (the shared part). */
 export const temporalPersistenceEnvironment = {
   DB: 'postgres12',
