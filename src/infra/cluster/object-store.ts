@@ -1,5 +1,7 @@
 // The cluster's S3-compatible store: SeaweedFS (`weed server -s3`, as docker-compose.yml's objects service runs it),
 // its data under DATA_DIR so outputs outlive a restart, and the gateway's bucket created once it answers.
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
@@ -44,6 +46,8 @@ export const storeArgs = (dataDir: string, ports: StorePorts) => [
   '-master.telemetry=false',
   `-volume.port=${ports.volume}`,
   `-volume.port.grpc=${ports.volumeGrpc}`,
+  // It would keep serving 10 s after a stop for other masters to notice; there is one master, in this process.
+  '-volume.preStopSeconds=0',
   '-filer',
   `-filer.port=${ports.filer}`,
   `-filer.port.grpc=${ports.filerGrpc}`,
@@ -54,6 +58,17 @@ export const storeArgs = (dataDir: string, ports: StorePorts) => [
   '-s3.port.iceberg=0',
   '-s3.port.lance=0',
 ];
+
+/**
+ * SeaweedFS leaves a local socket per listener in the temporary folder (`seaweedfs-<service>[-grpc]-<port>.sock`):
+ * those of this run's ports are removed once it has stopped, or each start would add more.
+ */
+async function removeSockets(ports: StorePorts): Promise<void> {
+  const ours = new Set(Object.values(ports).map(String));
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  const sockets = names.filter((name) => ours.has(/^seaweedfs-[a-z-]+-(\d+)\.sock$/.exec(name)?.[1] ?? ''));
+  await Promise.all(sockets.map((name) => rm(join(tmpdir(), name), { force: true })));
+}
 
 const clientFor = (endpoint: string) =>
   new S3Client({
@@ -89,6 +104,7 @@ export async function startObjectStore(options: {
     cwd: options.dataDir,
     logFile: join(options.logDir, 'objects.log'),
   });
+  void store.exited.then(() => removeSockets(options.ports));
   const endpoint = `http://127.0.0.1:${options.ports.s3}`;
   const client = clientFor(endpoint);
   try {
