@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // `npm run test:cluster` (vitest.cluster.config.ts) runs these.
+    exclude: ['test/cluster/**', 'node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup-file.ts'],
     // Child processes: Temporal's native bridge and workers are happiest outside worker threads.

@@ -7,7 +7,8 @@ import { readAnnouncement, removeAnnouncement, writeAnnouncement } from './infra
 
 const runtimeInfoSchema = z.object({
   pid: z.number().int().positive(),
-  role: z.enum(['all', 'api', 'worker']),
+  /** `cluster`: `npm run cluster`, whose processes each have a DATA_DIR of their own under this one. */
+  role: z.enum(['all', 'api', 'worker', 'cluster']),
   /** The API's public address (api and all roles). */
   apiUrl: z.url().optional(),
   /** Only the embedded PostgreSQL's URL: a configured DATABASE_URL (and its password) is not copied here. */

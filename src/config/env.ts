@@ -242,6 +242,12 @@ export const envSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
   TEMPORAL_METRICS_PORT: port.optional(),
+  // `npm run cluster` only: how many api and worker processes it runs, and the ports of its Temporal frontend and
+  // S3-compatible store (its PostgreSQL takes EMBEDDED_POSTGRES_PORT, its Web UI TEMPORAL_UI_PORT, its balancer PORT).
+  CLUSTER_API_PROCESSES: positiveInt.default(2),
+  CLUSTER_WORKER_PROCESSES: positiveInt.default(2),
+  CLUSTER_TEMPORAL_PORT: port.default(7233),
+  CLUSTER_S3_PORT: port.default(8333),
 });
 
 /** The variables as parsed, by their names (what the checks and their messages speak of). */

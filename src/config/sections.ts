@@ -169,6 +169,13 @@ export function toSections(env: Env) {
       token: env.METRICS_TOKEN,
       temporalPort: env.TEMPORAL_METRICS_PORT,
     },
+    /** `npm run cluster`: the scale-out layout as processes on this machine. */
+    cluster: {
+      apiProcesses: env.CLUSTER_API_PROCESSES,
+      workerProcesses: env.CLUSTER_WORKER_PROCESSES,
+      temporalPort: env.CLUSTER_TEMPORAL_PORT,
+      s3Port: env.CLUSTER_S3_PORT,
+    },
   };
 }
 
@@ -189,6 +196,7 @@ export type WebhooksConfig = Config['webhooks'];
 export type ProvidersConfig = Config['providers'];
 export type TracingConfig = Config['tracing'];
 export type MetricsConfig = Config['metrics'];
+export type ClusterConfig = Config['cluster'];
 /** One chain's settings as configured (its RPC URL unset: not enabled). */
 export type ChainConfig = ReturnType<typeof chainOf>;
 export type StorageConfig = Config['storage'];

@@ -37,12 +37,13 @@ describe('docker-compose.yml', () => {
       'postgres',
       'prometheus',
       'temporal',
-      'temporal-search-attributes',
+      'temporal-namespace',
+      'temporal-schema',
       'temporal-ui',
       'worker',
     ]);
     expect(services.postgres.image).toMatch(/^postgres:\d+/);
-    expect(services.temporal.image).toMatch(/^temporalio\/auto-setup:\d/);
+    expect(services.temporal.image).toMatch(/^temporalio\/server:\d/);
     expect(services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgres' });
     expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:\d/);
     expect(services['temporal-ui'].environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
@@ -107,7 +108,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('registers every search attribute the workflows set, with its type, before api and worker start', () => {
-    const init = services['temporal-search-attributes'];
+    const init = services['temporal-namespace'];
     // The admin tools of the server's own release.
     expect(init.image.split(':')[1].split('-')[0]).toBe(services.temporal.image.split(':')[1]);
     expect(init.environment).toEqual({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: 'default' });
@@ -120,7 +121,7 @@ describe('docker-compose.yml', () => {
     for (const name of ['api', 'worker']) {
       const environment = loadConfig(services[name].environment, services[name].command);
       expect(environment.temporal.namespace).toBe(init.environment.TEMPORAL_NAMESPACE);
-      expect(services[name].depends_on['temporal-search-attributes']).toEqual({
+      expect(services[name].depends_on['temporal-namespace']).toEqual({
         condition: 'service_completed_successfully',
       });
     }

@@ -1,0 +1,56 @@
+// Entry point of `npm run cluster` (scripts/cluster.mjs): starts the scale-out layout as processes on this machine
+// (src/cluster-runtime.ts) and stops it in order on SIGINT, SIGTERM or SIGHUP, as `npm start` does its parts.
+import { startCluster } from './cluster-runtime.ts';
+import { type Config, ConfigError, loadConfig, shutdownBudget } from './config/config.ts';
+import { createLogger } from './infra/logger.ts';
+import { type Stop, stopAll } from './runtime.ts';
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    // The cluster runs every role itself: GATEWAY_ROLE and a --role are for its processes, not for it.
+    config = loadConfig({ ...process.env, GATEWAY_ROLE: 'all', DATABASE_URL: '', TEMPORAL_ADDRESS: '' }, []);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(1);
+  }
+  const logger = createLogger(config.server);
+  const stops: Stop[] = [];
+  let starting: Promise<unknown> | undefined;
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string, exitCode: number) => {
+    stopping ??= (async () => {
+      logger.info({ reason }, 'stopping the cluster');
+      // api and worker processes each take up to the grace time; the rest is seconds. Bounded whatever they do.
+      const limitMs = 2 * shutdownBudget(config.server).graceMs + 60_000;
+      setTimeout(() => {
+        logger.warn({ limitMs }, 'the cluster did not stop in time: exiting, its processes are killed');
+        process.exit(exitCode);
+      }, limitMs).unref();
+      await starting?.catch(() => undefined);
+      await stopAll(stops, logger);
+      logger.info('cluster stopped');
+      process.exit(exitCode);
+    })();
+    return stopping;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal, 0));
+
+  try {
+    const started = Date.now();
+    starting = startCluster(config, logger, stops);
+    const banner = (await starting) as string[];
+    if (stopping) return;
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(
+      `\nGeneration gateway cluster is up (${seconds} s):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`,
+    );
+  } catch (error) {
+    logger.fatal({ err: error }, 'cluster start failed');
+    console.error(`Cluster start failed: ${(error as Error).message}`);
+    await shutdown('start failed', 1);
+  }
+}
+
+await main();

@@ -1,0 +1,74 @@
+// The gateway's own processes in the cluster: each is `npm start -- --role api|worker` (scripts/start.mjs), pointed at
+// the cluster's PostgreSQL, Temporal and store, with a DATA_DIR of its own so none of them writes the cluster's
+// runtime.json. Up once it prints its banner (and, for an api process, answers /healthz itself).
+import { join } from 'node:path';
+import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const bannerEnd = 'Press Ctrl-C to stop.';
+
+export interface GatewayProcess {
+  name: string;
+  role: 'api' | 'worker';
+  /** The api process's own port (behind the balancer). */
+  port?: number;
+  process: SupervisedProcess;
+}
+
+export interface SharedPieces {
+  databaseUrl: string;
+  temporalAddress: string;
+  /** The balancer's address: output links and the docs name it, whichever process made them. */
+  publicBaseUrl: string;
+  /** The AWS SDK's and the gateway's storage variables. */
+  storage: Record<string, string>;
+}
+
+/** What every process of the cluster gets on top of the operator's environment (which still carries FAL_KEY, …). */
+export function gatewayEnvironment(shared: SharedPieces, dataDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    DATA_DIR: dataDir,
+    DATABASE_URL: shared.databaseUrl,
+    TEMPORAL_ADDRESS: shared.temporalAddress,
+    PUBLIC_BASE_URL: shared.publicBaseUrl,
+    ...shared.storage,
+    // One listener per process would clash: the cluster serves no per-process metrics yet.
+    METRICS_PORT: '',
+    TEMPORAL_METRICS_PORT: '',
+  };
+}
+
+export async function startGatewayProcess(options: {
+  name: string;
+  role: 'api' | 'worker';
+  port?: number;
+  shared: SharedPieces;
+  dataDir: string;
+  logDir: string;
+}): Promise<GatewayProcess> {
+  let printed = '';
+  const env = gatewayEnvironment(options.shared, join(options.dataDir, options.name));
+  if (options.role === 'api')
+    Object.assign(env, { HOST: '127.0.0.1', PORT: String(options.port), TRUST_PROXY: 'loopback' });
+  const child = await startSupervised({
+    name: options.name,
+    command: process.execPath,
+    args: [join(root, 'scripts', 'start.mjs'), '--role', options.role],
+    cwd: root,
+    env,
+    logFile: join(options.logDir, `${options.name}.log`),
+    onOutput: (text) => {
+      if (!printed.includes(bannerEnd)) printed = (printed + text).slice(-2_000);
+    },
+  });
+  const healthy = async () => options.role === 'worker' || (await fetch(`http://127.0.0.1:${options.port}/healthz`)).ok;
+  try {
+    await waitUntil(child, 'up', async () => printed.includes(bannerEnd) && (await healthy()), 180_000);
+  } catch (error) {
+    await child.stop(10_000);
+    throw error;
+  }
+  return { name: options.name, role: options.role, port: options.port, process: child };
+}

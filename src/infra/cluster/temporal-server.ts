@@ -1,0 +1,177 @@
+// Temporal's own server (not the CLI's dev server), configured as its container image is: the server's embedded
+// config template filled from environment variables (DB, POSTGRES_SEEDS, NUM_HISTORY_SHARDS, …), so the cluster
+// and docker-compose.yml's temporalio/server service read one configuration the same way.
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import { historyShards } from './versions.ts';
+import type { SqlConnection } from './temporal-schema.ts';
+import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+
+/** Each service's gRPC and membership ports; the frontend also serves HTTP. */
+export interface TemporalPorts {
+  frontend: number;
+  frontendHttp: number;
+  frontendMembership: number;
+  history: number;
+  historyMembership: number;
+  matching: number;
+  matchingMembership: number;
+  worker: number;
+  workerMembership: number;
+}
+
+/** The frontend's port as configured; the others as `pick` gives them. */
+export async function temporalPorts(
+  frontend: number,
+  pick: (count: number) => Promise<number[]>,
+): Promise<TemporalPorts> {
+  const [
+    frontendHttp,
+    frontendMembership,
+    history,
+    historyMembership,
+    matching,
+    matchingMembership,
+    worker,
+    workerMembership,
+  ] = (await pick(8)) as [number, number, number, number, number, number, number, number];
+  return {
+    frontend,
+    frontendHttp,
+    frontendMembership,
+    history,
+    historyMembership,
+    matching,
+    matchingMembership,
+    worker,
+    workerMembership,
+  };
+}
+
+/** The variables of the embedded template that compose's temporal service sets too (the shared part). */
+export const temporalPersistenceEnvironment = {
+  DB: 'postgres12',
+  NUM_HISTORY_SHARDS: String(historyShards),
+};
+
+/** The server's whole environment: nothing of the caller's, so no stray variable of the template's steers it. */
+export function temporalServerEnvironment(options: {
+  postgres: SqlConnection;
+  ports: TemporalPorts;
+  dynamicConfigFile: string;
+}): NodeJS.ProcessEnv {
+  const { postgres, ports } = options;
+  return {
+    PATH: process.env.PATH,
+    ...temporalPersistenceEnvironment,
+    POSTGRES_SEEDS: postgres.host,
+    DB_PORT: String(postgres.port),
+    POSTGRES_USER: postgres.user,
+    POSTGRES_PWD: postgres.password,
+    BIND_ON_IP: '127.0.0.1',
+    FRONTEND_GRPC_PORT: String(ports.frontend),
+    FRONTEND_HTTP_PORT: String(ports.frontendHttp),
+    FRONTEND_MEMBERSHIP_PORT: String(ports.frontendMembership),
+    HISTORY_GRPC_PORT: String(ports.history),
+    HISTORY_MEMBERSHIP_PORT: String(ports.historyMembership),
+    MATCHING_GRPC_PORT: String(ports.matching),
+    MATCHING_MEMBERSHIP_PORT: String(ports.matchingMembership),
+    WORKER_GRPC_PORT: String(ports.worker),
+    WORKER_MEMBERSHIP_PORT: String(ports.workerMembership),
+    DYNAMIC_CONFIG_FILE_PATH: options.dynamicConfigFile,
+    LOG_LEVEL: 'warn',
+  };
+}
+
+async function answers(address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+  try {
+    await connection.workflowService.getSystemInfo({});
+    return true;
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function startTemporalServer(options: {
+  binary: string;
+  dataDir: string;
+  logDir: string;
+  postgres: SqlConnection;
+  ports: TemporalPorts;
+  dynamicConfigFile: string;
+}): Promise<{ process: SupervisedProcess; address: string }> {
+  const server = await startSupervised({
+    name: 'temporal',
+    command: options.binary,
+    args: ['--allow-no-auth', 'start'],
+    cwd: options.dataDir,
+    env: temporalServerEnvironment(options),
+    logFile: join(options.logDir, 'temporal.log'),
+  });
+  const address = `127.0.0.1:${options.ports.frontend}`;
+  try {
+    // The first start joins the membership ring and creates its shards: tens of seconds on a busy machine.
+    await waitUntil(server, `serving on ${address}`, () => answers(address), 120_000);
+  } catch (error) {
+    await server.stop(5_000);
+    throw error;
+  }
+  return { process: server, address };
+}
+
+const alreadyExists = 6;
+
+/** How long closed workflows stay in Temporal (the gateway's own rows keep every task); compose registers the same. */
+export const namespaceRetention = '72h';
+
+/** Registers the namespace (the server's config cannot), and waits until the frontend serves it. */
+export async function ensureNamespace(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    try {
+      await connection.workflowService.registerNamespace({
+        namespace,
+        workflowExecutionRetentionPeriod: msToTs(namespaceRetention),
+      });
+    } catch (error) {
+      if ((error as { code?: number }).code !== alreadyExists) throw error;
+    }
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((done) => setTimeout(done, 500));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Waits until the frontend accepts a query naming every one of `names`: a namespace's new search attributes reach
+ * each service's namespace cache within seconds, and a workflow started before that would be refused.
+ */
+export async function waitUntilSearchable(address: string, namespace: string, names: string[]): Promise<void> {
+  const connection = await Connection.connect({ address });
+  const query = names.map((name) => `${name} = 'cluster-check'`).join(' AND ');
+  try {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1, query });
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((done) => setTimeout(done, 500));
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+}

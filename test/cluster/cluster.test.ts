@@ -1,0 +1,181 @@
+// `npm run cluster` as an operator runs it, in a scratch DATA_DIR on free ports: every part a process of its own,
+// a task admitted through HAProxy runs on a worker process and its output lands in the store; an api process killed
+// is routed around; SIGTERM stops everything; a second start builds nothing and finds the data of the first.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runtimeFile } from '../../src/runtime-file.ts';
+import { runGenctl } from '../helpers/genctl.ts';
+import { call, waitForEnd } from '../helpers/http.ts';
+import { usePngInputServer } from '../helpers/png-input-server.ts';
+import { freePort } from '../helpers/ports.ts';
+import { alive, processesUsing } from '../helpers/processes.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const inputs = usePngInputServer({ width: 24, height: 16 });
+let dataDir = '';
+let env: Record<string, string> = {};
+let running: ChildProcess | undefined;
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+}
+
+function startCluster(): Promise<Started> {
+  const child = spawn(process.execPath, ['scripts/cluster.mjs'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a shell's job is: a signal to it reaches the cluster script alone.
+    detached: true,
+  });
+  running = child;
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not up within 5 minutes:\n${output}`)), 300_000);
+    child.stdout!.on('data', () => {
+      if (!output.includes('Press Ctrl-C to stop.')) return;
+      clearTimeout(timer);
+      resolve({ child, output: () => output });
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function stopCluster(child: ChildProcess): Promise<number | null> {
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const code = await exited;
+  running = undefined;
+  return code;
+}
+
+/** The pid the banner gives a process (`api-1 … (pid 123)`). */
+const pidOf = (banner: string, name: string) =>
+  Number(new RegExp(`^\\s+${name}\\s.*\\(pid (\\d+)\\)`, 'm').exec(banner)?.[1]);
+
+const gateway = { app: { url: '' } };
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-cluster-'));
+  // PostgreSQL runs as the `postgres` user, which must reach its data directory.
+  await chmod(dataDir, 0o755);
+  env = {
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    EMBEDDED_POSTGRES_PORT: String(await freePort()),
+    CLUSTER_TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    CLUSTER_S3_PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+    // The task's input is served by this test on 127.0.0.1.
+    ALLOW_PRIVATE_INPUT_URLS: 'true',
+    DATABASE_URL: '',
+    TEMPORAL_ADDRESS: '',
+    BASE_RPC_URL: '',
+    POLYGON_RPC_URL: '',
+    ETHEREUM_RPC_URL: '',
+  };
+  gateway.app.url = `http://127.0.0.1:${env.PORT}`;
+});
+
+afterEach(async () => {
+  if (running) await stopCluster(running);
+});
+
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('npm run cluster', () => {
+  it('serves tasks through the load balancer, survives an api process, stops in order and keeps its data', async () => {
+    const first = await startCluster();
+    const banner = first.output();
+    for (const name of ['api-1', 'api-2', 'worker-1', 'worker-2', 'Temporal UI', 'PostgreSQL', 'Storage'])
+      expect(banner).toMatch(new RegExp(`^\\s+${name}\\s`, 'm'));
+    expect(banner).toContain(`API           http://localhost:${env.PORT}/api/v1`);
+    expect(banner).toMatch(/Temporal {6}127\.0\.0\.1:\d+, server v1\.32\.2 on PostgreSQL, 4 history shards/);
+    expect((await fetch(`http://127.0.0.1:${env.TEMPORAL_UI_PORT}/`)).status).toBe(200);
+
+    // genctl, told only DATA_DIR, finds the cluster's database and Temporal through runtime.json.
+    const status = await runGenctl({ DATA_DIR: dataDir }, ['status', '--json']);
+    expect(status.json).toMatchObject({
+      file: runtimeFile(dataDir),
+      api_url: `http://localhost:${env.PORT}`,
+      temporal_address: `127.0.0.1:${env.CLUSTER_TEMPORAL_PORT}`,
+    });
+    const developer = await runGenctl({ DATA_DIR: dataDir }, ['developers', 'create', '--name', 'cluster', '--json']);
+    expect(developer.code, developer.stderr).toBe(0);
+    const { developer_id: account, api_key: key } = developer.json;
+    const credited = await runGenctl({ DATA_DIR: dataDir }, [
+      'accounts',
+      'credit',
+      account,
+      '--amount',
+      '5',
+      '--reason',
+      'cluster test',
+      '--json',
+    ]);
+    expect(credited.code, credited.stderr).toBe(0);
+
+    const generate = async () => {
+      const created = await call(gateway, 'POST', '/generations', {
+        key,
+        body: { model: 'local/lanczos', type: 'upscale', image_url: `${inputs.url()}/photo.png` },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(202);
+      return waitForEnd(gateway, { key, pollUrl: created.body.poll_url, timeoutMs: 60_000 });
+    };
+    const task = await generate();
+    expect(task).toMatchObject({ status: 'completed' });
+    expect(task.output).toMatch(new RegExp(`^http://localhost:${env.PORT}/files/`));
+    const download = await fetch(task.output.replace('localhost', '127.0.0.1'));
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toContain('image/png');
+    const png = Buffer.from(await download.arrayBuffer());
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    // The output is an object in the cluster's store, not a file of any process.
+    const store = new S3Client({
+      endpoint: `http://127.0.0.1:${env.CLUSTER_S3_PORT}`,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'gateway', secretAccessKey: 'gateway-secret' },
+    });
+    const listed = await store.send(new ListObjectsV2Command({ Bucket: 'gateway', Prefix: `${task.id}/` }));
+    expect(listed.Contents ?? []).toHaveLength(1);
+
+    // One api process dies: HAProxy retries its requests on the other and takes it out of the rotation.
+    const api1 = pidOf(banner, 'api-1');
+    expect(alive(api1)).toBe(true);
+    process.kill(api1, 'SIGKILL');
+    for (let i = 0; i < 20; i++) expect((await fetch(`${gateway.app.url}/healthz`)).status).toBe(200);
+    expect(await generate()).toMatchObject({ status: 'completed' });
+
+    expect(await stopCluster(first.child), first.output()).toBe(0);
+    expect(processesUsing(dataDir)).toEqual([]);
+    expect(existsSync(runtimeFile(dataDir))).toBe(false);
+    for (const name of ['api-2', 'worker-1', 'worker-2', 'Temporal UI', 'Temporal', 'Storage'])
+      expect(alive(pidOf(banner, name)), name).toBe(false);
+
+    // A second start builds nothing, and the task and its output are still there.
+    const second = await startCluster();
+    expect(second.output()).not.toContain('[cluster] building');
+    const again = await call(gateway, 'GET', `/generations/${task.id}`, { key });
+    expect(again.body).toMatchObject({ id: task.id, status: 'completed', output: task.output });
+    const kept = await fetch(task.output.replace('localhost', '127.0.0.1'));
+    expect(Buffer.from(await kept.arrayBuffer())).toEqual(png);
+    expect(await stopCluster(second.child), second.output()).toBe(0);
+    expect(processesUsing(dataDir)).toEqual([]);
+  });
+});
