@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { publicBaseUrl, shutdownBudget, type Config } from './config/config.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-tools.ts';
-import { freePorts } from './infra/cluster/free-ports.ts';
+import { freePorts } from './infra/free-ports.ts';
 import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './infra/cluster/gateway-processes.ts';
 import { findHaproxy, startHaproxy } from './infra/cluster/haproxy.ts';
 import { startObjectStore, storeCredentials, storePorts } from './infra/cluster/object-store.ts';

@@ -3,7 +3,8 @@
 import { startCluster } from './cluster-runtime.ts';
 import { type Config, ConfigError, loadConfig, shutdownBudget } from './config/config.ts';
 import { createLogger } from './infra/logger.ts';
-import { type Stop, stopAll } from './runtime.ts';
+import type { Stop } from './runtime.ts';
+import { stopOnSignals } from './stop-on-signals.ts';
 
 async function main(): Promise<void> {
   let config: Config;
@@ -17,31 +18,12 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.server);
   const stops: Stop[] = [];
-  let starting: Promise<unknown> | undefined;
-  let stopping: Promise<void> | undefined;
-  const shutdown = (reason: string, exitCode: number) => {
-    stopping ??= (async () => {
-      logger.info({ reason }, 'stopping the cluster');
-      // api and worker processes each take up to the grace time; the rest is seconds. Bounded whatever they do.
-      const limitMs = 2 * shutdownBudget(config.server).graceMs + 60_000;
-      setTimeout(() => {
-        logger.warn({ limitMs }, 'the cluster did not stop in time: exiting, its processes are killed');
-        process.exit(exitCode);
-      }, limitMs).unref();
-      await starting?.catch(() => undefined);
-      await stopAll(stops, logger);
-      logger.info('cluster stopped');
-      process.exit(exitCode);
-    })();
-    return stopping;
-  };
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal, 0));
-
+  // api and worker processes each take up to the grace time; the rest is seconds.
+  const shutdown = stopOnSignals(logger, stops, 2 * shutdownBudget(config.server).graceMs + 60_000, 'the cluster');
   try {
     const started = Date.now();
-    starting = startCluster(config, logger, stops);
-    const banner = (await starting) as string[];
-    if (stopping) return;
+    const banner = await shutdown.starting(startCluster(config, logger, stops));
+    if (shutdown.stopping()) return;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
       `\nGeneration gateway cluster is up (${seconds} s):\n${banner.map((line) => `  ${line}`).join('\n')}\n  Press Ctrl-C to stop.\n`,
@@ -49,7 +31,7 @@ async function main(): Promise<void> {
   } catch (error) {
     logger.fatal({ err: error }, 'cluster start failed');
     console.error(`Cluster start failed: ${(error as Error).message}`);
-    await shutdown('start failed', 1);
+    await shutdown.stop('start failed', 1);
   }
 }
 

@@ -2,37 +2,23 @@
 // error; the same call with x402's own client's payload in `_meta["x402/payment"]` runs the task, settled on the real
 // local chain only once its output is stored, once however often the paid call is repeated; the task's token reads
 // it, with the settlement in `_meta["x402/payment-response"]`.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
 import type { PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import type { Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { developmentPayTo } from '../../src/config/config.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
+import { useMcpClients } from '../helpers/mcp-client.ts';
 
 const chain = useLocalChain();
 const gateway = useGateway(() => x402OnLocalChain(chain));
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid for over MCP.' };
 
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
-
-async function connect(token?: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${gateway.app.url}/mcp`), {
-    requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
-  });
-  const client = new Client({ name: 'x402-mcp-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
+const connect = useMcpClients(() => gateway.app.url);
 
 describe('x402 over MCP', () => {
   it('asks for a payment, runs the task it pays for, settles it once, and reads it with its token', async () => {

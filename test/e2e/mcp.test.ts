@@ -1,12 +1,12 @@
 // The MCP server at /mcp, driven by the official SDK's own client over Streamable HTTP: the tools are the REST
 // endpoints (their schemas, keys, refusals), a generate call waits with progress notifications, and what the REST API
 // would refuse comes back as a tool error with the API's code and message.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { credit } from '../../src/payments/ledger.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { useMcpClients } from '../helpers/mcp-client.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 
 // No trial credit: a new agent's balance is 0, so any task is more than it has.
@@ -25,20 +25,7 @@ const inputs = usePngInputServer({
   respond: (req, _res, sendPng) => (req.url === '/held.png' && !released ? held.push(sendPng) : sendPng()),
 });
 
-const clients: Client[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
-
-async function connect(key?: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${stack.app.url}/mcp`), {
-    requestInit: key ? { headers: { authorization: `Bearer ${key}` } } : {},
-  });
-  const client = new Client({ name: 'gateway-test', version: '1.0.0' });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
-}
+const connect = useMcpClients(() => stack.app.url);
 
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;

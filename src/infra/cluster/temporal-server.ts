@@ -8,45 +8,27 @@ import { historyShards } from './versions.ts';
 import type { SqlConnection } from './temporal-schema.ts';
 import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
 
-/** Each service's gRPC and membership ports; the frontend also serves HTTP. */
-export interface TemporalPorts {
-  frontend: number;
-  frontendHttp: number;
-  frontendMembership: number;
-  history: number;
-  historyMembership: number;
-  matching: number;
-  matchingMembership: number;
-  worker: number;
-  workerMembership: number;
-}
+// Each service's gRPC and membership ports, besides the frontend's configured one; the frontend also serves HTTP.
+const pickedPorts = [
+  'frontendHttp',
+  'frontendMembership',
+  'history',
+  'historyMembership',
+  'matching',
+  'matchingMembership',
+  'worker',
+  'workerMembership',
+] as const;
+
+export type TemporalPorts = { frontend: number } & Record<(typeof pickedPorts)[number], number>;
 
 /** The frontend's port as configured; the others as `pick` gives them. */
 export async function temporalPorts(
   frontend: number,
   pick: (count: number) => Promise<number[]>,
 ): Promise<TemporalPorts> {
-  const [
-    frontendHttp,
-    frontendMembership,
-    history,
-    historyMembership,
-    matching,
-    matchingMembership,
-    worker,
-    workerMembership,
-  ] = (await pick(8)) as [number, number, number, number, number, number, number, number];
-  return {
-    frontend,
-    frontendHttp,
-    frontendMembership,
-    history,
-    historyMembership,
-    matching,
-    matchingMembership,
-    worker,
-    workerMembership,
-  };
+  const ports = await pick(pickedPorts.length);
+  return { frontend, ...Object.fromEntries(pickedPorts.map((name, index) => [name, ports[index]!])) } as TemporalPorts;
 }
 
 /** The variables of the embedded template that compose's temporal service sets too (the shared part). */

@@ -12,10 +12,10 @@ import type { OutputActivities } from '../../../activities/output.activities.ts'
 import type { ReplayActivities } from '../../../activities/replay.activities.ts';
 import type { TaskReconcilerActivities } from '../../../activities/task-reconciler.activities.ts';
 import type { UploadActivities } from '../../../activities/upload.activities.ts';
-import { outputExpiryWorkflow } from '../../../workflows/output-expiry.workflow.ts';
+import { outputExpiryWorkflow } from '../../../workflows/expiry/output-expiry.workflow.ts';
 import { replayBatchWorkflow } from '../../../workflows/replay-batch.workflow.ts';
 import { taskReconcilerWorkflow } from '../../../workflows/task-reconciler.workflow.ts';
-import { uploadExpiryWorkflow } from '../../../workflows/upload-expiry.workflow.ts';
+import { uploadExpiryWorkflow } from '../../../workflows/expiry/upload-expiry.workflow.ts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import {

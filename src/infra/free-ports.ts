@@ -1,6 +1,6 @@
-// Ports for the cluster's internal listeners (api processes, Temporal's services, the store's), picked at each start.
+// Free local ports for processes we start (the cluster's internal listeners, the tests' servers), picked at random.
 import { readFileSync } from 'node:fs';
-import { portIsFree } from '../ports.ts';
+import { portIsFree } from './ports.ts';
 
 // Below the kernel's ephemeral range: a port picked here and handed to a child later cannot meanwhile be taken by
 // another process's outgoing connection.
