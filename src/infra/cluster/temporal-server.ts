@@ -120,18 +120,23 @@ export async function ensureNamespace(address: string, namespace: string): Promi
     } catch (error) {
       if ((error as { code?: number }).code !== alreadyExists) throw error;
     }
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 });
-        return;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((done) => setTimeout(done, 500));
-      }
-    }
+    await untilAnswered(() => connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1 }));
   } finally {
     await connection.close();
+  }
+}
+
+/** Asks until the frontend answers, every half second for at most a minute (then its last refusal is thrown). */
+async function untilAnswered(ask: () => Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await ask();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((done) => setTimeout(done, 500));
+    }
   }
 }
 
@@ -143,16 +148,7 @@ export async function waitUntilSearchable(address: string, namespace: string, na
   const connection = await Connection.connect({ address });
   const query = names.map((name) => `${name} = 'cluster-check'`).join(' AND ');
   try {
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      try {
-        await connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1, query });
-        return;
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((done) => setTimeout(done, 500));
-      }
-    }
+    await untilAnswered(() => connection.workflowService.listWorkflowExecutions({ namespace, pageSize: 1, query }));
   } finally {
     await connection.close();
   }
