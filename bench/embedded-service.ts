@@ -7,7 +7,8 @@ import { loadCatalog } from '../src/catalog/catalog.ts';
 import { type Config, embeddedDatabaseUrl, loadConfig } from '../src/config/config.ts';
 import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
-import { startRuntime, type Stop, stopAll } from '../src/runtime.ts';
+import { startRuntime } from '../src/runtime.ts';
+import { type Stop, stopAll } from '../src/infra/stops.ts';
 import { freePort } from '../test/helpers/ports.ts';
 
 export interface EmbeddedService {

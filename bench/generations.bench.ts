@@ -8,7 +8,7 @@ import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/clie
 import express from 'express';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 import { achievedRate, closedLoop, type Measured, openLoop, sleep } from './load.ts';
-import type { Stop } from '../src/runtime.ts';
+import type { Stop } from '../src/infra/stops.ts';
 import { startEmbeddedService } from './embedded-service.ts';
 import { startInputs } from './inputs.ts';
 import { startUpscaleClient } from './upscale-client.ts';

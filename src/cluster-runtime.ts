@@ -1,7 +1,9 @@
 // The scale-out layout on one machine (`npm run cluster`), each part its own process: PostgreSQL, an S3-compatible
 // store, Temporal's own server on PostgreSQL and its Web UI, worker and api processes, HAProxy in front of the api.
-// Stops run in reverse order of start: the balancer, the api, the workers, Temporal, the store, PostgreSQL.
+// With no chain configured, the local development chain too, for every process. Stops run in reverse order of start:
+// the balancer, the api, the workers, Temporal, the store, PostgreSQL, the chain.
 import { join, resolve } from 'node:path';
+import { localChainEnvironment, startChains } from './chain/start-chains.ts';
 import { publicBaseUrl, shutdownBudget, type Config } from './config/config.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-tools.ts';
@@ -22,8 +24,9 @@ import { historyShards, temporalServerVersion } from './infra/cluster/versions.t
 import type { Logger } from './infra/logger.ts';
 import { ensurePortsFree } from './infra/ports.ts';
 import { checkSearchAttributes } from './orchestration/temporal/search-attributes.ts';
+import { x402BannerLines } from './payments/x402/banner.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
-import type { Stop } from './runtime.ts';
+import type { Stop } from './infra/stops.ts';
 import { searchAttributeKeys } from '../workflows/search-attributes.ts';
 
 const dynamicConfigFile = join(import.meta.dirname, '..', 'deploy', 'temporal', 'dynamicconfig.yaml');
@@ -44,8 +47,8 @@ async function startAll<T>(starts: (() => Promise<T>)[], started: T[]): Promise<
   if (failed) throw failed.reason;
 }
 
-export async function startCluster(config: Config, logger: Logger, stops: Stop[]): Promise<string[]> {
-  const dataDir = resolve(config.server.dataDir);
+export async function startCluster(given: Config, logger: Logger, stops: Stop[]): Promise<string[]> {
+  const dataDir = resolve(given.server.dataDir);
   const clusterDir = join(dataDir, 'cluster');
   const logDir = join(clusterDir, 'logs');
   const running = await readRuntimeFile(dataDir);
@@ -53,19 +56,19 @@ export async function startCluster(config: Config, logger: Logger, stops: Stop[]
     throw new Error(
       `DATA_DIR ${dataDir} is in use by another ${running.role} start (pid ${running.pid}): stop it first`,
     );
-  const { cluster, server } = config;
+  const { cluster, server } = given;
   const publicPorts = [
     { setting: 'PORT', port: server.port, host: server.host, listener: 'the load balancer' },
     {
       setting: 'EMBEDDED_POSTGRES_PORT',
-      port: config.database.embeddedPort,
+      port: given.database.embeddedPort,
       host: '127.0.0.1',
       listener: 'PostgreSQL',
     },
     { setting: 'CLUSTER_TEMPORAL_PORT', port: cluster.temporalPort, host: '127.0.0.1', listener: 'Temporal' },
     {
       setting: 'TEMPORAL_UI_PORT',
-      port: config.temporal.devServer.uiPort,
+      port: given.temporal.devServer.uiPort,
       host: '127.0.0.1',
       listener: 'the Temporal UI',
     },
@@ -87,6 +90,10 @@ export async function startCluster(config: Config, logger: Logger, stops: Stop[]
     void proc.exited.then((code) => {
       if (!state.stopping) logger.warn({ process: proc.name, code, log: proc.logFile }, 'a cluster process exited');
     });
+
+  // First, so it stops last: deposits being confirmed read it until the workers are gone.
+  const chain = await startChains(given, dataDir, logger, stops);
+  const config = chain.config;
 
   const database = await startEmbeddedPostgres({
     dataDir: join(clusterDir, 'postgres'),
@@ -160,6 +167,7 @@ export async function startCluster(config: Config, logger: Logger, stops: Stop[]
       AWS_ACCESS_KEY_ID: storeCredentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: storeCredentials.secretAccessKey,
     },
+    chain: localChainEnvironment(config),
   };
   // Each stops within its own shutdown grace (SHUTDOWN_GRACE_SECONDS); a little more, then it is killed.
   const processGraceMs = shutdownBudget(server).graceMs + 5_000;
@@ -230,6 +238,8 @@ export async function startCluster(config: Config, logger: Logger, stops: Stop[]
     `Temporal UI   ${ui.url}   (${pid(ui.process)})`,
     `Temporal      ${temporal.address}, server ${temporalServerVersion} on PostgreSQL, ${historyShards} history shards, namespace ${namespace}   (${pid(temporal.process)})`,
     `PostgreSQL    ${postgres.host}:${postgres.port}, databases gateway, temporal, temporal_visibility (data in ${join(clusterDir, 'postgres')}; pid ${database.pid})`,
+    ...chain.banner,
+    ...x402BannerLines(config),
     `Storage       S3 bucket ${bucket} at ${store.endpoint}, SeaweedFS (data in ${join(clusterDir, 'objects')}; ${pid(store.process)})`,
     `Logs          ${logDir}`,
   ];

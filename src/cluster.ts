@@ -3,7 +3,7 @@
 import { startCluster } from './cluster-runtime.ts';
 import { type Config, ConfigError, loadConfig, shutdownBudget } from './config/config.ts';
 import { createLogger } from './infra/logger.ts';
-import type { Stop } from './runtime.ts';
+import type { Stop } from './infra/stops.ts';
 import { stopOnSignals } from './stop-on-signals.ts';
 
 async function main(): Promise<void> {

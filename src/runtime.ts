@@ -7,12 +7,10 @@ import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createApp, createShutdownGate } from './app.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import { removeLocalChainFile, writeLocalChainFile } from './chain/local-chain-file.ts';
-import { startLocalChain } from './chain/local-chain.ts';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
-import { enabledChains, needsLocalChain, withLocalChain } from './chain/settings.ts';
-import { type Config, publicBaseUrl, rpcUrlKey, shutdownBudget } from './config/config.ts';
-import { chains } from './domain/values.ts';
+import { enabledChains } from './chain/settings.ts';
+import { startChains } from './chain/start-chains.ts';
+import { type Config, publicBaseUrl, shutdownBudget } from './config/config.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createPrisma } from './db/prisma.ts';
 import { databaseProbe, temporalProbe } from './health.ts';
@@ -34,71 +32,11 @@ import { temporalTracing } from './orchestration/temporal/tracing.ts';
 import { ensureTaskReconcilerSchedule } from './orchestration/generations/task-reconciler.ts';
 import { ensureUploadExpirySchedule } from './orchestration/uploads/expiry-schedule.ts';
 import { ensureOutputExpirySchedule } from './orchestration/outputs/expiry-schedule.ts';
-
-/** One part's stop, named for the log line that says how long it took. */
-export interface Stop {
-  name: string;
-  stop: () => Promise<unknown>;
-}
+import type { Stop } from './infra/stops.ts';
 
 // Pool connections still checked out (a query the cut-off worker abandoned, waiting on a lock) only end when
 // PostgreSQL's fast shutdown, next, ends their sessions: do not wait for them here.
 const disconnectWaitMs = 1_000;
-
-/**
- * The chains deposits use. The all-in-one role starts the local chain when no chain has an RPC URL, announces it in
- * <DATA_DIR>/anvil/chain.json for genctl, and returns the configuration that serves it as LOCAL_CHAIN_NAME.
- */
-async function startChains(
-  config: Config,
-  dataDir: string,
-  logger: Logger,
-  stops: Stop[],
-): Promise<{ config: Config; banner: string[] }> {
-  if (!needsLocalChain(config.chains)) {
-    const enabled = enabledChains(config.chains);
-    const listed = enabled.map(({ chain, confirmations }) => `${chain} (${confirmations} confirmations)`).join(', ');
-    if (enabled.length === 0) logger.warn('no chain in DEPOSIT_CHAINS has an RPC URL: deposits are disabled');
-    return {
-      config,
-      banner: [`Chains        ${listed || 'none enabled (DEPOSIT_CHAINS has no chain with an RPC URL)'}`],
-    };
-  }
-  if (config.server.role !== 'all') {
-    logger.warn(
-      `no chain RPC URL (${chains.map(rpcUrlKey).join(', ')}): deposits are disabled; only the all-in-one role runs the local development chain`,
-    );
-    return { config, banner: ['Chains        none: deposits are disabled (no chain RPC URL)'] };
-  }
-  const local = await startLocalChain({
-    dataDir,
-    blockTimeSeconds: config.chains.local.blockTimeSeconds,
-    chainId: config.chains.local.chainId,
-    log: logger,
-  });
-  stops.push({
-    name: 'local chain',
-    stop: async () => {
-      await removeLocalChainFile(dataDir);
-      await local.stop();
-    },
-  });
-  const name = config.chains.local.name;
-  await writeLocalChainFile(dataDir, {
-    rpcUrl: local.rpcUrl,
-    chainId: local.chainId,
-    usdcAddress: local.usdcAddress,
-    chain: name,
-    pid: local.pid,
-  });
-  return {
-    config: { ...config, chains: withLocalChain(config.chains, local) },
-    banner: [
-      `Chain         LOCAL DEVELOPMENT CHAIN (anvil) ${local.rpcUrl}, chain id ${local.chainId} (x402: eip155:${local.chainId}), test USDC ${local.usdcAddress}, served as "${name}" — not a real network; state in ${join(dataDir, 'anvil')}`,
-      `              ${config.chains.local.confirmations} confirmations, a block every ${config.chains.local.blockTimeSeconds} s; send test USDC: npx genctl chain send --to <address> --amount 5`,
-    ],
-  };
-}
 
 /**
  * Starts what the configuration asks for, pushing each part's stop onto `stops`. Returns the banner lines and the
@@ -302,13 +240,5 @@ async function startSchedules(config: Config, temporalAddress: string, logger: L
       'the schedules could not be made (task reconciler, upload and output expiry, deposit watcher); the next start makes them',
     );
     return [];
-  }
-}
-
-export async function stopAll(stops: Stop[], logger: Logger): Promise<void> {
-  for (const { name, stop } of stops.reverse()) {
-    const started = Date.now();
-    await stop().catch((error: unknown) => logger.warn({ err: error, part: name }, 'error while stopping'));
-    logger.info({ part: name, ms: Date.now() - started }, 'stopped');
   }
 }

@@ -22,6 +22,8 @@ export interface SharedPieces {
   publicBaseUrl: string;
   /** The AWS SDK's and the gateway's storage variables. */
   storage: Record<string, string>;
+  /** The local development chain's variables, when the cluster runs one. */
+  chain: Record<string, string>;
 }
 
 /** What every process of the cluster gets on top of the operator's environment (which still carries FAL_KEY, …). */
@@ -34,6 +36,7 @@ export function gatewayEnvironment(shared: SharedPieces, dataDir: string): NodeJ
     TEMPORAL_ADDRESS: shared.temporalAddress,
     PUBLIC_BASE_URL: shared.publicBaseUrl,
     ...shared.storage,
+    ...shared.chain,
     // One listener per process would clash: the cluster serves no per-process metrics yet.
     METRICS_PORT: '',
     TEMPORAL_METRICS_PORT: '',
