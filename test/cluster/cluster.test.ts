@@ -1,91 +1,40 @@
 // `npm run cluster` as an operator runs it, in a scratch DATA_DIR on free ports: every part a process of its own,
 // a task admitted through HAProxy runs on a worker process and its output lands in the store; an api process killed
 // is routed around; SIGTERM stops everything; a second start builds nothing and finds the data of the first.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeFile } from '../../src/runtime-file.ts';
+import { launchCluster, pidOf, scratchClusterEnv, stopCluster as stopped } from '../helpers/cluster.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
-import { freePort } from '../helpers/ports.ts';
 import { alive, processesUsing } from '../helpers/processes.ts';
 
-const root = join(import.meta.dirname, '..', '..');
 const inputs = usePngInputServer({ width: 24, height: 16 });
 let dataDir = '';
 let env: Record<string, string> = {};
 let running: ChildProcess | undefined;
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function startCluster(): Promise<Started> {
-  const child = spawn(process.execPath, ['scripts/cluster.mjs'], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // A process group of its own, as a shell's job is: a signal to it reaches the cluster script alone.
-    detached: true,
-  });
-  running = child;
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not up within 5 minutes:\n${output}`)), 300_000);
-    child.stdout!.on('data', () => {
-      if (!output.includes('Press Ctrl-C to stop.')) return;
-      clearTimeout(timer);
-      resolve({ child, output: () => output });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
+async function startCluster() {
+  const launched = await launchCluster(env);
+  running = launched.child;
+  return launched;
 }
 
 async function stopCluster(child: ChildProcess): Promise<number | null> {
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const code = await exited;
+  const code = await stopped(child);
   running = undefined;
   return code;
 }
 
-/** The pid the banner gives a process (`api-1 … (pid 123)`). */
-const pidOf = (banner: string, name: string) =>
-  Number(new RegExp(`^\\s+${name}\\s.*\\(pid (\\d+)\\)`, 'm').exec(banner)?.[1]);
-
 const gateway = { app: { url: '' } };
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'gateway-cluster-'));
-  // PostgreSQL runs as the `postgres` user, which must reach its data directory.
-  await chmod(dataDir, 0o755);
-  env = {
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    CLUSTER_TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    CLUSTER_S3_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-    // The task's input is served by this test on 127.0.0.1.
-    ALLOW_PRIVATE_INPUT_URLS: 'true',
-    DATABASE_URL: '',
-    TEMPORAL_ADDRESS: '',
-    BASE_RPC_URL: '',
-    POLYGON_RPC_URL: '',
-    ETHEREUM_RPC_URL: '',
-  };
+  env = await scratchClusterEnv('gateway-cluster-');
+  dataDir = env.DATA_DIR!;
   gateway.app.url = `http://127.0.0.1:${env.PORT}`;
 });
 
