@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // `npm run test:cluster` (vitest.cluster.config.ts) runs these.
+    // vitest.cluster.config.ts runs these (after this run, in `npm test`; alone: `npm run test:cluster`).
     exclude: ['test/cluster/**', 'node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup-file.ts'],

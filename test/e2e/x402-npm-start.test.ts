@@ -5,13 +5,12 @@ import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment as wrapFetchV2 } from '@x402/fetch';
-import type { Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { createSigner, decodeXPaymentResponse, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch';
 import { describe, expect, it } from 'vitest';
 import { readLocalChainFile } from '../../src/chain/local-chain-file.ts';
-import { runGenctl } from '../helpers/genctl.ts';
 import { useNpmStart } from '../helpers/npm-start.ts';
+import { fundedPayer, paidTaskEnded } from '../helpers/x402-payers.ts';
 
 const npmStart = useNpmStart('gateway-x402-start-');
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid per request on npm start.' };
@@ -23,35 +22,6 @@ const post = (fetcher: typeof fetch) =>
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(speech),
   });
-
-/** A payer with test USDC from `genctl chain fund`, as the banner says (and no ETH: the facilitator pays the gas). */
-async function fundedPayer(): Promise<Hex> {
-  const key = generatePrivateKey();
-  const funded = await runGenctl({ DATA_DIR: npmStart.dataDir }, [
-    'chain',
-    'fund',
-    privateKeyToAccount(key).address,
-    '--amount',
-    '5',
-  ]);
-  expect(funded.code, funded.stderr).toBe(0);
-  return key;
-}
-
-/** Polls the task with its access token until it has ended. */
-async function ended(created: { poll_url: string; access_token: string }) {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const response = await fetch(`http://127.0.0.1:${npmStart.env.PORT}${created.poll_url}`, {
-      headers: { authorization: `Bearer ${created.access_token}` },
-    });
-    const task = (await response.json()) as { status: string; payment?: { status: string } };
-    const settled = task.status !== 'completed' || task.payment?.status === 'settled';
-    if (['completed', 'failed'].includes(task.status) && settled) return { response, task: task as any };
-    if (Date.now() > deadline) throw new Error(`task still ${task.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('x402 on npm start, nothing configured', () => {
   it('is on: a keyless POST is 402 for v2 and v1 clients, and x402-fetch 1.x and @x402/fetch 2.x both pay', async () => {
@@ -92,7 +62,7 @@ describe('x402 on npm start, nothing configured', () => {
     ]);
 
     // x402 v2: @x402/fetch with the exact scheme on eip155:84532 and a spend limit, as docs/x402.md shows it.
-    const v2Payer = privateKeyToAccount(await fundedPayer());
+    const v2Payer = privateKeyToAccount(await fundedPayer(npmStart.dataDir));
     const client = new x402Client();
     registerExactEvmScheme(client, { signer: v2Payer, networks: ['eip155:84532'] });
     client.setSpendControls({
@@ -100,7 +70,7 @@ describe('x402 on npm start, nothing configured', () => {
     });
     const v2 = await post(wrapFetchV2(fetch, client));
     expect(v2.status).toBe(202);
-    const v2Task = await ended((await v2.json()) as any);
+    const v2Task = await paidTaskEnded(`http://127.0.0.1:${npmStart.env.PORT}`, (await v2.json()) as any);
     expect(v2Task.task).toMatchObject({
       status: 'completed',
       payment: { network: 'eip155:84532', payer: v2Payer.address.toLowerCase(), status: 'settled' },
@@ -109,11 +79,11 @@ describe('x402 on npm start, nothing configured', () => {
     expect(v2Settled).toMatchObject({ success: true, network: 'eip155:84532' });
 
     // x402 v1: x402-fetch 1.x with its own signer for base-sepolia and a spend limit; it sends X-PAYMENT.
-    const v1Key = await fundedPayer();
+    const v1Key = await fundedPayer(npmStart.dataDir);
     const v1Signer = await createSigner('base-sepolia', v1Key);
     const v1 = await post(wrapFetchV1(fetch, v1Signer, 1_000_000n));
     expect(v1.status).toBe(202);
-    const v1Task = await ended((await v1.json()) as any);
+    const v1Task = await paidTaskEnded(`http://127.0.0.1:${npmStart.env.PORT}`, (await v1.json()) as any);
     expect(v1Task.task).toMatchObject({
       status: 'completed',
       outputs: [expect.stringMatching(/^http/)],
