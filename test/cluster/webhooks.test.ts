@@ -2,6 +2,7 @@
 // event once to the task's webhook and once to the agent's, signed with the agent's secret (checked with the
 // standardwebhooks library), and logged once per target; a developer's secret is the one the API hands out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credit } from '../../src/payments/ledger.ts';
 import { webhookMessageId } from '../../src/webhooks/messages.ts';
 import { call, generateAndWait, registerAgent } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
@@ -23,6 +24,13 @@ const deliveriesTo = (path: string) => hooks.received.filter((delivery) => deliv
 describe('webhooks on the cluster', () => {
   it("ten tasks, each delivered once to its own webhook and once to the agent's, signed", async () => {
     const agent = await registerAgent(cluster, { body: { webhook_url: hookUrl('/agent') } });
+    // Not a trial credit: the shared cluster's daily trials may be spent by the other files' registrations.
+    await credit(cluster.prisma, {
+      accountId: agent.agent_id,
+      amount: 1_000_000n,
+      kind: 'adjustment',
+      idempotencyKey: `topup:${agent.agent_id}`,
+    });
     const tasks = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
         generateAndWait(cluster, {
