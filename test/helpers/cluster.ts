@@ -1,10 +1,8 @@
 // `npm run cluster` as an operator runs it, for the tests of the scale-out layout: a scratch DATA_DIR and free ports,
 // the cluster script in a process group of its own (as a shell's job is), up once its banner is out.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './ports.ts';
+import { scratchServiceEnv } from './scratch-env.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -13,27 +11,12 @@ export interface LaunchedCluster {
   output: () => string;
 }
 
-/** The settings a cluster on this machine needs to keep clear of every other test: its own directory and ports. */
+/** A cluster on its own directory and ports, taking the inputs and webhooks the tests serve on 127.0.0.1. */
 export async function scratchClusterEnv(prefix: string): Promise<Record<string, string>> {
-  const dataDir = await mkdtemp(join(tmpdir(), prefix));
-  // PostgreSQL runs as the `postgres` user, which must reach its data directory.
-  await chmod(dataDir, 0o755);
   return {
-    DATA_DIR: dataDir,
-    PORT: String(await freePort()),
-    EMBEDDED_POSTGRES_PORT: String(await freePort()),
-    CLUSTER_TEMPORAL_PORT: String(await freePort()),
-    TEMPORAL_UI_PORT: String(await freePort()),
-    CLUSTER_S3_PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-    // Inputs and webhooks are served by the tests on 127.0.0.1.
+    ...(await scratchServiceEnv(prefix, ['CLUSTER_TEMPORAL_PORT', 'CLUSTER_S3_PORT'])),
     ALLOW_PRIVATE_INPUT_URLS: 'true',
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
-    DATABASE_URL: '',
-    TEMPORAL_ADDRESS: '',
-    BASE_RPC_URL: '',
-    POLYGON_RPC_URL: '',
-    ETHEREUM_RPC_URL: '',
   };
 }
 

@@ -2,11 +2,10 @@
 // service launched as a terminal would (with `detached`, in a process group of its own, as a shell's job is), and
 // stopped after each test so one that failed half-way does not run into the next.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { freePort } from './ports.ts';
+import { scratchServiceEnv } from './scratch-env.ts';
 
 export { alive, processesUsing } from './processes.ts';
 
@@ -88,22 +87,8 @@ export function useNpmStart(prefix: string, extraEnv: Record<string, string> = {
     });
 
   beforeAll(async () => {
-    harness.dataDir = await mkdtemp(join(tmpdir(), prefix));
-    await chmod(harness.dataDir, 0o755);
-    harness.env = {
-      DATA_DIR: harness.dataDir,
-      PORT: String(await freePort()),
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-      DATABASE_URL: '',
-      TEMPORAL_ADDRESS: '',
-      BASE_RPC_URL: '',
-      POLYGON_RPC_URL: '',
-      ETHEREUM_RPC_URL: '',
-      ...extraEnv,
-    };
+    harness.env = { ...(await scratchServiceEnv(prefix, ['TEMPORAL_DEV_SERVER_PORT'])), ...extraEnv };
+    harness.dataDir = harness.env.DATA_DIR!;
   });
 
   afterEach(async () => {
