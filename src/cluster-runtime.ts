@@ -225,7 +225,7 @@ export async function startCluster(
   const apis = started.filter(({ role }) => role === 'api').sort(byName);
   for (const { process } of [...workers, ...apis]) supervise(process);
   // Later starts (part.start()) are supervised as they come.
-  for (const piece of gateway)
+  for (const piece of gateway.sort((a, b) => byName(a.current(), b.current())))
     parts.push({ ...piece.part, start: () => piece.part.start().then(() => supervise(piece.current().process)) });
 
   const haproxyOptions = {
