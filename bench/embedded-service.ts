@@ -10,19 +10,29 @@ import { createLogger } from '../src/infra/logger.ts';
 import { startRuntime } from '../src/runtime.ts';
 import { type Stop, stopAll } from '../src/infra/stops.ts';
 import { freePort } from '../test/helpers/ports.ts';
+import { sampleCpu } from './process-cpu.ts';
 
-export interface EmbeddedService {
+/** A running service the benchmark loads: the embedded default, or the cluster (bench/cluster-service.ts). */
+export interface BenchService {
   config: Config;
   dataDir: string;
   /** `http://127.0.0.1:<port>/api/v1` */
   api: string;
+  /** The Temporal frontend the workers poll (the echo reference runs there too). */
+  temporalAddress: string;
+  /** What runs, for the table's title. */
+  layout: string;
+  /** CPU used so far, ms, by kind of process. */
+  sampleCpu(): Record<string, number>;
+  /** Peak resident memory, MB, of each process that serves the gateway (the table's memory rows). */
+  peakRss(): Map<string, number>;
   prisma: PrismaClient;
   /** Run at stop, last added first, with the service's own. */
   stops: Stop[];
   stop(): Promise<void>;
 }
 
-export async function startEmbeddedService(name: string, env: Record<string, string> = {}): Promise<EmbeddedService> {
+export async function startEmbeddedService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
   const dataDir = await mkdtemp(join(tmpdir(), `gateway-${name}-`));
   await chmod(dataDir, 0o755);
   const config = loadConfig(
@@ -51,5 +61,19 @@ export async function startEmbeddedService(name: string, env: Record<string, str
   }
   const prisma = createPrisma(embeddedDatabaseUrl(config.database));
   stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
-  return { config, dataDir, api: `http://127.0.0.1:${config.server.port}/api/v1`, prisma, stops, stop };
+  return {
+    config,
+    dataDir,
+    api: `http://127.0.0.1:${config.server.port}/api/v1`,
+    temporalAddress: `127.0.0.1:${config.temporal.devServer.port}`,
+    layout: 'embedded default, client in the same process',
+    sampleCpu: () => {
+      const { nodeMs, temporalMs, postgresMs } = sampleCpu();
+      return { Node: nodeMs, Temporal: temporalMs, PostgreSQL: postgresMs };
+    },
+    peakRss: () => new Map([['the process (api, worker and this client)', process.resourceUsage().maxRSS / 1024]]),
+    prisma,
+    stops,
+    stop,
+  };
 }

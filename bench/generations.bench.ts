@@ -3,17 +3,18 @@
 // Latency targets are measured open loop at a fixed offered rate, saturation closed loop; two references are
 // measured the same way: an Express hello-world route in this process and the server's bare update-with-start.
 // Prints one table and exits. BENCH_PHASE_SECONDS (default 20) sets how long each open-loop phase offers load.
+// `--cluster`: the same table on `npm run cluster`'s layout (bench/cluster-service.ts), requests through HAProxy.
 import { createServer } from 'node:http';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import express from 'express';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 import { achievedRate, closedLoop, type Measured, openLoop, sleep } from './load.ts';
 import type { Stop } from '../src/infra/stops.ts';
+import { startClusterService } from './cluster-service.ts';
 import { startEmbeddedService } from './embedded-service.ts';
 import { startInputs } from './inputs.ts';
 import { startUpscaleClient } from './upscale-client.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
-import { cpuBetween, sampleCpu } from './process-cpu.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
 import { listenLocally } from '../test/helpers/local-server.ts';
 
@@ -45,7 +46,10 @@ async function helloWorld(stops: Stop[]): Promise<Measured> {
 }
 
 async function main() {
-  const service = await startEmbeddedService('bench', { ALLOW_PRIVATE_INPUT_URLS: 'true', X402_ENABLED: 'true' });
+  const env = { ALLOW_PRIVATE_INPUT_URLS: 'true', X402_ENABLED: 'true' };
+  const service = process.argv.includes('--cluster')
+    ? await startClusterService('bench', env)
+    : await startEmbeddedService('bench', env);
   const { api, config, dataDir, prisma, stops } = service;
   const rows: Row[] = [];
   const progress = (line: string) => console.error(`[bench] ${line}`);
@@ -63,9 +67,9 @@ async function main() {
     const hello = await helloWorld(stops);
     const helloRate = achievedRate(hello);
     rows.push(loadRow('Express hello-world route, this process (reference)', `${inFlight} in flight`, hello));
-    const connection = await Connection.connect({ address: `127.0.0.1:${config.temporal.devServer.port}` });
+    const connection = await Connection.connect({ address: service.temporalAddress });
     stops.push({ name: 'bench temporal connection', stop: () => connection.close() });
-    const client = new Client({ connection });
+    const client = new Client({ connection, namespace: config.temporal.namespace });
     const echo = async (i: number) => {
       const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
         workflowId: `echo-${i}-${Date.now()}`,
@@ -103,21 +107,23 @@ async function main() {
       // Saturation before the rate past it: an overload leaves work behind in Temporal that would weigh on it.
       if (rate === overloadRate) await saturation();
       progress(`admissions at ${rate}/s`);
-      const cpuBefore = sampleCpu();
+      const cpuBefore = service.sampleCpu();
       const admitted = await openLoop(rate, phaseSeconds, async (i) => {
         await create(`in-${rate}-${i}`);
       });
       await drain();
-      const cpu = cpuBetween(cpuBefore, sampleCpu());
+      const cpuAfter = service.sampleCpu();
       const row = loadRow('POST /generations (admission, 202)', rate, admitted);
       rows.push(rate === 30 ? withTarget(row, 'p99 ≤ 50 ms', row.p99! <= 50) : row);
       if (rate === 30) {
         const per = (value: number) => `${(value / admitted.latencies.length).toFixed(1)} ms`;
         rows.push({
-          name: 'CPU per task (its admission and its run, client included in Node)',
+          name: 'CPU per task (its admission and its run, client included)',
           offered: `${rate}/s`,
           requests: admitted.latencies.length,
-          result: `Node ${per(cpu.nodeMs)}, Temporal ${per(cpu.temporalMs)}, PostgreSQL ${per(cpu.postgresMs)}`,
+          result: Object.entries(cpuAfter)
+            .map(([kind, ms]) => `${kind} ${per(ms - cpuBefore[kind]!)}`)
+            .join(', '),
         });
       }
     }
@@ -199,24 +205,24 @@ async function main() {
     rows.push(await depositRow(api, dataDir, config.chains.local.confirmations));
     rows.push(...(await x402Rows(api, dataDir)));
 
-    const peakMb = process.resourceUsage().maxRSS / 1024;
-    rows.push(
-      withTarget(
-        {
-          name: 'peak RSS of the process (api, worker and this client)',
-          offered: '',
-          requests: 0,
-          result: `${peakMb.toFixed(0)} MB after ${ids.length} tasks`,
-        },
-        '≤ 300 MB',
-        peakMb <= 300,
-      ),
-    );
+    for (const [what, peakMb] of service.peakRss())
+      rows.push(
+        withTarget(
+          {
+            name: `peak RSS of ${what}`,
+            offered: '',
+            requests: 0,
+            result: `${peakMb.toFixed(0)} MB after ${ids.length} tasks`,
+          },
+          '≤ 300 MB',
+          peakMb <= 300,
+        ),
+      );
   } finally {
     await service.stop();
   }
   console.log(
-    `\nGeneration gateway benchmark: embedded default, client in the same process, local/lanczos upscales of an ` +
+    `\nGeneration gateway benchmark: ${service.layout}, local/lanczos upscales of an ` +
       `8×8 PNG; open-loop phases of ${phaseSeconds} s, saturation ${saturationSeconds} s with ${inFlight} in flight\n`,
   );
   console.log(formatTable(rows));

@@ -1,5 +1,5 @@
-// CPU time of this process and of the servers it started (the Temporal dev server, PostgreSQL and its backends),
-// read from /proc, so the benchmark can say what one admission costs each of them.
+// CPU time of this process and of the servers it started (the Temporal dev server, PostgreSQL and its backends; the
+// cluster's processes), read from /proc, so the benchmark can say what one admission costs each of them.
 import { readdirSync, readFileSync } from 'node:fs';
 
 export interface CpuSample {
@@ -16,6 +16,7 @@ interface ProcessStat {
   parent: number;
   command: string;
   cpuMs: number;
+  endedChildrenMs: number;
 }
 
 function readStat(pid: number): ProcessStat | undefined {
@@ -25,19 +26,44 @@ function readStat(pid: number): ProcessStat | undefined {
     const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const cpuTicks = Number(fields[11]) + Number(fields[12]);
-    return { pid, parent: Number(fields[1]), command, cpuMs: (cpuTicks * 1000) / ticksPerSecond };
+    // cutime and cstime: its children that ended (PostgreSQL's backends come and go).
+    const endedTicks = Number(fields[13]) + Number(fields[14]);
+    const ms = (ticks: number) => (ticks * 1000) / ticksPerSecond;
+    return { pid, parent: Number(fields[1]), command, cpuMs: ms(cpuTicks), endedChildrenMs: ms(endedTicks) };
   } catch {
     return undefined; // it ended while we looked
   }
 }
 
-/** CPU used so far by this process and by its descendants, grouped by what they are. */
-export function sampleCpu(): CpuSample {
+/** Every process's stat, and each one's children. */
+function processTree() {
   const stats = readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .flatMap((name) => readStat(Number(name)) ?? []);
   const children = new Map<number, ProcessStat[]>();
   for (const stat of stats) children.set(stat.parent, [...(children.get(stat.parent) ?? []), stat]);
+  return { byPid: new Map(stats.map((stat) => [stat.pid, stat])), children };
+}
+
+/** CPU used so far by each of `roots` with all its descendants, those that ended included. */
+export function treeCpuMs(roots: number[]): Map<number, number> {
+  const { byPid, children } = processTree();
+  const total = (stat: ProcessStat | undefined): number =>
+    stat === undefined
+      ? 0
+      : stat.cpuMs + stat.endedChildrenMs + (children.get(stat.pid) ?? []).reduce((ms, child) => ms + total(child), 0);
+  return new Map(roots.map((pid) => [pid, total(byPid.get(pid))]));
+}
+
+/** The most memory `pid` has held resident (VmHWM), in MB. */
+export function peakRssMb(pid: number): number {
+  const kilobytes = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kilobytes) / 1024;
+}
+
+/** CPU used so far by this process and by its descendants, grouped by what they are. */
+export function sampleCpu(): CpuSample {
+  const { children } = processTree();
   const sample: CpuSample = { nodeMs: 0, temporalMs: 0, postgresMs: 0 };
   const usage = process.cpuUsage();
   sample.nodeMs = (usage.user + usage.system) / 1000;

@@ -2,10 +2,10 @@
 // wait until every task it posted has ended.
 import { createDeveloper } from '../src/accounts/accounts.ts';
 import { credit } from '../src/payments/ledger.ts';
-import type { EmbeddedService } from './embedded-service.ts';
+import type { BenchService } from './embedded-service.ts';
 import { sleep } from './load.ts';
 
-export async function startUpscaleClient(service: EmbeddedService, inputsUrl: string, name: string) {
+export async function startUpscaleClient(service: BenchService, inputsUrl: string, name: string) {
   const { api, prisma } = service;
   const { developerId, apiKey } = await createDeveloper(prisma, { name, tier: 'enterprise' });
   await credit(prisma, {

@@ -115,18 +115,3 @@ export async function waitUntilReleased(ports: number[], dir: string, timeoutMs 
     await sleep(200);
   }
 }
-
-/** kill -9 of a process group (PostgreSQL, the dev server: each leads its own); resolves once the leader is gone. */
-export async function killGroup(pid: number, timeoutMs = 10_000): Promise<void> {
-  signalGroup(pid, 'SIGKILL');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    if (Date.now() > deadline) throw new Error(`process ${pid} still alive ${timeoutMs} ms after SIGKILL`);
-    await sleep(50);
-  }
-}

@@ -1,7 +1,9 @@
-// `npm run chaos [-- <scenario ids…>] [--tasks N]`: each fault of chaos/scenarios.ts against the real embedded
-// stack, one after the other, each in a scratch directory; then one table. Exits 1 when an invariant broke.
+// `npm run chaos [-- <scenario ids…>] [--tasks N] [--cluster]`: each fault of chaos/scenarios.ts against the real
+// embedded stack (a–f), one after the other, each in a scratch directory; then one table. Exits 1 when an invariant
+// broke. `--cluster` runs the cluster's scenarios instead (ca–cd: `npm run cluster`'s layout, HAProxy in front);
+// ids pick scenarios of either kind.
 import { type ScenarioResult, runScenario } from './run-scenario.ts';
-import { scenario, scenarios } from './scenarios.ts';
+import { clusterScenarios, scenario, scenarios } from './scenarios.ts';
 
 export function resultTable(results: ScenarioResult[]): string {
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -25,13 +27,15 @@ const faultShare = 250 / 280;
 
 async function main() {
   let tasks = defaultTasks;
+  let onCluster = false;
   const ids: string[] = [];
   const args = process.argv.slice(2);
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--tasks') tasks = Number(args[++i]);
+    else if (args[i] === '--cluster') onCluster = true;
     else ids.push(args[i]!);
   }
-  const chosen = ids.length > 0 ? ids.map(scenario) : scenarios;
+  const chosen = ids.length > 0 ? ids.map(scenario) : onCluster ? clusterScenarios : scenarios;
   const results: ScenarioResult[] = [];
   const began = Date.now();
   for (const each of chosen) {
@@ -43,7 +47,8 @@ async function main() {
     }
   }
   console.log(
-    `\nGeneration gateway fault suite: ${tasks} local/lanczos upscales per scenario, posted with Idempotency-Keys ` +
+    `\nGeneration gateway fault suite${onCluster ? ' on the cluster (2 api, 2 worker processes, HAProxy)' : ''}: ` +
+      `${tasks} local/lanczos upscales per scenario, posted with Idempotency-Keys ` +
       `by a retrying client (${((Date.now() - began) / 60_000).toFixed(1)} min)\n`,
   );
   console.log(resultTable(results));

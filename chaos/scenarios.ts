@@ -1,5 +1,6 @@
 // The faults, one row each: the processes a scenario runs, and what it does to them once half of its tasks are
 // admitted (the rest are posted during the fault, so the client's retries meet it).
+import { killAndRestart } from './cluster-stack.ts';
 import type { Stack, Topology } from './stack.ts';
 
 export interface Scenario {
@@ -60,8 +61,42 @@ export const scenarios: Scenario[] = [
   },
 ];
 
+const cluster: Topology = { kind: 'cluster' };
+const part = (stack: Stack, name: string) => stack.part!(name);
+
+/** The same faults on `npm run cluster`'s layout (`--cluster`): each part is a process of its own there. */
+export const clusterScenarios: Scenario[] = [
+  {
+    id: 'ca',
+    title: 'cluster: SIGKILL api-1 and worker-1 (HAProxy routes around, worker-2 takes the tasks)',
+    topology: cluster,
+    fault: async (stack) => {
+      await Promise.all([part(stack, 'api-1').kill(), part(stack, 'worker-1').kill()]);
+    },
+  },
+  {
+    id: 'cb',
+    title: "cluster: SIGKILL Temporal's server, restart it after 3 s",
+    topology: cluster,
+    fault: (stack) => stack.restartTemporal(3_000),
+  },
+  {
+    id: 'cc',
+    title: 'cluster: SIGKILL the object store (SeaweedFS), start it again after 30 s',
+    topology: cluster,
+    fault: (stack) => killAndRestart(part(stack, 'objects'), 30_000),
+  },
+  {
+    id: 'cd',
+    title: 'cluster: SIGKILL PostgreSQL (gateway and Temporal), restart it after 3 s',
+    topology: cluster,
+    fault: (stack) => stack.restartPostgres(3_000),
+  },
+];
+
 export const scenario = (id: string): Scenario => {
-  const found = scenarios.find((candidate) => candidate.id === id);
-  if (!found) throw new Error(`no scenario ${id}; there are ${scenarios.map((s) => s.id).join(', ')}`);
+  const all = [...scenarios, ...clusterScenarios];
+  const found = all.find((candidate) => candidate.id === id);
+  if (!found) throw new Error(`no scenario ${id}; there are ${all.map((s) => s.id).join(', ')}`);
   return found;
 };

@@ -1,6 +1,7 @@
 // One scenario's gateway, in a scratch DATA_DIR of its own. `split`: PostgreSQL and the Temporal dev server run
 // here (embedded, as `npm start` runs them) so a scenario can kill and restart each alone, and the api and worker
 // roles run as `npm start -- --role …` processes against them. `all`: one whole `npm start`, embedding everything.
+// `cluster`: `npm run cluster`'s layout (chaos/cluster-stack.ts).
 import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +14,11 @@ import { temporalCliPath } from '../src/infra/tools.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { devServerSearchAttributeArgs } from '../src/orchestration/temporal/search-attributes.ts';
 import { freePort } from '../test/helpers/ports.ts';
-import { type GatewayProcess, killGroup, startGateway, waitUntilReleased } from './processes.ts';
+import { type ClusterPart, killGroup } from '../src/infra/cluster/cluster-parts.ts';
+import { startClusterStack } from './cluster-stack.ts';
+import { type GatewayProcess, startGateway, waitUntilReleased } from './processes.ts';
 
-export type Topology = { kind: 'split'; apis: number; workers: number } | { kind: 'all' };
+export type Topology = { kind: 'split'; apis: number; workers: number } | { kind: 'all' } | { kind: 'cluster' };
 
 export interface Stack {
   dir: string;
@@ -26,12 +29,14 @@ export interface Stack {
   workers: GatewayProcess[];
   /** The whole `npm start` (topology `all`). */
   all?: GatewayProcess;
+  /** A process of the cluster by name: `api-1`, `worker-2`, `temporal`, `objects`, `postgres`… (topology `cluster`). */
+  part?: (name: string) => ClusterPart;
   prisma: PrismaClient;
-  /** kill -9 of PostgreSQL's process group, then the same data directory and port again (split). */
+  /** kill -9 of PostgreSQL's process group, then the same data directory and port again (split, cluster). */
   restartPostgres(downMs: number): Promise<void>;
-  /** kill -9 of the dev server, then the same SQLite file and ports again (split). */
+  /** kill -9 of the dev server (the cluster's Temporal server), then the same data and ports again (split, cluster). */
   restartTemporal(downMs: number): Promise<void>;
-  /** kill -9 of a worker process, then a new one (split). */
+  /** kill -9 of a worker process, then a new one (split, cluster). */
   restartWorker(index: number): Promise<void>;
   /** kill -9 of the whole `npm start`; once its watchdog has stopped its children, the same DATA_DIR again (all). */
   restartAll(): Promise<void>;
@@ -41,7 +46,7 @@ export interface Stack {
 const logger = createLogger({ logLevel: 'error' });
 
 /** What every gateway process gets: a local model's inputs and webhooks on this machine, no chain RPC. */
-const commonEnv = (dir: string): Record<string, string> => ({
+export const commonEnv = (dir: string): Record<string, string> => ({
   DATA_DIR: dir,
   LOG_LEVEL: 'warn',
   ALLOW_PRIVATE_INPUT_URLS: 'true',
@@ -61,6 +66,7 @@ export async function startStack(name: string, topology: Topology): Promise<Stac
   await chmod(dir, 0o755);
   const logDir = join(dir, 'logs');
   await mkdir(logDir, { recursive: true });
+  if (topology.kind === 'cluster') return startClusterStack(dir, commonEnv(dir));
   return topology.kind === 'all' ? startAll(dir, logDir) : startSplit(dir, logDir, topology);
 }
 

@@ -4,12 +4,14 @@
 // the balancer, the api, the workers, Temporal, the store, PostgreSQL, the chain.
 import { join, resolve } from 'node:path';
 import { localChainEnvironment, startChains } from './chain/start-chains.ts';
-import { publicBaseUrl, shutdownBudget, type Config } from './config/config.ts';
+import { loadConfig, publicBaseUrl, shutdownBudget, type Config } from './config/config.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
+import { type ClusterPart, type Restartable, restartable, startAll } from './infra/cluster/cluster-parts.ts';
 import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-tools.ts';
 import { freePorts } from './infra/free-ports.ts';
 import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './infra/cluster/gateway-processes.ts';
 import { findHaproxy, startHaproxy } from './infra/cluster/haproxy.ts';
+import { clusterPublicPorts } from './infra/cluster/public-ports.ts';
 import { startObjectStore, storeCredentials, storePorts } from './infra/cluster/object-store.ts';
 import type { SupervisedProcess } from './infra/cluster/supervised-process.ts';
 import { setUpTemporalSchema } from './infra/cluster/temporal-schema.ts';
@@ -31,23 +33,32 @@ import { searchAttributeKeys } from '../workflows/search-attributes.ts';
 
 const dynamicConfigFile = join(import.meta.dirname, '..', 'deploy', 'temporal', 'dynamicconfig.yaml');
 
-/**
- * Runs every start at once and waits for all of them, so each one that started is in `started` (and stoppable) even
- * when another failed; then throws the first failure.
- */
-async function startAll<T>(starts: (() => Promise<T>)[], started: T[]): Promise<void> {
-  const outcomes = await Promise.allSettled(
-    starts.map(async (start) => {
-      const value = await start();
-      started.push(value);
-      return value;
-    }),
-  );
-  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
+/** The configuration a cluster starts from: it runs every role itself, and embeds its database and Temporal. */
+export const loadClusterConfig = (env: NodeJS.ProcessEnv): Config =>
+  // GATEWAY_ROLE and a --role are for its processes, not for it.
+  loadConfig({ ...env, GATEWAY_ROLE: 'all', DATABASE_URL: '', TEMPORAL_ADDRESS: '' }, []);
+
+export interface StartedCluster {
+  /** What `npm run cluster` prints once it is up. */
+  banner: string[];
+  /** Every process, to kill and start again (the fault suite), or to measure (the benchmark). */
+  parts: ClusterPart[];
+  /** The balancer's `…/api/v1`. */
+  apiUrl: string;
+  databaseUrl: string;
+  temporalAddress: string;
 }
 
-export async function startCluster(given: Config, logger: Logger, stops: Stop[]): Promise<string[]> {
+/**
+ * Starts the cluster; `stops` stops it. `environment` is what the api and worker processes start from (the
+ * operator's, with provider keys and limits), below the cluster's own settings.
+ */
+export async function startCluster(
+  given: Config,
+  logger: Logger,
+  stops: Stop[],
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<StartedCluster> {
   const dataDir = resolve(given.server.dataDir);
   const clusterDir = join(dataDir, 'cluster');
   const logDir = join(clusterDir, 'logs');
@@ -57,23 +68,7 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
       `DATA_DIR ${dataDir} is in use by another ${running.role} start (pid ${running.pid}): stop it first`,
     );
   const { cluster, server } = given;
-  const publicPorts = [
-    { setting: 'PORT', port: server.port, host: server.host, listener: 'the load balancer' },
-    {
-      setting: 'EMBEDDED_POSTGRES_PORT',
-      port: given.database.embeddedPort,
-      host: '127.0.0.1',
-      listener: 'PostgreSQL',
-    },
-    { setting: 'CLUSTER_TEMPORAL_PORT', port: cluster.temporalPort, host: '127.0.0.1', listener: 'Temporal' },
-    {
-      setting: 'TEMPORAL_UI_PORT',
-      port: given.temporal.devServer.uiPort,
-      host: '127.0.0.1',
-      listener: 'the Temporal UI',
-    },
-    { setting: 'CLUSTER_S3_PORT', port: cluster.s3Port, host: '127.0.0.1', listener: 'the object store' },
-  ];
+  const publicPorts = clusterPublicPorts(given);
   await ensurePortsFree(publicPorts);
   const haproxy = findHaproxy();
   await ensureClusterTools((line) => console.log(`[cluster] ${line}`));
@@ -95,13 +90,21 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
   const chain = await startChains(given, dataDir, logger, stops);
   const config = chain.config;
 
-  const database = await startEmbeddedPostgres({
-    dataDir: join(clusterDir, 'postgres'),
-    port: config.database.embeddedPort,
-    database: 'gateway',
-    logger,
-  });
-  stops.push({ name: 'postgres', stop: database.stop });
+  const parts: ClusterPart[] = [];
+  const postgresPiece = await restartable(
+    'postgres',
+    () =>
+      startEmbeddedPostgres({
+        dataDir: join(clusterDir, 'postgres'),
+        port: config.database.embeddedPort,
+        database: 'gateway',
+        logger,
+      }),
+    ({ pid }) => pid,
+  );
+  parts.push(postgresPiece.part);
+  stops.push({ name: 'postgres', stop: () => postgresPiece.current().stop() });
+  const database = postgresPiece.current();
   const databaseUrl = new URL(database.url);
   const postgres = {
     host: databaseUrl.hostname,
@@ -112,26 +115,39 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
   await setUpTemporalSchema(clusterBinaries.temporalSqlTool, clusterBinaries.temporalSchemaDir, postgres);
 
   const bucket = config.storage.s3.bucket || 'gateway';
-  const store = await startObjectStore({
+  // Each piece below is started again (by part.start()) with the same options: its data, its ports.
+  const supervised = async <T extends { process: SupervisedProcess }>(name: string, start: () => Promise<T>) => {
+    const piece = await restartable(
+      name,
+      start,
+      ({ process }) => process.pid,
+      ({ process }) => supervise(process),
+    );
+    parts.push(piece.part);
+    return piece;
+  };
+  const storeOptions = {
     binary: clusterBinaries.weed,
     dataDir: join(clusterDir, 'objects'),
     logDir,
     bucket,
     ports: await storePorts(cluster.s3Port, pickPorts),
-  });
-  stops.push({ name: 'object store', stop: () => store.process.stop(5_000) });
-  supervise(store.process);
+  };
+  const storePiece = await supervised('objects', () => startObjectStore(storeOptions));
+  stops.push({ name: 'object store', stop: () => storePiece.current().process.stop(5_000) });
+  const store = storePiece.current();
 
-  const temporal = await startTemporalServer({
+  const temporalOptions = {
     binary: clusterBinaries.temporalServer,
     dataDir: join(clusterDir, 'temporal'),
     logDir,
     postgres,
     dynamicConfigFile,
     ports: await temporalPorts(cluster.temporalPort, pickPorts),
-  });
-  stops.push({ name: 'temporal', stop: () => temporal.process.stop(10_000) });
-  supervise(temporal.process);
+  };
+  const temporalPiece = await supervised('temporal', () => startTemporalServer(temporalOptions));
+  stops.push({ name: 'temporal', stop: () => temporalPiece.current().process.stop(10_000) });
+  const temporal = temporalPiece.current();
   const { namespace } = config.temporal;
   await ensureNamespace(temporal.address, namespace);
   await checkSearchAttributes(temporal.address, namespace, logger);
@@ -142,7 +158,7 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
   );
 
   const publicUrl = publicBaseUrl(server);
-  const ui = await startTemporalUi({
+  const uiOptions = {
     binary: clusterBinaries.temporalUiServer,
     temporalAddress: temporal.address,
     port: config.temporal.devServer.uiPort,
@@ -150,9 +166,10 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
     namespace,
     dataDir: join(clusterDir, 'temporal-ui'),
     logDir,
-  });
-  stops.push({ name: 'temporal ui', stop: () => ui.process.stop(5_000) });
-  supervise(ui.process);
+  };
+  const uiPiece = await supervised('temporal-ui', () => startTemporalUi(uiOptions));
+  stops.push({ name: 'temporal ui', stop: () => uiPiece.current().process.stop(5_000) });
+  const ui = uiPiece.current();
 
   const shared: SharedPieces = {
     databaseUrl: database.url,
@@ -168,44 +185,63 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
       AWS_SECRET_ACCESS_KEY: storeCredentials.secretAccessKey,
     },
     chain: localChainEnvironment(config),
+    environment,
   };
   // Each stops within its own shutdown grace (SHUTDOWN_GRACE_SECONDS); a little more, then it is killed.
   const processGraceMs = shutdownBudget(server).graceMs + 5_000;
-  const gateway: GatewayProcess[] = [];
+  const gateway: Restartable<GatewayProcess>[] = [];
   const stopRole = (role: GatewayProcess['role']) => () =>
-    Promise.all(gateway.filter((each) => each.role === role).map(({ process }) => process.stop(processGraceMs)));
+    Promise.all(
+      gateway
+        .map((piece) => piece.current())
+        .filter((each) => each.role === role)
+        .map(({ process }) => process.stop(processGraceMs)),
+    );
   stops.push({ name: 'worker processes', stop: stopRole('worker') });
   stops.push({ name: 'api processes', stop: stopRole('api') });
   const apiPorts = await pickPorts(cluster.apiProcesses);
   const common = { shared, dataDir: clusterDir, logDir };
   const numbered = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
   // Together: each applies the migrations under an advisory lock, so whichever comes first does, once.
+  // Supervised only once all are up: one that fails to start is stopped, not reported as exited.
+  const gatewayPiece = (options: Parameters<typeof startGatewayProcess>[0]) => () =>
+    restartable(
+      options.name,
+      () => startGatewayProcess(options),
+      ({ process }) => process.pid,
+    );
   await startAll(
     [
-      ...numbered(cluster.workerProcesses).map(
-        (n) => () => startGatewayProcess({ ...common, name: `worker-${n}`, role: 'worker' }),
-      ),
-      ...numbered(cluster.apiProcesses).map(
-        (n) => () => startGatewayProcess({ ...common, name: `api-${n}`, role: 'api', port: apiPorts[n - 1] }),
+      ...numbered(cluster.workerProcesses).map((n) => gatewayPiece({ ...common, name: `worker-${n}`, role: 'worker' })),
+      ...numbered(cluster.apiProcesses).map((n) =>
+        gatewayPiece({ ...common, name: `api-${n}`, role: 'api', port: apiPorts[n - 1] }),
       ),
     ],
     gateway,
   );
   const byName = (a: GatewayProcess, b: GatewayProcess) => a.name.localeCompare(b.name, 'en', { numeric: true });
-  const workers = gateway.filter(({ role }) => role === 'worker').sort(byName);
-  const apis = gateway.filter(({ role }) => role === 'api').sort(byName);
+  const started = gateway.map((piece) => piece.current());
+  const workers = started.filter(({ role }) => role === 'worker').sort(byName);
+  const apis = started.filter(({ role }) => role === 'api').sort(byName);
   for (const { process } of [...workers, ...apis]) supervise(process);
+  // Later starts (part.start()) are supervised as they come.
+  for (const piece of gateway.sort((a, b) => byName(a.current(), b.current())))
+    parts.push({ ...piece.part, start: () => piece.part.start().then(() => supervise(piece.current().process)) });
 
-  const balancer = await startHaproxy({
+  const haproxyOptions = {
     binary: haproxy,
     dataDir: clusterDir,
     logDir,
     host: server.host,
     port: server.port,
     backends: apis.map(({ name, port }) => ({ name, port: port! })),
+  };
+  const haproxyPiece = await supervised('haproxy', async () => ({ process: await startHaproxy(haproxyOptions) }));
+  stops.push({
+    name: 'haproxy',
+    stop: () => haproxyPiece.current().process.stop(shutdownBudget(server).requestsMs),
   });
-  stops.push({ name: 'haproxy', stop: () => balancer.stop(shutdownBudget(server).requestsMs) });
-  supervise(balancer);
+  const balancer = haproxyPiece.current().process;
 
   // Last, so it is removed first: while it exists, what it names is up.
   await writeRuntimeFile(dataDir, {
@@ -226,7 +262,7 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
   });
 
   const pid = (proc: { pid: number }) => `pid ${proc.pid}`;
-  return [
+  const banner = [
     `API           ${publicUrl}/api/v1   (HAProxy ${pid(balancer)}, balancing ${apis.length} api processes)`,
     `Docs          ${publicUrl}/docs`,
     `Health        ${publicUrl}/healthz`,
@@ -243,4 +279,5 @@ export async function startCluster(given: Config, logger: Logger, stops: Stop[])
     `Storage       S3 bucket ${bucket} at ${store.endpoint}, SeaweedFS (data in ${join(clusterDir, 'objects')}; ${pid(store.process)})`,
     `Logs          ${logDir}`,
   ];
+  return { banner, parts, apiUrl: `${publicUrl}/api/v1`, databaseUrl: database.url, temporalAddress: temporal.address };
 }

@@ -1,7 +1,7 @@
 // Entry point of `npm run cluster` (scripts/cluster.mjs): starts the scale-out layout as processes on this machine
 // (src/cluster-runtime.ts) and stops it in order on SIGINT, SIGTERM or SIGHUP, as `npm start` does its parts.
-import { startCluster } from './cluster-runtime.ts';
-import { type Config, ConfigError, loadConfig, shutdownBudget } from './config/config.ts';
+import { loadClusterConfig, startCluster } from './cluster-runtime.ts';
+import { type Config, ConfigError, shutdownBudget } from './config/config.ts';
 import { createLogger } from './infra/logger.ts';
 import type { Stop } from './infra/stops.ts';
 import { stopOnSignals } from './stop-on-signals.ts';
@@ -9,8 +9,7 @@ import { stopOnSignals } from './stop-on-signals.ts';
 async function main(): Promise<void> {
   let config: Config;
   try {
-    // The cluster runs every role itself: GATEWAY_ROLE and a --role are for its processes, not for it.
-    config = loadConfig({ ...process.env, GATEWAY_ROLE: 'all', DATABASE_URL: '', TEMPORAL_ADDRESS: '' }, []);
+    config = loadClusterConfig(process.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
@@ -22,7 +21,7 @@ async function main(): Promise<void> {
   const shutdown = stopOnSignals(logger, stops, 2 * shutdownBudget(config.server).graceMs + 60_000, 'the cluster');
   try {
     const started = Date.now();
-    const banner = await shutdown.starting(startCluster(config, logger, stops));
+    const { banner } = await shutdown.starting(startCluster(config, logger, stops));
     if (shutdown.stopping()) return;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(

@@ -24,13 +24,15 @@ export interface SharedPieces {
   storage: Record<string, string>;
   /** The local development chain's variables, when the cluster runs one. */
   chain: Record<string, string>;
+  /** What each process starts from (the operator's environment, with provider keys and limits). */
+  environment: NodeJS.ProcessEnv;
 }
 
 /** What every process of the cluster gets on top of the operator's environment (which still carries FAL_KEY, …). */
 export function gatewayEnvironment(shared: SharedPieces, dataDir: string): NodeJS.ProcessEnv {
   return {
-    ...process.env,
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    ...shared.environment,
+    MALLOC_ARENA_MAX: shared.environment.MALLOC_ARENA_MAX ?? '2',
     DATA_DIR: dataDir,
     DATABASE_URL: shared.databaseUrl,
     TEMPORAL_ADDRESS: shared.temporalAddress,
