@@ -11,6 +11,7 @@ import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-too
 import { freePorts } from './infra/free-ports.ts';
 import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './infra/cluster/gateway-processes.ts';
 import { findHaproxy, startHaproxy } from './infra/cluster/haproxy.ts';
+import { metricsTargetsFile, writeMetricsTargets } from './infra/cluster/metrics-targets.ts';
 import { clusterPublicPorts } from './infra/cluster/public-ports.ts';
 import { startObjectStore, storeCredentials, storePorts } from './infra/cluster/object-store.ts';
 import type { SupervisedProcess } from './infra/cluster/supervised-process.ts';
@@ -200,6 +201,9 @@ export async function startCluster(
   stops.push({ name: 'worker processes', stop: stopRole('worker') });
   stops.push({ name: 'api processes', stop: stopRole('api') });
   const apiPorts = await pickPorts(cluster.apiProcesses);
+  const apiMetricsPorts = await pickPorts(cluster.apiProcesses);
+  // Two each: the process's metrics, and its Temporal SDK worker metrics.
+  const workerMetricsPorts = await pickPorts(2 * cluster.workerProcesses);
   const common = { shared, dataDir: clusterDir, logDir };
   const numbered = (count: number) => Array.from({ length: count }, (_, index) => index + 1);
   // Together: each applies the migrations under an advisory lock, so whichever comes first does, once.
@@ -212,9 +216,23 @@ export async function startCluster(
     );
   await startAll(
     [
-      ...numbered(cluster.workerProcesses).map((n) => gatewayPiece({ ...common, name: `worker-${n}`, role: 'worker' })),
+      ...numbered(cluster.workerProcesses).map((n) =>
+        gatewayPiece({
+          ...common,
+          name: `worker-${n}`,
+          role: 'worker',
+          metricsPort: workerMetricsPorts[2 * n - 2]!,
+          temporalMetricsPort: workerMetricsPorts[2 * n - 1],
+        }),
+      ),
       ...numbered(cluster.apiProcesses).map((n) =>
-        gatewayPiece({ ...common, name: `api-${n}`, role: 'api', port: apiPorts[n - 1] }),
+        gatewayPiece({
+          ...common,
+          name: `api-${n}`,
+          role: 'api',
+          port: apiPorts[n - 1],
+          metricsPort: apiMetricsPorts[n - 1]!,
+        }),
       ),
     ],
     gateway,
@@ -224,6 +242,7 @@ export async function startCluster(
   const workers = started.filter(({ role }) => role === 'worker').sort(byName);
   const apis = started.filter(({ role }) => role === 'api').sort(byName);
   for (const { process } of [...workers, ...apis]) supervise(process);
+  await writeMetricsTargets(clusterDir, config.metrics.host, [...apis, ...workers]);
   // Later starts (part.start()) are supervised as they come.
   for (const piece of gateway.sort((a, b) => byName(a.current(), b.current())))
     parts.push({ ...piece.part, start: () => piece.part.start().then(() => supervise(piece.current().process)) });
@@ -266,11 +285,15 @@ export async function startCluster(
     `API           ${publicUrl}/api/v1   (HAProxy ${pid(balancer)}, balancing ${apis.length} api processes)`,
     `Docs          ${publicUrl}/docs`,
     `Health        ${publicUrl}/healthz`,
-    ...apis.map(({ name, port, process }) => `${name.padEnd(14)}http://127.0.0.1:${port}   (${pid(process)})`),
-    ...workers.map(
-      ({ name, process }) =>
-        `${name.padEnd(14)}task queues ${config.temporal.taskQueue}, ${config.temporal.webhookTaskQueue}   (${pid(process)})`,
+    ...apis.map(
+      ({ name, port, metricsPort, process }) =>
+        `${name.padEnd(14)}http://127.0.0.1:${port}, metrics :${metricsPort}   (${pid(process)})`,
     ),
+    ...workers.map(
+      ({ name, metricsPort, temporalMetricsPort, process }) =>
+        `${name.padEnd(14)}task queues ${config.temporal.taskQueue}, ${config.temporal.webhookTaskQueue}, metrics :${metricsPort} and :${temporalMetricsPort} (Temporal SDK)   (${pid(process)})`,
+    ),
+    `Metrics       Prometheus targets in ${metricsTargetsFile(clusterDir)} (file_sd_configs)`,
     `Temporal UI   ${ui.url}   (${pid(ui.process)})`,
     `Temporal      ${temporal.address}, server ${temporalServerVersion} on PostgreSQL, ${historyShards} history shards, namespace ${namespace}   (${pid(temporal.process)})`,
     `PostgreSQL    ${postgres.host}:${postgres.port}, databases gateway, temporal, temporal_visibility (data in ${join(clusterDir, 'postgres')}; pid ${database.pid})`,

@@ -4,10 +4,12 @@
 // nothing and finds the data of the first.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/prisma.ts';
+import { metricsTargetsFile } from '../../src/infra/cluster/metrics-targets.ts';
 import { readRuntimeFile, runtimeFile } from '../../src/runtime-file.ts';
 import { launchCluster, pidOf, scratchClusterEnv, stopCluster as stopped } from '../helpers/cluster.ts';
 import { runGenctl } from '../helpers/genctl.ts';
@@ -74,6 +76,21 @@ describe('npm run cluster', () => {
     expect(banner).toContain(`API           http://localhost:${env.PORT}/api/v1`);
     expect(banner).toMatch(/Temporal {6}127\.0\.0\.1:\d+, server v1\.32\.2 on PostgreSQL, 4 history shards/);
     expect((await fetch(`http://127.0.0.1:${env.TEMPORAL_UI_PORT}/`)).status).toBe(200);
+    // Each api and worker process serves its metrics on a port of its own, listed for Prometheus.
+    const targets: { targets: string[]; labels: { job: string } }[] = JSON.parse(
+      await readFile(metricsTargetsFile(join(dataDir, 'cluster')), 'utf8'),
+    );
+    expect(targets.map(({ labels }) => labels.job).sort()).toEqual(
+      ['gateway-api', 'gateway-api', 'gateway-worker', 'gateway-worker', 'temporal-sdk', 'temporal-sdk'].sort(),
+    );
+    for (const {
+      targets: [target],
+      labels,
+    } of targets) {
+      const scraped = await fetch(`http://${target}/metrics`);
+      expect(scraped.status, target).toBe(200);
+      expect(await scraped.text()).toContain(labels.job === 'temporal-sdk' ? 'temporal_' : 'gateway_');
+    }
 
     // genctl, told only DATA_DIR, finds the cluster's database and Temporal through runtime.json.
     const status = await runGenctl({ DATA_DIR: dataDir }, ['status', '--json']);

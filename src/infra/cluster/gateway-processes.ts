@@ -12,6 +12,8 @@ export interface GatewayProcess {
   role: 'api' | 'worker';
   /** The api process's own port (behind the balancer). */
   port?: number;
+  metricsPort: number;
+  temporalMetricsPort?: number;
   process: SupervisedProcess;
 }
 
@@ -39,9 +41,6 @@ export function gatewayEnvironment(shared: SharedPieces, dataDir: string): NodeJ
     PUBLIC_BASE_URL: shared.publicBaseUrl,
     ...shared.storage,
     ...shared.chain,
-    // One listener per process would clash: the cluster serves no per-process metrics yet.
-    METRICS_PORT: '',
-    TEMPORAL_METRICS_PORT: '',
   };
 }
 
@@ -49,12 +48,19 @@ export async function startGatewayProcess(options: {
   name: string;
   role: 'api' | 'worker';
   port?: number;
+  /** Its own metrics listener (one port cannot serve several processes), and a worker's Temporal SDK metrics. */
+  metricsPort: number;
+  temporalMetricsPort?: number;
   shared: SharedPieces;
   dataDir: string;
   logDir: string;
 }): Promise<GatewayProcess> {
   let printed = '';
-  const env = gatewayEnvironment(options.shared, join(options.dataDir, options.name));
+  const env = {
+    ...gatewayEnvironment(options.shared, join(options.dataDir, options.name)),
+    METRICS_PORT: String(options.metricsPort),
+    TEMPORAL_METRICS_PORT: options.temporalMetricsPort ? String(options.temporalMetricsPort) : '',
+  };
   if (options.role === 'api')
     Object.assign(env, { HOST: '127.0.0.1', PORT: String(options.port), TRUST_PROXY: 'loopback' });
   const child = await startSupervised({
@@ -75,5 +81,6 @@ export async function startGatewayProcess(options: {
     await child.stop(10_000);
     throw error;
   }
-  return { name: options.name, role: options.role, port: options.port, process: child };
+  const { name, role, port, metricsPort, temporalMetricsPort } = options;
+  return { name, role, port, metricsPort, temporalMetricsPort, process: child };
 }
