@@ -27,6 +27,8 @@ import { createProviders, type Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './accounts/api-keys.ts';
 import { createRateLimiter } from './accounts/rate-limiter.ts';
 import { createEndedTasks } from './generations/ended-tasks.ts';
+import { createTaskEventFeed } from './generations/events/event-feed.ts';
+import { databaseUrlOf } from './db/prisma.ts';
 import type { Storage } from './storage/storage.ts';
 import { storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
@@ -91,6 +93,9 @@ function apiContext(deps: AppDeps): ApiContext {
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
     endedTasks: createEndedTasks(),
+    taskEvents: createTaskEventFeed(databaseUrlOf(deps.prisma) ?? deps.config.database.url, (error) =>
+      deps.logger.warn({ err: error }, 'the task event feed lost its database connection'),
+    ),
   };
 }
 

@@ -99,7 +99,7 @@ export const GenerationQueuedResponseSchema = z
     poll_url: z.string().openapi({ example: '/api/v1/generations/gen_abc123' }),
     access_token: z.string().optional().openapi({
       description:
-        'x402-paid tasks only: a bearer token that reads this task (GET /generations/{id} and its alias) and may cancel it (POST /generations/{id}/cancel), nothing else',
+        'x402-paid tasks only: a bearer token that reads this task (GET /generations/{id}, its alias and …/events) and may cancel it (POST /generations/{id}/cancel), nothing else',
       example: 'tt_4Qm…',
     }),
     webhook_secret: z.string().optional().openapi({
