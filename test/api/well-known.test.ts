@@ -13,7 +13,7 @@ const published = useAppWithDatabase({
 
 const read = async (base: string, path: string) => {
   const response = await fetch(`${base}${path}`);
-  return { response, body: await response.json() };
+  return { response, body: (await response.json()) as any };
 };
 
 describe('GET /.well-known/mcp/server-card.json', () => {
