@@ -162,6 +162,15 @@ describe('GET /events', () => {
     expect(new Set(all).size).toBe(all.length);
   });
 
+  it('answers HEAD with the headers alone, at once', async () => {
+    const head = await fetch(`${gateway.app.url}/api/v1/events`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${developer.key}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  });
+
   it('stays open with heartbeats while nothing happens; a task token is refused', async () => {
     const stream = await openEventStream(gateway, '/events', { key: other.key });
     await expect.poll(() => stream.comments.filter((comment) => comment === 'keep-alive').length).toBeGreaterThan(1);

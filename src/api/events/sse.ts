@@ -35,6 +35,11 @@ export async function writeEventStream(
     // nginx buffers responses unless told not to; HAProxy and others pass chunks on.
     'X-Accel-Buffering': 'no',
   });
+  // HEAD asks for the headers alone: a stream that never ends would hold it open.
+  if (res.req.method === 'HEAD') {
+    res.end();
+    return;
+  }
   res.flushHeaders();
   res.write(`retry: ${reconnectMs}\n\n`);
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatMs);
