@@ -27,9 +27,12 @@ import { createProviders, type Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './accounts/api-keys.ts';
 import { createRateLimiter } from './accounts/rate-limiter.ts';
 import { createEndedTasks } from './generations/ended-tasks.ts';
+import { createTaskEventFeed } from './generations/events/event-feed.ts';
+import { databaseUrlOf } from './db/prisma.ts';
 import type { Storage } from './storage/storage.ts';
 import { storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
+import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
@@ -91,6 +94,9 @@ function apiContext(deps: AppDeps): ApiContext {
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
     endedTasks: createEndedTasks(),
+    taskEvents: createTaskEventFeed(databaseUrlOf(deps.prisma) ?? deps.config.database.url, (error) =>
+      deps.logger.warn({ err: error }, 'the task event feed lost its database connection'),
+    ),
   };
 }
 
@@ -129,6 +135,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   app.use(llmsTxtRouter(deps.config, deps.catalog));
+  app.use(wellKnownRouter(deps.config, deps.catalog));
   // Generated outputs, once their task has completed, until OUTPUT_RETENTION_DAYS (410 after); immutable once written.
   app.use(
     '/files',

@@ -12,7 +12,7 @@ const failureMessages: Record<AuthFailure | 'task_token', string> = {
   missing: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
   malformed: 'Malformed API key: expected `Authorization: Bearer` with an rf_, sk_ or vega_ key.',
   task_token:
-    'A task access token (tt_…) reads its own task only: GET /api/v1/generations/{id} (and POST …/cancel to cancel it).',
+    'A task access token (tt_…) reads its own task only: GET /api/v1/generations/{id} and …/events (and POST …/cancel to cancel it).',
   unknown: 'Invalid API key.',
   expired: 'This API key has expired.',
   revoked: 'This API key has been revoked.',

@@ -10,6 +10,9 @@ import type { Principal } from '../accounts/api-keys.ts';
 import type { EndedTasks } from '../generations/ended-tasks.ts';
 import type { Storage } from '../storage/storage.ts';
 import type { TemporalDeps } from '../orchestration/generations/workflow-client.ts';
+import type { StreamedEvent } from '../orchestration/generations/events.ts';
+import type { TaskEventFeed } from '../generations/events/event-feed.ts';
+import { writeEventStream } from './events/sse.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
 import type { PaymentFacilitator } from '../payments/x402/facilitator.ts';
@@ -33,6 +36,8 @@ export interface ApiContext {
   storage: Storage;
   /** Ended tasks already read (GET /generations/{id} of pollers): answered without the database. */
   endedTasks: EndedTasks;
+  /** This process's one LISTEN connection, shared by its open event streams. */
+  taskEvents: TaskEventFeed;
 }
 
 export interface HandlerInput<B, Q, P, H = unknown> {
@@ -52,6 +57,8 @@ export interface HandlerResult {
   status?: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** An event stream's events (`success.eventStream`): written as text/event-stream, which ends with them. */
+  events?: AsyncIterable<StreamedEvent> | Iterable<StreamedEvent>;
 }
 
 export interface HeaderDoc {
@@ -89,7 +96,15 @@ export interface Endpoint<
      * Another success status the handler may answer (a cancel still under way: 202), with the same body unless
      * `schema` names another (a created task that ended within `Prefer: wait`: the whole task).
      */
-    alternative?: { status: number; description: string; schema?: z.ZodType; headers?: Record<string, HeaderDoc> };
+    alternative?: {
+      status: number;
+      description: string;
+      /** The body, when not the usual one; `null`: none (204). */
+      schema?: z.ZodType | null;
+      headers?: Record<string, HeaderDoc>;
+    };
+    /** The success is a text/event-stream whose events `schema` describes one by one (OpenAPI 3.1's reading). */
+    eventStream?: true;
   };
   /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
   errors?: ErrorCode[];
@@ -175,7 +190,7 @@ export interface RawRequest {
   hasBody: boolean;
 }
 
-export type EndpointAnswer = Required<HandlerResult>;
+export type EndpointAnswer = Required<Omit<HandlerResult, 'events'>> & Pick<HandlerResult, 'events'>;
 
 /**
  * Runs an endpoint as its route does (authentication, validation, rate limit, handler, response check) on parts
@@ -223,12 +238,14 @@ export async function executeEndpoint(
   const result = unpaid && endpoint.handleUnpaid ? await endpoint.handleUnpaid(input) : await endpoint.handle(input);
   // The response schema is the contract we publish: a body that breaks it is our bug, never the caller's.
   const { schema: usual, alternative } = endpoint.success;
-  const schema = alternative && result.status === alternative.status ? (alternative.schema ?? usual) : usual;
-  const checked = schema.safeParse(result.body);
+  const alternate = alternative && result.status === alternative.status;
+  const schema = alternate && alternative.schema !== undefined ? alternative.schema : usual;
+  const checked = result.events || !schema ? { success: true as const } : schema.safeParse(result.body);
   if (!checked.success) {
     throw new Error(`Response of ${endpoint.operationId} breaks its schema: ${checked.error.message}`);
   }
-  return { status: result.status ?? endpoint.success.status, body: result.body, headers: result.headers ?? {} };
+  const answer = { status: result.status ?? endpoint.success.status, body: result.body, headers: result.headers ?? {} };
+  return result.events ? { ...answer, events: result.events } : answer;
 }
 
 async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
@@ -240,7 +257,11 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
     hasBody: hasBody(req),
   };
   const answer = await executeEndpoint(endpoint, ctx, req, res, raw);
-  res.status(answer.status).set(answer.headers).json(answer.body);
+  if (answer.events) {
+    const { heartbeatMs } = ctx.config.events;
+    await writeEventStream(res, answer.events, { heartbeatMs, headers: answer.headers });
+  } else if (answer.body === undefined) res.status(answer.status).set(answer.headers).end();
+  else res.status(answer.status).set(answer.headers).json(answer.body);
 }
 
 /** Mounts endpoints, then answers 405 (with Allow) for known paths called with another method. */

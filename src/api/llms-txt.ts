@@ -37,7 +37,8 @@ export function llmsTxt(config: Pick<Config, 'x402' | 'chains' | 'accounts'>, ca
     `2. Choose a model: \`GET ${api}/models\` (filter with \`?type=text-to-image\`), and price a request: \`POST ${api}/agents/quote\`.`,
     `3. Generate: \`POST ${api}/generations\` with \`{"type": "text-to-image", "model": "…", "prompt": "…"}\` and an \`Idempotency-Key\` header (a retry with the same key never runs or charges twice). The answer is 202 with the task's \`id\` and \`poll_url\`.`,
     `4. Follow it: \`GET ${api}/generations/{id}\` until \`status\` is \`completed\` (its \`output\`/\`outputs\` are links to the files) or \`failed\` (its \`error\` says why; nothing charged). \`Prefer: wait=60\` holds the answer until the task ends; a \`webhook_url\` receives \`generation.completed\` / \`generation.failed\`, signed (Standard Webhooks).`,
-    `5. Your balance and deposits: \`GET ${api}/agents/balance\`.`,
+    `5. Or watch it: \`GET ${api}/generations/{id}/events\` is a stream of server-sent events (\`queued\`, \`processing\`, \`progress\`, then \`completed\` or \`failed\` with the task) that closes after the last one; \`GET ${api}/events\` streams every task of your account and stays open. Reconnect with \`Last-Event-ID\` to resume where you left off.`,
+    `6. Your balance and deposits: \`GET ${api}/agents/balance\`.`,
     '',
     '## Paying',
     '',
@@ -52,6 +53,7 @@ export function llmsTxt(config: Pick<Config, 'x402' | 'chains' | 'accounts'>, ca
     `- [OpenAPI document](${api}/openapi.json): every endpoint, field and error`,
     `- [Interactive API reference](${base}/docs)`,
     `- [Models](${api}/models): types, capabilities and prices`,
+    `- [MCP server card](${base}/.well-known/mcp/server-card.json) (the MCP endpoint is \`${base}/mcp\`) and [agent card](${base}/.well-known/agent-card.json)`,
     '',
   ].join('\n');
 }

@@ -99,7 +99,7 @@ export function buildOpenApiDocument(
     type: 'http',
     scheme: 'bearer',
     description:
-      'The `access_token` (`tt_…`) of an x402-paid task: reads that task (GET /generations/{id} and its alias) and may cancel it (POST /generations/{id}/cancel), nothing else.',
+      'The `access_token` (`tt_…`) of an x402-paid task: reads that task (GET /generations/{id}, its alias and its event stream) and may cancel it (POST /generations/{id}/cancel), nothing else.',
   });
 
   for (const endpoint of endpoints) {
@@ -127,13 +127,15 @@ export function buildOpenApiDocument(
         [success.status]: {
           description: success.description,
           headers: success.headers as ResponseConfig['headers'],
-          content: { 'application/json': { schema: success.schema } },
+          content: { [success.eventStream ? 'text/event-stream' : 'application/json']: { schema: success.schema } },
         },
         ...(success.alternative && {
           [success.alternative.status]: {
             description: success.alternative.description,
             headers: success.alternative.headers as ResponseConfig['headers'],
-            content: { 'application/json': { schema: success.alternative.schema ?? success.schema } },
+            ...(success.alternative.schema !== null && {
+              content: { 'application/json': { schema: success.alternative.schema ?? success.schema } },
+            }),
           },
         }),
         ...errorResponses(

@@ -24,6 +24,14 @@ const shuttingDown = new ApiError(
  */
 export const shutdownSignal = (res: Response): AbortSignal | undefined => res.locals.shutdownSignal as AbortSignal;
 
+/** Aborts when the caller hangs up (a wait or a stream on its behalf ends with it) or the server starts shutting down. */
+export function hangUpSignal(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => controller.abort());
+  const shutdown = shutdownSignal(res);
+  return shutdown ? AbortSignal.any([controller.signal, shutdown]) : controller.signal;
+}
+
 /** Whether the gate answered this response while its handler still ran (the handler's own answer then goes nowhere). */
 export const answeredAtShutdown = (res: Response): boolean => res.locals.answeredAtShutdown === true;
 

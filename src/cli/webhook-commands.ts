@@ -4,7 +4,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { WebhookDelivery } from '../generated/prisma/client.ts';
 import { startWebhookDelivery } from '../orchestration/webhooks/deliveries.ts';
 import { getMessage, listMessages, type MessageSummary, type TargetSummary } from '../webhooks/delivery-log.ts';
-import { targetUrls } from '../webhooks/messages.ts';
+import { targetUrls, type WebhookEvent } from '../webhooks/messages.ts';
 import { CommandError, type Output } from './commands.ts';
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
@@ -132,9 +132,13 @@ export async function redeliverWebhookCommand(
   const known =
     summary.targets.length > 0
       ? summary.targets
-      : (await targetUrls(deps.prisma, { taskId: summary.message.taskId, accountId: summary.message.accountId })).map(
-          (url) => ({ url, attempts: [] as { attempt: number }[] }),
-        );
+      : (
+          await targetUrls(deps.prisma, {
+            taskId: summary.message.taskId,
+            accountId: summary.message.accountId,
+            event: summary.message.event as WebhookEvent,
+          })
+        ).map((url) => ({ url, attempts: [] as { attempt: number }[] }));
   const targets = options.url ? known.filter((target) => target.url === options.url) : known;
   if (targets.length === 0) {
     throw new CommandError(

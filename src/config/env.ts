@@ -152,6 +152,8 @@ export const envSchema = z.object({
     .default('exact,upto')
     .transform((value) => value.split(',').map((scheme) => scheme.trim()))
     .pipe(z.array(z.enum(['exact', 'upto'])).min(1)),
+  // An event stream with nothing to send writes a comment this often, so proxies and load balancers keep it open.
+  EVENT_STREAM_HEARTBEAT_SECONDS: positiveInt.max(300).default(15),
   // How long an accepted API key is trusted without a database read: a revocation takes effect within it.
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),

@@ -158,6 +158,10 @@ export function toSections(env: Env) {
     webhooks: {
       allowPrivateUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
     },
+    /** The task event streams (SSE). */
+    events: {
+      heartbeatMs: env.EVENT_STREAM_HEARTBEAT_SECONDS * 1000,
+    },
     providers: providersOf(env),
     tracing: {
       otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
@@ -193,6 +197,7 @@ export type InputsConfig = Config['inputs'];
 export type UploadsConfig = Config['uploads'];
 export type OutputsConfig = Config['outputs'];
 export type WebhooksConfig = Config['webhooks'];
+export type EventsConfig = Config['events'];
 export type ProvidersConfig = Config['providers'];
 export type TracingConfig = Config['tracing'];
 export type MetricsConfig = Config['metrics'];

@@ -1,6 +1,6 @@
 // A generation request as the services, the workflow and the providers see it: JSON-safe, one shape. The API's
 // zod schemas validate HTTP bodies into these types.
-import type { GenerateType, GenerationType } from './values.ts';
+import type { GenerateType, GenerationType, WebhookEventFilter } from './values.ts';
 
 export interface Message {
   role: 'system' | 'user' | 'assistant';
@@ -37,12 +37,15 @@ export interface GenerationRequest {
   generate_type?: GenerateType;
   seed?: number;
   webhook_url?: string;
+  /** Which events `webhook_url` receives; absent: every one (today's behaviour). */
+  webhook_events?: WebhookEventFilter[];
 }
 
 /** The alternate layout of POST /generations: `{ model, input: { … }, webhook }`; `type` defaults to the model's. */
 export interface InputLayoutRequest {
   model: string;
   type?: GenerationType;
-  input: Omit<GenerationRequest, 'type' | 'model' | 'webhook_url'>;
+  input: Omit<GenerationRequest, 'type' | 'model' | 'webhook_url' | 'webhook_events'>;
   webhook?: string;
+  webhook_events?: WebhookEventFilter[];
 }

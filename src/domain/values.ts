@@ -36,6 +36,14 @@ export type TaskStatus = (typeof taskStatuses)[number];
 /** Completed or failed: a task that has ended never changes again. */
 export const hasEnded = (status: string) => status === 'completed' || status === 'failed';
 
+/**
+ * A generation's `webhook_events`, as Replicate names them (`webhook_events_filter`): which of the task's events its
+ * own `webhook_url` receives. This gateway sends a task webhook only when it ends (`completed`: completed or failed);
+ * `start`, `output` and `logs` are taken for compatibility and select nothing more (the event stream carries them).
+ */
+export const webhookEventFilters = ['start', 'output', 'logs', 'completed'] as const;
+export type WebhookEventFilter = (typeof webhookEventFilters)[number];
+
 /** What is known of a running task, as its provider reports it; every field optional. */
 export interface TaskProgress {
   /** What it is doing: `downloading input`, `rendering`, `in upstream queue`, `running upstream`, … */

@@ -29,5 +29,7 @@ export async function deleteExpiredOutputs(deps: ExpiredOutputsDeps, limit: numb
   if (ids.length > 0)
     await deps.prisma.$executeRaw`
       UPDATE tasks SET outputs_deleted_at = now() WHERE id = ANY(${ids}) AND outputs_deleted_at IS NULL`;
+  // Their event history goes with them: a stream of such a task sends only its final event, read from the row.
+  if (ids.length > 0) await deps.prisma.taskEvent.deleteMany({ where: { taskId: { in: ids } } });
   return { deleted: ids };
 }

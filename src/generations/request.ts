@@ -13,7 +13,8 @@ export function normaliseLayout(
   if ('input' in body) {
     // An unknown model leaves the type unset; resolving the model then names the model as the problem.
     const type = body.type ?? typeOfModel(body.model);
-    return { ...body.input, model: body.model, type: type as GenerationType, webhook_url: body.webhook };
+    const { webhook, webhook_events } = body;
+    return { ...body.input, model: body.model, type: type as GenerationType, webhook_url: webhook, webhook_events };
   }
   return body;
 }

@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma.ts';
 import { derivedId } from '../domain/ids.ts';
+import type { GenerationRequest } from '../domain/generation-request.ts';
+import type { WebhookEventFilter } from '../domain/values.ts';
 
 export const webhookEvents = ['generation.completed', 'generation.failed', 'deposit.credited'] as const;
 export type WebhookEvent = (typeof webhookEvents)[number];
@@ -35,21 +37,37 @@ export const webhookMessageId = (subject: string, event: WebhookEvent) => derive
 export const deliveryWorkflowId = (messageId: string, url: string) =>
   `webhook:${messageId}:${createHash('sha256').update(url).digest('hex').slice(0, 16)}`;
 
+/** Whether a task's `webhook_events` let its own webhook receive the event (no filter: every event). */
+function taskWebhookWants(request: unknown, event: WebhookEvent | undefined): boolean {
+  const filter = (request as GenerationRequest | null)?.webhook_events;
+  if (!filter || event === undefined) return true;
+  const asFilter: Record<WebhookEvent, WebhookEventFilter | null> = {
+    'generation.completed': 'completed',
+    'generation.failed': 'completed',
+    'deposit.credited': null,
+  };
+  const wanted = asFilter[event];
+  return wanted !== null && filter.includes(wanted);
+}
+
 /**
- * The task's own webhook, then the account's, as they are now; a URL named twice (in any spelling: case of the
- * host, a default port) is sent to once.
+ * The task's own webhook (where its `webhook_events` take `event`), then the account's, as they are now; a URL named
+ * twice (in any spelling: case of the host, a default port) is sent to once.
  */
 export async function targetUrls(
   prisma: PrismaClient,
-  input: { taskId?: string | null; accountId: string | null },
+  input: { taskId?: string | null; accountId: string | null; event?: WebhookEvent },
 ): Promise<string[]> {
   const [task, account] = await Promise.all([
-    input.taskId ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true } }) : null,
+    input.taskId
+      ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true, request: true } })
+      : null,
     input.accountId
       ? prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } })
       : null,
   ]);
-  const urls = [task?.webhookUrl, account?.webhookUrl].filter((url): url is string => Boolean(url));
+  const taskUrl = task && taskWebhookWants(task.request, input.event) ? task.webhookUrl : null;
+  const urls = [taskUrl, account?.webhookUrl].filter((url): url is string => Boolean(url));
   return [...new Set(urls.map((url) => new URL(url).href))];
 }
 

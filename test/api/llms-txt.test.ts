@@ -47,6 +47,15 @@ describe('GET /llms.txt', () => {
     for (const [, link] of text.matchAll(/\]\((http[^)]+)\)/g)) expect((await fetch(link!)).status, link).toBe(200);
   });
 
+  it('points at the event streams and the well-known discovery documents', async () => {
+    const { url } = withX402.app;
+    const { text } = await read(url);
+    expect(text).toContain(`GET ${url}/api/v1/generations/{id}/events`);
+    expect(text).toContain(`GET ${url}/api/v1/events`);
+    expect(text).toContain('Last-Event-ID');
+    expect(text).toContain(`(${url}/.well-known/mcp/server-card.json)`);
+  });
+
   it('offers x402 only where the server takes it', async () => {
     expect((await read(withX402.app.url)).text).toContain('**x402, per call, no account**');
     expect((await read(withoutX402.app.url)).text).not.toContain('x402');

@@ -26,6 +26,8 @@ const extensionEndpoints = [
   ['get', '/uploads', '200'],
   ['get', '/uploads/{id}', '200'],
   ['delete', '/uploads/{id}', '200'],
+  ['get', '/generations/{id}/events', '200'],
+  ['get', '/events', '200'],
 ] as const;
 const allEndpoints = [...specEndpoints, ...extensionEndpoints];
 
@@ -77,6 +79,31 @@ describe('OpenAPI document', () => {
       );
     expect(Object.keys(cancel.responses)).toEqual(expect.arrayContaining(['404', '409']));
     expect(cancel.security).toEqual([{ bearerAuth: [] }, { taskToken: [] }]);
+  });
+
+  it('documents the event streams as text/event-stream, one event per schema, with Last-Event-ID and task tokens', () => {
+    const task = document.paths['/generations/{id}/events'].get;
+    const account = document.paths['/events'].get;
+    for (const stream of [task, account]) {
+      expect(Object.keys(stream.responses['200'].content)).toEqual(['text/event-stream']);
+      expect(stream.responses['200'].content['text/event-stream'].schema.$ref).toBe(
+        '#/components/schemas/TaskStreamEvent',
+      );
+      expect(stream.parameters).toEqual(
+        expect.arrayContaining([expect.objectContaining({ in: 'header', name: 'Last-Event-ID' })]),
+      );
+    }
+    expect(document.components.schemas.TaskStreamEvent.properties.event.enum).toEqual([
+      'queued',
+      'processing',
+      'progress',
+      'completed',
+      'failed',
+    ]);
+    expect(task.responses['204'].content).toBeUndefined();
+    expect(Object.keys(task.responses)).toEqual(expect.arrayContaining(['401', '404']));
+    expect(task.security).toEqual([{ bearerAuth: [] }, { taskToken: [] }]);
+    expect(account.security).toEqual([{ bearerAuth: [] }]);
   });
 
   it('documents the upload body: the media types it takes as bytes, or multipart with a file part', () => {

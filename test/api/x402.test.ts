@@ -5,6 +5,7 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from 'x402-fetch';
 import { describe, expect, it } from 'vitest';
+import { extractDiscoveryInfo, validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
@@ -77,6 +78,36 @@ describe('POST /generations without an API key, x402 on', () => {
       })),
     ]);
     expect(decodePaymentRequiredHeader(headers.get('payment-required') ?? '')).toEqual(body.requirements);
+  });
+
+  it('carries the Bazaar discovery extension: how to call POST /generations and what it answers (v2 only)', async () => {
+    const { headers, body } = await call(on, 'POST', '/generations', { body: request });
+    const bazaar = body.requirements.extensions.bazaar;
+    expect(validateDiscoveryExtension(bazaar)).toEqual({ valid: true });
+    expect(bazaar.info.input).toMatchObject({
+      type: 'http',
+      method: 'POST',
+      bodyType: 'json',
+      body: { type: 'upscale', model: 'local/lanczos' },
+    });
+    expect(bazaar.schema.properties.input.properties.body.required).toEqual(['type', 'model']);
+    expect(bazaar.info.output.example).toMatchObject({ status: 'queued', access_token: expect.any(String) });
+    // The header carries the same object, and a facilitator's catalog reads the resource from it.
+    const required = decodePaymentRequiredHeader(headers.get('payment-required')!);
+    expect(required.extensions).toEqual(body.requirements.extensions);
+    const discovered = extractDiscoveryInfo(
+      {
+        x402Version: 2,
+        resource: required.resource,
+        accepted: required.accepts[0]!,
+        payload: {},
+        extensions: required.extensions,
+      },
+      required.accepts[0]!,
+    );
+    expect(discovered).toMatchObject({ resourceUrl: required.resource.url, method: 'POST' });
+    // v1 clients validate their offers strictly: nothing is added there.
+    for (const offer of body.accepts) expect(Object.keys(offer)).not.toContain('outputSchema');
   });
 
   it('also answers x402 v1 clients at the top level: x402Version 1 and its exact offers by network name (issue 25, point 5)', async () => {

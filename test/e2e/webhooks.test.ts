@@ -105,6 +105,51 @@ describe('webhooks end to end', () => {
     },
   );
 
+  it("webhook_events filters the task's own webhook (not the account's): `completed` takes both final events", async () => {
+    const agent = await registerAgent(stack, { body: { webhook_url: `${base()}/f/agent` } });
+    // `start` only: this gateway sends a task no start webhook, so its own URL gets nothing; the agent's gets it all.
+    const quiet = await generateAndWait(stack, {
+      key: agent.api_key,
+      body: { ...upscaleNotifying('/f/start-only'), webhook_events: ['start'] },
+    });
+    expect(quiet.status).toBe('completed');
+    // `completed` (in the input layout, beside `webhook`) selects generation.failed too.
+    const failing = await generateAndWait(stack, {
+      key: agent.api_key,
+      body: {
+        model: 'local/lanczos',
+        input: { image_url: `${inputsUrl}/missing.png` },
+        webhook: `${base()}/f/completed`,
+        webhook_events: ['completed', 'logs'],
+      },
+    });
+    expect(failing.status).toBe('failed');
+    await expect.poll(() => deliveriesTo('/f/agent').length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(() => deliveriesTo('/f/completed').length, { timeout: 15_000 }).toBe(1);
+    expect(verifyDelivery(agent.webhook_secret!, deliveriesTo('/f/completed')[0]!)).toEqual({
+      event: 'generation.failed',
+      data: failing,
+    });
+    // The filtered task's message went to the agent's URL alone: no delivery to its own was ever started.
+    const targets = async () =>
+      (await stack.database.prisma.webhookDelivery.findMany({ where: { taskId: quiet.id } })).map((row) => row.url);
+    await expect.poll(targets, { timeout: 10_000 }).toEqual([`${base()}/f/agent`]);
+    expect(deliveriesTo('/f/start-only')).toEqual([]);
+  });
+
+  it.each([
+    [['done'], 'webhook_events'],
+    [[], 'webhook_events'],
+    ['completed', 'webhook_events'],
+  ])('webhook_events %j is refused with 400 naming the field', async (webhookEvents, field) => {
+    const refused = await call(stack, 'POST', '/generations', {
+      key: developer.key,
+      body: { ...upscaleNotifying('/never'), webhook_events: webhookEvents },
+    });
+    expect(refused).toMatchObject({ status: 400, body: { error: 'validation_error' } });
+    expect(refused.body.message).toContain(field);
+  });
+
   it("a developer's task is signed with the secret from GET /account/webhook-secret", async () => {
     const secret = (await call(stack, 'GET', '/account/webhook-secret', { key: developer.key })).body.webhook_secret;
     const task = await generateAndWait(stack, {

@@ -20,6 +20,7 @@ import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { paidGenerationInput } from '../helpers/generation-input.ts';
 import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
+import { openEventStream } from '../helpers/event-stream.ts';
 import { startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
 import { startInputServer, wavTone } from '../helpers/media.ts';
 import { pay, payingFetch } from '../payments/x402/paying-client.ts';
@@ -178,7 +179,7 @@ describe('a generation paid with x402', () => {
     expect(account).toMatchObject({ kind: 'wallet', balance: { balance: 0n, reserved: 0n } });
   });
 
-  it('its access_token reads that task only: another task is 404, any other endpoint 401', async () => {
+  it('its access_token reads that task (and its event stream) only: another task is 404, any other endpoint 401', async () => {
     const first = await payAndPost(await newPayer());
     const second = await payAndPost(await newPayer());
     expect([first.status, second.status]).toEqual([202, 202]);
@@ -195,6 +196,25 @@ describe('a generation paid with x402', () => {
     const unknown = await call(gateway, 'GET', first.body.poll_url, { key: `tt_${'0'.repeat(43)}` });
     expect(unknown.status).toBe(401);
     await Promise.all([settle(first), settle(second)]);
+
+    // Its event stream too (issue 29): the task's events, the last one the task as the token reads it; another task's
+    // stream is 404, the account stream and no key 401.
+    const stream = await openEventStream(gateway, `/generations/${first.body.id}/events`, { key: token });
+    const events = await stream.rest();
+    expect(events.map((event) => event.event).filter((type) => type !== 'progress')).toEqual([
+      'queued',
+      'processing',
+      'completed',
+    ]);
+    expect(events.at(-1)!.data).toEqual((await call(gateway, 'GET', first.body.poll_url, { key: token })).body);
+    expect(events.at(-1)!.data.payment).toMatchObject({ status: 'settled' });
+    const foreign = await openEventStream(gateway, `/generations/${second.body.id}/events`, { key: token });
+    expect(foreign).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    const account = await openEventStream(gateway, '/events', { key: token });
+    expect(account).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+    expect(account.body.message).toMatch(/reads its own task only/);
+    const anonymous = await openEventStream(gateway, `/generations/${first.body.id}/events`);
+    expect(anonymous).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
   });
 
   it('the same payment sent again is the same task, settled once; for another body it is 409', async () => {

@@ -91,7 +91,12 @@ describe.each(drivers)('the output sweep with the %s driver', (_driver, make) =>
     await storage.put('uploads/acct/upl_a.png', Buffer.from('upload'));
 
     const before = await database.prisma.task.findUniqueOrThrow({ where: { id: completed.id } });
+    const events = (id: string) => database.prisma.taskEvent.count({ where: { taskId: id } });
+    expect(await events(completed.id)).toBeGreaterThan(0);
     expect(await sweep()).toEqual({ deleted: [failed.id, completed.id] });
+    // Their event histories go with them (the task rows' triggers wrote them); the others' stay.
+    expect([await events(failed.id), await events(completed.id)]).toEqual([0, 0]);
+    expect(await events(recent.id)).toBeGreaterThan(0);
 
     for (const key of [...failed.keys, ...completed.keys]) expect(await exists(key)).toBe(false);
     for (const key of [...recent.keys, ...running.keys, 'uploads/acct/upl_a.png']) expect(await exists(key)).toBe(true);

@@ -9,7 +9,7 @@ import { paymentResponseHeaders } from '../../payments/x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { preferredWaitSeconds, waitApplied } from '../prefer.ts';
-import { shutdownSignal } from '../shutdown-gate.ts';
+import { hangUpSignal } from '../shutdown-gate.ts';
 import { webhookSignature } from '../webhook-signature.ts';
 import {
   CreateGenerationBodySchema,
@@ -49,14 +49,6 @@ function taskAnswer(task: TaskView) {
   if (payment?.status !== 'settled' || !payment.transaction) return { body: task };
   const { network, payer, transaction } = payment;
   return { body: task, headers: paymentResponseHeaders({ network, payer, transaction }) };
-}
-
-/** Aborts when the caller hangs up (a wait on its behalf ends with it) or the server starts shutting down. */
-function hangUpSignal(res: Response): AbortSignal {
-  const controller = new AbortController();
-  res.once('close', () => controller.abort());
-  const shutdown = shutdownSignal(res);
-  return shutdown ? AbortSignal.any([controller.signal, shutdown]) : controller.signal;
 }
 
 /** What `Prefer: wait=N` asks of the service: nothing without it. */

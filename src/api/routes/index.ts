@@ -1,6 +1,7 @@
 import type { Endpoint } from '../endpoint.ts';
 import { accountEndpoints } from './account.routes.ts';
 import { agentEndpoints } from './agents.routes.ts';
+import { eventEndpoints } from './events.routes.ts';
 import { generationEndpoints } from './generations.routes.ts';
 import { modelEndpoints } from './models.routes.ts';
 import { uploadEndpoints } from './uploads.routes.ts';
@@ -11,5 +12,6 @@ export const apiEndpoints: Endpoint[] = [
   ...agentEndpoints,
   ...accountEndpoints,
   ...generationEndpoints,
+  ...eventEndpoints,
   ...uploadEndpoints,
 ];

@@ -1,5 +1,5 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
-import { generateTypes, type TaskProgress } from '../../domain/values.ts';
+import { generateTypes, type TaskProgress, webhookEventFilters } from '../../domain/values.ts';
 import {
   GenerationTypeSchema,
   httpUrl,
@@ -9,6 +9,21 @@ import {
   taskIdParams,
 } from './common.schemas.ts';
 import { boundedInt, safeText, z } from './zod.ts';
+
+// Replicate's `webhook_events_filter` values; which events of ours each selects is in src/domain/values.ts.
+const webhookEvents = z
+  .array(z.enum(webhookEventFilters))
+  .min(1)
+  .max(webhookEventFilters.length * 2)
+  .optional()
+  .openapi({
+    description:
+      "Extension, as Replicate's `webhook_events_filter`: which events `webhook_url` receives. `completed` selects " +
+      '`generation.completed` and `generation.failed` (the webhooks this gateway sends for a task); `start`, `output` ' +
+      'and `logs` are taken and select nothing more (follow a running task with GET /generations/{id}/events). ' +
+      "Absent: every event, as before. The account's own webhook is not filtered.",
+    example: ['completed'],
+  });
 
 export const MessageSchema = z
   .object({ role: z.enum(['system', 'user', 'assistant']), content: safeText() })
@@ -63,6 +78,7 @@ export const GenerationRequestSchema = z
         'Receives `generation.completed` or `generation.failed` as `{ "event", "data": <the task> }`, signed (Standard ' +
         "Webhooks) with your account's secret (GET /account/webhook-secret), retried for more than 24 hours",
     }),
+    webhook_events: webhookEvents,
   })
   .openapi('GenerationRequest', {
     // A model that runs here with nothing else configured (a local engine), so the example works as written.
@@ -74,8 +90,9 @@ export const GenerationInputLayoutSchema = z
   .object({
     model: safeText().min(1),
     type: GenerationTypeSchema.optional(),
-    input: GenerationRequestSchema.omit({ type: true, model: true, webhook_url: true }),
+    input: GenerationRequestSchema.omit({ type: true, model: true, webhook_url: true, webhook_events: true }),
     webhook: httpUrl.optional(),
+    webhook_events: webhookEvents,
   })
   .openapi('GenerationInputLayoutRequest', {
     description: 'Alternate layout: the same fields under `input`, the webhook as `webhook`.',
@@ -99,7 +116,7 @@ export const GenerationQueuedResponseSchema = z
     poll_url: z.string().openapi({ example: '/api/v1/generations/gen_abc123' }),
     access_token: z.string().optional().openapi({
       description:
-        'x402-paid tasks only: a bearer token that reads this task (GET /generations/{id} and its alias) and may cancel it (POST /generations/{id}/cancel), nothing else',
+        'x402-paid tasks only: a bearer token that reads this task (GET /generations/{id}, its alias and …/events) and may cancel it (POST /generations/{id}/cancel), nothing else',
       example: 'tt_4Qm…',
     }),
     webhook_secret: z.string().optional().openapi({

@@ -21,6 +21,7 @@ import {
   readPaymentHeader,
   type RequestHeaders,
 } from './payment-header.ts';
+import { generationDiscovery } from './bazaar.ts';
 import { networkOf, paymentRequiredHeader, paymentRequirementsFor } from './requirements.ts';
 import { matchV1Requirement, type RequirementsV1, v1Identity, v1PaymentRequired } from './v1-payments.ts';
 
@@ -159,7 +160,10 @@ export function payableChains(config: Pick<Config, 'chains'>, model: Pick<Catalo
   return chains;
 }
 
-type Priced = { model: Pick<CatalogModel, 'id' | 'name' | 'supports_x402' | 'timeout_seconds'>; costMicros: bigint };
+type Priced = {
+  model: Pick<CatalogModel, 'id' | 'name' | 'type' | 'supports_x402' | 'timeout_seconds'>;
+  costMicros: bigint;
+};
 
 /** What the price asks for, and a 402 refusal naming it (and why the payment did not do). */
 async function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, resourceUrl: string) {
@@ -170,6 +174,7 @@ async function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, res
     maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
     resource: { url: resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
     uptoFacilitators: await uptoOffers(deps),
+    extensions: generationDiscovery({ type: model.type, model: model.id }),
   });
   const refuse = (message: string, reason?: string) => {
     const answer = reason ? { ...required, error: reason } : required;

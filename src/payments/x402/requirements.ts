@@ -24,6 +24,8 @@ export interface PaymentRequirementsOptions {
   resource: { url: string; description: string; mimeType: string };
   /** Where `upto` is offered: the facilitator address a payer's Permit2 witness must name, per network. */
   uptoFacilitators?: ReadonlyMap<Network, Address>;
+  /** x402 v2 extensions of the offers (the Bazaar's discovery); v1 has none. */
+  extensions?: Record<string, unknown>;
 }
 
 export function paymentRequirementsFor(options: PaymentRequirementsOptions): PaymentRequired {
@@ -56,7 +58,8 @@ export function paymentRequirementsFor(options: PaymentRequirementsOptions): Pay
       },
     ];
   });
-  return { x402Version, resource: { ...options.resource }, accepts: [...exact, ...upto] };
+  const extensions = options.extensions ? { extensions: options.extensions } : {};
+  return { x402Version, resource: { ...options.resource }, accepts: [...exact, ...upto], ...extensions };
 }
 
 /** The `PAYMENT-REQUIRED` header's value: the object as base64 JSON. */

@@ -1,0 +1,98 @@
+// Reading the task events the triggers on `tasks` write (prisma/migrations/…_task_events): a task's own, in id order
+// (its writers hold its row in turn, so its ids commit in order), and an account's, in commit-safe order: by writing
+// transaction, and only transactions older than every one still in flight, so a later commit can never slip in
+// before what a stream has already sent (ids across tasks are taken before commit, not in commit order).
+import type { PrismaClient } from '../../db/prisma.ts';
+
+export const taskEventTypes = ['queued', 'processing', 'progress', 'completed', 'failed'] as const;
+export type TaskEventType = (typeof taskEventTypes)[number];
+
+export interface TaskEvent {
+  id: bigint;
+  taskId: string;
+  type: TaskEventType;
+  /** As the trigger wrote it; an ended task's event is sent with the task body instead. */
+  data: Record<string, unknown>;
+  txId: bigint;
+}
+
+/** Where an account's stream stands: after the event (txId, id) in commit-safe order; `minId` for unknown ids. */
+export interface AccountCursor {
+  txId: bigint;
+  id: bigint;
+  minId: bigint;
+}
+
+/** Events read per query; a stream reads again at once while pages come back full. */
+export const eventPageSize = 500;
+
+const maxBigint = 9_223_372_036_854_775_807n;
+
+/** A task's events after `afterId`, in order. */
+export async function taskEventsAfter(prisma: PrismaClient, taskId: string, afterId: bigint): Promise<TaskEvent[]> {
+  const rows = await prisma.taskEvent.findMany({
+    where: { taskId, id: { gt: afterId } },
+    orderBy: { id: 'asc' },
+    take: eventPageSize,
+  });
+  return rows.map((row) => ({ ...row, type: row.type as TaskEventType, data: row.data as Record<string, unknown> }));
+}
+
+interface AccountEventRow {
+  id: bigint;
+  task_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  tx_id: bigint;
+  safe: boolean;
+}
+
+/**
+ * An account's events after the cursor that are safe to send; `pending`: some committed events had to wait for an
+ * older transaction still in flight (read again shortly, as its commit may notify nothing).
+ */
+export async function accountEventsAfter(
+  prisma: PrismaClient,
+  accountId: string,
+  cursor: AccountCursor,
+): Promise<{ events: TaskEvent[]; pending: boolean }> {
+  const rows = await prisma.$queryRaw<AccountEventRow[]>`
+    SELECT id, task_id, type, data, tx_id, tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS safe
+    FROM task_events
+    WHERE account_id = ${accountId} AND (tx_id, id) > (${cursor.txId}, ${cursor.id}) AND id > ${cursor.minId}
+    ORDER BY tx_id, id
+    LIMIT ${eventPageSize}`;
+  const firstUnsafe = rows.findIndex((row) => !row.safe);
+  const safe = firstUnsafe === -1 ? rows : rows.slice(0, firstUnsafe);
+  const events = safe.map((row) => ({
+    id: row.id,
+    taskId: row.task_id,
+    type: row.type as TaskEventType,
+    data: row.data,
+    txId: row.tx_id,
+  }));
+  return { events, pending: firstUnsafe !== -1 };
+}
+
+/**
+ * The cursor of an account stream: after the given event (`Last-Event-ID`) when it is the account's, after every id up
+ * to it when it is not known (swept); without one, what commits from now on.
+ */
+export async function accountCursor(
+  prisma: PrismaClient,
+  accountId: string,
+  lastEventId: bigint | undefined,
+): Promise<AccountCursor> {
+  if (lastEventId !== undefined) {
+    const event = await prisma.taskEvent.findFirst({
+      where: { id: lastEventId, accountId },
+      select: { txId: true },
+    });
+    if (event) return { txId: event.txId, id: lastEventId, minId: 0n };
+    return { txId: -1n, id: maxBigint, minId: lastEventId };
+  }
+  const [now] = await prisma.$queryRaw<{ xmin: bigint }[]>`
+    SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`;
+  // Every transaction below xmin has ended: what it wrote is history, anything later is new.
+  return { txId: now!.xmin - 1n, id: maxBigint, minId: 0n };
+}

@@ -1,0 +1,111 @@
+// The task events the triggers on `tasks` write (issue 29), on real PostgreSQL: one per status change and per new
+// progress report, none for other updates; gone with their task; an account's events read in commit-safe order, so
+// an event committed while an older transaction is still in flight waits for it (a stream never skips one); and the
+// LISTEN feed wakes a subscriber of the account at commit.
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PrismaClient } from '../../src/db/prisma.ts';
+import { createTaskEventFeed } from '../../src/generations/events/event-feed.ts';
+import { accountCursor, accountEventsAfter, taskEventsAfter } from '../../src/generations/events/task-events.ts';
+import { createFundedAccount } from '../helpers/accounts.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { createTaskRow } from '../helpers/task-rows.ts';
+
+let database: TestDatabase;
+let prisma: PrismaClient;
+let accountId: string;
+beforeAll(async () => {
+  database = await createTestDatabase();
+  prisma = database.prisma;
+  accountId = await createFundedAccount(prisma);
+});
+afterAll(() => database?.drop());
+
+const eventsOf = async (taskId: string) =>
+  (await taskEventsAfter(prisma, taskId, 0n)).map(({ type, data }) => ({ type, data }));
+
+describe('the triggers on tasks', () => {
+  it('write queued, processing, each new progress, then the end; nothing for other updates', async () => {
+    const id = await createTaskRow(prisma, accountId, 'queued');
+    await prisma.task.update({ where: { id }, data: { status: 'processing', startedAt: new Date() } });
+    await prisma.task.update({ where: { id }, data: { progress: { stage: 'rendering', percent: 10 } } });
+    await prisma.task.update({ where: { id }, data: { progress: { stage: 'rendering', percent: 10 } } });
+    await prisma.task.update({ where: { id }, data: { progress: { stage: 'rendering', percent: 60 } } });
+    await prisma.task.update({ where: { id }, data: { servedBy: 'local' } });
+    await prisma.task.update({ where: { id }, data: { status: 'completed', completedAt: new Date() } });
+    const events = await eventsOf(id);
+    expect(events.map((event) => event.type)).toEqual(['queued', 'processing', 'progress', 'progress', 'completed']);
+    const row = await prisma.task.findUniqueOrThrow({ where: { id } });
+    expect(events[0]!.data).toEqual({ id, status: 'queued', created_at: row.createdAt.toISOString() });
+    expect(events[1]!.data).toMatchObject({ status: 'processing', started_at: row.startedAt!.toISOString() });
+    expect(events[3]!.data).toEqual({ id, status: 'processing', progress: { stage: 'rendering', percent: 60 } });
+    const ids = (await taskEventsAfter(prisma, id, 0n)).map((event) => event.id);
+    expect(ids).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)));
+  });
+
+  it('go with their task', async () => {
+    const id = await createTaskRow(prisma, accountId, 'failed');
+    expect(await prisma.taskEvent.count({ where: { taskId: id } })).toBe(1);
+    await prisma.task.delete({ where: { id } });
+    expect(await prisma.taskEvent.count({ where: { taskId: id } })).toBe(0);
+  });
+});
+
+describe("an account's events", () => {
+  it('wait for an older transaction still in flight: a later commit never overtakes an earlier id', async () => {
+    const other = await createFundedAccount(prisma);
+    const [first, second] = [
+      await createTaskRow(prisma, other, 'queued'),
+      await createTaskRow(prisma, other, 'queued'),
+    ];
+    const cursor = await accountCursor(prisma, other, undefined);
+    const [slow, quick] = [
+      new pg.Client({ connectionString: database.url }),
+      new pg.Client({ connectionString: database.url }),
+    ];
+    await Promise.all([slow.connect(), quick.connect()]);
+    try {
+      // The slow transaction takes the lower event id and commits last.
+      await slow.query('BEGIN');
+      await slow.query(`UPDATE tasks SET status = 'processing' WHERE id = $1`, [first]);
+      await quick.query(`UPDATE tasks SET status = 'processing' WHERE id = $1`, [second]);
+      const held = await accountEventsAfter(prisma, other, cursor);
+      expect(held.events.filter((event) => event.taskId === second)).toEqual([]);
+      expect(held.pending).toBe(true);
+      await slow.query('COMMIT');
+      await expect
+        .poll(async () => (await accountEventsAfter(prisma, other, cursor)).events.map((event) => event.taskId), {
+          timeout: 10_000,
+        })
+        .toEqual([first, second]);
+    } finally {
+      await Promise.all([slow.end(), quick.end()]);
+    }
+  });
+
+  it('resume after a Last-Event-ID; one of another account or unknown resumes after that id', async () => {
+    const other = await createFundedAccount(prisma);
+    const tasks = [await createTaskRow(prisma, other, 'queued'), await createTaskRow(prisma, other, 'queued')];
+    const all = (await accountEventsAfter(prisma, other, { txId: -1n, id: 0n, minId: 0n })).events;
+    expect(all.map((event) => event.taskId)).toEqual(tasks);
+    const after = await accountCursor(prisma, other, all[0]!.id);
+    expect((await accountEventsAfter(prisma, other, after)).events.map((event) => event.id)).toEqual([all[1]!.id]);
+    const foreign = await accountCursor(prisma, accountId, all[0]!.id);
+    expect(foreign).toMatchObject({ minId: all[0]!.id });
+  });
+});
+
+describe('the LISTEN feed', () => {
+  it("wakes the account's subscribers at commit, with the task; not another account's", async () => {
+    const feed = createTaskEventFeed(database.url);
+    const woken: (string | undefined)[] = [];
+    const others: (string | undefined)[] = [];
+    const unsubscribe = await feed.subscribe(accountId, (taskId) => woken.push(taskId));
+    const unsubscribeOther = await feed.subscribe('acct_nobody', (taskId) => others.push(taskId));
+    const id = await createTaskRow(prisma, accountId, 'queued');
+    await expect.poll(() => woken).toContain(id);
+    expect(others).toEqual([]);
+    unsubscribe();
+    unsubscribeOther();
+  });
+});
