@@ -1,10 +1,11 @@
 // What scale-out changes, on the cluster (HAProxy, two api and two worker processes, Temporal's server on PostgreSQL,
 // SeaweedFS): admissions land on both api processes and run on both workers; an Idempotency-Key holds across api
 // processes; a cancel from one api process reaches a task running on any worker; an upload taken by one process is an
-// input to another. Money holds throughout.
+// input to another; a task's events reach a stream on any api process. Money holds throughout.
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidOf } from '../helpers/cluster.ts';
+import { openEventStream } from '../helpers/event-stream.ts';
 import { call, postGeneration, waitForEnd } from '../helpers/http.ts';
 import { ledgerProblems } from '../helpers/ledger-check.ts';
 import { pngImage } from '../helpers/media.ts';
@@ -119,6 +120,33 @@ describe('across api processes', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const task = await waitForEnd(cluster, { key: developer.key, pollUrl: created.body.poll_url, timeoutMs: 60_000 });
     expect(task).toMatchObject({ status: 'completed' });
+  });
+
+  it("a task's event stream and the account's, on any api process, see a task that runs on a worker", async () => {
+    // Opened before the task exists: its events reach whichever api process holds the stream through LISTEN/NOTIFY.
+    const account = await openEventStream(cluster, '/events', { key: developer.key });
+    expect(account.status).toBe(200);
+    const releasedBefore = held.length;
+    const created = await postGeneration(cluster, {
+      key: developer.key,
+      body: upscale(`/held/events-${Date.now()}.png`),
+    });
+    expect(created.status).toBe(202);
+    const stream = await openEventStream(cluster, `/generations/${created.body.id}/events`, { key: developer.key });
+    expect(stream.status).toBe(200);
+    await expect.poll(() => held.length, { timeout: 60_000 }).toBeGreaterThan(releasedBefore);
+    held.pop()!();
+    const events = await stream.rest(60_000);
+    expect(events.map(({ event }) => event)).toEqual(expect.arrayContaining(['queued', 'processing', 'completed']));
+    expect(events.at(-1)).toMatchObject({ event: 'completed', data: { id: created.body.id, status: 'completed' } });
+    const seen: string[] = [];
+    for (;;) {
+      const next = await account.next(60_000);
+      if (next.data.id === created.body.id) seen.push(next.event);
+      if (next.event === 'completed' && next.data.id === created.body.id) break;
+    }
+    expect(seen).toEqual(expect.arrayContaining(['queued', 'processing', 'completed']));
+    account.close();
   });
 
   it('leaves the ledger whole', async () => {
