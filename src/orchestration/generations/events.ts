@@ -103,25 +103,30 @@ export async function openTaskEvents(
       return { events: [{ type: task.status as TaskEventType, data: task }] };
     }
     async function* events(): AsyncGenerator<StreamedEvent> {
-      try {
-        let page = first;
-        while (!input.signal.aborted) {
-          for (const event of page) {
-            after = event.id;
-            yield await sendable(deps, read, event);
-            if (isFinal(event.type)) return;
-          }
-          if (page.length < eventPageSize) await wakeUp.wait();
-          page = input.signal.aborted ? [] : await taskEventsAfter(deps.prisma, input.taskId, after);
+      let page = first;
+      while (!input.signal.aborted) {
+        for (const event of page) {
+          after = event.id;
+          yield await sendable(deps, read, event);
+          if (isFinal(event.type)) return;
         }
-      } finally {
-        unsubscribe();
+        if (page.length < eventPageSize) await wakeUp.wait();
+        page = input.signal.aborted ? [] : await taskEventsAfter(deps.prisma, input.taskId, after);
       }
     }
-    return { events: events() };
+    return { events: unsubscribingAfter(events(), unsubscribe) };
   } catch (error) {
     unsubscribe();
     throw error;
+  }
+}
+
+/** The stream's events; however it ends (the final event, the client gone, a failure), its subscription ends too. */
+async function* unsubscribingAfter(events: AsyncGenerator<StreamedEvent>, unsubscribe: () => void) {
+  try {
+    yield* events;
+  } finally {
+    unsubscribe();
   }
 }
 
@@ -136,24 +141,20 @@ export async function openAccountEvents(deps: EventStreamDeps, input: EventStrea
   try {
     let cursor = await accountCursor(deps.prisma, input.account.id, input.lastEventId);
     async function* events(): AsyncGenerator<StreamedEvent> {
-      try {
-        let pollMs = pendingPollMs.first;
-        while (!input.signal.aborted) {
-          const { events: page, pending } = await accountEventsAfter(deps.prisma, input.account.id, cursor);
-          for (const event of page) {
-            cursor = { ...cursor, txId: event.txId, id: event.id };
-            yield await sendable(deps, { ...read, taskId: event.taskId }, event);
-          }
-          if (page.length === eventPageSize) continue;
-          if (!pending) pollMs = pendingPollMs.first;
-          else if (page.length === 0) pollMs = Math.min(pollMs * 2, pendingPollMs.max);
-          await wakeUp.wait(pending ? pollMs : undefined);
+      let pollMs = pendingPollMs.first;
+      while (!input.signal.aborted) {
+        const { events: page, pending } = await accountEventsAfter(deps.prisma, input.account.id, cursor);
+        for (const event of page) {
+          cursor = { ...cursor, txId: event.txId, id: event.id };
+          yield await sendable(deps, { ...read, taskId: event.taskId }, event);
         }
-      } finally {
-        unsubscribe();
+        if (page.length === eventPageSize) continue;
+        if (!pending) pollMs = pendingPollMs.first;
+        else if (page.length === 0) pollMs = Math.min(pollMs * 2, pendingPollMs.max);
+        await wakeUp.wait(pending ? pollMs : undefined);
       }
     }
-    return { events: events() };
+    return { events: unsubscribingAfter(events(), unsubscribe) };
   } catch (error) {
     unsubscribe();
     throw error;
