@@ -16,6 +16,8 @@ export interface TaskEventFeed {
 
 // A lost connection is reopened after this; the streams re-read meanwhile, so they only miss the speed.
 const reconnectDelayMs = 1_000;
+// A database that accepts the connection but never answers must not hold a stream's request: 503 after this.
+const connectTimeoutMs = 5_000;
 
 /** Connects on the first subscriber and closes after the last, so a process without streams holds no connection. */
 export function createTaskEventFeed(
@@ -37,7 +39,11 @@ export function createTaskEventFeed(
 
   const connect = async (): Promise<pg.Client> => {
     if (!databaseUrl) throw new Error('no DATABASE_URL');
-    const client = new pg.Client({ connectionString: databaseUrl });
+    const client = new pg.Client({
+      connectionString: databaseUrl,
+      connectionTimeoutMillis: connectTimeoutMs,
+      query_timeout: connectTimeoutMs,
+    });
     client.on('notification', onNotification);
     client.on('error', (error) => lost(client, error));
     client.on('end', () => lost(client, undefined));
