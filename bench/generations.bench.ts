@@ -15,6 +15,7 @@ import { startEmbeddedService } from './embedded-service.ts';
 import { startInputs } from './inputs.ts';
 import { startUpscaleClient } from './upscale-client.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
+import { historyCost, writeTransactions } from './task-cost.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
 import { listenLocally } from '../test/helpers/local-server.ts';
 
@@ -108,11 +109,13 @@ async function main() {
       if (rate === overloadRate) await saturation();
       progress(`admissions at ${rate}/s`);
       const cpuBefore = service.sampleCpu();
+      const [xidsBefore, firstTask] = [await writeTransactions(prisma), ids.length];
       const admitted = await openLoop(rate, phaseSeconds, async (i) => {
         await create(`in-${rate}-${i}`);
       });
       await drain();
       const cpuAfter = service.sampleCpu();
+      const writes = Number((await writeTransactions(prisma)) - xidsBefore - 1n);
       const row = loadRow('POST /generations (admission, 202)', rate, admitted);
       rows.push(rate === 30 ? withTarget(row, 'p99 ≤ 50 ms', row.p99! <= 50) : row);
       if (rate === 30) {
@@ -124,6 +127,16 @@ async function main() {
           result: Object.entries(cpuAfter)
             .map(([kind, ms]) => `${kind} ${per(ms - cpuBefore[kind]!)}`)
             .join(', '),
+        });
+        const history = await historyCost(client, ids.slice(firstTask));
+        rows.push({
+          name: 'Round trips per task (PostgreSQL write transactions; workflow history)',
+          offered: `${rate}/s`,
+          requests: admitted.latencies.length,
+          result:
+            `${(writes / admitted.latencies.length).toFixed(1)} write transactions; ` +
+            `${history.events.toFixed(1)} history events, ${history.workflowTasks.toFixed(1)} workflow tasks ` +
+            `(${history.sampled} histories)`,
         });
       }
     }
