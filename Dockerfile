@@ -3,6 +3,7 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY . .
+# npm ci, the Prisma client and the compiled service (dist/): the image runs JavaScript, not TypeScript.
 RUN node scripts/setup.mjs --no-temporal
 # Two glibc malloc arenas instead of up to eight per core (one per thread of the Temporal core, libvips, libuv): see
 # README, Memory.

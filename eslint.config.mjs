@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', 'coverage/', 'src/generated/'] },
+  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', '.dist-*/', 'coverage/', 'src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

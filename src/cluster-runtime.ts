@@ -31,8 +31,9 @@ import { x402BannerLines } from './payments/x402/banner.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import type { Stop } from './infra/stops.ts';
 import { searchAttributeKeys } from '../workflows/search-attributes.ts';
+import { projectRoot } from './infra/project-root.ts';
 
-const dynamicConfigFile = join(import.meta.dirname, '..', 'deploy', 'temporal', 'dynamicconfig.yaml');
+const dynamicConfigFile = join(projectRoot, 'deploy', 'temporal', 'dynamicconfig.yaml');
 
 /** The configuration a cluster starts from: it runs every role itself, and embeds its database and Temporal. */
 export const loadClusterConfig = (env: NodeJS.ProcessEnv): Config =>

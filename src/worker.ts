@@ -1,5 +1,5 @@
 // The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import {
   type ActivityDeps,
   createActivities,
@@ -14,7 +14,7 @@ import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
-import { bundleWorkflowsApart } from './orchestration/temporal/workflow-bundle.ts';
+import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
 
 export interface WorkerDeps {
@@ -34,9 +34,12 @@ export interface RunningWorker {
 
 const restartDelayMs = 5_000;
 
-// One bundle per process, shared by the workers and every rebuild after an outage: bundling takes seconds.
-let bundle: Promise<{ code: string }> | undefined;
-function workflowBundle(interceptorModules: string[]): Promise<{ code: string }> {
+// One bundle per process, shared by the workers and every rebuild after an outage: bundling takes seconds. The
+// build's bundle has no tracing interceptors, so with tracing on the workflows are bundled here.
+let bundle: Promise<WorkflowBundleOption> | undefined;
+function workflowBundle(interceptorModules: string[]): Promise<WorkflowBundleOption> {
+  const prebuilt = interceptorModules.length === 0 ? prebuiltWorkflowBundle() : undefined;
+  if (prebuilt) return Promise.resolve(prebuilt);
   bundle ??= bundleWorkflowsApart(Runtime.instance().logger, interceptorModules).catch((error: unknown) => {
     bundle = undefined;
     throw error;

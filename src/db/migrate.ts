@@ -4,8 +4,9 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { projectRoot } from '../infra/project-root.ts';
 
-export const migrationsDir = join(import.meta.dirname, '..', '..', 'prisma', 'migrations');
+export const migrationsDir = join(projectRoot, 'prisma', 'migrations');
 
 export interface Migration {
   name: string;

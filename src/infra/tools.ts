@@ -1,12 +1,13 @@
 import { join } from 'node:path';
+import { projectRoot } from './project-root.ts';
 
 /** Where scripts/setup.mjs installs the Temporal CLI and test server wheels. */
-export const toolsDir = join(import.meta.dirname, '..', '..', '.tools', 'temporal', 'bin');
+export const toolsDir = join(projectRoot, '.tools', 'temporal', 'bin');
 export const temporalCliPath = join(toolsDir, 'temporal');
 export const temporalTestServerPath = join(toolsDir, 'temporal-test-server');
 
 /** Schemathesis (PyPI), installed by `node scripts/setup.mjs --fuzz` for the OpenAPI fuzz test. */
-export const schemathesisDir = join(import.meta.dirname, '..', '..', '.tools', 'schemathesis');
+export const schemathesisDir = join(projectRoot, '.tools', 'schemathesis');
 
 /** moto's S3-compatible server (PyPI), installed by `node scripts/setup.mjs --fuzz` for the storage tests. */
-export const s3ServerDir = join(import.meta.dirname, '..', '..', '.tools', 's3-server');
+export const s3ServerDir = join(projectRoot, '.tools', 's3-server');

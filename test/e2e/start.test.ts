@@ -1,6 +1,7 @@
 // `npm start` as a user runs it (node scripts/start.mjs is what the npm script runs): embedded PostgreSQL,
 // the Temporal dev server, the local chain, API and worker come up; a deposit on the local chain is credited;
 // Temporal going away shows in /healthz; SIGTERM leaves no process behind; a second start keeps the data.
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -11,6 +12,7 @@ import pg from 'pg';
 import { createPublicClient, http } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { projectRoot } from '../../src/infra/project-root.ts';
 import { localChainFile, readLocalChainFile } from '../../src/chain/local-chain-file.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { runtimeFile } from '../../src/runtime-file.ts';
@@ -31,6 +33,9 @@ describe('npm start', () => {
       /Chain {9}LOCAL DEVELOPMENT CHAIN \(anvil\) http:\/\/127\.0\.0\.1:\d+, chain id \d+ \(x402: eip155:\d+\), test USDC 0x[0-9a-fA-F]{40}, served as "polygon" — not a real network/,
     );
     expect(processesUsing(npmStart.dataDir).length).toBeGreaterThanOrEqual(3);
+    // The compiled service runs (dist/, kept current by setup): its watchdog is started from beside the compiled module.
+    const children = execFileSync('ps', ['--ppid', String(first.child.pid), '-o', 'args='], { encoding: 'utf8' });
+    expect(children).toContain(join(projectRoot, 'dist', 'src', 'infra', 'watchdog-process.mjs'));
     const chain = (await readLocalChainFile(npmStart.dataDir))!;
     expect(chain).toMatchObject({ chain: 'polygon', chainId: 84532, pid: expect.any(Number) });
     expect(alive(chain.pid!)).toBe(true);

@@ -3,8 +3,9 @@
 import { join } from 'node:path';
 import { binPath, ensureGoBuild, type GoBuild } from './go-build.ts';
 import { goToolchain, seaweedfsVersion, temporalServerVersion, temporalUiVersion } from './versions.ts';
+import { projectRoot } from '../project-root.ts';
 
-const tools = join(import.meta.dirname, '..', '..', '..', '.tools');
+const tools = join(projectRoot, '.tools');
 
 export const temporalServerBuild: GoBuild = {
   what: 'the Temporal server and its SQL tool',

@@ -3,8 +3,8 @@
 // runtime.json. Up once it prints its banner (and, for an api process, answers /healthz itself).
 import { join } from 'node:path';
 import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+import { projectRoot } from '../project-root.ts';
 
-const root = join(import.meta.dirname, '..', '..', '..');
 const bannerEnd = 'Press Ctrl-C to stop.';
 
 export interface GatewayProcess {
@@ -66,8 +66,8 @@ export async function startGatewayProcess(options: {
   const child = await startSupervised({
     name: options.name,
     command: process.execPath,
-    args: [join(root, 'scripts', 'start.mjs'), '--role', options.role],
-    cwd: root,
+    args: [join(projectRoot, 'scripts', 'start.mjs'), '--role', options.role],
+    cwd: projectRoot,
     env,
     logFile: join(options.logDir, `${options.name}.log`),
     onOutput: (text) => {

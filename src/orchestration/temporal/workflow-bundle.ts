@@ -1,15 +1,24 @@
-// The workflow bundle for the service's workers, made by webpack in a child process: bundling in the service itself
-// would leave ~100 MB of bundler memory in it for its whole life. Made at every start, so it always matches the
-// sources.
+// The workflow bundle for the service's workers: the compiled service's own (made once by `npm run build`), or made
+// by webpack in a child process: bundling in the service itself would leave ~100 MB of bundler memory in it for its
+// whole life.
 import { fork } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger as SdkLogger, LogLevel, LogMetadata } from '@temporalio/worker';
+import type { Logger as SdkLogger, LogLevel, LogMetadata, WorkflowBundlePath } from '@temporalio/worker';
+import { projectRoot } from '../../infra/project-root.ts';
 import { workflowsPath } from './workflows-path.ts';
 
 const script = join(import.meta.dirname, 'bundle-workflows-process.mjs');
 
 type BundlerMessage =
   { log: { level: LogLevel; message: string; meta?: LogMetadata } } | { code: string } | { error: string };
+
+/** dist/workflow-bundle.js, when this process runs the build that made it (from sources, it may be stale). */
+export function prebuiltWorkflowBundle(): WorkflowBundlePath | undefined {
+  if (!import.meta.filename.endsWith('.js')) return undefined;
+  const codePath = join(projectRoot, 'dist', 'workflow-bundle.js');
+  return existsSync(codePath) ? { codePath } : undefined;
+}
 
 /**
  * Bundles the workflows (workflows/index) in a child process, with the workflow interceptor modules given (tracing's);
