@@ -11,7 +11,7 @@ import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 import { achievedRate, closedLoop, type Measured, openLoop, sleep } from './load.ts';
 import type { Stop } from '../src/infra/stops.ts';
 import { startClusterService } from './cluster-service.ts';
-import { startEmbeddedService } from './embedded-service.ts';
+import { startNpmStartService } from './npm-start-service.ts';
 import { startInputs } from './inputs.ts';
 import { startUpscaleClient } from './upscale-client.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
@@ -24,6 +24,10 @@ const saturationSeconds = Math.max(3, phaseSeconds / 4);
 const inFlight = 16;
 const admissionRates = [10, 20, 30, 45];
 const overloadRate = 45;
+// What a task costs is measured at a rate the service keeps up with: a backlog would batch the work.
+const costRate = 20;
+// Processes that run beside the service but do nothing for a task: the load generator and the local chain.
+const notServing = ['this client', 'local chain'];
 const endToEndRate = 10;
 const finishedReadRate = 200;
 const runningReadRate = 100;
@@ -50,7 +54,7 @@ async function main() {
   const env = { ALLOW_PRIVATE_INPUT_URLS: 'true', X402_ENABLED: 'true' };
   const service = process.argv.includes('--cluster')
     ? await startClusterService('bench', env)
-    : await startEmbeddedService('bench', env);
+    : await startNpmStartService('bench', env);
   const { api, config, dataDir, prisma, stops } = service;
   const rows: Row[] = [];
   const progress = (line: string) => console.error(`[bench] ${line}`);
@@ -99,8 +103,8 @@ async function main() {
             saturated,
             `, ${ratio(saturationRate, echoRate)} echo`,
           ),
-          '≥ 0.8 × echo',
-          saturationRate >= 0.8 * echoRate,
+          '≥ 45/s and ≥ 0.5 × echo (issue 28: 21–26/s, 0.23–0.28 ×)',
+          saturationRate >= 45 && saturationRate >= 0.5 * echoRate,
         ),
       );
     };
@@ -117,27 +121,44 @@ async function main() {
       const cpuAfter = service.sampleCpu();
       const writes = Number((await writeTransactions(prisma)) - xidsBefore - 1n);
       const row = loadRow('POST /generations (admission, 202)', rate, admitted);
-      rows.push(rate === 30 ? withTarget(row, 'p99 ≤ 50 ms', row.p99! <= 50) : row);
-      if (rate === 30) {
-        const per = (value: number) => `${(value / admitted.latencies.length).toFixed(1)} ms`;
-        rows.push({
-          name: 'CPU per task (its admission and its run, client included)',
-          offered: `${rate}/s`,
-          requests: admitted.latencies.length,
-          result: Object.entries(cpuAfter)
-            .map(([kind, ms]) => `${kind} ${per(ms - cpuBefore[kind]!)}`)
-            .join(', '),
-        });
+      rows.push(rate === 20 ? withTarget(row, 'p99 ≤ 50 ms (issue 28: 1,488)', row.p99! <= 50) : row);
+      if (rate === costRate) {
+        const perTask = (kind: string) => (cpuAfter[kind]! - cpuBefore[kind]!) / admitted.latencies.length;
+        const serving = Object.keys(cpuAfter).filter((kind) => !notServing.includes(kind));
+        const total = serving.reduce((ms, kind) => ms + perTask(kind), 0);
+        rows.push(
+          withTarget(
+            {
+              name: 'CPU per task (its admission and its run)',
+              offered: `${rate}/s`,
+              requests: admitted.latencies.length,
+              result:
+                `${total.toFixed(1)} ms: ` +
+                Object.keys(cpuAfter)
+                  .map((kind) => `${kind} ${perTask(kind).toFixed(1)}`)
+                  .join(', '),
+            },
+            `≤ 40 ms, ${notServing.join(' and ')} aside (issue 28: 80–100)`,
+            total <= 40,
+          ),
+        );
         const history = await historyCost(client, ids.slice(firstTask));
-        rows.push({
-          name: 'Round trips per task (PostgreSQL write transactions; workflow history)',
-          offered: `${rate}/s`,
-          requests: admitted.latencies.length,
-          result:
-            `${(writes / admitted.latencies.length).toFixed(1)} write transactions; ` +
-            `${history.events.toFixed(1)} history events, ${history.workflowTasks.toFixed(1)} workflow tasks ` +
-            `(${history.sampled} histories)`,
-        });
+        const writesPerTask = writes / admitted.latencies.length;
+        rows.push(
+          withTarget(
+            {
+              name: 'Round trips per task (PostgreSQL write transactions; workflow history)',
+              offered: `${rate}/s`,
+              requests: admitted.latencies.length,
+              result:
+                `${writesPerTask.toFixed(1)} write transactions; ` +
+                `${history.events.toFixed(1)} history events, ${history.workflowTasks.toFixed(1)} workflow tasks ` +
+                `(${history.sampled} histories)`,
+            },
+            'fewer than issue 28 found: 9.6 transactions',
+            writesPerTask < 9.6,
+          ),
+        );
       }
     }
 
@@ -180,7 +201,7 @@ async function main() {
     };
     const finishedAtRate = await openLoop(finishedReadRate, phaseSeconds / 2, read(endToEndIds));
     const finishedRow = loadRow('GET /generations/{id} (finished)', finishedReadRate, finishedAtRate);
-    rows.push(withTarget(finishedRow, 'p99 ≤ 20 ms', finishedRow.p99! <= 20));
+    rows.push(withTarget(finishedRow, 'p99 ≤ 20 ms (issue 28: 6–11)', finishedRow.p99! <= 20));
     const finishedSaturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, read(endToEndIds));
     const finishedRate = achievedRate(finishedSaturated);
     rows.push(
@@ -227,8 +248,8 @@ async function main() {
             requests: 0,
             result: `${peakMb.toFixed(0)} MB after ${ids.length} tasks`,
           },
-          '≤ 300 MB',
-          peakMb <= 300,
+          `≤ 400 MB after 2,000 tasks (issue 28: over 1 GB)`,
+          peakMb <= 400 && ids.length >= 2_000,
         ),
       );
   } finally {

@@ -7,8 +7,8 @@ import type { PaymentRequired } from '@x402/core/types';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sendTestUsdc } from '../src/chain/local-chain.ts';
 import { pay } from '../test/payments/x402/paying-client.ts';
-import { openLoop, sleep } from './load.ts';
-import { loadRow, type Row } from './table.ts';
+import { openLoop, percentile, sleep } from './load.ts';
+import { loadRow, type Row, withTarget } from './table.ts';
 
 const deposits = 20;
 // x402 rows: 50 requests each, one payer per payment.
@@ -92,6 +92,10 @@ export async function x402Rows(api: string, dataDir: string): Promise<Row[]> {
   });
   return [
     loadRow('POST /generations without a key (x402 402)', x402PerSecond, unpaidRuns),
-    loadRow('POST /generations with an x402 payment (verify + admit)', x402PerSecond, paidRuns),
+    withTarget(
+      loadRow('POST /generations with an x402 payment (verify + admit)', x402PerSecond, paidRuns),
+      'p50 ≤ 150 ms (issue 28: 490)',
+      percentile(paidRuns.latencies, 50) <= 150,
+    ),
   ];
 }

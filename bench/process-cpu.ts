@@ -61,6 +61,23 @@ export function peakRssMb(pid: number): number {
   return Number(kilobytes) / 1024;
 }
 
+/**
+ * CPU used so far by `rootPid` and its descendants (those that ended included), summed by `kindOf` their command
+ * (`node`, `temporal`, `postgres`, …).
+ */
+export function treeCpuByKind(rootPid: number, kindOf: (command: string) => string): Record<string, number> {
+  const { byPid, children } = processTree();
+  const byKind: Record<string, number> = {};
+  const visit = (stat: ProcessStat | undefined) => {
+    if (!stat) return;
+    const kind = kindOf(stat.command);
+    byKind[kind] = (byKind[kind] ?? 0) + stat.cpuMs + stat.endedChildrenMs;
+    for (const child of children.get(stat.pid) ?? []) visit(child);
+  };
+  visit(byPid.get(rootPid));
+  return byKind;
+}
+
 /** CPU used so far by this process and by its descendants, grouped by what they are. */
 export function sampleCpu(): CpuSample {
   const { children } = processTree();

@@ -1,0 +1,96 @@
+// `npm run bench`'s embedded default: `npm start` as a user runs it (the compiled service in a process of its own,
+// with its embedded PostgreSQL, Temporal dev server and local chain) in a scratch data directory on free ports. The
+// client is this process, so what the table says of the service's CPU and memory is the service's alone.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { embeddedDatabaseUrl, loadConfig } from '../src/config/config.ts';
+import { createPrisma } from '../src/db/prisma.ts';
+import { projectRoot } from '../src/infra/project-root.ts';
+import type { Stop } from '../src/infra/stops.ts';
+import { stopAll } from '../src/infra/stops.ts';
+import { createLogger } from '../src/infra/logger.ts';
+import { scratchServiceEnv } from '../test/helpers/scratch-env.ts';
+import type { BenchService } from './embedded-service.ts';
+import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
+
+const bannerEnd = 'Press Ctrl-C to stop.';
+
+/** The service's processes by kind: PostgreSQL's backends and the dev server apart from the Node processes. */
+function kindOf(command: string): string {
+  if (command.startsWith('temporal')) return 'Temporal';
+  if (command.startsWith('postgres')) return 'PostgreSQL';
+  if (command.startsWith('anvil')) return 'local chain';
+  return 'service (Node)';
+}
+
+function untilUp(child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`npm start was not up within ${timeoutMs / 1000} s:\n${output()}`)),
+      timeoutMs,
+    );
+    child.stdout!.on('data', () => {
+      if (!output().includes(bannerEnd)) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}:\n${output()}`));
+    });
+  });
+}
+
+export async function startNpmStartService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
+  const given: Record<string, string> = {
+    ...(await scratchServiceEnv(`gateway-${name}-`, ['TEMPORAL_DEV_SERVER_PORT', 'METRICS_PORT'])),
+    LOG_LEVEL: 'error',
+    ...env,
+  };
+  const config = loadConfig(given, []);
+  const child = spawn(process.execPath, [join(projectRoot, 'scripts', 'start.mjs')], {
+    cwd: projectRoot,
+    env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...given },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stops: Stop[] = [
+    { name: 'scratch data directory', stop: () => rm(given.DATA_DIR!, { recursive: true, force: true }) },
+    {
+      name: 'npm start',
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        await exited;
+      },
+    },
+  ];
+  const logger = createLogger(config.server);
+  const stop = () => stopAll(stops, logger);
+  try {
+    await untilUp(child, () => output, 180_000);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const prisma = createPrisma(embeddedDatabaseUrl(config.database));
+  stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
+  return {
+    config,
+    dataDir: given.DATA_DIR!,
+    api: `http://127.0.0.1:${config.server.port}/api/v1`,
+    temporalAddress: `127.0.0.1:${config.temporal.devServer.port}`,
+    layout: 'embedded default (`npm start`, the compiled service in a process of its own), client in this process',
+    sampleCpu() {
+      const usage = process.cpuUsage();
+      return { ...treeCpuByKind(child.pid!, kindOf), 'this client': (usage.user + usage.system) / 1000 };
+    },
+    peakRss: () => new Map([['the service process (api and worker)', peakRssMb(child.pid!)]]),
+    prisma,
+    stops,
+    stop,
+  };
+}
