@@ -53,27 +53,39 @@ export async function startEmbeddedService(name: string, env: Record<string, str
     await stopAll(stops, logger);
     await rm(dataDir, { recursive: true, force: true });
   };
-  try {
-    await startRuntime(config, loadCatalog(), logger, stops);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  const prisma = createPrisma(embeddedDatabaseUrl(config.database));
-  stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
+  await startedOrStopped(() => startRuntime(config, loadCatalog(), logger, stops), stop);
   return {
-    config,
+    ...embeddedEndpoints(config, stops),
     dataDir,
-    api: `http://127.0.0.1:${config.server.port}/api/v1`,
-    temporalAddress: `127.0.0.1:${config.temporal.devServer.port}`,
     layout: 'embedded default, client in the same process',
     sampleCpu: () => {
       const { nodeMs, temporalMs, postgresMs } = sampleCpu();
       return { Node: nodeMs, Temporal: temporalMs, PostgreSQL: postgresMs };
     },
     peakRss: () => new Map([['the process (api, worker and this client)', process.resourceUsage().maxRSS / 1024]]),
-    prisma,
     stops,
     stop,
+  };
+}
+
+/** Runs `start`; if it fails, `stop` cleans up what it left before the failure is rethrown. */
+export async function startedOrStopped(start: () => Promise<unknown>, stop: () => Promise<void>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** What the bench reads of an embedded default it started: its API, its Temporal frontend, a pool on its database. */
+export function embeddedEndpoints(config: Config, stops: Stop[]) {
+  const prisma = createPrisma(embeddedDatabaseUrl(config.database));
+  stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
+  return {
+    config,
+    prisma,
+    api: `http://127.0.0.1:${config.server.port}/api/v1`,
+    temporalAddress: `127.0.0.1:${config.temporal.devServer.port}`,
   };
 }

@@ -4,14 +4,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { embeddedDatabaseUrl, loadConfig } from '../src/config/config.ts';
-import { createPrisma } from '../src/db/prisma.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { projectRoot } from '../src/infra/project-root.ts';
 import type { Stop } from '../src/infra/stops.ts';
 import { stopAll } from '../src/infra/stops.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { scratchServiceEnv } from '../test/helpers/scratch-env.ts';
-import type { BenchService } from './embedded-service.ts';
+import { type BenchService, embeddedEndpoints, startedOrStopped } from './embedded-service.ts';
 import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
 
 const bannerEnd = 'Press Ctrl-C to stop.';
@@ -70,26 +69,16 @@ export async function startNpmStartService(name: string, env: Record<string, str
   ];
   const logger = createLogger(config.server);
   const stop = () => stopAll(stops, logger);
-  try {
-    await untilUp(child, () => output, 180_000);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  const prisma = createPrisma(embeddedDatabaseUrl(config.database));
-  stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
+  await startedOrStopped(() => untilUp(child, () => output, 180_000), stop);
   return {
-    config,
+    ...embeddedEndpoints(config, stops),
     dataDir: given.DATA_DIR!,
-    api: `http://127.0.0.1:${config.server.port}/api/v1`,
-    temporalAddress: `127.0.0.1:${config.temporal.devServer.port}`,
     layout: 'embedded default (`npm start`, the compiled service in a process of its own), client in this process',
     sampleCpu() {
       const usage = process.cpuUsage();
       return { ...treeCpuByKind(child.pid!, kindOf), 'this client': (usage.user + usage.system) / 1000 };
     },
     peakRss: () => new Map([['the service process (api and worker)', peakRssMb(child.pid!)]]),
-    prisma,
     stops,
     stop,
   };
