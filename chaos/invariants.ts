@@ -4,6 +4,7 @@
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { LoadReport } from './client.ts';
 import type { ChaosReceiver } from './receiver.ts';
+import { checkLedger } from '../test/helpers/ledger-check.ts';
 
 export interface Figures {
   tasks: number;
@@ -49,33 +50,11 @@ export async function checkInvariants(
   if (unposted.length > 0) problems.push(`${unposted.length} tasks under keys nobody posted`);
   if (lost > 0) problems.push(`${lost} tasks lost (not admitted, or not ended)`);
 
-  const perTask = await prisma.$queryRaw<{ task_id: string; charges: number; reserves: number }[]>`
-    SELECT task_id, (COUNT(*) FILTER (WHERE kind = 'charge'))::int AS charges,
-           (COUNT(*) FILTER (WHERE kind = 'reserve'))::int AS reserves
-    FROM ledger_entries WHERE account_id = ${accountId} AND task_id IS NOT NULL GROUP BY task_id`;
-  const doubles = perTask.filter((row) => row.charges > 1 || row.reserves > 1);
-  if (doubles.length > 0) problems.push(`charged or reserved twice: ${doubles.map((row) => row.task_id).join(', ')}`);
-  const entries = new Map(perTask.map((row) => [row.task_id, row]));
-  for (const task of tasks) {
-    const charges = entries.get(task.id)?.charges ?? 0;
-    if (task.status === 'completed' && charges !== 1) problems.push(`${task.id} completed with ${charges} charges`);
-    if (task.status === 'failed' && charges !== 0) problems.push(`${task.id} failed but charged`);
-  }
-
-  const balances = await prisma.$queryRaw<
-    { account_id: string; balance: bigint; reserved: bigint; ledger: bigint; ledger_reserved: bigint }[]
-  >`
-    SELECT b.account_id, b.balance, b.reserved,
-           COALESCE(SUM(l.amount), 0)::bigint AS ledger, COALESCE(SUM(l.reserved_delta), 0)::bigint AS ledger_reserved
-    FROM balances b LEFT JOIN ledger_entries l ON l.account_id = b.account_id
-    GROUP BY b.account_id, b.balance, b.reserved`;
-  for (const row of balances) {
-    if (row.ledger !== row.balance || row.ledger_reserved !== row.reserved)
-      problems.push(
-        `${row.account_id}: ledger ${row.ledger}/${row.ledger_reserved} ≠ balance ${row.balance}/${row.reserved}`,
-      );
-    if (row.reserved !== 0n) problems.push(`${row.account_id}: ${row.reserved} still reserved`);
-  }
+  // Every account's money rules: the load's, and any other the fault may have touched.
+  const accounts = await prisma.balance.findMany({ select: { accountId: true } });
+  const ledgers = await Promise.all(accounts.map((account) => checkLedger(prisma, account.accountId)));
+  problems.push(...ledgers.flatMap((ledger) => ledger.problems));
+  const doubles = ledgers.flatMap((ledger) => ledger.chargedTwice);
 
   const webhooks = await webhookFigures(prisma, tasks, receiver);
   problems.push(...webhooks.problems);
