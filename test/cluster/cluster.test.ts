@@ -1,7 +1,8 @@
 // `npm run cluster` as an operator runs it, in a scratch DATA_DIR on free ports: every part a process of its own,
 // a task admitted through HAProxy runs on a worker process and its output lands in the store; an api and a worker
 // process killed under load lose nothing and charge nothing twice; SIGTERM stops everything; a second start builds
-// nothing and finds the data of the first.
+// nothing and finds the data of the first; Ctrl-C to the process group with tasks running stops everything, and the
+// next start ends those tasks.
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -188,7 +189,34 @@ describe('npm run cluster', () => {
     expect(again.body).toMatchObject({ id: task.id, status: 'completed', output: task.output });
     const kept = await fetch(task.output.replace('localhost', '127.0.0.1'));
     expect(Buffer.from(await kept.arrayBuffer())).toEqual(png);
-    expect(await stopCluster(second.child), second.output()).toBe(0);
+
+    // A terminal's Ctrl-C reaches the whole process group while tasks run: everything stops, and the next start ends
+    // every one of them, each charged once.
+    const interrupted = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        postRetrying(key, `ctrl-c-${index}`, {
+          ...{ model: 'local/espeak', type: 'text-to-audio' },
+          prompt: `Interrupted number ${index}. `.repeat(20),
+        }),
+      ),
+    );
+    const interruptedExit = new Promise<number | null>((resolve) => second.child.once('exit', resolve));
+    process.kill(-second.child.pid!, 'SIGINT');
+    expect(await interruptedExit, second.output()).toBe(0);
+    running = undefined;
+    expect(processesUsing(dataDir)).toEqual([]);
+    const third = await startCluster();
+    const resumed = await Promise.all(
+      interrupted.map((id) => waitForEnd(gateway, { key, pollUrl: `/api/v1/generations/${id}`, timeoutMs: 240_000 })),
+    );
+    expect(resumed.map(({ status }) => status)).toEqual(Array(20).fill('completed'));
+    const database = createPrisma((await readRuntimeFile(dataDir))!.databaseUrl!);
+    try {
+      expect(await ledgerProblems(database, account)).toEqual([]);
+    } finally {
+      await database.$disconnect();
+    }
+    expect(await stopCluster(third.child), third.output()).toBe(0);
     expect(processesUsing(dataDir)).toEqual([]);
   });
 });
