@@ -18,6 +18,7 @@ import {
   usedCost,
 } from '../src/generations/tasks.ts';
 import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/payments/x402/settlement.ts';
+import { notifyWebhookEvent } from '../src/orchestration/webhooks/deliveries.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { AdmitInput, TaskAdmission } from '../workflows/generation/generation.types.ts';
 import type { GeneratedOutputs } from '../workflows/generation/provider.types.ts';
@@ -30,7 +31,7 @@ const runIdOf = () => Context.current().info.workflowExecution?.runId;
 
 export interface GenerationActivityDeps extends SettlementDeps {
   catalog: Catalog;
-  config: Pick<Config, 'chains' | 'outputs'>;
+  config: Pick<Config, 'chains' | 'outputs' | 'temporal'>;
 }
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
@@ -87,8 +88,28 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       }
     },
 
-    async settleTask(input: { taskId: string; modelId: string } & GeneratedOutputs): Promise<TaskView> {
-      return view(await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input));
+    /**
+     * Completes the task, charging what it used; with `notify`, then sends its final event to its webhooks in the same
+     * step, as the notify step would (most tasks have none: a step of its own only to learn that costs a round trip).
+     * A retry finds the task ended and the message made, and completes what the attempt before left undone.
+     */
+    async settleTask(
+      input: { taskId: string; modelId: string; notify?: boolean } & GeneratedOutputs,
+    ): Promise<TaskView> {
+      const task = await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input);
+      const ended = view(task);
+      if (input.notify && (ended.status === 'completed' || ended.status === 'failed'))
+        await notifyWebhookEvent(
+          { prisma: deps.prisma, client: Context.current().client, taskQueue: deps.config.temporal.webhookTaskQueue },
+          {
+            event: `generation.${ended.status}`,
+            subject: task.id,
+            accountId: task.accountId,
+            taskId: task.id,
+            data: ended,
+          },
+        );
+      return ended;
     },
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {

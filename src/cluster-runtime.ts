@@ -11,7 +11,8 @@ import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-too
 import { freePorts } from './infra/free-ports.ts';
 import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './infra/cluster/gateway-processes.ts';
 import { findHaproxy, startHaproxy } from './infra/cluster/haproxy.ts';
-import { metricsTargetsFile, writeMetricsTargets } from './infra/cluster/metrics-targets.ts';
+import { writeMetricsTargets } from './infra/cluster/metrics-targets.ts';
+import { clusterBanner } from './infra/cluster/cluster-banner.ts';
 import { clusterPublicPorts } from './infra/cluster/public-ports.ts';
 import { startObjectStore, storeCredentials, storePorts } from './infra/cluster/object-store.ts';
 import type { SupervisedProcess } from './infra/cluster/supervised-process.ts';
@@ -23,11 +24,9 @@ import {
   waitUntilSearchable,
 } from './infra/cluster/temporal-server.ts';
 import { startTemporalUi } from './infra/cluster/temporal-ui.ts';
-import { historyShards, temporalServerVersion } from './infra/cluster/versions.ts';
 import type { Logger } from './infra/logger.ts';
 import { ensurePortsFree } from './infra/ports.ts';
 import { checkSearchAttributes } from './orchestration/temporal/search-attributes.ts';
-import { x402BannerLines } from './payments/x402/banner.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import type { Stop } from './infra/stops.ts';
 import { searchAttributeKeys } from '../workflows/search-attributes.ts';
@@ -281,27 +280,19 @@ export async function startCluster(
     },
   });
 
-  const pid = (proc: { pid: number }) => `pid ${proc.pid}`;
-  const banner = [
-    `API           ${publicUrl}/api/v1   (HAProxy ${pid(balancer)}, balancing ${apis.length} api processes)`,
-    `Docs          ${publicUrl}/docs`,
-    `Health        ${publicUrl}/healthz`,
-    ...apis.map(
-      ({ name, port, metricsPort, process }) =>
-        `${name.padEnd(14)}http://127.0.0.1:${port}, metrics :${metricsPort}   (${pid(process)})`,
-    ),
-    ...workers.map(
-      ({ name, metricsPort, temporalMetricsPort, process }) =>
-        `${name.padEnd(14)}task queues ${config.temporal.taskQueue}, ${config.temporal.webhookTaskQueue}, metrics :${metricsPort} and :${temporalMetricsPort} (Temporal SDK)   (${pid(process)})`,
-    ),
-    `Metrics       Prometheus targets in ${metricsTargetsFile(clusterDir)} (file_sd_configs)`,
-    `Temporal UI   ${ui.url}   (${pid(ui.process)})`,
-    `Temporal      ${temporal.address}, server ${temporalServerVersion} on PostgreSQL, ${historyShards} history shards, namespace ${namespace}   (${pid(temporal.process)})`,
-    `PostgreSQL    ${postgres.host}:${postgres.port}, databases gateway, temporal, temporal_visibility (data in ${join(clusterDir, 'postgres')}; pid ${database.pid})`,
-    ...chain.banner,
-    ...x402BannerLines(config),
-    `Storage       S3 bucket ${bucket} at ${store.endpoint}, SeaweedFS (data in ${join(clusterDir, 'objects')}; ${pid(store.process)})`,
-    `Logs          ${logDir}`,
-  ];
+  const banner = clusterBanner({
+    config,
+    publicUrl,
+    clusterDir,
+    logDir,
+    balancer,
+    apis,
+    workers,
+    ui,
+    temporal,
+    postgres: { ...postgres, pid: database.pid },
+    store: { ...store, bucket },
+    chain: chain.banner,
+  });
   return { banner, parts, apiUrl: `${publicUrl}/api/v1`, databaseUrl: database.url, temporalAddress: temporal.address };
 }

@@ -37,7 +37,6 @@ const expectedSpans = [
   ...activity('markProcessing'),
   ...activity('generateOutputs'),
   ...activity('settleTask'),
-  ...activity('notifyWebhooks'),
   'StartWorkflow:webhookDeliveryWorkflow',
   'RunWorkflow:webhookDeliveryWorkflow',
   ...activity('sendWebhook'),
@@ -92,11 +91,12 @@ it('one generation: its HTTP request, workflow, activities and webhook delivery 
   expect(parentOf('StartActivity:admitTask')).toBe('HandleUpdate:admit');
   expect(parentOf('RunActivity:admitTask')).toBe('StartActivity:admitTask');
   expect(parentOf('RunWorkflow:generationWorkflow')).toBe('UpdateWithStartWorkflow:admit');
-  for (const step of ['markProcessing', 'generateOutputs', 'settleTask', 'notifyWebhooks']) {
+  for (const step of ['markProcessing', 'generateOutputs', 'settleTask']) {
     expect(parentOf(`StartActivity:${step}`)).toBe('RunWorkflow:generationWorkflow');
     expect(parentOf(`RunActivity:${step}`)).toBe(`StartActivity:${step}`);
   }
-  expect(parentOf('StartWorkflow:webhookDeliveryWorkflow')).toBe('RunActivity:notifyWebhooks');
+  // Settling sends the completed event: the delivery starts from there.
+  expect(parentOf('StartWorkflow:webhookDeliveryWorkflow')).toBe('RunActivity:settleTask');
   expect(parentOf('RunWorkflow:webhookDeliveryWorkflow')).toBe('StartWorkflow:webhookDeliveryWorkflow');
   expect(parentOf('StartActivity:sendWebhook')).toBe('RunWorkflow:webhookDeliveryWorkflow');
   expect(parentOf('RunActivity:sendWebhook')).toBe('StartActivity:sendWebhook');

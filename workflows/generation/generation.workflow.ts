@@ -62,7 +62,8 @@ async function startProcessing(taskId: string): Promise<TaskView> {
  */
 function settle(input: GenerationInput, { produced, servedBy }: Served): Promise<TaskView> {
   return CancellationScope.nonCancellable(async () => {
-    const delivered = { taskId: input.taskId, modelId: input.modelId, ...produced, servedBy };
+    // Settling also sends the final event: no notify step of its own (see notifyEnded).
+    const delivered = { taskId: input.taskId, modelId: input.modelId, ...produced, servedBy, notify: true };
     if (!input.payment) return settleTask(delivered);
     await settlementActivities(input).settlePayment(delivered);
     return completePaidTask(delivered);
@@ -101,6 +102,7 @@ async function notifyEnded(input: GenerationInput, view: TaskView | null): Promi
 
 export async function generationWorkflow(input: GenerationInput): Promise<TaskView | null> {
   let view: TaskView | null = null;
+  let notified = false;
   setHandler(stateQuery, () => view);
   const admitting = handleAdmitUpdate(input, (admitted) => {
     view ??= admitted;
@@ -119,13 +121,14 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     const served = await runOnRoutes(input, upstream);
     // 4. Settle: charge the reservation (or settle the x402 payment) and complete the task.
     view = await settle(input, served);
+    notified = true;
   } catch (error) {
     // Compensation: release what admission reserved and end `failed`.
     view = await compensate(input, error, { admitting, upstream });
   }
   recordStatus(view?.status ?? 'failed');
-  // 5. Notify the account's webhooks that the task ended.
-  await notifyEnded(input, view);
+  // 5. Notify the account's webhooks that the task ended (settling did, for a task that completed).
+  if (!notified) await notifyEnded(input, view);
   await condition(allHandlersFinished);
   return view;
 }
