@@ -12,7 +12,7 @@ import {
   completeTask,
   type Delivered,
   failTask,
-  findQueuedTask,
+  findAdmittedTask,
   markProcessing,
   type TaskRow,
   usedCost,
@@ -43,7 +43,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         const task = payment
           ? await admitPaidTask(deps.prisma, { ...admission, payment })
           : await admitTask(deps.prisma, admission);
-        return { outcome: 'admitted', task: view(task) };
+        // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
+        const processing = await markProcessing(deps.prisma, task.id);
+        return { outcome: 'admitted', task: view(task), processing: view(processing) };
       } catch (error) {
         if (error instanceof InsufficientFundsError)
           return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
@@ -57,9 +59,9 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       }
     },
 
-    /** The task row an admission committed, while it is still queued: what a workflow whose update was lost adopts. */
-    async findQueuedTask(taskId: string): Promise<TaskView | null> {
-      const task = await findQueuedTask(deps.prisma, taskId);
+    /** The task row an admission committed, while it has not ended: what a workflow whose update was lost adopts. */
+    async findAdmittedTask(taskId: string): Promise<TaskView | null> {
+      const task = await findAdmittedTask(deps.prisma, taskId);
       return task && view(task);
     },
 

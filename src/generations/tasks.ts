@@ -268,8 +268,8 @@ export async function failTask(
 /** The request a task was admitted with (a JSON column, written from a GenerationRequest). */
 export const storedRequest = (task: Pick<Task, 'request'>) => task.request as unknown as GenerationRequest;
 
-export async function findQueuedTask(prisma: PrismaClient, taskId: string): Promise<TaskRow | null> {
-  return prisma.task.findFirst({ where: { id: taskId, status: 'queued' }, ...withPayment });
+export async function findAdmittedTask(prisma: PrismaClient, taskId: string): Promise<TaskRow | null> {
+  return prisma.task.findFirst({ where: { id: taskId, status: { in: ['queued', 'processing'] } }, ...withPayment });
 }
 
 /** Tasks still `queued` since before `createdBefore`, oldest first: admissions that may never have reached a workflow. */

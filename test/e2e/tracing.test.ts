@@ -34,7 +34,6 @@ const expectedSpans = [
   'HandleUpdate:admit',
   ...activity('admitTask'),
   'RunWorkflow:generationWorkflow',
-  ...activity('markProcessing'),
   ...activity('generateOutputs'),
   ...activity('settleTask'),
   'StartWorkflow:webhookDeliveryWorkflow',
@@ -91,7 +90,7 @@ it('one generation: its HTTP request, workflow, activities and webhook delivery 
   expect(parentOf('StartActivity:admitTask')).toBe('HandleUpdate:admit');
   expect(parentOf('RunActivity:admitTask')).toBe('StartActivity:admitTask');
   expect(parentOf('RunWorkflow:generationWorkflow')).toBe('UpdateWithStartWorkflow:admit');
-  for (const step of ['markProcessing', 'generateOutputs', 'settleTask']) {
+  for (const step of ['generateOutputs', 'settleTask']) {
     expect(parentOf(`StartActivity:${step}`)).toBe('RunWorkflow:generationWorkflow');
     expect(parentOf(`RunActivity:${step}`)).toBe(`StartActivity:${step}`);
   }

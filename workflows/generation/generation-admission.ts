@@ -14,18 +14,21 @@ import { admit, fast } from './activity-options.ts';
 import { admitUpdate, type AdmitUpdateResult, type GenerationInput, type TaskAdmission } from './generation.types.ts';
 
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
-const { findQueuedTask } = proxyActivities<GenerationActivities>(fast);
+const { findAdmittedTask } = proxyActivities<GenerationActivities>(fast);
 
 type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
 
 // Far longer than an admit update takes (the api gives up on it within a minute): past it, the update was lost.
 const admissionTimeout = '5 minutes';
 
+/** An admitted task as the api was told (`task`: queued), and as admission left it (`processing`, when it did). */
+export type Admitted = { state: 'admitted'; task: TaskView; processing?: TaskView };
+
 /** How far admission got; the reservation is shared by every update a retried POST sends. */
 export type Admission =
   | { state: 'pending' }
   | { state: 'reserving'; decided: Promise<Admission> }
-  | { state: 'admitted'; task: TaskView }
+  | Admitted
   | { state: 'refused'; refusal: Refusal }
   | { state: 'failed' };
 
@@ -39,17 +42,17 @@ async function admissionOf(reservation: Promise<TaskAdmission>): Promise<Admissi
   try {
     const admitted = await reservation;
     return admitted.outcome === 'admitted'
-      ? { state: 'admitted', task: admitted.task }
+      ? { state: 'admitted', task: admitted.task, processing: admitted.processing }
       : { state: 'refused', refusal: admitted };
   } catch {
     return { state: 'failed' };
   }
 }
 
-/** A row queued by an admission whose update never reached this workflow: adopted as if admitted; none, failed. */
+/** A row committed by an admission whose update never reached this workflow: adopted as if admitted; none, failed. */
 const adoption = async (taskId: string): Promise<TaskAdmission> => {
-  const task = await findQueuedTask(taskId);
-  if (!task) throw new Error(`no queued task ${taskId}`);
+  const task = await findAdmittedTask(taskId);
+  if (!task) throw new Error(`no admitted task ${taskId}`);
   return { outcome: 'admitted', task };
 };
 
@@ -98,7 +101,7 @@ export function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: Tas
  * Waits until the admit update has decided: the task, or null for a refusal once the api has its answer. An update
  * that never comes (lost with Temporal) does not keep it waiting for ever: the row it may have committed is adopted.
  */
-export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): Promise<TaskView | null> {
+export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): Promise<Admitted | null> {
   const decided = () => !['pending', 'reserving'].includes(admission().state);
   if (!(await condition(decided, admissionTimeout))) adopt();
   await condition(decided);
@@ -106,7 +109,7 @@ export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): 
   const decision = admission();
   if (decision.state === 'failed')
     throw ApplicationFailure.nonRetryable('The task could not be admitted.', 'AdmissionFailed');
-  if (decision.state === 'admitted') return decision.task;
+  if (decision.state === 'admitted') return decision;
   // A refusal is an outcome, not a failure: the workflow completes (the same Idempotency-Key, or payment, starts a
   // new run once it can be admitted: its id may be reused after any end).
   await condition(allHandlersFinished);

@@ -27,7 +27,8 @@ export interface AdmitInput {
 
 /** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */
 export type TaskAdmission =
-  | { outcome: 'admitted'; task: TaskView }
+  // `processing`: the task as admission left it, marked processing right after it committed queued (not for the api).
+  | { outcome: 'admitted'; task: TaskView; processing?: TaskView }
   | { outcome: 'insufficient_funds'; availableMicros: string }
   | { outcome: 'payer_busy'; limit: number };
 

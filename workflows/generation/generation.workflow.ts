@@ -50,8 +50,9 @@ function refused(): null {
   return null;
 }
 
-async function startProcessing(taskId: string): Promise<TaskView> {
-  const view = await markProcessing(taskId);
+/** Admission marks a task processing as it admits it; a row adopted after a lost update is marked here. */
+async function startProcessing(taskId: string, markedAtAdmission: TaskView | undefined): Promise<TaskView> {
+  const view = markedAtAdmission ?? (await markProcessing(taskId));
   recordStatus('processing');
   return view;
 }
@@ -114,9 +115,9 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     // 1. Admit: the api is answered from the update; the long tail follows.
     const admitted = await awaitAdmission(admitting);
     if (!admitted) return refused();
-    if (hasEnded(admitted)) return await endedBefore(admitted);
-    // 2. Mark processing.
-    view = await startProcessing(input.taskId);
+    if (hasEnded(admitted.task)) return await endedBefore(admitted.task);
+    // 2. Processing (marked by admission's own step).
+    view = await startProcessing(input.taskId, admitted.processing);
     // 3. Run on the model's routes: the provider activity stores the outputs as it collects them.
     const served = await runOnRoutes(input, upstream);
     // 4. Settle: charge the reservation (or settle the x402 payment) and complete the task.
