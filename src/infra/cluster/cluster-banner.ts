@@ -1,7 +1,6 @@
 // What `npm run cluster` prints once it is up: where each part listens, its pid, and where its data and logs are.
 import { join } from 'node:path';
 import type { Config } from '../../config/config.ts';
-import { x402BannerLines } from '../../payments/x402/banner.ts';
 import type { GatewayProcess } from './gateway-processes.ts';
 import { metricsTargetsFile } from './metrics-targets.ts';
 import { historyShards, temporalServerVersion } from './versions.ts';
@@ -22,8 +21,9 @@ export interface ClusterPieces {
   temporal: { address: string; process: Running };
   postgres: { host: string; port: number; pid: number };
   store: { endpoint: string; bucket: string; process: Running };
-  /** The chain's own lines (startChains). */
+  /** The chain's own lines (startChains), and x402's. */
   chain: string[];
+  x402: string[];
 }
 
 const pid = (proc: Running) => `pid ${proc.pid}`;
@@ -48,7 +48,7 @@ export function clusterBanner(pieces: ClusterPieces): string[] {
     `Temporal      ${temporal.address}, server ${temporalServerVersion} on PostgreSQL, ${historyShards} history shards, namespace ${namespace}   (${pid(temporal.process)})`,
     `PostgreSQL    ${postgres.host}:${postgres.port}, databases gateway, temporal, temporal_visibility (data in ${join(clusterDir, 'postgres')}; pid ${postgres.pid})`,
     ...pieces.chain,
-    ...x402BannerLines(config),
+    ...pieces.x402,
     `Storage       S3 bucket ${store.bucket} at ${store.endpoint}, SeaweedFS (data in ${join(clusterDir, 'objects')}; ${pid(store.process)})`,
     `Logs          ${pieces.logDir}`,
   ];
