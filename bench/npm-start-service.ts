@@ -1,7 +1,7 @@
 // `npm run bench`'s embedded default: `npm start` as a user runs it (the compiled service in a process of its own,
 // with its embedded PostgreSQL, Temporal dev server and local chain) in a scratch data directory on free ports. The
 // client is this process, so what the table says of the service's CPU and memory is the service's alone.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/config.ts';
@@ -9,11 +9,10 @@ import { projectRoot } from '../src/infra/project-root.ts';
 import type { Stop } from '../src/infra/stops.ts';
 import { stopAll } from '../src/infra/stops.ts';
 import { createLogger } from '../src/infra/logger.ts';
+import { untilBanner } from '../test/helpers/processes.ts';
 import { scratchServiceEnv } from '../test/helpers/scratch-env.ts';
 import { type BenchService, embeddedEndpoints, startedOrStopped } from './embedded-service.ts';
 import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
-
-const bannerEnd = 'Press Ctrl-C to stop.';
 
 /** The service's processes by kind: PostgreSQL's backends and the dev server apart from the Node processes. */
 function kindOf(command: string): string {
@@ -21,24 +20,6 @@ function kindOf(command: string): string {
   if (command.startsWith('postgres')) return 'PostgreSQL';
   if (command.startsWith('anvil')) return 'local chain';
   return 'service (Node)';
-}
-
-function untilUp(child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`npm start was not up within ${timeoutMs / 1000} s:\n${output()}`)),
-      timeoutMs,
-    );
-    child.stdout!.on('data', () => {
-      if (!output().includes(bannerEnd)) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start exited with ${code}:\n${output()}`));
-    });
-  });
 }
 
 export async function startNpmStartService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
@@ -69,7 +50,7 @@ export async function startNpmStartService(name: string, env: Record<string, str
   ];
   const logger = createLogger(config.server);
   const stop = () => stopAll(stops, logger);
-  await startedOrStopped(() => untilUp(child, () => output, 180_000), stop);
+  await startedOrStopped(() => untilBanner(child, () => output, 180_000), stop);
   return {
     ...embeddedEndpoints(config, stops),
     dataDir: given.DATA_DIR!,

@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
+import { untilBanner } from './processes.ts';
 import { scratchServiceEnv } from './scratch-env.ts';
 
 export { alive, processesUsing } from './processes.ts';
@@ -20,23 +21,6 @@ export interface Launched {
 export interface LaunchOptions {
   env?: Record<string, string>;
   detached?: boolean;
-}
-
-/** Resolves once the banner is out; rejects if the service exits first or is not up within `timeoutMs`. */
-function upOrExited({ child, output }: Launched, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not up within ${timeoutMs / 1000} s:\n${output()}`)), timeoutMs);
-    child.stdout!.on('data', () => {
-      if (output().includes('Press Ctrl-C to stop.')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output()}`));
-    });
-  });
 }
 
 /** The embedded default on its own ports and DATA_DIR (`prefix` names the directory), with `extraEnv` on top. */
@@ -64,7 +48,7 @@ export function useNpmStart(prefix: string, extraEnv: Record<string, string> = {
 
   const startService = async (options: LaunchOptions = {}): Promise<Launched> => {
     const launched = launch(options);
-    await upOrExited(launched, 120_000);
+    await untilBanner(launched.child, launched.output, 120_000);
     return launched;
   };
 

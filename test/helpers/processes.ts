@@ -1,5 +1,5 @@
 // Processes as the tests see them from outside: alive or not, and which ones use a directory.
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync } from 'node:child_process';
 
 /** Processes whose command line names a data directory: PostgreSQL (-D) and the dev server (--db-filename). */
 export function processesUsing(dir: string): string[] {
@@ -15,3 +15,19 @@ export const alive = (pid: number) => {
     return false;
   }
 };
+
+/** Resolves once `npm start`'s banner is out; rejects if the service exits first or is not up within `timeoutMs`. */
+export function untilBanner(child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`not up within ${timeoutMs / 1000} s:\n${output()}`)), timeoutMs);
+    child.stdout!.on('data', () => {
+      if (!output().includes('Press Ctrl-C to stop.')) return;
+      clearTimeout(timer);
+      resolve();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output()}`));
+    });
+  });
+}
