@@ -36,6 +36,8 @@ export interface GenerationActivityDeps extends SettlementDeps {
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   const view = (task: TaskRow) => taskView(task, deps.config.outputs);
+  // Admission has committed by then: a database lost in between must not fail it. The workflow marks the task itself.
+  const markedProcessing = (taskId: string) => markProcessing(deps.prisma, taskId).catch(() => undefined);
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
@@ -44,8 +46,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
           ? await admitPaidTask(deps.prisma, { ...admission, payment })
           : await admitTask(deps.prisma, admission);
         // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
-        const processing = await markProcessing(deps.prisma, task.id);
-        return { outcome: 'admitted', task: view(task), processing: view(processing) };
+        const processing = await markedProcessing(task.id);
+        return { outcome: 'admitted', task: view(task), processing: processing && view(processing) };
       } catch (error) {
         if (error instanceof InsufficientFundsError)
           return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };

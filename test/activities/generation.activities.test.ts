@@ -96,6 +96,28 @@ describe('each money-moving activity, called twice with the same input, moves mo
     });
   });
 
+  it('admitTask stays admitted when the database refuses to mark the task processing after the row committed', async () => {
+    const input = await newAdmission();
+    // PostgreSQL itself refuses this task's move to processing, as a database lost right after the commit would.
+    await database.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION refuse_processing() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$`);
+    await database.prisma.$executeRawUnsafe(`
+      CREATE TRIGGER refuse_processing BEFORE UPDATE ON tasks FOR EACH ROW
+      WHEN (NEW.id = '${input.taskId}' AND NEW.status = 'processing') EXECUTE FUNCTION refuse_processing()`);
+    try {
+      const admitted = await runActivity(activities.admitTask, input);
+      // Admitted and reserved, still queued: the workflow marks it processing in a step of its own.
+      expect(admitted).toMatchObject({ outcome: 'admitted', task: { id: input.taskId, status: 'queued' } });
+      expect(admitted).not.toHaveProperty('processing', expect.anything());
+      expect(await moneyOf(input)).toMatchObject({ reserved: 300_000n });
+    } finally {
+      await database.prisma.$executeRawUnsafe('DROP TRIGGER refuse_processing ON tasks');
+      await database.prisma.$executeRawUnsafe('DROP FUNCTION refuse_processing()');
+    }
+    expect(await runActivity(activities.markProcessing, input.taskId)).toMatchObject({ status: 'processing' });
+  });
+
   it('settleTask charges once and releases nothing more', async () => {
     const input = await newAdmission();
     await runActivity(activities.admitTask, input);
