@@ -37,7 +37,7 @@ export interface GenerationActivityDeps extends SettlementDeps {
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   const view = (task: TaskRow) => taskView(task, deps.config.outputs);
   // Admission has committed by then: a database lost in between must not fail it. The workflow marks the task itself.
-  const markedProcessing = (taskId: string) => markProcessing(deps.prisma, taskId).catch(() => undefined);
+  const markedProcessing = (task: TaskRow) => markProcessing(deps.prisma, task.id, task).catch(() => undefined);
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
@@ -46,7 +46,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
           ? await admitPaidTask(deps.prisma, { ...admission, payment })
           : await admitTask(deps.prisma, admission);
         // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
-        const processing = await markedProcessing(task.id);
+        const processing = await markedProcessing(task);
         return { outcome: 'admitted', task: view(task), processing: processing && view(processing) };
       } catch (error) {
         if (error instanceof InsufficientFundsError)
@@ -110,6 +110,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
             subject: task.id,
             accountId: task.accountId,
             taskId: task.id,
+            taskWebhook: task,
             data: ended,
           },
         );

@@ -5,6 +5,8 @@ import type { TaskProgress } from '../domain/values.ts';
 
 /** At most one write per task per interval: engines may report every frame. */
 export const progressWriteIntervalMs = 1_000;
+/** A task that ends sooner never writes its progress: most local work takes less (a write and its event each). */
+export const firstProgressWriteAfterMs = 250;
 
 /** Writes the report on the task's row while it is processing (a task that ended keeps what it ended with). */
 export async function recordProgress(prisma: PrismaClient, taskId: string, progress: TaskProgress): Promise<void> {
@@ -20,17 +22,18 @@ export interface ProgressReporter {
 }
 
 /**
- * A reporter for one task: the first report is written at once, later ones at most once per interval (the latest
- * wins); an unchanged report is not written again.
+ * A reporter for one task: the first report is written `firstAfterMs` after the reporter was made (the latest by
+ * then), later ones at most once per interval (the latest wins); an unchanged report is not written again.
  */
 export function throttledProgress(
   prisma: PrismaClient,
   taskId: string,
-  intervalMs = progressWriteIntervalMs,
+  { intervalMs = progressWriteIntervalMs, firstAfterMs = firstProgressWriteAfterMs } = {},
 ): ProgressReporter {
   let written = '';
   let pending: TaskProgress | undefined;
-  let lastWriteAt = 0;
+  // As if written just before: the first write comes firstAfterMs from now.
+  let lastWriteAt = Date.now() - intervalMs + firstAfterMs;
   let timer: NodeJS.Timeout | undefined;
   let writing = Promise.resolve();
 

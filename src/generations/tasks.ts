@@ -81,15 +81,21 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
         idempotencyKey: `${input.taskId}:reserve`,
       },
     );
-    return tx.task.create({ data: newTaskRow(input), ...withPayment });
+    // A new row has no payment yet (a paid task's is written with it, in admitPaidTask): none to read back.
+    return { ...(await tx.task.create({ data: newTaskRow(input) })), payment: null };
   });
 }
 
-export async function markProcessing(prisma: PrismaClient, taskId: string): Promise<TaskRow> {
-  await prisma.task.updateMany({
+/**
+ * Marks a queued task processing; any other finds it as it is. `known`: the row as its caller has it, whose payment
+ * then need not be read back (one statement instead of three on the hot path).
+ */
+export async function markProcessing(prisma: PrismaClient, taskId: string, known?: TaskRow): Promise<TaskRow> {
+  const [started] = await prisma.task.updateManyAndReturn({
     where: { id: taskId, status: 'queued' },
     data: { status: 'processing', startedAt: new Date() },
   });
+  if (started && known) return { ...started, payment: known.payment };
   return prisma.task.findUniqueOrThrow({ where: { id: taskId }, ...withPayment });
 }
 
@@ -159,7 +165,7 @@ export async function completeTask(
     );
     // The charge's entry releases all the task held; what it did not charge went back to the balance.
     released = -entry.reservedDelta - charged;
-    return tx.task.update({
+    const row = await tx.task.update({
       where: { id: task.id },
       data: {
         status: 'completed',
@@ -169,8 +175,9 @@ export async function completeTask(
         completedAt: new Date(),
         servedBy: input.servedBy ?? null,
       },
-      ...withPayment,
     });
+    // Its payment as read under the lock: completing credits and charges, but never changes the payment's row.
+    return { ...row, payment: task.payment };
   });
   // Counted after the commit, and only by the call that ended the task (a retry finds it ended: released unset).
   if (released !== undefined)

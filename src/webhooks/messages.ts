@@ -16,6 +16,8 @@ export interface WebhookEventInput {
   accountId: string;
   /** A generation's task: its own `webhook_url` is a target beside the account's webhook. */
   taskId?: string;
+  /** The task's own webhook as its caller just wrote the row (not read again); read by `taskId` without it. */
+  taskWebhook?: TaskWebhook;
   /** The event's `data`: for generations, the task exactly as GET /generations/{id} answers it. */
   data: unknown;
 }
@@ -50,18 +52,22 @@ function taskWebhookWants(request: unknown, event: WebhookEvent | undefined): bo
   return wanted !== null && filter.includes(wanted);
 }
 
+/** A task's own webhook: its URL, and its request (whose `webhook_events` filter what it receives). */
+export type TaskWebhook = { webhookUrl: string | null; request: unknown };
+
 /**
  * The task's own webhook (where its `webhook_events` take `event`), then the account's, as they are now; a URL named
  * twice (in any spelling: case of the host, a default port) is sent to once.
  */
 export async function targetUrls(
   prisma: PrismaClient,
-  input: { taskId?: string | null; accountId: string | null; event?: WebhookEvent },
+  input: { taskId?: string | null; taskWebhook?: TaskWebhook; accountId: string | null; event?: WebhookEvent },
 ): Promise<string[]> {
   const [task, account] = await Promise.all([
-    input.taskId
-      ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true, request: true } })
-      : null,
+    input.taskWebhook ??
+      (input.taskId
+        ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true, request: true } })
+        : null),
     input.accountId
       ? prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } })
       : null,

@@ -21,9 +21,9 @@ const progressOf = async (id: string) =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('throttledProgress', () => {
-  it('writes the first report at once, then the latest one per interval', async () => {
+  it('writes the first report at once (no delay), then the latest one per interval', async () => {
     const id = await taskRow('processing');
-    const reporter = throttledProgress(database.prisma, id, 400);
+    const reporter = throttledProgress(database.prisma, id, { intervalMs: 400, firstAfterMs: 0 });
     reporter.report({ stage: 'rendering', percent: 1 });
     await sleep(100);
     expect(await progressOf(id)).toEqual({ stage: 'rendering', percent: 1 });
@@ -38,13 +38,31 @@ describe('throttledProgress', () => {
 
   it('drops a report still pending at close', async () => {
     const id = await taskRow('processing');
-    const reporter = throttledProgress(database.prisma, id, 400);
+    const reporter = throttledProgress(database.prisma, id, { intervalMs: 400, firstAfterMs: 0 });
     reporter.report({ stage: 'running' });
     await sleep(100);
     reporter.report({ stage: 'rendering', percent: 50 });
     await reporter.close();
     await sleep(500);
     expect(await progressOf(id)).toEqual({ stage: 'running' });
+  });
+
+  it('holds the first write back: a task that ends sooner writes nothing', async () => {
+    const id = await taskRow('processing');
+    const reporter = throttledProgress(database.prisma, id, { firstAfterMs: 5_000 });
+    reporter.report({ stage: 'running' });
+    await sleep(200);
+    await reporter.close();
+    expect(await progressOf(id)).toBeNull();
+  });
+
+  it('writes the latest report once the first write is due', async () => {
+    const id = await taskRow('processing');
+    const reporter = throttledProgress(database.prisma, id);
+    reporter.report({ stage: 'downloading input' });
+    reporter.report({ stage: 'running' });
+    await expect.poll(() => progressOf(id), { timeout: 10_000 }).toEqual({ stage: 'running' });
+    await reporter.close();
   });
 
   it('leaves a task that is not processing as it is', async () => {
