@@ -1,13 +1,24 @@
 // Local text-to-audio: eSpeak NG (formant synthesis, compiled to WebAssembly) speaks the prompt into a WAV, on a
 // worker thread of its own (espeak.worker.mjs) that is terminated when the call is aborted.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { type LocalEngine, ProviderRefusal } from '../types.ts';
 
 const workerUrl = new URL('./espeak.worker.mjs', import.meta.url);
 
-function synthesise(text: string, signal: AbortSignal): Promise<Buffer> {
+// Its 18 MB of WebAssembly (voices included) compiled once per process and shared with every call's worker: compiling
+// it again each call cost about 300 ms of CPU, most of a short prompt's.
+let compiled: Promise<WebAssembly.Module> | undefined;
+const espeakModule = () =>
+  (compiled ??= readFile(createRequire(import.meta.url).resolve('espeak-ng/dist/espeak-ng.wasm')).then((bytes) =>
+    WebAssembly.compile(bytes),
+  ));
+
+async function synthesise(text: string, signal: AbortSignal): Promise<Buffer> {
+  const module = await espeakModule();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerUrl, { workerData: { text } });
+    const worker = new Worker(workerUrl, { workerData: { text, module } });
     const abort = () => void worker.terminate();
     signal.addEventListener('abort', abort, { once: true });
     const settle = () => signal.removeEventListener('abort', abort);

@@ -3,8 +3,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import ESpeakNg from 'espeak-ng';
 
+// Its file system's setup throws (and catches) an error per path it creates, each capturing a stack: none needed.
+Error.stackTraceLimit = 0;
+
 const espeak = await ESpeakNg({
   arguments: ['-v', 'en-us', '-f', 'input.txt', '-w', 'speech.wav'],
+  // The module the engine compiled once (espeak.engine.ts): instantiated here, not compiled again.
+  instantiateWasm: (imports, receive) => {
+    WebAssembly.instantiate(workerData.module, imports).then((instance) => receive(instance, workerData.module));
+    return {};
+  },
   preRun: [(module) => module.FS.writeFile('input.txt', workerData.text)],
 });
 const wav = espeak.FS.readFile('speech.wav');
