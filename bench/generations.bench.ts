@@ -237,7 +237,8 @@ async function main() {
 
     progress('deposits and x402');
     rows.push(await depositRow(api, dataDir, config.chains.local.confirmations));
-    rows.push(...(await x402Rows(api, dataDir)));
+    const paidUpscale = { type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url}/paid.png` };
+    rows.push(...(await x402Rows(api, dataDir, paidUpscale)));
 
     for (const [what, peakMb] of service.peakRss())
       rows.push(

@@ -61,10 +61,13 @@ export async function depositRow(api: string, dataDir: string, confirmations: nu
   return loadRow(`POST /agents/deposit → credited (${confirmations} confirmations)`, 'one at a time', measured);
 }
 
-/** The unpaid 402 and a paid admission (202), each offered at `x402PerSecond`. */
-export async function x402Rows(api: string, dataDir: string): Promise<Row[]> {
+/**
+ * The unpaid 402 and a paid admission (202) of `request`, each offered at `x402PerSecond`. The benchmark's own task
+ * (an 8×8 upscale), so the row measures what x402 adds to an admission, not a heavier model's runs beside it.
+ */
+export async function x402Rows(api: string, dataDir: string, request: object): Promise<Row[]> {
   const chain = await localChain(dataDir);
-  const body = JSON.stringify({ type: 'text-to-audio', model: 'local/espeak', prompt: 'A paid benchmark.' });
+  const body = JSON.stringify(request);
   const unpaid = async () => {
     const response = await fetch(`${api}/generations`, { method: 'POST', headers: json, body });
     if (response.status !== 402) throw new Error(`unpaid POST answered ${response.status}`);
