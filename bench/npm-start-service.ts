@@ -38,6 +38,10 @@ export async function startNpmStartService(name: string, env: Record<string, str
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A bench that dies (an error, a refused row) must not leave the service running: npm start outlives its parent.
+  const stopWithBench = () => child.kill('SIGTERM');
+  process.once('exit', stopWithBench);
+  void exited.then(() => process.off('exit', stopWithBench));
   const stops: Stop[] = [
     { name: 'scratch data directory', stop: () => rm(given.DATA_DIR!, { recursive: true, force: true }) },
     {
