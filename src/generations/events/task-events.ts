@@ -1,8 +1,9 @@
 // Reading the task events the triggers on `tasks` write (prisma/migrations/…_task_events): a task's own, in id order
 // (its writers hold its row in turn, so its ids commit in order), and an account's, in commit-safe order: by writing
-// transaction, and only transactions older than every one still in flight, so a later commit can never slip in
-// before what a stream has already sent (ids across tasks are taken before commit, not in commit order).
+// transaction, and only transactions older than every one of this database still in flight (…_task_events_horizon),
+// so a later commit can never slip in before what a stream has already sent (ids are taken before commit).
 import type { PrismaClient } from '../../db/prisma.ts';
+import { Prisma } from '../../generated/prisma/client.ts';
 
 export const taskEventTypes = ['queued', 'processing', 'progress', 'completed', 'failed'] as const;
 export type TaskEventType = (typeof taskEventTypes)[number];
@@ -21,6 +22,8 @@ export interface AccountCursor {
   txId: bigint;
   id: bigint;
   minId: bigint;
+  /** A new stream's start (a `pg_snapshot`): what had committed then is history, however young its transaction. */
+  history?: string;
 }
 
 /** Events read per query; a stream reads again at once while pages come back full. */
@@ -57,9 +60,10 @@ export async function accountEventsAfter(
   cursor: AccountCursor,
 ): Promise<{ events: TaskEvent[]; pending: boolean }> {
   const rows = await prisma.$queryRaw<AccountEventRow[]>`
-    SELECT id, task_id, type, data, tx_id, tx_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS safe
+    SELECT id, task_id, type, data, tx_id, tx_id < task_events_horizon(pg_current_snapshot()) AS safe
     FROM task_events
     WHERE account_id = ${accountId} AND (tx_id, id) > (${cursor.txId}, ${cursor.id}) AND id > ${cursor.minId}
+      ${notHistory(cursor)}
     ORDER BY tx_id, id
     LIMIT ${eventPageSize}`;
   const firstUnsafe = rows.findIndex((row) => !row.safe);
@@ -72,6 +76,11 @@ export async function accountEventsAfter(
     txId: row.tx_id,
   }));
   return { events, pending: firstUnsafe !== -1 };
+}
+
+function notHistory(cursor: AccountCursor): Prisma.Sql {
+  if (cursor.history === undefined) return Prisma.empty;
+  return Prisma.sql`AND NOT pg_visible_in_snapshot(tx_id::text::xid8, ${cursor.history}::pg_snapshot)`;
 }
 
 /**
@@ -91,8 +100,8 @@ export async function accountCursor(
     if (event) return { txId: event.txId, id: lastEventId, minId: 0n };
     return { txId: -1n, id: maxBigint, minId: lastEventId };
   }
-  const [now] = await prisma.$queryRaw<{ xmin: bigint }[]>`
-    SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`;
-  // Every transaction below xmin has ended: what it wrote is history, anything later is new.
-  return { txId: now!.xmin - 1n, id: maxBigint, minId: 0n };
+  const [now] = await prisma.$queryRaw<{ snapshot: string; xmin: bigint }[]>`
+    SELECT pg_current_snapshot()::text AS snapshot, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`;
+  // Every transaction below xmin has ended; of those above, what the snapshot sees is history too.
+  return { txId: now!.xmin - 1n, id: maxBigint, minId: 0n, history: now!.snapshot };
 }
