@@ -9,7 +9,7 @@ import { projectRoot } from '../src/infra/project-root.ts';
 import type { Stop } from '../src/infra/stops.ts';
 import { stopAll } from '../src/infra/stops.ts';
 import { createLogger } from '../src/infra/logger.ts';
-import { untilBanner } from '../test/helpers/processes.ts';
+import { stopWithParent, untilBanner } from '../test/helpers/processes.ts';
 import { scratchServiceEnv } from '../test/helpers/scratch-env.ts';
 import { type BenchService, embeddedEndpoints, startedOrStopped } from './embedded-service.ts';
 import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
@@ -38,10 +38,7 @@ export async function startNpmStartService(name: string, env: Record<string, str
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // A bench that dies (an error, a refused row) must not leave the service running: npm start outlives its parent.
-  const stopWithBench = () => child.kill('SIGTERM');
-  process.once('exit', stopWithBench);
-  void exited.then(() => process.off('exit', stopWithBench));
+  stopWithParent(child, exited);
   const stops: Stop[] = [
     { name: 'scratch data directory', stop: () => rm(given.DATA_DIR!, { recursive: true, force: true }) },
     {

@@ -5,7 +5,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { untilBanner } from './processes.ts';
+import { stopWithParent, untilBanner } from './processes.ts';
 import { scratchServiceEnv } from './scratch-env.ts';
 
 export { alive, processesUsing } from './processes.ts';
@@ -43,6 +43,7 @@ export function useNpmStart(prefix: string, extraEnv: Record<string, string> = {
     void exited.then(() => {
       if (running === child) running = undefined;
     });
+    stopWithParent(child, exited);
     return { child, output: () => output, exited };
   };
 

@@ -31,3 +31,10 @@ export function untilBanner(child: ChildProcess, output: () => string, timeoutMs
     });
   });
 }
+
+/** `npm start` outlives its parent: a test or bench process that dies (a crash, a thrown error) stops it first. */
+export function stopWithParent(child: ChildProcess, exited: Promise<unknown>): void {
+  const stop = () => child.kill('SIGTERM');
+  process.once('exit', stop);
+  void exited.then(() => process.off('exit', stop));
+}
