@@ -38,7 +38,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
   const view = (task: TaskRow) => taskView(task, deps.config.outputs);
   // Admission has committed by then: a database lost in between must not fail it. The workflow marks the task itself.
   const markedProcessing = (task: TaskRow) =>
-    markProcessing(deps.prisma, task.id, task).catch((error: unknown) => {
+    markProcessing(deps.prisma, task).catch((error: unknown) => {
       Context.current().log.warn('admitted; marking the task processing is left to its workflow', {
         taskId: task.id,
         error: error instanceof Error ? error.message : String(error),
