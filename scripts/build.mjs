@@ -65,6 +65,13 @@ function copyAssets(outDir) {
     });
 }
 
+/** A heap cap set for the service (docs/operations.md, Memory) is not the build's: tsc needs more than such a cap. */
+export function buildEnvironment(env) {
+  const nodeOptions = (env.NODE_OPTIONS ?? '').replace(/--max-old-space-size[= ]\S+/g, '').replace(/\s+/g, ' ');
+  return { ...env, NODE_OPTIONS: nodeOptions.trim() };
+}
+const buildEnv = buildEnvironment(process.env);
+
 function compile(outDir, hash) {
   const node = process.execPath;
   execFileSync(
@@ -72,6 +79,7 @@ function compile(outDir, hash) {
     [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir],
     {
       cwd: root,
+      env: buildEnv,
       stdio: 'inherit',
     },
   );
@@ -86,6 +94,7 @@ function compile(outDir, hash) {
     ],
     {
       cwd: root,
+      env: buildEnv,
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
