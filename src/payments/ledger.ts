@@ -1,4 +1,4 @@
-// Every balance change is one UPDATE of the balance row plus one append-only ledger entry, in one transaction,
+// Every balance change is one UPDATE of the balance row plus one append-only ledger entry, written by one statement,
 // under a unique idempotency key: a retried call finds its entry and moves nothing.
 import type { PrismaClient } from '../db/prisma.ts';
 import { DomainError } from '../domain/errors.ts';
