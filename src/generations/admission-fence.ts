@@ -47,10 +47,14 @@ export async function decideAdmission(
   const { taskId, runId } = attempt;
   const decided = await prisma.$transaction(async (tx): Promise<{ task: TaskRow } | { refused: Error }> => {
     await lockAdmission(tx, taskId);
-    const existing = await tx.task.findUnique({ where: { id: taskId }, include: { payment: true } });
-    if (existing) return { task: existing };
-    if (runId && (await tx.abandonedAdmission.findUnique({ where: { taskId_runId: { taskId, runId } } })))
-      throw new AdmissionAbandonedError(taskId);
+    // One look for both, after the lock (a statement of its own: its snapshot must postdate the lock).
+    const [found] = await tx.$queryRaw<{ existing: boolean; abandoned: boolean }[]>`
+      SELECT EXISTS (SELECT FROM tasks WHERE id = ${taskId}) AS existing,
+             EXISTS (SELECT FROM abandoned_admissions WHERE task_id = ${taskId} AND run_id = ${runId ?? null}::text)
+               AS abandoned`;
+    if (found!.existing)
+      return { task: await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { payment: true } }) };
+    if (found!.abandoned) throw new AdmissionAbandonedError(taskId);
     try {
       return { task: await admit(tx) };
     } catch (error) {

@@ -92,11 +92,15 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
  */
 export async function markProcessing(prisma: PrismaClient, task: string | TaskRow): Promise<TaskRow> {
   const [taskId, known] = typeof task === 'string' ? [task, undefined] : [task.id, task];
-  const [started] = await prisma.task.updateManyAndReturn({
-    where: { id: taskId, status: 'queued' },
-    data: { status: 'processing', startedAt: new Date() },
-  });
-  if (started && known) return { ...started, payment: known.payment };
+  // The service's clock, as for every other timestamp of the row (Prisma sets them), not the database's.
+  const now = new Date();
+  const [started] = await prisma.$queryRaw<{ started_at: Date; updated_at: Date }[]>`
+    UPDATE tasks SET status = 'processing', started_at = ${now}, updated_at = ${now}
+    WHERE id = ${taskId} AND status = 'queued'
+    RETURNING started_at, updated_at`;
+  // The update changed only these: the caller's row, with them, is the row as it now stands.
+  if (started && known)
+    return { ...known, status: 'processing', startedAt: started.started_at, updatedAt: started.updated_at };
   return prisma.task.findUniqueOrThrow({ where: { id: taskId }, ...withPayment });
 }
 
@@ -166,19 +170,22 @@ export async function completeTask(
     );
     // The charge's entry releases all the task held; what it did not charge went back to the balance.
     released = -entry.reservedDelta - charged;
-    const row = await tx.task.update({
-      where: { id: task.id },
-      data: {
-        status: 'completed',
-        output: input.outputs[0],
-        outputs: input.outputs,
-        costCharged: charged,
-        completedAt: new Date(),
-        servedBy: input.servedBy ?? null,
-      },
-    });
-    // Its payment as read under the lock: completing credits and charges, but never changes the payment's row.
-    return { ...row, payment: task.payment };
+    const completion = {
+      status: 'completed' as const,
+      output: input.outputs[0] ?? null,
+      outputs: input.outputs,
+      costCharged: charged,
+      completedAt: new Date(),
+      servedBy: input.servedBy ?? null,
+    };
+    await tx.$executeRaw`
+      UPDATE tasks SET status = 'completed', output = ${completion.output}, outputs = ${completion.outputs}::text[],
+        cost_charged = ${charged}, completed_at = ${completion.completedAt}, served_by = ${completion.servedBy},
+        updated_at = ${completion.completedAt}
+      WHERE id = ${task.id}`;
+    // The row as read under the lock, with what this update changed (its payment included: completing credits and
+    // charges, but never changes the payment's row).
+    return { ...task, ...completion, updatedAt: completion.completedAt };
   });
   // Counted after the commit, and only by the call that ended the task (a retry finds it ended: released unset).
   if (released !== undefined)
