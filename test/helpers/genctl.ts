@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import { vi } from 'vitest';
 
 // Each genctl process loads TypeScript through a loader: seconds of start-up on a loaded 2-core machine, so a test
-// file that runs genctl gives each test room for a dozen of them (one of eleven took over 60 s).
+// file that runs genctl gives each test room for a dozen of them (one of eleven took over 60 s). This replaces the
+// config's bound, even a longer one: a test that needs more passes its own.
 vi.setConfig({ testTimeout: 240_000 });
 
 const genctlPath = join(import.meta.dirname, '..', '..', 'bin', 'genctl.mjs');
