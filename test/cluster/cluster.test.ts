@@ -68,7 +68,8 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-// Three cluster starts, two recoveries and 60 tasks: 170 s on a quiet 2-core machine, over 240 s under CI's load.
+// Three cluster starts, two recoveries and 60 tasks: 95 s on a quiet 2-core machine, two or three times that under
+// CI's load.
 // The bound is this suite's own, since the genctl helper sets a file-wide one.
 describe('npm run cluster', { timeout: 600_000 }, () => {
   it('serves tasks through the load balancer, loses nothing to a killed api and worker process, stops in order and keeps its data', async () => {
@@ -187,6 +188,9 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
     // A second start builds nothing, and the task and its output are still there.
     const second = await startCluster();
     expect(second.output()).not.toContain('[cluster] building');
+    // Temporal started alone: it did not try to join the ring members its previous run left (30–60 s lost).
+    const temporalLog = await readFile(join(dataDir, 'cluster', 'logs', 'temporal.log'), 'utf8');
+    expect(temporalLog.split('\n').filter((line) => line.includes('bootstrap ringpop'))).toEqual([]);
     const again = await call(gateway, 'GET', `/generations/${task.id}`, { key });
     expect(again.body).toMatchObject({ id: task.id, status: 'completed', output: task.output });
     const kept = await fetch(task.output.replace('localhost', '127.0.0.1'));

@@ -4,8 +4,9 @@
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
+import pg from 'pg';
 import { historyShards } from './versions.ts';
-import type { SqlConnection } from './temporal-schema.ts';
+import { temporalDatabases, type SqlConnection } from './temporal-schema.ts';
 import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
 
 // Each service's gRPC and membership ports, besides the frontend's configured one; the frontend also serves HTTP.
@@ -76,6 +77,21 @@ async function answers(address: string): Promise<boolean> {
   }
 }
 
+/**
+ * Forgets the members a previous run of this server left in its ring's table. The cluster runs one server, and it is
+ * not running yet: every row is stale. Rows heartbeated in the last 20 s would be ringpop's seeds, and joining ports
+ * nobody serves any more holds the server's start for 30–60 s (a restart right after a stop, or after a crash).
+ */
+export async function forgetPreviousMembers(postgres: SqlConnection): Promise<void> {
+  const client = new pg.Client({ ...postgres, database: temporalDatabases[0].database });
+  await client.connect();
+  try {
+    await client.query('DELETE FROM cluster_membership');
+  } finally {
+    await client.end();
+  }
+}
+
 export async function startTemporalServer(options: {
   binary: string;
   dataDir: string;
@@ -84,6 +100,7 @@ export async function startTemporalServer(options: {
   ports: TemporalPorts;
   dynamicConfigFile: string;
 }): Promise<{ process: SupervisedProcess; address: string }> {
+  await forgetPreviousMembers(options.postgres);
   const server = await startSupervised({
     name: 'temporal',
     command: options.binary,
