@@ -135,6 +135,20 @@ describe("an account's events", () => {
     const foreign = await accountCursor(prisma, accountId, all[0]!.id);
     expect(foreign).toMatchObject({ minId: all[0]!.id });
   });
+
+  it('read the horizon once per page, not once per event (it scans pg_stat_activity)', async () => {
+    const other = await createFundedAccount(prisma);
+    for (let index = 0; index < 5; index++) await createTaskRow(prisma, other, 'queued');
+    const { events, calls } = await prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL track_functions = 'all'`;
+      const page = await accountEventsAfter(tx as PrismaClient, other, { txId: -1n, id: 0n, minId: 0n });
+      const [counted] = await tx.$queryRaw<{ calls: bigint }[]>`
+        SELECT pg_stat_get_xact_function_calls('task_events_horizon'::regproc) AS calls`;
+      return { events: page.events, calls: counted!.calls };
+    });
+    expect(events).toHaveLength(5);
+    expect(calls).toBe(1n);
+  });
 });
 
 describe('the LISTEN feed', () => {

@@ -52,7 +52,8 @@ interface AccountEventRow {
 
 /**
  * An account's events after the cursor that are safe to send; `pending`: some committed events had to wait for an
- * older transaction still in flight (read again shortly, as its commit may notify nothing).
+ * older transaction still in flight (read again shortly, as its commit may notify nothing). The horizon is a sub-select,
+ * read once per page rather than per row: it scans pg_stat_activity.
  */
 export async function accountEventsAfter(
   prisma: PrismaClient,
@@ -60,7 +61,7 @@ export async function accountEventsAfter(
   cursor: AccountCursor,
 ): Promise<{ events: TaskEvent[]; pending: boolean }> {
   const rows = await prisma.$queryRaw<AccountEventRow[]>`
-    SELECT id, task_id, type, data, tx_id, tx_id < task_events_horizon(pg_current_snapshot()) AS safe
+    SELECT id, task_id, type, data, tx_id, tx_id < (SELECT task_events_horizon(pg_current_snapshot())) AS safe
     FROM task_events
     WHERE account_id = ${accountId} AND (tx_id, id) > (${cursor.txId}, ${cursor.id}) AND id > ${cursor.minId}
       ${notHistory(cursor)}
@@ -101,7 +102,7 @@ export async function accountCursor(
     return { txId: -1n, id: maxBigint, minId: lastEventId };
   }
   const [now] = await prisma.$queryRaw<{ snapshot: string; xmin: bigint }[]>`
-    SELECT pg_current_snapshot()::text AS snapshot, pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS xmin`;
+    SELECT now::text AS snapshot, pg_snapshot_xmin(now)::text::bigint AS xmin FROM pg_current_snapshot() AS now`;
   // Every transaction below xmin has ended; of those above, what the snapshot sees is history too.
   return { txId: now!.xmin - 1n, id: maxBigint, minId: 0n, history: now!.snapshot };
 }
