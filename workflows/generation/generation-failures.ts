@@ -30,9 +30,7 @@ export function callerSafeError(error: unknown, { timeoutSeconds, queueTimeoutSe
     return `The x402 payment could not be settled: ${cause.message}. The outputs were discarded and nothing was charged.`;
   if (error instanceof ActivityFailure && error.activityType === 'settlePayment')
     return 'The x402 payment could not be settled in time: the outputs were discarded and nothing was charged.';
-  // Without a queue bound (tasks started before it) the server bounds the wait by the model's own timeout: a wait
-  // that outlasts it is the model's time running out, not a busy gateway.
-  if (queueTimeoutSeconds && isQueueTimeout(error))
+  if (isQueueTimeout(error, { queueTimeoutSeconds }))
     return `The model could not start within ${queueTimeoutSeconds} seconds: the gateway is busy. You have not been charged.`;
   if (isModelTimeout(error)) return `The model did not finish within ${timeoutSeconds} seconds.`;
   return 'The generation failed at the provider. You have not been charged.';

@@ -69,8 +69,12 @@ export function isRouteFailure(error: unknown): boolean {
   );
 }
 
-/** The provider call got no slot on its provider's queue within the queue bound. */
-export const isQueueTimeout = (error: unknown) =>
+/**
+ * The provider call got no slot on its provider's queue within the queue bound. Without one (tasks started before
+ * it) the server bounds the wait by the model's own timeout: a wait that outlasts it is the model's time running out.
+ */
+export const isQueueTimeout = (error: unknown, { queueTimeoutSeconds }: Pick<GenerationInput, 'queueTimeoutSeconds'>) =>
+  !!queueTimeoutSeconds &&
   error instanceof ActivityFailure &&
   error.cause instanceof TimeoutFailure &&
   error.cause.timeoutType === 'SCHEDULE_TO_START';
@@ -131,7 +135,7 @@ async function runRoute(
 async function afterFailure(run: RouteRun, error: unknown, failed: string, route: number): Promise<Served> {
   const next = run.input.fallbackProviders?.[route];
   // A route that got no slot waited for one the whole queue bound: none of it was the model's time.
-  if (isQueueTimeout(error)) run.deadline += run.queueMs;
+  if (isQueueTimeout(error, run.input)) run.deadline += run.queueMs;
   const switching = next !== undefined && isRouteFailure(error) && Date.now() < run.deadline;
   if (!switching || CancellationScope.current().consideredCancelled) throw error;
   // A job the failed route left running upstream is stopped before the next route starts its own.
