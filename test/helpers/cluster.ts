@@ -2,6 +2,7 @@
 // the cluster script in a process group of its own (as a shell's job is), up once its banner is out.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { untilBanner } from './processes.ts';
 import { scratchServiceEnv } from './scratch-env.ts';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -21,7 +22,7 @@ export async function scratchClusterEnv(prefix: string): Promise<Record<string, 
 }
 
 /** Resolves once the banner is out (the builds are made before: see the global setup); rejects if it exits first. */
-export function launchCluster(env: Record<string, string>, timeoutMs = 300_000): Promise<LaunchedCluster> {
+export async function launchCluster(env: Record<string, string>, timeoutMs = 300_000): Promise<LaunchedCluster> {
   const child = spawn(process.execPath, ['scripts/cluster.mjs'], {
     cwd: root,
     env: { ...process.env, ...env },
@@ -31,21 +32,14 @@ export function launchCluster(env: Record<string, string>, timeoutMs = 300_000):
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGTERM');
-      reject(new Error(`not up within ${timeoutMs / 1000} s:\n${output}`));
-    }, timeoutMs);
-    child.stdout!.on('data', () => {
-      if (!output.includes('Press Ctrl-C to stop.')) return;
-      clearTimeout(timer);
-      resolve({ child, output: () => output });
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output}`));
-    });
-  });
+  const launched = { child, output: () => output };
+  try {
+    await untilBanner(child, launched.output, timeoutMs);
+  } catch (error) {
+    child.kill('SIGTERM');
+    throw error;
+  }
+  return launched;
 }
 
 /** SIGTERM, as a supervisor stops it; the script's exit code. */

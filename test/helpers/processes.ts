@@ -16,7 +16,7 @@ export const alive = (pid: number) => {
   }
 };
 
-/** Resolves once `npm start`'s banner is out; rejects if the service exits first or is not up within `timeoutMs`. */
+/** Resolves once the banner (`npm start`'s or the cluster's) is out; rejects on exit or past `timeoutMs`. */
 export function untilBanner(child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`not up within ${timeoutMs / 1000} s:\n${output()}`)), timeoutMs);
