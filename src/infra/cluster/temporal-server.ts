@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import pg from 'pg';
+import { withPgClient } from '../pg-client.ts';
 import { historyShards } from './versions.ts';
 import { temporalDatabases, type SqlConnection } from './temporal-schema.ts';
 import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
@@ -83,13 +83,10 @@ async function answers(address: string): Promise<boolean> {
  * nobody serves any more holds the server's start for 30–60 s (a restart right after a stop, or after a crash).
  */
 export async function forgetPreviousMembers(postgres: SqlConnection): Promise<void> {
-  const client = new pg.Client({ ...postgres, database: temporalDatabases[0].database });
-  await client.connect();
-  try {
-    await client.query('DELETE FROM cluster_membership');
-  } finally {
-    await client.end();
-  }
+  // The ring's table is in Temporal's own database, not the visibility one.
+  await withPgClient({ ...postgres, database: temporalDatabases[0].database }, (client) =>
+    client.query('DELETE FROM cluster_membership'),
+  );
 }
 
 export async function startTemporalServer(options: {
