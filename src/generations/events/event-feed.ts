@@ -19,6 +19,8 @@ const reconnectDelayMs = 1_000;
 // A database that accepts the connection but never answers must not hold a stream's request: 503 after this.
 const connectTimeoutMs = 5_000;
 
+export const feedUnavailableMessage = 'The event stream could not reach the database; nothing was sent. Retry shortly.';
+
 /** Connects on the first subscriber and closes after the last, so a process without streams holds no connection. */
 export function createTaskEventFeed(
   databaseUrl: string | undefined,
@@ -55,7 +57,8 @@ export function createTaskEventFeed(
   const open = () => {
     listening ??= connect().catch((error: unknown) => {
       listening = undefined;
-      throw new ServiceUnavailableError(`The event stream could not reach the database: ${(error as Error).message}`);
+      // The driver's message names the database's host, port and user: the caller gets a constant one, the log the cause.
+      throw Object.assign(new ServiceUnavailableError(feedUnavailableMessage), { cause: error });
     });
     return listening;
   };
