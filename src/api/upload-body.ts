@@ -88,6 +88,10 @@ function receiveMultipart(req: Request, path: string, limits: UploadLimits): Pro
       if (written) written.then(resolve, reject);
       else reject(new ApiError('validation_error', 'Invalid body: file: a file part is required.'));
     });
+    // Piping does not pass on a dropped connection: without this the part being written would wait for ever.
+    req.once('close', () => {
+      if (!req.complete) parser.destroy(new Error('the request ended before its body did'));
+    });
     req.pipe(parser);
   });
 }
