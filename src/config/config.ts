@@ -2,15 +2,8 @@
 // the start with a message naming the variable. The variables (env.ts) are checked by their names, then handed
 // out in sections by feature (sections.ts).
 import { type Chain, chains } from '../domain/values.ts';
-import {
-  developmentDepositXpub,
-  developmentFacilitatorKey,
-  developmentPayTo,
-  developmentTaskIdSecret,
-  type Env,
-  envSchema,
-  x402EnabledOf,
-} from './env.ts';
+import { developmentKeyProblems } from './development-keys.ts';
+import { type Env, envSchema } from './env.ts';
 import { type Config, type DatabaseConfig, type ServerConfig, toSections } from './sections.ts';
 
 export {
@@ -65,32 +58,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
       'Invalid configuration — BASE_RPC_URL, POLYGON_RPC_URL, ETHEREUM_RPC_URL: production needs at least one real chain; the local development chain is not allowed',
     );
   }
-  const x402Enabled = x402EnabledOf(config);
-  if (config.NODE_ENV === 'production' && x402Enabled && config.X402_PAY_TO === developmentPayTo) {
-    throw new ConfigError(
-      'Invalid configuration — X402_PAY_TO: the development address is not allowed in production; set the address that receives x402 payments',
-    );
-  }
-  const ownFacilitator = x402Enabled && !config.X402_FACILITATOR_URL;
-  if (
-    config.NODE_ENV === 'production' &&
-    ownFacilitator &&
-    config.X402_FACILITATOR_PRIVATE_KEY === developmentFacilitatorKey
-  ) {
-    throw new ConfigError(
-      'Invalid configuration — X402_FACILITATOR_PRIVATE_KEY: the development key is public; set the key of the account that pays settlement gas, or X402_FACILITATOR_URL',
-    );
-  }
-  if (config.NODE_ENV === 'production' && x402Enabled && config.X402_TASK_ID_SECRET === developmentTaskIdSecret) {
-    throw new ConfigError(
-      'Invalid configuration — X402_TASK_ID_SECRET: the development secret is public; set a random secret of 32 characters or more',
-    );
-  }
-  if (config.NODE_ENV === 'production' && config.DEPOSIT_XPUB === developmentDepositXpub) {
-    throw new ConfigError(
-      'Invalid configuration — DEPOSIT_XPUB: the development key (public test mnemonic) is not allowed in production; set your own xpub',
-    );
-  }
+  // Public keys stand in for the operator's own only on the local chain: anywhere real, they would give its money away.
+  const publicKeys = developmentKeyProblems(config);
+  if (publicKeys.length > 0) throw new ConfigError(`Invalid configuration — ${publicKeys.join('; ')}`);
   return toSections(config);
 }
 

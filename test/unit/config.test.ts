@@ -97,11 +97,17 @@ describe('loadConfig', () => {
     expect(loadConfig({}, []).x402.enabled).toBe(true);
     expect(loadConfig({}, []).chains.local.chainId).toBe(84532);
     expect(loadConfig({ X402_ENABLED: 'false' }, []).x402.enabled).toBe(false);
-    // A real chain configured (as production must): off until asked for.
-    expect(loadConfig({ POLYGON_RPC_URL: 'https://polygon.example' }, []).x402.enabled).toBe(false);
-    expect(loadConfig({ POLYGON_RPC_URL: 'https://polygon.example', X402_ENABLED: 'true' }, []).x402.enabled).toBe(
-      true,
-    );
+    // A real chain configured (as production must), with keys of its own: off until asked for.
+    const realChain = {
+      POLYGON_RPC_URL: 'https://polygon.example',
+      DEPOSIT_XPUB:
+        'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
+      X402_PAY_TO: '0x00000000000000000000000000000000000F0402',
+      X402_FACILITATOR_PRIVATE_KEY: `0x${'42'.repeat(32)}`,
+      X402_TASK_ID_SECRET: 'x'.repeat(40),
+    };
+    expect(loadConfig(realChain, []).x402.enabled).toBe(false);
+    expect(loadConfig({ ...realChain, X402_ENABLED: 'true' }, []).x402.enabled).toBe(true);
   });
 
   it('refuses each x402 development default in production once x402 is on, one at a time', () => {

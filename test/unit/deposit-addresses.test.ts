@@ -40,10 +40,16 @@ describe('deposit addresses', () => {
   it("map each enabled chain (named in DEPOSIT_CHAINS, with an RPC URL) to the agent's address", () => {
     const rpc = 'http://127.0.0.1:8545';
     const config = loadConfig(
-      { DEPOSIT_CHAINS: 'base,polygon', BASE_RPC_URL: rpc, POLYGON_RPC_URL: rpc, ETHEREUM_RPC_URL: rpc },
+      {
+        DEPOSIT_CHAINS: 'base,polygon',
+        BASE_RPC_URL: rpc,
+        POLYGON_RPC_URL: rpc,
+        ETHEREUM_RPC_URL: rpc,
+        DEPOSIT_XPUB: otherXpub,
+      },
       [],
     );
-    const address = deriveDepositAddress(developmentDepositXpub, 1);
+    const address = deriveDepositAddress(otherXpub, 1);
     expect(depositAddresses(config, 1)).toEqual({ base: address, polygon: address });
     expect(depositAddresses(config, null)).toEqual({});
     expect(depositAddresses(loadConfig({}, []), 1)).toEqual({});
