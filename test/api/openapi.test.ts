@@ -247,6 +247,24 @@ describe('OpenAPI document', () => {
     expect(document.paths['/predictions/{taskId}/result'].get.deprecated).toBe(true);
   });
 
+  it('says webhook_url and the input URLs take only http(s), as the server does', () => {
+    const schemas = document.components.schemas;
+    const urls = [
+      schemas.GenerationRequest.properties.webhook_url,
+      schemas.AgentRegisterRequest.properties.webhook_url,
+      schemas.AgentWebhookRequest.properties.webhook_url,
+      schemas.GenerationRequest.properties.image_url,
+    ];
+    for (const url of urls) {
+      expect(url).toMatchObject({ format: 'uri', pattern: expect.any(String) });
+      const pattern = new RegExp(url.pattern);
+      for (const taken of ['https://hooks.example.com/gen', 'http://127.0.0.1:8080/x?y=1', 'HTTPS://Example.com/'])
+        expect(pattern.test(taken), taken).toBe(true);
+      for (const refused of ['ftp://example.com/x', 'file:///etc/passwd', 'javascript:alert(1)', 'https://a/\u0000'])
+        expect(pattern.test(refused), refused).toBe(false);
+    }
+  });
+
   it('documents every error code it can answer', () => {
     const described = JSON.stringify(document.paths);
     for (const code of [

@@ -52,7 +52,9 @@ export const httpUrl = storable(z.url({ protocol: /^https?$/, error: 'must be an
   .refine(
     (url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password),
     'must not contain a user name or password',
-  );
+  )
+  // The document says http(s) too (`format: uri` alone admits any scheme); the scheme's case does not matter.
+  .openapi({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\u0000]*$' });
 
 export const DepositAddressesSchema = z
   .record(z.string(), z.string())
