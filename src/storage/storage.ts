@@ -1,6 +1,5 @@
 // The gateway's stored files, whichever driver holds them: outputs and uploads by key (`<task id>/<file name>`,
 // `uploads/…`), and the links the API gives out for them (`/files/<key>`), the same for both drivers.
-import { posix } from 'node:path';
 import type { ByteRange, ObjectHead, ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
 import { storeAvailability } from './store-availability.ts';
 
@@ -32,17 +31,22 @@ export interface Storage {
   keyOf(url: string): string | null;
 }
 
-/** The key a link's path names, as stored (`a/../b` names `b`); nothing outside the store, no query or fragment. */
+/**
+ * The key a link's path names, decoded once and taken as it is: every segment a plain name. A path that would name
+ * another place once normalised (an empty, `.` or `..` segment, an encoded slash or backslash), a query or fragment,
+ * or a malformed encoding names no key: null. Whoever checks who may read a key hands the same key to the store.
+ */
 export function linkedKey(path: string): string | null {
   try {
-    const key = path.split('/').map(decodeURIComponent).join('/');
-    if (/[?#]/.test(key)) return null;
-    const normal = posix.normalize(key);
-    return normal === '.' || normal === '..' || normal.startsWith('../') || normal.startsWith('/') ? null : normal;
+    const segments = path.split('/').map(decodeURIComponent);
+    return segments.every(isPlainSegment) ? segments.join('/') : null;
   } catch {
     return null;
   }
 }
+
+const isPlainSegment = (segment: string) =>
+  segment !== '' && segment !== '.' && segment !== '..' && !/[/\\?#\0]/.test(segment);
 
 export interface StorageOptions {
   /** The local driver's directory. */

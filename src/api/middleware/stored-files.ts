@@ -1,22 +1,23 @@
-// /files/<key>: a stored file, once the rules before this (delivered outputs only) let it through. The local
-// directory is served as static files; a bucket's object is redirected to by a presigned link when
+// /files/<key>: a stored file, the key the rules before this (delivered outputs only) checked and let through. A
+// local file is sent as express.static sends one; a bucket's object is redirected to by a presigned link when
 // STORAGE_PRESIGNED_URLS is on, else streamed through. Either way ranges and ETags work as express.static's do.
 import { pipeline } from 'node:stream/promises';
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ObjectHead } from '../../storage/object-store.ts';
-import { linkedKey, type Storage } from '../../storage/storage.ts';
+import type { Storage } from '../../storage/storage.ts';
 import { requestedRange } from './byte-range.ts';
+import { deliveredKey } from './delivered-outputs.ts';
 
 const cacheControl = 'public, max-age=604800, immutable';
 
 export function storedFiles(storage: Storage): RequestHandler {
-  if (storage.root)
-    return express.static(storage.root, { index: false, immutable: true, maxAge: '7d', dotfiles: 'deny' });
+  const root = storage.root;
+  if (root) return (req, res, next) => sendLocalFile(root, deliveredKey(res), res, next);
   return async (req, res, next) => {
-    const key = linkedKey(req.path.slice(1));
+    const key = deliveredKey(res);
     // Checked first, so a missing object is our 404, not the store's.
-    const head = key && !key.split('/').some((segment) => segment.startsWith('.')) ? await storage.head(key) : null;
-    if (!key || !head) return next();
+    const head = await storage.head(key);
+    if (!head) return next();
     const presigned = await storage.presignedUrl(key);
     if (presigned) {
       // A cached redirect must not outlive the link's signature.
@@ -25,6 +26,21 @@ export function storedFiles(storage: Storage): RequestHandler {
     }
     await streamThrough(storage, key, head, req, res, next);
   };
+}
+
+/** The file under `root` named by the checked key; a missing one falls through to our 404. */
+function sendLocalFile(root: string, key: string, res: Response, next: NextFunction): void {
+  res.sendFile(
+    key,
+    { root, dotfiles: 'deny', immutable: true, maxAge: '7d' },
+    (error?: Error & { status?: number }) => {
+      if (!error) return;
+      // Missing, or a dot-file (denied): no file of ours.
+      if (error.status === 404 || error.status === 403) return next();
+      // A reader leaving mid-file is no error; anything else (416 included) goes to the error handler.
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNABORTED') next(error);
+    },
+  );
 }
 
 /** The object through the api: a 304 to a caller holding its ETag, else all of it or the one range asked for. */
