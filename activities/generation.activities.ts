@@ -23,6 +23,7 @@ import { modelOf } from './catalog-lookup.ts';
 import type { AdmitInput, TaskAdmission } from '../workflows/generation/generation.types.ts';
 import type { GeneratedOutputs } from '../workflows/generation/provider.types.ts';
 import { classifyFailures } from './failures.ts';
+import type { Storage } from '../src/storage/storage.ts';
 
 const heartbeatEveryMs = 3_000;
 
@@ -32,6 +33,7 @@ const runIdOf = () => Context.current().info.workflowExecution?.runId;
 export interface GenerationActivityDeps extends SettlementDeps {
   catalog: Catalog;
   config: Pick<Config, 'chains' | 'outputs' | 'temporal'>;
+  storage: Pick<Storage, 'removeFolders'>;
 }
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
@@ -44,6 +46,15 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         error: error instanceof Error ? error.message : String(error),
       });
       return undefined;
+    });
+  // Outputs stored before the task failed (an x402 payment that never settled, a cancel) were never paid for. Not
+  // waited for: /files/ never serves a failed task's files, and the retention sweep removes what is left.
+  const removeUndeliveredOutputs = (taskId: string) =>
+    deps.storage.removeFolders(taskId).catch((error: unknown) => {
+      Context.current().log.warn('a failed task kept its stored outputs for the retention sweep', {
+        taskId,
+        error: error instanceof Error ? error.message : String(error),
+      });
     });
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
@@ -126,6 +137,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {
       const task = await failTask(deps.prisma, { ...input, runId: runIdOf() });
+      if (task?.status === 'failed') await removeUndeliveredOutputs(task.id);
       return task && view(task);
     },
   });

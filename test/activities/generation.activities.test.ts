@@ -1,5 +1,8 @@
 // The money-moving activities of the generation workflow, each run twice with the same input as a retried
 // activity would be: the second run must find the first one's work and move nothing.
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities } from '../../activities/generation.activities.ts';
@@ -13,6 +16,7 @@ import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { parseSamples, sumOf } from '../helpers/prometheus.ts';
 import { registry } from '../../src/metrics/metrics.ts';
+import { testFilesDir, testStorage } from '../helpers/app.ts';
 
 let database: TestDatabase;
 let activities: ReturnType<typeof createGenerationActivities>;
@@ -21,6 +25,7 @@ beforeAll(async () => {
   const config = loadConfig({}, []);
   activities = createGenerationActivities({
     prisma: database.prisma,
+    storage: testStorage(),
     catalog: loadCatalog(),
     config,
     facilitator: configuredFacilitator(config),
@@ -158,6 +163,32 @@ describe('each money-moving activity, called twice with the same input, moves mo
       balance: 1_000_000n,
       reserved: 0n,
     });
+  });
+});
+
+describe('failTask removes the outputs a failed task never delivered', () => {
+  const storedOutput = (taskId: string) => join(testFilesDir, taskId, 'output-0.png');
+  const store = async (taskId: string) => {
+    await mkdir(join(testFilesDir, taskId), { recursive: true });
+    await writeFile(storedOutput(taskId), 'png');
+  };
+
+  it("deletes the task's stored files when it fails (an x402 payment that never settled, a cancel)", async () => {
+    const input = await newAdmission();
+    await runActivity(activities.admitTask, input);
+    await store(input.taskId);
+    await runActivity(activities.failTask, { taskId: input.taskId, error: 'The payment did not settle.' });
+    expect(existsSync(join(testFilesDir, input.taskId))).toBe(false);
+  });
+
+  it('keeps them when the task had completed before (a late failTask changes nothing)', async () => {
+    const input = await newAdmission();
+    await runActivity(activities.admitTask, input);
+    await store(input.taskId);
+    const settle = { taskId: input.taskId, modelId: input.request.model, outputs: ['http://files.test/out.png'] };
+    await runActivity(activities.settleTask, settle);
+    await runActivity(activities.failTask, { taskId: input.taskId, error: 'too late' });
+    expect(existsSync(storedOutput(input.taskId))).toBe(true);
   });
 });
 

@@ -22,6 +22,9 @@ export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> &
 /** Where the test app's local storage keeps its files (its /files/ links serve them). */
 export const testFilesDir = join(tmpdir(), 'gateway-test-files');
 
+/** Local storage in `testFilesDir`, as the test app and activities built outside a gateway use it. */
+export const testStorage = () => createLocalStorage(testFilesDir, 'http://localhost');
+
 /** The real Express app on an ephemeral port, so tests speak real HTTP to it. */
 /** For apps whose tests never reach Temporal: a real client that connects only if used (and then fails). */
 const unusedTemporal = () => ({
@@ -35,7 +38,7 @@ export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): 
     logger: testLogger,
     health: {},
     catalog: loadCatalog(),
-    storage: createLocalStorage(testFilesDir, 'http://localhost'),
+    storage: testStorage(),
     temporal: unusedTemporal(),
     ...deps,
   });

@@ -18,6 +18,7 @@ import { generationWorkflow } from '../../workflows/generation/generation.workfl
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
+import { testStorage } from './app.ts';
 
 export const upscaleRequest: GenerationRequest = {
   type: 'upscale',
@@ -58,6 +59,7 @@ export function generationWorkflowHarness(context: {
   const realActivities = () => ({
     ...createGenerationActivities({
       prisma: context.database.prisma,
+      storage: testStorage(),
       catalog: loadCatalog(),
       config,
       facilitator: configuredFacilitator(config),

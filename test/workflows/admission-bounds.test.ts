@@ -17,6 +17,7 @@ import type { GenerationInput } from '../../workflows/generation/generation.type
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { generationWorkflowHarness } from '../helpers/generation-workflow.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { testStorage } from '../helpers/app.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;
@@ -42,6 +43,7 @@ function realGenerationActivities() {
   const config = loadConfig({}, []);
   return createGenerationActivities({
     prisma: context.database.prisma,
+    storage: testStorage(),
     catalog: loadCatalog(),
     config,
     facilitator: configuredFacilitator(config),

@@ -23,6 +23,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { minedDeposit, type ScriptedChain } from '../helpers/deposit-workflow.ts';
 import { generationWorkflowHarness, textToVideoRequest, upscaleRequest } from '../helpers/generation-workflow.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { testStorage } from '../helpers/app.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;
@@ -79,6 +80,7 @@ async function workers(taskQueue: string, depositAccount: string) {
     activities: {
       ...createGenerationActivities({
         prisma,
+        storage: testStorage(),
         catalog: loadCatalog(),
         config,
         facilitator: configuredFacilitator(config),
