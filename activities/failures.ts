@@ -2,6 +2,7 @@
 // non-retryable: retried, it would only loop. Outages (connection lost, pool exhausted, deadlock) stay retryable.
 import { ApplicationFailure } from '@temporalio/activity';
 import { Prisma } from '../src/generated/prisma/client.ts';
+import { LedgerError } from '../src/payments/ledger.ts';
 
 // SQLSTATE classes: 22 data exception (NUL, bad encoding, out of range), 23 integrity constraint, 42 syntax/access.
 const deterministicSqlClasses = new Set(['22', '23', '42']);
@@ -26,9 +27,19 @@ export function isDeterministicFailure(error: unknown): boolean {
   return deterministicPrismaCodes.has(error.code);
 }
 
-/** Wraps each activity so a deterministic failure ends it at once, as a non-retryable `DeterministicFailure`. */
+/** The failure type of an error no retry can change, or undefined for one worth retrying. */
+function nonRetryableType(error: unknown): string | undefined {
+  // The ledger refusing a move (a zero amount, a key reused, no balance row) refuses it again on every retry.
+  if (error instanceof LedgerError) return 'LedgerError';
+  return isDeterministicFailure(error) ? 'DeterministicFailure' : undefined;
+}
+
 type Activity = (...args: never[]) => Promise<unknown>;
 
+/**
+ * Wraps each activity so a deterministic failure ends it at once, as a non-retryable `DeterministicFailure` (a
+ * ledger refusal as a non-retryable `LedgerError`).
+ */
 export function classifyFailures<T extends Record<string, Activity>>(activities: T): T {
   const wrapped = Object.entries(activities).map(([name, activity]) => [
     name,
@@ -36,10 +47,11 @@ export function classifyFailures<T extends Record<string, Activity>>(activities:
       try {
         return await (activity as (...args: unknown[]) => Promise<unknown>)(...args);
       } catch (error) {
-        if (!isDeterministicFailure(error)) throw error;
+        const type = nonRetryableType(error);
+        if (!type) throw error;
         throw ApplicationFailure.create({
           message: (error as Error).message,
-          type: 'DeterministicFailure',
+          type,
           nonRetryable: true,
           cause: error as Error,
         });

@@ -1,5 +1,6 @@
 // What a chain says about a deposit transaction: whether it is mined, whether it succeeded, and which USDC
-// transfers it made. Only Transfer logs emitted by the configured USDC contract count; any other token does not.
+// transfers it made. Only Transfer logs emitted by the configured USDC contract count, and only those that move
+// something; any other token does not.
 import {
   createPublicClient,
   erc20Abi,
@@ -71,18 +72,14 @@ export async function inspectTransaction(settings: ChainSettings, hash: Hex): Pr
   const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs, strict: false });
   const usdc = settings.usdcAddress.toLowerCase();
   const isUsdc = (log: (typeof transfers)[number]) => log.address.toLowerCase() === usdc;
-  const usdcTransfers = transfers.filter(isUsdc).flatMap((log) =>
-    log.args.to && log.args.from && log.args.value !== undefined
-      ? [
-          {
-            logIndex: log.logIndex,
-            from: log.args.from.toLowerCase(),
-            to: log.args.to.toLowerCase(),
-            amount: log.args.value.toString(),
-          },
-        ]
-      : [],
-  );
+  // A zero-value transfer moves nothing (address-poisoning bots send them): it is no deposit.
+  const usdcTransfers = transfers
+    .filter(isUsdc)
+    .flatMap(({ logIndex, args: { from, to, value } }) =>
+      from && to && value !== undefined && value > 0n
+        ? [{ logIndex, from: from.toLowerCase(), to: to.toLowerCase(), amount: value.toString() }]
+        : [],
+    );
   return { kind: 'mined', ...block, usdcTransfers, otherTokenTransfer: transfers.some((log) => !isUsdc(log)) };
 }
 
@@ -102,6 +99,8 @@ export async function usdcTransferLogs(settings: ChainSettings, fromBlock: bigin
     toBlock,
   });
   return logs.flatMap((log) =>
-    log.args.to && log.transactionHash ? [{ to: log.args.to.toLowerCase(), txHash: log.transactionHash }] : [],
+    log.args.to && log.args.value !== undefined && log.args.value > 0n && log.transactionHash
+      ? [{ to: log.args.to.toLowerCase(), txHash: log.transactionHash }]
+      : [],
   );
 }

@@ -1,4 +1,5 @@
 // The deposit credit activity against real PostgreSQL: what it reports as the agent's new balance.
+import { ApplicationFailure } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDepositActivities } from '../../activities/deposit.activities.ts';
@@ -49,5 +50,23 @@ describe('creditDeposit', () => {
         deposits: [expect.objectContaining({ status: 'credited', amount_usd: '2.50', new_balance })],
       },
     ]);
+  });
+
+  it('ends at once on a ledger refusal: a non-retryable LedgerError, never an hour of retries', async () => {
+    const accountId = await createFundedAccount(database.prisma, { kind: 'agent' });
+    // A zero amount, as a zero-value transfer would have been kept: credit() refuses it, and would on every retry.
+    const facts = {
+      chain: 'base' as const,
+      txHash: `0x${'cd'.repeat(32)}`,
+      blockNumber: '7',
+      transfers: [{ logIndex: 0, from: `0x${'1'.repeat(40)}`, to: `0x${'3'.repeat(40)}`, amount: '0', accountId }],
+    };
+    await recordDeposit(database.prisma, facts, 'confirmed');
+    const { creditDeposit } = createDepositActivities({ prisma: database.prisma, config: loadConfig({}, []) });
+
+    const failure = await new MockActivityEnvironment().run(creditDeposit, facts).catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'LedgerError', nonRetryable: true });
   });
 });

@@ -293,6 +293,29 @@ describe('POST /agents/deposit', () => {
     expect((await balanceOf(third)).recent_deposits).toEqual([]);
   });
 
+  it('ignores a zero-value transfer in the same transaction: the real payment beside it is credited', async () => {
+    // Address-poisoning bots send zero-value transfers; one beside a real payment must not hold the payment back.
+    const [poisoned, paid] = [await newAgent(), await newAgent()];
+    const multisend = await deployMultisend(chain, anvilDevAccount(5));
+    await chain.mint(payer.address, usdc('2'));
+    const txHash = await multisend.send(payer, [
+      [addressOf(poisoned), 0n],
+      [addressOf(paid), usdc('1.25')],
+      [addressOf(paid), 0n],
+    ]);
+    await chain.mine(confirmations);
+
+    await expect
+      .poll(async () => (await deposit(paid, txHash)).body, { timeout: 20_000, interval: 500 })
+      .toMatchObject({ success: true, amount_credited: '1.25' });
+    const rows = await stack.database.prisma.deposit.findMany({ where: { txHash } });
+    expect(rows.map((row) => [row.accountId, row.amount, row.status])).toEqual([
+      [paid.agent_id, 1_250_000n, 'credited'],
+    ]);
+    expect((await balanceOf(poisoned)).recent_deposits).toEqual([]);
+    for (const agent of [poisoned, paid]) await expectLedgerMatchesBalance(agent);
+  });
+
   it('answers success:false while confirming, then credits on its own', async () => {
     const agent = await newAgent();
     const before = Number((await balanceOf(agent)).balance);
