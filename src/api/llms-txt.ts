@@ -6,6 +6,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import { enabledChains, x402Offered } from '../chain/settings.ts';
 import type { Config } from '../config/config.ts';
 import { formatUsd } from '../domain/money.ts';
+import { documentBase } from './discovery/document-base.ts';
 
 function paymentLines(config: Pick<Config, 'x402' | 'chains' | 'accounts'>, api: string): string[] {
   const chains = enabledChains(config.chains).map((chain) => chain.chain);
@@ -58,17 +59,17 @@ export function llmsTxt(config: Pick<Config, 'x402' | 'chains' | 'accounts'>, ca
   ].join('\n');
 }
 
-/** The document for the address the request came to, when no PUBLIC_BASE_URL says it. */
+/** The document for PUBLIC_BASE_URL, or for the address the request came to. */
 export function llmsTxtRouter(
   config: Pick<Config, 'x402' | 'chains' | 'accounts'> & { server: { publicBaseUrl?: string } },
   catalog: Catalog,
 ): Router {
   const router = Router();
   router.get('/llms.txt', (req, res) => {
-    const base = config.server.publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
+    const { base, cacheControl } = documentBase(config.server.publicBaseUrl, req);
     res
       .type('text/markdown; charset=utf-8')
-      .set('Cache-Control', 'public, max-age=300')
+      .set('Cache-Control', cacheControl)
       .send(llmsTxt(config, catalog, base));
   });
   return router;

@@ -7,6 +7,7 @@ import type { Catalog } from '../../catalog/catalog.ts';
 import { x402Offered } from '../../chain/settings.ts';
 import type { Config } from '../../config/config.ts';
 import { apiVersion } from '../openapi.ts';
+import { documentBase } from './document-base.ts';
 
 type DiscoveryConfig = Pick<Config, 'x402' | 'chains'> & { server: { publicBaseUrl?: string } };
 
@@ -109,13 +110,13 @@ export function agentCard(config: DiscoveryConfig, catalog: Catalog, base: strin
   };
 }
 
-/** The documents for the address the request came to, when no PUBLIC_BASE_URL says it. */
+/** The documents for PUBLIC_BASE_URL, or for the address the request came to. */
 export function wellKnownRouter(config: DiscoveryConfig, catalog: Catalog): Router {
   const router = Router();
   const serve = (paths: string[], document: (config: DiscoveryConfig, catalog: Catalog, base: string) => object) =>
     router.get(paths, (req, res) => {
-      const base = config.server.publicBaseUrl?.replace(/\/$/, '') ?? `${req.protocol}://${req.get('host')}`;
-      res.set('Cache-Control', 'public, max-age=300').json(document(config, catalog, base));
+      const { base, cacheControl } = documentBase(config.server.publicBaseUrl, req);
+      res.set('Cache-Control', cacheControl).json(document(config, catalog, base));
     });
   serve(['/.well-known/mcp/server-card.json', '/.well-known/mcp.json'], mcpServerCard);
   serve(['/.well-known/agent-card.json', '/.well-known/agent.json'], agentCard);
