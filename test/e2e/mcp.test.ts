@@ -139,6 +139,7 @@ describe('the MCP server', () => {
           type: 'upscale',
           model: 'local/lanczos',
           image_url: `${inputs.url()}/held.png`,
+          idempotency_key: 'mcp-progress',
           wait_seconds: 300,
         },
       },

@@ -5,11 +5,13 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { Request, Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { hasEnded } from '../../domain/values.ts';
 import { PaymentRequiredError } from '../../domain/errors.ts';
 import { type ApiContext, type Endpoint, type EndpointAnswer, executeEndpoint, type RawRequest } from '../endpoint.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { knownApiError } from '../middleware/errors.ts';
+import { shutdownSignal } from '../shutdown-gate.ts';
 import type { ToolDefinition } from './tools.ts';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -79,16 +81,26 @@ interface TaskBody {
   progress?: { stage?: string; percent?: number };
 }
 
+/** Waits out the rest of a look that came back early (its workflow gone, Temporal unreachable), unless `stop`. */
+async function pauseUntil(until: number, stop: AbortSignal): Promise<void> {
+  const ms = until - Date.now();
+  if (ms > 0) await sleep(ms, undefined, { signal: stop }).catch(() => undefined);
+}
+
 /** Reads the task until it ends or the wait is up, telling the client how far it is when it asked (progressToken). */
 async function follow(call: ToolCallContext, id: string, waitSeconds: number, extra: Extra, req: Request) {
   const deadline = Date.now() + waitSeconds * 1000;
   const progressToken = extra._meta?.progressToken;
+  const shutdown = shutdownSignal(call.res);
+  // The client cancelling or the server shutting down ends the wait with the task as it is.
+  const stop = shutdown ? AbortSignal.any([extra.signal, shutdown]) : extra.signal;
   let reported = -1;
   for (;;) {
+    const lookStarted = Date.now();
     const left = Math.max(1, Math.min(followStepSeconds, Math.ceil((deadline - Date.now()) / 1000)));
     const answer = await run(call, 'getGeneration', { params: { id }, headers: { Prefer: `wait=${left}` } }, req);
     const task = answer.body as TaskBody;
-    if (hasEnded(task.status) || Date.now() >= deadline || extra.signal.aborted) return answer;
+    if (hasEnded(task.status) || Date.now() >= deadline || stop.aborted) return answer;
     // MCP asks that progress only ever increases: a percent is reported once it moves.
     const percent = task.progress?.percent ?? 0;
     if (progressToken !== undefined && percent > reported) {
@@ -99,6 +111,7 @@ async function follow(call: ToolCallContext, id: string, waitSeconds: number, ex
         params: { progressToken, progress: percent, total: 100, message },
       });
     }
+    await pauseUntil(Math.min(lookStarted + left * 1000, deadline), stop);
   }
 }
 
@@ -128,9 +141,15 @@ export async function callTool(
     // The tool's own arguments (wait_seconds) are checked here; the endpoint checks the rest as its route does.
     const checked = tool.input.safeParse(args);
     if (!checked.success) throw validationError(checked.error, 'body');
+    const waitSeconds = args.wait_seconds as number | undefined;
+    if (tool.creates && waitSeconds && !args.idempotency_key && bearerOf(call.req)) {
+      throw new ApiError(
+        'validation_error',
+        'Invalid body: idempotency_key: required with wait_seconds, so that a retried call answers the task it created rather than creating another.',
+      );
+    }
     const operationId = typeof tool.operationId === 'string' ? tool.operationId : tool.operationId(bearerOf(call.req));
     const answer = await run(call, operationId, tool.request(args), requestWith(call.req, paymentHeaders(extra._meta)));
-    const waitSeconds = args.wait_seconds as number | undefined;
     if (!tool.follows || !waitSeconds) return asResult(answer.body, paymentMeta(answer));
     const admitted = answer.body as TaskBody & { access_token?: string; webhook_secret?: string };
     // An x402 payer has no key: its task's token reads the task.

@@ -37,6 +37,11 @@ export interface ToolDefinition {
   request(args: Record<string, unknown>): Partial<RawRequest>;
   /** The task a waiting tool follows until it ends (generate, get_generation). */
   follows?: true;
+  /**
+   * Creates a task: waiting with an API key needs `idempotency_key`, since a host that retries a call still waiting
+   * would otherwise create a second task (an x402 payment is its own key: the same payment answers the same task).
+   */
+  creates?: true;
 }
 
 const asBody = (args: Record<string, unknown>) => ({ body: args, hasBody: true });
@@ -66,7 +71,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'createGeneration',
     input: GenerationRequestSchema.extend({
       idempotency_key: CreateGenerationHeadersSchema.shape['Idempotency-Key'].describe(
-        'Makes retries safe: the same key with the same arguments answers the task it first created, charged once.',
+        'Makes retries safe: the same key with the same arguments answers the task it first created, charged once. Required with `wait_seconds` and an API key.',
       ),
       wait_seconds: waitSeconds,
     }),
@@ -76,6 +81,7 @@ export const tools: ToolDefinition[] = [
       headers: { 'Idempotency-Key': idempotency_key as string | undefined },
     }),
     follows: true,
+    creates: true,
   },
   {
     name: 'get_generation',
