@@ -1,15 +1,29 @@
 // The scale-out suites (test/cluster/): `npm run cluster` started once for all of them (test/cluster/global-setup.ts,
 // which first makes the cluster's builds: minutes the first time on a machine), and cluster.test.ts's own clusters.
+// The balancer's own tests (test/cluster/balancer/) run HAProxy alone: a project without that set-up, which vitest
+// runs only for the projects whose files it runs.
 import { defineConfig } from 'vitest/config';
+
+const balancerTests = 'test/cluster/balancer/**/*.test.ts';
 
 export default defineConfig({
   test: {
-    include: ['test/cluster/**/*.test.ts'],
-    globalSetup: ['test/cluster/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 300_000,
     hookTimeout: 300_000,
     reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          exclude: [balancerTests],
+          globalSetup: ['test/cluster/global-setup.ts'],
+        },
+      },
+      { extends: true, test: { name: 'balancer', include: [balancerTests] } },
+    ],
   },
 });

@@ -38,8 +38,8 @@ export function haproxyConfig(options: { host: string; port: number; backends: B
     '  timeout http-request 30s',
     // The api processes trust the loopback proxy (TRUST_PROXY) and read the caller's address from this header.
     '  option forwardfor',
-    // A request on a kept-alive connection to a process that just died is sent again to another, when it may be:
-    // any idempotent one; a POST only if it never reached the process.
+    // A request that failed (no connection, an empty answer, a 5xx such as a draining process's 503) is sent again
+    // to another process only where that cannot do anything twice: see the backend's disable-l7-retry.
     '  retries 2',
     '  retry-on all-retryable-errors',
     '  option redispatch 1',
@@ -54,6 +54,15 @@ export function haproxyConfig(options: { host: string; port: number; backends: B
     '  option httpchk GET /healthz',
     '  http-check expect status 200',
     '  default-server inter 1s fall 2 rise 2',
+    // A request that may have reached a process is sent again only if a second one answers the first's result: an
+    // idempotent method, an Idempotency-Key, or an x402 payment (its task id derives from the payment, which only
+    // counts without an API key). Any other (a keyless POST /generations) is retried only if it never reached one.
+    '  acl idempotent_method method GET HEAD OPTIONS PUT DELETE',
+    '  acl has_idempotency_key req.hdr(idempotency-key),length gt 0',
+    '  acl has_payment req.hdr(payment-signature),length gt 0',
+    '  acl has_payment req.hdr(x-payment),length gt 0',
+    '  acl has_api_key req.hdr(authorization) -m found',
+    '  http-request disable-l7-retry unless idempotent_method || has_idempotency_key || has_payment !has_api_key',
     ...options.backends.map(({ name, port }) => `  server ${name} 127.0.0.1:${port} check`),
     '',
   ].join('\n');

@@ -1,0 +1,164 @@
+// The cluster's HAProxy, configured and started by the cluster's own code, in front of two stand-in api processes
+// that fail the first receipt of each request as a dying process does (socket closed with no answer) or a draining
+// one (503). A request that reached a process is sent again only if a second one answers with the first's result: a
+// keyless POST /generations sent twice would be admitted and charged twice.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { findHaproxy, startHaproxy } from '../../../src/infra/cluster/haproxy.ts';
+import type { SupervisedProcess } from '../../../src/infra/cluster/supervised-process.ts';
+import { closeServer, listenLocally } from '../../helpers/local-server.ts';
+import { freePort } from '../../helpers/ports.ts';
+
+type Failure = 'no answer' | 'draining' | 'none';
+
+interface Receipt {
+  process: string;
+  method: string;
+  path: string;
+}
+
+/** What the stand-ins received, and how each fails the first receipt of a path. */
+const standIns = { failure: 'no answer' as Failure, received: [] as Receipt[], held: [] as ServerResponse[] };
+
+function fail(req: IncomingMessage, res: ServerResponse): void {
+  if (standIns.failure === 'draining')
+    res
+      .writeHead(503, { 'content-type': 'application/json', 'retry-after': '5' })
+      .end(JSON.stringify({ error: 'service_unavailable', message: 'The server is shutting down' }));
+  else req.socket.destroy();
+}
+
+function standIn(name: string): Server {
+  return createServer((req, res) => {
+    if (req.url === '/healthz') return void res.end('ok');
+    req.resume();
+    req.on('end', () => {
+      const path = req.url!;
+      // A request held open: one connection more on this process, for the balancer's least-connections choice.
+      if (path === '/hold') return void standIns.held.push(res);
+      const first = !standIns.received.some((each) => each.path === path);
+      standIns.received.push({ process: name, method: req.method!, path });
+      if (first && standIns.failure !== 'none') return fail(req, res);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ process: name }));
+    });
+  });
+}
+
+let paths = 0;
+const nextPath = () => `/api/v1/generations?attempt=${++paths}`;
+const receiptsOf = (path: string) => standIns.received.filter((each) => each.path === path);
+
+async function startBalancer() {
+  const servers = { 'api-1': standIn('api-1'), 'api-2': standIn('api-2') };
+  const backends = await Promise.all(
+    Object.entries(servers).map(async ([name, server]) => ({ name, port: (await listenLocally(server)).port })),
+  );
+  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-balancer-'));
+  const port = await freePort();
+  let proxy: SupervisedProcess | undefined;
+  try {
+    proxy = await startHaproxy({ binary: findHaproxy(), dataDir, logDir: dataDir, host: '127.0.0.1', port, backends });
+  } finally {
+    if (!proxy) await Promise.all(Object.values(servers).map(closeServer));
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    servers,
+    stop: async () => {
+      for (const res of standIns.held.splice(0)) res.end();
+      await proxy.stop(5_000);
+      await Promise.all(Object.values(servers).map(closeServer));
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The status the client got, 0 when its connection was closed with no answer (as HAProxy may for a dead server). */
+async function statusOf(url: string, init: RequestInit): Promise<number> {
+  const answered = await fetch(url, init).catch(() => undefined);
+  await answered?.arrayBuffer();
+  return answered?.status ?? 0;
+}
+
+const generation = JSON.stringify({ model: 'local/lanczos', type: 'upscale', image_url: 'https://example.com/a.png' });
+const json = { 'content-type': 'application/json' };
+
+describe('the cluster balancer, when a process fails a request', () => {
+  let balancer: Awaited<ReturnType<typeof startBalancer>>;
+  beforeAll(async () => {
+    balancer = await startBalancer();
+  });
+  afterAll(() => balancer?.stop());
+  beforeEach(() => {
+    standIns.received.length = 0;
+  });
+
+  for (const failure of ['no answer', 'draining'] as const) {
+    it(`does not send again a POST without Idempotency-Key that reached it (${failure})`, async () => {
+      standIns.failure = failure;
+      for (const headers of [{ ...json, authorization: 'Bearer gw_key' }, json]) {
+        const path = nextPath();
+        const status = await statusOf(`${balancer.url}${path}`, { method: 'POST', headers, body: generation });
+        // The draining process's 503 is passed on; a closed socket is a 502, or the client's connection closed.
+        expect(failure === 'draining' ? [503] : [0, 502]).toContain(status);
+        expect(receiptsOf(path)).toHaveLength(1);
+      }
+    });
+
+    it(`sends a GET, a POST with Idempotency-Key and an x402-paid POST again to the other process (${failure})`, async () => {
+      standIns.failure = failure;
+      const requests: RequestInit[] = [
+        { method: 'GET', headers: { authorization: 'Bearer gw_key' } },
+        { method: 'POST', headers: { ...json, authorization: 'Bearer gw_key', 'idempotency-key': 'k-1' } },
+        { method: 'POST', headers: { ...json, 'payment-signature': 'eyJ4NDAyVmVyc2lvbiI6Mn0=' } },
+        { method: 'POST', headers: { ...json, 'x-payment': 'eyJ4NDAyVmVyc2lvbiI6MX0=' } },
+      ];
+      for (const request of requests) {
+        const path = nextPath();
+        const body = request.method === 'POST' ? generation : undefined;
+        const answered = await fetch(`${balancer.url}${path}`, { ...request, body });
+        expect(answered.status, JSON.stringify(request.headers)).toBe(200);
+        const receipts = receiptsOf(path);
+        expect(receipts).toHaveLength(2);
+        expect(await answered.json()).toEqual({ process: receipts[1]!.process });
+        expect(receipts[0]!.process).not.toBe(receipts[1]!.process);
+      }
+    });
+  }
+
+  it('does not send again a POST with an API key beside a payment header but no Idempotency-Key', async () => {
+    standIns.failure = 'no answer';
+    const path = nextPath();
+    const headers = { ...json, authorization: 'Bearer gw_key', 'x-payment': 'eyJ4NDAyVmVyc2lvbiI6MX0=' };
+    const status = await statusOf(`${balancer.url}${path}`, { method: 'POST', headers, body: generation });
+    expect([0, 502]).toContain(status);
+    expect(receiptsOf(path)).toHaveLength(1);
+  });
+});
+
+describe('the cluster balancer, when a process is gone', () => {
+  let balancer: Awaited<ReturnType<typeof startBalancer>>;
+  beforeAll(async () => {
+    balancer = await startBalancer();
+  });
+  afterAll(() => balancer?.stop());
+
+  it('sends a POST without Idempotency-Key that could not reach it to the other process', async () => {
+    standIns.failure = 'none';
+    // api-2 holds a request, so api-1 has fewer connections and gets the POST, unless its failed health checks
+    // already took it out (then api-2 gets it directly): either way the POST arrives once and is answered.
+    const holding = fetch(`${balancer.url}/hold`).catch(() => undefined);
+    await expect.poll(() => standIns.held.length).toBe(1);
+    await closeServer(balancer.servers['api-1']);
+    const path = nextPath();
+    const answered = await fetch(`${balancer.url}${path}`, { method: 'POST', headers: json, body: generation });
+    expect(answered.status).toBe(200);
+    expect(await answered.json()).toEqual({ process: 'api-2' });
+    expect(receiptsOf(path).map(({ process }) => process)).toEqual(['api-2']);
+    for (const res of standIns.held.splice(0)) res.end();
+    await holding;
+  });
+});
