@@ -3,7 +3,7 @@
 // -Remaining, -Reset (seconds) and RateLimit-Policy, on every counted response; a refusal adds Retry-After.
 import type { Request, Response } from 'express';
 import type { RateLimitBucket, RateLimiter, RateLimitState } from '../accounts/rate-limiter.ts';
-import { clientAddress } from './client-address.ts';
+import { trialNetwork } from './client-address.ts';
 import { ApiError } from './errors.ts';
 
 export const rateLimitHeaderDocs = {
@@ -31,8 +31,9 @@ const what: Record<RateLimitBucket, string> = { admissions: 'generations', reads
 /** Who a call is counted against: its account, or, without a key, the address it came from (as free). */
 export type RateLimitedCaller = { account: { id: string; tier: string | null }; label: 'account' | 'address' };
 
+/** Per IPv6 /48, as trial credits are: one holder of a /48 could otherwise spread its calls over 65,536 /64s. */
 export const keylessCaller = (req: Request): RateLimitedCaller => ({
-  account: { id: `address:${clientAddress(req)}`, tier: null },
+  account: { id: `address:${trialNetwork(req)}`, tier: null },
   label: 'address',
 });
 

@@ -342,6 +342,34 @@ describe('an x402 v1 payment for a model priced on its input’s length (issue 2
     }
   });
 
+  it('refuses a payment for less than the shortest input costs before verifying it or fetching the input (issue 35, point 8)', async () => {
+    const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
+    try {
+      // A payer who holds the funds: verified at the one unit it offers, it would pass and the input be fetched.
+      const key = generatePrivateKey();
+      await chain.mint(privateKeyToAccount(key).address, 5_000_000n);
+      const signer = await createSigner('base-sepolia', key);
+      const oneUnit = (async (input: string | URL | Request, init?: RequestInit) => {
+        const response = await fetch(input, init);
+        if (response.status !== 402) return response;
+        const body = (await response.json()) as { accepts: object[] };
+        const accepts = body.accepts.map((offer) => ({ ...offer, maxAmountRequired: '1' }));
+        return new Response(JSON.stringify({ ...body, accepts }), { status: 402 });
+      }) as typeof fetch;
+      const response = await postBody(wrapFetchV1(oneUnit, signer, 1_000_000n), cleanUp(inputs.url));
+      expect(inputs.hits.get('/150s.wav') ?? 0).toBe(0);
+      expect(response.status).toBe(402);
+      expect(await response.json()).toMatchObject({
+        error: 'payment_required',
+        // A minute of audio-clean: no measurement prices it lower.
+        message: expect.stringMatching(/less than this request costs at the least \(\$0\.001, its shortest input\)/),
+        requirements: { error: 'payment_requirements_mismatch' },
+      });
+    } finally {
+      await inputs.close();
+    }
+  });
+
   it('paid at the declared price, it is matched again on the measured one once verified: 402 naming it', async () => {
     const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
     try {

@@ -55,6 +55,13 @@ export async function measuredRequest(
   };
 }
 
+/**
+ * The least a request priced on its inputs' length can cost once they are measured: its price with the shortest input
+ * (a second). No measurement prices it lower, so a payment for less is refused before anything is downloaded.
+ */
+export const leastMeasuredPrice = ({ model, request }: Pick<AdmissibleRequest, 'model' | 'request'>): bigint =>
+  priceRequest(model, { ...request, input_seconds: 1 }).micros;
+
 /** A task still queued was priced (its inputs measured) when it was admitted: its row says so, nothing is downloaded. */
 export const pricedAsAdmitted = (
   admissible: AdmissibleRequest,

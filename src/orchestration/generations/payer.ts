@@ -17,7 +17,7 @@ import {
   verifyAtOfferedAmount,
   type X402Deps,
 } from '../../payments/x402/admission.ts';
-import { type AdmissibleRequest, measuredRequest } from './admissible.ts';
+import { type AdmissibleRequest, leastMeasuredPrice, measuredRequest } from './admissible.ts';
 import { balanceTaskId, type TaskClaim } from './workflow-input.ts';
 
 /** An account with a key: its balance is reserved, and its Idempotency-Key names a retry. */
@@ -74,7 +74,8 @@ export async function earlierTask(prisma: PrismaClient, claim: Claim, hash: stri
 /**
  * The request priced, and who pays that price. A balance pays the price of the inputs as measured. An x402 request
  * downloads nothing for a payment nobody can make good: a model x402 cannot pay is refused first, and where the price
- * follows the inputs' length, the payment is verified at the amount it offers before they are measured.
+ * follows the inputs' length, the payment must offer at least the shortest input's price and is verified at the
+ * amount it offers before they are measured.
  */
 export async function pricedAndAuthorized(
   deps: Parameters<typeof authorized>[0] & Parameters<typeof measuredRequest>[0],
@@ -84,7 +85,8 @@ export async function pricedAndAuthorized(
   if (!('accountId' in claim) && declared.model.measured_inputs) {
     if (!deps.facilitator) throw new Error('x402 admission needs a payment facilitator');
     const x402 = { config: deps.config, facilitator: deps.facilitator };
-    await verifyAtOfferedAmount(x402, declared, claim.offered, claim.payer.resourceUrl);
+    const options = { resourceUrl: claim.payer.resourceUrl, leastMicros: leastMeasuredPrice(declared) };
+    await verifyAtOfferedAmount(x402, declared, claim.offered, options);
   }
   const priced = await measuredRequest(deps, declared);
   return { priced, paidBy: await authorized(deps, claim, priced, false) };

@@ -223,20 +223,30 @@ async function verified(
 }
 
 /**
- * Before a model priced on its inputs' length downloads them: the payment must be one its payer can make good, so it
- * is verified at the amount it offers (the price of the measured inputs is matched after, by authorizePayment).
+ * Before a model priced on its inputs' length downloads them: the payment must offer at least `leastMicros` (what the
+ * shortest input costs) and be one its payer can make good, so it is verified at the amount it offers (the price of
+ * the measured inputs is matched after, by authorizePayment).
  */
 export async function verifyAtOfferedAmount(
   deps: X402Deps,
   declared: Priced,
   offered: OfferedPayment,
-  resourceUrl: string,
+  options: { resourceUrl: string; leastMicros: bigint },
 ): Promise<void> {
+  const { resourceUrl, leastMicros } = options;
   const { refuse } = await requirementsOf(deps, declared, resourceUrl);
   const { payload } = offeredPayload(offered, declared.costMicros, refuse);
   const amount = offeredMicros(payload);
-  const atOffer = amount && (await requirementsOf(deps, { ...declared, costMicros: amount }, resourceUrl));
-  const matched = atOffer && matchOffer(atOffer.required, payload);
+  // Verification moves nothing: a payment of one unit, replayed, would otherwise make every call download for free.
+  if (amount === null || amount < leastMicros) {
+    throw refuse(
+      `The payment offers less than this request costs at the least ($${formatUsd(leastMicros)}, its shortest ` +
+        'input); pay the requirements in this answer.',
+      'payment_requirements_mismatch',
+    );
+  }
+  const atOffer = await requirementsOf(deps, { ...declared, costMicros: amount }, resourceUrl);
+  const matched = matchOffer(atOffer.required, payload);
   if (!matched) throw refuse(mismatch, 'payment_requirements_mismatch');
   await verified(deps, payload, matched.requirement, refuse);
 }
