@@ -53,8 +53,8 @@ export const httpUrl = storable(z.url({ protocol: /^https?$/, error: 'must be an
     (url) => !URL.canParse(url) || (!new URL(url).username && !new URL(url).password),
     'must not contain a user name or password',
   )
-  // The document says http(s) too (`format: uri` alone admits any scheme); the scheme's case does not matter.
-  .openapi({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\u0000]*$' });
+  // The document says http(s) and a host too (`format: uri` alone admits any scheme, and none); any case of the scheme.
+  .openapi({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#@\\u0000]+([/?#][^\\u0000]*)?$' });
 
 export const DepositAddressesSchema = z
   .record(z.string(), z.string())
