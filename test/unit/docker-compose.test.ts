@@ -14,6 +14,7 @@ const operatorEnvironment: Record<string, string> = {
   DEPOSIT_XPUB:
     'xpub6EFHUEbYV13535ChA9yg5xZTWowwFCmFoWnhLbwkd91xHoirGu89GTZwBSUBnBpFeY5EV2cgof8yuyDnkeGALcD8DgGYJSiQfkxKpunWTX1',
   BASE_RPC_URL: 'https://mainnet.base.org',
+  POSTGRES_PASSWORD: 'b3a1f0c9d2e4',
 };
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 // Compose's forms: `${NAME}`, `${NAME:?message}` (required) and `${NAME:-default}` (optional: the default).
@@ -27,6 +28,8 @@ const interpolated = composeText.replace(
 );
 const compose = parse(interpolated, { merge: true });
 const services = compose.services as Record<string, any>;
+// As written, before compose fills the variables in.
+const written = parse(composeText, { merge: true }).services as Record<string, any>;
 
 describe('docker-compose.yml', () => {
   it('has PostgreSQL, Temporal on PostgreSQL, the Temporal UI, an object store, api and worker', () => {
@@ -49,11 +52,34 @@ describe('docker-compose.yml', () => {
     expect(services['temporal-ui'].environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
   });
 
-  it('publishes the API, Temporal and its UI on their usual ports', () => {
-    expect(services.api.ports).toContain('3000:3000');
-    expect(services.temporal.ports).toContain('7233:7233');
-    expect(services['temporal-ui'].ports).toContain('8080:8080');
-    expect(services.worker.ports).toBeUndefined();
+  it('publishes only the API on every interface, the Temporal UI and Prometheus on this machine only', () => {
+    const published = Object.fromEntries(
+      Object.entries(services)
+        .filter(([, service]) => service.ports !== undefined)
+        .map(([name, service]) => [name, service.ports]),
+    );
+    expect(published).toEqual({
+      api: ['3000:3000'],
+      'temporal-ui': ['127.0.0.1:8080:8080'],
+      prometheus: ['127.0.0.1:9090:9090'],
+    });
+    // Nor around the port list: no service on the host's network.
+    for (const [name, service] of Object.entries(services)) expect(service.network_mode, name).toBeUndefined();
+  });
+
+  it('takes the database password from a variable compose requires, everywhere it is used, and no fixed one', () => {
+    const required = /^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/;
+    expect(written.postgres.environment.POSTGRES_PASSWORD).toMatch(required);
+    expect(written['temporal-schema'].environment.SQL_PASSWORD).toMatch(required);
+    expect(written.temporal.environment.POSTGRES_PWD).toMatch(required);
+    for (const name of ['api', 'worker']) {
+      const password = /^postgresql:\/\/gateway:([^@]+)@postgres:5432\/gateway$/.exec(
+        written[name].environment.DATABASE_URL,
+      )?.[1];
+      expect(password, name).toMatch(required);
+    }
+    expect(services.postgres.environment.POSTGRES_PASSWORD).toBe(operatorEnvironment.POSTGRES_PASSWORD);
+    expect(composeText).not.toMatch(/gateway:gateway@|PASSWORD: gateway$|PWD: gateway$/m);
   });
 
   it.each(['api', 'worker'])(
@@ -131,7 +157,7 @@ describe('docker-compose.yml', () => {
     const prometheus = services.prometheus;
     expect(prometheus.image).toMatch(/^prom\/prometheus:v\d/);
     expect(prometheus.volumes).toContain('./deploy/prometheus.yml:/etc/prometheus/prometheus.yml:ro');
-    expect(prometheus.ports).toContain('9090:9090');
+    expect(prometheus.ports).toEqual(['127.0.0.1:9090:9090']);
     expect(prometheus.depends_on).toEqual(['api', 'worker']);
     const scrape = parse(readFileSync(join(root, 'deploy', 'prometheus.yml'), 'utf8')).scrape_configs as any[];
     const targets = scrape.map(({ job_name, dns_sd_configs }) => [
