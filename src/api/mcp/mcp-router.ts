@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
+import { ownHostsOnly } from './own-hosts.ts';
 import { callTool } from './tool-calls.ts';
 import { tools } from './tools.ts';
 
@@ -55,6 +56,7 @@ const notAllowed = (_req: Request, res: Response) => {
 export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit: string): Router {
   const byOperation = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
   const router = Router();
+  router.use('/mcp', ownHostsOnly(ctx.config.server.publicBaseUrl));
   router.post('/mcp', express.json({ limit: jsonBodyLimit }), async (req, res) => {
     const server = mcpServerFor(byOperation, ctx, req, res);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
