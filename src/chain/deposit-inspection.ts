@@ -14,6 +14,8 @@ import {
 import type { ChainSettings } from './settings.ts';
 
 export interface UsdcTransfer {
+  /** Its place among the receipt's USDC transfers: unlike the log index, a reorganisation does not change it. */
+  transferIndex: number;
   logIndex: number;
   from: string;
   /** Lowercase. */
@@ -75,9 +77,9 @@ export async function inspectTransaction(settings: ChainSettings, hash: Hex): Pr
   // A zero-value transfer moves nothing (address-poisoning bots send them): it is no deposit.
   const usdcTransfers = transfers
     .filter(isUsdc)
-    .flatMap(({ logIndex, args: { from, to, value } }) =>
+    .flatMap(({ logIndex, args: { from, to, value } }, transferIndex) =>
       from && to && value !== undefined && value > 0n
-        ? [{ logIndex, from: from.toLowerCase(), to: to.toLowerCase(), amount: value.toString() }]
+        ? [{ transferIndex, logIndex, from: from.toLowerCase(), to: to.toLowerCase(), amount: value.toString() }]
         : [],
     );
   return { kind: 'mined', ...block, usdcTransfers, otherTokenTransfer: transfers.some((log) => !isUsdc(log)) };

@@ -31,7 +31,14 @@ describe('creditDeposit', () => {
       txHash: `0x${'ab'.repeat(32)}`,
       blockNumber: '7',
       transfers: [
-        { logIndex: 0, from: `0x${'1'.repeat(40)}`, to: `0x${'2'.repeat(40)}`, amount: '2500000', accountId },
+        {
+          transferIndex: 0,
+          logIndex: 0,
+          from: `0x${'1'.repeat(40)}`,
+          to: `0x${'2'.repeat(40)}`,
+          amount: '2500000',
+          accountId,
+        },
       ],
     };
     await recordDeposit(database.prisma, facts, 'confirmed');
@@ -59,7 +66,16 @@ describe('creditDeposit', () => {
       chain: 'base' as const,
       txHash: `0x${'cd'.repeat(32)}`,
       blockNumber: '7',
-      transfers: [{ logIndex: 0, from: `0x${'1'.repeat(40)}`, to: `0x${'3'.repeat(40)}`, amount: '0', accountId }],
+      transfers: [
+        {
+          transferIndex: 0,
+          logIndex: 0,
+          from: `0x${'1'.repeat(40)}`,
+          to: `0x${'3'.repeat(40)}`,
+          amount: '0',
+          accountId,
+        },
+      ],
     };
     await recordDeposit(database.prisma, facts, 'confirmed');
     const { creditDeposit } = createDepositActivities({ prisma: database.prisma, config: loadConfig({}, []) });

@@ -206,6 +206,7 @@ describe('GET /agents/balance', () => {
         accountId,
         chain: 'base',
         txHash: `0x${'1'.repeat(64)}`,
+        transferIndex: 0,
         logIndex: 0,
         amount: 4_000_000n,
         status: 'credited',

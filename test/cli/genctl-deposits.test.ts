@@ -21,6 +21,7 @@ beforeAll(async () => {
     accountId,
     chain,
     txHash,
+    transferIndex: 0,
     logIndex: 0,
     createdAt: at(minute),
     fromAddress: '0x1111111111111111111111111111111111111111',

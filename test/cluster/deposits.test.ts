@@ -66,7 +66,7 @@ describe('deposits on the cluster', () => {
       where: { accountId: agent.agent_id, kind: 'deposit' },
     });
     expect(deposits.map(({ amount, idempotencyKey }) => [amount, idempotencyKey])).toEqual([
-      [1_250_000n, expect.stringMatching(new RegExp(`^deposit:base:${txHash}:\\d+$`))],
+      [1_250_000n, expect.stringMatching(new RegExp(`^deposit:base:${txHash}#\\d+$`))],
     ]);
     expect(await ledgerProblems(cluster.prisma, agent.agent_id)).toEqual([]);
   });

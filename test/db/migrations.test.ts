@@ -122,7 +122,7 @@ it('keeps deposits recorded one per transaction valid when a deposit becomes one
          VALUES ('dep_old', 'agt_1', 'base', '0xaa', 4, 2000000, 'credited'),
                 ('dep_unlogged', 'agt_1', 'base', '0xbb', NULL, NULL, 'rejected')`,
       );
-      await applyMigrations(database.url, migrations);
+      await applyMigrations(database.url, migrations.slice(0, at + 1));
       const { rows } = await client.query('SELECT id, tx_hash, log_index, status FROM deposits ORDER BY id');
       expect(rows).toEqual([
         { id: 'dep_old', tx_hash: '0xaa', log_index: 4, status: 'credited' },
@@ -133,6 +133,41 @@ it('keeps deposits recorded one per transaction valid when a deposit becomes one
                       VALUES ($1, 'agt_1', 'base', '0xaa', $2, 'pending')`;
       await client.query(insert, ['dep_new', 7]);
       await expect(client.query(insert, ['dep_again', 4])).rejects.toThrow(/deposits_chain_tx_hash_log_index_key/);
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await database.drop();
+  }
+});
+
+it('gives deposits recorded by log index their place among their transaction’s transfers', async () => {
+  const database = await createEmptyDatabase();
+  try {
+    const migrations = readMigrations();
+    const at = migrations.findIndex((migration) => migration.name.endsWith('_deposit_transfer_index'));
+    await applyMigrations(database.url, migrations.slice(0, at));
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('agt_1', 'agent', 'bot', now())`);
+      await client.query(
+        `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, amount, status)
+         VALUES ('dep_a9', 'agt_1', 'base', '0xaa', 9, 1000000, 'credited'),
+                ('dep_a4', 'agt_1', 'base', '0xaa', 4, 2000000, 'credited'),
+                ('dep_b2', 'agt_1', 'base', '0xbb', 2, 3000000, 'pending')`,
+      );
+      await applyMigrations(database.url, migrations.slice(0, at + 1));
+      const { rows } = await client.query('SELECT id, transfer_index, log_index FROM deposits ORDER BY id');
+      expect(rows).toEqual([
+        { id: 'dep_a4', transfer_index: 0, log_index: 4 },
+        { id: 'dep_a9', transfer_index: 1, log_index: 9 },
+        { id: 'dep_b2', transfer_index: 0, log_index: 2 },
+      ]);
+      // The key is the transfer index now: the same transfer at another log index is the same deposit.
+      const insert = `INSERT INTO deposits (id, account_id, chain, tx_hash, transfer_index, log_index, status)
+                      VALUES ('dep_again', 'agt_1', 'base', '0xbb', 0, 5, 'pending')`;
+      await expect(client.query(insert)).rejects.toThrow(/deposits_chain_tx_hash_transfer_index_key/);
     } finally {
       await client.end();
     }

@@ -1,7 +1,7 @@
 // USDC deposits through the real stack: a real anvil with the real test token, the gateway reading it through an
 // RPC proxy the test can take down, the deposit workflow on the Temporal dev server, money in PostgreSQL.
 import { createServer, request, type Server } from 'node:http';
-import { encodeFunctionData, erc20Abi, keccak256, parseEventLogs, type Address, type Hash, type Hex } from 'viem';
+import { encodeFunctionData, keccak256, type Address, type Hash, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
@@ -139,7 +139,7 @@ describe('POST /agents/deposit', () => {
       where: { accountId: agent.agent_id, kind: 'deposit' },
     });
     expect(entries.map((entry) => [entry.amount, entry.idempotencyKey])).toEqual([
-      [12_345_678n, expect.stringMatching(new RegExp(`^deposit:base:${txHash}:\\d+$`))],
+      [12_345_678n, expect.stringMatching(new RegExp(`^deposit:base:${txHash}#\\d+$`))],
     ]);
     await expectLedgerMatchesBalance(agent);
 
@@ -275,11 +275,8 @@ describe('POST /agents/deposit', () => {
     expect((await deposit(second, txHash)).body).toMatchObject({ success: true, amount_credited: '2.25' });
     expect((await deposit(first, txHash)).body).toMatchObject({ success: true, amount_credited: '2.00' });
     expect(await deposit(third, txHash)).toMatchObject({ status: 400, body: { error: 'deposit_already_credited' } });
-    // Each payment is its own Transfer log, credited under its own key `deposit:<chain>:<tx>:<log index>`.
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: txHash });
-    const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs });
-    const entry = (payment: number, amount: bigint) =>
-      `${amount} deposit:base:${txHash}:${transfers[payment]!.logIndex}`;
+    // Each payment is its own USDC transfer, credited under its own key `deposit:<chain>:<tx>#<transfer index>`.
+    const entry = (payment: number, amount: bigint) => `${amount} deposit:base:${txHash}#${payment}`;
     const entries = async (agent: RegisteredAgent) =>
       (await stack.database.prisma.ledgerEntry.findMany({ where: { accountId: agent.agent_id, kind: 'deposit' } }))
         .map((row) => `${row.amount} ${row.idempotencyKey}`)
@@ -390,6 +387,51 @@ describe('POST /agents/deposit', () => {
       where: { accountId: agent.agent_id, kind: 'deposit' },
     });
     expect(entries.map((entry) => entry.amount)).toEqual([3_250_000n]);
+    await expectLedgerMatchesBalance(agent);
+  });
+
+  it('keeps one row per transfer when a reorganisation mines it at another log index: no stale pending row', async () => {
+    const agent = await newAgent();
+    const { raw, txHash } = await signedTransfer(addressOf(agent), usdc('5.5'));
+    const snapshot = await chain.snapshot();
+    await sendSigned(raw);
+    expect((await deposit(agent, txHash)).body.success).toBe(false);
+    const firstLogIndex = (await chain.publicClient.getTransactionReceipt({ hash: txHash })).logs[0]!.logIndex;
+
+    // The block is replaced by one where another USDC transfer comes first: the same transfer, a later log index.
+    await chain.revert(snapshot);
+    await chain.mint(payer.address, usdc('1'));
+    await chain.setAutomine(false);
+    try {
+      const { walletClient } = localChainClients(chain.rpcUrl, chain.chainId);
+      await walletClient(payer).writeContract({
+        address: chain.usdcAddress,
+        abi: testUsdcAbi,
+        functionName: 'transfer',
+        args: ['0x000000000000000000000000000000000000dEaD', usdc('1')],
+        // A higher tip than the signed transfer's, so the block orders it first.
+        maxPriorityFeePerGas: 50_000_000_000n,
+        maxFeePerGas: 200_000_000_000n,
+      });
+      await walletClient(rawSender).sendRawTransaction({ serializedTransaction: raw });
+      await chain.mine(1);
+    } finally {
+      await chain.setAutomine(true);
+    }
+    const moved = await chain.publicClient.getTransactionReceipt({ hash: txHash });
+    expect(moved.logs[0]!.logIndex).toBeGreaterThan(firstLogIndex);
+    await chain.mine(confirmations);
+
+    await expect
+      .poll(async () => (await deposit(agent, txHash)).body, { timeout: 30_000, interval: 500 })
+      .toMatchObject({ success: true, amount_credited: '5.50' });
+    const rows = await stack.database.prisma.deposit.findMany({ where: { txHash } });
+    expect(rows.map((row) => [row.transferIndex, row.logIndex, row.status])).toEqual([
+      [0, moved.logs[0]!.logIndex, 'credited'],
+    ]);
+    expect((await balanceOf(agent)).recent_deposits).toEqual([
+      expect.objectContaining({ tx_hash: txHash, amount_usd: '5.50', status: 'credited' }),
+    ]);
     await expectLedgerMatchesBalance(agent);
   });
 

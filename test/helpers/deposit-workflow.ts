@@ -26,6 +26,7 @@ export function minedDeposit(accountId: string, amount = 2_500_000n, blockHash =
     blockHash,
     transfers: [
       {
+        transferIndex: 1,
         logIndex: 3,
         from: '0x00000000000000000000000000000000000000aa',
         to: '0xdeposit',

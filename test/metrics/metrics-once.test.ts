@@ -18,17 +18,18 @@ const metricsNow = async () => parseSamples(await registry.metrics());
 
 it('a deposit transaction credited twice (a retried activity) counts each of its deposits once, with its amount once', async () => {
   const accountId = await createFundedAccount(database.prisma, { kind: 'agent' });
-  const transfer = (logIndex: number, amount: string) => ({
+  const transfer = (transferIndex: number, logIndex: number, amount: string) => ({
     from: '0x1111111111111111111111111111111111111111',
     to: '0x2222222222222222222222222222222222222222',
     amount,
+    transferIndex,
     logIndex,
     accountId,
   });
   const facts = {
     chain: 'polygon' as const,
     txHash: `0x${'ab'.repeat(32)}`,
-    transfers: [transfer(3, '1250000'), transfer(7, '250000')],
+    transfers: [transfer(0, 3, '1250000'), transfer(1, 7, '250000')],
     blockNumber: '42',
   };
   await recordDeposit(database.prisma, facts, 'confirmed');

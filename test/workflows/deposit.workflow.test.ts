@@ -59,7 +59,7 @@ describe('depositWorkflow', () => {
     expect(chain.looks()).toBe(10);
     expect(timers(history)).toBe(9);
     expect((await depositEntries(accountId)).map((entry) => [entry.amount, entry.idempotencyKey])).toEqual([
-      [2_500_000n, `deposit:base:${txHash}:3`],
+      [2_500_000n, `deposit:base:${txHash}#1`],
     ]);
     const totals = await ledgerTotals(context.database.prisma, accountId);
     expect(totals.balance).toBe(2_500_000n);

@@ -1,9 +1,10 @@
-// Deposit rows and their credit. A deposit is one USDC transfer log to an agent's address (chain, tx, log index):
-// a transaction paying several agents is several deposits, each credited once (`deposit:<chain>:<tx>:<log index>`).
+// Deposit rows and their credit. A deposit is one USDC transfer to an agent's address, keyed by its place among the
+// receipt's USDC transfers (chain, tx, transfer index), which a reorganisation does not change as it does the log
+// index: a transaction paying several agents is several deposits, each credited once (`deposit:<chain>:<tx>#<index>`).
 import type { UsdcTransfer } from '../../chain/deposit-inspection.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { Chain } from '../../domain/values.ts';
-import type { Deposit } from '../../generated/prisma/client.ts';
+import type { Deposit, Prisma } from '../../generated/prisma/client.ts';
 import { derivedId } from '../../domain/ids.ts';
 import { metrics, microsValue } from '../../metrics/metrics.ts';
 import { credit } from '../ledger.ts';
@@ -25,41 +26,63 @@ export interface DepositFacts extends DepositRef {
   blockNumber: string;
 }
 
-export const depositIdOf = ({ chain, txHash }: DepositRef, logIndex: number) =>
-  derivedId('dep', `${chain}:${txHash}:${logIndex}`);
+export const depositIdOf = ({ chain, txHash }: DepositRef, transferIndex: number) =>
+  derivedId('dep', `${chain}:${txHash}#${transferIndex}`);
 
 /** The transaction's agents, each once, in the order they were paid. */
 export const depositAccounts = (transfers: AgentTransfer[]) => [...new Set(transfers.map((t) => t.accountId))];
 
-const rowKey = (facts: DepositRef, logIndex: number) => ({
-  chain_txHash_logIndex: { chain: facts.chain, txHash: facts.txHash, logIndex },
+/**
+ * The transfers with their index. A workflow that inspected the transaction before transfers had one passes them
+ * without: each takes its rank among them, as the rows written then did.
+ */
+const indexed = (facts: DepositFacts) =>
+  facts.transfers.map((transfer, rank) => ({
+    ...transfer,
+    transferIndex: (transfer as Partial<AgentTransfer>).transferIndex ?? rank,
+  }));
+
+const rowKey = (facts: DepositRef, transferIndex: number) => ({
+  chain_txHash_transferIndex: { chain: facts.chain, txHash: facts.txHash, transferIndex },
 });
 
 /**
  * Writes each transfer as seen now (`pending`, then `confirmed`). A credited one is left as it is; a rejected one
- * (dropped in a reorganisation) is seen again, since the same transaction may be mined later.
+ * (dropped in a reorganisation) is seen again, since the same transaction may be mined later. A row of a transfer
+ * the transaction no longer makes (mined again after a reorganisation, it ran differently) is rejected as dropped.
  */
 export async function recordDeposit(prisma: PrismaClient, facts: DepositFacts, status: 'pending' | 'confirmed') {
+  const transfers = indexed(facts);
   await prisma.$transaction(async (tx) => {
-    for (const transfer of facts.transfers) {
+    for (const transfer of transfers) {
       const seen = {
         accountId: transfer.accountId,
         amount: BigInt(transfer.amount),
         blockNumber: BigInt(facts.blockNumber),
+        logIndex: transfer.logIndex,
         fromAddress: transfer.from,
         toAddress: transfer.to,
         status,
         reason: null,
       };
-      const existing = await tx.deposit.findUnique({ where: rowKey(facts, transfer.logIndex) });
+      const existing = await tx.deposit.findUnique({ where: rowKey(facts, transfer.transferIndex) });
       if (existing?.status === 'credited') continue;
       if (existing) await tx.deposit.update({ where: { id: existing.id }, data: seen });
       else {
-        const id = depositIdOf(facts, transfer.logIndex);
-        const key = { chain: facts.chain, txHash: facts.txHash, logIndex: transfer.logIndex };
+        const id = depositIdOf(facts, transfer.transferIndex);
+        const key = { chain: facts.chain, txHash: facts.txHash, transferIndex: transfer.transferIndex };
         await tx.deposit.create({ data: { id, ...key, ...seen } });
       }
     }
+    await tx.deposit.updateMany({
+      where: {
+        chain: facts.chain,
+        txHash: facts.txHash,
+        transferIndex: { notIn: transfers.map((transfer) => transfer.transferIndex) },
+        status: { in: ['pending', 'confirmed'] },
+      },
+      data: { status: 'rejected', reason: 'dropped' },
+    });
   });
 }
 
@@ -80,22 +103,24 @@ export async function creditDeposit(prisma: PrismaClient, facts: DepositFacts): 
   const credited = await prisma.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM deposits WHERE chain = ${facts.chain} AND tx_hash = ${facts.txHash} FOR UPDATE`;
     const rows: Deposit[] = [];
-    for (const transfer of facts.transfers) {
-      const entry = await credit(
-        { tx },
-        {
-          accountId: transfer.accountId,
-          amount: BigInt(transfer.amount),
-          kind: 'deposit',
-          idempotencyKey: `deposit:${facts.chain}:${facts.txHash}:${transfer.logIndex}`,
-          memo: `USDC deposit on ${facts.chain}`,
-        },
-      );
-      if (entry.applied) {
-        creditedMicros += entry.amount;
-        creditedCount += 1;
+    for (const transfer of indexed(facts)) {
+      if (!(await creditedUnderLogIndex(tx, facts, transfer))) {
+        const entry = await credit(
+          { tx },
+          {
+            accountId: transfer.accountId,
+            amount: BigInt(transfer.amount),
+            kind: 'deposit',
+            idempotencyKey: `deposit:${facts.chain}:${facts.txHash}#${transfer.transferIndex}`,
+            memo: `USDC deposit on ${facts.chain}`,
+          },
+        );
+        if (entry.applied) {
+          creditedMicros += entry.amount;
+          creditedCount += 1;
+        }
       }
-      const row = await tx.deposit.findUniqueOrThrow({ where: rowKey(facts, transfer.logIndex) });
+      const row = await tx.deposit.findUniqueOrThrow({ where: rowKey(facts, transfer.transferIndex) });
       const creditedAt = row.creditedAt ?? new Date();
       rows.push(
         await tx.deposit.update({ where: { id: row.id }, data: { status: 'credited', creditedAt, reason: null } }),
@@ -124,4 +149,17 @@ export async function rejectDeposit(prisma: PrismaClient, ref: DepositRef, reaso
     where: { chain: ref.chain, txHash: ref.txHash, status: { not: 'credited' } },
     data: { status: 'rejected', reason },
   });
+}
+
+/**
+ * Whether the transfer was credited before deposits were keyed by transfer index, under the ledger key of its log
+ * index (`deposit:<chain>:<tx>:<log index>`): the chain that confirmed it gives it the same log index again.
+ */
+async function creditedUnderLogIndex(
+  tx: Prisma.TransactionClient,
+  facts: DepositRef,
+  transfer: AgentTransfer,
+): Promise<boolean> {
+  const idempotencyKey = `deposit:${facts.chain}:${facts.txHash}:${transfer.logIndex}`;
+  return (await tx.ledgerEntry.count({ where: { idempotencyKey, accountId: transfer.accountId } })) > 0;
 }
