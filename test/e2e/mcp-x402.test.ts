@@ -61,9 +61,12 @@ describe('x402 over MCP', () => {
     expect(task).toMatchObject({ status: 'completed', access_token: expect.stringMatching(/^tt_/) });
     expect((await fetch(task.output)).status).toBe(200);
 
-    // The same payment again is the same task: nothing more moves.
+    // The same payment again is the same task: nothing more moves. Its task has started, so whoever repeats the
+    // payment learns the task only, not its token (issue 35, point 14).
     const again = await paidCall();
+    expect(again.isError, JSON.stringify(again.structuredContent)).toBeFalsy();
     expect((again.structuredContent as { id: string }).id).toBe(task.id);
+    expect(again.structuredContent).not.toHaveProperty('access_token');
     expect(await chain.balanceOf(payer.address)).toBe(2_000_000n - price);
     expect(await chain.balanceOf(developmentPayTo as Address)).toBe(payToBefore + price);
 

@@ -227,7 +227,7 @@ describe('a generation paid with x402', () => {
     const task = await settle(a);
     expect(task.status).toBe('completed');
     const again = await postPaid(payload, speech, 'X-PAYMENT');
-    expect(again).toMatchObject({ status: 202, body: { id: a.body.id, access_token: a.body.access_token } });
+    expect(again).toMatchObject({ status: 202, body: { id: a.body.id, poll_url: a.body.poll_url } });
     expect(await chain.balanceOf(payTo)).toBe(payToBefore + priceMicros(a));
 
     const replay = await postPaid(payload, { ...speech, prompt: 'Something else entirely.' });
@@ -313,6 +313,33 @@ describe('a generation paid with x402', () => {
       await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(1);
       const event = verifyDelivery(created.body.webhook_secret, receiver.received[0]!);
       expect(event).toMatchObject({ event: 'generation.completed', data: { id: task.id, payment: task.payment } });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a repeat of the payment once its task has started answers the task without its token or webhook secret (issue 35, point 14)', async () => {
+    const receiver = await startReceiver();
+    try {
+      const withWebhook = { ...speech, webhook_url: receiver.url };
+      const payload = await paymentFor(await newPayer(), withWebhook);
+      const first = await postPaid(payload, withWebhook);
+      expect(first).toMatchObject({
+        status: 202,
+        body: { access_token: expect.stringMatching(/^tt_/), webhook_secret: expect.stringMatching(/^whsec_/) },
+      });
+      expect(await settle(first)).toMatchObject({ status: 'completed' });
+      // The signature is public on chain once settled: whoever sends it again with the same body learns the task only.
+      const replayed = await postPaid(payload, withWebhook);
+      expect(replayed.status).toBe(202);
+      expect(replayed.body).toMatchObject({
+        id: first.body.id,
+        status: expect.any(String),
+        poll_url: first.body.poll_url,
+      });
+      for (const secret of ['access_token', 'webhook_secret', 'signature_header'])
+        expect(replayed.body).not.toHaveProperty(secret);
+      expect((await call(gateway, 'GET', first.body.poll_url)).status).toBe(401);
     } finally {
       await receiver.close();
     }

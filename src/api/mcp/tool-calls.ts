@@ -152,6 +152,9 @@ export async function callTool(
     const answer = await run(call, operationId, tool.request(args), requestWith(call.req, paymentHeaders(extra._meta)));
     if (!tool.follows || !waitSeconds) return asResult(answer.body, paymentMeta(answer));
     const admitted = answer.body as TaskBody & { access_token?: string; webhook_secret?: string };
+    // Without a key only the admission's token reads the task; a repeat of a payment whose task has started gets none,
+    // so it is answered as admitted (its id), not followed.
+    if (!admitted.access_token && !bearerOf(call.req)) return asResult(answer.body, paymentMeta(answer));
     // An x402 payer has no key: its task's token reads the task.
     const reader = admitted.access_token
       ? requestWith(call.req, { authorization: `Bearer ${admitted.access_token}` })

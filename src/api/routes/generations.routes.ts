@@ -159,8 +159,10 @@ export const generationEndpoints = [
         { body },
         { kind: 'x402', headers: req.headers, resourceUrl },
       );
-      const secret = access.webhookSecret ? { webhook_secret: access.webhookSecret, ...webhookSignature } : {};
-      return { status: 202, body: { ...queuedBody(queued), access_token: access.accessToken, ...secret } };
+      // A repeat of the payment once its task has started gets the task without its token or secret.
+      const token = access ? { access_token: access.accessToken } : {};
+      const secret = access?.webhookSecret ? { webhook_secret: access.webhookSecret, ...webhookSignature } : {};
+      return { status: 202, body: { ...queuedBody(queued), ...token, ...secret } };
     },
   }),
   getGenerationDefinition,

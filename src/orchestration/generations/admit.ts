@@ -78,7 +78,7 @@ export interface AdmittedGeneration {
   queued: QueuedGeneration;
   /** The task itself when it ended within the wait asked for. */
   ended?: TaskView;
-  /** x402: how its payer follows the task. */
+  /** x402: how its payer follows the task; not once the task has started (see `answer`). */
   access?: TaskAccess;
 }
 
@@ -120,15 +120,19 @@ async function accessOf(deps: AdmissionDeps, admitted: Admitted): Promise<TaskAc
   return { accessToken, webhookSecret };
 }
 
-/** The caller's answer: the queued task, how an x402 payer follows it, and the task once ended when asked to wait. */
+/**
+ * The caller's answer: the queued task, how an x402 payer follows it, and the task once ended when asked to wait.
+ * `handsAccess` false: the payment's signature is public once the task runs, so whoever repeats it gets no token.
+ */
 async function answer(
   deps: AdmissionDeps,
   request: NewGeneration,
   payer: Payer,
   admitted: Admitted,
+  handsAccess = true,
 ): Promise<AdmittedGeneration> {
   const { queued } = admitted;
-  const access = payer.kind === 'x402' ? { access: await accessOf(deps, admitted) } : {};
+  const access = payer.kind === 'x402' && handsAccess ? { access: await accessOf(deps, admitted) } : {};
   if (request.waitMs === undefined) return { queued, ...access };
   const account = { id: admitted.accountId, kind: accountKindOf(payer) };
   const hold = { taskId: queued.id, account, waitMs: request.waitMs, signal: request.signal };
@@ -181,7 +185,7 @@ export function admitGeneration(
   deps: AdmissionDeps & X402Deps,
   request: NewGeneration,
   payer: X402Payer,
-): Promise<AdmittedGeneration & { access: TaskAccess }>;
+): Promise<AdmittedGeneration>;
 export async function admitGeneration(
   deps: AdmissionDeps,
   request: NewGeneration,
@@ -194,9 +198,10 @@ export async function admitGeneration(
   const claim = claimOf(deps.config, payer);
   const earlier = await earlierTask(deps.prisma, claim, hash);
   // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
-  // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row.
+  // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row,
+  // without its access token or webhook secret: a repeat of its payment then is anyone's who saw the signature.
   if (earlier && earlier.status !== 'queued')
-    return answer(deps, request, payer, admittedRow(earlier, deps.config.outputs));
+    return answer(deps, request, payer, admittedRow(earlier, deps.config.outputs), false);
   // Every task stores outputs: while the store is down none is admitted (503, nothing charged), as while Temporal is.
   if (deps.storage && !(await deps.storage.available())) throw new StoreUnavailableError();
   // The price asked for is the measured inputs' (a model priced on their length): a payment must cover them.
