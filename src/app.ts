@@ -34,6 +34,7 @@ import { storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
 import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
+import { createLongLivedSlots } from './api/long-lived.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
 import { deliveredOutputsOnly, noFile } from './api/middleware/delivered-outputs.ts';
@@ -97,6 +98,7 @@ function apiContext(deps: AppDeps): ApiContext {
     taskEvents: createTaskEventFeed(databaseUrlOf(deps.prisma) ?? deps.config.database.url, (error) =>
       deps.logger.warn({ err: error }, 'the task event feed lost its database connection'),
     ),
+    longLived: createLongLivedSlots(deps.config.longLived),
   };
 }
 

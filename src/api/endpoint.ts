@@ -18,6 +18,7 @@ import { ApiError, type ErrorCode, validationError } from './errors.ts';
 import type { PaymentFacilitator } from '../payments/x402/facilitator.ts';
 import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
 import { enforceRateLimit, keylessCaller } from './rate-limit.ts';
+import type { LongLivedSlots } from './long-lived.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -38,6 +39,8 @@ export interface ApiContext {
   endedTasks: EndedTasks;
   /** This process's one LISTEN connection, shared by its open event streams. */
   taskEvents: TaskEventFeed;
+  /** The slots of requests held open (event streams, waits), by account, address and process. */
+  longLived: LongLivedSlots;
 }
 
 export interface HandlerInput<B, Q, P, H = unknown> {

@@ -154,6 +154,13 @@ export const envSchema = z.object({
     .pipe(z.array(z.enum(['exact', 'upto'])).min(1)),
   // An event stream with nothing to send writes a comment this often, so proxies and load balancers keep it open.
   EVENT_STREAM_HEARTBEAT_SECONDS: positiveInt.max(300).default(15),
+  // A stream ends cleanly after this long; the client resumes with Last-Event-ID (EventSource does it itself).
+  EVENT_STREAM_MAX_SECONDS: positiveInt.default(1800),
+  // Requests held open (event streams, `Prefer: wait`, MCP waits) at once, counted by each api process: per account,
+  // per client address (429 past either) and in all (503 past it, so a balancer tries another process).
+  LONG_LIVED_PER_ACCOUNT: positiveInt.default(10),
+  LONG_LIVED_PER_ADDRESS: positiveInt.default(20),
+  LONG_LIVED_PER_PROCESS: positiveInt.default(1000),
   // How long an accepted API key is trusted without a database read: a revocation takes effect within it.
   API_KEY_CACHE_SECONDS: z.coerce.number().int().min(0).max(60).default(5),
   TRIAL_CREDIT_USD: usdAmount.default(1_000_000n),

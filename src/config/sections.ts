@@ -161,6 +161,13 @@ export function toSections(env: Env) {
     /** The task event streams (SSE). */
     events: {
       heartbeatMs: env.EVENT_STREAM_HEARTBEAT_SECONDS * 1000,
+      maxStreamMs: env.EVENT_STREAM_MAX_SECONDS * 1000,
+    },
+    /** How many requests held open (event streams and waits) one api process takes at once. */
+    longLived: {
+      perAccount: env.LONG_LIVED_PER_ACCOUNT,
+      perAddress: env.LONG_LIVED_PER_ADDRESS,
+      perProcess: env.LONG_LIVED_PER_PROCESS,
     },
     providers: providersOf(env),
     tracing: {
@@ -198,6 +205,7 @@ export type UploadsConfig = Config['uploads'];
 export type OutputsConfig = Config['outputs'];
 export type WebhooksConfig = Config['webhooks'];
 export type EventsConfig = Config['events'];
+export type LongLivedConfig = Config['longLived'];
 export type ProvidersConfig = Config['providers'];
 export type TracingConfig = Config['tracing'];
 export type MetricsConfig = Config['metrics'];

@@ -23,14 +23,17 @@ export interface OpenedEventStream {
   close(): void;
 }
 
-/** GET an event stream (path relative to /api/v1) with an optional key and Last-Event-ID. */
+/** GET an event stream (path relative to /api/v1) with an optional key, Last-Event-ID and client address. */
 export async function openEventStream(
   server: Server,
   path: string,
-  { key, lastEventId }: { key?: string; lastEventId?: string } = {},
+  { key, lastEventId, from }: { key?: string; lastEventId?: string; from?: string } = {},
 ): Promise<OpenedEventStream> {
   const controller = new AbortController();
-  const headers: Record<string, string> = { accept: 'text/event-stream', 'x-forwarded-for': freshClientAddress() };
+  const headers: Record<string, string> = {
+    accept: 'text/event-stream',
+    'x-forwarded-for': from ?? freshClientAddress(),
+  };
   if (key) headers.authorization = `Bearer ${key}`;
   if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
   const response = await fetch(`${server.app.url}/api/v1${path}`, { headers, signal: controller.signal });

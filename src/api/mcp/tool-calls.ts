@@ -10,6 +10,7 @@ import { hasEnded } from '../../domain/values.ts';
 import { PaymentRequiredError } from '../../domain/errors.ts';
 import { type ApiContext, type Endpoint, type EndpointAnswer, executeEndpoint, type RawRequest } from '../endpoint.ts';
 import { ApiError, validationError } from '../errors.ts';
+import { holdLongLived } from '../long-lived.ts';
 import { knownApiError } from '../middleware/errors.ts';
 import { shutdownSignal } from '../shutdown-gate.ts';
 import type { ToolDefinition } from './tools.ts';
@@ -115,6 +116,17 @@ async function follow(call: ToolCallContext, id: string, waitSeconds: number, ex
   }
 }
 
+/**
+ * A wait holds one of its caller's slots for the MCP request's life, taken before anything is created; its looks at
+ * the task run within it. The caller is its key's account (the key is looked up as the endpoint will), or its address.
+ */
+async function holdWaitSlot(call: ToolCallContext): Promise<void> {
+  const principal = bearerOf(call.req)
+    ? await call.ctx.authenticate(call.req, toolResponse(call.res), 'any_or_task_token')
+    : undefined;
+  holdLongLived(call.ctx.longLived, call.req, call.res, principal?.account.id);
+}
+
 /** A refusal as a tool error; a shortfall of an agent's balance also says where to deposit, so it can act. */
 async function errorResult(call: ToolCallContext, error: unknown): Promise<CallToolResult> {
   if (error instanceof PaymentRequiredError) return { ...asResult(error.requirements), isError: true };
@@ -148,6 +160,7 @@ export async function callTool(
         'Invalid body: idempotency_key: required with wait_seconds, so that a retried call answers the task it created rather than creating another.',
       );
     }
+    if (tool.follows && waitSeconds) await holdWaitSlot(call);
     const operationId = typeof tool.operationId === 'string' ? tool.operationId : tool.operationId(bearerOf(call.req));
     const answer = await run(call, operationId, tool.request(args), requestWith(call.req, paymentHeaders(extra._meta)));
     if (!tool.follows || !waitSeconds) return asResult(answer.body, paymentMeta(answer));

@@ -11,8 +11,11 @@ import { CreateGenerationHeadersSchema, GenerationRequestSchema } from '../schem
 import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
 import type { RawRequest } from '../endpoint.ts';
 
-/** How long a tool may hold its answer for a task to end (progress is reported meanwhile). */
-export const maxWaitSeconds = 600;
+/**
+ * How long a tool may hold its answer for a task to end (progress is reported meanwhile): well below the idle and
+ * request timeouts of load balancers (the cluster's HAProxy: 10 minutes); the transport's keep-alive fills the silence.
+ */
+export const maxWaitSeconds = 300;
 
 const waitSeconds = z
   .number()

@@ -1,11 +1,13 @@
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Principal } from '../../accounts/api-keys.ts';
 import { openAccountEvents, openTaskEvents, type OpenedStream } from '../../orchestration/generations/events.ts';
 import { endpointDescriptions } from '../descriptions.ts';
-import { defineEndpoint } from '../endpoint.ts';
+import { type ApiContext, defineEndpoint } from '../endpoint.ts';
+import { eventStreamSignal } from '../events/stream-signal.ts';
+import type { AuthRequirement } from '../auth.ts';
+import { holdLongLived } from '../long-lived.ts';
 import { EventStreamHeadersSchema, lastEventId, TaskStreamEventSchema } from '../schemas/events.schemas.ts';
 import { GenerationIdParamsSchema } from '../schemas/generations.schemas.ts';
-import { hangUpSignal } from '../shutdown-gate.ts';
 
 const eventStream = {
   status: 200,
@@ -14,12 +16,23 @@ const eventStream = {
   eventStream: true,
 } as const;
 
-/** What both streams start from: the caller, where it resumes, and when it goes. */
-const streamRequest = (principal: Principal, lastEventIdHeader: string | undefined, res: Response) => ({
-  account: principal.account,
-  lastEventId: lastEventId(lastEventIdHeader),
-  signal: hangUpSignal(res),
-});
+interface StreamCall {
+  principal: Principal;
+  ctx: ApiContext;
+  req: Request;
+  res: Response;
+  auth: AuthRequirement;
+}
+
+/** What both streams start from: the caller (holding one of its slots), where it resumes, and when it ends. */
+function streamRequest({ principal, ctx, req, res, auth }: StreamCall, lastEventIdHeader: string | undefined) {
+  holdLongLived(ctx.longLived, req, res, principal.account.id);
+  return {
+    account: principal.account,
+    lastEventId: lastEventId(lastEventIdHeader),
+    signal: eventStreamSignal(ctx, { req, res, principal, auth }),
+  };
+}
 
 /** The stream, or 204 where a resumed stream has nothing left to send. */
 const answer = ({ events }: OpenedStream) => (events ? { body: undefined, events } : { status: 204, body: undefined });
@@ -43,8 +56,8 @@ export const eventEndpoints = [
       },
     },
     errors: ['not_found'],
-    handle: async ({ params, headers, principal, ctx, res }) => {
-      const request = streamRequest(principal, headers['Last-Event-ID'], res);
+    handle: async ({ params, headers, principal, ctx, req, res }) => {
+      const request = streamRequest({ principal, ctx, req, res, auth: 'any_or_task_token' }, headers['Last-Event-ID']);
       return answer(await openTaskEvents(ctx, { ...request, taskId: params.id, onlyTask: principal.task }));
     },
   }),
@@ -58,8 +71,9 @@ export const eventEndpoints = [
     auth: 'any',
     request: { headers: EventStreamHeadersSchema },
     success: eventStream,
-    handle: async ({ headers, principal, ctx, res }) => {
-      return answer(await openAccountEvents(ctx, streamRequest(principal, headers['Last-Event-ID'], res)));
+    handle: async ({ headers, principal, ctx, req, res }) => {
+      const request = streamRequest({ principal, ctx, req, res, auth: 'any' }, headers['Last-Event-ID']);
+      return answer(await openAccountEvents(ctx, request));
     },
   }),
 ];

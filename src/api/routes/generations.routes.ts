@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { formatUsd, usdNumber } from '../../domain/money.ts';
 import { publicBaseUrl } from '../../config/config.ts';
 import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
@@ -7,7 +7,8 @@ import { readGeneration } from '../../orchestration/generations/read.ts';
 import type { TaskView } from '../../generations/task-view.ts';
 import { paymentResponseHeaders } from '../../payments/x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
-import { defineEndpoint } from '../endpoint.ts';
+import { type ApiContext, defineEndpoint } from '../endpoint.ts';
+import { holdLongLived } from '../long-lived.ts';
 import { preferredWaitSeconds, waitApplied } from '../prefer.ts';
 import { hangUpSignal } from '../shutdown-gate.ts';
 import { webhookSignature } from '../webhook-signature.ts';
@@ -51,11 +52,15 @@ function taskAnswer(task: TaskView) {
   return { body: task, headers: paymentResponseHeaders({ network, payer, transaction }) };
 }
 
-/** What `Prefer: wait=N` asks of the service: nothing without it. */
-function holdFor(prefer: string | undefined, res: Response) {
+/** What `Prefer: wait=N` asks of the service: nothing without it; a wait holds one of the caller's slots. */
+function holdFor(
+  prefer: string | undefined,
+  call: { ctx: ApiContext; req: Request; res: Response; accountId: string },
+) {
   const waitSeconds = preferredWaitSeconds(prefer);
   if (waitSeconds === undefined) return { waitSeconds };
-  return { waitSeconds, waitMs: waitSeconds * 1000, signal: hangUpSignal(res) };
+  holdLongLived(call.ctx.longLived, call.req, call.res, call.accountId);
+  return { waitSeconds, waitMs: waitSeconds * 1000, signal: hangUpSignal(call.res) };
 }
 
 const preferenceAppliedDoc = {
@@ -96,8 +101,8 @@ const getGenerationDefinition = defineEndpoint({
   request: { params: GenerationIdParamsSchema, headers: GetGenerationHeadersSchema },
   success: { ...taskResponse, headers: { ...paymentResponseHeaderDocs, ...preferenceAppliedDoc } },
   errors: ['not_found'],
-  handle: async ({ params, headers, principal, ctx, res }) => {
-    const { waitSeconds, ...hold } = holdFor(headers.Prefer, res);
+  handle: async ({ params, headers, principal, ctx, req, res }) => {
+    const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, req, res, accountId: principal.account.id });
     const read = { taskId: params.id, account: principal.account, onlyTask: principal.task, ...hold };
     const { task, ended } = await readGeneration(ctx, read);
     const answer = taskAnswer(task);
@@ -140,8 +145,8 @@ export const generationEndpoints = [
       'rate_limited',
       'service_unavailable',
     ],
-    handle: async ({ body, headers, principal, ctx, res }) => {
-      const { waitSeconds, ...hold } = holdFor(headers.Prefer, res);
+    handle: async ({ body, headers, principal, ctx, req, res }) => {
+      const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, req, res, accountId: principal.account.id });
       const { queued, ended } = await admitGeneration(
         ctx,
         { body, ...hold },

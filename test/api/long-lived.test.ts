@@ -1,0 +1,153 @@
+// Requests held open are capped and bounded: event streams, `Prefer: wait` and MCP waits take slots per account, per
+// client address (429 rate_limited with Retry-After past either) and per process (503); a stream ends after its
+// lifetime and resumes with Last-Event-ID where it ended; a revoked key's stream ends; MCP waits stay well below the
+// load balancer's timeout.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/accounts/api-keys.ts';
+import { haproxyConfig } from '../../src/infra/cluster/haproxy.ts';
+import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { startTestApp, type TestApp, useAppWithDatabase } from '../helpers/app.ts';
+import { type OpenedEventStream, openEventStream } from '../helpers/event-stream.ts';
+import { call, freshClientAddress } from '../helpers/http.ts';
+import { useMcpClients } from '../helpers/mcp-client.ts';
+import { createTaskRow } from '../helpers/task-rows.ts';
+
+const caps = { perAccount: 2, perAddress: 3, perProcess: 100 };
+// Heartbeats often and keys read at every look, so a revocation shows within a fraction of a second.
+const stack = useAppWithDatabase({
+  config: {
+    server: { trustProxy: 'loopback' },
+    longLived: caps,
+    events: { heartbeatMs: 200 },
+    accounts: { apiKeyCacheSeconds: 0 },
+  },
+});
+// Two more apps on the same database: one whose process takes two held requests, one whose streams live 1.5 s.
+let smallProcess: TestApp;
+let shortStreams: TestApp;
+beforeAll(async () => {
+  const { prisma } = stack.database;
+  smallProcess = await startTestApp({
+    prisma,
+    config: { server: { trustProxy: 'loopback' }, longLived: { ...caps, perProcess: 2 } },
+  });
+  shortStreams = await startTestApp({ prisma, config: { events: { heartbeatMs: 200, maxStreamMs: 1_500 } } });
+});
+afterAll(async () => {
+  await smallProcess?.close();
+  await shortStreams?.close();
+});
+
+const connect = useMcpClients(() => stack.app.url);
+
+const open: OpenedEventStream[] = [];
+const stream = async (server: { app: { url: string } }, key: string, options: { from?: string } = {}) => {
+  const opened = await openEventStream(server, '/events', { key, ...options });
+  open.push(opened);
+  return opened;
+};
+afterAll(() => open.forEach((opened) => opened.close()));
+
+const developer = async () => {
+  const { developerId, apiKey } = await createDeveloperWithKey(stack.database.prisma);
+  return { accountId: developerId, key: apiKey.key, keyId: apiKey.id };
+};
+
+const expectRefused = (answer: { status: number; headers: Headers; body?: unknown }, by: RegExp) => {
+  expect(answer.status).toBe(429);
+  expect(answer.headers.get('retry-after')).toBe('10');
+  expect(answer.body).toEqual({ error: 'rate_limited', message: expect.stringMatching(by) });
+};
+
+describe('caps on requests held open', () => {
+  it('per account: event streams and Prefer: wait count together; a closed one frees its slot', async () => {
+    const { accountId, key } = await developer();
+    const first = await stream(stack, key);
+    const second = await stream(stack, key);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expectRefused(await stream(stack, key), /at most 2 at once for this account/);
+    const taskId = await createTaskRow(stack.database.prisma, accountId, 'processing');
+    const waiting = await call(stack, 'GET', `/generations/${taskId}`, { key, headers: { Prefer: 'wait=1' } });
+    expectRefused(waiting, /for this account/);
+    // A read that does not wait holds nothing.
+    expect((await call(stack, 'GET', `/generations/${taskId}`, { key })).status).toBe(200);
+    first.close();
+    await expect.poll(async () => (await stream(stack, key)).status, { timeout: 30_000 }).toBe(200);
+  });
+
+  it('per client address, whatever the accounts', async () => {
+    const from = freshClientAddress();
+    for (let index = 0; index < 3; index += 1) {
+      expect((await stream(stack, (await developer()).key, { from })).status).toBe(200);
+    }
+    expectRefused(await stream(stack, (await developer()).key, { from }), /at most 3 at once from this address/);
+  });
+
+  it('per process: 503 with Retry-After, so a balancer tries another', async () => {
+    const server = { app: smallProcess };
+    for (let index = 0; index < 2; index += 1) expect((await stream(server, (await developer()).key)).status).toBe(200);
+    const refused = await stream(server, (await developer()).key);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('10');
+    expect(refused.body).toEqual({ error: 'service_unavailable', message: expect.stringMatching(/try again/) });
+  });
+
+  it('an MCP wait takes a slot; the same call without a wait does not', async () => {
+    const { accountId, key } = await developer();
+    await stream(stack, key);
+    await stream(stack, key);
+    const taskId = await createTaskRow(stack.database.prisma, accountId, 'processing');
+    const client = await connect(key);
+    const waiting = (await client.callTool({
+      name: 'get_generation',
+      arguments: { id: taskId, wait_seconds: 2 },
+    })) as CallToolResult;
+    expect(waiting.isError).toBe(true);
+    expect(waiting.structuredContent).toEqual({ error: 'rate_limited', message: expect.stringMatching(/account/) });
+    const read = (await client.callTool({ name: 'get_generation', arguments: { id: taskId } })) as CallToolResult;
+    expect(read.structuredContent).toMatchObject({ id: taskId, status: 'processing' });
+  });
+});
+
+describe('bounds on a stream', () => {
+  it('ends after its lifetime; resumed with Last-Event-ID, it carries on from where it ended', async () => {
+    const { accountId, key } = await developer();
+    const server = { app: shortStreams };
+    const before = await stream(server, key);
+    const first = await createTaskRow(stack.database.prisma, accountId, 'queued');
+    const seen = [await before.next()];
+    seen.push(...(await before.rest(30_000)));
+    expect(seen.map((event) => [event.event, event.data.id])).toEqual([['queued', first]]);
+    // Happens while the client is away; the resumed stream sends it and nothing before it.
+    const second = await createTaskRow(stack.database.prisma, accountId, 'queued');
+    const after = await openEventStream(server, '/events', { key, lastEventId: seen.at(-1)!.id });
+    open.push(after);
+    const next = await after.next();
+    expect([next.event, next.data.id]).toEqual(['queued', second]);
+    expect(BigInt(next.id!)).toBeGreaterThan(BigInt(seen.at(-1)!.id!));
+  });
+
+  it('ends when its key is revoked', async () => {
+    const { key, keyId } = await developer();
+    const opened = await stream(stack, key);
+    expect(opened.status).toBe(200);
+    await revokeApiKey(stack.database.prisma, keyId);
+    // Open, it would run until the test's own limit; checked at each 200 ms heartbeat, it ends within moments.
+    await expect(opened.rest(30_000)).resolves.toEqual([]);
+  });
+});
+
+describe('MCP waits', () => {
+  it("are bounded well below the cluster balancer's timeouts", async () => {
+    const timeouts = [...haproxyConfig({ host: '127.0.0.1', port: 1, backends: [] }).matchAll(/timeout \w+ (\d+)m/g)];
+    const shortestSeconds = Math.min(...timeouts.map((match) => Number(match[1]) * 60));
+    const client = await connect((await developer()).key);
+    const { tools } = await client.listTools();
+    for (const name of ['generate', 'get_generation']) {
+      const tool = tools.find((listed) => listed.name === name)!;
+      const { maximum } = (tool.inputSchema.properties as Record<string, { maximum: number }>).wait_seconds!;
+      expect(maximum).toBeLessThanOrEqual(shortestSeconds / 2);
+    }
+  });
+});
