@@ -488,6 +488,30 @@ describe('the deposit watcher', () => {
     await stack.env.client.schedule.getHandle('deposit-scan:base').delete();
   });
 
+  it('reads its last confirmations blocks again: a transfer a reorganisation put in blocks it had read is credited', async () => {
+    const agent = await newAgent();
+    const config = mergeConfig(stack.config, { deposits: { scanIntervalSeconds: 1, scanLookbackBlocks: 5 } });
+    await ensureDepositScanSchedules(stack.env.client, config);
+    try {
+      // The watcher reads two empty blocks; a reorganisation then replaces them with blocks holding a transfer.
+      const snapshot = await chain.snapshot();
+      await chain.mine(2);
+      const read = (await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n;
+      const cursor = async () =>
+        (await stack.database.prisma.chainCursor.findUnique({ where: { chain: 'base' } }))?.nextBlock ?? 0n;
+      await expect.poll(cursor, { timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(read);
+      await chain.revert(snapshot);
+      const txHash = await pay(addressOf(agent), usdc('3.5'));
+      await chain.mine(confirmations);
+      await expect
+        .poll(async () => (await balanceOf(agent)).recent_deposits[0], { timeout: 30_000, interval: 500 })
+        .toMatchObject({ tx_hash: txHash, amount_usd: '3.50', status: 'credited' });
+    } finally {
+      await stack.env.client.schedule.getHandle('deposit-scan:base').delete();
+    }
+    await expectLedgerMatchesBalance(agent);
+  });
+
   it('credits a transaction a reorganisation dropped when it sees the same transaction mined again', async () => {
     const { agent, raw, txHash } = await droppedDeposit(usdc('4.75'));
 

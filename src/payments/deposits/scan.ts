@@ -17,7 +17,11 @@ export interface ScanLimits {
   maxBlocks: number;
 }
 
-/** The blocks to read next, or null when the watcher is at the head. */
+/**
+ * The blocks to read next: the new ones, and again the last `confirmations` blocks already read, since a
+ * reorganisation within that depth may have replaced them (a transfer mined only in the new blocks is found then).
+ * Null when there is nothing to read.
+ */
 export async function nextScanWindow(
   prisma: PrismaClient,
   settings: ChainSettings,
@@ -25,9 +29,11 @@ export async function nextScanWindow(
 ): Promise<ScanWindow | null> {
   const head = await headBlock(settings);
   const cursor = await prisma.chainCursor.findUnique({ where: { chain: settings.chain } });
-  const fromBlock = cursor?.nextBlock ?? maxOf(0n, head - BigInt(limits.lookbackBlocks));
+  const unread = cursor?.nextBlock ?? maxOf(0n, head - BigInt(limits.lookbackBlocks));
+  const fromBlock = maxOf(0n, unread - BigInt(settings.confirmations));
   if (fromBlock > head) return null;
-  const toBlock = minOf(head, fromBlock + BigInt(limits.maxBlocks) - 1n);
+  // The window always reaches past what was read (when there is more), however deep the trailing blocks are.
+  const toBlock = minOf(head, maxOf(unread, fromBlock + BigInt(limits.maxBlocks) - 1n));
   return { fromBlock, toBlock };
 }
 
@@ -42,10 +48,13 @@ export async function agentDepositsIn(prisma: PrismaClient, settings: ChainSetti
   return [...new Set(logs.filter((log) => agents.has(log.to)).map((log) => log.txHash.toLowerCase()))];
 }
 
-/** Moves the cursor past the window, once its deposits are in their workflows' hands. */
+/** Moves the cursor past the window, once its deposits are in their workflows' hands; never back. */
 export async function advanceScanCursor(prisma: PrismaClient, chain: string, window: ScanWindow): Promise<void> {
   const nextBlock = window.toBlock + 1n;
-  await prisma.chainCursor.upsert({ where: { chain }, create: { chain, nextBlock }, update: { nextBlock } });
+  await prisma.$executeRaw`
+    INSERT INTO chain_cursors (chain, next_block, updated_at) VALUES (${chain}, ${nextBlock}, now())
+    ON CONFLICT (chain) DO UPDATE SET next_block = GREATEST(chain_cursors.next_block, EXCLUDED.next_block),
+                                      updated_at = now()`;
 }
 
 const maxOf = (a: bigint, b: bigint) => (a > b ? a : b);
