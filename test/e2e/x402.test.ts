@@ -1,14 +1,14 @@
 // x402 end to end, on the real local chain with the real test token: a client built on @x402/fetch pays for one
 // generation without an account; the payment is verified at admission and moved on chain only once the outputs are
 // stored — never for a task that failed — and exactly once whatever is retried or crashes.
-import { readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import { type Address, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { developmentPayTo } from '../../src/config/config.ts';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
@@ -392,13 +392,11 @@ describe('a generation paid with x402', () => {
       expect(task.outputs).toBeUndefined();
       expect(task.output).toBeUndefined();
       expect(await chain.balanceOf(payTo)).toBe(payToBefore);
-      // The files were stored before settlement, under names the payer can guess: they are not served.
-      const stored = await readdir(join(gateway.filesDir, task.id));
-      expect(stored.length).toBeGreaterThan(0);
-      for (const name of stored) {
-        const guessed = await fetch(`${gateway.app.url}/files/${task.id}/${name}`);
-        expect(guessed.status).toBe(404);
-      }
+      // The files were stored before settlement, under names the payer can guess: removed once the task failed,
+      // and not served. Removed just after the task is marked failed, so it is waited for.
+      await vi.waitFor(() => expect(existsSync(join(gateway.filesDir, task.id))).toBe(false), { timeout: 30_000 });
+      const guessed = await fetch(`${gateway.app.url}/files/${task.id}/output-0.png`);
+      expect(guessed.status).toBe(404);
     } finally {
       gateway.facilitator = realFacilitator;
     }
