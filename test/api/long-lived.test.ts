@@ -139,6 +139,29 @@ describe('bounds on a stream', () => {
 });
 
 describe('MCP waits', () => {
+  it("keep their response open with a comment at the event streams' heartbeat", async () => {
+    const { accountId, key } = await developer();
+    const id = await createTaskRow(stack.database.prisma, accountId, 'processing');
+    const response = await fetch(`${stack.app.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'get_generation', arguments: { id, wait_seconds: 3 } },
+      }),
+    });
+    const text = await response.text();
+    // A three-second wait with 200 ms heartbeats; the transport's own default (15 s) would send none.
+    expect(text.match(/^: ?keep-?alive$/gm)?.length ?? 0).toBeGreaterThanOrEqual(2);
+    expect(text).toContain('"status\\":\\"processing');
+  });
+
   it("are bounded well below the cluster balancer's timeouts", async () => {
     const timeouts = [...haproxyConfig({ host: '127.0.0.1', port: 1, backends: [] }).matchAll(/timeout \w+ (\d+)m/g)];
     const shortestSeconds = Math.min(...timeouts.map((match) => Number(match[1]) * 60));

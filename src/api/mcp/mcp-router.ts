@@ -59,7 +59,11 @@ export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit:
   router.use('/mcp', ownHostsOnly(ctx.config.server.publicBaseUrl));
   router.post('/mcp', express.json({ limit: jsonBodyLimit }), async (req, res) => {
     const server = mcpServerFor(byOperation, ctx, req, res);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // A tool's wait is silent between progress reports: a comment at the event streams' heartbeat keeps it open.
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      keepAliveMs: ctx.config.events.heartbeatMs,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();
