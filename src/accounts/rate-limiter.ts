@@ -6,8 +6,8 @@ import type { RateLimitsConfig } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Tier } from '../domain/values.ts';
 
-/** `admissions`: POST /generations with a key; `reads`: every other call with a key. */
-export type RateLimitBucket = 'admissions' | 'reads';
+/** `admissions`: POST /generations with a key; `depositClaims`: POST /agents/deposit; `reads`: every other call. */
+export type RateLimitBucket = 'admissions' | 'depositClaims' | 'reads';
 
 export interface RateLimitState {
   allowed: boolean;
@@ -44,7 +44,7 @@ export function createRateLimiter(
   now: () => number = Date.now,
 ): RateLimiter {
   const windowMs = config.windowSeconds * 1000;
-  const limits = { admissions: config.admissions, reads: config.reads };
+  const limits = { admissions: config.admissions, depositClaims: config.depositClaims, reads: config.reads };
   const leases = new Map<string, Lease>();
 
   /** Asks the shared count for up to `size` requests in the lease's window: one statement, atomic per key. */
@@ -82,7 +82,8 @@ export function createRateLimiter(
       const at = now();
       const windowStart = Math.floor(at / windowMs) * windowMs;
       const lease = currentLease(`${bucket}:${account.id}`, windowStart);
-      const size = bucket === 'admissions' ? 1 : Math.max(1, Math.floor(limit / 50));
+      // Reads lease a fiftieth of the limit; the small buckets one at a time, so their count is exact.
+      const size = bucket === 'reads' ? Math.max(1, Math.floor(limit / 50)) : 1;
       // Concurrent requests of one account share one refill; each takes a token once it lands.
       while (lease.tokens === 0 && !lease.exhausted) {
         lease.refill ??= refill(`${bucket}:${account.id}`, lease, limit, size).finally(() => {

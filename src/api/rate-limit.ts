@@ -26,7 +26,11 @@ function headers(state: RateLimitState): Record<string, string> {
   };
 }
 
-const what: Record<RateLimitBucket, string> = { admissions: 'generations', reads: 'requests' };
+const what: Record<RateLimitBucket, string> = {
+  admissions: 'generations',
+  depositClaims: 'deposit claims',
+  reads: 'requests',
+};
 
 /** Who a call is counted against: its account, or, without a key, the address it came from (as free). */
 export type RateLimitedCaller = { account: { id: string; tier: string | null }; label: 'account' | 'address' };

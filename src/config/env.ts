@@ -174,6 +174,8 @@ export const envSchema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: positiveInt.default(60),
   RATE_LIMIT_ADMISSIONS: tierLimits.prefault('free=60,starter=300,pro=600,enterprise=3000'),
   RATE_LIMIT_READS: tierLimits.prefault('free=3000,starter=6000,pro=12000,enterprise=60000'),
+  // Deposit claims (POST /agents/deposit) have their own small bucket: each may start a run that reads the chain.
+  RATE_LIMIT_DEPOSIT_CLAIMS: tierLimits.prefault('free=10,starter=20,pro=30,enterprise=60'),
   ALLOW_PRIVATE_INPUT_URLS: z
     .enum(['true', 'false'])
     .default('false')

@@ -129,6 +129,7 @@ export function toSections(env: Env) {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
       admissions: env.RATE_LIMIT_ADMISSIONS,
       reads: env.RATE_LIMIT_READS,
+      depositClaims: env.RATE_LIMIT_DEPOSIT_CLAIMS,
     },
     /** The inputs a request names by URL, downloaded at admission (measured) and by the provider activities. */
     inputs: {

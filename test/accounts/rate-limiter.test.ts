@@ -17,15 +17,31 @@ const everyTier = (limit: number): Record<Tier, number> => ({
   pro: limit,
   enterprise: limit,
 });
-const config = (admissions: number, reads: number) => ({
+const config = (admissions: number, reads: number, depositClaims = admissions) => ({
   windowSeconds: 60,
   admissions: everyTier(admissions),
   reads: everyTier(reads),
+  depositClaims: everyTier(depositClaims),
 });
 let accounts = 0;
 const newAccount = () => ({ id: `acct_${++accounts}`, tier: null });
 
 describe('createRateLimiter', () => {
+  it('counts deposit claims in their own small bucket, exactly, apart from reads', async () => {
+    const [first, second] = [1, 2].map(() => createRateLimiter(database.prisma, config(5, 100, 3)));
+    const account = newAccount();
+    const claims = [];
+    for (let claim = 0; claim < 4; claim++)
+      claims.push(await [first, second][claim % 2]!.take('depositClaims', account));
+    expect(claims.map((state) => [state?.allowed, state?.limit])).toEqual([
+      [true, 3],
+      [true, 3],
+      [true, 3],
+      [false, 3],
+    ]);
+    expect(await first!.take('reads', account)).toMatchObject({ allowed: true, limit: 100 });
+  });
+
   it('three processes on one database, taking at once, admit exactly the limit together', async () => {
     const limiters = [1, 2, 3].map(() => createRateLimiter(database.prisma, config(5, 100)));
     const account = newAccount();

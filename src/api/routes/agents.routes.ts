@@ -88,6 +88,7 @@ export const agentEndpoints = [
     description: endpointDescriptions.creditDeposit,
     tags,
     auth: 'agent',
+    rateLimit: 'depositClaims',
     request: { body: AgentDepositRequestSchema },
     success: {
       status: 200,
