@@ -9,8 +9,12 @@ import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, postGeneration, startGeneration } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 
-// Room for the tasks held on purpose (their inputs never answer) besides the ones meant to end.
-const gateway = useGateway(() => ({ providers: { local: { concurrency: 16 } } }));
+// Room for the tasks held on purpose (their inputs never answer) besides the ones meant to end, and for the load
+// test's hundred waits of one account from one address (capped by default at 10 and 20).
+const gateway = useGateway(() => ({
+  providers: { local: { concurrency: 16 } },
+  longLived: { perAccount: 1_000, perAddress: 1_000 },
+}));
 const developer = useFundedDeveloper(gateway);
 
 // `/held-…` is never answered (its task stays processing); `/missing.png` is 404; anything else is the PNG.
