@@ -1,12 +1,14 @@
 // A JSON file one process writes for others to find it by (the local chain, the running service): written once the
 // thing is up, removed when it stops, read and checked against its schema.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
 
 export async function writeAnnouncement(file: string, info: object): Promise<string> {
   await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify(info, null, 2)}\n`);
+  // Its owner's only: the cluster's runtime.json names its database with the password.
+  await writeFile(file, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
   return file;
 }
 
