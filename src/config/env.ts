@@ -126,6 +126,7 @@ export const envSchema = z.object({
   LOCAL_CHAIN_ID: positiveInt.default(84532),
   DEPOSIT_WAIT_SECONDS: z.coerce.number().min(0).max(30).default(5),
   DEPOSIT_RECEIPT_WAIT_SECONDS: positiveInt.default(60),
+  DEPOSIT_PENDING_CLAIMS_PER_ACCOUNT: positiveInt.default(5),
   DEPOSIT_SCAN_INTERVAL_SECONDS: positiveInt.default(10),
   DEPOSIT_SCAN_LOOKBACK_BLOCKS: z.coerce.number().int().min(0).default(1000),
   DEPOSIT_SCAN_MAX_BLOCKS: positiveInt.default(2000),

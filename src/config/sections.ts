@@ -98,6 +98,7 @@ export function toSections(env: Env) {
       xpub: env.DEPOSIT_XPUB,
       waitSeconds: env.DEPOSIT_WAIT_SECONDS,
       receiptWaitSeconds: env.DEPOSIT_RECEIPT_WAIT_SECONDS,
+      pendingClaimsPerAccount: env.DEPOSIT_PENDING_CLAIMS_PER_ACCOUNT,
       scanIntervalSeconds: env.DEPOSIT_SCAN_INTERVAL_SECONDS,
       scanLookbackBlocks: env.DEPOSIT_SCAN_LOOKBACK_BLOCKS,
       scanMaxBlocks: env.DEPOSIT_SCAN_MAX_BLOCKS,

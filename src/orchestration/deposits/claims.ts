@@ -10,6 +10,7 @@ import type { TemporalDeps } from '../generations/workflow-client.ts';
 import type { DepositRejection, DepositResult } from '../../../workflows/deposit.types.ts';
 import { getAccountSummary } from '../../accounts/accounts.ts';
 import type { AccountCreditView } from '../../payments/deposits/view.ts';
+import { admitDepositClaim } from '../../payments/deposits/pending-claims.ts';
 
 export interface DepositClaim {
   accountId: string;
@@ -49,6 +50,10 @@ export async function claimDeposit(
   if (!chainSettings(deps.config.chains, claim.chain)) {
     throw new FieldError('chain', `deposits on ${claim.chain} are not enabled on this server`);
   }
+  await admitDepositClaim(deps.prisma, claim, {
+    perAccount: deps.config.deposits.pendingClaimsPerAccount,
+    windowSeconds: deps.config.deposits.receiptWaitSeconds,
+  });
   const progress = await claimDepositWorkflow(
     deps.temporal,
     { chain: claim.chain, txHash: claim.txHash, receiptWaitSeconds: deps.config.deposits.receiptWaitSeconds },
