@@ -14,7 +14,8 @@ import { findHaproxy, startHaproxy } from './infra/cluster/haproxy.ts';
 import { writeMetricsTargets } from './infra/cluster/metrics-targets.ts';
 import { clusterBanner } from './infra/cluster/cluster-banner.ts';
 import { clusterPublicPorts } from './infra/cluster/public-ports.ts';
-import { startObjectStore, storeCredentials, storePorts } from './infra/cluster/object-store.ts';
+import { clusterSecrets } from './infra/cluster/cluster-secrets.ts';
+import { startObjectStore, storePorts, storeRegion } from './infra/cluster/object-store.ts';
 import type { SupervisedProcess } from './infra/cluster/supervised-process.ts';
 import { setUpTemporalSchema } from './infra/cluster/temporal-schema.ts';
 import {
@@ -93,6 +94,7 @@ export async function startCluster(
   const config = chain.config;
 
   const parts: ClusterPart[] = [];
+  const secrets = await clusterSecrets(clusterDir);
   const postgresPiece = await restartable(
     'postgres',
     () =>
@@ -101,6 +103,9 @@ export async function startCluster(
         port: config.database.embeddedPort,
         database: 'gateway',
         logger,
+        password: secrets.postgresPassword,
+        // Clusters started before each had its own password had npm start's.
+        formerPassword: 'gateway',
       }),
     ({ pid }) => pid,
   );
@@ -134,6 +139,7 @@ export async function startCluster(
     logDir,
     bucket,
     ports: await storePorts(cluster.s3Port, pickPorts),
+    identity: { accessKeyId: secrets.storeAccessKeyId, secretAccessKey: secrets.storeSecretAccessKey },
   };
   const storePiece = await supervised('objects', () => startObjectStore(storeOptions));
   stops.push({ name: 'object store', stop: () => storePiece.current().process.stop(5_000) });
@@ -182,9 +188,9 @@ export async function startCluster(
       S3_BUCKET: bucket,
       S3_FORCE_PATH_STYLE: 'true',
       AWS_ENDPOINT_URL_S3: store.endpoint,
-      AWS_REGION: storeCredentials.region,
-      AWS_ACCESS_KEY_ID: storeCredentials.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: storeCredentials.secretAccessKey,
+      AWS_REGION: storeRegion,
+      AWS_ACCESS_KEY_ID: storeOptions.identity.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: storeOptions.identity.secretAccessKey,
     },
     chain: localChainEnvironment(config),
     environment,

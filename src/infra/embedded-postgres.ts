@@ -32,8 +32,9 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-// Listens on 127.0.0.1 only; the password guards nothing beyond this machine's own users.
-const credentials = { user: 'gateway', password: 'gateway' };
+// Listens on 127.0.0.1 only; the password guards against this machine's other users (`npm run cluster` gives its own).
+const user = 'gateway';
+const defaultPassword = 'gateway';
 
 /**
  * As root, PostgreSQL runs as the `postgres` user, which must be able to walk to its binaries (in node_modules)
@@ -65,8 +66,13 @@ export async function startEmbeddedPostgres(options: {
   port: number;
   database: string;
   logger: Logger;
+  /** Set at initdb; default `gateway`. */
+  password?: string;
+  /** The password a data directory made before may still have: replaced by `password`. */
+  formerPassword?: string;
 }): Promise<EmbeddedDatabase> {
   const log = options.logger.child({ component: 'postgres' });
+  const credentials = { user, password: options.password ?? defaultPassword };
   const databaseDir = resolve(options.dataDir);
   const fresh = !existsSync(`${databaseDir}/PG_VERSION`);
   await mkdir(resolve(databaseDir, '..'), { recursive: true });
@@ -97,16 +103,38 @@ export async function startEmbeddedPostgres(options: {
       { cause: error },
     );
   }
+  if (options.formerPassword !== undefined)
+    await replaceFormerPassword({ ...credentials, port: options.port }, options.formerPassword, log);
   // Not only when fresh: a first start that failed after initdb must not leave a cluster without our database.
   await withPgClient({ ...credentials, host: '127.0.0.1', port: options.port, database: 'postgres' }, async (admin) => {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [options.database]);
     if (rowCount === 0) await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(options.database)}`);
   });
   return {
-    url: `postgresql://${credentials.user}:${credentials.password}@127.0.0.1:${options.port}/${options.database}`,
+    url: `postgresql://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${options.port}/${options.database}`,
     pid: child.pid!,
     stop: () => stopPostgres(child),
   };
+}
+
+/** A directory whose role still has `former` is given the password it is now started with. */
+async function replaceFormerPassword(
+  target: { user: string; password: string; port: number },
+  former: string,
+  log: Logger,
+): Promise<void> {
+  const connect = (password: string) => ({ ...target, password, host: '127.0.0.1', database: 'postgres' });
+  try {
+    await withPgClient(connect(target.password), async () => {});
+    return;
+  } catch (error) {
+    // 28P01: password authentication failed.
+    if ((error as { code?: string }).code !== '28P01') throw error;
+  }
+  await withPgClient(connect(former), (admin) =>
+    admin.query(`ALTER ROLE ${admin.escapeIdentifier(target.user)} PASSWORD ${admin.escapeLiteral(target.password)}`),
+  );
+  log.info("replaced the database role password of an earlier start with this data directory's own");
 }
 
 const stopTimeoutMs = 5_000;

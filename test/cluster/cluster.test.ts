@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/prisma.ts';
+import { type ClusterSecrets, clusterSecretsFile } from '../../src/infra/cluster/cluster-secrets.ts';
 import { metricsTargetsFile } from '../../src/infra/cluster/metrics-targets.ts';
+import { withPgClient } from '../../src/infra/pg-client.ts';
 import { readRuntimeFile, runtimeFile } from '../../src/runtime-file.ts';
 import { launchCluster, pidOf, scratchClusterEnv, stopCluster as stopped } from '../helpers/cluster.ts';
 import { runGenctl } from '../helpers/genctl.ts';
@@ -38,6 +40,18 @@ async function stopCluster(child: ChildProcess): Promise<number | null> {
 }
 
 const gateway = { app: { url: '' } };
+
+const readSecrets = async (): Promise<ClusterSecrets> =>
+  JSON.parse(await readFile(clusterSecretsFile(join(dataDir, 'cluster')), 'utf8'));
+
+/** The cluster's store as a client with these credentials sees it. */
+const storeAs = (credentials: { accessKeyId: string; secretAccessKey: string }) =>
+  new S3Client({
+    endpoint: `http://127.0.0.1:${env.CLUSTER_S3_PORT}`,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials,
+  });
 
 /** POST /generations under an Idempotency-Key, again on a network error or a 5xx (a process that died mid-request). */
 async function postRetrying(key: string, idempotencyKey: string, body: object): Promise<string> {
@@ -140,15 +154,22 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
     expect(download.headers.get('content-type')).toContain('image/png');
     const png = Buffer.from(await download.arrayBuffer());
     expect(png.subarray(1, 4).toString()).toBe('PNG');
-    // The output is an object in the cluster's store, not a file of any process.
-    const store = new S3Client({
-      endpoint: `http://127.0.0.1:${env.CLUSTER_S3_PORT}`,
-      region: 'us-east-1',
-      forcePathStyle: true,
-      credentials: { accessKeyId: 'gateway', secretAccessKey: 'gateway-secret' },
-    });
+    // The output is an object in the cluster's store, not a file of any process. The store and the database take
+    // only this data directory's own secrets, not the fixed ones earlier clusters had.
+    const secrets = await readSecrets();
+    const store = storeAs({ accessKeyId: secrets.storeAccessKeyId, secretAccessKey: secrets.storeSecretAccessKey });
     const listed = await store.send(new ListObjectsV2Command({ Bucket: 'gateway', Prefix: `${task.id}/` }));
     expect(listed.Contents ?? []).toHaveLength(1);
+    const fixed = storeAs({ accessKeyId: 'gateway', secretAccessKey: 'gateway-secret' });
+    await expect(fixed.send(new ListObjectsV2Command({ Bucket: 'gateway' }))).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 403 },
+    });
+    const databaseUrl = new URL((await readRuntimeFile(dataDir))!.databaseUrl!);
+    expect(databaseUrl.password).toBe(secrets.postgresPassword);
+    const fixedPassword = { host: '127.0.0.1', port: Number(databaseUrl.port), user: 'gateway', database: 'gateway' };
+    await expect(withPgClient({ ...fixedPassword, password: 'gateway' }, async () => {})).rejects.toMatchObject({
+      code: '28P01',
+    });
 
     // Under load, one api and one worker process die: HAProxy routes around the api, Temporal hands the worker's
     // tasks to the other. Nothing is lost, nothing charged twice, every task's webhook logged delivered once.
@@ -197,6 +218,7 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
     // A second start builds nothing, and the task and its output are still there.
     const second = await startCluster();
     expect(second.output()).not.toContain('[cluster] building');
+    expect(await readSecrets()).toEqual(secrets);
     // Temporal started alone: it did not try to join the ring members its previous run left (30–60 s lost).
     const temporalLog = await readFile(join(dataDir, 'cluster', 'logs', 'temporal.log'), 'utf8');
     expect(temporalLog.split('\n').filter((line) => line.includes('bootstrap ringpop'))).toEqual([]);

@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import type { Config } from '../../config/config.ts';
 import type { GatewayProcess } from './gateway-processes.ts';
+import { clusterSecretsFile } from './cluster-secrets.ts';
 import { metricsTargetsFile } from './metrics-targets.ts';
 import { historyShards, temporalServerVersion } from './versions.ts';
 
@@ -50,6 +51,7 @@ export function clusterBanner(pieces: ClusterPieces): string[] {
     ...pieces.chain,
     ...pieces.x402,
     `Storage       S3 bucket ${store.bucket} at ${store.endpoint}, SeaweedFS (data in ${join(clusterDir, 'objects')}; ${pid(store.process)})`,
+    `Secrets       ${clusterSecretsFile(clusterDir)} (PostgreSQL's password, the store's S3 keys; made for this data directory)`,
     `Logs          ${pieces.logDir}`,
   ];
 }

@@ -1,13 +1,18 @@
 // The cluster's S3-compatible store: SeaweedFS (`weed server -s3`, as docker-compose.yml's objects service runs it),
 // its data under DATA_DIR so outputs outlive a restart, and the gateway's bucket created once it answers.
-import { readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
 
-/** What the api and worker processes are given (compose's defaults: SeaweedFS without identities takes any). */
-export const storeCredentials = { accessKeyId: 'gateway', secretAccessKey: 'gateway-secret', region: 'us-east-1' };
+export const storeRegion = 'us-east-1';
+
+/** The one identity the store accepts (the cluster's, made per data directory), given to the api and worker. */
+export interface StoreIdentity {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
 
 /** The store's internal listeners; only the S3 port is for others. */
 export interface StorePorts {
@@ -35,7 +40,7 @@ export async function storePorts(s3: number, pick: (count: number) => Promise<nu
   return { s3, s3Grpc, master, masterGrpc, volume, volumeGrpc, filer, filerGrpc };
 }
 
-export const storeArgs = (dataDir: string, ports: StorePorts) => [
+export const storeArgs = (dataDir: string, ports: StorePorts, identityFile: string) => [
   'server',
   `-dir=${dataDir}`,
   '-ip=127.0.0.1',
@@ -54,6 +59,8 @@ export const storeArgs = (dataDir: string, ports: StorePorts) => [
   '-s3',
   `-s3.port=${ports.s3}`,
   `-s3.port.grpc=${ports.s3Grpc}`,
+  // Without an identity SeaweedFS would take any credentials from anyone on this machine.
+  `-s3.config=${identityFile}`,
   // Its Iceberg and Lance catalogs listen on fixed ports by default; the gateway needs neither.
   '-s3.port.iceberg=0',
   '-s3.port.lance=0',
@@ -70,13 +77,15 @@ async function removeSockets(ports: StorePorts): Promise<void> {
   await Promise.all(sockets.map((name) => rm(join(tmpdir(), name), { force: true })));
 }
 
-const clientFor = (endpoint: string) =>
-  new S3Client({
-    endpoint,
-    region: storeCredentials.region,
-    forcePathStyle: true,
-    credentials: storeCredentials,
-  });
+/** SeaweedFS's identity file: this one identity, allowed everything (only its owner may read it). */
+async function writeIdentityFile(file: string, identity: StoreIdentity): Promise<void> {
+  const credentials = [{ accessKey: identity.accessKeyId, secretKey: identity.secretAccessKey }];
+  const actions = ['Admin', 'Read', 'List', 'Tagging', 'Write'];
+  await writeFile(file, JSON.stringify({ identities: [{ name: 'gateway', credentials, actions }] }), { mode: 0o600 });
+}
+
+const clientFor = (endpoint: string, identity: StoreIdentity) =>
+  new S3Client({ endpoint, region: storeRegion, forcePathStyle: true, credentials: identity });
 
 /** Creates the bucket unless it is there; false while the store cannot answer yet. */
 async function bucketReady(client: S3Client, bucket: string): Promise<boolean> {
@@ -96,17 +105,23 @@ export async function startObjectStore(options: {
   logDir: string;
   ports: StorePorts;
   bucket: string;
+  identity: StoreIdentity;
 }): Promise<{ process: SupervisedProcess; endpoint: string }> {
+  await mkdir(options.dataDir, { recursive: true });
+  const identityFile = join(options.dataDir, 's3-identities.json');
+  await writeIdentityFile(identityFile, options.identity);
   const store = await startSupervised({
     name: 'objects',
     command: options.binary,
-    args: storeArgs(options.dataDir, options.ports),
+    args: storeArgs(options.dataDir, options.ports, identityFile),
+    // It would take the operator's own AWS keys, if set, as one more identity.
+    env: { ...process.env, AWS_ACCESS_KEY_ID: '', AWS_SECRET_ACCESS_KEY: '' },
     cwd: options.dataDir,
     logFile: join(options.logDir, 'objects.log'),
   });
   void store.exited.then(() => removeSockets(options.ports));
   const endpoint = `http://127.0.0.1:${options.ports.s3}`;
-  const client = clientFor(endpoint);
+  const client = clientFor(endpoint, options.identity);
   try {
     // The S3 gateway answers once master, volume server and filer have found each other.
     await waitUntil(
