@@ -70,110 +70,99 @@ describe('migration runner', () => {
   });
 });
 
-it('counts trials granted before trial_grants existed under their network (an IPv6 /64 as its /48)', async () => {
+/**
+ * Runs `test` on a database migrated to just before the migration named `*<suffix>`, with a client on it and a way to
+ * apply that migration (and those before it) as a deployment would.
+ */
+async function beforeMigration(
+  suffix: string,
+  test: (client: pg.Client, migrate: () => Promise<unknown>) => Promise<void>,
+) {
   const database = await createEmptyDatabase();
   try {
     const migrations = readMigrations();
-    const at = migrations.findIndex((migration) => migration.name.endsWith('_trial_grants'));
+    const at = migrations.findIndex((migration) => migration.name.endsWith(suffix));
     await applyMigrations(database.url, migrations.slice(0, at));
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      for (const [id, address] of [
-        ['agt_v6', '2001:db8:a1:2::/64'],
-        ['agt_v4', '203.0.113.7'],
-      ]) {
-        await client.query(
-          `INSERT INTO accounts (id, kind, name, client_address, updated_at) VALUES ($1, 'agent', 'bot', $2, now())`,
-          [id, address],
-        );
-        await client.query(
-          `INSERT INTO ledger_entries (account_id, kind, amount, balance_after, reserved_after, idempotency_key)
-           VALUES ($1, 'trial_credit', 1000000, 1000000, 0, 'trial:' || $1)`,
-          [id],
-        );
-      }
-      await applyMigrations(database.url, migrations);
-      const { rows } = await client.query('SELECT account_id, network FROM trial_grants ORDER BY account_id');
-      expect(rows).toEqual([
-        { account_id: 'agt_v4', network: '203.0.113.7' },
-        { account_id: 'agt_v6', network: '2001:db8:a1::/48' },
-      ]);
+      await test(client, () => applyMigrations(database.url, migrations.slice(0, at + 1)));
     } finally {
       await client.end();
     }
   } finally {
     await database.drop();
   }
+}
+
+it('counts trials granted before trial_grants existed under their network (an IPv6 /64 as its /48)', async () => {
+  await beforeMigration('_trial_grants', async (client, migrate) => {
+    for (const [id, address] of [
+      ['agt_v6', '2001:db8:a1:2::/64'],
+      ['agt_v4', '203.0.113.7'],
+    ]) {
+      await client.query(
+        `INSERT INTO accounts (id, kind, name, client_address, updated_at) VALUES ($1, 'agent', 'bot', $2, now())`,
+        [id, address],
+      );
+      await client.query(
+        `INSERT INTO ledger_entries (account_id, kind, amount, balance_after, reserved_after, idempotency_key)
+       VALUES ($1, 'trial_credit', 1000000, 1000000, 0, 'trial:' || $1)`,
+        [id],
+      );
+    }
+    await migrate();
+    const { rows } = await client.query('SELECT account_id, network FROM trial_grants ORDER BY account_id');
+    expect(rows).toEqual([
+      { account_id: 'agt_v4', network: '203.0.113.7' },
+      { account_id: 'agt_v6', network: '2001:db8:a1::/48' },
+    ]);
+  });
 });
 
 it('keeps deposits recorded one per transaction valid when a deposit becomes one per transfer log', async () => {
-  const database = await createEmptyDatabase();
-  try {
-    const migrations = readMigrations();
-    const at = migrations.findIndex((migration) => migration.name.endsWith('_deposit_per_transfer'));
-    await applyMigrations(database.url, migrations.slice(0, at));
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('agt_1', 'agent', 'bot', now())`);
-      await client.query(
-        `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, amount, status)
-         VALUES ('dep_old', 'agt_1', 'base', '0xaa', 4, 2000000, 'credited'),
-                ('dep_unlogged', 'agt_1', 'base', '0xbb', NULL, NULL, 'rejected')`,
-      );
-      await applyMigrations(database.url, migrations.slice(0, at + 1));
-      const { rows } = await client.query('SELECT id, tx_hash, log_index, status FROM deposits ORDER BY id');
-      expect(rows).toEqual([
-        { id: 'dep_old', tx_hash: '0xaa', log_index: 4, status: 'credited' },
-        { id: 'dep_unlogged', tx_hash: '0xbb', log_index: 0, status: 'rejected' },
-      ]);
-      // Another transfer of the same transaction is a deposit of its own; the same one again is refused.
-      const insert = `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, status)
-                      VALUES ($1, 'agt_1', 'base', '0xaa', $2, 'pending')`;
-      await client.query(insert, ['dep_new', 7]);
-      await expect(client.query(insert, ['dep_again', 4])).rejects.toThrow(/deposits_chain_tx_hash_log_index_key/);
-    } finally {
-      await client.end();
-    }
-  } finally {
-    await database.drop();
-  }
+  await beforeMigration('_deposit_per_transfer', async (client, migrate) => {
+    await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('agt_1', 'agent', 'bot', now())`);
+    await client.query(
+      `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, amount, status)
+     VALUES ('dep_old', 'agt_1', 'base', '0xaa', 4, 2000000, 'credited'),
+            ('dep_unlogged', 'agt_1', 'base', '0xbb', NULL, NULL, 'rejected')`,
+    );
+    await migrate();
+    const { rows } = await client.query('SELECT id, tx_hash, log_index, status FROM deposits ORDER BY id');
+    expect(rows).toEqual([
+      { id: 'dep_old', tx_hash: '0xaa', log_index: 4, status: 'credited' },
+      { id: 'dep_unlogged', tx_hash: '0xbb', log_index: 0, status: 'rejected' },
+    ]);
+    // Another transfer of the same transaction is a deposit of its own; the same one again is refused.
+    const insert = `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, status)
+                  VALUES ($1, 'agt_1', 'base', '0xaa', $2, 'pending')`;
+    await client.query(insert, ['dep_new', 7]);
+    await expect(client.query(insert, ['dep_again', 4])).rejects.toThrow(/deposits_chain_tx_hash_log_index_key/);
+  });
 });
 
 it('gives deposits recorded by log index their place among their transaction’s transfers', async () => {
-  const database = await createEmptyDatabase();
-  try {
-    const migrations = readMigrations();
-    const at = migrations.findIndex((migration) => migration.name.endsWith('_deposit_transfer_index'));
-    await applyMigrations(database.url, migrations.slice(0, at));
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('agt_1', 'agent', 'bot', now())`);
-      await client.query(
-        `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, amount, status)
-         VALUES ('dep_a9', 'agt_1', 'base', '0xaa', 9, 1000000, 'credited'),
-                ('dep_a4', 'agt_1', 'base', '0xaa', 4, 2000000, 'credited'),
-                ('dep_b2', 'agt_1', 'base', '0xbb', 2, 3000000, 'pending')`,
-      );
-      await applyMigrations(database.url, migrations.slice(0, at + 1));
-      const { rows } = await client.query('SELECT id, transfer_index, log_index FROM deposits ORDER BY id');
-      expect(rows).toEqual([
-        { id: 'dep_a4', transfer_index: 0, log_index: 4 },
-        { id: 'dep_a9', transfer_index: 1, log_index: 9 },
-        { id: 'dep_b2', transfer_index: 0, log_index: 2 },
-      ]);
-      // The key is the transfer index now: the same transfer at another log index is the same deposit.
-      const insert = `INSERT INTO deposits (id, account_id, chain, tx_hash, transfer_index, log_index, status)
-                      VALUES ('dep_again', 'agt_1', 'base', '0xbb', 0, 5, 'pending')`;
-      await expect(client.query(insert)).rejects.toThrow(/deposits_chain_tx_hash_transfer_index_key/);
-    } finally {
-      await client.end();
-    }
-  } finally {
-    await database.drop();
-  }
+  await beforeMigration('_deposit_transfer_index', async (client, migrate) => {
+    await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('agt_1', 'agent', 'bot', now())`);
+    await client.query(
+      `INSERT INTO deposits (id, account_id, chain, tx_hash, log_index, amount, status)
+     VALUES ('dep_a9', 'agt_1', 'base', '0xaa', 9, 1000000, 'credited'),
+            ('dep_a4', 'agt_1', 'base', '0xaa', 4, 2000000, 'credited'),
+            ('dep_b2', 'agt_1', 'base', '0xbb', 2, 3000000, 'pending')`,
+    );
+    await migrate();
+    const { rows } = await client.query('SELECT id, transfer_index, log_index FROM deposits ORDER BY id');
+    expect(rows).toEqual([
+      { id: 'dep_a4', transfer_index: 0, log_index: 4 },
+      { id: 'dep_a9', transfer_index: 1, log_index: 9 },
+      { id: 'dep_b2', transfer_index: 0, log_index: 2 },
+    ]);
+    // The key is the transfer index now: the same transfer at another log index is the same deposit.
+    const insert = `INSERT INTO deposits (id, account_id, chain, tx_hash, transfer_index, log_index, status)
+                  VALUES ('dep_again', 'agt_1', 'base', '0xbb', 0, 5, 'pending')`;
+    await expect(client.query(insert)).rejects.toThrow(/deposits_chain_tx_hash_transfer_index_key/);
+  });
 });
 
 describe('money invariants in the database', () => {
