@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import express from 'express';
 import { storeOutputs } from '../activities/stored-outputs.ts';
+import { linkedFileKey } from '../src/api/middleware/delivered-outputs.ts';
 import { storedFiles } from '../src/api/middleware/stored-files.ts';
 import { s3ServerDir } from '../src/infra/tools.ts';
 import { createLocalStorage } from '../src/storage/local-storage.ts';
@@ -54,7 +55,7 @@ async function peakRss<T>(step: () => Promise<T>): Promise<{ result: T; peakMb: 
 
 async function throughput(driver: string, storage: Storage) {
   const app = express();
-  app.use('/files', storedFiles(storage));
+  app.use('/files', linkedFileKey, storedFiles(storage));
   const server = createServer(app);
   const { url } = await listenLocally(server);
   const path = join(dir, `${driver.split(' ')[0]}.mp4`);

@@ -37,7 +37,7 @@ import { mcpRouter } from './api/mcp/mcp-router.ts';
 import { createLongLivedSlots } from './api/long-lived.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
-import { deliveredOutputsOnly, noFile } from './api/middleware/delivered-outputs.ts';
+import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
 
@@ -142,6 +142,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     '/files',
     routeLabel('/files/*'),
+    linkedFileKey,
     deliveredOutputsOnly(deps.prisma, deps.config.outputs),
     storedFiles(deps.storage),
     noFile,

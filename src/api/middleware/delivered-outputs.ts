@@ -8,26 +8,30 @@ import { linkedKey } from '../../storage/storage.ts';
 import { ApiError } from '../errors.ts';
 
 /**
- * Lets through a link to a delivered output, `<task id>/<name>`, its key decoded and checked once here: what is
- * served is that same key (`deliveredKey`), never the path read again, so no encoding can name another object.
+ * The key a /files/ link names, decoded and checked once here (`linkedKey`); every step after it (who may read it,
+ * the store) reads that same key through `fileKey`, never the path again, so no encoding can name another object.
  */
-export function deliveredOutputsOnly(prisma: PrismaClient, retention: OutputRetention): RequestHandler {
-  return async (req, res, next) => {
-    const key = linkedKey(req.path.slice(1));
-    const [taskId, ...name] = key?.split('/') ?? [];
-    if (key && taskId && name.length > 0 && (await isDelivered(prisma, taskId, retention))) {
-      res.locals.deliveredKey = key;
-      return next();
-    }
-    noFile(req, res, next);
-  };
+export const linkedFileKey: RequestHandler = (req, res, next) => {
+  const key = linkedKey(req.path.slice(1));
+  if (!key) return noFile(req, res, next);
+  res.locals.fileKey = key;
+  next();
+};
+
+/** The key `linkedFileKey` checked for this request. */
+export function fileKey(res: Response): string {
+  const key: unknown = res.locals.fileKey;
+  if (typeof key !== 'string') throw new Error('/files served without linkedFileKey before it');
+  return key;
 }
 
-/** The key `deliveredOutputsOnly` let through for this request. */
-export function deliveredKey(res: Response): string {
-  const key: unknown = res.locals.deliveredKey;
-  if (typeof key !== 'string') throw new Error('/files served without deliveredOutputsOnly before it');
-  return key;
+/** Lets through a delivered output, `<task id>/<name>` of a completed task; anything else is no file. */
+export function deliveredOutputsOnly(prisma: PrismaClient, retention: OutputRetention): RequestHandler {
+  return async (req, res, next) => {
+    const [taskId, ...name] = fileKey(res).split('/');
+    if (taskId && name.length > 0 && (await isDelivered(prisma, taskId, retention))) return next();
+    noFile(req, res, next);
+  };
 }
 
 /** After the stored files: a name that is not there (or that names no key) is answered as any other. */

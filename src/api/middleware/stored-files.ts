@@ -1,4 +1,4 @@
-// /files/<key>: a stored file, the key the rules before this (delivered outputs only) checked and let through. A
+// /files/<key>: a stored file, by the key checked before this (linkedFileKey) and let through (delivered outputs only). A
 // local file is sent as express.static sends one; a bucket's object is redirected to by a presigned link when
 // STORAGE_PRESIGNED_URLS is on, else streamed through. Either way ranges and ETags work as express.static's do.
 import { pipeline } from 'node:stream/promises';
@@ -6,15 +6,15 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { ObjectHead } from '../../storage/object-store.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { requestedRange } from './byte-range.ts';
-import { deliveredKey } from './delivered-outputs.ts';
+import { fileKey } from './delivered-outputs.ts';
 
 const cacheControl = 'public, max-age=604800, immutable';
 
 export function storedFiles(storage: Storage): RequestHandler {
   const root = storage.root;
-  if (root) return (req, res, next) => sendLocalFile(root, deliveredKey(res), res, next);
+  if (root) return (req, res, next) => sendLocalFile(root, fileKey(res), res, next);
   return async (req, res, next) => {
-    const key = deliveredKey(res);
+    const key = fileKey(res);
     // Checked first, so a missing object is our 404, not the store's.
     const head = await storage.head(key);
     if (!head) return next();
