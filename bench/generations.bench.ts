@@ -50,209 +50,221 @@ async function helloWorld(stops: Stop[]): Promise<Measured> {
   });
 }
 
+type Service = Awaited<ReturnType<typeof startNpmStartService>>;
+
+/** What every phase works with: the service, its upscale client, the table so far. */
+interface Bench {
+  service: Service;
+  upscales: Awaited<ReturnType<typeof startUpscaleClient>>;
+  rows: Row[];
+}
+
+const progress = (line: string) => console.error(`[bench] ${line}`);
+
+/** The two references, and a Temporal client on the service's server for the echo and the histories. */
+async function references({ service, rows }: Bench) {
+  progress('references: hello world, update-with-start echo');
+  const hello = await helloWorld(service.stops);
+  rows.push(loadRow('Express hello-world route, this process (reference)', `${inFlight} in flight`, hello));
+  const connection = await Connection.connect({ address: service.temporalAddress });
+  service.stops.push({ name: 'bench temporal connection', stop: () => connection.close() });
+  const client = new Client({ connection, namespace: service.config.temporal.namespace });
+  const echo = async (i: number) => {
+    const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
+      workflowId: `echo-${i}-${Date.now()}`,
+      taskQueue: service.config.temporal.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    await client.workflow.executeUpdateWithStart(echoUpdate, { args: ['ping'], startWorkflowOperation: start });
+  };
+  await closedLoop(inFlight, { total: 50 }, echo); // warm-up
+  const echoes = await closedLoop(inFlight, { forSeconds: saturationSeconds }, echo);
+  rows.push(loadRow('update-with-start echo, same server (reference)', `${inFlight} in flight`, echoes));
+  return { client, helloRate: achievedRate(hello), echoRate: achievedRate(echoes) };
+}
+
+async function saturation({ upscales, rows }: Bench, echoRate: number) {
+  progress('admissions at saturation');
+  const saturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, async (i) => {
+    await upscales.create(`saturation-${i}`);
+  });
+  await upscales.drain();
+  const saturationRate = achievedRate(saturated);
+  const row = loadRow(
+    'POST /generations (admission) at saturation',
+    `${inFlight} in flight`,
+    saturated,
+    `, ${ratio(saturationRate, echoRate)} echo`,
+  );
+  const target = '≥ 45/s and ≥ 0.5 × echo (issue 28: 21–26/s, 0.23–0.28 ×)';
+  rows.push(withTarget(row, target, saturationRate >= 45 && saturationRate >= 0.5 * echoRate));
+}
+
+/** What a task costs in CPU per process, write transactions and history, over one open-loop phase's tasks. */
+async function costRows(
+  { service, upscales, rows }: Bench,
+  client: Client,
+  phase: { cpuBefore: Record<string, number>; xidsBefore: bigint; firstTask: number; tasks: number },
+) {
+  const cpuAfter = service.sampleCpu();
+  const writes = Number((await writeTransactions(service.prisma)) - phase.xidsBefore - 1n);
+  const perTask = (kind: string) => (cpuAfter[kind]! - phase.cpuBefore[kind]!) / phase.tasks;
+  const serving = Object.keys(cpuAfter).filter((kind) => !notServing.includes(kind));
+  const total = serving.reduce((ms, kind) => ms + perTask(kind), 0);
+  const byProcess = Object.keys(cpuAfter)
+    .map((kind) => `${kind} ${perTask(kind).toFixed(1)}`)
+    .join(', ');
+  const cpu = { name: 'CPU per task (its admission and its run)', offered: `${costRate}/s`, requests: phase.tasks };
+  rows.push(
+    withTarget(
+      { ...cpu, result: `${total.toFixed(1)} ms: ${byProcess}` },
+      `≤ 40 ms, ${notServing.join(' and ')} aside (issue 28: 80–100)`,
+      total <= 40,
+    ),
+  );
+  const history = await historyCost(client, upscales.ids.slice(phase.firstTask));
+  const writesPerTask = writes / phase.tasks;
+  const result =
+    `${writesPerTask.toFixed(1)} write transactions; ` +
+    `${history.events.toFixed(1)} history events, ${history.workflowTasks.toFixed(1)} workflow tasks ` +
+    `(${history.sampled} histories)`;
+  const name = 'Round trips per task (PostgreSQL write transactions; workflow history)';
+  rows.push(
+    withTarget(
+      { name, offered: `${costRate}/s`, requests: phase.tasks, result },
+      'fewer than issue 28 found: 9.6 transactions',
+      writesPerTask < 9.6,
+    ),
+  );
+}
+
+async function admissions(bench: Bench, client: Client, echoRate: number) {
+  const { service, upscales, rows } = bench;
+  for (const rate of admissionRates) {
+    // Saturation before the rate past it: an overload leaves work behind in Temporal that would weigh on it.
+    if (rate === overloadRate) await saturation(bench, echoRate);
+    progress(`admissions at ${rate}/s`);
+    const cpuBefore = service.sampleCpu();
+    const [xidsBefore, firstTask] = [await writeTransactions(service.prisma), upscales.ids.length];
+    const admitted = await openLoop(rate, phaseSeconds, async (i) => {
+      await upscales.create(`in-${rate}-${i}`);
+    });
+    await upscales.drain();
+    const row = loadRow('POST /generations (admission, 202)', rate, admitted);
+    rows.push(rate === 20 ? withTarget(row, 'p99 ≤ 50 ms (issue 28: 1,488)', row.p99! <= 50) : row);
+    if (rate === costRate)
+      await costRows(bench, client, { cpuBefore, xidsBefore, firstTask, tasks: admitted.latencies.length });
+  }
+}
+
+/** Open loop from POST to completed; returns the tasks, finished, for the reads. */
+async function endToEnd({ service, upscales, rows }: Bench): Promise<string[]> {
+  progress(`end to end at ${endToEndRate}/s`);
+  const postedAt = new Map<string, number>();
+  const endToEndIds: string[] = [];
+  const posted = await openLoop(endToEndRate, phaseSeconds, async (i) => {
+    const at = Date.now();
+    const id = await upscales.create(`e2e-${i}`);
+    postedAt.set(id, at);
+    endToEndIds.push(id);
+  });
+  const lastPost = Date.now();
+  const backlog = await service.prisma.task.count({
+    where: { id: { in: endToEndIds }, status: { in: ['queued', 'processing'] } },
+  });
+  const drainedMs = await upscales.drain();
+  const ended = await service.prisma.task.findMany({
+    where: { id: { in: endToEndIds } },
+    select: { id: true, completedAt: true },
+  });
+  const latencies = ended.map((task) => task.completedAt!.getTime() - postedAt.get(task.id)!);
+  const lastCompletion = Math.max(...ended.map((task) => task.completedAt!.getTime()));
+  const row = loadRow(
+    'POST → completed (local/lanczos, 8×8 PNG, end to end)',
+    endToEndRate,
+    { ...posted, latencies },
+    `; ${backlog} open when posting stopped, last done ${Math.max(0, lastCompletion - lastPost)} ms after`,
+  );
+  rows.push(withTarget(row, 'p50 ≤ 250 ms, no backlog', row.p50! <= 250 && drainedMs < 2_000));
+  return endToEndIds;
+}
+
+const reader =
+  ({ service, upscales }: Bench, taskIds: string[]) =>
+  async (i: number) => {
+    const response = await fetch(`${service.api}/generations/${taskIds[i % taskIds.length]}`, {
+      headers: upscales.headers,
+    });
+    if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
+    await response.arrayBuffer();
+  };
+
+async function finishedReads(bench: Bench, finished: string[], helloRate: number) {
+  progress('reads of finished tasks');
+  const atRate = await openLoop(finishedReadRate, phaseSeconds / 2, reader(bench, finished));
+  const row = loadRow('GET /generations/{id} (finished)', finishedReadRate, atRate);
+  bench.rows.push(withTarget(row, 'p99 ≤ 20 ms (issue 28: 6–11)', row.p99! <= 20));
+  const saturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, reader(bench, finished));
+  const rate = achievedRate(saturated);
+  const name = 'GET /generations/{id} (finished) at saturation';
+  const saturatedRow = loadRow(name, `${inFlight} in flight`, saturated, `, ${ratio(rate, helloRate)} hello world`);
+  bench.rows.push(withTarget(saturatedRow, '≥ 0.5 × hello world', rate >= 0.5 * helloRate));
+}
+
+/** Reads of tasks held processing (the inputs server holds their downloads until released). */
+async function runningReads(bench: Bench, inputs: { release(): void }) {
+  const { service, upscales, rows } = bench;
+  progress('reads of running tasks');
+  const running: string[] = [];
+  for (let i = 0; i < inFlight; i++) running.push(await upscales.create(`held-${i}`));
+  while ((await service.prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length)
+    await sleep(100);
+  const atRate = await openLoop(runningReadRate, phaseSeconds / 2, reader(bench, running));
+  const row = loadRow('GET /generations/{id} (running)', runningReadRate, atRate);
+  rows.push(withTarget(row, 'p99 ≤ 50 ms', row.p99! <= 50));
+  const saturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, reader(bench, running));
+  rows.push(loadRow('GET /generations/{id} (running) at saturation', `${inFlight} in flight`, saturated));
+  inputs.release();
+  await upscales.drain();
+}
+
+function peakRssRows({ service, upscales, rows }: Bench) {
+  for (const [what, peakMb] of service.peakRss()) {
+    const tasks = upscales.ids.length;
+    const row = {
+      name: `peak RSS of ${what}`,
+      offered: '',
+      requests: 0,
+      result: `${peakMb.toFixed(0)} MB after ${tasks} tasks`,
+    };
+    rows.push(withTarget(row, `≤ 400 MB after 2,000 tasks (issue 28: over 1 GB)`, peakMb <= 400 && tasks >= 2_000));
+  }
+}
+
 async function main() {
   const env = { ALLOW_PRIVATE_INPUT_URLS: 'true', X402_ENABLED: 'true' };
   const service = process.argv.includes('--cluster')
     ? await startClusterService('bench', env)
     : await startNpmStartService('bench', env);
-  const { api, config, dataDir, prisma, stops } = service;
   const rows: Row[] = [];
-  const progress = (line: string) => console.error(`[bench] ${line}`);
   try {
-    const inputs = await startInputs(stops);
-
-    const { headers, ids, create, drain } = await startUpscaleClient(service, inputs.url, 'bench');
-
+    const inputs = await startInputs(service.stops);
+    const upscales = await startUpscaleClient(service, inputs.url, 'bench');
+    const bench: Bench = { service, upscales, rows };
     // Warm-up, before the references too: the first requests pay for connections and the worker's workflow bundle
     // (made in a child process, whose CPU would otherwise weigh on the references).
-    for (let i = 0; i < 10; i++) await create(`warm-${i}`);
-    await drain();
-
-    progress('references: hello world, update-with-start echo');
-    const hello = await helloWorld(stops);
-    const helloRate = achievedRate(hello);
-    rows.push(loadRow('Express hello-world route, this process (reference)', `${inFlight} in flight`, hello));
-    const connection = await Connection.connect({ address: service.temporalAddress });
-    stops.push({ name: 'bench temporal connection', stop: () => connection.close() });
-    const client = new Client({ connection, namespace: config.temporal.namespace });
-    const echo = async (i: number) => {
-      const start = new WithStartWorkflowOperation<typeof echoWorkflow>('echoWorkflow', {
-        workflowId: `echo-${i}-${Date.now()}`,
-        taskQueue: config.temporal.taskQueue,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-      });
-      await client.workflow.executeUpdateWithStart(echoUpdate, { args: ['ping'], startWorkflowOperation: start });
-    };
-    await closedLoop(inFlight, { total: 50 }, echo); // warm-up
-    const echoes = await closedLoop(inFlight, { forSeconds: saturationSeconds }, echo);
-    const echoRate = achievedRate(echoes);
-    rows.push(loadRow('update-with-start echo, same server (reference)', `${inFlight} in flight`, echoes));
-
-    const saturation = async () => {
-      progress('admissions at saturation');
-      const saturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, async (i) => {
-        await create(`saturation-${i}`);
-      });
-      await drain();
-      const saturationRate = achievedRate(saturated);
-      rows.push(
-        withTarget(
-          loadRow(
-            'POST /generations (admission) at saturation',
-            `${inFlight} in flight`,
-            saturated,
-            `, ${ratio(saturationRate, echoRate)} echo`,
-          ),
-          '≥ 45/s and ≥ 0.5 × echo (issue 28: 21–26/s, 0.23–0.28 ×)',
-          saturationRate >= 45 && saturationRate >= 0.5 * echoRate,
-        ),
-      );
-    };
-    for (const rate of admissionRates) {
-      // Saturation before the rate past it: an overload leaves work behind in Temporal that would weigh on it.
-      if (rate === overloadRate) await saturation();
-      progress(`admissions at ${rate}/s`);
-      const cpuBefore = service.sampleCpu();
-      const [xidsBefore, firstTask] = [await writeTransactions(prisma), ids.length];
-      const admitted = await openLoop(rate, phaseSeconds, async (i) => {
-        await create(`in-${rate}-${i}`);
-      });
-      await drain();
-      const cpuAfter = service.sampleCpu();
-      const writes = Number((await writeTransactions(prisma)) - xidsBefore - 1n);
-      const row = loadRow('POST /generations (admission, 202)', rate, admitted);
-      rows.push(rate === 20 ? withTarget(row, 'p99 ≤ 50 ms (issue 28: 1,488)', row.p99! <= 50) : row);
-      if (rate === costRate) {
-        const perTask = (kind: string) => (cpuAfter[kind]! - cpuBefore[kind]!) / admitted.latencies.length;
-        const serving = Object.keys(cpuAfter).filter((kind) => !notServing.includes(kind));
-        const total = serving.reduce((ms, kind) => ms + perTask(kind), 0);
-        rows.push(
-          withTarget(
-            {
-              name: 'CPU per task (its admission and its run)',
-              offered: `${rate}/s`,
-              requests: admitted.latencies.length,
-              result:
-                `${total.toFixed(1)} ms: ` +
-                Object.keys(cpuAfter)
-                  .map((kind) => `${kind} ${perTask(kind).toFixed(1)}`)
-                  .join(', '),
-            },
-            `≤ 40 ms, ${notServing.join(' and ')} aside (issue 28: 80–100)`,
-            total <= 40,
-          ),
-        );
-        const history = await historyCost(client, ids.slice(firstTask));
-        const writesPerTask = writes / admitted.latencies.length;
-        rows.push(
-          withTarget(
-            {
-              name: 'Round trips per task (PostgreSQL write transactions; workflow history)',
-              offered: `${rate}/s`,
-              requests: admitted.latencies.length,
-              result:
-                `${writesPerTask.toFixed(1)} write transactions; ` +
-                `${history.events.toFixed(1)} history events, ${history.workflowTasks.toFixed(1)} workflow tasks ` +
-                `(${history.sampled} histories)`,
-            },
-            'fewer than issue 28 found: 9.6 transactions',
-            writesPerTask < 9.6,
-          ),
-        );
-      }
-    }
-
-    progress(`end to end at ${endToEndRate}/s`);
-    const postedAt = new Map<string, number>();
-    const endToEndIds: string[] = [];
-    const posted = await openLoop(endToEndRate, phaseSeconds, async (i) => {
-      const at = Date.now();
-      const id = await create(`e2e-${i}`);
-      postedAt.set(id, at);
-      endToEndIds.push(id);
-    });
-    const lastPost = Date.now();
-    const backlog = await prisma.task.count({
-      where: { id: { in: endToEndIds }, status: { in: ['queued', 'processing'] } },
-    });
-    const drainedMs = await drain();
-    const ended = await prisma.task.findMany({
-      where: { id: { in: endToEndIds } },
-      select: { id: true, completedAt: true },
-    });
-    const endToEnd = {
-      ...posted,
-      latencies: ended.map((task) => task.completedAt!.getTime() - postedAt.get(task.id)!),
-    };
-    const lastCompletion = Math.max(...ended.map((task) => task.completedAt!.getTime()));
-    const endToEndRow = loadRow(
-      'POST → completed (local/lanczos, 8×8 PNG, end to end)',
-      endToEndRate,
-      endToEnd,
-      `; ${backlog} open when posting stopped, last done ${Math.max(0, lastCompletion - lastPost)} ms after`,
-    );
-    rows.push(withTarget(endToEndRow, 'p50 ≤ 250 ms, no backlog', endToEndRow.p50! <= 250 && drainedMs < 2_000));
-
-    progress('reads of finished tasks');
-    const read = (taskIds: string[]) => async (i: number) => {
-      const response = await fetch(`${api}/generations/${taskIds[i % taskIds.length]}`, { headers });
-      if (response.status !== 200) throw new Error(`GET answered ${response.status}`);
-      await response.arrayBuffer();
-    };
-    const finishedAtRate = await openLoop(finishedReadRate, phaseSeconds / 2, read(endToEndIds));
-    const finishedRow = loadRow('GET /generations/{id} (finished)', finishedReadRate, finishedAtRate);
-    rows.push(withTarget(finishedRow, 'p99 ≤ 20 ms (issue 28: 6–11)', finishedRow.p99! <= 20));
-    const finishedSaturated = await closedLoop(inFlight, { forSeconds: saturationSeconds }, read(endToEndIds));
-    const finishedRate = achievedRate(finishedSaturated);
-    rows.push(
-      withTarget(
-        loadRow(
-          'GET /generations/{id} (finished) at saturation',
-          `${inFlight} in flight`,
-          finishedSaturated,
-          `, ${ratio(finishedRate, helloRate)} hello world`,
-        ),
-        '≥ 0.5 × hello world',
-        finishedRate >= 0.5 * helloRate,
-      ),
-    );
-
-    progress('reads of running tasks');
-    const running: string[] = [];
-    for (let i = 0; i < inFlight; i++) running.push(await create(`held-${i}`));
-    while ((await prisma.task.count({ where: { id: { in: running }, status: 'processing' } })) < running.length)
-      await sleep(100);
-    const runningAtRate = await openLoop(runningReadRate, phaseSeconds / 2, read(running));
-    const runningRow = loadRow('GET /generations/{id} (running)', runningReadRate, runningAtRate);
-    rows.push(withTarget(runningRow, 'p99 ≤ 50 ms', runningRow.p99! <= 50));
-    rows.push(
-      loadRow(
-        'GET /generations/{id} (running) at saturation',
-        `${inFlight} in flight`,
-        await closedLoop(inFlight, { forSeconds: saturationSeconds }, read(running)),
-      ),
-    );
-    inputs.release();
-    await drain();
-
+    for (let i = 0; i < 10; i++) await upscales.create(`warm-${i}`);
+    await upscales.drain();
+    const { client, helloRate, echoRate } = await references(bench);
+    await admissions(bench, client, echoRate);
+    const finished = await endToEnd(bench);
+    await finishedReads(bench, finished, helloRate);
+    await runningReads(bench, inputs);
     progress('deposits and x402');
-    rows.push(await depositRow(api, dataDir, config.chains.local.confirmations));
+    rows.push(await depositRow(service.api, service.dataDir, service.config.chains.local.confirmations));
     const paidUpscale = { type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url}/paid.png` };
-    rows.push(...(await x402Rows(api, dataDir, paidUpscale)));
-
-    for (const [what, peakMb] of service.peakRss())
-      rows.push(
-        withTarget(
-          {
-            name: `peak RSS of ${what}`,
-            offered: '',
-            requests: 0,
-            result: `${peakMb.toFixed(0)} MB after ${ids.length} tasks`,
-          },
-          `≤ 400 MB after 2,000 tasks (issue 28: over 1 GB)`,
-          peakMb <= 400 && ids.length >= 2_000,
-        ),
-      );
+    rows.push(...(await x402Rows(service.api, service.dataDir, paidUpscale)));
+    peakRssRows(bench);
   } finally {
     await service.stop();
   }

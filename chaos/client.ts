@@ -47,116 +47,129 @@ const requestTimeoutMs = 60_000;
 const pollTimeoutMs = 15_000;
 const pollIntervalMs = 1_000;
 
-export function startLoad(options: LoadOptions): Load {
-  const keys = Array.from({ length: options.count }, (_, index) => `${options.keyPrefix}-${index}`);
-  const admitted = new Map<string, string>();
-  const ended = new Map<string, string>();
-  const refused = new Map<string, string>();
-  const errors: ClientError[] = [];
-  const headers = {
-    'content-type': 'application/json',
-    authorization: `Bearer ${options.apiKey}`,
-  };
-  const fail = (what: string) => errors.push({ at: Date.now(), what });
-  let posting = true;
-  let lastEndAt = Date.now();
-  let attempts = 0;
-  let peakInFlight = 0;
-  const inFlight = () => admitted.size - ended.size;
+/** The client's running state: the report as it fills, and what the pollers need to know. */
+interface LoadState extends Omit<LoadReport, 'keys'> {
+  options: LoadOptions;
+  headers: Record<string, string>;
+  posting: boolean;
+  lastPostAt: number;
+  attempts: number;
+}
 
-  async function post(index: number): Promise<void> {
-    const key = keys[index]!;
-    const body = JSON.stringify(options.body(index));
-    const deadline = Date.now() + options.giveUpMs;
-    for (let retry = 0; ; retry++) {
-      const url = options.apiUrls[attempts++ % options.apiUrls.length]!;
-      try {
-        const response = await fetch(`${url}/generations`, {
-          method: 'POST',
-          headers: { ...headers, 'idempotency-key': key },
-          body,
-          signal: AbortSignal.timeout(requestTimeoutMs),
-        });
-        const answer = (await response.json().catch(() => ({}))) as { id?: string; error?: string };
-        if (response.status === 202 || response.status === 200) {
-          admitted.set(key, answer.id!);
-          peakInFlight = Math.max(peakInFlight, inFlight());
-          return;
-        }
-        fail(`POST ${response.status} ${answer.error ?? ''}`.trim());
-        if (!retriable(response.status)) {
-          refused.set(key, `${response.status} ${answer.error}`);
-          return;
-        }
-      } catch (error) {
-        fail(`POST ${(error as Error).cause ? ((error as Error).cause as Error).message : (error as Error).name}`);
-      }
-      if (Date.now() > deadline) {
-        refused.set(key, 'not admitted before the client gave up');
-        return;
-      }
-      await sleep(Math.min(250 * 2 ** retry, 2_000));
-    }
-  }
+const inFlightOf = (state: LoadState) => state.admitted.size - state.ended.size;
+const fail = (state: LoadState, what: string) => state.errors.push({ at: Date.now(), what });
+const reasonOf = (error: unknown) =>
+  (error as Error).cause ? ((error as Error).cause as Error).message : (error as Error).name;
 
-  async function poll(taskId: string, apiUrl: string): Promise<void> {
+/** Posts task `index` under its key, retrying on the next API until a 202, a refusal, or the give-up time. */
+async function post(state: LoadState, key: string, body: string): Promise<void> {
+  const deadline = Date.now() + state.options.giveUpMs;
+  for (let retry = 0; ; retry++) {
+    const url = state.options.apiUrls[state.attempts++ % state.options.apiUrls.length]!;
     try {
-      const response = await fetch(`${apiUrl}/generations/${taskId}`, {
-        headers,
-        signal: AbortSignal.timeout(pollTimeoutMs),
+      const response = await fetch(`${url}/generations`, {
+        method: 'POST',
+        headers: { ...state.headers, 'idempotency-key': key },
+        body,
+        signal: AbortSignal.timeout(requestTimeoutMs),
       });
-      if (response.status !== 200) {
-        fail(`GET ${response.status}`);
-        await response.arrayBuffer();
+      const answer = (await response.json().catch(() => ({}))) as { id?: string; error?: string };
+      if (response.status === 202 || response.status === 200) {
+        state.admitted.set(key, answer.id!);
+        state.peakInFlight = Math.max(state.peakInFlight, inFlightOf(state));
         return;
       }
-      const { status } = (await response.json()) as { status: string };
-      if (status === 'completed' || status === 'failed') {
-        ended.set(taskId, status);
-        lastEndAt = Date.now();
+      fail(state, `POST ${response.status} ${answer.error ?? ''}`.trim());
+      if (!retriable(response.status)) {
+        state.refused.set(key, `${response.status} ${answer.error}`);
+        return;
       }
     } catch (error) {
-      fail(`GET ${(error as Error).cause ? ((error as Error).cause as Error).message : (error as Error).name}`);
+      fail(state, `POST ${reasonOf(error)}`);
     }
-  }
-
-  async function pollUntilAllEnded(giveUpAt: () => number): Promise<void> {
-    for (let round = 0; ; round++) {
-      const pending = [...admitted.values()].filter((id) => !ended.has(id));
-      if (!posting && pending.length === 0) return;
-      if (Date.now() > giveUpAt()) return;
-      const started = Date.now();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: 16 }, async () => {
-          while (next < pending.length) {
-            const i = next++;
-            await poll(pending[i]!, options.apiUrls[(round + i) % options.apiUrls.length]!);
-          }
-        }),
-      );
-      await sleep(Math.max(0, pollIntervalMs - (Date.now() - started)));
+    if (Date.now() > deadline) {
+      state.refused.set(key, 'not admitted before the client gave up');
+      return;
     }
+    await sleep(Math.min(250 * 2 ** retry, 2_000));
   }
+}
 
-  let lastPostAt = Date.now();
+async function poll(state: LoadState, taskId: string, apiUrl: string): Promise<void> {
+  try {
+    const response = await fetch(`${apiUrl}/generations/${taskId}`, {
+      headers: state.headers,
+      signal: AbortSignal.timeout(pollTimeoutMs),
+    });
+    if (response.status !== 200) {
+      fail(state, `GET ${response.status}`);
+      await response.arrayBuffer();
+      return;
+    }
+    const { status } = (await response.json()) as { status: string };
+    if (status === 'completed' || status === 'failed') {
+      state.ended.set(taskId, status);
+      state.lastEndAt = Date.now();
+    }
+  } catch (error) {
+    fail(state, `GET ${reasonOf(error)}`);
+  }
+}
+
+/** Polls every admitted task until all have ended and posting is over, or the client gives up. */
+async function pollUntilAllEnded(state: LoadState): Promise<void> {
+  const giveUpAt = () => (state.posting ? Infinity : state.lastPostAt + state.options.giveUpMs);
+  const { apiUrls } = state.options;
+  for (let round = 0; ; round++) {
+    const pending = [...state.admitted.values()].filter((id) => !state.ended.has(id));
+    if (!state.posting && pending.length === 0) return;
+    if (Date.now() > giveUpAt()) return;
+    const started = Date.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < pending.length) {
+          const i = next++;
+          await poll(state, pending[i]!, apiUrls[(round + i) % apiUrls.length]!);
+        }
+      }),
+    );
+    await sleep(Math.max(0, pollIntervalMs - (Date.now() - started)));
+  }
+}
+
+export function startLoad(options: LoadOptions): Load {
+  const keys = Array.from({ length: options.count }, (_, index) => `${options.keyPrefix}-${index}`);
+  const state: LoadState = {
+    options,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiKey}` },
+    admitted: new Map(),
+    ended: new Map(),
+    refused: new Map(),
+    errors: [],
+    posting: true,
+    lastEndAt: Date.now(),
+    lastPostAt: Date.now(),
+    attempts: 0,
+    peakInFlight: 0,
+  };
   const posts = (async () => {
     let next = 0;
     await Promise.all(
       Array.from({ length: options.concurrency ?? 16 }, async () => {
-        while (next < keys.length) await post(next++);
+        while (next < keys.length) {
+          const index = next++;
+          await post(state, keys[index]!, JSON.stringify(options.body(index)));
+        }
       }),
     );
-    posting = false;
-    lastPostAt = Date.now();
+    state.posting = false;
+    state.lastPostAt = Date.now();
   })();
   const done = (async () => {
-    await Promise.all([posts, pollUntilAllEnded(() => (posting ? Infinity : lastPostAt + options.giveUpMs))]);
+    await Promise.all([posts, pollUntilAllEnded(state)]);
+    const { admitted, ended, refused, errors, lastEndAt, peakInFlight } = state;
     return { keys, admitted, ended, refused, errors, lastEndAt, peakInFlight };
   })();
-  return {
-    admittedCount: () => admitted.size,
-    inFlight,
-    done,
-  };
+  return { admittedCount: () => state.admitted.size, inFlight: () => inFlightOf(state), done };
 }
