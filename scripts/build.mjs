@@ -65,7 +65,7 @@ function copyAssets(outDir) {
     });
 }
 
-/** A heap cap set for the service (docs/operations.md, Memory) is not the build's: tsc needs more than such a cap. */
+/** A heap cap set for the service (docs/deploying.md, Memory) is not the build's: tsc needs more than such a cap. */
 export function buildEnvironment(env) {
   const nodeOptions = (env.NODE_OPTIONS ?? '').replace(/--max-old-space-size[= ]\S+/g, '').replace(/\s+/g, ' ');
   return { ...env, NODE_OPTIONS: nodeOptions.trim() };

@@ -7,10 +7,10 @@ import {
   createWebhookActivities,
 } from '../activities/index.ts';
 import { providerTaskQueue } from '../workflows/task-queues.ts';
-import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
-import { type Config, type ProvidersConfig, shutdownBudget } from './config/config.ts';
+import { type Config, shutdownBudget } from './config/config.ts';
 import type { PrismaClient } from './db/prisma.ts';
+import { providerList } from './providers/provider-list.ts';
 import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
@@ -47,14 +47,6 @@ function workflowBundle(interceptorModules: string[]): Promise<WorkflowBundleOpt
   return bundle;
 }
 
-/** How many calls to each provider one worker runs at once (its task queue's activity slots). */
-const concurrencyOf = (config: ProvidersConfig): Record<keyof typeof providers, number> => ({
-  local: config.local.concurrency,
-  fal: config.fal.concurrency,
-  replicate: config.replicate.concurrency,
-  openai: config.openai.concurrency,
-});
-
 /**
  * The workers of one process: the main task queue (workflows and database steps), one queue per provider, each
  * limited to its configured concurrency, and the webhooks queue. `workflows` is a bundle or the sources' path; with
@@ -83,7 +75,6 @@ export async function createWorkers(
     ...options.tracing?.workerOptions,
   };
   const providerActivities = createProviderActivities(deps);
-  const concurrency = concurrencyOf(options.config.providers);
   const created = await Promise.allSettled([
     // The provider activities stay on the main queue too, for tasks an earlier build scheduled there.
     Worker.create({
@@ -92,12 +83,12 @@ export async function createWorkers(
       ...options.workflows,
       activities: { ...createActivities(deps), ...providerActivities },
     }),
-    ...Object.keys(providers).map((provider) =>
+    ...providerList.map((provider) =>
       Worker.create({
         ...common,
-        taskQueue: providerTaskQueue(options.taskQueue, provider),
+        taskQueue: providerTaskQueue(options.taskQueue, provider.slug),
         activities: providerActivities,
-        maxConcurrentActivityTaskExecutions: concurrency[provider as keyof typeof providers],
+        maxConcurrentActivityTaskExecutions: provider.concurrency(options.config.providers),
       }),
     ),
     // Webhook deliveries (their workflows and activities) poll their own queue, sized apart from generations.
@@ -169,7 +160,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
           {
             taskQueue: deps.config.temporal.taskQueue,
             webhookTaskQueue: deps.config.temporal.webhookTaskQueue,
-            providerQueues: Object.keys(providers).length,
+            providerQueues: providerList.length,
           },
           'worker running',
         );

@@ -114,46 +114,53 @@ export const upstreamSchema = z
   })
   .strict();
 
-export const providers = {
-  fal: { name: 'fal', slug: 'fal' },
-  replicate: { name: 'Replicate', slug: 'replicate' },
-  openai: { name: 'OpenAI-compatible', slug: 'openai' },
-  local: { name: 'Local', slug: 'local' },
-} as const;
-export type ProviderSlug = keyof typeof providers;
-const providerSlug = z.enum(Object.keys(providers) as [ProviderSlug, ...ProviderSlug[]]);
-
 /**
  * Another place the same model runs (the same open weights on fal and on Replicate): tried in order when the model's
  * own provider fails for a reason that is not the caller's. Only where the call runs changes: not the id, not the price.
  */
-export const fallbackRouteSchema = z.object({ provider: providerSlug, upstream: upstreamSchema }).strict();
-export type FallbackRoute = z.infer<typeof fallbackRouteSchema>;
+const fallbackRouteSchemaFor = (provider: z.ZodType<string>) =>
+  z.object({ provider, upstream: upstreamSchema }).strict();
+export type FallbackRoute = z.infer<ReturnType<typeof fallbackRouteSchemaFor>>;
 
-export const catalogEntrySchema = z
-  .object({
-    slug: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,62}$/, 'expected lowercase letters, digits, dots and dashes'),
-    name: z.string().min(1),
-    provider: providerSlug,
-    type: z.enum(generationTypes),
-    description: z.string().min(20),
-    capabilities: capabilitiesSchema,
-    pricing: pricingRuleSchema,
-    surcharges: surchargesSchema.optional(),
-    inputs: modelInputsSchema.default({ required: [], single: [] }),
-    supports_x402: z.boolean(),
-    supports_webhook: z.boolean(),
-    /**
-     * Request fields whose media (audio or video) length sets the price: measured before admission, and the price
-     * follows the measured length, not the declared `duration`. Required by a per-minute-of-input price.
-     */
-    measured_inputs: z.array(z.enum(measurableInputs)).min(1).optional(),
-    timeout_seconds: z.int().min(10).max(7200),
-    upstream: upstreamSchema,
-    /** Alternative upstream routes, in the order they are tried after the model's own provider. */
-    fallbacks: z.array(fallbackRouteSchema).min(1).max(3).optional(),
-  })
-  .strict();
+/**
+ * The schema of an entry whose providers are `providerSlugs`: the slugs of the provider list
+ * (src/providers/provider-list.ts), which the catalog's loader passes, since the providers' adapters read this file.
+ */
+export const catalogEntrySchemaFor = (providerSlugs: readonly [string, ...string[]]) => {
+  const provider = z.enum(providerSlugs);
+  return z
+    .object({
+      slug: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,62}$/, 'expected lowercase letters, digits, dots and dashes'),
+      name: z.string().min(1),
+      provider,
+      type: z.enum(generationTypes),
+      description: z.string().min(20),
+      capabilities: capabilitiesSchema,
+      pricing: pricingRuleSchema,
+      surcharges: surchargesSchema.optional(),
+      inputs: modelInputsSchema.default({ required: [], single: [] }),
+      supports_x402: z.boolean(),
+      supports_webhook: z.boolean(),
+      /**
+       * Request fields whose media (audio or video) length sets the price: measured before admission, and the price
+       * follows the measured length, not the declared `duration`. Required by a per-minute-of-input price.
+       */
+      measured_inputs: z.array(z.enum(measurableInputs)).min(1).optional(),
+      timeout_seconds: z.int().min(10).max(7200),
+      upstream: upstreamSchema,
+      /** Alternative upstream routes, in the order they are tried after the model's own provider. */
+      fallbacks: z.array(fallbackRouteSchemaFor(provider)).min(1).max(3).optional(),
+    })
+    .strict();
+};
 
-export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
+export type CatalogEntry = z.infer<ReturnType<typeof catalogEntrySchemaFor>>;
+
+/** A catalog entry as loaded: the types that read a model need nothing of the loader. */
+export interface CatalogModel extends CatalogEntry {
+  /** `<provider>/<slug>`: the same model served by two providers has two ids. */
+  id: string;
+  band: { min: bigint; max: bigint };
+}
+
 export type PricingRule = z.infer<typeof pricingRuleSchema>;

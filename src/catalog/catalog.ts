@@ -1,14 +1,13 @@
 // Loads and checks the catalog once at start: a bad entry stops the start, naming the model and the field.
-import { type CatalogEntry, catalogEntrySchema, providers, type TranslatedField } from './catalog.schema.ts';
+import { providerNamed, providerSlugs } from '../providers/provider-list.ts';
+import { type CatalogEntry, catalogEntrySchemaFor, type CatalogModel, type TranslatedField } from './catalog.schema.ts';
 import { costBand } from './cost-band.ts';
-import { unsupportedRoute } from './route-support.ts';
 import { catalogEntries } from './models.catalog.ts';
 
-export interface CatalogModel extends CatalogEntry {
-  /** `<provider>/<slug>`: the same model served by two providers has two ids. */
-  id: string;
-  band: { min: bigint; max: bigint };
-}
+export type { CatalogModel } from './catalog.schema.ts';
+
+/** An entry names one of the providers this build runs. */
+const catalogEntrySchema = catalogEntrySchemaFor(providerSlugs);
 
 export interface Catalog {
   models: CatalogModel[];
@@ -54,7 +53,7 @@ function fallbackProblems(entry: CatalogEntry): string[] {
   const seen = new Set<string>([entry.provider]);
   return (entry.fallbacks ?? []).flatMap((route, index) => {
     const path = `fallbacks.${index}`;
-    const unsupported = unsupportedRoute(route.provider, entry.type);
+    const unsupported = providerNamed(route.provider)!.unsupportedRoute(entry.type);
     const problems = [
       ...(seen.has(route.provider) ? [`${path}.provider: ${route.provider} is already a route of this model`] : []),
       ...(unsupported ? [`${path}.provider: ${unsupported}`] : []),
@@ -141,7 +140,10 @@ export function modelOnRoute(model: CatalogModel, route: number): CatalogModel |
 }
 
 /** How the catalog shows a model's provider: its display name and slug. */
-export const providerListing = (model: CatalogEntry) => providers[model.provider];
+export const providerListing = (model: CatalogEntry) => {
+  const { name, slug } = providerNamed(model.provider)!;
+  return { name, slug };
+};
 
 /** Catalog order is the curated, stable order; filters only remove. */
 export function filterModels(catalog: Catalog, filters: { type?: string; provider?: string }): CatalogModel[] {

@@ -1,9 +1,14 @@
 // The model catalog: popular models at their providers' public list prices (late 2026), which operators edit to
 // their own margins. Validated by catalog.schema.ts at start. `upstream.model` is the provider's own reference.
 import type { z } from 'zod';
-import type { catalogEntrySchema } from './catalog.schema.ts';
+import type { ProviderSlug } from '../providers/provider-list.ts';
+import type { catalogEntrySchemaFor } from './catalog.schema.ts';
 
-type Entry = z.input<typeof catalogEntrySchema>;
+/** An entry as written here, its providers checked by the compiler as well as by the loader. */
+type Entry = z.input<ReturnType<typeof catalogEntrySchemaFor>> & {
+  provider: ProviderSlug;
+  fallbacks?: { provider: ProviderSlug }[];
+};
 
 const image = { input_modalities: ['text'], output_modalities: ['image'] };
 const imageEdit = { input_modalities: ['text', 'image'], output_modalities: ['image'] };

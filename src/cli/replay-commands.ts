@@ -1,7 +1,6 @@
 // genctl tasks replay: selects failed tasks and replays each as a new task, in a batch workflow on Temporal (it
 // outlives genctl: run the same command again to attach). A progress bar on a terminal, a summary at the end.
 import type { Client } from '@temporalio/client';
-import { providers } from '../catalog/catalog.schema.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
@@ -18,6 +17,7 @@ import {
   type ReplayBatchHandle,
   startReplayBatch,
 } from '../orchestration/generations/replay-batches.ts';
+import { providerNamed, providerSlugs } from '../providers/provider-list.ts';
 import type { ReplayBatchInput, ReplayProgress, ReplaySelection } from '../../workflows/replay-batch.types.ts';
 import { CommandError, type Output, table } from './commands.ts';
 
@@ -83,8 +83,8 @@ function wholeNumber(value: string | undefined, flag: string, fallback: number, 
 /** The selection with every bound absolute: `--until` defaults to now, so a batch never picks up its own replays. */
 export function replaySelectionOf(options: ReplayOptions, now = new Date()): ReplaySelection {
   if (options.status !== 'failed') throw new CommandError('--status failed is required: only failed tasks replay', 2);
-  if (options.provider && !Object.keys(providers).includes(options.provider))
-    throw new CommandError(`--provider must be one of ${Object.keys(providers).join(', ')}`, 2);
+  if (options.provider && !providerNamed(options.provider))
+    throw new CommandError(`--provider must be one of ${providerSlugs.join(', ')}`, 2);
   const limit = wholeNumber(options.limit, '--limit', defaultLimit, maxLimit);
   if (!Number.isInteger(limit)) throw new CommandError('--limit must be a whole number', 2);
   const selection: ReplaySelection = {

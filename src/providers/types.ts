@@ -1,6 +1,6 @@
 // The provider adapter interface: a runner answers in one call; upstream jobs are submitted, awaited and collected
 // by the workflow. ProviderRefusal is permanent (refund), ProviderRetryLater asks for a delay, anything else retries.
-import type { CatalogModel } from '../catalog/catalog.ts';
+import type { CatalogModel } from '../catalog/catalog.schema.ts';
 import type { Usage } from '../catalog/pricing.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import type { TaskProgress } from '../domain/values.ts';

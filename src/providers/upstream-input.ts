@@ -1,6 +1,5 @@
 // A request's fields under the names and values an upstream model expects (catalog `upstream`).
-import type { CatalogModel } from '../catalog/catalog.ts';
-import type { TranslatedField } from '../catalog/catalog.schema.ts';
+import type { CatalogModel, TranslatedField } from '../catalog/catalog.schema.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 
 const omitted = new Set(['type', 'model', 'webhook_url', 'messages', 'sound']);

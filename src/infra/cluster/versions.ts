@@ -13,5 +13,5 @@ export const temporalUiVersion = 'v2.54.1';
 /** SeaweedFS publishes tags that are not semver, so the module proxy serves it by pseudo-version. */
 export const seaweedfsVersion = 'v0.0.0-20261109003541-7506e5f91cd6';
 
-/** A history shard count is fixed for the life of a cluster's database: 4 suits one machine (see docs/operations.md). */
+/** A history shard count is fixed for the life of a cluster's database: 4 suits one machine (see docs/scaling.md, Cluster). */
 export const historyShards = 4;

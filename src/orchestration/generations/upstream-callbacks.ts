@@ -1,7 +1,6 @@
 // A finished-job callback from fal or Replicate. Trusted only once its signature checks out, and even then it only
 // wakes the task's workflow, which asks the upstream itself: the payload is never taken as the result.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ProviderSlug } from '../../catalog/catalog.schema.ts';
 import { InvalidSignatureError, NotFoundError } from '../../domain/errors.ts';
 import { taskIdPattern } from '../../domain/values.ts';
 import type { Logger } from '../../infra/logger.ts';
@@ -25,7 +24,7 @@ export function createUpstreamCallbackReceiver(deps: { providers: Providers; tem
   const seenCallbacks = createSeenMessages({ windowMs: 11 * 60_000, maxEntries: 50_000 });
 
   return async function receiveUpstreamCallback({ provider, taskId, headers, body }: UpstreamCallback): Promise<void> {
-    const jobs = deps.providers.jobsOf(provider as ProviderSlug);
+    const jobs = deps.providers.jobsOf(provider);
     if (!jobs || !taskIdPattern.test(taskId)) throw new NotFoundError(`No callback route for ${provider}/${taskId}.`);
     const jobId = await jobs.verifyCallback({ headers, body }).catch((error: unknown) => {
       // An unreadable body or unreachable keys: the callback is not trusted, and the upstream's polling remains.

@@ -1,7 +1,7 @@
 // One `openai` SDK client per configuration, shared by the chat, image, speech and transcription runners. Each
 // call is bounded by OPENAI_TIMEOUT_SECONDS (never past the model's own timeout); Temporal owns retries.
 import OpenAI from 'openai';
-import type { CatalogModel } from '../../catalog/catalog.ts';
+import type { CatalogModel } from '../../catalog/catalog.schema.ts';
 import type { ProvidersConfig } from '../../config/config.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import type { OutputLimits } from '../upstream-output.ts';
