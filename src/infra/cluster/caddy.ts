@@ -41,7 +41,8 @@ function reverseProxy(backends: Backend[]) {
   return {
     handler: 'reverse_proxy',
     upstreams: backends.map(({ port }) => ({ dial: `127.0.0.1:${port}` })),
-    // Event streams and MCP answers pass on as they are written.
+    // Event streams and MCP answers pass on as they are written (Caddy's own choice for answers without a length;
+    // said here for every answer). No response_buffers: a buffer would hold them.
     flush_interval: -1,
     // A body this size or smaller is kept, so a retry can send it again; a larger one is retried only if it never
     // reached a process (an upload, streamed through).
