@@ -1,6 +1,6 @@
 // The scale-out suites (test/cluster/): `npm run cluster` started once for all of them (test/cluster/global-setup.ts,
 // which first makes the cluster's builds: minutes the first time on a machine), and cluster.test.ts's own clusters.
-// The balancer's own tests (test/cluster/balancer/) run HAProxy alone: a project without that set-up, which vitest
+// The balancer's own tests (test/cluster/balancer/) run Caddy alone: a project without that set-up, which vitest
 // runs only for the projects whose files it runs.
 import { defineConfig } from 'vitest/config';
 

@@ -1,5 +1,5 @@
 // `npm run bench -- --cluster`: `npm run cluster`'s own startCluster in a scratch data directory on free ports, run
-// in this process as the embedded default is, requests going through HAProxy; its CPU is counted per process kind.
+// in this process as the embedded default is, requests going through Caddy; its CPU is counted per process kind.
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ const kinds: [string, RegExp][] = [
   ['Temporal server', /^temporal$/],
   ['PostgreSQL', /^postgres$/],
   ['SeaweedFS', /^objects$/],
-  ['HAProxy', /^haproxy$/],
+  ['Caddy', /^caddy$/],
 ];
 
 export async function startClusterService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
@@ -53,7 +53,7 @@ export async function startClusterService(name: string, env: Record<string, stri
     temporalAddress: cluster.temporalAddress,
     layout:
       `the cluster (${config.cluster.apiProcesses} api and ${config.cluster.workerProcesses} worker processes behind ` +
-      `HAProxy, Temporal server ${temporalServerVersion} on PostgreSQL with ${historyShards} history shards, SeaweedFS), client in this process`,
+      `Caddy, Temporal server ${temporalServerVersion} on PostgreSQL with ${historyShards} history shards, SeaweedFS), client in this process`,
     prisma,
     stops,
     stop,

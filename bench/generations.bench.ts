@@ -3,7 +3,7 @@
 // Latency targets are measured open loop at a fixed offered rate, saturation closed loop; two references are
 // measured the same way: an Express hello-world route in this process and the server's bare update-with-start.
 // Prints one table and exits. BENCH_PHASE_SECONDS (default 20) sets how long each open-loop phase offers load.
-// `--cluster`: the same table on `npm run cluster`'s layout (bench/cluster-service.ts), requests through HAProxy.
+// `--cluster`: the same table on `npm run cluster`'s layout (bench/cluster-service.ts), requests through Caddy.
 import { createServer } from 'node:http';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import express from 'express';

@@ -1,6 +1,6 @@
 // The cluster layout for the fault suite (`--cluster`): `npm run cluster`'s own startCluster, run in this process
 // in the scenario's scratch DATA_DIR on free ports, so a scenario can SIGKILL any of its parts and start it again on
-// the same data and ports (ClusterPart). Requests go through HAProxy, as callers' do.
+// the same data and ports (ClusterPart). Requests go through Caddy, as callers' do.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadClusterConfig, type StartedCluster, startCluster } from '../src/cluster-runtime.ts';

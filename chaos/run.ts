@@ -1,6 +1,6 @@
 // `npm run chaos [-- <scenario ids…>] [--tasks N] [--cluster]`: each fault of chaos/scenarios.ts against the real
 // embedded stack (a–f), one after the other, each in a scratch directory; then one table. Exits 1 when an invariant
-// broke. `--cluster` runs the cluster's scenarios instead (ca–cd: `npm run cluster`'s layout, HAProxy in front);
+// broke. `--cluster` runs the cluster's scenarios instead (ca–cd: `npm run cluster`'s layout, Caddy in front);
 // ids pick scenarios of either kind.
 import { type ScenarioResult, runScenario } from './run-scenario.ts';
 import { clusterScenarios, scenario, scenarios } from './scenarios.ts';
@@ -47,7 +47,7 @@ async function main() {
     }
   }
   console.log(
-    `\nGeneration gateway fault suite${onCluster ? ' on the cluster (2 api, 2 worker processes, HAProxy)' : ''}: ` +
+    `\nGeneration gateway fault suite${onCluster ? ' on the cluster (2 api, 2 worker processes, Caddy)' : ''}: ` +
       `${tasks} local/lanczos upscales per scenario, posted with Idempotency-Keys ` +
       `by a retrying client (${((Date.now() - began) / 60_000).toFixed(1)} min)\n`,
   );

@@ -68,7 +68,7 @@ const part = (stack: Stack, name: string) => stack.part!(name);
 export const clusterScenarios: Scenario[] = [
   {
     id: 'ca',
-    title: 'cluster: SIGKILL api-1 and worker-1 (HAProxy routes around, worker-2 takes the tasks)',
+    title: 'cluster: SIGKILL api-1 and worker-1 (Caddy routes around, worker-2 takes the tasks)',
     topology: cluster,
     fault: async (stack) => {
       await Promise.all([part(stack, 'api-1').kill(), part(stack, 'worker-1').kill()]);

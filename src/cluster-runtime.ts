@@ -1,5 +1,5 @@
 // The scale-out layout on one machine (`npm run cluster`), each part its own process: PostgreSQL, an S3-compatible
-// store, Temporal's own server on PostgreSQL and its Web UI, worker and api processes, HAProxy in front of the api.
+// store, Temporal's own server on PostgreSQL and its Web UI, worker and api processes, Caddy in front of the api.
 // With no chain configured, the local development chain too, for every process. Stops run in reverse order of start:
 // the balancer, the api, the workers, Temporal, the store, PostgreSQL, the chain.
 import { join, resolve } from 'node:path';
@@ -10,7 +10,7 @@ import { type ClusterPart, type Restartable, restartable, startAll } from './inf
 import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-tools.ts';
 import { freePorts } from './infra/free-ports.ts';
 import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './infra/cluster/gateway-processes.ts';
-import { findHaproxy, startHaproxy } from './infra/cluster/haproxy.ts';
+import { startCaddy } from './infra/cluster/caddy.ts';
 import { writeMetricsTargets } from './infra/cluster/metrics-targets.ts';
 import { clusterBanner } from './infra/cluster/cluster-banner.ts';
 import { clusterPublicPorts } from './infra/cluster/public-ports.ts';
@@ -73,7 +73,6 @@ export async function startCluster(
   const { cluster, server } = given;
   const publicPorts = clusterPublicPorts(given);
   await ensurePortsFree(publicPorts);
-  const haproxy = findHaproxy();
   await ensureClusterTools((line) => console.log(`[cluster] ${line}`));
   const taken = publicPorts.map(({ port }) => port);
   // Internal listeners: free now, and distinct from every port handed out before.
@@ -254,20 +253,20 @@ export async function startCluster(
   for (const piece of gateway.sort((a, b) => byName(a.current(), b.current())))
     parts.push({ ...piece.part, start: () => piece.part.start().then(() => supervise(piece.current().process)) });
 
-  const haproxyOptions = {
-    binary: haproxy,
+  const caddyOptions = {
+    binary: clusterBinaries.caddy,
     dataDir: clusterDir,
     logDir,
     host: server.host,
     port: server.port,
     backends: apis.map(({ name, port }) => ({ name, port: port! })),
   };
-  const haproxyPiece = await supervised('haproxy', async () => ({ process: await startHaproxy(haproxyOptions) }));
+  const caddyPiece = await supervised('caddy', async () => ({ process: await startCaddy(caddyOptions) }));
   stops.push({
-    name: 'haproxy',
-    stop: () => haproxyPiece.current().process.stop(shutdownBudget(server).requestsMs),
+    name: 'caddy',
+    stop: () => caddyPiece.current().process.stop(shutdownBudget(server).requestsMs),
   });
-  const balancer = haproxyPiece.current().process;
+  const balancer = caddyPiece.current().process;
 
   // Last, so it is removed first: while it exists, what it names is up.
   await writeRuntimeFile(dataDir, {

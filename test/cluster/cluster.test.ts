@@ -1,5 +1,5 @@
 // `npm run cluster` as an operator runs it, in a scratch DATA_DIR on free ports: every part a process of its own,
-// a task admitted through HAProxy runs on a worker process and its output lands in the store; an api and a worker
+// a task admitted through Caddy runs on a worker process and its output lands in the store; an api and a worker
 // process killed under load lose nothing and charge nothing twice; SIGTERM stops everything; a second start builds
 // nothing and finds the data of the first; Ctrl-C to the process group with tasks running stops everything, and the
 // next start ends those tasks.
@@ -171,7 +171,7 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
       code: '28P01',
     });
 
-    // Under load, one api and one worker process die: HAProxy routes around the api, Temporal hands the worker's
+    // Under load, one api and one worker process die: Caddy routes around the api, Temporal hands the worker's
     // tasks to the other. Nothing is lost, nothing charged twice, every task's webhook logged delivered once.
     const prisma = createPrisma((await readRuntimeFile(dataDir))!.databaseUrl!);
     const hooks = await startReceiver();

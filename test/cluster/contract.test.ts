@@ -1,4 +1,4 @@
-// The OpenAPI contract on the cluster: Schemathesis fuzzes every operation through HAProxy, each request landing on
+// The OpenAPI contract on the cluster: Schemathesis fuzzes every operation through Caddy, each request landing on
 // either api process, with the store, Temporal and PostgreSQL of the scale-out layout behind them. No answer may be a
 // 5xx, and every answer must be one the document declares, in the shape it declares (as on the embedded default:
 // test/api/openapi-fuzz.test.ts), here with x402 on, as the cluster runs it with its local chain.

@@ -1,4 +1,4 @@
-// What scale-out changes, on the cluster (HAProxy, two api and two worker processes, Temporal's server on PostgreSQL,
+// What scale-out changes, on the cluster (Caddy, two api and two worker processes, Temporal's server on PostgreSQL,
 // SeaweedFS): admissions land on both api processes and run on both workers; an Idempotency-Key holds across api
 // processes; a cancel from one api process reaches a task running on any worker; an upload taken by one process is an
 // input to another; a task's events reach a stream on any api process. Money holds throughout.

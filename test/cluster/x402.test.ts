@@ -1,5 +1,5 @@
 // x402 on the cluster, with the clients' own code only: @x402/fetch 2.x and x402-fetch 1.x each pay for a task
-// through HAProxy on the cluster's local chain. The api process that verified the payment and the worker that
+// through Caddy on the cluster's local chain. The api process that verified the payment and the worker that
 // settles it on delivery are different processes; each payer is charged the task's cost once, on chain and in the
 // gateway's books.
 import { x402Client } from '@x402/core/client';

@@ -32,7 +32,7 @@ export async function writeEventStream(
     ...headers,
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
-    // nginx buffers responses unless told not to; HAProxy and others pass chunks on.
+    // nginx buffers responses unless told not to; Caddy (the cluster's, flush_interval -1) and others pass chunks on.
     'X-Accel-Buffering': 'no',
   });
   // HEAD asks for the headers alone: a stream that never ends would hold it open.

@@ -13,7 +13,7 @@ import type { RawRequest } from '../endpoint.ts';
 
 /**
  * How long a tool may hold its answer for a task to end (progress is reported meanwhile): well below the idle and
- * request timeouts of load balancers (the cluster's HAProxy: 10 minutes); the transport's keep-alive fills the silence.
+ * request timeouts of load balancers (the cluster's Caddy: 10 minutes); the transport's keep-alive fills the silence.
  */
 export const maxWaitSeconds = 300;
 

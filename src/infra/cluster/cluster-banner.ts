@@ -33,7 +33,7 @@ export function clusterBanner(pieces: ClusterPieces): string[] {
   const { config, publicUrl, clusterDir, apis, workers, ui, temporal, postgres, store } = pieces;
   const { taskQueue, webhookTaskQueue, namespace } = config.temporal;
   return [
-    `API           ${publicUrl}/api/v1   (HAProxy ${pid(pieces.balancer)}, balancing ${apis.length} api processes)`,
+    `API           ${publicUrl}/api/v1   (Caddy ${pid(pieces.balancer)}, balancing ${apis.length} api processes)`,
     `Docs          ${publicUrl}/docs`,
     `Health        ${publicUrl}/healthz`,
     ...apis.map(

@@ -2,7 +2,7 @@
 // ports: what the fault suite (chaos/ with --cluster) does to it, and what an operator's supervisor would.
 
 export interface ClusterPart {
-  /** `postgres`, `objects`, `temporal`, `temporal-ui`, `worker-<n>`, `api-<n>`, `haproxy`. */
+  /** `postgres`, `objects`, `temporal`, `temporal-ui`, `worker-<n>`, `api-<n>`, `caddy`. */
   name: string;
   /** The process (group leader) running now. */
   pid(): number;

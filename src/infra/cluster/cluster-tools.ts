@@ -1,8 +1,8 @@
 // The programs `npm run cluster` runs that no registry ships as binaries: Temporal's own server, its SQL schema tool
-// and Web UI, and SeaweedFS, each built from the Go module proxy into .tools/ (see versions.ts).
+// and Web UI, SeaweedFS and Caddy (the load balancer), each built from the Go module proxy into .tools/ (see versions.ts).
 import { join } from 'node:path';
 import { binPath, ensureGoBuild, type GoBuild } from './go-build.ts';
-import { goToolchain, seaweedfsVersion, temporalServerVersion, temporalUiVersion } from './versions.ts';
+import { caddyVersion, goToolchain, seaweedfsVersion, temporalServerVersion, temporalUiVersion } from './versions.ts';
 import { projectRoot } from '../project-root.ts';
 
 const tools = join(projectRoot, '.tools');
@@ -37,7 +37,16 @@ export const seaweedfsBuild: GoBuild = {
   asMainModule: true,
 };
 
-export const clusterBuilds = [temporalServerBuild, temporalUiBuild, seaweedfsBuild];
+export const caddyBuild: GoBuild = {
+  what: 'Caddy (the load balancer)',
+  dir: join(tools, 'caddy'),
+  module: 'github.com/caddyserver/caddy/v2',
+  version: caddyVersion,
+  toolchain: goToolchain,
+  binaries: { 'cmd/caddy': 'caddy' },
+};
+
+export const clusterBuilds = [temporalServerBuild, temporalUiBuild, seaweedfsBuild, caddyBuild];
 
 export const clusterBinaries = {
   temporalServer: binPath(temporalServerBuild, 'temporal-server'),
@@ -45,6 +54,7 @@ export const clusterBinaries = {
   temporalSchemaDir: join(temporalServerBuild.dir, 'schema', 'postgresql', 'v12'),
   temporalUiServer: binPath(temporalUiBuild, 'temporal-ui-server'),
   weed: binPath(seaweedfsBuild, 'weed'),
+  caddy: binPath(caddyBuild, 'caddy'),
 };
 
 /** Builds what is missing, one at a time (each is a heavy compile); returns seconds per build. */

@@ -13,5 +13,8 @@ export const temporalUiVersion = 'v2.54.1';
 /** SeaweedFS publishes tags that are not semver, so the module proxy serves it by pseudo-version. */
 export const seaweedfsVersion = 'v0.0.0-20261109003541-7506e5f91cd6';
 
+/** Caddy, the load balancer in front of the api processes (`github.com/caddyserver/caddy/v2`). */
+export const caddyVersion = 'v2.11.9';
+
 /** A history shard count is fixed for the life of a cluster's database: 4 suits one machine (see docs/scaling.md, Cluster). */
 export const historyShards = 4;
