@@ -36,7 +36,7 @@ import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
 import { createLongLivedSlots } from './api/long-lived.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
-import { configuredFacilitator } from './payments/x402/facilitator.ts';
+import { configuredFacilitator } from './payments/methods/x402/facilitator.ts';
 import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';

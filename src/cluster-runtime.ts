@@ -28,7 +28,7 @@ import { startTemporalUi } from './infra/cluster/temporal-ui.ts';
 import type { Logger } from './infra/logger.ts';
 import { ensurePortsFree } from './infra/ports.ts';
 import { checkSearchAttributes } from './orchestration/temporal/search-attributes.ts';
-import { x402BannerLines } from './payments/x402/banner.ts';
+import { x402BannerLines } from './payments/methods/x402/banner.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import type { Stop } from './infra/stops.ts';
 import { searchAttributeKeys } from '../workflows/search-attributes.ts';

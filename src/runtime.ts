@@ -23,7 +23,7 @@ import { temporalCliPath } from './infra/tools.ts';
 import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
 import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
-import { x402BannerLines } from './payments/x402/banner.ts';
+import { x402BannerLines } from './payments/methods/x402/banner.ts';
 import { configuredStorage, describedStorage } from './storage/configured-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './orchestration/deposits/scan-schedules.ts';

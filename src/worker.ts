@@ -15,7 +15,7 @@ import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
 import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
-import { configuredFacilitator } from './payments/x402/facilitator.ts';
+import { configuredFacilitator } from './payments/methods/x402/facilitator.ts';
 
 export interface WorkerDeps {
   config: Config;

@@ -15,7 +15,7 @@ import type { TaskEventFeed } from '../generations/events/event-feed.ts';
 import { writeEventStream } from './events/sse.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
-import type { PaymentFacilitator } from '../payments/x402/facilitator.ts';
+import type { PaymentFacilitator } from '../payments/methods/x402/facilitator.ts';
 import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
 import { enforceRateLimit, keylessCaller } from './rate-limit.ts';
 import type { LongLivedSlots } from './long-lived.ts';

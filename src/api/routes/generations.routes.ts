@@ -5,7 +5,7 @@ import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
 import { readGeneration } from '../../orchestration/generations/read.ts';
 import type { TaskView } from '../../generations/task-view.ts';
-import { paymentResponseHeaders } from '../../payments/x402/requirements.ts';
+import { paymentResponseHeaders } from '../../payments/methods/x402/requirements.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { holdLongLived } from '../long-lived.ts';
