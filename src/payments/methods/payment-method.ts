@@ -1,5 +1,6 @@
 // What every way to pay answers for admission (src/orchestration/generations/admit.ts), so the pipeline is one for
 // all of them: a method is registered in src/payments/methods/registered.ts, and its own folder holds all it knows.
+import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
@@ -42,4 +43,10 @@ export interface PayerAdmission {
 export interface PaymentMethod<P extends { kind: string }, D> {
   kind: P['kind'];
   admission(deps: D, payer: P): PayerAdmission;
+  /** Whether a task's workflow input was paid this way. */
+  paid(paidBy: PaidBy): boolean;
+  /** How the task's summary (the Temporal Web UI's list) says it was paid. */
+  describe(paidBy: PaidBy): string;
+  /** What the start-up banner says of this method (how to pay with it, or why it is off). */
+  bannerLines?(config: Config): string[];
 }

@@ -1,7 +1,9 @@
 // The ways to pay this server takes, in one list (as x402's packages register their schemes): a new method is a
 // folder beside balance/ and x402/, and a line here. Admission finds a payer's method by the payer's `kind`.
+import type { Config } from '../../config/config.ts';
 import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
-import type { PayerAdmission, PaymentMethod } from './payment-method.ts';
+import type { PaidBy, PayerAdmission, PaymentMethod } from './payment-method.ts';
+import { configuredFacilitator } from './x402/facilitator.ts';
 import { type X402MethodDeps, type X402Payer, x402Method } from './x402/x402-method.ts';
 
 export type { BalancePayer } from './balance/balance-method.ts';
@@ -15,9 +17,35 @@ export type PaymentMethodDeps = X402MethodDeps;
 
 const registered = [balanceMethod, x402Method] as const;
 
+/**
+ * The services the methods share across requests, made once per process (the api's context, the worker's activities):
+ * the facilitator's nonce manager must see every settlement it sends.
+ */
+export const paymentServices = (config: Pick<Config, 'x402' | 'chains'>) => ({
+  facilitator: configuredFacilitator(config),
+});
+
+export type PaymentServices = ReturnType<typeof paymentServices>;
+
 /** The payer's request as its method admits it. */
 export function admissionOf(deps: PaymentMethodDeps, payer: Payer): PayerAdmission {
   const method = registered.find((candidate) => candidate.kind === payer.kind);
   if (!method) throw new Error(`no payment method takes a payer of kind ${payer.kind}`);
   return (method as PaymentMethod<Payer, PaymentMethodDeps>).admission(deps, payer);
 }
+
+const methodThatPaid = (paidBy: PaidBy) => {
+  const method = registered.find((candidate) => candidate.paid(paidBy));
+  if (!method) throw new Error('no payment method paid this task');
+  return method as PaymentMethod<Payer, PaymentMethodDeps>;
+};
+
+/** The method a task's workflow input was paid with, by its `kind` (the task's search attribute). */
+export const paymentKindOf = (paidBy: PaidBy): Payer['kind'] => methodThatPaid(paidBy).kind;
+
+/** How the task's summary says it was paid. */
+export const paymentDescription = (paidBy: PaidBy): string => methodThatPaid(paidBy).describe(paidBy);
+
+/** What the start-up banner says of the ways to pay. */
+export const paymentBannerLines = (config: Config): string[] =>
+  registered.flatMap((method) => method.bannerLines?.(config) ?? []);

@@ -34,4 +34,6 @@ export const balanceMethod: PaymentMethod<BalancePayer, unknown> = {
         new ServiceUnavailableError('The generation could not be admitted; nothing was charged. Retry the request.'),
     };
   },
+  paid: (paidBy) => paidBy.payment === undefined,
+  describe: () => 'from the balance',
 };

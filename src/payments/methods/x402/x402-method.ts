@@ -13,6 +13,7 @@ import {
   verifyAtOfferedAmount,
   type X402Deps,
 } from './admission.ts';
+import { x402BannerLines } from './banner.ts';
 
 /** No account: the x402 payment in the request's headers pays for `resourceUrl`, and names a retry itself. */
 export interface X402Payer {
@@ -65,4 +66,7 @@ export const x402Method: PaymentMethod<X402Payer, X402MethodDeps> = {
       unavailableError: () => new ServiceUnavailableError(unavailableMessage),
     };
   },
+  paid: (paidBy) => paidBy.payment !== undefined,
+  describe: (paidBy) => `paid with x402 by ${paidBy.payment?.payer}`,
+  bannerLines: x402BannerLines,
 };
