@@ -19,9 +19,9 @@ import {
 } from '../src/generations/tasks.ts';
 import {
   PaymentNotSettledError,
-  type SettlementDeps,
+  type PaymentSettlementDeps,
   settleTaskPayment,
-} from '../src/payments/methods/x402/settlement.ts';
+} from '../src/payments/methods/registered.ts';
 import { notifyWebhookEvent } from '../src/orchestration/webhooks/deliveries.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { AdmitInput, TaskAdmission } from '../workflows/generation/generation.types.ts';
@@ -34,7 +34,7 @@ const heartbeatEveryMs = 3_000;
 /** The workflow run an activity works for: admission attempts and the give-up are fenced by it. */
 const runIdOf = () => Context.current().info.workflowExecution?.runId;
 
-export interface GenerationActivityDeps extends SettlementDeps {
+export interface GenerationActivityDeps extends PaymentSettlementDeps {
   catalog: Catalog;
   config: Pick<Config, 'chains' | 'outputs' | 'temporal'>;
   storage: Pick<Storage, 'removeFolders'>;

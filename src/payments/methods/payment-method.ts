@@ -39,8 +39,11 @@ export interface PayerAdmission {
   unavailableError(): Error;
 }
 
-/** A way to pay: recognised by its payer's `kind`, and how it admits that payer's request. */
-export interface PaymentMethod<P extends { kind: string }, D> {
+/**
+ * A way to pay: recognised by its payer's `kind`, and how it admits that payer's request. `D`: what admitting needs;
+ * `S`: what settling needs (the services registered.ts makes, on the worker).
+ */
+export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   kind: P['kind'];
   admission(deps: D, payer: P): PayerAdmission;
   /** Whether a task's workflow input was paid this way. */
@@ -49,4 +52,9 @@ export interface PaymentMethod<P extends { kind: string }, D> {
   describe(paidBy: PaidBy): string;
   /** What the start-up banner says of this method (how to pay with it, or why it is off). */
   bannerLines?(config: Config): string[];
+  /**
+   * Worker side, once the task delivered: moves a payment authorized at admission, for what the task used. Methods
+   * whose money moved at admission (a balance's reservation, charged by settleTask) have none.
+   */
+  settle?(deps: S, task: { taskId: string; usedMicros: bigint }): Promise<unknown>;
 }

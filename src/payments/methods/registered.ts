@@ -4,16 +4,22 @@ import type { Config } from '../../config/config.ts';
 import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
 import type { PaidBy, PayerAdmission, PaymentMethod } from './payment-method.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
+import type { SettlementDeps } from './x402/settlement.ts';
 import { type X402MethodDeps, type X402Payer, x402Method } from './x402/x402-method.ts';
 
 export type { BalancePayer } from './balance/balance-method.ts';
 export type { X402Payer } from './x402/x402-method.ts';
+/** A payment that will never move: the task fails instead of retrying its settlement. */
+export { PaymentNotSettledError } from './x402/settlement.ts';
 
 /** Whoever pays for a request, as its method recognises it. */
 export type Payer = BalancePayer | X402Payer;
 
 /** What the registered methods need to admit a payer (each takes the part it uses). */
 export type PaymentMethodDeps = X402MethodDeps;
+
+/** What the registered methods need to settle a payment on the worker. */
+export type PaymentSettlementDeps = SettlementDeps;
 
 const registered = [balanceMethod, x402Method] as const;
 
@@ -49,3 +55,10 @@ export const paymentDescription = (paidBy: PaidBy): string => methodThatPaid(pai
 /** What the start-up banner says of the ways to pay. */
 export const paymentBannerLines = (config: Config): string[] =>
   registered.flatMap((method) => method.bannerLines?.(config) ?? []);
+
+/**
+ * Settles the payment a task was admitted with, once it delivered. The workflow asks only for a task whose input
+ * carries a payment, and x402 is the one method that authorizes at admission and moves the money after.
+ */
+export const settleTaskPayment = (deps: PaymentSettlementDeps, task: { taskId: string; usedMicros: bigint }) =>
+  x402Method.settle(deps, task);

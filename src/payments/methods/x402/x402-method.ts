@@ -14,6 +14,7 @@ import {
   type X402Deps,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
+import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
 
 /** No account: the x402 payment in the request's headers pays for `resourceUrl`, and names a retry itself. */
 export interface X402Payer {
@@ -36,7 +37,7 @@ function verifierOf(deps: X402MethodDeps): X402Deps {
 const unavailableMessage =
   'The generation could not be admitted; nothing was charged. Retry with the same payment: it names the same task.';
 
-export const x402Method: PaymentMethod<X402Payer, X402MethodDeps> = {
+export const x402Method = {
   kind: 'x402',
   admission: (deps, payer) => {
     const config: Pick<Config, 'x402' | 'chains'> = deps.config;
@@ -69,4 +70,5 @@ export const x402Method: PaymentMethod<X402Payer, X402MethodDeps> = {
   paid: (paidBy) => paidBy.payment !== undefined,
   describe: (paidBy) => `paid with x402 by ${paidBy.payment?.payer}`,
   bannerLines: x402BannerLines,
-};
+  settle: settleTaskPayment,
+} satisfies PaymentMethod<X402Payer, X402MethodDeps, SettlementDeps>;
