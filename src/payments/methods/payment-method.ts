@@ -4,7 +4,7 @@ import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
-import type { taskView } from '../../generations/task-view.ts';
+import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
 import type { GenerationInput } from '../../../workflows/generation/generation.types.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
@@ -50,6 +50,8 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */
   describe(paidBy: PaidBy): string;
+  /** The headers a task's answer carries for its payment once settled (a receipt the payer's client reads). */
+  receiptHeaders?(payment: TaskPaymentView): Record<string, string> | undefined;
   /** What the start-up banner says of this method (how to pay with it, or why it is off). */
   bannerLines?(config: Config): string[];
   /**

@@ -2,6 +2,7 @@
 // folder beside balance/ and x402/, and a line here. Admission finds a payer's method by the payer's `kind`.
 import type { Config } from '../../config/config.ts';
 import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
+import type { TaskPaymentView } from '../../generations/task-view.ts';
 import type { PaidBy, PayerAdmission, PaymentMethod } from './payment-method.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
 import type { SettlementDeps } from './x402/settlement.ts';
@@ -62,3 +63,10 @@ export const paymentBannerLines = (config: Config): string[] =>
  */
 export const settleTaskPayment = (deps: PaymentSettlementDeps, task: { taskId: string; usedMicros: bigint }) =>
   x402Method.settle(deps, task);
+
+/** The receipt headers of a task's payment, where its method answers with one (x402 once settled). */
+export const paymentReceiptHeaders = (payment: TaskPaymentView): Record<string, string> | undefined =>
+  registered.reduce<Record<string, string> | undefined>(
+    (found, method) => found ?? method.receiptHeaders?.(payment),
+    undefined,
+  );

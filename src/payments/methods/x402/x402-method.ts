@@ -14,6 +14,7 @@ import {
   type X402Deps,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
+import { paymentResponseHeaders } from './requirements.ts';
 import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
 
 /** No account: the x402 payment in the request's headers pays for `resourceUrl`, and names a retry itself. */
@@ -71,4 +72,8 @@ export const x402Method = {
   describe: (paidBy) => `paid with x402 by ${paidBy.payment?.payer}`,
   bannerLines: x402BannerLines,
   settle: settleTaskPayment,
+  receiptHeaders: ({ method, status, network, payer, transaction }) =>
+    method === 'x402' && status === 'settled' && transaction
+      ? paymentResponseHeaders({ network, payer, transaction })
+      : undefined,
 } satisfies PaymentMethod<X402Payer, X402MethodDeps, SettlementDeps>;
