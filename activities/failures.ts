@@ -2,7 +2,7 @@
 // non-retryable: retried, it would only loop. Outages (connection lost, pool exhausted, deadlock) stay retryable.
 import { ApplicationFailure } from '@temporalio/activity';
 import { Prisma } from '../src/generated/prisma/client.ts';
-import { LedgerError } from '../src/payments/ledger.ts';
+import { LedgerError } from '../src/ledger/ledger.ts';
 
 // SQLSTATE classes: 22 data exception (NUL, bad encoding, out of range), 23 integrity constraint, 42 syntax/access.
 const deterministicSqlClasses = new Set(['22', '23', '42']);

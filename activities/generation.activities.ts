@@ -5,7 +5,7 @@ import type { Catalog } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config/config.ts';
 import { taskView, type TaskView } from '../src/generations/task-view.ts';
 import { AdmissionAbandonedError } from '../src/generations/admission-fence.ts';
-import { InsufficientFundsError, LedgerError } from '../src/payments/ledger.ts';
+import { InsufficientFundsError, LedgerError } from '../src/ledger/ledger.ts';
 import { admitPaidTask, PayerBusyError } from '../src/generations/paid-tasks.ts';
 import {
   admitTask,
@@ -17,7 +17,11 @@ import {
   type TaskRow,
   usedCost,
 } from '../src/generations/tasks.ts';
-import { PaymentNotSettledError, type SettlementDeps, settleTaskPayment } from '../src/payments/x402/settlement.ts';
+import {
+  PaymentNotSettledError,
+  type PaymentSettlementDeps,
+  settleTaskPayment,
+} from '../src/payments/methods/registered.ts';
 import { notifyWebhookEvent } from '../src/orchestration/webhooks/deliveries.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { AdmitInput, TaskAdmission } from '../workflows/generation/generation.types.ts';
@@ -30,7 +34,7 @@ const heartbeatEveryMs = 3_000;
 /** The workflow run an activity works for: admission attempts and the give-up are fenced by it. */
 const runIdOf = () => Context.current().info.workflowExecution?.runId;
 
-export interface GenerationActivityDeps extends SettlementDeps {
+export interface GenerationActivityDeps extends PaymentSettlementDeps {
   catalog: Catalog;
   config: Pick<Config, 'chains' | 'outputs' | 'temporal'>;
   storage: Pick<Storage, 'removeFolders'>;

@@ -1,7 +1,7 @@
 // The benchmark's caller: a funded developer account that posts local/lanczos upscales of the bench inputs and can
 // wait until every task it posted has ended.
 import { createDeveloper } from '../src/accounts/accounts.ts';
-import { credit } from '../src/payments/ledger.ts';
+import { credit } from '../src/ledger/ledger.ts';
 import type { BenchService } from './embedded-service.ts';
 import { sleep } from './load.ts';
 

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { createDeveloper } from '../src/accounts/accounts.ts';
-import { credit } from '../src/payments/ledger.ts';
+import { credit } from '../src/ledger/ledger.ts';
 import { startLoad } from './client.ts';
 import { checkInvariants, type Figures, webhooksOutstanding } from './invariants.ts';
 import { sleep } from './processes.ts';

@@ -36,7 +36,7 @@ import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
 import { createLongLivedSlots } from './api/long-lived.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
-import { configuredFacilitator } from './payments/x402/facilitator.ts';
+import { paymentServices } from './payments/methods/registered.ts';
 import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
@@ -91,7 +91,7 @@ function apiContext(deps: AppDeps): ApiContext {
     catalog: deps.catalog,
     temporal: deps.temporal,
     authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000),
-    facilitator: configuredFacilitator(deps.config),
+    ...paymentServices(deps.config),
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
     endedTasks: createEndedTasks(),

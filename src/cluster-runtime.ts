@@ -28,7 +28,7 @@ import { startTemporalUi } from './infra/cluster/temporal-ui.ts';
 import type { Logger } from './infra/logger.ts';
 import { ensurePortsFree } from './infra/ports.ts';
 import { checkSearchAttributes } from './orchestration/temporal/search-attributes.ts';
-import { x402BannerLines } from './payments/x402/banner.ts';
+import { paymentBannerLines } from './payments/methods/registered.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import type { Stop } from './infra/stops.ts';
 import { searchAttributeKeys } from '../workflows/search-attributes.ts';
@@ -299,7 +299,7 @@ export async function startCluster(
     postgres: { ...postgres, pid: database.pid },
     store: { ...store, bucket },
     chain: chain.banner,
-    x402: x402BannerLines(config),
+    x402: paymentBannerLines(config),
   });
   return { banner, parts, apiUrl: `${publicUrl}/api/v1`, databaseUrl: database.url, temporalAddress: temporal.address };
 }

@@ -23,7 +23,7 @@ import { temporalCliPath } from './infra/tools.ts';
 import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
 import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
-import { x402BannerLines } from './payments/x402/banner.ts';
+import { paymentBannerLines } from './payments/methods/registered.ts';
 import { configuredStorage, describedStorage } from './storage/configured-storage.ts';
 import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
 import { ensureDepositScanSchedules } from './orchestration/deposits/scan-schedules.ts';
@@ -112,7 +112,7 @@ export async function startRuntime(
   await checkSearchAttributes(temporalAddress, config.temporal.namespace, logger);
 
   banner.push(...chain.banner);
-  if (config.server.role !== 'worker') banner.push(...x402BannerLines(config));
+  if (config.server.role !== 'worker') banner.push(...paymentBannerLines(config));
   const storage = configuredStorage(config.storage, dataDir, publicBaseUrl(config.server));
   banner.push(`Storage       ${describedStorage(config.storage, dataDir)}`);
   installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));

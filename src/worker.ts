@@ -15,7 +15,7 @@ import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
 import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
-import { configuredFacilitator } from './payments/x402/facilitator.ts';
+import { paymentServices } from './payments/methods/registered.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -131,8 +131,8 @@ export async function runWorkers(workers: Worker[], stop: Promise<unknown>): Pro
 /** Starts the worker and keeps it running: a worker that fails (e.g. Temporal went away) is rebuilt. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
-  // One facilitator for the life of the process: its nonce manager must see every settlement it sends.
-  const facilitator = configuredFacilitator(deps.config);
+  // Made once for the life of the process: a facilitator's nonce manager must see every settlement it sends.
+  const payments = paymentServices(deps.config);
   let stopping = false;
   let requestStop!: () => void;
   // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
@@ -153,7 +153,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
             workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
             tracing: deps.tracing,
           },
-          { ...deps, facilitator },
+          { ...deps, ...payments },
         );
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
         log.info(

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { AccountKind, Tier } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
 import { newId, newWebhookSecret } from '../domain/ids.ts';
-import { ledgerTotals } from '../payments/ledger.ts';
+import { ledgerTotals } from '../ledger/ledger.ts';
 
 export class AccountNotFoundError extends Error {
   override name = 'AccountNotFoundError';

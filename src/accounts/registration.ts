@@ -8,7 +8,7 @@ import { issueApiKey, type IssuedKey } from './api-keys.ts';
 import { deriveDepositAddress } from '../payments/deposits/addresses.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId, newWebhookSecret } from '../domain/ids.ts';
-import { credit } from '../payments/ledger.ts';
+import { credit } from '../ledger/ledger.ts';
 
 export class RegistrationCappedError extends DomainError {
   override name = 'RegistrationCappedError';

@@ -15,7 +15,7 @@ import type { TaskEventFeed } from '../generations/events/event-feed.ts';
 import { writeEventStream } from './events/sse.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
-import type { PaymentFacilitator } from '../payments/x402/facilitator.ts';
+import type { PaymentServices } from '../payments/methods/registered.ts';
 import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
 import { enforceRateLimit, keylessCaller } from './rate-limit.ts';
 import type { LongLivedSlots } from './long-lived.ts';
@@ -29,8 +29,8 @@ export interface ApiContext {
   catalog: Catalog;
   temporal: TemporalDeps;
   authenticate: Authenticator;
-  /** Verifies and settles x402 payments; made on first use. */
-  facilitator: () => PaymentFacilitator;
+  /** Verifies and settles payments (the registered methods' services); made on first use. */
+  facilitator: PaymentServices['facilitator'];
   /** Counts calls with a key against their account's limits. */
   rateLimiter: RateLimiter;
   /** Where outputs and uploads are stored. */

@@ -6,7 +6,7 @@ import { formatUsd, parseUsd } from '../domain/money.ts';
 import { createDeveloper, getAccountSummary } from '../accounts/accounts.ts';
 import { issueApiKey, listApiKeys, revokeApiKey } from '../accounts/api-keys.ts';
 import { newId } from '../domain/ids.ts';
-import { credit } from '../payments/ledger.ts';
+import { credit } from '../ledger/ledger.ts';
 
 /** A refusal the operator can act on: printed as is, exit code 1 (2 for usage errors). */
 export class CommandError extends Error {

@@ -8,7 +8,7 @@ import type { GenerationRequest } from '../domain/generation-request.ts';
 import { hasEnded } from '../domain/values.ts';
 import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
 import { recordTaskEnded } from '../metrics/task-metrics.ts';
-import { charge, credit, InsufficientFundsError, release, reserve } from '../payments/ledger.ts';
+import { charge, credit, InsufficientFundsError, release, reserve } from '../ledger/ledger.ts';
 
 /** A task row with its x402 payment, when it was paid that way. */
 export type TaskRow = Task & { payment: X402Payment | null };

@@ -6,7 +6,7 @@ import { createDepositActivities } from '../../activities/deposit.activities.ts'
 import { loadConfig } from '../../src/config/config.ts';
 import { recordDeposit } from '../../src/payments/deposits/deposits.ts';
 import { getAccountSummary } from '../../src/accounts/accounts.ts';
-import { reserve } from '../../src/payments/ledger.ts';
+import { reserve } from '../../src/ledger/ledger.ts';
 import { formatUsd } from '../../src/domain/money.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';

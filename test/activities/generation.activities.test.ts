@@ -9,9 +9,9 @@ import { createGenerationActivities } from '../../activities/generation.activiti
 import type { AdmitInput } from '../../workflows/generation/generation.types.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
+import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { credit, ledgerTotals } from '../../src/payments/ledger.ts';
+import { credit, ledgerTotals } from '../../src/ledger/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { parseSamples, sumOf } from '../helpers/prometheus.ts';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLastUsedRecorder, issueApiKey, revokeApiKey } from '../../src/accounts/api-keys.ts';
-import { charge, credit, reserve } from '../../src/payments/ledger.ts';
+import { charge, credit, reserve } from '../../src/ledger/ledger.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';

@@ -1,7 +1,7 @@
 // POST /agents/register, GET /agents/balance, PATCH /agents/webhook over real HTTP and PostgreSQL.
 import { describe, expect, it } from 'vitest';
 import { developmentDepositXpub } from '../../src/config/config.ts';
-import { charge, credit, reserve } from '../../src/payments/ledger.ts';
+import { charge, credit, reserve } from '../../src/ledger/ledger.ts';
 import { deriveDepositAddress } from '../../src/payments/deposits/addresses.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';

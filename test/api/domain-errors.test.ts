@@ -22,7 +22,7 @@ import {
   TooManyTasksError,
   UploadQuotaError,
 } from '../../src/domain/errors.ts';
-import { InsufficientFundsError } from '../../src/payments/ledger.ts';
+import { InsufficientFundsError } from '../../src/ledger/ledger.ts';
 import { testLogger } from '../helpers/logger.ts';
 
 interface Row {

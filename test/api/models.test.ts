@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generationTypes } from '../../src/domain/values.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { priceRequest } from '../../src/catalog/pricing.ts';
-import { credit, reserve } from '../../src/payments/ledger.ts';
+import { credit, reserve } from '../../src/ledger/ledger.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';

@@ -3,7 +3,7 @@
 // answer must be one the document declares, in the shape it declares. Bounded: a fixed seed and a few examples per
 // operation and phase keep both runs near half a minute on two cores.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { createAgentWithKey } from '../helpers/accounts.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { schemathesis, schemathesisInstalled } from '../helpers/schemathesis.ts';

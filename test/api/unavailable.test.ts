@@ -2,7 +2,7 @@
 // Retry-After, in bounded time; never 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma, type PrismaClient } from '../../src/db/prisma.ts';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp, useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';

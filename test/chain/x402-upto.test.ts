@@ -13,7 +13,7 @@ import { isPermit2NonceUsed, permit2Address } from '../../src/chain/permit2.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { uptoProxyAddress } from '../../src/chain/upto-contracts.ts';
 import { chainSettingsOf, useLocalChain } from '../helpers/chain.ts';
-import { findUptoSettlement } from '../../src/payments/x402/settlement-lookup.ts';
+import { findUptoSettlement } from '../../src/payments/methods/x402/settlement-lookup.ts';
 
 const chain = useLocalChain();
 const payer = anvilDevAccount(5) as LocalAccount; // holds ETH for its one approval of Permit2
@@ -55,7 +55,7 @@ beforeAll(async () => {
       args: [permit2Address, maxUint256],
     }),
   );
-  // As src/payments/x402/facilitator.ts builds the `exact` one (and the same cast for viem 2.57's verifyTypedData types), plus
+  // As src/payments/methods/x402/facilitator.ts builds the `exact` one (and the same cast for viem 2.57's verifyTypedData types), plus
   // the `address` toFacilitatorEvmSigner reads for getAddresses(): upto checks the witness's facilitator against it.
   const client = walletClient(facilitatorAccount)
     .extend(publicActions)

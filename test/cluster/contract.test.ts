@@ -3,7 +3,7 @@
 // 5xx, and every answer must be one the document declares, in the shape it declares (as on the embedded default:
 // test/api/openapi-fuzz.test.ts), here with x402 on, as the cluster runs it with its local chain.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { createAgentWithKey } from '../helpers/accounts.ts';
 import { schemathesis } from '../helpers/schemathesis.ts';
 import { useClusterDeveloper, useSharedCluster } from './shared-cluster.ts';

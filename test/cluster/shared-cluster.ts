@@ -2,7 +2,7 @@
 // the cluster's own database for what only the operator sees (the ledger, the delivery log).
 import { afterAll, beforeAll, inject } from 'vitest';
 import { createPrisma, type PrismaClient } from '../../src/db/prisma.ts';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 
 export interface ClusterUnderTest {

@@ -2,7 +2,7 @@
 // event once to the task's webhook and once to the agent's, signed with the agent's secret (checked with the
 // standardwebhooks library), and logged once per target; a developer's secret is the one the API hands out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { webhookMessageId } from '../../src/webhooks/messages.ts';
 import { call, generateAndWait, registerAgent } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { credit, ledgerTotals } from '../../src/payments/ledger.ts';
+import { credit, ledgerTotals } from '../../src/ledger/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

@@ -5,7 +5,7 @@ import { encodeFunctionData, keccak256, type Address, type Hash, type Hex } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
-import { ledgerTotals } from '../../src/payments/ledger.ts';
+import { ledgerTotals } from '../../src/ledger/ledger.ts';
 import { ensureDepositScanSchedules } from '../../src/orchestration/deposits/scan-schedules.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';

@@ -4,7 +4,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { useMcpClients } from '../helpers/mcp-client.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';

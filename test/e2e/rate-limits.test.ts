@@ -3,7 +3,7 @@
 // headers, and a refused admission reserves nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tier } from '../../src/domain/values.ts';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { checkedBalance } from '../helpers/balance.ts';
 import { startTestApp, type TestApp, unreadChains, useAppWithDatabase } from '../helpers/app.ts';

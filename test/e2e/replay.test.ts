@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaySelectionOf } from '../../src/cli/replay-commands.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { charge, ledgerTotals, reserve } from '../../src/payments/ledger.ts';
+import { charge, ledgerTotals, reserve } from '../../src/ledger/ledger.ts';
 import { replayBatchId } from '../../src/orchestration/generations/replays.ts';
 import { skipReasons } from '../../src/domain/replay-reasons.ts';
 import type { ReplayProgress } from '../../workflows/replay-batch.types.ts';

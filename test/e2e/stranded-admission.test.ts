@@ -3,7 +3,7 @@
 // (the workflow waits without it), or lost the workflow itself. Every such task must end, charged at most once.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import type { ReconcileReport } from '../../workflows/task-reconciler.types.ts';
 import {

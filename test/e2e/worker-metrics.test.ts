@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';

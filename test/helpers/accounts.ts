@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config/config.ts';
 import type { PrismaClient } from '../../src/db/prisma.ts';
 import { createDeveloper } from '../../src/accounts/accounts.ts';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { registerAgent } from '../../src/accounts/registration.ts';
 
 /** An account without an API key, for ledger tests: its balance row empty, or holding a `deposit` (micro-USD). */

@@ -2,7 +2,7 @@
 // tests assert after each step. Both are read in one snapshot, so a task settling meanwhile cannot split them.
 import { expect } from 'vitest';
 import type { PrismaClient } from '../../src/db/prisma.ts';
-import { ledgerTotals } from '../../src/payments/ledger.ts';
+import { ledgerTotals } from '../../src/ledger/ledger.ts';
 
 export async function checkedBalance(prisma: PrismaClient, accountId: string) {
   const [row, totals] = await prisma.$transaction(

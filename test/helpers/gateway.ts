@@ -9,7 +9,7 @@ import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
 import { type Config, loadConfig } from '../../src/config/config.ts';
 import { type ConfigOverrides, mergeConfig } from './config.ts';
 import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
-import { credit } from '../../src/payments/ledger.ts';
+import { credit } from '../../src/ledger/ledger.ts';
 import { configuredStorage } from '../../src/storage/configured-storage.ts';
 import { filesDirectory } from '../../src/storage/local-storage.ts';
 import { temporalTracing } from '../../src/orchestration/temporal/tracing.ts';
@@ -19,7 +19,7 @@ import { startTestApp, type TestApp } from './app.ts';
 import { type RealStack, useDevServerAndDatabase } from './stack.ts';
 import { type GenerationOptions, startGeneration } from './http.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
-import { configuredFacilitator, type PaymentFacilitator } from '../../src/payments/x402/facilitator.ts';
+import { configuredFacilitator, type PaymentFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 
 export interface Gateway extends RealStack {
   app: TestApp;

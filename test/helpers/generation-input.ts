@@ -6,9 +6,10 @@ import type { Config } from '../../src/config/config.ts';
 import type { GenerationRequest, InputLayoutRequest } from '../../src/domain/generation-request.ts';
 import { requestHash } from '../../src/generations/request.ts';
 import { admissibleRequest } from '../../src/orchestration/generations/admissible.ts';
-import { balanceTaskId, generationInput } from '../../src/orchestration/generations/workflow-input.ts';
-import { paidTask, paymentAuthorization } from '../../src/payments/x402/admission.ts';
-import type { PaymentIdentity } from '../../src/payments/x402/payment-header.ts';
+import { balanceTaskId } from '../../src/payments/methods/balance/balance-method.ts';
+import { generationInput } from '../../src/orchestration/generations/workflow-input.ts';
+import { paidTask, paymentAuthorization } from '../../src/payments/methods/x402/admission.ts';
+import type { PaymentIdentity } from '../../src/payments/methods/x402/payment-header.ts';
 import type { GenerationInput } from '../../workflows/generation/generation.types.ts';
 
 interface Deps {

@@ -2,7 +2,7 @@
 // stand-ins (typed as the real activities) for the provider calls: shared by its tests and the history recorder.
 import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
+import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createGenerationActivities } from '../../activities/generation.activities.ts';
 import type { ProviderActivities } from '../../activities/provider.activities.ts';

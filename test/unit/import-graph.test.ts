@@ -71,6 +71,7 @@ const layerOf: Record<string, number> = {
   orchestration: 4,
   generations: 3,
   payments: 3,
+  ledger: 2,
   accounts: 3,
   uploads: 3,
   webhooks: 3,

@@ -3,7 +3,7 @@
 // api learns it in seconds, nothing is reserved, no task row is written and the workflow closes. An attempt still under
 // way when the workflow gave up (a slow database) can never commit a reservation after it.
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
+import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { createGenerationActivities, type GenerationActivities } from '../../act
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { ledgerTotals } from '../../src/payments/ledger.ts';
+import { ledgerTotals } from '../../src/ledger/ledger.ts';
 import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
 import type { GenerationInput } from '../../workflows/generation/generation.types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';

@@ -4,7 +4,7 @@ import type { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ledgerTotals } from '../../src/payments/ledger.ts';
+import { ledgerTotals } from '../../src/ledger/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { advancingChain, depositWorkflowHarness, minedDeposit } from '../helpers/deposit-workflow.ts';

@@ -7,7 +7,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import { ledgerTotals } from '../../src/payments/ledger.ts';
+import { ledgerTotals } from '../../src/ledger/ledger.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { upstreamCallbackSignal } from '../../workflows/generation/generation.types.ts';
 import type { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import type { AccountKind } from '../../src/generated/prisma/client.ts';
 import { startDepositWorkflow } from '../../src/orchestration/deposits/workflow-client.ts';
 import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
-import { configuredFacilitator } from '../../src/payments/x402/facilitator.ts';
+import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { depositStateQuery } from '../../workflows/deposit.types.ts';
 import { genModel, genStatus } from '../../workflows/search-attributes.ts';
 import { providerTaskQueue } from '../../workflows/task-queues.ts';

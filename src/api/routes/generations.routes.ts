@@ -5,7 +5,7 @@ import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
 import { readGeneration } from '../../orchestration/generations/read.ts';
 import type { TaskView } from '../../generations/task-view.ts';
-import { paymentResponseHeaders } from '../../payments/x402/requirements.ts';
+import { paymentReceiptHeaders } from '../../payments/methods/registered.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { holdLongLived } from '../long-lived.ts';
@@ -44,12 +44,10 @@ const queuedBody = (task: QueuedGeneration) => ({
   poll_url: `/api/v1/generations/${task.id}`,
 });
 
-/** The task; a settled x402 payment also answers in the x402 response headers. */
+/** The task; a settled payment also answers in its method's receipt headers (x402's PAYMENT-RESPONSE). */
 function taskAnswer(task: TaskView) {
-  const { payment } = task;
-  if (payment?.status !== 'settled' || !payment.transaction) return { body: task };
-  const { network, payer, transaction } = payment;
-  return { body: task, headers: paymentResponseHeaders({ network, payer, transaction }) };
+  const headers = task.payment && paymentReceiptHeaders(task.payment);
+  return headers ? { body: task, headers } : { body: task };
 }
 
 /** What `Prefer: wait=N` asks of the service: nothing without it; a wait holds one of the caller's slots. */

@@ -11,44 +11,30 @@ import { inputUrls, requestHash } from '../../generations/request.ts';
 import { accessTokenOf } from '../../generations/task-tokens.ts';
 import { taskView, type TaskView } from '../../generations/task-view.ts';
 import type { OutputRetention } from '../../generations/output-retention.ts';
-import { InsufficientFundsError } from '../../payments/ledger.ts';
-import type { X402Deps } from '../../payments/x402/admission.ts';
+import { InsufficientFundsError } from '../../ledger/ledger.ts';
+import type { EarlierTask, PayerAdmission } from '../../payments/methods/payment-method.ts';
+import { admissionOf, type Payer, type PaymentMethodDeps } from '../../payments/methods/registered.ts';
 import { StoreUnavailableError } from '../../storage/object-store.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { checkUploadInputs } from '../../uploads/uploads.ts';
 import { webhookSecretOf } from '../../webhooks/secrets.ts';
 import { type AdmissibleRequest, admissibleRequest, pricedAsAdmitted } from './admissible.ts';
-import {
-  accountKindOf,
-  authorized,
-  type BalancePayer,
-  claimOf,
-  earlierTask,
-  type Payer,
-  pricedAndAuthorized,
-  reusedError,
-  type TaskRow,
-  unavailableError,
-  uploadsOwnerOf,
-  type X402Payer,
-} from './payer.ts';
+import { earlierTask, pricedAndAuthorized } from './payer.ts';
 import { heldUntilEnded, type HoldFor } from './read.ts';
 import { generationInput } from './workflow-input.ts';
 import { type AdmissionOutcome, executeAdmitUpdate, type TemporalDeps } from './workflow-client.ts';
 
-export type { BalancePayer, Payer, X402Payer } from './payer.ts';
+export type { Payer } from '../../payments/methods/registered.ts';
 
-export interface AdmissionDeps {
+export interface AdmissionDeps extends PaymentMethodDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains' | 'outputs'>;
+  config: PaymentMethodDeps['config'] & Pick<Config, 'inputs' | 'providers' | 'outputs'>;
   catalog: Catalog;
   temporal: TemporalDeps;
   /** Where uploads live: an input URL naming one must be the caller's (without it, such URLs are downloaded). */
   storage?: Storage;
   /** Ended tasks already read: answered again without the database. */
   endedTasks?: EndedTasks;
-  /** Verifies x402 payments: needed where they are taken. */
-  facilitator?: X402Deps['facilitator'];
 }
 
 export interface NewGeneration extends HoldFor {
@@ -98,7 +84,7 @@ interface Admitted {
   accessToken?: string;
 }
 
-const admittedRow = (row: TaskRow, retention: OutputRetention): Admitted => ({
+const admittedRow = (row: EarlierTask, retention: OutputRetention): Admitted => ({
   queued: {
     id: row.id,
     type: row.type,
@@ -113,9 +99,9 @@ const admittedRow = (row: TaskRow, retention: OutputRetention): Admitted => ({
 });
 
 /** The token was made with the payment row: the admit update's answer (the task view) does not carry it. */
-async function accessOf(deps: AdmissionDeps, admitted: Admitted): Promise<TaskAccess> {
+async function accessOf(deps: AdmissionDeps, admission: PayerAdmission, admitted: Admitted): Promise<TaskAccess> {
   const accessToken = admitted.accessToken ?? (await accessTokenOf(deps.prisma, admitted.queued.id));
-  if (!accessToken) throw unavailableError({ kind: 'x402' });
+  if (!accessToken) throw admission.unavailableError();
   const webhookSecret = admitted.webhookUrl ? await webhookSecretOf(deps.prisma, admitted.accountId) : null;
   return { accessToken, webhookSecret };
 }
@@ -127,47 +113,43 @@ async function accessOf(deps: AdmissionDeps, admitted: Admitted): Promise<TaskAc
 async function answer(
   deps: AdmissionDeps,
   request: NewGeneration,
-  payer: Payer,
+  admission: PayerAdmission,
   admitted: Admitted,
   handsAccess = true,
 ): Promise<AdmittedGeneration> {
   const { queued } = admitted;
-  const access = payer.kind === 'x402' && handsAccess ? { access: await accessOf(deps, admitted) } : {};
+  const access = admission.handsAccess && handsAccess ? { access: await accessOf(deps, admission, admitted) } : {};
   if (request.waitMs === undefined) return { queued, ...access };
-  const account = { id: admitted.accountId, kind: accountKindOf(payer) };
+  const account = { id: admitted.accountId, kind: admission.accountKind };
   const hold = { taskId: queued.id, account, waitMs: request.waitMs, signal: request.signal };
   const waited = await heldUntilEnded(deps, hold, admitted.task);
   return { queued, ...access, ...(waited.ended ? { ended: waited.task } : {}) };
 }
 
 /** A task still queued was priced and paid when it was admitted: its payment is not verified again. */
-const pricedAsAdmittedBefore = async (
-  deps: AdmissionDeps,
-  claim: ReturnType<typeof claimOf>,
-  priced: AdmissibleRequest,
-) => ({
+const pricedAsAdmittedBefore = async (admission: PayerAdmission, priced: AdmissibleRequest) => ({
   priced,
-  paidBy: await authorized(deps, claim, priced, true),
+  paidBy: await admission.authorize(priced, true),
 });
 
 /** Why a request was not admitted, as the domain error the API translates. */
 function admissionRefusal(
-  admission: Exclude<AdmissionOutcome, { outcome: 'admitted' }>,
+  refused: Exclude<AdmissionOutcome, { outcome: 'admitted' }>,
   costMicros: bigint,
-  payer: Payer,
+  admission: PayerAdmission,
 ) {
-  switch (admission.outcome) {
+  switch (refused.outcome) {
     case 'insufficient_funds':
-      return new InsufficientFundsError(costMicros, BigInt(admission.availableMicros));
+      return new InsufficientFundsError(costMicros, BigInt(refused.availableMicros));
     case 'conflict':
-      return reusedError(payer);
+      return admission.reusedError();
     case 'payer_busy':
       return new TooManyTasksError(
-        `This payer already has ${admission.limit} tasks queued or running; retry when one has ended. Nothing was charged.`,
+        `This payer already has ${refused.limit} tasks queued or running; retry when one has ended. Nothing was charged.`,
         payerBusyRetrySeconds,
       );
     case 'unavailable':
-      return unavailableError(payer);
+      return admission.unavailableError();
   }
 }
 
@@ -176,46 +158,36 @@ function admissionRefusal(
  * durable. A retry (the same Idempotency-Key, or the same payment) answers the original admission, charging nothing
  * more. With `waitMs`, the answer is held until the task ends or the wait is up.
  */
-export function admitGeneration(
-  deps: AdmissionDeps,
-  request: NewGeneration,
-  payer: BalancePayer,
-): Promise<AdmittedGeneration>;
-export function admitGeneration(
-  deps: AdmissionDeps & X402Deps,
-  request: NewGeneration,
-  payer: X402Payer,
-): Promise<AdmittedGeneration>;
 export async function admitGeneration(
   deps: AdmissionDeps,
   request: NewGeneration,
   payer: Payer,
 ): Promise<AdmittedGeneration> {
   const declared = admissibleRequest(deps, request.body);
+  const admission = admissionOf(deps, payer);
   if (deps.storage)
-    await checkUploadInputs({ ...deps, storage: deps.storage }, uploadsOwnerOf(payer), inputUrls(declared.request));
+    await checkUploadInputs({ ...deps, storage: deps.storage }, admission.uploadsOwner, inputUrls(declared.request));
   const hash = requestHash(declared.request);
-  const claim = claimOf(deps.config, payer);
-  const earlier = await earlierTask(deps.prisma, claim, hash);
+  const earlier = await earlierTask(deps.prisma, admission, hash);
   // Still queued, its admission may not have reached the workflow (Temporal died after the row was committed): the
   // update is sent again, and the workflow adopts the row. A task that has started or ended answers from its row,
   // without its access token or webhook secret: a repeat of its payment then is anyone's who saw the signature.
   if (earlier && earlier.status !== 'queued')
-    return answer(deps, request, payer, admittedRow(earlier, deps.config.outputs), false);
+    return answer(deps, request, admission, admittedRow(earlier, deps.config.outputs), false);
   // Every task stores outputs: while the store is down none is admitted (503, nothing charged), as while Temporal is.
   if (deps.storage && !(await deps.storage.available())) throw new StoreUnavailableError();
   // The price asked for is the measured inputs' (a model priced on their length): a payment must cover them.
   const { priced, paidBy } = earlier
-    ? await pricedAsAdmittedBefore(deps, claim, pricedAsAdmitted(declared, earlier))
-    : await pricedAndAuthorized(deps, claim, declared);
+    ? await pricedAsAdmittedBefore(admission, pricedAsAdmitted(declared, earlier))
+    : await pricedAndAuthorized(deps, admission, declared);
 
   const replayOf = request.replayOf ? { replayOf: request.replayOf } : {};
   const input = generationInput(deps.config, { ...paidBy, requestHash: hash, ...replayOf }, priced);
-  const admission = await executeAdmitUpdate(deps.temporal, input, { accountKind: accountKindOf(payer) });
-  if (admission.outcome === 'admitted') {
-    // The update answers the task as admitted: its row is not read again (an x402 task's token aside).
-    const { task } = admission;
-    if (earlier) return answer(deps, request, payer, { ...admittedRow(earlier, deps.config.outputs), task });
+  const outcome = await executeAdmitUpdate(deps.temporal, input, { accountKind: admission.accountKind });
+  if (outcome.outcome === 'admitted') {
+    // The update answers the task as admitted: its row is not read again (a payment's access token aside).
+    const { task } = outcome;
+    if (earlier) return answer(deps, request, admission, { ...admittedRow(earlier, deps.config.outputs), task });
     const queued = { id: task.id, type: task.type, model: task.model, costMicros: priced.costMicros };
     const webhookUrl = input.request.webhook_url ?? null;
     const admitted = {
@@ -224,8 +196,8 @@ export async function admitGeneration(
       accountId: input.accountId,
       webhookUrl,
     };
-    return answer(deps, request, payer, admitted);
+    return answer(deps, request, admission, admitted);
   }
   if (earlier) throw new ServiceUnavailableError(unconfirmedMessage);
-  throw admissionRefusal(admission, priced.costMicros, payer);
+  throw admissionRefusal(outcome, priced.costMicros, admission);
 }

@@ -14,7 +14,7 @@ import { cancelledError } from '../../../workflows/generation/generation.types.t
 import { admissibleRequest } from './admissible.ts';
 import { admitGeneration, type AdmissionDeps } from './admit.ts';
 import { toBase62 } from '../../domain/ids.ts';
-import { InsufficientFundsError } from '../../payments/ledger.ts';
+import { InsufficientFundsError } from '../../ledger/ledger.ts';
 import { storedRequest } from '../../generations/tasks.ts';
 
 /**

@@ -24,6 +24,7 @@ import {
 import { providerSlugOf } from '../../../workflows/task-queues.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import { formatUsd } from '../../domain/money.ts';
+import { paymentDescription, paymentKindOf } from '../../payments/methods/registered.ts';
 import { isTemporalUnreachable, isWorkflowBusy } from '../temporal/unreachable.ts';
 import { deadline } from '../../net/deadline.ts';
 
@@ -53,13 +54,13 @@ export function generationSearchAttributes(input: GenerationInput, accountKind: 
     { key: genProvider, value: providerSlugOf(input.modelId) },
     { key: genAccountId, value: input.accountId },
     { key: genAccountKind, value: accountKind },
-    { key: genPaymentMethod, value: input.payment ? 'x402' : 'balance' },
+    { key: genPaymentMethod, value: paymentKindOf(input) },
   ];
 }
 
 /** The line the Web UI's list shows for the task (user metadata): what, which model, what it costs, for whom. */
 export function generationSummary(input: GenerationInput, accountKind: AccountKind) {
-  const paid = input.payment ? `paid with x402 by ${input.payment.payer}` : 'from the balance';
+  const paid = paymentDescription(input);
   return {
     staticSummary: `${input.request.type} · ${input.modelId} · $${formatUsd(BigInt(input.costMicros))} · ${accountKind} ${input.accountId}`,
     staticDetails: [

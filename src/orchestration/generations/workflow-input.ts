@@ -1,24 +1,14 @@
-// The generation workflow's input for an admission, whoever pays: the same claim (account and Idempotency-Key, or
-// x402 authorization) always gives the same task id, so a retried request joins the first one's workflow.
+// The generation workflow's input for an admission, whoever pays: the same claim (as the payer's method names it)
+// always gives the same task id, so a retried request joins the first one's workflow.
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../../config/config.ts';
-import { derivedId, newId } from '../../domain/ids.ts';
-import type { X402Authorization } from '../../generations/paid-tasks.ts';
+import type { PaidBy } from '../../payments/methods/payment-method.ts';
 import type { GenerationInput } from '../../../workflows/generation/generation.types.ts';
 import type { AdmissibleRequest } from './admissible.ts';
 
-/** The same account and key always name the same task; without a key, every request is a new one. */
-export const balanceTaskId = (accountId: string, idempotencyKey: string | null) =>
-  idempotencyKey ? derivedId('gen', `${accountId}\n${idempotencyKey}`) : newId('gen');
-
 /** Who a task is for and how a retry names it; `requestHash` is what the admit update compares, sent once from here. */
-export interface TaskClaim {
-  taskId: string;
-  accountId: string;
-  idempotencyKey: string | null;
+export interface TaskClaim extends PaidBy {
   requestHash: string;
-  /** Paid with a verified x402 authorization instead of the account's balance. */
-  payment?: X402Authorization;
   /** The failed task this one replays (genctl tasks replay). */
   replayOf?: string;
 }

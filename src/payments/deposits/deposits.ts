@@ -7,7 +7,7 @@ import type { Chain } from '../../domain/values.ts';
 import type { Deposit, Prisma } from '../../generated/prisma/client.ts';
 import { derivedId } from '../../domain/ids.ts';
 import { metrics, microsValue } from '../../metrics/metrics.ts';
-import { credit } from '../ledger.ts';
+import { credit } from '../../ledger/ledger.ts';
 
 export type DepositStatus = 'pending' | 'confirmed' | 'credited' | 'rejected';
 

@@ -1,7 +1,7 @@
 // What the start-up banner says of x402, so a newcomer can pay without reading further: where payments are taken (each
 // chain's network in v2 and v1 names, its USDC) and, on the local development chain, how to fund a payer.
-import { enabledChains, x402Offered } from '../../chain/settings.ts';
-import type { Config } from '../../config/config.ts';
+import { enabledChains, x402Offered } from '../../../chain/settings.ts';
+import type { Config } from '../../../config/config.ts';
 import { networkOf } from './requirements.ts';
 import { v1NetworkName } from './v1-networks.ts';
 

@@ -5,18 +5,18 @@ import { createServer, type Server } from 'node:http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { toHex, type Address, type LocalAccount } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { anvilDevAccount } from '../../../src/chain/local-chain.ts';
-import type { ChainSettings } from '../../../src/chain/settings.ts';
-import { testUsdcAbi } from '../../../src/chain/test-usdc.ts';
+import { anvilDevAccount } from '../../../../src/chain/local-chain.ts';
+import type { ChainSettings } from '../../../../src/chain/settings.ts';
+import { testUsdcAbi } from '../../../../src/chain/test-usdc.ts';
 import {
   createLocalFacilitator,
   createRemoteFacilitator,
   type PaymentFacilitator,
-} from '../../../src/payments/x402/facilitator.ts';
-import { matchRequirement } from '../../../src/payments/x402/payment-header.ts';
-import { paymentRequirementsFor } from '../../../src/payments/x402/requirements.ts';
-import { useLocalChain } from '../../helpers/chain.ts';
-import { listenLocally } from '../../helpers/local-server.ts';
+} from '../../../../src/payments/methods/x402/facilitator.ts';
+import { matchRequirement } from '../../../../src/payments/methods/x402/payment-header.ts';
+import { paymentRequirementsFor } from '../../../../src/payments/methods/x402/requirements.ts';
+import { useLocalChain } from '../../../helpers/chain.ts';
+import { listenLocally } from '../../../helpers/local-server.ts';
 import { pay } from './paying-client.ts';
 
 const chain = useLocalChain();

@@ -2,7 +2,7 @@
 // endpoint and what it answers, so a facilitator that catalogs paid resources can list the generation endpoint. The
 // input schema names the request's main fields; GET /api/v1/openapi.json has every one.
 import { bazaarResourceServerExtension, BAZAAR, declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { generateTypes, generationTypes, webhookEventFilters } from '../../domain/values.ts';
+import { generateTypes, generationTypes, webhookEventFilters } from '../../../domain/values.ts';
 
 const text = { type: 'string' } as const;
 const url = { type: 'string', format: 'uri' } as const;

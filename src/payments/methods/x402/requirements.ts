@@ -3,8 +3,8 @@
 // USDC's atomic units (6 decimals), so the amount is the price (for `upto`, the most it can cost).
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http';
 import type { Network, PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import type { Address, ChainSettings } from '../../chain/settings.ts';
-import { testUsdc } from '../../chain/test-usdc.ts';
+import type { Address, ChainSettings } from '../../../chain/settings.ts';
+import { testUsdc } from '../../../chain/test-usdc.ts';
 import { v1NetworkName } from './v1-networks.ts';
 
 export const x402Version = 2;

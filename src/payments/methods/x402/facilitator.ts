@@ -28,8 +28,8 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { base, mainnet, polygon } from 'viem/chains';
-import { type ChainSettings, enabledChains } from '../../chain/settings.ts';
-import type { Config } from '../../config/config.ts';
+import { type ChainSettings, enabledChains } from '../../../chain/settings.ts';
+import type { Config } from '../../../config/config.ts';
 import { type AnyPaymentPayload, isV1Payload, paymentIdentity } from './payment-header.ts';
 import { networkOf } from './requirements.ts';
 import { type RequirementsV1, v1Identity } from './v1-payments.ts';

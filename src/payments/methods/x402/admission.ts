@@ -3,13 +3,13 @@
 // authorization names one task (its id derives from the authorization), so a retried payment finds its task; the
 // money moves only on delivery.
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
-import type { CatalogModel } from '../../catalog/catalog.ts';
-import { enabledChains } from '../../chain/settings.ts';
-import type { Config } from '../../config/config.ts';
-import { FieldError, PaymentRequiredError } from '../../domain/errors.ts';
-import { secretDerivedId } from '../../domain/ids.ts';
-import { formatUsd } from '../../domain/money.ts';
-import { walletAccountId, type X402Authorization } from '../../generations/paid-tasks.ts';
+import type { CatalogModel } from '../../../catalog/catalog.ts';
+import { enabledChains } from '../../../chain/settings.ts';
+import type { Config } from '../../../config/config.ts';
+import { FieldError, PaymentRequiredError } from '../../../domain/errors.ts';
+import { secretDerivedId } from '../../../domain/ids.ts';
+import { formatUsd } from '../../../domain/money.ts';
+import { walletAccountId, type X402Authorization } from '../../../generations/paid-tasks.ts';
 import type { PaymentFacilitator } from './facilitator.ts';
 import {
   type AnyPaymentPayload,

@@ -2,10 +2,10 @@
 // After any failure the chain decides, not the facilitator's reason string: a spent nonce is our earlier transfer
 // (settled) or someone else's use (final); an unspent one is final only when the payer can no longer pay.
 import type { Address } from 'viem';
-import { type ChainSettings, enabledChains } from '../../chain/settings.ts';
-import type { ChainsConfig, Config } from '../../config/config.ts';
-import type { PrismaClient } from '../../db/prisma.ts';
-import type { X402Payment } from '../../generated/prisma/client.ts';
+import { type ChainSettings, enabledChains } from '../../../chain/settings.ts';
+import type { ChainsConfig, Config } from '../../../config/config.ts';
+import type { PrismaClient } from '../../../db/prisma.ts';
+import type { X402Payment } from '../../../generated/prisma/client.ts';
 import type { AnyRequirements, PaymentFacilitator } from './facilitator.ts';
 import type { AnyPaymentPayload } from './payment-header.ts';
 import { networkOf } from './requirements.ts';
@@ -16,7 +16,7 @@ import {
   isAuthorizationSpent,
   payerCovers,
 } from './settlement-lookup.ts';
-import { creditSettledPayment } from '../../generations/tasks.ts';
+import { creditSettledPayment } from '../../../generations/tasks.ts';
 
 export interface SettlementDeps {
   prisma: PrismaClient;

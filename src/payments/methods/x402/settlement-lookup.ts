@@ -11,9 +11,9 @@ import {
   parseEventLogs,
   type PublicClient,
 } from 'viem';
-import { chainClient } from '../../chain/deposit-inspection.ts';
-import { isPermit2NonceUsed, permit2Address } from '../../chain/permit2.ts';
-import type { ChainSettings } from '../../chain/settings.ts';
+import { chainClient } from '../../../chain/deposit-inspection.ts';
+import { isPermit2NonceUsed, permit2Address } from '../../../chain/permit2.ts';
+import type { ChainSettings } from '../../../chain/settings.ts';
 
 const authorizationUsed = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)');
 const transferEvent = erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer')!;

@@ -8,7 +8,7 @@ import {
   ledgerTotals,
   release,
   reserve,
-} from '../../src/payments/ledger.ts';
+} from '../../src/ledger/ledger.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 

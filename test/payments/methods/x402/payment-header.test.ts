@@ -4,16 +4,16 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import type { LocalAccount } from 'viem';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { anvilDevAccount } from '../../../src/chain/local-chain.ts';
-import type { ChainSettings } from '../../../src/chain/settings.ts';
+import { anvilDevAccount } from '../../../../src/chain/local-chain.ts';
+import type { ChainSettings } from '../../../../src/chain/settings.ts';
 import {
   matchRequirement,
   PaymentHeaderError,
   paymentIdentity,
   readPaymentHeader,
-} from '../../../src/payments/x402/payment-header.ts';
-import { paymentRequiredHeader, paymentRequirementsFor } from '../../../src/payments/x402/requirements.ts';
-import { useLocalChain } from '../../helpers/chain.ts';
+} from '../../../../src/payments/methods/x402/payment-header.ts';
+import { paymentRequiredHeader, paymentRequirementsFor } from '../../../../src/payments/methods/x402/requirements.ts';
+import { useLocalChain } from '../../../helpers/chain.ts';
 import { pay, type Paid } from './paying-client.ts';
 
 const chain = useLocalChain();

@@ -1,0 +1,72 @@
+// The ways to pay this server takes, in one list (as x402's packages register their schemes): a new method is a
+// folder beside balance/ and x402/, and a line here. Admission finds a payer's method by the payer's `kind`.
+import type { Config } from '../../config/config.ts';
+import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
+import type { TaskPaymentView } from '../../generations/task-view.ts';
+import type { PaidBy, PayerAdmission, PaymentMethod } from './payment-method.ts';
+import { configuredFacilitator } from './x402/facilitator.ts';
+import type { SettlementDeps } from './x402/settlement.ts';
+import { type X402MethodDeps, type X402Payer, x402Method } from './x402/x402-method.ts';
+
+export type { BalancePayer } from './balance/balance-method.ts';
+export type { X402Payer } from './x402/x402-method.ts';
+/** A payment that will never move: the task fails instead of retrying its settlement. */
+export { PaymentNotSettledError } from './x402/settlement.ts';
+
+/** Whoever pays for a request, as its method recognises it. */
+export type Payer = BalancePayer | X402Payer;
+
+/** What the registered methods need to admit a payer (each takes the part it uses). */
+export type PaymentMethodDeps = X402MethodDeps;
+
+/** What the registered methods need to settle a payment on the worker. */
+export type PaymentSettlementDeps = SettlementDeps;
+
+const registered = [balanceMethod, x402Method] as const;
+
+/**
+ * The services the methods share across requests, made once per process (the api's context, the worker's activities):
+ * the facilitator's nonce manager must see every settlement it sends.
+ */
+export const paymentServices = (config: Pick<Config, 'x402' | 'chains'>) => ({
+  facilitator: configuredFacilitator(config),
+});
+
+export type PaymentServices = ReturnType<typeof paymentServices>;
+
+/** The payer's request as its method admits it. */
+export function admissionOf(deps: PaymentMethodDeps, payer: Payer): PayerAdmission {
+  const method = registered.find((candidate) => candidate.kind === payer.kind);
+  if (!method) throw new Error(`no payment method takes a payer of kind ${payer.kind}`);
+  return (method as PaymentMethod<Payer, PaymentMethodDeps>).admission(deps, payer);
+}
+
+const methodThatPaid = (paidBy: PaidBy) => {
+  const method = registered.find((candidate) => candidate.paid(paidBy));
+  if (!method) throw new Error('no payment method paid this task');
+  return method as PaymentMethod<Payer, PaymentMethodDeps>;
+};
+
+/** The method a task's workflow input was paid with, by its `kind` (the task's search attribute). */
+export const paymentKindOf = (paidBy: PaidBy): Payer['kind'] => methodThatPaid(paidBy).kind;
+
+/** How the task's summary says it was paid. */
+export const paymentDescription = (paidBy: PaidBy): string => methodThatPaid(paidBy).describe(paidBy);
+
+/** What the start-up banner says of the ways to pay. */
+export const paymentBannerLines = (config: Config): string[] =>
+  registered.flatMap((method) => method.bannerLines?.(config) ?? []);
+
+/**
+ * Settles the payment a task was admitted with, once it delivered. The workflow asks only for a task whose input
+ * carries a payment, and x402 is the one method that authorizes at admission and moves the money after.
+ */
+export const settleTaskPayment = (deps: PaymentSettlementDeps, task: { taskId: string; usedMicros: bigint }) =>
+  x402Method.settle(deps, task);
+
+/** The receipt headers of a task's payment, where its method answers with one (x402 once settled). */
+export const paymentReceiptHeaders = (payment: TaskPaymentView): Record<string, string> | undefined =>
+  registered.reduce<Record<string, string> | undefined>(
+    (found, method) => found ?? method.receiptHeaders?.(payment),
+    undefined,
+  );
