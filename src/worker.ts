@@ -6,7 +6,7 @@ import {
   createProviderActivities,
   createWebhookActivities,
 } from '../activities/index.ts';
-import { providerTaskQueue } from '../workflows/task-queues.ts';
+import { providerTaskQueue } from '../workflows/contracts/task-queues.ts';
 import { providers } from './catalog/catalog.schema.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { type Config, type ProvidersConfig, shutdownBudget } from './config/config.ts';
@@ -16,6 +16,7 @@ import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
 import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
 import { configuredFacilitator } from './payments/x402/facilitator.ts';
+import { createWorkerStarter } from './orchestration/worker-starter.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -142,6 +143,8 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
   // One facilitator for the life of the process: its nonce manager must see every settlement it sends.
   const facilitator = configuredFacilitator(deps.config);
+  // The client-side steps the activities run (deposits, webhook deliveries, replays, the reconciler).
+  const starter = createWorkerStarter({ ...deps, facilitator });
   let stopping = false;
   let requestStop!: () => void;
   // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
@@ -162,7 +165,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
             workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
             tracing: deps.tracing,
           },
-          { ...deps, facilitator },
+          { ...deps, facilitator, starter },
         );
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
         log.info(

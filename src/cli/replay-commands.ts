@@ -6,19 +6,19 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { formatUsd } from '../domain/money.ts';
-import {
-  planReplay,
-  replayBatchId,
-  selectReplayCandidates,
-  type ReplayPlan,
-} from '../orchestration/generations/replays.ts';
+import { replayBatchId, selectReplayCandidates } from '../generations/replay-selection.ts';
+import { planReplay, type ReplayPlan } from '../orchestration/generations/replays.ts';
 import {
   isBatchRunning,
   replayProgress,
   type ReplayBatchHandle,
   startReplayBatch,
 } from '../orchestration/generations/replay-batches.ts';
-import type { ReplayBatchInput, ReplayProgress, ReplaySelection } from '../../workflows/replay-batch.types.ts';
+import type {
+  ReplayBatchInput,
+  ReplayProgress,
+  ReplaySelection,
+} from '../../workflows/contracts/replay-batch.types.ts';
 import { CommandError, type Output, table } from './commands.ts';
 
 export interface ReplayDeps {

@@ -9,7 +9,7 @@ import { admissibleRequest } from '../../src/orchestration/generations/admissibl
 import { balanceTaskId, generationInput } from '../../src/orchestration/generations/workflow-input.ts';
 import { paidTask, paymentAuthorization } from '../../src/payments/x402/admission.ts';
 import type { PaymentIdentity } from '../../src/payments/x402/payment-header.ts';
-import type { GenerationInput } from '../../workflows/generation/generation.types.ts';
+import type { GenerationInput } from '../../workflows/contracts/generation.types.ts';
 
 interface Deps {
   config: Config;

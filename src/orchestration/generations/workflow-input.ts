@@ -4,7 +4,7 @@ import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../../config/config.ts';
 import { derivedId, newId } from '../../domain/ids.ts';
 import type { X402Authorization } from '../../generations/paid-tasks.ts';
-import type { GenerationInput } from '../../../workflows/generation/generation.types.ts';
+import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 import type { AdmissibleRequest } from './admissible.ts';
 
 /** The same account and key always name the same task; without a key, every request is a new one. */
