@@ -18,13 +18,15 @@ import {
 } from '../src/payments/deposits/deposits.ts';
 import { type AccountCreditView, accountCreditView } from '../src/payments/deposits/view.ts';
 import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/payments/deposits/scan.ts';
-import { startDepositWorkflow } from '../src/orchestration/deposits/workflow-client.ts';
+import type { DepositScanInput, DepositScanReport } from '../workflows/contracts/deposit.types.ts';
 import { refusal } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
+import type { WorkflowStarter } from './workflow-starter.ts';
 
 export interface DepositActivityDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'chains' | 'deposits' | 'temporal'>;
+  config: Pick<Config, 'chains' | 'deposits'>;
+  starter: Pick<WorkflowStarter, 'startDeposit'>;
 }
 
 /** What the workflow learns from one look at the transaction. */
@@ -91,9 +93,7 @@ export function createDepositActivities(deps: DepositActivityDeps) {
     },
 
     /** Reads the chain's next blocks and starts the deposit workflow of every transfer to an agent. */
-    async scanDeposits(input: {
-      chain: Chain;
-    }): Promise<{ fromBlock: string; toBlock: string; started: number } | null> {
+    async scanDeposits(input: DepositScanInput): Promise<DepositScanReport> {
       const settings = settingsOf(input.chain);
       const limits = {
         lookbackBlocks: deps.config.deposits.scanLookbackBlocks,
@@ -102,9 +102,9 @@ export function createDepositActivities(deps: DepositActivityDeps) {
       const window = await nextScanWindow(deps.prisma, settings, limits);
       if (!window) return null;
       const hashes = await agentDepositsIn(deps.prisma, settings, window);
-      const temporal = { client: Context.current().client, taskQueue: deps.config.temporal.taskQueue };
+      const { client } = Context.current();
       for (const txHash of hashes) {
-        await startDepositWorkflow(temporal, {
+        await deps.starter.startDeposit(client, {
           chain: input.chain,
           txHash,
           receiptWaitSeconds: deps.config.deposits.receiptWaitSeconds,

@@ -22,11 +22,11 @@ import {
   type PaymentSettlementDeps,
   settleTaskPayment,
 } from '../src/payments/methods/registered.ts';
-import { notifyWebhookEvent } from '../src/orchestration/webhooks/deliveries.ts';
 import { modelOf } from './catalog-lookup.ts';
-import type { AdmitInput, TaskAdmission } from '../workflows/generation/generation.types.ts';
-import type { GeneratedOutputs } from '../workflows/generation/provider.types.ts';
+import type { AdmitInput, TaskAdmission } from '../workflows/contracts/generation.types.ts';
+import type { GeneratedOutputs } from '../workflows/contracts/provider.types.ts';
 import { classifyFailures } from './failures.ts';
+import type { WorkflowStarter } from './workflow-starter.ts';
 import type { Storage } from '../src/storage/storage.ts';
 
 const heartbeatEveryMs = 3_000;
@@ -38,6 +38,7 @@ export interface GenerationActivityDeps extends PaymentSettlementDeps {
   catalog: Catalog;
   config: Pick<Config, 'chains' | 'outputs' | 'temporal'>;
   storage: Pick<Storage, 'removeFolders'>;
+  starter: Pick<WorkflowStarter, 'notifyWebhook'>;
 }
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
@@ -125,17 +126,14 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
       const task = await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input);
       const ended = view(task);
       if (input.notify && (ended.status === 'completed' || ended.status === 'failed'))
-        await notifyWebhookEvent(
-          { prisma: deps.prisma, client: Context.current().client, taskQueue: deps.config.temporal.webhookTaskQueue },
-          {
-            event: `generation.${ended.status}`,
-            subject: task.id,
-            accountId: task.accountId,
-            taskId: task.id,
-            taskWebhook: task,
-            data: ended,
-          },
-        );
+        await deps.starter.notifyWebhook(Context.current().client, {
+          event: `generation.${ended.status}`,
+          subject: task.id,
+          accountId: task.accountId,
+          taskId: task.id,
+          taskWebhook: task,
+          data: ended,
+        });
       return ended;
     },
 

@@ -20,7 +20,7 @@ import { modelOf } from './catalog-lookup.ts';
 import { refusal, routeUnavailable } from './refusal.ts';
 import { classifyFailures } from './failures.ts';
 import { withinModelTime } from './model-time.ts';
-import type { GeneratedOutputs, JobRef, SubmittedJob } from '../workflows/generation/provider.types.ts';
+import type { GeneratedOutputs, JobRef, SubmittedJob } from '../workflows/contracts/provider.types.ts';
 
 export interface ProviderActivityDeps {
   /** For progress reports only: what a running task shows while it runs. */

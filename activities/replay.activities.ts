@@ -1,17 +1,19 @@
-// The batch replay's activities: thin wrappers over src/orchestration/generations/replays.ts. A replay is admitted with the worker's
-// Temporal client, by the same update-with-start as POST /generations, on the main task queue.
+// The batch replay's activities: the selection and the replays' statuses are reads (src/generations); a replay is
+// admitted by the starter with the worker's Temporal client, by the same update-with-start as POST /generations.
 import { Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { replayStatuses, replayTask, selectReplayCandidates } from '../src/orchestration/generations/replays.ts';
-import type { ReplayCandidate, ReplayOutcome, ReplaySelection } from '../workflows/replay-batch.types.ts';
+import { replayStatuses, selectReplayCandidates } from '../src/generations/replay-selection.ts';
+import type { ReplayCandidate, ReplayOutcome, ReplaySelection } from '../workflows/contracts/replay-batch.types.ts';
+import type { WorkflowStarter } from './workflow-starter.ts';
 import { classifyFailures } from './failures.ts';
 
 export interface ReplayActivityDeps {
   prisma: PrismaClient;
   config: Pick<Config, 'temporal' | 'inputs' | 'providers' | 'x402' | 'chains' | 'outputs'>;
   catalog: Catalog;
+  starter: Pick<WorkflowStarter, 'replayTask'>;
 }
 
 export function createReplayActivities(deps: ReplayActivityDeps) {
@@ -21,8 +23,7 @@ export function createReplayActivities(deps: ReplayActivityDeps) {
     },
 
     async replayTask(input: { batchId: string; taskId: string }): Promise<ReplayOutcome> {
-      const temporal = { client: Context.current().client, taskQueue: deps.config.temporal.taskQueue };
-      return replayTask({ ...deps, temporal }, input);
+      return deps.starter.replayTask(Context.current().client, input);
     },
 
     async replayStatuses(replayIds: string[]): Promise<Record<string, 'pending' | 'completed' | 'failed'>> {

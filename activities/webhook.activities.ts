@@ -3,16 +3,17 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
-import { notifyWebhookEvent } from '../src/orchestration/webhooks/deliveries.ts';
 import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.ts';
 import type { CreatedMessage, WebhookEventInput } from '../src/webhooks/messages.ts';
 import { webhookSecretOf } from '../src/webhooks/secrets.ts';
 import { type AttemptResult, sendWebhook } from '../src/webhooks/send.ts';
 import { classifyFailures } from './failures.ts';
+import type { WorkflowStarter } from './workflow-starter.ts';
 
 export interface WebhookActivityDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'temporal' | 'webhooks'>;
+  config: Pick<Config, 'webhooks'>;
+  starter: Pick<WorkflowStarter, 'notifyWebhook'>;
 }
 
 export function createWebhookActivities(deps: WebhookActivityDeps) {
@@ -23,11 +24,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
      * this activity finds the message and the deliveries it started.
      */
     async notifyWebhooks(input: WebhookEventInput): Promise<CreatedMessage> {
-      const { client } = Context.current();
-      return notifyWebhookEvent(
-        { prisma: deps.prisma, client, taskQueue: deps.config.temporal.webhookTaskQueue },
-        input,
-      );
+      return deps.starter.notifyWebhook(Context.current().client, input);
     },
 
     /** One attempt, signed with the account's secret as it is now (a rotated secret signs the next attempt). */

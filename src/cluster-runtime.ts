@@ -31,7 +31,7 @@ import { checkSearchAttributes } from './orchestration/temporal/search-attribute
 import { paymentBannerLines } from './payments/methods/registered.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
 import type { Stop } from './infra/stops.ts';
-import { searchAttributeKeys } from '../workflows/search-attributes.ts';
+import { searchAttributeKeys } from '../workflows/contracts/search-attributes.ts';
 import { projectRoot } from './infra/project-root.ts';
 
 const dynamicConfigFile = join(projectRoot, 'deploy', 'temporal', 'dynamicconfig.yaml');

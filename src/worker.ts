@@ -6,7 +6,7 @@ import {
   createProviderActivities,
   createWebhookActivities,
 } from '../activities/index.ts';
-import { providerTaskQueue } from '../workflows/task-queues.ts';
+import { providerTaskQueue } from '../workflows/contracts/task-queues.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { type Config, shutdownBudget } from './config/config.ts';
 import type { PrismaClient } from './db/prisma.ts';
@@ -16,6 +16,7 @@ import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
 import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
 import { paymentServices } from './payments/methods/registered.ts';
+import { createWorkerStarter } from './orchestration/worker-starter.ts';
 
 export interface WorkerDeps {
   config: Config;
@@ -133,6 +134,8 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
   // Made once for the life of the process: a facilitator's nonce manager must see every settlement it sends.
   const payments = paymentServices(deps.config);
+  // The client-side steps the activities run (deposits, webhook deliveries, replays, the reconciler).
+  const starter = createWorkerStarter({ ...deps, ...payments });
   let stopping = false;
   let requestStop!: () => void;
   // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
@@ -153,7 +156,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
             workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
             tracing: deps.tracing,
           },
-          { ...deps, ...payments },
+          { ...deps, ...payments, starter },
         );
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
         log.info(

@@ -9,8 +9,8 @@ import {
   type DepositResult,
   type DepositState,
   depositStateQuery,
-} from './deposit.types.ts';
-import { depositAccountId, depositStatus, type DepositStatus } from './search-attributes.ts';
+} from './contracts/deposit.types.ts';
+import { depositAccountId, depositStatus, type DepositStatus } from './contracts/search-attributes.ts';
 import { notify } from './webhooks/webhook-notify.ts';
 
 // Chain reads retry through an RPC outage with backoff, for an hour at most, then the run fails (and may be claimed again).

@@ -11,7 +11,7 @@ import {
   type ReplayOutcome,
   type ReplayProgress,
   type SkipReason,
-} from './replay-batch.types.ts';
+} from './contracts/replay-batch.types.ts';
 
 // Database reads take milliseconds; half an hour of retries outlasts an outage worth waiting for.
 const { selectReplayTasks, replayStatuses } = proxyActivities<ReplayActivities>({

@@ -1,7 +1,7 @@
 // One pass of the task reconciler, started by its Temporal Schedule: the report (what was repaired) is its result.
 import { proxyActivities } from '@temporalio/workflow';
 import type { TaskReconcilerActivities } from '../activities/task-reconciler.activities.ts';
-import type { ReconcileInput, ReconcileReport } from './task-reconciler.types.ts';
+import type { ReconcileInput, ReconcileReport } from './contracts/task-reconciler.types.ts';
 
 // The next scheduled run takes over from one that gave up.
 const { reconcileQueuedTasks, releaseClosedTasks } = proxyActivities<TaskReconcilerActivities>({

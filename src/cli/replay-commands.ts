@@ -5,12 +5,8 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { formatUsd } from '../domain/money.ts';
-import {
-  planReplay,
-  replayBatchId,
-  selectReplayCandidates,
-  type ReplayPlan,
-} from '../orchestration/generations/replays.ts';
+import { replayBatchId, selectReplayCandidates } from '../generations/replay-selection.ts';
+import { planReplay, type ReplayPlan } from '../orchestration/generations/replays.ts';
 import {
   isBatchRunning,
   replayProgress,
@@ -18,7 +14,11 @@ import {
   startReplayBatch,
 } from '../orchestration/generations/replay-batches.ts';
 import { providerNamed, providerSlugs } from '../providers/provider-list.ts';
-import type { ReplayBatchInput, ReplayProgress, ReplaySelection } from '../../workflows/replay-batch.types.ts';
+import type {
+  ReplayBatchInput,
+  ReplayProgress,
+  ReplaySelection,
+} from '../../workflows/contracts/replay-batch.types.ts';
 import { CommandError, type Output, table } from './commands.ts';
 
 export interface ReplayDeps {

@@ -10,6 +10,7 @@ import { reserve } from '../../src/ledger/ledger.ts';
 import { formatUsd } from '../../src/domain/money.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { depositStarter } from '../../src/orchestration/worker-starter.ts';
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -42,7 +43,11 @@ describe('creditDeposit', () => {
       ],
     };
     await recordDeposit(database.prisma, facts, 'confirmed');
-    const { creditDeposit } = createDepositActivities({ prisma: database.prisma, config: loadConfig({}, []) });
+    const { creditDeposit } = createDepositActivities({
+      prisma: database.prisma,
+      config: loadConfig({}, []),
+      starter: depositStarter({ config: loadConfig({}, []) }),
+    });
 
     const credited = await new MockActivityEnvironment().run(creditDeposit, facts);
 
@@ -78,7 +83,11 @@ describe('creditDeposit', () => {
       ],
     };
     await recordDeposit(database.prisma, facts, 'confirmed');
-    const { creditDeposit } = createDepositActivities({ prisma: database.prisma, config: loadConfig({}, []) });
+    const { creditDeposit } = createDepositActivities({
+      prisma: database.prisma,
+      config: loadConfig({}, []),
+      starter: depositStarter({ config: loadConfig({}, []) }),
+    });
 
     const failure = await new MockActivityEnvironment().run(creditDeposit, facts).catch((error: unknown) => error);
 

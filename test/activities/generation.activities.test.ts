@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGenerationActivities } from '../../activities/generation.activities.ts';
-import type { AdmitInput } from '../../workflows/generation/generation.types.ts';
+import type { AdmitInput } from '../../workflows/contracts/generation.types.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { parseSamples, sumOf } from '../helpers/prometheus.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import { testFilesDir, testStorage } from '../helpers/app.ts';
+import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 let database: TestDatabase;
 let activities: ReturnType<typeof createGenerationActivities>;
@@ -29,6 +30,7 @@ beforeAll(async () => {
     catalog: loadCatalog(),
     config,
     facilitator: configuredFacilitator(config),
+    starter: webhookStarter({ prisma: database.prisma, config }),
   });
 });
 afterAll(() => database.drop());

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createProviderActivities, type ProviderActivities } from '../../activities/provider.activities.ts';
-import type { SubmittedJob } from '../../workflows/generation/provider.types.ts';
+import type { SubmittedJob } from '../../workflows/contracts/provider.types.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';

@@ -13,6 +13,7 @@ import { runGenctl } from '../helpers/genctl.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 const stack = useDevServerAndDatabase();
 const taskQueue = uniqueTaskQueue('genctl-webhooks');
@@ -30,7 +31,11 @@ beforeAll(async () => {
     connection: stack.env.nativeConnection,
     taskQueue,
     workflowBundle: await bundleWorkflows(),
-    activities: createWebhookActivities({ prisma: stack.database.prisma, config }),
+    activities: createWebhookActivities({
+      prisma: stack.database.prisma,
+      config,
+      starter: webhookStarter({ prisma: stack.database.prisma, config }),
+    }),
   });
   workerRun = worker.run();
 });

@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import { runScenario } from '../../chaos/run-scenario.ts';
 import { scenario } from '../../chaos/scenarios.ts';
-import { admissionFailedError } from '../../workflows/generation/generation.types.ts';
+import { admissionFailedError } from '../../workflows/contracts/generation.types.ts';
 
 const tasks = 40;
 

@@ -3,7 +3,7 @@
 // is never tried elsewhere. The caller pays the quoted price once, whichever route served.
 import { afterAll, describe, expect, it } from 'vitest';
 import { metrics } from '../../src/metrics/metrics.ts';
-import { genProvider } from '../../workflows/search-attributes.ts';
+import { genProvider } from '../../workflows/contracts/search-attributes.ts';
 import { checkedBalance } from '../helpers/balance.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type OutputMedia, outputMedia } from '../helpers/media.ts';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureOutputExpirySchedule, outputExpiryScheduleId } from '../../src/orchestration/outputs/expiry-schedule.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
-import type { OutputExpiryReport } from '../../workflows/expiry/output-expiry.types.ts';
+import type { OutputExpiryReport } from '../../workflows/contracts/output-expiry.types.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait } from '../helpers/http.ts';

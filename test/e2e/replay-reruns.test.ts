@@ -2,7 +2,7 @@
 // caller cancelled is left alone unless asked for, and `--since 1h` run again names the same batch. Real stack, real
 // genctl; each test has an account of its own and selects by it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cancelledError } from '../../workflows/generation/generation.types.ts';
+import { cancelledError } from '../../workflows/contracts/generation.types.ts';
 import { batchWindowMs } from '../../src/cli/replay-commands.ts';
 import { skipReasons } from '../../src/domain/replay-reasons.ts';
 import { runGenctl } from '../helpers/genctl.ts';

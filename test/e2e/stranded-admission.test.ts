@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
 import { credit } from '../../src/ledger/ledger.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
-import type { ReconcileReport } from '../../workflows/task-reconciler.types.ts';
+import type { ReconcileReport } from '../../workflows/contracts/task-reconciler.types.ts';
 import {
   ensureTaskReconcilerSchedule,
   interruptedTaskError,

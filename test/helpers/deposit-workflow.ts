@@ -5,10 +5,11 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createDepositActivities, type DepositActivities } from '../../activities/deposit.activities.ts';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import type { DepositInput } from '../../workflows/deposit.types.ts';
+import type { DepositInput } from '../../workflows/contracts/deposit.types.ts';
 import { depositWorkflow } from '../../workflows/deposit.workflow.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
+import { depositStarter, webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 export type ScriptedChain = Pick<DepositActivities, 'inspectDeposit' | 'depositConfirmations'>;
 
@@ -58,7 +59,8 @@ export function depositWorkflowHarness(context: DepositHarnessContext) {
   }) {
     const taskQueue = uniqueTaskQueue('deposit');
     const config = loadConfig({ NODE_ENV: 'test' }, []);
-    const real = createDepositActivities({ prisma: context.database.prisma, config });
+    const deps = { prisma: context.database.prisma, config };
+    const real = createDepositActivities({ ...deps, starter: depositStarter(deps) });
     const worker = await Worker.create({
       connection: context.env.nativeConnection,
       taskQueue,
@@ -66,7 +68,7 @@ export function depositWorkflowHarness(context: DepositHarnessContext) {
       activities: {
         ...real,
         ...options.chain,
-        ...createWebhookActivities({ prisma: context.database.prisma, config }),
+        ...createWebhookActivities({ ...deps, starter: webhookStarter(deps) }),
       },
     });
     return worker.runUntil(async () => {

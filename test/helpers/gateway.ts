@@ -20,6 +20,7 @@ import { type RealStack, useDevServerAndDatabase } from './stack.ts';
 import { type GenerationOptions, startGeneration } from './http.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
 import { configuredFacilitator, type PaymentFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
+import { createWorkerStarter } from '../../src/orchestration/worker-starter.ts';
 
 export interface Gateway extends RealStack {
   app: TestApp;
@@ -67,6 +68,13 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
     const workflowBundle = await bundleWorkflows(tracing?.workflowInterceptorModules);
     gateway.facilitator = configuredFacilitator(gateway.config);
     // The worker role's workers: the main queue, one per provider and the webhooks queue.
+    const activityDeps = {
+      prisma: stack.database.prisma,
+      catalog: gateway.catalog,
+      storage,
+      config: gateway.config,
+      facilitator: () => gateway.facilitator(),
+    };
     const startWorkers = async () => {
       const workers = await createWorkers(
         stack.env.nativeConnection,
@@ -77,13 +85,7 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
           workflows: { workflowBundle },
           tracing,
         },
-        {
-          prisma: stack.database.prisma,
-          catalog: gateway.catalog,
-          storage,
-          config: gateway.config,
-          facilitator: () => gateway.facilitator(),
-        },
+        { ...activityDeps, starter: createWorkerStarter(activityDeps) },
       );
       workersRun = runWorkers(
         workers,

@@ -10,7 +10,7 @@ import { balanceTaskId } from '../../src/payments/methods/balance/balance-method
 import { generationInput } from '../../src/orchestration/generations/workflow-input.ts';
 import { paidTask, paymentAuthorization } from '../../src/payments/methods/x402/admission.ts';
 import type { PaymentIdentity } from '../../src/payments/methods/x402/payment-header.ts';
-import type { GenerationInput } from '../../workflows/generation/generation.types.ts';
+import type { GenerationInput } from '../../workflows/contracts/generation.types.ts';
 
 interface Deps {
   config: Config;

@@ -12,13 +12,14 @@ import { loadConfig } from '../../src/config/config.ts';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { requestHash } from '../../src/generations/request.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { providerSlugOf, providerTaskQueue } from '../../workflows/task-queues.ts';
-import { admitUpdate, type GenerationInput } from '../../workflows/generation/generation.types.ts';
+import { providerSlugOf, providerTaskQueue } from '../../workflows/contracts/task-queues.ts';
+import { admitUpdate, type GenerationInput } from '../../workflows/contracts/generation.types.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
 import { testStorage } from './app.ts';
+import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 export const upscaleRequest: GenerationRequest = {
   type: 'upscale',
@@ -63,8 +64,13 @@ export function generationWorkflowHarness(context: {
       catalog: loadCatalog(),
       config,
       facilitator: configuredFacilitator(config),
+      starter: webhookStarter({ prisma: context.database.prisma, config }),
     }),
-    ...createWebhookActivities({ prisma: context.database.prisma, config }),
+    ...createWebhookActivities({
+      prisma: context.database.prisma,
+      config,
+      starter: webhookStarter({ prisma: context.database.prisma, config }),
+    }),
   });
 
   /** A task of a fresh account holding 1.00. */

@@ -7,7 +7,7 @@ import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.t
 import { devServerTuningArgs } from '../../src/infra/temporal-dev-tuning.ts';
 import { searchAttributeTypes } from '../../src/orchestration/temporal/search-attributes.ts';
 import { workflowsPath } from '../../src/orchestration/temporal/workflows-path.ts';
-import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
+import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
 
 /** With the service's search attributes registered, as `npm start` registers them (the workflows set them). */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {

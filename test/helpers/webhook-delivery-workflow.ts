@@ -13,6 +13,7 @@ import type { TestDatabase } from './database.ts';
 import { freePort } from './ports.ts';
 import { uniqueTaskQueue } from './temporal.ts';
 import { type Answer, type Receiver, startReceiver } from './webhook-receiver.ts';
+import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 export interface WebhookMessage {
   accountId: string;
@@ -68,7 +69,14 @@ export function webhookDeliveryHarness(context: {
       connection: context.env.nativeConnection,
       taskQueue,
       workflowBundle: context.workflowBundle,
-      activities: { ...createWebhookActivities({ prisma: context.database.prisma, config }), ...activities },
+      activities: {
+        ...createWebhookActivities({
+          prisma: context.database.prisma,
+          config,
+          starter: webhookStarter({ prisma: context.database.prisma, config }),
+        }),
+        ...activities,
+      },
     });
     const workflowId = `test-${taskQueue}`;
     const result = await worker.runUntil(
@@ -88,10 +96,8 @@ export function webhookDeliveryHarness(context: {
   async function deliverThroughOutage() {
     const port = await freePort();
     const message = await messageTo(`http://127.0.0.1:${port}/hook`);
-    const real = createWebhookActivities({
-      prisma: context.database.prisma,
-      config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []),
-    });
+    const deps = { prisma: context.database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []) };
+    const real = createWebhookActivities({ ...deps, starter: webhookStarter(deps) });
     let up: Receiver | undefined;
     const result = await deliver({
       message,

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { configKeys, loadConfig } from '../../src/config/config.ts';
 import { registry } from '../../src/metrics/metrics.ts';
-import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
+import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 // What an operator exports before `docker compose up` (compose refuses to start without it).

@@ -1,11 +1,15 @@
 // The import rules of docs/architecture.md ("Import rules", numbered as there): no cycle; the API only at the top;
-// workflow code free of I/O; src/ sees a workflow only through its contract; every import points down the layers.
-import { readdirSync, readFileSync } from 'node:fs';
+// workflow code free of I/O; src/ sees a workflow only through its contract; every import points down the layers;
+// the worker side stays beneath the client side; nothing in the service imports the benchmark, the faults or the cluster.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
-const layers = ['src', 'workflows', 'activities'];
+// `cluster` once the cluster's code has its own top-level folder.
+const layers = ['src', 'workflows', 'activities', 'bench', 'chaos', 'cluster'].filter((dir) =>
+  existsSync(join(root, dir)),
+);
 
 interface Edge {
   to: string;
@@ -34,7 +38,8 @@ function importsOf(file: string): Edge[] {
 const files = layers.flatMap(sourceFiles);
 const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
-function findCycle(): string[] | null {
+/** A cycle among the edges `follows` keeps, or null. */
+function findCycle(follows: (file: string, edge: Edge) => boolean): string[] | null {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
   const visit = (file: string): string[] | null => {
@@ -43,7 +48,7 @@ function findCycle(): string[] | null {
     state.set(file, 'open');
     stack.push(file);
     for (const edge of graph.get(file) ?? []) {
-      const cycle = graph.has(edge.to) ? visit(edge.to) : null;
+      const cycle = graph.has(edge.to) && follows(file, edge) ? visit(edge.to) : null;
       if (cycle) return cycle;
     }
     stack.pop();
@@ -88,9 +93,16 @@ const layerOf: Record<string, number> = {
   generated: 0,
 };
 
-// Rule 4: what src/ may take from workflows/ as values: contracts, never a workflow body.
-const isWorkflowContract = (path: string) =>
-  path.endsWith('.types.ts') || ['workflows/search-attributes.ts', 'workflows/task-queues.ts'].includes(path);
+// The workflows' contracts (inputs, results, updates, signals, queries, task queues, search attributes): beneath both
+// the workflow bodies and the activities, and all the client side sees of a workflow.
+const contracts = 'workflows/contracts/';
+const isTemporalWorkflowSafe = (to: string) => to === '@temporalio/workflow';
+
+// The service: the API and worker roles and what they run, i.e. everything but the benchmark, the faults and the cluster.
+const isClusterCode = (path: string) =>
+  path.startsWith('cluster/') || /^src\/cluster[^/]*\.ts$/.test(path) || path.startsWith('src/infra/cluster/');
+const isService = (path: string) =>
+  ['src/', 'workflows/', 'activities/'].some((dir) => path.startsWith(dir)) && !isClusterCode(path);
 
 /** The imports of the files under `folder` that break a rule, as `file → target`. */
 const offendingImports = (folder: string, breaks: (file: string, edge: Edge) => boolean) =>
@@ -104,18 +116,25 @@ describe('import graph', () => {
   it('reads every layer', () => {
     expect(files.length).toBeGreaterThan(50);
     expect(graph.get(join('src', 'app.ts'))?.some((edge) => edge.to.startsWith(join('src', 'api')))).toBe(true);
+    expect(files.some((file) => file.startsWith(contracts))).toBe(true);
+    expect(files.some((file) => file.startsWith('bench/')) && files.some((file) => file.startsWith('chaos/'))).toBe(
+      true,
+    );
+    expect(files.some(isClusterCode)).toBe(true);
     expect(Object.keys(layerOf)).toEqual(
-      expect.arrayContaining(files.map(folderOf).filter((f) => f !== 'workflows' && f !== 'activities')),
+      expect.arrayContaining(files.filter((file) => file.startsWith('src/')).map(folderOf)),
     );
   });
 
-  it('1. has no import cycle (type-only imports included)', () => {
-    expect(findCycle()).toBeNull();
+  it('1. has no import cycle in the service (type-only imports included), nor one of value imports anywhere', () => {
+    expect(findCycle((file) => isService(file))).toBeNull();
+    expect(findCycle((_, edge) => !edge.typeOnly)).toBeNull();
   });
 
   it('2. imports src/api only from the API layer and the app that mounts it', () => {
     const offenders = files.filter(
       (file) =>
+        isService(file) &&
         !file.startsWith(join('src', 'api')) &&
         file !== join('src', 'app.ts') &&
         graph.get(file)?.some((edge) => edge.to.startsWith(join('src', 'api') + '/')),
@@ -126,15 +145,24 @@ describe('import graph', () => {
   it('3. lets workflow code import only @temporalio/workflow, its own files, and types', () => {
     const offenders = offendingImports(
       'workflows/',
-      (_, edge) => !edge.typeOnly && edge.to !== '@temporalio/workflow' && !edge.to.startsWith('workflows/'),
+      (_, edge) => !edge.typeOnly && !isTemporalWorkflowSafe(edge.to) && !edge.to.startsWith('workflows/'),
     );
     expect(offenders).toEqual([]);
   });
 
-  it('4. keeps src to workflow contracts (a type-only import of a body is fine), and activities to the worker', () => {
+  it('3. keeps the contracts beneath the workflows and the activities: no body, no activity, types from src only', () => {
+    const offenders = offendingImports(contracts, (_, edge) => {
+      if (edge.to.startsWith(contracts) || isTemporalWorkflowSafe(edge.to)) return false;
+      if (edge.to.startsWith('workflows/') || edge.to.startsWith('activities/')) return true;
+      return !edge.typeOnly;
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('4. keeps src to the workflow contracts (never a body, not even its type), and activities to the worker', () => {
     const offenders = offendingImports('src/', (file, edge) => {
       if (edge.to.startsWith('activities/')) return file !== join('src', 'worker.ts');
-      return edge.to.startsWith('workflows/') && !edge.typeOnly && !isWorkflowContract(edge.to);
+      return edge.to.startsWith('workflows/') && !edge.to.startsWith(contracts);
     });
     expect(offenders).toEqual([]);
   });
@@ -144,6 +172,29 @@ describe('import graph', () => {
       'src/',
       (file, edge) => edge.to.startsWith('src/') && layerOf[folderOf(edge.to)]! > layerOf[folderOf(file)]!,
     );
+    expect(offenders).toEqual([]);
+  });
+
+  it('6. keeps the activities on the worker side: no API, no client side (a starter is given), no entry point', () => {
+    const offenders = offendingImports('activities/', (_, edge) => {
+      if (edge.to.startsWith('workflows/')) return !edge.to.startsWith(contracts);
+      if (!edge.to.startsWith('src/'))
+        return ['bench/', 'chaos/', 'cluster/', 'test/'].some((dir) => edge.to.startsWith(dir));
+      return ['api', 'orchestration', 'cli', 'src'].includes(folderOf(edge.to)) || isClusterCode(edge.to);
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('7. keeps the service free of the benchmark, the faults and the cluster (they import it, never the reverse)', () => {
+    const offenders = files
+      .filter(isService)
+      .flatMap((file) =>
+        (graph.get(file) ?? [])
+          .filter(
+            (edge) => isClusterCode(edge.to) || ['bench/', 'chaos/', 'test/'].some((dir) => edge.to.startsWith(dir)),
+          )
+          .map((edge) => `${file} → ${edge.to}`),
+      );
     expect(offenders).toEqual([]);
   });
 });

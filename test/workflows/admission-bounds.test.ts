@@ -13,11 +13,12 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { ledgerTotals } from '../../src/ledger/ledger.ts';
 import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
-import type { GenerationInput } from '../../workflows/generation/generation.types.ts';
+import type { GenerationInput } from '../../workflows/contracts/generation.types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { generationWorkflowHarness } from '../helpers/generation-workflow.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { testStorage } from '../helpers/app.ts';
+import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;
@@ -47,16 +48,18 @@ function realGenerationActivities() {
     catalog: loadCatalog(),
     config,
     facilitator: configuredFacilitator(config),
+    starter: webhookStarter({ prisma: context.database.prisma, config }),
   });
 }
 
 /** Admits `input` through update-with-start against a worker with the real activities, `admitTask` overridable. */
 async function admit(input: GenerationInput, admitTask?: GenerationActivities['admitTask']) {
   const { prisma } = context.database;
+  const config = loadConfig({}, []);
   const taskQueue = uniqueTaskQueue('admission');
   const activities = {
     ...realGenerationActivities(),
-    ...createWebhookActivities({ prisma, config: loadConfig({}, []) }),
+    ...createWebhookActivities({ prisma, config, starter: webhookStarter({ prisma, config }) }),
     ...(admitTask ? { admitTask } : {}),
   };
   const worker = await Worker.create({

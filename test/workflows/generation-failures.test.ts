@@ -1,7 +1,7 @@
 // What a failed generation tells its caller about a provider call that timed out, with and without a queue bound.
 import { ActivityFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { GenerationInput } from '../../workflows/generation/generation.types.ts';
+import type { GenerationInput } from '../../workflows/contracts/generation.types.ts';
 import { callerSafeError } from '../../workflows/generation/generation-failures.ts';
 
 const timedOut = (timeoutType: 'SCHEDULE_TO_START' | 'SCHEDULE_TO_CLOSE' | 'START_TO_CLOSE') =>

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { ledgerTotals } from '../../src/ledger/ledger.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
-import { upstreamCallbackSignal } from '../../workflows/generation/generation.types.ts';
+import { upstreamCallbackSignal } from '../../workflows/contracts/generation.types.ts';
 import type { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import {

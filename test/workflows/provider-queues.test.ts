@@ -18,12 +18,13 @@ import { credit } from '../../src/ledger/ledger.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
-import { admitUpdate } from '../../workflows/generation/generation.types.ts';
+import { admitUpdate } from '../../workflows/contracts/generation.types.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { createWorkerStarter } from '../../src/orchestration/worker-starter.ts';
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;
@@ -60,17 +61,18 @@ it("runs each provider's calls on its own queue, at most its configured concurre
     temporal: { webhookTaskQueue: `${taskQueue}-webhooks` },
   });
   const storage = createLocalStorage(await mkdtemp(join(tmpdir(), 'gateway-queues-')), 'http://files.test');
+  const activityDeps = {
+    prisma: database.prisma,
+    catalog: loadCatalog(),
+    storage,
+    config,
+    facilitator: configuredFacilitator(config),
+    providers,
+  };
   const workers = await createWorkers(
     env.nativeConnection,
     { config, taskQueue, namespace: 'default', workflows: { workflowBundle: await bundleWorkflows() } },
-    {
-      prisma: database.prisma,
-      catalog: loadCatalog(),
-      storage,
-      config,
-      facilitator: configuredFacilitator(config),
-      providers,
-    },
+    { ...activityDeps, starter: createWorkerStarter(activityDeps) },
   );
   expect(workers.map((worker) => worker.options.taskQueue).sort()).toEqual([
     taskQueue,

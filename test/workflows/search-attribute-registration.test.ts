@@ -10,7 +10,7 @@ import {
   SearchAttributesMissingError,
   searchAttributeTypes,
 } from '../../src/orchestration/temporal/search-attributes.ts';
-import { searchAttributeKeys } from '../../workflows/search-attributes.ts';
+import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
 import { testLogger } from '../helpers/logger.ts';
 import { freePort } from '../helpers/ports.ts';
 

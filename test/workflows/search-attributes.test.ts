@@ -15,15 +15,16 @@ import type { AccountKind } from '../../src/generated/prisma/client.ts';
 import { startDepositWorkflow } from '../../src/orchestration/deposits/workflow-client.ts';
 import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
 import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
-import { depositStateQuery } from '../../workflows/deposit.types.ts';
-import { genModel, genStatus } from '../../workflows/search-attributes.ts';
-import { providerTaskQueue } from '../../workflows/task-queues.ts';
+import { depositStateQuery } from '../../workflows/contracts/deposit.types.ts';
+import { genModel, genStatus } from '../../workflows/contracts/search-attributes.ts';
+import { providerTaskQueue } from '../../workflows/contracts/task-queues.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { minedDeposit, type ScriptedChain } from '../helpers/deposit-workflow.ts';
 import { generationWorkflowHarness, textToVideoRequest, upscaleRequest } from '../helpers/generation-workflow.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { testStorage } from '../helpers/app.ts';
+import { depositStarter, webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;
@@ -84,10 +85,11 @@ async function workers(taskQueue: string, depositAccount: string) {
         catalog: loadCatalog(),
         config,
         facilitator: configuredFacilitator(config),
+        starter: webhookStarter({ prisma, config }),
       }),
-      ...createDepositActivities({ prisma, config }),
+      ...createDepositActivities({ prisma, config, starter: depositStarter({ config }) }),
       ...chain(depositAccount),
-      ...createWebhookActivities({ prisma, config }),
+      ...createWebhookActivities({ prisma, config, starter: webhookStarter({ prisma, config }) }),
     },
   });
   const providers = await Promise.all(

@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../helpers/webhook-delivery-workflow.ts';
 import { type ReceivedWebhook, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;
@@ -136,10 +137,8 @@ describe('webhookDeliveryWorkflow', () => {
   it('a URL resolving to a private address is refused at once when private addresses are not allowed', async () => {
     const listening = await receiver();
     const message = await messageTo(`http://localhost:${listening.port}/hook`);
-    const strict = createWebhookActivities({
-      prisma: database.prisma,
-      config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, []),
-    });
+    const strictDeps = { prisma: database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'false' }, []) };
+    const strict = createWebhookActivities({ ...strictDeps, starter: webhookStarter(strictDeps) });
     expect(await deliver({ message, activities: { sendWebhook: strict.sendWebhook } })).toMatchObject({
       outcome: 'refused',
       attempts: 1,
@@ -160,7 +159,8 @@ describe('notifyWebhooks (the notify step)', () => {
     const config = mergeConfig(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), {
       temporal: { webhookTaskQueue: taskQueue },
     });
-    const activities = createWebhookActivities({ prisma: database.prisma, config });
+    const deps = { prisma: database.prisma, config };
+    const activities = createWebhookActivities({ ...deps, starter: webhookStarter(deps) });
     const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
     const notifyFor = async (webhookUrl: string) => {
       const taskId = newId('gen');

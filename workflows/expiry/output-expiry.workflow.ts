@@ -2,7 +2,7 @@
 // ended more than OUTPUT_RETENTION_DAYS ago and marks them, a page at a time; the task ids are its result in the Web UI.
 import { proxyActivities } from '@temporalio/workflow';
 import type { OutputActivities } from '../../activities/output.activities.ts';
-import type { OutputExpiryInput, OutputExpiryReport } from './output-expiry.types.ts';
+import type { OutputExpiryInput, OutputExpiryReport } from '../contracts/output-expiry.types.ts';
 import { sweepActivityOptions, sweepPages } from './sweep-pages.ts';
 
 const { deleteExpiredOutputs } = proxyActivities<OutputActivities>(sweepActivityOptions);

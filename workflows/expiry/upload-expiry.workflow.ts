@@ -3,7 +3,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { UploadActivities } from '../../activities/upload.activities.ts';
 import { sweepActivityOptions, sweepPages } from './sweep-pages.ts';
-import type { UploadExpiryInput, UploadExpiryReport } from './upload-expiry.types.ts';
+import type { UploadExpiryInput, UploadExpiryReport } from '../contracts/upload-expiry.types.ts';
 
 const { deleteExpiredUploads } = proxyActivities<UploadActivities>(sweepActivityOptions);
 

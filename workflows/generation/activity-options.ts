@@ -7,7 +7,7 @@ import {
   proxyActivities,
 } from '@temporalio/workflow';
 import type { GenerationActivities } from '../../activities/generation.activities.ts';
-import type { GenerationInput } from './generation.types.ts';
+import type { GenerationInput } from '../contracts/generation.types.ts';
 
 // Database steps take milliseconds; a short timeout hands them to another worker soon after one dies. An hour of
 // retries outlasts any outage worth waiting for; past it the workflow fails rather than loop.

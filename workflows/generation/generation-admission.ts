@@ -11,7 +11,12 @@ import {
 import type { GenerationActivities } from '../../activities/generation.activities.ts';
 import type { TaskView } from '../../src/generations/task-view.ts';
 import { admit, fast } from './activity-options.ts';
-import { admitUpdate, type AdmitUpdateResult, type GenerationInput, type TaskAdmission } from './generation.types.ts';
+import {
+  admitUpdate,
+  type AdmitUpdateResult,
+  type GenerationInput,
+  type TaskAdmission,
+} from '../contracts/generation.types.ts';
 
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
 const { findAdmittedTask } = proxyActivities<GenerationActivities>(fast);

@@ -1,7 +1,7 @@
 // What a failed generation tells its caller. Only what our own code says about a failure reaches them: a provider's
 // or the runtime's message may carry internals (an upstream's error body, a stack, an operator's account).
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { admissionFailedError, type GenerationInput } from './generation.types.ts';
+import { admissionFailedError, type GenerationInput } from '../contracts/generation.types.ts';
 import { isQueueTimeout } from './generation-routes.ts';
 
 const failureType = (cause: unknown) => (cause instanceof ApplicationFailure ? cause.type : undefined);

@@ -13,10 +13,10 @@ import {
 } from '@temporalio/workflow';
 import type { ProviderActivities } from '../../activities/provider.activities.ts';
 import { provider as providerOptions } from './activity-options.ts';
-import type { GenerationInput } from './generation.types.ts';
-import type { GeneratedOutputs } from './provider.types.ts';
-import { genProvider } from '../search-attributes.ts';
-import { providerSlugOf, providerTaskQueue } from '../task-queues.ts';
+import type { GenerationInput } from '../contracts/generation.types.ts';
+import type { GeneratedOutputs } from '../contracts/provider.types.ts';
+import { genProvider } from '../contracts/search-attributes.ts';
+import { providerSlugOf, providerTaskQueue } from '../contracts/task-queues.ts';
 import type { UpstreamJob } from './upstream-job.ts';
 
 /** One run over the routes; its deadline moves as the waits for a provider slot are handed back. */

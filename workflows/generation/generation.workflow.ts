@@ -17,9 +17,9 @@ import { compensation, local, settlementActivities } from './activity-options.ts
 import { type AdmitUpdateHandler, awaitAdmission, handleAdmitUpdate } from './generation-admission.ts';
 import { callerSafeError } from './generation-failures.ts';
 import { runOnRoutes, type Served } from './generation-routes.ts';
-import { cancelledError, type GenerationInput, stateQuery } from './generation.types.ts';
-import { genStatus, type GenStatus } from '../search-attributes.ts';
-import { providerSlugOf, providerTaskQueue } from '../task-queues.ts';
+import { cancelledError, type GenerationInput, stateQuery } from '../contracts/generation.types.ts';
+import { genStatus, type GenStatus } from '../contracts/search-attributes.ts';
+import { providerSlugOf, providerTaskQueue } from '../contracts/task-queues.ts';
 import { type UpstreamJob, upstreamJobOf } from './upstream-job.ts';
 import { notify } from '../webhooks/webhook-notify.ts';
 

@@ -2,8 +2,8 @@
 // poll alone would either hammer the upstream or notice the end late.
 import { type ActivityOptions, ApplicationFailure, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ProviderActivities } from '../../activities/provider.activities.ts';
-import type { GeneratedOutputs, JobRef, SubmittedJob } from './provider.types.ts';
-import { upstreamCallbackSignal } from './generation.types.ts';
+import type { GeneratedOutputs, JobRef, SubmittedJob } from '../contracts/provider.types.ts';
+import { upstreamCallbackSignal } from '../contracts/generation.types.ts';
 
 const upstreamRetry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
 // One status request. Each call narrows the schedule-to-close to the model's deadline.

@@ -6,7 +6,7 @@
 import { ActivityFailure, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhook.activities.ts';
 import type { AttemptResult } from '../../src/webhooks/send.ts';
-import type { WebhookDeliveryInput, WebhookDeliveryResult } from './webhook-delivery.types.ts';
+import type { WebhookDeliveryInput, WebhookDeliveryResult } from '../contracts/webhook-delivery.types.ts';
 
 const second = 1_000;
 const minute = 60 * second;

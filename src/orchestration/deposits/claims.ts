@@ -7,7 +7,7 @@ import { DepositRefusedError, FieldError, ServiceUnavailableError } from '../../
 import type { Chain } from '../../domain/values.ts';
 import { claimDepositWorkflow } from './workflow-client.ts';
 import type { TemporalDeps } from '../generations/workflow-client.ts';
-import type { DepositRejection, DepositResult } from '../../../workflows/deposit.types.ts';
+import type { DepositRejection, DepositResult } from '../../../workflows/contracts/deposit.types.ts';
 import { getAccountSummary } from '../../accounts/accounts.ts';
 import type { AccountCreditView } from '../../payments/deposits/view.ts';
 import { admitDepositClaim } from '../../payments/deposits/pending-claims.ts';

@@ -3,7 +3,7 @@
 import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import { enabledChains } from '../../chain/settings.ts';
 import type { Config } from '../../config/config.ts';
-import type { depositScanWorkflow } from '../../../workflows/deposit-scan.workflow.ts';
+import type { DepositScanWorkflow } from '../../../workflows/contracts/deposit.types.ts';
 import { ensureSchedule } from '../temporal/schedules.ts';
 
 export const depositScanScheduleId = (chain: string) => `deposit-scan:${chain}`;
@@ -27,7 +27,7 @@ export async function ensureDepositScanSchedules(
       },
       // A scan still running when the next is due makes that one wait its turn, not run beside it.
       policies: { overlap: 'SKIP' as const },
-    } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<typeof depositScanWorkflow>>;
+    } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<DepositScanWorkflow>>;
     ids.push(await ensureSchedule(client, options));
   }
   return ids;

@@ -7,8 +7,8 @@ import {
   depositStateQuery,
   type DepositWorkflow,
   recheckableRejections,
-} from '../../../workflows/deposit.types.ts';
-import { depositChain, depositStatus } from '../../../workflows/search-attributes.ts';
+} from '../../../workflows/contracts/deposit.types.ts';
+import { depositChain, depositStatus } from '../../../workflows/contracts/search-attributes.ts';
 import type { DepositRef } from '../../payments/deposits/deposits.ts';
 
 export const depositWorkflowId = ({ chain, txHash }: DepositRef) => `deposit:${chain}:${txHash}`;

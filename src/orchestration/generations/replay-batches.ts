@@ -1,7 +1,11 @@
 // genctl's side of a batch replay: starts its workflow (or attaches to the run under way) and reads its progress.
 import { type Client, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { progressQuery } from '../../../workflows/replay-batch.types.ts';
-import type { ReplayBatchInput, ReplayBatchWorkflow, ReplayProgress } from '../../../workflows/replay-batch.types.ts';
+import { progressQuery } from '../../../workflows/contracts/replay-batch.types.ts';
+import type {
+  ReplayBatchInput,
+  ReplayBatchWorkflow,
+  ReplayProgress,
+} from '../../../workflows/contracts/replay-batch.types.ts';
 
 export type ReplayBatchHandle = WorkflowHandle<ReplayBatchWorkflow>;
 

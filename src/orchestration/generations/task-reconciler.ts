@@ -9,13 +9,13 @@ import {
   type ScheduleOptionsStartWorkflowAction,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { admitUpdate } from '../../../workflows/generation/generation.types.ts';
+import { admitUpdate } from '../../../workflows/contracts/generation.types.ts';
 import type {
   ReconcileInput,
   ReconcileReport,
   Repair,
   TaskReconcilerWorkflow,
-} from '../../../workflows/task-reconciler.types.ts';
+} from '../../../workflows/contracts/task-reconciler.types.ts';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import { requestHash } from '../../generations/request.ts';

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { upstreamCallbackSignal } from '../../../workflows/generation/generation.types.ts';
+import { upstreamCallbackSignal } from '../../../workflows/contracts/generation.types.ts';
 import type { TemporalDeps } from './workflow-client.ts';
 
 /** Tells the task's workflow that its upstream job announced its end; false when the workflow has ended already. */

@@ -7,7 +7,7 @@ import type { Logger } from '../../infra/logger.ts';
 import type { Providers } from '../../providers/registry.ts';
 import type { TemporalDeps } from './workflow-client.ts';
 import { signalUpstreamCallback } from './upstream-callback-signal.ts';
-import { createSeenMessages } from './seen-messages.ts';
+import { createSeenMessages } from '../../providers/seen-messages.ts';
 
 export interface UpstreamCallback {
   provider: string;

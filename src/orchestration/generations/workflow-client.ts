@@ -10,8 +10,8 @@ import {
   admitUpdate,
   cancelledError,
   type GenerationInput,
-} from '../../../workflows/generation/generation.types.ts';
-import type { generationWorkflow } from '../../../workflows/generation/generation.workflow.ts';
+  type GenerationWorkflow,
+} from '../../../workflows/contracts/generation.types.ts';
 import {
   genAccountId,
   genAccountKind,
@@ -20,8 +20,8 @@ import {
   genProvider,
   genStatus,
   genType,
-} from '../../../workflows/search-attributes.ts';
-import { providerSlugOf } from '../../../workflows/task-queues.ts';
+} from '../../../workflows/contracts/search-attributes.ts';
+import { providerSlugOf } from '../../../workflows/contracts/task-queues.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import { formatUsd } from '../../domain/money.ts';
 import { paymentDescription, paymentKindOf } from '../../payments/methods/registered.ts';
@@ -82,7 +82,7 @@ export async function executeAdmitUpdate(
   input: GenerationInput,
   caller: { accountKind: AccountKind },
 ): Promise<AdmissionOutcome> {
-  const start = new WithStartWorkflowOperation<typeof generationWorkflow>('generationWorkflow', {
+  const start = new WithStartWorkflowOperation<GenerationWorkflow>('generationWorkflow', {
     workflowId: input.taskId,
     taskQueue: temporal.taskQueue,
     args: [input],

@@ -3,7 +3,7 @@
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../../config/config.ts';
 import type { PaidBy } from '../../payments/methods/payment-method.ts';
-import type { GenerationInput } from '../../../workflows/generation/generation.types.ts';
+import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 import type { AdmissibleRequest } from './admissible.ts';
 
 /** Who a task is for and how a retry names it; `requestHash` is what the admit update compares, sent once from here. */

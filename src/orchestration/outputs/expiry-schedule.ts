@@ -2,7 +2,7 @@
 // the stored files of tasks that ended more than OUTPUT_RETENTION_DAYS ago (links answer 410 from expiry on
 // regardless). It runs with a retention of 0 too, and deletes nothing: setting one later needs no new schedule.
 import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
-import type { OutputExpiryWorkflow } from '../../../workflows/expiry/output-expiry.types.ts';
+import type { OutputExpiryWorkflow } from '../../../workflows/contracts/output-expiry.types.ts';
 import type { Config } from '../../config/config.ts';
 import { ensureSchedule } from '../temporal/schedules.ts';
 

@@ -1,11 +1,12 @@
-// Registration of the custom search attributes (workflows/search-attributes.ts). A server without them refuses every
-// workflow start that sets them (INVALID_ARGUMENT), so each role checks at boot and registers the missing ones
-// through the operator service; where that is not permitted, the start fails naming them and the command to run.
+// Registration of the custom search attributes (workflows/contracts/search-attributes.ts). A server without them
+// refuses every workflow start that sets them (INVALID_ARGUMENT), so each role checks at boot and registers the
+// missing ones through the operator service; where that is not permitted, the start fails naming them and the command
+// to run.
 import { Connection } from '@temporalio/client';
 import { type SearchAttributeType, TypedSearchAttributes } from '@temporalio/common';
 // A CommonJS module whose exports Node cannot name statically: its default export holds the namespace.
 import proto from '@temporalio/proto';
-import { searchAttributeKeys } from '../../../workflows/search-attributes.ts';
+import { searchAttributeKeys } from '../../../workflows/contracts/search-attributes.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { isTemporalUnreachable } from './unreachable.ts';
 

@@ -1,7 +1,7 @@
 // Uploads expire: a Temporal Schedule runs uploadExpiryWorkflow every UPLOAD_EXPIRY_INTERVAL_SECONDS, which deletes
 // the files of uploads past their `expires_at` and marks them deleted (reads answer 404 from expiry on regardless).
 import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
-import type { UploadExpiryWorkflow } from '../../../workflows/expiry/upload-expiry.types.ts';
+import type { UploadExpiryWorkflow } from '../../../workflows/contracts/upload-expiry.types.ts';
 import type { Config } from '../../config/config.ts';
 import { ensureSchedule } from '../temporal/schedules.ts';
 

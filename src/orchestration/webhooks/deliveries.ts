@@ -3,7 +3,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import type {
   WebhookDeliveryInput,
   WebhookDeliveryWorkflow,
-} from '../../../workflows/webhooks/webhook-delivery.types.ts';
+} from '../../../workflows/contracts/webhook-delivery.types.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import {
   type CreatedMessage,

@@ -5,7 +5,7 @@ import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
-import type { GenerationInput } from '../../../workflows/generation/generation.types.ts';
+import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
 export type EarlierTask = Parameters<typeof taskView>[0];

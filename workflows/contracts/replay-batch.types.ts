@@ -1,7 +1,7 @@
 // A batch replay of failed tasks as its workflow, its activities and genctl see it. Types and constants only
 // (the workflow bundle imports this, and so do src/ and activities/).
 import { defineQuery } from '@temporalio/workflow';
-import type { SkipReason } from '../src/domain/replay-reasons.ts';
+import type { SkipReason } from '../../src/domain/replay-reasons.ts';
 
 export type { SkipReason };
 

@@ -56,3 +56,6 @@ export const admissionFailedError = 'The generation could not be admitted. You h
 export const admitUpdate = defineUpdate<AdmitUpdateResult, [{ requestHash: string }]>('admit');
 // For operators (Web UI, `temporal workflow query`): the task as this workflow holds it. The api reads the row.
 export const stateQuery = defineQuery<TaskView | null>('state');
+
+/** The workflow's signature (`generationWorkflow`, workflow id = task id): the task as it ended, if admitted. */
+export type GenerationWorkflow = (input: GenerationInput) => Promise<TaskView | null>;

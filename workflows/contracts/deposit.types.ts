@@ -1,8 +1,9 @@
 // The deposit workflow's contract with its callers (the api, the watcher): its input, result, state query and
 // signature. Types and the query only, so the client side never imports the workflow's activities.
 import { defineQuery } from '@temporalio/workflow';
-import type { AccountCreditView } from '../src/payments/deposits/view.ts';
-import type { DepositRef } from '../src/payments/deposits/deposits.ts';
+import type { AccountCreditView } from '../../src/payments/deposits/view.ts';
+import type { DepositRef } from '../../src/payments/deposits/deposits.ts';
+import type { Chain } from '../../src/domain/values.ts';
 
 export interface DepositInput extends DepositRef {
   /** How long a hash the node does not know may take to appear before it is refused as not found. */
@@ -29,3 +30,10 @@ export type DepositState =
 export const depositStateQuery = defineQuery<DepositState>('depositState');
 
 export type DepositWorkflow = (input: DepositInput) => Promise<DepositResult>;
+
+/** One scan of a chain's next blocks (`depositScanWorkflow`, run by the chain's schedule), or null when none are new. */
+export interface DepositScanInput {
+  chain: Chain;
+}
+export type DepositScanReport = { fromBlock: string; toBlock: string; started: number } | null;
+export type DepositScanWorkflow = (input: DepositScanInput) => Promise<DepositScanReport>;
