@@ -32,7 +32,7 @@ import { temporalTracing } from './orchestration/temporal/tracing.ts';
 import { ensureTaskReconcilerSchedule } from './orchestration/generations/task-reconciler.ts';
 import { ensureUploadExpirySchedule } from './orchestration/uploads/expiry-schedule.ts';
 import { ensureOutputExpirySchedule } from './orchestration/outputs/expiry-schedule.ts';
-import type { Stop } from './infra/stops.ts';
+import type { Stop } from './infra/processes/stops.ts';
 
 // Pool connections still checked out (a query the cut-off worker abandoned, waiting on a lock) only end when
 // PostgreSQL's fast shutdown, next, ends their sessions: do not wait for them here.

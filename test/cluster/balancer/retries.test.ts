@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { findHaproxy, startHaproxy } from '../../../src/infra/cluster/haproxy.ts';
-import type { SupervisedProcess } from '../../../src/infra/cluster/supervised-process.ts';
+import { findHaproxy, startHaproxy } from '../../../cluster/haproxy.ts';
+import type { SupervisedProcess } from '../../../src/infra/processes/supervised-process.ts';
 import { closeServer, listenLocally } from '../../helpers/local-server.ts';
 import { freePort } from '../../helpers/ports.ts';
 

@@ -1,5 +1,5 @@
 // How a start hands back what it started: a list of stops, run last-first so each part stops before what it needs.
-import type { Logger } from './logger.ts';
+import type { Logger } from '../logger.ts';
 
 /** One part's stop, named for the log line that says how long it took. */
 export interface Stop {

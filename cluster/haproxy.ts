@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+import { startSupervised, type SupervisedProcess, waitUntil } from '../src/infra/processes/supervised-process.ts';
 
 const candidates = ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy', '/usr/bin/haproxy', '/usr/local/bin/haproxy'];
 
