@@ -3,12 +3,12 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadClusterConfig, startCluster } from '../src/cluster-runtime.ts';
-import { clusterPublicPorts } from '../src/infra/cluster/public-ports.ts';
-import { historyShards, temporalServerVersion } from '../src/infra/cluster/versions.ts';
+import { loadClusterConfig, startCluster } from '../cluster/cluster-runtime.ts';
+import { clusterPublicPorts } from '../cluster/public-ports.ts';
+import { historyShards, temporalServerVersion } from '../cluster/versions.ts';
 import { createPrisma } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
-import { type Stop, stopAll } from '../src/infra/stops.ts';
+import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import type { BenchService } from './embedded-service.ts';
 import { peakRssMb, treeCpuMs } from './process-cpu.ts';

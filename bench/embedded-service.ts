@@ -8,7 +8,7 @@ import { type Config, embeddedDatabaseUrl, loadConfig } from '../src/config/conf
 import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { startRuntime } from '../src/runtime.ts';
-import { type Stop, stopAll } from '../src/infra/stops.ts';
+import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import { sampleCpu } from './process-cpu.ts';
 

@@ -9,7 +9,7 @@ import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/clie
 import express from 'express';
 import { echoUpdate, type echoWorkflow } from '../workflows/echo.workflow.ts';
 import { achievedRate, closedLoop, type Measured, openLoop, sleep } from './load.ts';
-import type { Stop } from '../src/infra/stops.ts';
+import type { Stop } from '../src/infra/processes/stops.ts';
 import { startClusterService } from './cluster-service.ts';
 import { startNpmStartService } from './npm-start-service.ts';
 import { startInputs } from './inputs.ts';

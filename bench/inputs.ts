@@ -2,7 +2,7 @@
 // tasks running (for the reads of running tasks).
 import { createServer } from 'node:http';
 import sharp from 'sharp';
-import type { Stop } from '../src/infra/stops.ts';
+import type { Stop } from '../src/infra/processes/stops.ts';
 import { closeServer, listenLocally } from '../test/helpers/local-server.ts';
 
 export async function startInputs(stops: Stop[]) {

@@ -3,12 +3,12 @@
 // the same data and ports (ClusterPart). Requests go through Caddy, as callers' do.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadClusterConfig, type StartedCluster, startCluster } from '../src/cluster-runtime.ts';
-import type { ClusterPart } from '../src/infra/cluster/cluster-parts.ts';
-import { clusterPublicPorts } from '../src/infra/cluster/public-ports.ts';
+import { loadClusterConfig, type StartedCluster, startCluster } from '../cluster/cluster-runtime.ts';
+import type { ClusterPart } from '../cluster/cluster-parts.ts';
+import { clusterPublicPorts } from '../cluster/public-ports.ts';
 import { createPrisma } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
-import { type Stop, stopAll } from '../src/infra/stops.ts';
+import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
 import { freePort } from '../test/helpers/ports.ts';
 import { sleep } from './processes.ts';
 import type { Stack } from './stack.ts';

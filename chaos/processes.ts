@@ -1,16 +1,17 @@
 // The gateway's processes as operators run them (`npm start`, `npm start -- --role api|worker`), each in a process
 // group of its own, as a terminal's job is, so a kill -9 reaches all of it. Output goes to a log file per process,
 // kept for the post-mortem of a failed run.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { portIsFree } from '../src/infra/ports.ts';
+import { signalGroup, sleep, startSupervised, untilOutput } from '../src/infra/processes/supervised-process.ts';
 
 const root = join(import.meta.dirname, '..');
 const startTimeoutMs = 240_000;
 const stopGraceMs = 20_000;
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export { sleep };
 
 export interface GatewayProcess {
   name: string;
@@ -22,14 +23,6 @@ export interface GatewayProcess {
   stop(): Promise<void>;
 }
 
-const signalGroup = (pid: number, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Gone already.
-  }
-};
-
 /** Starts `node scripts/start.mjs [--role <role>]` and resolves once its banner says it is up. */
 export async function startGateway(options: {
   name: string;
@@ -38,63 +31,41 @@ export async function startGateway(options: {
   logDir: string;
 }): Promise<GatewayProcess> {
   const args = ['scripts/start.mjs', ...(options.role === 'all' ? [] : ['--role', options.role])];
-  const child: ChildProcess = spawn(process.execPath, args, {
+  const logFile = join(options.logDir, `${options.name}.log`);
+  await appendFile(logFile, `--- ${new Date().toISOString()} start ${args.join(' ')}\n`);
+  // Killed with its group if this process exits first (SIGTERM: its ordered shutdown, as stopWithParent did).
+  const gateway = await startSupervised({
+    name: options.name,
+    command: process.execPath,
+    args,
     cwd: root,
     env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
+    logFile,
+    exitSignal: 'SIGTERM',
   });
-  const log = createWriteStream(join(options.logDir, `${options.name}.log`), { flags: 'a' });
-  log.write(`--- ${new Date().toISOString()} start ${args.join(' ')} (pid ${child.pid})\n`);
-  let banner = '';
-  const up = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${options.name} not up within ${startTimeoutMs / 1000} s`)),
-      startTimeoutMs,
-    );
-    child.stdout!.on('data', (chunk: Buffer) => {
-      banner = (banner + chunk.toString()).slice(-4_000);
-      if (banner.includes('Press Ctrl-C to stop.')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${options.name} exited during start-up (${code ?? signal}); see ${log.path}`));
-    });
+  const exited = gateway.exited.then(() => undefined);
+  const up = untilOutput(gateway, 'Press Ctrl-C to stop.', {
+    timeoutMs: startTimeoutMs,
+    what: 'print its banner',
+    stream: 'stdout',
   });
-  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => log.write(chunk));
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', (code, signal) => {
-      log.end(`--- ${new Date().toISOString()} exited (${code ?? signal})\n`);
-      resolve();
-    }),
-  );
-  const running = () => child.exitCode === null && child.signalCode === null;
-  const gateway: GatewayProcess = {
+  const started: GatewayProcess = {
     name: options.name,
-    pid: child.pid!,
+    pid: gateway.pid,
     exited,
     async kill() {
-      if (running()) signalGroup(child.pid!, 'SIGKILL');
+      if (gateway.running()) signalGroup(gateway.pid, 'SIGKILL');
       await exited;
     },
-    async stop() {
-      if (!running()) return;
-      child.kill('SIGTERM');
-      const force = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), stopGraceMs);
-      await exited;
-      clearTimeout(force);
-    },
+    stop: () => gateway.stop(stopGraceMs),
   };
   try {
     await up;
   } catch (error) {
-    await gateway.kill();
+    await started.kill();
     throw error;
   }
-  return gateway;
+  return started;
 }
 
 /** Processes whose command line names `dir`: PostgreSQL (-D), the dev server (--db-filename), the chain. */

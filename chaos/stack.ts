@@ -14,7 +14,8 @@ import { temporalCliPath } from '../src/infra/tools.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { devServerSearchAttributeArgs } from '../src/orchestration/temporal/search-attributes.ts';
 import { freePort } from '../test/helpers/ports.ts';
-import { type ClusterPart, killGroup } from '../src/infra/cluster/cluster-parts.ts';
+import type { ClusterPart } from '../cluster/cluster-parts.ts';
+import { killGroup } from '../src/infra/processes/supervised-process.ts';
 import { startClusterStack } from './cluster-stack.ts';
 import { type GatewayProcess, startGateway, waitUntilReleased } from './processes.ts';
 

@@ -1,4 +1,4 @@
-// `npm run build`: compiles the service (src, workflows, activities) into dist/ with tsc, copies the files tsc does
+// `npm run build`: compiles the service (src, cluster, workflows, activities) into dist/ with tsc, copies the files tsc does
 // not emit (workers' .mjs, contract artifacts), and bundles the workflows once into dist/workflow-bundle.js, so
 // `npm start` runs JavaScript and its worker starts without webpack. ensureBuild() (setup) rebuilds only when the
 // sources changed; a lock keeps processes started together (the cluster's) from building over each other.
@@ -12,7 +12,7 @@ const root = join(fileURLToPath(import.meta.url), '..', '..');
 export const distDir = join(root, 'dist');
 const stampFile = join(distDir, '.build-hash');
 const lockDir = join(root, '.build-lock');
-const sourceDirs = ['src', 'workflows', 'activities'];
+const sourceDirs = ['src', 'cluster', 'workflows', 'activities'];
 const inputs = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
 
 /** Every source file's path and contents: a change to any of them (or a new or deleted one) changes the hash. */

@@ -5,4 +5,4 @@ import { runCompiled } from './run-compiled.mjs';
 
 // The Temporal CLI is not needed: the cluster runs Temporal's own server, built by the cluster itself.
 ensureSetup({ temporal: false });
-await runCompiled(process.argv.includes('--build') ? 'src/cluster-build.js' : 'src/cluster.js');
+await runCompiled(process.argv.includes('--build') ? 'cluster/cluster-build.js' : 'cluster/cluster.js');

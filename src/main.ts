@@ -4,7 +4,7 @@ import { type Catalog, CatalogError, loadCatalog } from './catalog/catalog.ts';
 import { type Config, ConfigError, loadConfig, shutdownBudget } from './config/config.ts';
 import { createLogger } from './infra/logger.ts';
 import { startRuntime } from './runtime.ts';
-import type { Stop } from './infra/stops.ts';
+import type { Stop } from './infra/processes/stops.ts';
 import { stopOnSignals } from './stop-on-signals.ts';
 
 async function main(): Promise<void> {

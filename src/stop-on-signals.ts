@@ -1,7 +1,7 @@
 // How `npm start` and `npm run cluster` end: on SIGINT, SIGTERM or SIGHUP (or a failed start) what was started is
 // stopped in order, bounded by `limitMs` whatever the parts are doing, then the process exits.
 import type { Logger } from 'pino';
-import { type Stop, stopAll } from './infra/stops.ts';
+import { type Stop, stopAll } from './infra/processes/stops.ts';
 
 export interface Shutdown {
   /** Runs the start; a signal meanwhile waits for it, so what it started is stopped too. */

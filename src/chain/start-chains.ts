@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Config, rpcUrlKey } from '../config/config.ts';
 import { chains } from '../domain/values.ts';
 import type { Logger } from '../infra/logger.ts';
-import type { Stop } from '../infra/stops.ts';
+import type { Stop } from '../infra/processes/stops.ts';
 import { removeLocalChainFile, writeLocalChainFile } from './local-chain-file.ts';
 import { startLocalChain } from './local-chain.ts';
 import { enabledChains, needsLocalChain, withLocalChain } from './settings.ts';

@@ -2,10 +2,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { ConfigError, embeddedDatabaseUrl, loadConfig, publicBaseUrl } from '../config/config.ts';
-import { createPrisma } from '../db/prisma.ts';
+import { type Config, ConfigError, embeddedDatabaseUrl, loadConfig, publicBaseUrl } from '../config/config.ts';
+import { createPrisma, type PrismaClient } from '../db/prisma.ts';
 import { isDatabaseUnreachable } from '../db/unreachable.ts';
-import { readRuntimeFile, runtimeFile } from '../runtime-file.ts';
+import { readRuntimeFile, type RuntimeInfo, runtimeFile } from '../runtime-file.ts';
 import { configuredStorage } from '../storage/configured-storage.ts';
 import {
   CommandError,
@@ -115,6 +115,112 @@ function statusOutput(status: Record<string, string | number | null>): Output {
   return { text: lines.join('\n'), json: status };
 }
 
+type Values = ReturnType<
+  typeof parseArgs<{ args: string[]; options: typeof options; allowPositionals: true }>
+>['values'];
+
+/** What a command may use: the parsed options, its target (the third word), and the service it reaches. */
+interface CommandContext {
+  values: Values;
+  target: string | undefined;
+  config: Config;
+  running: RuntimeInfo | undefined;
+  prisma: PrismaClient;
+  databaseUrl: string;
+  temporalAddress: string;
+  /** Connects on first use; closed when the command ends. */
+  temporal: () => Promise<Client>;
+}
+
+// Every command by its words (`group action`): what it runs with what it parsed.
+const commands = new Map<string, (context: CommandContext) => Promise<Output>>([
+  ['developers create', ({ prisma, values }) => createDeveloperCommand(prisma, values)],
+  [
+    'keys create',
+    ({ prisma, values }) => createKeyCommand(prisma, { ...values, expiresInDays: values['expires-in-days'] }),
+  ],
+  ['keys list', ({ prisma, values }) => listKeysCommand(prisma, values)],
+  ['keys revoke', ({ prisma, target }) => revokeKeyCommand(prisma, target)],
+  ['accounts show', ({ prisma, target }) => showAccountCommand(prisma, target)],
+  [
+    'accounts credit',
+    ({ prisma, target, values }) =>
+      creditAccountCommand(prisma, target, { ...values, idempotencyKey: values['idempotency-key'] }),
+  ],
+  ['webhooks list', ({ prisma, values }) => listWebhooksCommand(prisma, values)],
+  ['webhooks show', ({ prisma, target }) => showWebhookCommand(prisma, target)],
+  [
+    'webhooks redeliver',
+    ({ prisma, temporal, config, target, values }) =>
+      redeliverWebhookCommand({ prisma, temporal, taskQueue: config.temporal.webhookTaskQueue }, target, values),
+  ],
+  ['deposits list', ({ prisma, values }) => listDepositsCommand(prisma, values)],
+  ['deposits show', ({ prisma, target, values }) => showDepositCommand(prisma, target, values)],
+  ['payments list', ({ prisma, values }) => listPaymentsCommand(prisma, values)],
+  ['uploads list', ({ prisma, values }) => listUploadsCommand(prisma, values)],
+  [
+    'uploads delete',
+    // The files of the local storage, in DATA_DIR as `npm start` keeps them.
+    ({ prisma, config, target }) =>
+      deleteUploadCommand(
+        { prisma, storage: configuredStorage(config.storage, config.server.dataDir, publicBaseUrl(config.server)) },
+        target,
+      ),
+  ],
+  ['tasks list', ({ prisma, values }) => listTasksCommand(prisma, values)],
+  [
+    'tasks show',
+    ({ prisma, running, config, target }) =>
+      showTaskCommand(
+        {
+          prisma,
+          temporalUiUrl: running?.temporalUiUrl,
+          namespace: running?.temporalNamespace ?? config.temporal.namespace,
+          retention: config.outputs,
+        },
+        target,
+      ),
+  ],
+  ['tasks cancel', ({ prisma, temporal, config, target }) => cancelTaskCommand({ prisma, temporal, config }, target)],
+  ['tasks replay', replayCommand],
+  ['chain fund', ({ config, target, values }) => fundCommand(config.server.dataDir, target, values)],
+  [
+    'chain send',
+    ({ config, values }) => sendCommand(config.server.dataDir, { ...values, fromKey: values['from-key'] }),
+  ],
+  [
+    'status',
+    async ({ config, running, databaseUrl, temporalAddress }) =>
+      statusOutput({
+        file: running ? runtimeFile(config.server.dataDir) : null,
+        pid: running?.pid ?? null,
+        api_url: running?.apiUrl ?? null,
+        database_url: redactPassword(databaseUrl),
+        temporal_address: temporalAddress,
+        temporal_namespace: running?.temporalNamespace ?? config.temporal.namespace,
+        temporal_ui_url: running?.temporalUiUrl ?? null,
+      }),
+  ],
+]);
+
+async function replayCommand({ prisma, config, temporal, values }: CommandContext): Promise<Output> {
+  // Loaded here: the admission path it brings in would slow every other command's start.
+  const [{ replayTasksCommand }, { loadCatalog }] = await Promise.all([
+    import('./replay-commands.ts'),
+    import('../catalog/catalog.ts'),
+  ]);
+  return replayTasksCommand(
+    { prisma, config, catalog: loadCatalog(), temporal, progress: process.stderr },
+    {
+      ...values,
+      batchId: values['batch-id'],
+      includeCancelled: values['include-cancelled'],
+      dryRun: values['dry-run'],
+      noWait: values['no-wait'],
+    },
+  );
+}
+
 async function run(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -148,113 +254,10 @@ async function run(argv: string[]): Promise<number> {
     return new Client({ connection, namespace: config.temporal.namespace });
   };
   try {
-    let output: Output;
-    switch (`${group} ${action ?? ''}`) {
-      case 'developers create':
-        output = await createDeveloperCommand(prisma, values);
-        break;
-      case 'keys create':
-        output = await createKeyCommand(prisma, { ...values, expiresInDays: values['expires-in-days'] });
-        break;
-      case 'keys list':
-        output = await listKeysCommand(prisma, values);
-        break;
-      case 'keys revoke':
-        output = await revokeKeyCommand(prisma, target);
-        break;
-      case 'accounts show':
-        output = await showAccountCommand(prisma, target);
-        break;
-      case 'accounts credit':
-        output = await creditAccountCommand(prisma, target, { ...values, idempotencyKey: values['idempotency-key'] });
-        break;
-      case 'webhooks list':
-        output = await listWebhooksCommand(prisma, values);
-        break;
-      case 'webhooks show':
-        output = await showWebhookCommand(prisma, target);
-        break;
-      case 'webhooks redeliver':
-        output = await redeliverWebhookCommand(
-          { prisma, temporal, taskQueue: config.temporal.webhookTaskQueue },
-          target,
-          values,
-        );
-        break;
-      case 'deposits list':
-        output = await listDepositsCommand(prisma, values);
-        break;
-      case 'deposits show':
-        output = await showDepositCommand(prisma, target, values);
-        break;
-      case 'payments list':
-        output = await listPaymentsCommand(prisma, values);
-        break;
-      case 'uploads list':
-        output = await listUploadsCommand(prisma, values);
-        break;
-      case 'uploads delete':
-        // The files of the local storage, in DATA_DIR as `npm start` keeps them.
-        output = await deleteUploadCommand(
-          { prisma, storage: configuredStorage(config.storage, config.server.dataDir, publicBaseUrl(config.server)) },
-          target,
-        );
-        break;
-      case 'tasks list':
-        output = await listTasksCommand(prisma, values);
-        break;
-      case 'tasks show':
-        output = await showTaskCommand(
-          {
-            prisma,
-            temporalUiUrl: running?.temporalUiUrl,
-            namespace: running?.temporalNamespace ?? config.temporal.namespace,
-            retention: config.outputs,
-          },
-          target,
-        );
-        break;
-      case 'tasks cancel':
-        output = await cancelTaskCommand({ prisma, temporal, config }, target);
-        break;
-      case 'tasks replay': {
-        // Loaded here: the admission path it brings in would slow every other command's start.
-        const [{ replayTasksCommand }, { loadCatalog }] = await Promise.all([
-          import('./replay-commands.ts'),
-          import('../catalog/catalog.ts'),
-        ]);
-        output = await replayTasksCommand(
-          { prisma, config, catalog: loadCatalog(), temporal, progress: process.stderr },
-          {
-            ...values,
-            batchId: values['batch-id'],
-            includeCancelled: values['include-cancelled'],
-            dryRun: values['dry-run'],
-            noWait: values['no-wait'],
-          },
-        );
-        break;
-      }
-      case 'chain fund':
-        output = await fundCommand(config.server.dataDir, target, values);
-        break;
-      case 'chain send':
-        output = await sendCommand(config.server.dataDir, { ...values, fromKey: values['from-key'] });
-        break;
-      case 'status ':
-        output = statusOutput({
-          file: running ? runtimeFile(config.server.dataDir) : null,
-          pid: running?.pid ?? null,
-          api_url: running?.apiUrl ?? null,
-          database_url: redactPassword(databaseUrl),
-          temporal_address: temporalAddress,
-          temporal_namespace: running?.temporalNamespace ?? config.temporal.namespace,
-          temporal_ui_url: running?.temporalUiUrl ?? null,
-        });
-        break;
-      default:
-        throw new CommandError(`unknown command "${positionals.join(' ')}"\n\n${usage}`, 2);
-    }
+    const command = commands.get(action === undefined ? group : `${group} ${action}`);
+    if (!command) throw new CommandError(`unknown command "${positionals.join(' ')}"\n\n${usage}`, 2);
+    const context = { values, target, config, running, prisma, databaseUrl, temporalAddress, temporal };
+    const output = await command(context);
     console.log(values.json ? JSON.stringify(output.json, null, 2) : output.text);
     return 0;
   } catch (caught) {

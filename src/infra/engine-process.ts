@@ -4,7 +4,7 @@
 // cancelled, its time up, the worker's grace over), our own timeout, this process exiting, or the watchdog if this
 // process dies without a way out. Each is killed as a group (SIGKILL): nothing of a render is worth keeping.
 import { spawn } from 'node:child_process';
-import { unwatchChild, watchChild } from './watchdog.ts';
+import { unwatchChild, watchChild } from './processes/watchdog.ts';
 
 export interface EngineExit {
   /** The exit code, when the process exited by itself. */

@@ -1,12 +1,18 @@
 // The Temporal CLI's dev server (SQLite under DATA_DIR, Web UI), run as a child process we own.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import type { Logger } from './logger.ts';
 import { portIsFree } from './ports.ts';
-import { unwatchChild, watchChild } from './watchdog.ts';
+import {
+  alive,
+  readyOrStopped,
+  signalGroup,
+  sleep,
+  startSupervised,
+  waitUntil,
+} from './processes/supervised-process.ts';
 
 export interface TemporalDevServer {
   address: string;
@@ -27,57 +33,16 @@ export interface TemporalDevServerOptions {
   extraArgs?: string[];
 }
 
-async function waitUntilServing(
-  address: string,
-  child: ChildProcess,
-  timeoutMs: number,
-  stderrTail: () => string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new Error(`temporal dev server exited during start-up (code ${child.exitCode}): ${stderrTail()}`);
-    try {
-      const connection = await Connection.connect({ address, connectTimeout: 1_000 });
-      try {
-        await connection.workflowService.getSystemInfo({});
-      } finally {
-        await connection.close();
-      }
-      return;
-    } catch (error) {
-      lastError = error;
-      await new Promise((done) => setTimeout(done, 250));
-    }
-  }
-  throw new Error(
-    `temporal dev server did not answer on ${address} within ${timeoutMs} ms: ${(lastError as Error)?.message}`,
-  );
-}
-
-function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(force);
-      done();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-/** Sends `name` to `pid`; false when there is no such process (any more). */
-function signal(pid: number, name: NodeJS.Signals | 0): boolean {
+/** Whether the server answers (a connection and a call, not just an open port). */
+async function serving(address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
   try {
-    process.kill(pid, name);
+    await connection.workflowService.getSystemInfo({});
     return true;
-  } catch {
-    return false;
+  } finally {
+    await connection.close();
   }
 }
-const alive = (pid: number) => signal(pid, 0);
 
 /**
  * A dev server of an earlier run on this data directory (its pid file names a process whose command line runs
@@ -90,9 +55,10 @@ async function stopOrphan(pidFile: string, dbFile: string, log: Logger): Promise
   const args = commandLine.split('\0');
   if (!args.includes('start-dev') || !args.includes(dbFile)) return;
   log.warn({ pid }, 'stopping the dev server an earlier run left behind');
-  signal(pid, 'SIGTERM');
-  for (let waited = 0; alive(pid) && waited < 5_000; waited += 100) await new Promise((done) => setTimeout(done, 100));
-  if (alive(pid)) signal(-pid, 'SIGKILL');
+  // It led a process group of its own, as ours does.
+  signalGroup(pid, 'SIGTERM');
+  for (let waited = 0; alive(pid) && waited < 5_000; waited += 100) await sleep(100);
+  if (alive(pid)) signalGroup(pid, 'SIGKILL');
 }
 
 async function ensurePortsFree(options: TemporalDevServerOptions, pidFile: string, dbFile: string, log: Logger) {
@@ -126,9 +92,13 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const dbFile = resolve(dataDir, 'temporal.db');
   // Otherwise a server already on the port would answer our readiness check while ours fails to bind.
   await ensurePortsFree(options, pidFile, dbFile, log);
-  const child = spawn(
-    options.cliPath,
-    [
+  // Its own process group: Ctrl-C must not kill it before the worker has drained; we stop it last. Nothing else
+  // stops it if this process dies first: it is killed on the way out unless stop() already did, and the watchdog
+  // stops it if this process dies without a way out (kill -9).
+  const server = await startSupervised({
+    name: 'temporal dev server',
+    command: options.cliPath,
+    args: [
       'server',
       'start-dev',
       '--ip',
@@ -145,48 +115,25 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       'warn',
       ...(options.extraArgs ?? []),
     ],
-    {
-      // Its own process group: Ctrl-C must not kill it before the worker has drained; we stop it last.
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  child.stdout?.on('data', (chunk: Buffer) => log.debug(chunk.toString().trim()));
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-2_000);
-    log.warn(chunk.toString().trim());
+    onOutput: (text, stream) => (stream === 'stdout' ? log.debug(text.trim()) : log.warn(text.trim())),
   });
-  const exited = new Promise<void>((done) => child.once('exit', () => done()));
-  // It runs in its own process group, so nothing else stops it if this process dies first: kill it on the way out
-  // unless stop() already did, and let the watchdog stop it if this process dies without a way out (kill -9).
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  if (child.pid !== undefined) {
-    watchChild(child.pid, 'SIGTERM');
-    await writeFile(pidFile, `${child.pid}\n`);
-  }
-  void exited.then(async () => {
-    process.removeListener('exit', killOnExit);
-    if (child.pid !== undefined) unwatchChild(child.pid);
+  await writeFile(pidFile, `${server.pid}\n`);
+  void server.exited.then(async (code) => {
+    log.info({ code, signal: server.child.signalCode }, 'temporal dev server exited');
     await rm(pidFile, { force: true });
   });
-  child.once('exit', (code, signal) => log.info({ code, signal }, 'temporal dev server exited'));
 
   const address = `127.0.0.1:${options.port}`;
-  try {
-    await waitUntilServing(address, child, options.startTimeoutMs ?? 30_000, () => stderr.trim() || '(no output)');
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  }
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  await readyOrStopped(
+    server,
+    waitUntil(server, `answering on ${address}`, () => serving(address), timeoutMs),
+    5_000,
+  );
   return {
     address,
     uiUrl: `http://localhost:${options.uiPort}`,
-    pid: child.pid!,
-    async stop() {
-      await stopChild(child);
-      await exited;
-    },
+    pid: server.pid,
+    stop: () => server.stop(5_000),
   };
 }

@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/accounts/api-keys.ts';
-import { caddyConfig } from '../../src/infra/cluster/caddy.ts';
+import { caddyConfig } from '../../cluster/caddy.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp, useAppWithDatabase } from '../helpers/app.ts';
 import { type OpenedEventStream, openEventStream } from '../helpers/event-stream.ts';

@@ -2,7 +2,7 @@
 // cluster's builds (minutes the first time on a machine, reused afterwards). SIGTERM at the end must stop it cleanly.
 import { rm } from 'node:fs/promises';
 import type { TestProject } from 'vitest/node';
-import { ensureClusterTools } from '../../src/infra/cluster/cluster-tools.ts';
+import { ensureClusterTools } from '../../cluster/cluster-tools.ts';
 import { readRuntimeFile } from '../../src/runtime-file.ts';
 import { launchCluster, scratchClusterEnv, stopCluster } from '../helpers/cluster.ts';
 

@@ -35,7 +35,7 @@ describe('npm start', () => {
     expect(processesUsing(npmStart.dataDir).length).toBeGreaterThanOrEqual(3);
     // The compiled service runs (dist/, kept current by setup): its watchdog is started from beside the compiled module.
     const children = execFileSync('ps', ['--ppid', String(first.child.pid), '-o', 'args='], { encoding: 'utf8' });
-    expect(children).toContain(join(projectRoot, 'dist', 'src', 'infra', 'watchdog-process.mjs'));
+    expect(children).toContain(join(projectRoot, 'dist', 'src', 'infra', 'processes', 'watchdog-process.mjs'));
     const chain = (await readLocalChainFile(npmStart.dataDir))!;
     expect(chain).toMatchObject({ chain: 'polygon', chainId: 84532, pid: expect.any(Number) });
     expect(alive(chain.pid!)).toBe(true);

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterSecrets, clusterSecretsFile } from '../../src/infra/cluster/cluster-secrets.ts';
+import { clusterSecrets, clusterSecretsFile } from '../../cluster/cluster-secrets.ts';
 
 const scratch = await mkdtemp(join(tmpdir(), 'gateway-cluster-secrets-'));
 afterAll(() => rm(scratch, { recursive: true, force: true }));

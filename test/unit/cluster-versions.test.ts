@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { schemaSteps, sqlToolEnvironment } from '../../src/infra/cluster/temporal-schema.ts';
-import { namespaceRetention, temporalPersistenceEnvironment } from '../../src/infra/cluster/temporal-server.ts';
-import { historyShards, temporalServerVersion, temporalUiVersion } from '../../src/infra/cluster/versions.ts';
+import { schemaSteps, sqlToolEnvironment } from '../../cluster/temporal-schema.ts';
+import { namespaceRetention, temporalPersistenceEnvironment } from '../../cluster/temporal-server.ts';
+import { historyShards, temporalServerVersion, temporalUiVersion } from '../../cluster/versions.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 // The operator's variables compose requires, with any value: only the Temporal services are read here.

@@ -99,8 +99,7 @@ const contracts = 'workflows/contracts/';
 const isTemporalWorkflowSafe = (to: string) => to === '@temporalio/workflow';
 
 // The service: the API and worker roles and what they run, i.e. everything but the benchmark, the faults and the cluster.
-const isClusterCode = (path: string) =>
-  path.startsWith('cluster/') || /^src\/cluster[^/]*\.ts$/.test(path) || path.startsWith('src/infra/cluster/');
+const isClusterCode = (path: string) => path.startsWith('cluster/');
 const isService = (path: string) =>
   ['src/', 'workflows/', 'activities/'].some((dir) => path.startsWith(dir)) && !isClusterCode(path);
 

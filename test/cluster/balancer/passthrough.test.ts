@@ -6,10 +6,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCaddy } from '../../../src/infra/cluster/caddy.ts';
-import { caddyBuild, clusterBinaries } from '../../../src/infra/cluster/cluster-tools.ts';
-import { ensureGoBuild } from '../../../src/infra/cluster/go-build.ts';
-import type { SupervisedProcess } from '../../../src/infra/cluster/supervised-process.ts';
+import { startCaddy } from '../../../cluster/caddy.ts';
+import { caddyBuild, clusterBinaries } from '../../../cluster/cluster-tools.ts';
+import { ensureGoBuild } from '../../../cluster/go-build.ts';
+import type { SupervisedProcess } from '../../../src/infra/processes/supervised-process.ts';
 import { closeServer, listenLocally } from '../../helpers/local-server.ts';
 import { freePort } from '../../helpers/ports.ts';
 

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { binPath, ensureGoBuild, type GoBuild } from './go-build.ts';
 import { caddyVersion, goToolchain, seaweedfsVersion, temporalServerVersion, temporalUiVersion } from './versions.ts';
-import { projectRoot } from '../project-root.ts';
+import { projectRoot } from '../src/infra/project-root.ts';
 
 const tools = join(projectRoot, '.tools');
 

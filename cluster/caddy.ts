@@ -3,7 +3,7 @@
 // rotation within seconds and put back when it answers. Configured with Caddy's native JSON: nothing to parse.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+import { startSupervised, type SupervisedProcess, waitUntil } from '../src/infra/processes/supervised-process.ts';
 
 export interface Backend {
   name: string;

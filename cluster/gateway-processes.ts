@@ -2,8 +2,8 @@
 // the cluster's PostgreSQL, Temporal and store, with a DATA_DIR of its own so none of them writes the cluster's
 // runtime.json. Up once it prints its banner (and, for an api process, answers /healthz itself).
 import { join } from 'node:path';
-import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
-import { projectRoot } from '../project-root.ts';
+import { startSupervised, type SupervisedProcess, waitUntil } from '../src/infra/processes/supervised-process.ts';
+import { projectRoot } from '../src/infra/project-root.ts';
 
 const bannerEnd = 'Press Ctrl-C to stop.';
 

@@ -3,36 +3,31 @@
 // With no chain configured, the local development chain too, for every process. Stops run in reverse order of start:
 // the balancer, the api, the workers, Temporal, the store, PostgreSQL, the chain.
 import { join, resolve } from 'node:path';
-import { localChainEnvironment, startChains } from './chain/start-chains.ts';
-import { loadConfig, publicBaseUrl, shutdownBudget, type Config } from './config/config.ts';
-import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
-import { type ClusterPart, type Restartable, restartable, startAll } from './infra/cluster/cluster-parts.ts';
-import { clusterBinaries, ensureClusterTools } from './infra/cluster/cluster-tools.ts';
-import { freePorts } from './infra/free-ports.ts';
-import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './infra/cluster/gateway-processes.ts';
-import { startCaddy } from './infra/cluster/caddy.ts';
-import { writeMetricsTargets } from './infra/cluster/metrics-targets.ts';
-import { clusterBanner } from './infra/cluster/cluster-banner.ts';
-import { clusterPublicPorts } from './infra/cluster/public-ports.ts';
-import { clusterSecrets } from './infra/cluster/cluster-secrets.ts';
-import { startObjectStore, storePorts, storeRegion } from './infra/cluster/object-store.ts';
-import type { SupervisedProcess } from './infra/cluster/supervised-process.ts';
-import { setUpTemporalSchema } from './infra/cluster/temporal-schema.ts';
-import {
-  ensureNamespace,
-  startTemporalServer,
-  temporalPorts,
-  waitUntilSearchable,
-} from './infra/cluster/temporal-server.ts';
-import { startTemporalUi } from './infra/cluster/temporal-ui.ts';
-import type { Logger } from './infra/logger.ts';
-import { ensurePortsFree } from './infra/ports.ts';
-import { checkSearchAttributes } from './orchestration/temporal/search-attributes.ts';
-import { paymentBannerLines } from './payments/methods/registered.ts';
-import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
-import type { Stop } from './infra/stops.ts';
+import { localChainEnvironment, startChains } from '../src/chain/start-chains.ts';
+import { loadConfig, publicBaseUrl, shutdownBudget, type Config } from '../src/config/config.ts';
+import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
+import { type ClusterPart, type Restartable, restartable, startAll } from './cluster-parts.ts';
+import { clusterBinaries, ensureClusterTools } from './cluster-tools.ts';
+import { freePorts } from '../src/infra/free-ports.ts';
+import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './gateway-processes.ts';
+import { startCaddy } from './caddy.ts';
+import { writeMetricsTargets } from './metrics-targets.ts';
+import { clusterBanner } from './cluster-banner.ts';
+import { clusterPublicPorts } from './public-ports.ts';
+import { clusterSecrets } from './cluster-secrets.ts';
+import { startObjectStore, storePorts, storeRegion } from './object-store.ts';
+import type { SupervisedProcess } from '../src/infra/processes/supervised-process.ts';
+import { setUpTemporalSchema } from './temporal-schema.ts';
+import { ensureNamespace, startTemporalServer, temporalPorts, waitUntilSearchable } from './temporal-server.ts';
+import { startTemporalUi } from './temporal-ui.ts';
+import type { Logger } from '../src/infra/logger.ts';
+import { ensurePortsFree } from '../src/infra/ports.ts';
+import { checkSearchAttributes } from '../src/orchestration/temporal/search-attributes.ts';
+import { paymentBannerLines } from '../src/payments/methods/registered.ts';
+import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from '../src/runtime-file.ts';
+import type { Stop } from '../src/infra/processes/stops.ts';
 import { searchAttributeKeys } from '../workflows/contracts/search-attributes.ts';
-import { projectRoot } from './infra/project-root.ts';
+import { projectRoot } from '../src/infra/project-root.ts';
 
 const dynamicConfigFile = join(projectRoot, 'deploy', 'temporal', 'dynamicconfig.yaml');
 

@@ -1,6 +1,6 @@
 // The ports a cluster listens on for others, each named by its setting: checked free before anything starts.
-import type { Config } from '../../config/config.ts';
-import type { ListenPort } from '../ports.ts';
+import type { Config } from '../src/config/config.ts';
+import type { ListenPort } from '../src/infra/ports.ts';
 
 export function clusterPublicPorts(config: Config): ListenPort[] {
   return [

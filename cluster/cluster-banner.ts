@@ -1,6 +1,6 @@
 // What `npm run cluster` prints once it is up: where each part listens, its pid, and where its data and logs are.
 import { join } from 'node:path';
-import type { Config } from '../../config/config.ts';
+import type { Config } from '../src/config/config.ts';
 import type { GatewayProcess } from './gateway-processes.ts';
 import { clusterSecretsFile } from './cluster-secrets.ts';
 import { metricsTargetsFile } from './metrics-targets.ts';

@@ -1,10 +1,10 @@
 // Entry point of `npm run cluster` (scripts/cluster.mjs): starts the scale-out layout as processes on this machine
 // (src/cluster-runtime.ts) and stops it in order on SIGINT, SIGTERM or SIGHUP, as `npm start` does its parts.
 import { loadClusterConfig, startCluster } from './cluster-runtime.ts';
-import { type Config, ConfigError, shutdownBudget } from './config/config.ts';
-import { createLogger } from './infra/logger.ts';
-import type { Stop } from './infra/stops.ts';
-import { stopOnSignals } from './stop-on-signals.ts';
+import { type Config, ConfigError, shutdownBudget } from '../src/config/config.ts';
+import { createLogger } from '../src/infra/logger.ts';
+import type { Stop } from '../src/infra/processes/stops.ts';
+import { stopOnSignals } from '../src/stop-on-signals.ts';
 
 async function main(): Promise<void> {
   let config: Config;

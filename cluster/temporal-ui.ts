@@ -2,7 +2,7 @@
 // to this machine only, pointed at the cluster's frontend, and never fetching Temporal's news from the internet.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+import { startSupervised, type SupervisedProcess, waitUntil } from '../src/infra/processes/supervised-process.ts';
 
 export function temporalUiConfig(options: {
   temporalAddress: string;

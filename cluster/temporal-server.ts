@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time.js';
-import { withPgClient } from '../pg-client.ts';
+import { withPgClient } from '../src/infra/pg-client.ts';
 import { historyShards } from './versions.ts';
 import { temporalDatabases, type SqlConnection } from './temporal-schema.ts';
-import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+import { startSupervised, type SupervisedProcess, waitUntil } from '../src/infra/processes/supervised-process.ts';
 
 // Each service's gRPC and membership ports, besides the frontend's configured one; the frontend also serves HTTP.
 const pickedPorts = [

@@ -1,5 +1,6 @@
 // Each process of a running cluster, by name, with a way to SIGKILL it and to start it again on the same data and
 // ports: what the fault suite (chaos/ with --cluster) does to it, and what an operator's supervisor would.
+import { killGroup } from '../src/infra/processes/supervised-process.ts';
 
 export interface ClusterPart {
   /** `postgres`, `objects`, `temporal`, `temporal-ui`, `worker-<n>`, `api-<n>`, `caddy`. */
@@ -16,32 +17,6 @@ export interface ClusterPart {
 export interface Restartable<T> {
   current(): T;
   part: ClusterPart;
-}
-
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, another user's (PostgreSQL runs as `postgres` when we are root).
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** SIGKILL to the group `pid` leads; waits until the leader has exited (and was reaped), at most `timeoutMs`. */
-export async function killGroup(pid: number, timeoutMs = 10_000): Promise<void> {
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Gone already.
-  }
-  const deadline = Date.now() + timeoutMs;
-  while (alive(pid)) {
-    if (Date.now() > deadline) throw new Error(`process ${pid} still alive ${timeoutMs} ms after SIGKILL`);
-    await sleep(50);
-  }
 }
 
 /** Starts a piece with `start`, and keeps doing so on each part.start(); `started` sees every new one. */

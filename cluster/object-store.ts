@@ -4,7 +4,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { startSupervised, type SupervisedProcess, waitUntil } from './supervised-process.ts';
+import { startSupervised, type SupervisedProcess, waitUntil } from '../src/infra/processes/supervised-process.ts';
 
 export const storeRegion = 'us-east-1';
 
