@@ -27,6 +27,7 @@ import {
 import { startTemporalUi } from './infra/cluster/temporal-ui.ts';
 import type { Logger } from './infra/logger.ts';
 import { ensurePortsFree } from './infra/ports.ts';
+import { embeddedTarget } from './orchestration/temporal/connection.ts';
 import { checkSearchAttributes } from './orchestration/temporal/search-attributes.ts';
 import { x402BannerLines } from './payments/x402/banner.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
@@ -158,7 +159,7 @@ export async function startCluster(
   const temporal = temporalPiece.current();
   const { namespace } = config.temporal;
   await ensureNamespace(temporal.address, namespace);
-  await checkSearchAttributes(temporal.address, namespace, logger);
+  await checkSearchAttributes(embeddedTarget(config.temporal, temporal.address), logger);
   await waitUntilSearchable(
     temporal.address,
     namespace,

@@ -1,19 +1,12 @@
 // The running service for a role: `all` embeds PostgreSQL and the Temporal dev server unless DATABASE_URL or
 // TEMPORAL_ADDRESS are given, and the local development chain unless a chain has an RPC URL, then runs the API and
 // a worker here. Stops run in reverse order of start.
-import { once } from 'node:events';
-import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { createApp, createShutdownGate } from './app.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
-import { enabledChains } from './chain/settings.ts';
 import { startChains } from './chain/start-chains.ts';
-import { type Config, publicBaseUrl, shutdownBudget } from './config/config.ts';
+import { type Config, publicBaseUrl } from './config/config.ts';
 import { applyMigrations } from './db/migrate.ts';
-import { createPrisma } from './db/prisma.ts';
-import { databaseProbe, temporalProbe } from './health.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { ensurePortsFree, type ListenPort } from './infra/ports.ts';
 import { startTracing } from './infra/tracing.ts';
@@ -24,19 +17,15 @@ import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
 import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
 import { x402BannerLines } from './payments/x402/banner.ts';
-import { configuredStorage, describedStorage } from './storage/configured-storage.ts';
-import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
-import { ensureDepositScanSchedules } from './orchestration/deposits/scan-schedules.ts';
+import { describedStorage } from './storage/configured-storage.ts';
+import { installTemporalRuntimeLogger } from './worker.ts';
+import { buildSharedServices } from './composition/shared-services.ts';
+import { startApiRole } from './composition/api-role.ts';
+import { startWorkerRole } from './composition/worker-role.ts';
+import { embeddedTarget } from './orchestration/temporal/connection.ts';
 import { checkSearchAttributes, devServerSearchAttributeArgs } from './orchestration/temporal/search-attributes.ts';
 import { temporalTracing } from './orchestration/temporal/tracing.ts';
-import { ensureTaskReconcilerSchedule } from './orchestration/generations/task-reconciler.ts';
-import { ensureUploadExpirySchedule } from './orchestration/uploads/expiry-schedule.ts';
-import { ensureOutputExpirySchedule } from './orchestration/outputs/expiry-schedule.ts';
 import type { Stop } from './infra/stops.ts';
-
-// Pool connections still checked out (a query the cut-off worker abandoned, waiting on a lock) only end when
-// PostgreSQL's fast shutdown, next, ends their sessions: do not wait for them here.
-const disconnectWaitMs = 1_000;
 
 /**
  * Starts what the configuration asks for, pushing each part's stop onto `stops`. Returns the banner lines and the
@@ -79,17 +68,11 @@ export async function startRuntime(
   }
   const applied = await applyMigrations(databaseUrl);
   if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  const prisma = createPrisma(databaseUrl);
-  stops.push({
-    name: 'database pool',
-    stop: () => Promise.race([prisma.$disconnect(), new Promise((done) => setTimeout(done, disconnectWaitMs))]),
-  });
-  const addressesStored = await storeMissingDepositAddresses(prisma, config.deposits.xpub);
-  if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
 
-  let temporalAddress = config.temporal.address;
+  let temporal = config.temporal;
   let temporalUiUrl: string | undefined;
-  if (!temporalAddress) {
+  let temporalAddress: string;
+  if (!temporal.address) {
     const devServer = await startTemporalDevServer({
       cliPath: config.temporal.devServer.cliPath ?? temporalCliPath,
       dataDir: join(dataDir, 'temporal'),
@@ -100,62 +83,33 @@ export async function startRuntime(
       extraArgs: [...devServerTuningArgs(config.temporal.devServer), ...devServerSearchAttributeArgs()],
     });
     stops.push({ name: 'temporal dev server', stop: devServer.stop });
+    temporal = { ...temporal, ...embeddedTarget(temporal, devServer.address) };
     temporalAddress = devServer.address;
     temporalUiUrl = devServer.uiUrl;
     banner.push(
       `Temporal UI   ${devServer.uiUrl}   (dev server ${devServer.address}, data in ${join(dataDir, 'temporal')})`,
     );
   } else {
-    banner.push(`Temporal      ${temporalAddress} (namespace ${config.temporal.namespace})`);
+    temporalAddress = temporal.address;
+    banner.push(`Temporal      ${temporalAddress} (namespace ${temporal.namespace})`);
   }
   // Every workflow start sets them: a namespace without them is fixed now, or the start fails naming them.
-  await checkSearchAttributes(temporalAddress, config.temporal.namespace, logger);
+  await checkSearchAttributes(temporal, logger);
 
   banner.push(...chain.banner);
   if (config.server.role !== 'worker') banner.push(...x402BannerLines(config));
-  const storage = configuredStorage(config.storage, dataDir, publicBaseUrl(config.server));
+  const services = buildSharedServices(
+    { config: { ...config, temporal }, catalog, logger, databaseUrl, tracing, dataDir },
+    stops,
+  );
+  const addressesStored = await storeMissingDepositAddresses(services.prisma, config.deposits.xpub);
+  if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
   banner.push(`Storage       ${describedStorage(config.storage, dataDir)}`);
   installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));
   banner.push(...(await startMetrics(config, stops)));
 
-  if (config.server.role !== 'api') {
-    const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger, tracing });
-    stops.push({ name: 'worker', stop: worker.stop });
-    banner.push(
-      `Worker        task queues ${config.temporal.taskQueue} (providers: ${config.temporal.taskQueue}-<provider>), ${config.temporal.webhookTaskQueue}`,
-    );
-    banner.push(...(await startSchedules(config, temporalAddress, logger, stops)));
-  }
-
-  if (config.server.role !== 'worker') {
-    // Lazy: the API comes up (and /healthz reports it) even while Temporal is unreachable. Never closed: a request
-    // answered 503 at shutdown may still be retrying a call on it, and grpc-js throws (uncaught) from a retry
-    // timer that finds its channel closed. The process exit ends it.
-    const connection = Connection.lazy({ address: temporalAddress });
-    const shutdownGate = createShutdownGate();
-    const app = createApp({
-      config,
-      prisma,
-      catalog,
-      storage,
-      temporal: {
-        client: new Client({
-          connection,
-          namespace: config.temporal.namespace,
-          interceptors: tracing?.clientInterceptors,
-        }),
-        taskQueue: config.temporal.taskQueue,
-      },
-      logger,
-      health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.temporal.namespace) },
-      shutdownGate,
-    });
-    const server: Server = app.listen(config.server.port, config.server.host);
-    await once(server, 'listening');
-    stops.push({ name: 'api', stop: () => shutdownGate.close(server, shutdownBudget(config.server).requestsMs) });
-    const base = publicBaseUrl(config.server);
-    banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
-  }
+  if (config.server.role !== 'api') banner.push(...(await startWorkerRole(services, stops)));
+  if (config.server.role !== 'worker') banner.unshift(...(await startApiRole(services, stops)));
   // Last, so it is removed first: while it exists, what it names is up.
   await writeRuntimeFile(dataDir, {
     pid: process.pid,
@@ -163,7 +117,7 @@ export async function startRuntime(
     apiUrl: config.server.role === 'worker' ? undefined : publicBaseUrl(config.server),
     databaseUrl: embeddedDatabaseUrl,
     temporalAddress,
-    temporalNamespace: config.temporal.namespace,
+    temporalNamespace: temporal.namespace,
     temporalUiUrl,
   });
   stops.push({ name: 'runtime file', stop: () => removeRuntimeFile(dataDir) });
@@ -206,39 +160,4 @@ async function startMetrics(config: Config, stops: Stop[]): Promise<string[]> {
   const temporal = temporalMetricsAddress(config);
   if (temporal) banner.push(`              http://${temporal}/metrics (Temporal SDK worker metrics)`);
   return banner;
-}
-
-/**
- * The worker's schedules: the task reconciler, upload and output expiry, and the deposit watcher's, one per enabled
- * chain. Without Temporal now, the next start makes them.
- */
-async function startSchedules(config: Config, temporalAddress: string, logger: Logger, stops: Stop[]) {
-  try {
-    const connection = await Connection.connect({ address: temporalAddress });
-    stops.push({ name: 'deposit watcher connection', stop: () => connection.close() });
-    const client = new Client({ connection, namespace: config.temporal.namespace });
-    const reconciler = await ensureTaskReconcilerSchedule(client, config);
-    const uploadExpiry = await ensureUploadExpirySchedule(client, config);
-    const outputExpiry = await ensureOutputExpirySchedule(client, config);
-    const { retentionDays, expiryIntervalSeconds } = config.outputs;
-    const banner = [
-      `Reconciler    ${reconciler}: every ${config.reconciler.intervalSeconds} s, tasks queued over ${config.reconciler.afterSeconds} s are run or refunded`,
-      `Uploads       ${uploadExpiry}: every ${config.uploads.expiryIntervalSeconds} s, expired uploads are deleted`,
-      retentionDays > 0
-        ? `Outputs       ${outputExpiry}: every ${expiryIntervalSeconds} s, outputs of tasks ended over ${retentionDays} days ago are deleted`
-        : `Outputs       kept forever (OUTPUT_RETENTION_DAYS=0)`,
-    ];
-    if (enabledChains(config.chains).length === 0) return banner;
-    const schedules = await ensureDepositScanSchedules(client, config);
-    return [
-      ...banner,
-      `Watcher       ${schedules.join(', ')}: new USDC transfers to agents every ${config.deposits.scanIntervalSeconds} s`,
-    ];
-  } catch (error) {
-    logger.warn(
-      { err: error },
-      'the schedules could not be made (task reconciler, upload and output expiry, deposit watcher); the next start makes them',
-    );
-    return [];
-  }
 }

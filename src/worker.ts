@@ -15,12 +15,17 @@ import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
 import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
-import { configuredFacilitator } from './payments/x402/facilitator.ts';
+import type { PaymentFacilitator } from './payments/x402/facilitator.ts';
+import type { Providers } from './providers/registry.ts';
+import { connectOptions } from './orchestration/temporal/connection.ts';
 
 export interface WorkerDeps {
+  /** `config.temporal` names the server, with its TLS and API key (connectOptions). */
   config: Config;
-  temporalAddress: string;
   prisma: PrismaClient;
+  /** One facilitator for the life of the process: its nonce manager must see every settlement it sends. */
+  facilitator: () => PaymentFacilitator;
+  providers: Providers;
   catalog: Catalog;
   storage: Storage;
   logger: Logger;
@@ -140,8 +145,6 @@ export async function runWorkers(workers: Worker[], stop: Promise<unknown>): Pro
 /** Starts the worker and keeps it running: a worker that fails (e.g. Temporal went away) is rebuilt. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
-  // One facilitator for the life of the process: its nonce manager must see every settlement it sends.
-  const facilitator = configuredFacilitator(deps.config);
   let stopping = false;
   let requestStop!: () => void;
   // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
@@ -153,7 +156,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     while (!stopping) {
       let connection: NativeConnection | undefined;
       try {
-        connection = await NativeConnection.connect({ address: deps.temporalAddress });
+        connection = await NativeConnection.connect(connectOptions(deps.config.temporal));
         const workers = await createWorkers(
           connection,
           {
@@ -162,7 +165,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
             workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
             tracing: deps.tracing,
           },
-          { ...deps, facilitator },
+          deps,
         );
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
         log.info(
