@@ -22,6 +22,7 @@ import { ensureNamespace, startTemporalServer, temporalPorts, waitUntilSearchabl
 import { startTemporalUi } from './temporal-ui.ts';
 import type { Logger } from '../src/infra/logger.ts';
 import { ensurePortsFree } from '../src/infra/ports.ts';
+import { embeddedTarget } from '../src/orchestration/temporal/connection.ts';
 import { checkSearchAttributes } from '../src/orchestration/temporal/search-attributes.ts';
 import { paymentBannerLines } from '../src/payments/methods/registered.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from '../src/runtime-file.ts';
@@ -152,7 +153,7 @@ export async function startCluster(
   const temporal = temporalPiece.current();
   const { namespace } = config.temporal;
   await ensureNamespace(temporal.address, namespace);
-  await checkSearchAttributes(temporal.address, namespace, logger);
+  await checkSearchAttributes(embeddedTarget(config.temporal, temporal.address), logger);
   await waitUntilSearchable(
     temporal.address,
     namespace,

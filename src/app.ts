@@ -23,12 +23,11 @@ import { apiEndpoints } from './api/routes/index.ts';
 import { upstreamCallbacksRouter } from './api/upstream-callbacks.ts';
 import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
 import { checkHealth, type HealthProbes } from './health.ts';
-import { createProviders, type Providers } from './providers/registry.ts';
+import type { Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './accounts/api-keys.ts';
 import { createRateLimiter } from './accounts/rate-limiter.ts';
 import { createEndedTasks } from './generations/ended-tasks.ts';
 import { createTaskEventFeed } from './generations/events/event-feed.ts';
-import { databaseUrlOf } from './db/prisma.ts';
 import type { Storage } from './storage/storage.ts';
 import { storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
@@ -36,7 +35,7 @@ import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
 import { createLongLivedSlots } from './api/long-lived.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
-import { paymentServices } from './payments/methods/registered.ts';
+import type { PaymentServices } from './payments/methods/registered.ts';
 import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
@@ -46,13 +45,17 @@ export const apiBasePath = '/api/v1';
 export interface AppDeps {
   config: Config;
   prisma: PrismaClient;
+  /** The database `prisma` reaches: the task event feed LISTENs on a connection of its own to it. */
+  databaseUrl: string;
   catalog: Catalog;
   storage: Storage;
   temporal: TemporalDeps;
   logger: Logger;
   health: HealthProbes;
-  /** Built from `config` when not given. */
-  providers?: Providers;
+  /** The providers' adapters (upstream callbacks), shared with the worker when both roles run in one process. */
+  providers: Providers;
+  /** The x402 facilitator, one per process: its nonce manager must see every settlement the process sends. */
+  facilitator: PaymentServices['facilitator'];
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
   endpoints?: Endpoint[];
   /** Answers 503 while the server shuts down (the runtime's); without it, requests are never refused for that. */
@@ -91,11 +94,11 @@ function apiContext(deps: AppDeps): ApiContext {
     catalog: deps.catalog,
     temporal: deps.temporal,
     authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000),
-    ...paymentServices(deps.config),
+    facilitator: deps.facilitator,
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
     endedTasks: createEndedTasks(),
-    taskEvents: createTaskEventFeed(databaseUrlOf(deps.prisma) ?? deps.config.database.url, (error) =>
+    taskEvents: createTaskEventFeed(deps.databaseUrl, (error) =>
       deps.logger.warn({ err: error }, 'the task event feed lost its database connection'),
     ),
     longLived: createLongLivedSlots(deps.config.longLived),
@@ -159,7 +162,7 @@ export function createApp(deps: AppDeps): Express {
     '/callbacks',
     routeLabel('/callbacks/:provider/:taskId'),
     upstreamCallbacksRouter({
-      providers: deps.providers ?? createProviders(deps.config),
+      providers: deps.providers,
       temporal: deps.temporal,
       logger: deps.logger,
     }),

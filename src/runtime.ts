@@ -1,19 +1,12 @@
 // The running service for a role: `all` embeds PostgreSQL and the Temporal dev server unless DATABASE_URL or
 // TEMPORAL_ADDRESS are given, and the local development chain unless a chain has an RPC URL, then runs the API and
-// a worker here. Stops run in reverse order of start.
-import { once } from 'node:events';
-import type { Server } from 'node:http';
+// a worker here on services built once (src/composition). Parts start in order and stop in the reverse one.
 import { join, resolve } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { createApp, createShutdownGate } from './app.ts';
 import type { Catalog } from './catalog/catalog.ts';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
-import { enabledChains } from './chain/settings.ts';
 import { startChains } from './chain/start-chains.ts';
-import { type Config, publicBaseUrl, shutdownBudget } from './config/config.ts';
+import { type Config, publicBaseUrl } from './config/config.ts';
 import { applyMigrations } from './db/migrate.ts';
-import { createPrisma } from './db/prisma.ts';
-import { databaseProbe, temporalProbe } from './health.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
 import { ensurePortsFree, type ListenPort } from './infra/ports.ts';
 import { startTracing } from './infra/tracing.ts';
@@ -24,20 +17,15 @@ import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
 import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
 import { paymentBannerLines } from './payments/methods/registered.ts';
-import { configuredStorage, describedStorage } from './storage/configured-storage.ts';
-import { installTemporalRuntimeLogger, startWorker } from './worker.ts';
-import { ensureDepositScanSchedules } from './orchestration/deposits/scan-schedules.ts';
+import { describedStorage } from './storage/configured-storage.ts';
+import { installTemporalRuntimeLogger } from './worker.ts';
+import { buildSharedServices, type SharedServices } from './composition/shared-services.ts';
+import { startApiRole } from './composition/api-role.ts';
+import { startWorkerRole } from './composition/worker-role.ts';
+import { embeddedTarget } from './orchestration/temporal/connection.ts';
 import { checkSearchAttributes, devServerSearchAttributeArgs } from './orchestration/temporal/search-attributes.ts';
 import { temporalTracing } from './orchestration/temporal/tracing.ts';
-import { ensureTaskReconcilerSchedule } from './orchestration/generations/task-reconciler.ts';
-import { ensureUploadExpirySchedule } from './orchestration/uploads/expiry-schedule.ts';
-import { ensureOutputExpirySchedule } from './orchestration/outputs/expiry-schedule.ts';
 import { type Part, type Stop, startParts } from './infra/processes/stops.ts';
-import type { PrismaClient } from './db/prisma.ts';
-
-// Pool connections still checked out (a query the cut-off worker abandoned, waiting on a lock) only end when
-// PostgreSQL's fast shutdown, next, ends their sessions: do not wait for them here.
-const disconnectWaitMs = 1_000;
 
 /** What the parts of a start share: each adds what the later ones need. */
 interface Runtime {
@@ -51,10 +39,10 @@ interface Runtime {
   chainBanner: string[];
   databaseUrl: string;
   embeddedDatabaseUrl?: string;
-  prisma: PrismaClient;
+  /** The server the roles reach: the dev server's address when this process started one. */
   temporalAddress: string;
   temporalUiUrl?: string;
-  storage: ReturnType<typeof configuredStorage>;
+  services: SharedServices;
 }
 
 const roleRunsWorker = ({ config }: Runtime) => config.server.role !== 'api';
@@ -67,11 +55,11 @@ const runtimeParts: Part<Runtime>[] = [
   // Before the rest, so it stops after them: deposits being confirmed keep reading it until the worker is gone.
   { name: 'chain', start: startChainPart },
   { name: 'postgres', runs: ({ config }) => !config.database.url, start: startPostgresPart },
-  { name: 'database pool', start: startDatabasePart },
+  { name: 'migrations', start: applyMigrationsPart },
   { name: 'temporal dev server', start: startTemporalPart },
+  { name: 'shared services', start: buildServicesPart },
   { name: 'metrics', start: startMetricsPart },
   { name: 'worker', runs: roleRunsWorker, start: startWorkerPart },
-  { name: 'deposit watcher connection', runs: roleRunsWorker, start: startSchedulesPart },
   { name: 'api', runs: roleRunsApi, start: startApiPart },
   // Last, so it is removed first: while it exists, what it names is up.
   { name: 'runtime file', start: writeRuntimeFilePart },
@@ -132,18 +120,13 @@ async function startPostgresPart(runtime: Runtime) {
   return database.stop;
 }
 
-async function startDatabasePart(runtime: Runtime) {
-  const { config, logger } = runtime;
-  const databaseUrl = (runtime.databaseUrl = config.database.url || runtime.embeddedDatabaseUrl!);
+async function applyMigrationsPart(runtime: Runtime) {
+  const databaseUrl = (runtime.databaseUrl = runtime.config.database.url || runtime.embeddedDatabaseUrl!);
   const applied = await applyMigrations(databaseUrl);
-  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-  const prisma = (runtime.prisma = createPrisma(databaseUrl));
-  const addressesStored = await storeMissingDepositAddresses(prisma, config.deposits.xpub);
-  if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
-  return () => Promise.race([prisma.$disconnect(), new Promise((done) => setTimeout(done, disconnectWaitMs))]);
+  if (applied.length > 0) runtime.logger.info({ applied }, 'migrations applied');
 }
 
-/** The dev server unless TEMPORAL_ADDRESS names a server; then the rest of the banner, storage and Temporal's logger. */
+/** The dev server unless a Temporal address is configured; the roles then reach whichever it is. */
 async function startTemporalPart(runtime: Runtime) {
   const { config, dataDir, banner, logger } = runtime;
   let stop: (() => Promise<void>) | undefined;
@@ -161,6 +144,8 @@ async function startTemporalPart(runtime: Runtime) {
       extraArgs: [...devServerTuningArgs(config.temporal.devServer), ...devServerSearchAttributeArgs()],
     });
     stop = devServer.stop;
+    const temporal = { ...config.temporal, ...embeddedTarget(config.temporal, devServer.address) };
+    runtime.config = { ...config, temporal };
     runtime.temporalAddress = devServer.address;
     runtime.temporalUiUrl = devServer.uiUrl;
     banner.push(
@@ -169,57 +154,39 @@ async function startTemporalPart(runtime: Runtime) {
   }
   try {
     // Every workflow start sets them: a namespace without them is fixed now, or the start fails naming them.
-    await checkSearchAttributes(runtime.temporalAddress, config.temporal.namespace, logger);
+    await checkSearchAttributes(runtime.config.temporal, logger);
   } catch (error) {
     await stop?.();
     throw error;
   }
-  banner.push(...runtime.chainBanner);
-  if (config.server.role !== 'worker') banner.push(...paymentBannerLines(config));
-  runtime.storage = configuredStorage(config.storage, dataDir, publicBaseUrl(config.server));
-  banner.push(`Storage       ${describedStorage(config.storage, dataDir)}`);
-  installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));
   return stop;
 }
 
+/** The services both roles share, built once; then the rest of the banner and Temporal's logger. */
+async function buildServicesPart(runtime: Runtime) {
+  const { config, catalog, logger, databaseUrl, tracing, dataDir, banner } = runtime;
+  const stops: Stop[] = [];
+  runtime.services = buildSharedServices({ config, catalog, logger, databaseUrl, tracing, dataDir }, stops);
+  const addressesStored = await storeMissingDepositAddresses(runtime.services.prisma, config.deposits.xpub);
+  if (addressesStored > 0) logger.info({ agents: addressesStored }, 'deposit addresses stored');
+  banner.push(...runtime.chainBanner);
+  if (config.server.role !== 'worker') banner.push(...paymentBannerLines(config));
+  banner.push(`Storage       ${describedStorage(config.storage, dataDir)}`);
+  installTemporalRuntimeLogger(logger, temporalMetricsAddress(config));
+  return stops;
+}
+
 async function startWorkerPart(runtime: Runtime) {
-  const { config, temporalAddress, prisma, catalog, storage, logger, tracing } = runtime;
-  const worker = startWorker({ config, temporalAddress, prisma, catalog, storage, logger, tracing });
-  runtime.banner.push(
-    `Worker        task queues ${config.temporal.taskQueue} (providers: ${config.temporal.taskQueue}-<provider>), ${config.temporal.webhookTaskQueue}`,
-  );
-  return worker.stop;
+  const stops: Stop[] = [];
+  runtime.banner.push(...(await startWorkerRole(runtime.services, stops)));
+  return stops;
 }
 
 async function startApiPart(runtime: Runtime) {
-  const { config, prisma, catalog, storage, logger, tracing, temporalAddress } = runtime;
-  // Lazy: the API comes up (and /healthz reports it) even while Temporal is unreachable. Never closed: a request
-  // answered 503 at shutdown may still be retrying a call on it, and grpc-js throws (uncaught) from a retry
-  // timer that finds its channel closed. The process exit ends it.
-  const connection = Connection.lazy({ address: temporalAddress });
-  const shutdownGate = createShutdownGate();
-  const app = createApp({
-    config,
-    prisma,
-    catalog,
-    storage,
-    temporal: {
-      client: new Client({
-        connection,
-        namespace: config.temporal.namespace,
-        interceptors: tracing?.clientInterceptors,
-      }),
-      taskQueue: config.temporal.taskQueue,
-    },
-    logger,
-    health: { database: databaseProbe(prisma), temporal: temporalProbe(connection, config.temporal.namespace) },
-    shutdownGate,
-  });
-  const server: Server = app.listen(config.server.port, config.server.host);
-  await once(server, 'listening');
-  const base = publicBaseUrl(config.server);
-  runtime.banner.unshift(`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`);
-  return () => shutdownGate.close(server, shutdownBudget(config.server).requestsMs);
+  const stops: Stop[] = [];
+  // The API's addresses head the banner.
+  runtime.banner.unshift(...(await startApiRole(runtime.services, stops)));
+  return stops;
 }
 
 async function writeRuntimeFilePart(runtime: Runtime) {
@@ -272,50 +239,4 @@ async function startMetricsPart({ config, banner }: Runtime) {
   const temporal = temporalMetricsAddress(config);
   if (temporal) banner.push(`              http://${temporal}/metrics (Temporal SDK worker metrics)`);
   return stop;
-}
-
-/**
- * The worker's schedules: the task reconciler, upload and output expiry, and the deposit watcher's, one per enabled
- * chain. Without Temporal now, the next start makes them.
- */
-async function startSchedulesPart({ config, temporalAddress, logger, banner: lines }: Runtime) {
-  let connection: Connection | undefined;
-  lines.push(...(await startSchedules(config, temporalAddress, logger, (made) => (connection = made))));
-  return connection && (() => connection!.close());
-}
-
-async function startSchedules(
-  config: Config,
-  temporalAddress: string,
-  logger: Logger,
-  connected: (connection: Connection) => void,
-) {
-  try {
-    const connection = await Connection.connect({ address: temporalAddress });
-    connected(connection);
-    const client = new Client({ connection, namespace: config.temporal.namespace });
-    const reconciler = await ensureTaskReconcilerSchedule(client, config);
-    const uploadExpiry = await ensureUploadExpirySchedule(client, config);
-    const outputExpiry = await ensureOutputExpirySchedule(client, config);
-    const { retentionDays, expiryIntervalSeconds } = config.outputs;
-    const banner = [
-      `Reconciler    ${reconciler}: every ${config.reconciler.intervalSeconds} s, tasks queued over ${config.reconciler.afterSeconds} s are run or refunded`,
-      `Uploads       ${uploadExpiry}: every ${config.uploads.expiryIntervalSeconds} s, expired uploads are deleted`,
-      retentionDays > 0
-        ? `Outputs       ${outputExpiry}: every ${expiryIntervalSeconds} s, outputs of tasks ended over ${retentionDays} days ago are deleted`
-        : `Outputs       kept forever (OUTPUT_RETENTION_DAYS=0)`,
-    ];
-    if (enabledChains(config.chains).length === 0) return banner;
-    const schedules = await ensureDepositScanSchedules(client, config);
-    return [
-      ...banner,
-      `Watcher       ${schedules.join(', ')}: new USDC transfers to agents every ${config.deposits.scanIntervalSeconds} s`,
-    ];
-  } catch (error) {
-    logger.warn(
-      { err: error },
-      'the schedules could not be made (task reconciler, upload and output expiry, deposit watcher); the next start makes them',
-    );
-    return [];
-  }
 }

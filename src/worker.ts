@@ -15,13 +15,18 @@ import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/storage.ts';
 import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
 import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
-import { paymentServices } from './payments/methods/registered.ts';
+import type { PaymentServices } from './payments/methods/registered.ts';
 import { createWorkerStarter } from './orchestration/worker-starter.ts';
+import type { Providers } from './providers/registry.ts';
+import { connectOptions } from './orchestration/temporal/connection.ts';
 
 export interface WorkerDeps {
+  /** `config.temporal` names the server, with its TLS and API key (connectOptions). */
   config: Config;
-  temporalAddress: string;
   prisma: PrismaClient;
+  /** One facilitator for the life of the process: its nonce manager must see every settlement it sends. */
+  facilitator: PaymentServices['facilitator'];
+  providers: Providers;
   catalog: Catalog;
   storage: Storage;
   logger: Logger;
@@ -132,10 +137,8 @@ export async function runWorkers(workers: Worker[], stop: Promise<unknown>): Pro
 /** Starts the worker and keeps it running: a worker that fails (e.g. Temporal went away) is rebuilt. */
 export function startWorker(deps: WorkerDeps): RunningWorker {
   const log = deps.logger.child({ role: 'worker' });
-  // Made once for the life of the process: a facilitator's nonce manager must see every settlement it sends.
-  const payments = paymentServices(deps.config);
   // The client-side steps the activities run (deposits, webhook deliveries, replays, the reconciler).
-  const starter = createWorkerStarter({ ...deps, ...payments });
+  const starter = createWorkerStarter(deps);
   let stopping = false;
   let requestStop!: () => void;
   // runUntil() shuts the worker down when this settles, whatever state the worker has reached by then.
@@ -147,7 +150,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
     while (!stopping) {
       let connection: NativeConnection | undefined;
       try {
-        connection = await NativeConnection.connect({ address: deps.temporalAddress });
+        connection = await NativeConnection.connect(connectOptions(deps.config.temporal));
         const workers = await createWorkers(
           connection,
           {
@@ -156,7 +159,7 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
             workflows: { workflowBundle: await workflowBundle(deps.tracing?.workflowInterceptorModules ?? []) },
             tracing: deps.tracing,
           },
-          { ...deps, ...payments, starter },
+          { ...deps, starter },
         );
         // Even when a stop came in meanwhile: runUntil on a settled promise shuts the new workers down cleanly.
         log.info(

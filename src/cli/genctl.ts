@@ -24,6 +24,7 @@ import { listPaymentsCommand } from './payment-commands.ts';
 import { listTasksCommand, showTaskCommand } from './task-commands.ts';
 import { deleteUploadCommand, listUploadsCommand } from './upload-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
+import { connectOptions, embeddedTarget } from '../orchestration/temporal/connection.ts';
 
 const usage = `genctl: operate the generation gateway
 
@@ -245,12 +246,15 @@ async function run(argv: string[]): Promise<number> {
     : running?.databaseUrl
       ? 'runtime file'
       : 'default';
-  const temporalAddress =
-    config.temporal.address ?? running?.temporalAddress ?? `127.0.0.1:${config.temporal.devServer.port}`;
+  // A configured server comes with its profile (TLS, API key); `npm start`'s embedded dev server is plaintext.
+  const temporalTarget = config.temporal.address
+    ? config.temporal
+    : embeddedTarget(config.temporal, running?.temporalAddress ?? `127.0.0.1:${config.temporal.devServer.port}`);
+  const temporalAddress = temporalTarget.address ?? '';
   const prisma = createPrisma(databaseUrl);
   let connection: Connection | undefined;
   const temporal = async () => {
-    connection = await Connection.connect({ address: temporalAddress });
+    connection = await Connection.connect(connectOptions(temporalTarget));
     return new Client({ connection, namespace: config.temporal.namespace });
   };
   try {

@@ -5,6 +5,7 @@ import { type Chain, chains } from '../domain/values.ts';
 import { developmentKeyProblems } from './development-keys.ts';
 import { type Env, envSchema } from './env.ts';
 import { type Config, type DatabaseConfig, type ServerConfig, toSections } from './sections.ts';
+import { type TemporalProfile, temporalProfileOf } from './temporal-profile.ts';
 
 export {
   developmentDepositMnemonic,
@@ -40,10 +41,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
     throw new ConfigError(`Invalid configuration — ${problems.join('; ')}`);
   }
   const config = parsed.data;
+  const temporalProfile = readTemporalProfile(config);
   // A single role joins a deployment that runs elsewhere; only the all-in-one role embeds infrastructure.
   if (config.GATEWAY_ROLE !== 'all') {
-    for (const key of ['DATABASE_URL', 'TEMPORAL_ADDRESS'] as const) {
-      if (!config[key])
+    const given = { DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: temporalProfile.address };
+    for (const [key, value] of Object.entries(given)) {
+      if (!value)
         throw new ConfigError(`Invalid configuration — ${key}: required when GATEWAY_ROLE is ${config.GATEWAY_ROLE}`);
     }
   }
@@ -61,7 +64,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   // Public keys stand in for the operator's own only on the local chain: anywhere real, they would give its money away.
   const publicKeys = developmentKeyProblems(config);
   if (publicKeys.length > 0) throw new ConfigError(`Invalid configuration — ${publicKeys.join('; ')}`);
-  return toSections(config);
+  return toSections(config, temporalProfile);
+}
+
+/** The Temporal connection's profile; a file that cannot be read or lacks the profile stops the start. */
+function readTemporalProfile(env: Env): TemporalProfile {
+  try {
+    return temporalProfileOf(env);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(`Invalid configuration — TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE, TEMPORAL_TLS_*: ${reason}`);
+  }
 }
 
 export const rpcUrlKey = (chain: Chain) => `${chain.toUpperCase() as Uppercase<Chain>}_RPC_URL` as const;

@@ -87,7 +87,20 @@ export const envSchema = z.object({
     .string()
     .regex(/^[\w.-]+:\d+$/, 'expected host:port')
     .optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  // Without a default: a profile's namespace (TEMPORAL_CONFIG_FILE) applies when it is unset; else `default`.
+  TEMPORAL_NAMESPACE: z.string().min(1).optional(),
+  // Temporal Cloud and other managed servers, read as the Temporal SDKs read them (src/config/temporal-profile.ts).
+  TEMPORAL_API_KEY: optionalText,
+  TEMPORAL_TLS: z.enum(['true', 'false']).optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText,
+  TEMPORAL_TLS_CLIENT_CERT_DATA: optionalText,
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText,
+  TEMPORAL_TLS_CLIENT_KEY_DATA: optionalText,
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText,
+  TEMPORAL_TLS_SERVER_CA_CERT_DATA: optionalText,
+  TEMPORAL_TLS_SERVER_NAME: optionalText,
+  TEMPORAL_CONFIG_FILE: optionalText,
+  TEMPORAL_PROFILE: optionalText,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('gateway'),
   TEMPORAL_WEBHOOK_TASK_QUEUE: z.string().min(1).default('gateway-webhooks'),
   TEMPORAL_DEV_SERVER_PORT: port.default(7233),

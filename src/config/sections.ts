@@ -1,6 +1,7 @@
 // The configuration by feature: each module receives the section it needs (`config.x402`, `config.providers.fal`),
 // never the whole. Each key names its variable; env.ts holds the variables' defaults and validation.
 import { type Env, x402EnabledOf } from './env.ts';
+import type { TemporalProfile } from './temporal-profile.ts';
 
 const chainOf = (rpcUrl: string | undefined, usdcAddress: `0x${string}`, confirmations: number) => ({
   rpcUrl,
@@ -8,9 +9,12 @@ const chainOf = (rpcUrl: string | undefined, usdcAddress: `0x${string}`, confirm
   confirmations,
 });
 
-const temporalOf = (env: Env) => ({
-  address: env.TEMPORAL_ADDRESS,
-  namespace: env.TEMPORAL_NAMESPACE,
+const temporalOf = (env: Env, profile: TemporalProfile) => ({
+  /** TEMPORAL_ADDRESS, else the profile's (TEMPORAL_CONFIG_FILE); unset, the all-in-one role embeds a dev server. */
+  address: profile.address,
+  namespace: profile.namespace ?? 'default',
+  /** TLS, API key and gRPC metadata for `address` (connectOptions in src/orchestration/temporal/connection.ts). */
+  connection: profile.connection,
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   webhookTaskQueue: env.TEMPORAL_WEBHOOK_TASK_QUEUE,
   workflowCacheSize: env.WORKFLOW_CACHE_SIZE,
@@ -72,7 +76,7 @@ const providersOf = (env: Env) => ({
   },
 });
 
-export function toSections(env: Env) {
+export function toSections(env: Env, temporalProfile: TemporalProfile) {
   return {
     /** The process and its HTTP listener. */
     server: {
@@ -91,7 +95,7 @@ export function toSections(env: Env) {
       url: env.DATABASE_URL,
       embeddedPort: env.EMBEDDED_POSTGRES_PORT,
     },
-    temporal: temporalOf(env),
+    temporal: temporalOf(env, temporalProfile),
     /** Where deposits and x402 payments are read: each chain, and the local development chain. */
     chains: chainsOf(env),
     deposits: {

@@ -16,17 +16,9 @@ export function createPool(databaseUrl: string): pg.Pool {
   return pool;
 }
 
-// The database each client was made for: what needs a connection of its own (a LISTEN) opens it to the same one.
-const databaseUrls = new WeakMap<PrismaClient, string>();
-
 /** Prisma through the pg driver adapter: no query engine binary, which this environment cannot download. */
 export function createPrisma(databaseUrl: string): PrismaClient {
-  const prisma = new PrismaClient({
+  return new PrismaClient({
     adapter: new PrismaPg(createPool(databaseUrl), { disposeExternalPool: true }),
   });
-  databaseUrls.set(prisma, databaseUrl);
-  return prisma;
 }
-
-/** The URL `createPrisma` was given for this client, if it made it. */
-export const databaseUrlOf = (prisma: PrismaClient): string | undefined => databaseUrls.get(prisma);

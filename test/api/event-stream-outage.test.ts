@@ -18,12 +18,11 @@ let port: number;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  // Keys are read from the real database; the feed, given no URL by this client, takes the configured one, where
-  // nothing listens.
+  // Keys are read from the real database; the feed listens on another, where nothing listens.
   prisma = new PrismaClient({ adapter: new PrismaPg(createPool(database.url), { disposeExternalPool: true }) });
   port = await freePort();
   const url = `postgresql://leaky_user:leaky_secret@127.0.0.1:${port}/leaky_db`;
-  app = await startTestApp({ prisma, config: { database: { url } } });
+  app = await startTestApp({ database: { prisma, url } });
   key = (await createDeveloperWithKey(prisma)).apiKey.key;
 });
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { useDevServerAndDatabase } from '../helpers/stack.ts';
 const stack = useDevServerAndDatabase();
 
 async function getHealth(probes: Parameters<typeof startTestApp>[0]['health']) {
-  const app = await startTestApp({ prisma: stack.database.prisma, health: probes });
+  const app = await startTestApp({ database: stack.database, health: probes });
   try {
     const response = await fetch(`${app.url}/healthz`);
     return { status: response.status, body: (await response.json()) as any };

@@ -27,12 +27,14 @@ const stack = useAppWithDatabase({
 let smallProcess: TestApp;
 let shortStreams: TestApp;
 beforeAll(async () => {
-  const { prisma } = stack.database;
   smallProcess = await startTestApp({
-    prisma,
+    database: stack.database,
     config: { server: { trustProxy: 'loopback' }, longLived: { ...caps, perProcess: 2 } },
   });
-  shortStreams = await startTestApp({ prisma, config: { events: { heartbeatMs: 200, maxStreamMs: 1_500 } } });
+  shortStreams = await startTestApp({
+    database: stack.database,
+    config: { events: { heartbeatMs: 200, maxStreamMs: 1_500 } },
+  });
 });
 afterAll(async () => {
   await smallProcess?.close();

@@ -18,7 +18,7 @@ let app: TestApp;
 let developer: Awaited<ReturnType<typeof createDeveloperWithKey>>;
 beforeAll(async () => {
   app = await startTestApp({
-    prisma: stack.database.prisma,
+    database: stack.database,
     temporal: { client: stack.env.client, taskQueue: uniqueTaskQueue('mcp-waits') },
     config: {
       rateLimits: {

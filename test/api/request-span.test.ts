@@ -14,7 +14,7 @@ let traced: TestApp;
 beforeAll(async () => {
   provider.register();
   traced = await startTestApp({
-    prisma: untraced.database.prisma,
+    database: untraced.database,
     config: { tracing: { otlpEndpoint: 'http://127.0.0.1:9' } },
   });
 });

@@ -47,7 +47,7 @@ beforeAll(async () => {
     ['s3 presigned', 60],
   ] as const) {
     const storage = createStorage(createS3ObjectStore(settings), 'http://localhost', { presignedUrlSeconds });
-    const app = await startTestApp({ prisma, storage });
+    const app = await startTestApp({ database: local.database, storage });
     started.push(app);
     apps[name] = () => app;
   }

@@ -62,8 +62,9 @@ describe('PostgreSQL unreachable', () => {
   let prisma: PrismaClient;
   let app: TestApp;
   beforeAll(async () => {
-    prisma = createPrisma(`postgresql://gateway:gateway@127.0.0.1:${await freePort()}/gateway`);
-    app = await startTestApp({ prisma });
+    const url = `postgresql://gateway:gateway@127.0.0.1:${await freePort()}/gateway`;
+    prisma = createPrisma(url);
+    app = await startTestApp({ database: { prisma, url } });
   });
   afterAll(async () => {
     await app?.close();

@@ -32,7 +32,7 @@ beforeAll(async () => {
   await chmod(dataDir, 0o755);
   const config = loadConfig({ NODE_ENV: 'test' }, []);
   app = await startTestApp({
-    prisma: stack.database.prisma,
+    database: stack.database,
     config,
     catalog: loadCatalog(),
     storage: createLocalStorage(join(dataDir, 'files'), 'http://127.0.0.1'),

@@ -90,7 +90,7 @@ describe('output retention', () => {
     const old = await endedTask(400);
     // The api as another process serves it with the setting at 0; the worker's setting is changed alike.
     const keptForever = await startTestApp({
-      prisma: stack.database.prisma,
+      database: stack.database,
       config: { ...stack.config, outputs: { retentionDays: 0 } },
       storage: createLocalStorage(stack.filesDir, stack.app.url),
     });

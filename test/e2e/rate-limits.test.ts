@@ -25,7 +25,7 @@ const unlimited = useFundedDeveloper(gateway); // made enterprise below
 let second: TestApp;
 beforeAll(async () => {
   second = await startTestApp({
-    prisma: gateway.database.prisma,
+    database: gateway.database,
     config: gateway.config,
     catalog: gateway.catalog,
     temporal: { client: gateway.env.client, taskQueue: gateway.config.temporal.taskQueue },

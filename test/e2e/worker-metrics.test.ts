@@ -31,7 +31,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-worker-metrics-'));
   await chmod(dataDir, 0o755);
   app = await startTestApp({
-    prisma: stack.database.prisma,
+    database: stack.database,
     config: loadConfig({ NODE_ENV: 'test' }, []),
     catalog: loadCatalog(),
     storage: createLocalStorage(join(dataDir, 'files'), 'http://127.0.0.1'),

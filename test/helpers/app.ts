@@ -6,6 +6,8 @@ import { Client, Connection } from '@temporalio/client';
 import { createApp, type AppDeps } from '../../src/app.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
+import { createProviders } from '../../src/providers/registry.ts';
+import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { type ConfigOverrides, testConfig } from './config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
 import { closeServer, listenLocally } from './local-server.ts';
@@ -16,8 +18,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export type TestAppDeps = Omit<Partial<AppDeps>, 'config'> &
-  Pick<AppDeps, 'prisma'> & { config?: ConfigOverrides; port?: number };
+/** `database`: the client the app queries and the URL its event feed listens on (TestDatabase has both). */
+export type TestAppDeps = Omit<Partial<AppDeps>, 'config' | 'prisma' | 'databaseUrl'> & {
+  database: Pick<TestDatabase, 'prisma' | 'url'>;
+  config?: ConfigOverrides;
+  port?: number;
+};
 
 /** Where the test app's local storage keeps its files (its /files/ links serve them). */
 export const testFilesDir = join(tmpdir(), 'gateway-test-files');
@@ -32,9 +38,14 @@ const unusedTemporal = () => ({
   taskQueue: 'unused',
 });
 
-export async function startTestApp({ config, port = 0, ...deps }: TestAppDeps): Promise<TestApp> {
+export async function startTestApp({ config, port = 0, database, ...deps }: TestAppDeps): Promise<TestApp> {
+  const appConfig = testConfig(config ?? {});
   const app = createApp({
-    config: testConfig(config ?? {}),
+    config: appConfig,
+    prisma: database.prisma,
+    databaseUrl: database.url,
+    providers: createProviders(appConfig),
+    facilitator: configuredFacilitator(appConfig),
     logger: testLogger,
     health: {},
     catalog: loadCatalog(),
@@ -55,14 +66,14 @@ export interface AppWithDatabase {
 /** A fresh database and the app on it for the calling file's tests (filled in beforeAll, closed in afterAll). */
 /** `deps` may be a function, read in beforeAll: for configuration known only then (a chain's URL). */
 export function useAppWithDatabase(
-  deps: Omit<TestAppDeps, 'prisma'> | (() => Omit<TestAppDeps, 'prisma'>) = {},
+  deps: Omit<TestAppDeps, 'database'> | (() => Omit<TestAppDeps, 'database'>) = {},
 ): AppWithDatabase {
   const context = {} as AppWithDatabase;
   beforeAll(async () => {
     context.database = await createTestDatabase();
     context.app = await startTestApp({
       ...(typeof deps === 'function' ? deps() : deps),
-      prisma: context.database.prisma,
+      database: context.database,
     });
   });
   afterAll(async () => {

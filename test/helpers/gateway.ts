@@ -101,7 +101,7 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
     };
     await startWorkers();
     gateway.app = await startTestApp({
-      prisma: stack.database.prisma,
+      database: stack.database,
       config: gateway.config,
       catalog: gateway.catalog,
       storage,

@@ -72,6 +72,7 @@ function folderOf(file: string): string {
 const layerOf: Record<string, number> = {
   src: 6,
   cli: 6,
+  composition: 6,
   api: 5,
   orchestration: 4,
   generations: 3,

@@ -60,6 +60,8 @@ describe('the boot check of the search attributes', () => {
 
   it('lets the service start while Temporal is unreachable (the check is skipped, with a warning)', async () => {
     const address = `127.0.0.1:${await freePort()}`;
-    await expect(checkSearchAttributes(address, 'default', testLogger)).resolves.toBeUndefined();
+    await expect(
+      checkSearchAttributes({ address, namespace: 'default', connection: {} }, testLogger),
+    ).resolves.toBeUndefined();
   });
 });

@@ -8,6 +8,7 @@ import { type SearchAttributeType, TypedSearchAttributes } from '@temporalio/com
 import proto from '@temporalio/proto';
 import { searchAttributeKeys } from '../../../workflows/contracts/search-attributes.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { connectOptions, type TemporalTarget } from './connection.ts';
 import { isTemporalUnreachable } from './unreachable.ts';
 
 type IndexedValueType = proto.temporal.api.enums.v1.IndexedValueType;
@@ -82,10 +83,11 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
  * The boot check. Temporal unreachable now is not fatal (the api comes up without it, the worker waits for it): the
  * check is skipped with a warning, and a start that then lacks an attribute fails like any other start.
  */
-export async function checkSearchAttributes(address: string, namespace: string, logger: Logger): Promise<void> {
+export async function checkSearchAttributes(temporal: TemporalTarget, logger: Logger): Promise<void> {
+  const { namespace } = temporal;
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 5_000 });
+    connection = await Connection.connect({ ...connectOptions(temporal), connectTimeout: 5_000 });
   } catch (error) {
     logger.warn({ err: error }, 'Temporal is unreachable: its search attributes were not checked');
     return;
