@@ -8,7 +8,6 @@ import { loadConfig, publicBaseUrl, shutdownBudget, type Config } from '../src/c
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
 import { type ClusterPart, type Restartable, restartable, startAll } from './cluster-parts.ts';
 import { clusterBinaries, ensureClusterTools } from './cluster-tools.ts';
-import { freePorts } from '../src/infra/free-ports.ts';
 import { type GatewayProcess, type SharedPieces, startGatewayProcess } from './gateway-processes.ts';
 import { startCaddy } from './caddy.ts';
 import { writeMetricsTargets } from './metrics-targets.ts';
@@ -21,7 +20,7 @@ import { setUpTemporalSchema } from './temporal-schema.ts';
 import { ensureNamespace, startTemporalServer, temporalPorts, waitUntilSearchable } from './temporal-server.ts';
 import { startTemporalUi } from './temporal-ui.ts';
 import type { Logger } from '../src/infra/logger.ts';
-import { ensurePortsFree } from '../src/infra/ports.ts';
+import { ensurePortsFree, freePorts } from '../src/infra/ports.ts';
 import { embeddedTarget } from '../src/orchestration/temporal/connection.ts';
 import { checkSearchAttributes } from '../src/orchestration/temporal/search-attributes.ts';
 import { paymentBannerLines } from '../src/payments/methods/registered.ts';

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
+import type { TemporalConfig } from '../config/config.ts';
 import type { Logger } from './logger.ts';
 import { portIsFree } from './ports.ts';
 import {
@@ -136,4 +137,24 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     pid: server.pid,
     stop: () => server.stop(5_000),
   };
+}
+
+// The embedded Temporal dev server's tuning, for `npm start`, the tests and the benchmark alike. Its single history
+// shard reads the transfer queue 20 times a second by default (a ≈50 ms floor under every new workflow); SQLite runs
+// with its safest and slowest defaults; several task-queue partitions only add a tail on one machine.
+
+export type DevServerTuning = Pick<
+  TemporalConfig['devServer'],
+  'transferPollRps' | 'sqliteWal' | 'taskQueuePartitions'
+>;
+
+/** `temporal server start-dev` arguments that apply the tuning. */
+export function devServerTuningArgs(tuning: DevServerTuning): string[] {
+  const dynamic = (key: string, value: number) => ['--dynamic-config-value', `${key}=${value}`];
+  return [
+    ...dynamic('history.transferProcessorMaxPollRPS', tuning.transferPollRps),
+    ...dynamic('matching.numTaskqueueReadPartitions', tuning.taskQueuePartitions),
+    ...dynamic('matching.numTaskqueueWritePartitions', tuning.taskQueuePartitions),
+    ...(tuning.sqliteWal ? ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
+  ];
 }

@@ -4,7 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { loadConfig } from '../../src/config/config.ts';
 import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.ts';
-import { devServerTuningArgs } from '../../src/infra/temporal-dev-tuning.ts';
+import { devServerTuningArgs } from '../../src/infra/temporal-dev-server.ts';
 import { searchAttributeTypes } from '../../src/orchestration/temporal/search-attributes.ts';
 import { workflowsPath } from '../../src/orchestration/temporal/workflows-path.ts';
 import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
