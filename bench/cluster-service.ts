@@ -9,7 +9,7 @@ import { historyShards, temporalServerVersion } from '../cluster/versions.ts';
 import { createPrisma } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
-import { freePort } from '../test/helpers/ports.ts';
+import { freePort } from '../harness/ports.ts';
 import type { BenchService } from './embedded-service.ts';
 import { peakRssMb, treeCpuMs } from './process-cpu.ts';
 

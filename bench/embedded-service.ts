@@ -9,7 +9,7 @@ import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { startRuntime } from '../src/runtime.ts';
 import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
-import { freePort } from '../test/helpers/ports.ts';
+import { freePort } from '../harness/ports.ts';
 import { sampleCpu } from './process-cpu.ts';
 
 /** A running service the benchmark loads: the embedded default, or the cluster (bench/cluster-service.ts). */

@@ -17,7 +17,7 @@ import { startUpscaleClient } from './upscale-client.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
 import { historyCost, writeTransactions } from './task-cost.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
-import { listenLocally } from '../test/helpers/local-server.ts';
+import { listenLocally } from '../harness/local-server.ts';
 
 const phaseSeconds = Number(process.env.BENCH_PHASE_SECONDS ?? 20);
 const saturationSeconds = Math.max(3, phaseSeconds / 4);

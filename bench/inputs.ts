@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import sharp from 'sharp';
 import type { Stop } from '../src/infra/processes/stops.ts';
-import { closeServer, listenLocally } from '../test/helpers/local-server.ts';
+import { closeServer, listenLocally } from '../harness/local-server.ts';
 
 export async function startInputs(stops: Stop[]) {
   const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#123456' } })

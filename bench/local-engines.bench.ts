@@ -11,7 +11,7 @@ import { loadCatalog } from '../src/catalog/catalog.ts';
 import { fetchInput } from '../src/providers/fetch-input.ts';
 import { ffmpegPath } from '../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../src/providers/local/index.ts';
-import { listenLocally } from '../test/helpers/local-server.ts';
+import { listenLocally } from '../harness/local-server.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-engines-'));
 const make = (name: string, args: string[]) => {

@@ -9,8 +9,8 @@ import { projectRoot } from '../src/infra/project-root.ts';
 import type { Stop } from '../src/infra/processes/stops.ts';
 import { stopAll } from '../src/infra/processes/stops.ts';
 import { createLogger } from '../src/infra/logger.ts';
-import { stopWithParent, untilBanner } from '../test/helpers/processes.ts';
-import { scratchServiceEnv } from '../test/helpers/scratch-env.ts';
+import { stopWithParent, untilBanner } from '../harness/processes.ts';
+import { scratchServiceEnv } from '../harness/scratch-env.ts';
 import { type BenchService, embeddedEndpoints, startedOrStopped } from './embedded-service.ts';
 import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
 

@@ -6,7 +6,7 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sendTestUsdc } from '../src/chain/local-chain.ts';
-import { pay } from '../test/payments/methods/x402/paying-client.ts';
+import { pay } from '../harness/x402-paying-client.ts';
 import { openLoop, percentile, sleep } from './load.ts';
 import { loadRow, type Row, withTarget } from './table.ts';
 

@@ -15,8 +15,8 @@ import { s3ServerDir } from '../src/infra/tools.ts';
 import { createLocalStorage } from '../src/storage/local-storage.ts';
 import { createS3ObjectStore } from '../src/storage/s3-object-store.ts';
 import { createStorage, type Storage } from '../src/storage/storage.ts';
-import { listenLocally } from '../test/helpers/local-server.ts';
-import { freePort } from '../test/helpers/ports.ts';
+import { listenLocally } from '../harness/local-server.ts';
+import { freePort } from '../harness/ports.ts';
 
 const size = 50 * 1024 * 1024;
 const mb = size / (1024 * 1024);

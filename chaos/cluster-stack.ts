@@ -9,7 +9,7 @@ import { clusterPublicPorts } from '../cluster/public-ports.ts';
 import { createPrisma } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
-import { freePort } from '../test/helpers/ports.ts';
+import { freePort } from '../harness/ports.ts';
 import { sleep } from './processes.ts';
 import type { Stack } from './stack.ts';
 

@@ -4,7 +4,7 @@
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { LoadReport } from './client.ts';
 import type { ChaosReceiver } from './receiver.ts';
-import { checkLedger } from '../test/helpers/ledger-check.ts';
+import { checkLedger } from '../harness/ledger-check.ts';
 
 export interface Figures {
   tasks: number;

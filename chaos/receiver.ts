@@ -1,7 +1,7 @@
 // The tasks' webhook target: a receiver that may be down at first (nothing listening, then 503 with Retry-After),
 // and that counts, per message id (`webhook-id`), the deliveries it acknowledged with a 2xx.
-import { freePort } from '../test/helpers/ports.ts';
-import { type Receiver, startReceiver } from '../test/helpers/webhook-receiver.ts';
+import { freePort } from '../harness/ports.ts';
+import { type Receiver, startReceiver } from '../harness/webhook-receiver.ts';
 
 export interface ChaosReceiver {
   url: string;

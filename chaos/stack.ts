@@ -13,7 +13,7 @@ import { startTemporalDevServer, type TemporalDevServer } from '../src/infra/tem
 import { temporalCliPath } from '../src/infra/tools.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { devServerSearchAttributeArgs } from '../src/orchestration/temporal/search-attributes.ts';
-import { freePort } from '../test/helpers/ports.ts';
+import { freePort } from '../harness/ports.ts';
 import type { ClusterPart } from '../cluster/cluster-parts.ts';
 import { killGroup } from '../src/infra/processes/supervised-process.ts';
 import { startClusterStack } from './cluster-stack.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
 import { createLogger } from '../src/infra/logger.ts';
-import { freePort } from './helpers/ports.ts';
+import { freePort } from '../harness/ports.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -6,7 +6,7 @@ import { classifyFailures } from '../../activities/failures.ts';
 import { createPrisma } from '../../src/db/prisma.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 
 let database: TestDatabase;
 beforeAll(async () => {

@@ -6,7 +6,7 @@ import { createPrisma } from '../../src/db/prisma.ts';
 import { databaseProbe, temporalProbe } from '../../src/health.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { createEmptyDatabase } from '../helpers/database.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 
 const stack = useDevServerAndDatabase();

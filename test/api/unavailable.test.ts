@@ -6,7 +6,7 @@ import { credit } from '../../src/ledger/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp, useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 import { createTaskRow } from '../helpers/task-rows.ts';
 
 const expectUnavailable = (response: { status: number; headers: Headers; body: any }) => {

@@ -14,7 +14,7 @@ import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { call } from '../helpers/http.ts';
 import { startInputServer, wavTone } from '../helpers/media.ts';
-import { pay, payingFetch } from '../payments/methods/x402/paying-client.ts';
+import { pay, payingFetch } from '../../harness/x402-paying-client.ts';
 
 const on = useAppWithDatabase({ config: { x402: { enabled: true }, ...unreadChains } });
 const off = useAppWithDatabase({ config: { x402: { enabled: false }, ...unreadChains } });

@@ -7,7 +7,7 @@ import { createPublicClient, http } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnvil } from '../../src/infra/anvil.ts';
 import { testLogger } from '../helpers/logger.ts';
-import { alive } from '../helpers/processes.ts';
+import { alive } from '../../harness/processes.ts';
 
 describe('startAnvil', () => {
   let dir: string;

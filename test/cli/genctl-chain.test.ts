@@ -12,7 +12,7 @@ import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { genctlSender } from '../../src/cli/chain-commands.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { testLogger } from '../helpers/logger.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 
 let dataDir: string;
 let chain: LocalChain;

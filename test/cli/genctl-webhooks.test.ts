@@ -12,7 +12,7 @@ import { mergeConfig } from '../helpers/config.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
-import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 const stack = useDevServerAndDatabase();

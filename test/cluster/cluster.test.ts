@@ -17,10 +17,10 @@ import { readRuntimeFile, runtimeFile } from '../../src/runtime-file.ts';
 import { launchCluster, pidOf, scratchClusterEnv, stopCluster as stopped } from '../helpers/cluster.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
-import { ledgerProblems } from '../helpers/ledger-check.ts';
+import { ledgerProblems } from '../../harness/ledger-check.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
-import { alive, processesUsing } from '../helpers/processes.ts';
-import { startReceiver } from '../helpers/webhook-receiver.ts';
+import { alive, processesUsing } from '../../harness/processes.ts';
+import { startReceiver } from '../../harness/webhook-receiver.ts';
 
 const inputs = usePngInputServer({ width: 24, height: 16 });
 let dataDir = '';

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runGenctl } from '../helpers/genctl.ts';
 import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';
-import { ledgerProblems } from '../helpers/ledger-check.ts';
-import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { ledgerProblems } from '../../harness/ledger-check.ts';
+import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { useSharedCluster } from './shared-cluster.ts';
 
 const cluster = useSharedCluster();

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { runGenctl } from '../helpers/genctl.ts';
 import { postGeneration, waitForEnd } from '../helpers/http.ts';
-import { ledgerProblems } from '../helpers/ledger-check.ts';
+import { ledgerProblems } from '../../harness/ledger-check.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { useClusterDeveloper, useSharedCluster } from './shared-cluster.ts';
 

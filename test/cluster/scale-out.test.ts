@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pidOf } from '../helpers/cluster.ts';
 import { openEventStream } from '../helpers/event-stream.ts';
 import { call, postGeneration, waitForEnd } from '../helpers/http.ts';
-import { ledgerProblems } from '../helpers/ledger-check.ts';
+import { ledgerProblems } from '../../harness/ledger-check.ts';
 import { pngImage } from '../helpers/media.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { useClusterDeveloper, useSharedCluster } from './shared-cluster.ts';

@@ -6,7 +6,7 @@ import { credit } from '../../src/ledger/ledger.ts';
 import { webhookMessageId } from '../../src/webhooks/messages.ts';
 import { call, generateAndWait, registerAgent } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
-import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { useClusterDeveloper, useSharedCluster } from './shared-cluster.ts';
 
 const inputs = usePngInputServer();

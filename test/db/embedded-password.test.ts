@@ -8,7 +8,7 @@ import { afterAll, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/infra/embedded-postgres.ts';
 import { withPgClient } from '../../src/infra/pg-client.ts';
 import { testLogger } from '../helpers/logger.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 
 const scratch = await mkdtemp(join(tmpdir(), 'gateway-embedded-password-'));
 afterAll(() => rm(scratch, { recursive: true, force: true }));

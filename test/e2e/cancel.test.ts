@@ -14,9 +14,9 @@ import { generationWorkflow } from '../../workflows/generation/generation.workfl
 import { checkedBalance } from '../helpers/balance.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { type ApiResponse, call, startGeneration, waitForEnd } from '../helpers/http.ts';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 import { type OutputMedia, outputKind, outputMedia } from '../helpers/media.ts';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
+import { type Receiver, startReceiver } from '../../harness/webhook-receiver.ts';
 import { balanceGenerationInput } from '../helpers/generation-input.ts';
 import { type FalStandIn, falStandInUserId, startFalStandIn } from '../stand-ins/fal-queue.ts';
 import { type ReplicateStandIn, startReplicateStandIn } from '../stand-ins/replicate.ts';

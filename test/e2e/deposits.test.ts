@@ -10,8 +10,8 @@ import { ensureDepositScanSchedules } from '../../src/orchestration/deposits/sca
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';
-import { listenLocally } from '../helpers/local-server.ts';
-import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { listenLocally } from '../../harness/local-server.ts';
+import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { mergeConfig } from '../helpers/config.ts';
 import { deployMultisend } from '../helpers/multisend.ts';
 

@@ -9,7 +9,7 @@ import { balanceTaskId } from '../../src/payments/methods/balance/balance-method
 import { credit, ledgerTotals } from '../../src/ledger/ledger.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, registerAgent, waitForEnd } from '../helpers/http.ts';
-import { listenLocally } from '../helpers/local-server.ts';
+import { listenLocally } from '../../harness/local-server.ts';
 
 const stack = useGateway(() => ({ server: { trustProxy: 'loopback' } }));
 let inputs: Server;

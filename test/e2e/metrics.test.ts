@@ -10,10 +10,10 @@ import { startMetricsServer } from '../../src/metrics/exposition.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, registerAgent, type RegisteredAgent } from '../helpers/http.ts';
-import { listenLocally } from '../helpers/local-server.ts';
+import { listenLocally } from '../../harness/local-server.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { type Sample, scrape, sumOf } from '../helpers/prometheus.ts';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
+import { type Receiver, startReceiver } from '../../harness/webhook-receiver.ts';
 
 const token = 'metrics-token-for-the-test-0123456789';
 const chain = useLocalChain();

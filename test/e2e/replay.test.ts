@@ -12,7 +12,7 @@ import type { ReplayProgress } from '../../workflows/contracts/replay-batch.type
 import { runGenctl } from '../helpers/genctl.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, startGeneration, waitForEnd } from '../helpers/http.ts';
-import { listenLocally } from '../helpers/local-server.ts';
+import { listenLocally } from '../../harness/local-server.ts';
 
 const stack = useGateway();
 // One account pays for its replays; the other spent its balance since its tasks failed.

@@ -5,7 +5,7 @@ import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../stan
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { generateAndWait } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
-import { type Receiver, startReceiver } from '../helpers/webhook-receiver.ts';
+import { type Receiver, startReceiver } from '../../harness/webhook-receiver.ts';
 
 let collector: OtlpReceiver;
 let webhooks: Receiver;

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait, registerAgent } from '../helpers/http.ts';
-import { listenLocally } from '../helpers/local-server.ts';
-import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { listenLocally } from '../../harness/local-server.ts';
+import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 
 // Each agent registers from its own address (through the trusted loopback proxy), so each gets its trial credit.
 const stack = useGateway(() => ({ server: { trustProxy: 'loopback' } }));

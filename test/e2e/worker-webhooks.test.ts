@@ -11,7 +11,7 @@ import { createWebhookMessage } from '../../src/webhooks/messages.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
-import { type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { spawnWorkerProcess, stopWorkerProcess } from '../helpers/worker-process.ts';
 
 const stack = useDevServerAndDatabase();

@@ -10,7 +10,7 @@ import { createProviders } from '../../src/providers/registry.ts';
 import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { type ConfigOverrides, testConfig } from './config.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
-import { closeServer, listenLocally } from './local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 import { testLogger } from './logger.ts';
 
 export interface TestApp {

@@ -2,8 +2,8 @@
 // the cluster script in a process group of its own (as a shell's job is), up once its banner is out.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { untilBanner } from './processes.ts';
-import { scratchServiceEnv } from './scratch-env.ts';
+import { untilBanner } from '../../harness/processes.ts';
+import { scratchServiceEnv } from '../../harness/scratch-env.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 

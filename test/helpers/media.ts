@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { ffmpegPath } from '../../src/providers/local/ffmpeg.ts';
-import { listenLocally } from './local-server.ts';
+import { listenLocally } from '../../harness/local-server.ts';
 
 /** Runs FFmpeg with `args` writing `name`, and returns the file's bytes. */
 export function ffmpegOutput(name: string, args: string[]): Buffer {

@@ -5,10 +5,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { stopWithParent, untilBanner } from './processes.ts';
-import { scratchServiceEnv } from './scratch-env.ts';
+import { stopWithParent, untilBanner } from '../../harness/processes.ts';
+import { scratchServiceEnv } from '../../harness/scratch-env.ts';
 
-export { alive, processesUsing } from './processes.ts';
+export { alive, processesUsing } from '../../harness/processes.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 

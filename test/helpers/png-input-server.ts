@@ -3,7 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll } from 'vitest';
-import { closeServer, listenLocally } from './local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 
 export interface PngInputOptions {
   width?: number;

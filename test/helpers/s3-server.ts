@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CreateBucketCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import { s3ServerDir } from '../../src/infra/tools.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../../harness/ports.ts';
 
 export interface TestS3Server {
   endpoint: string;

@@ -10,9 +10,9 @@ import { createWebhookMessage } from '../../src/webhooks/messages.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/webhooks/webhook-delivery.workflow.ts';
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
-import { freePort } from './ports.ts';
+import { freePort } from '../../harness/ports.ts';
 import { uniqueTaskQueue } from './temporal.ts';
-import { type Answer, type Receiver, startReceiver } from './webhook-receiver.ts';
+import { type Answer, type Receiver, startReceiver } from '../../harness/webhook-receiver.ts';
 import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 export interface WebhookMessage {

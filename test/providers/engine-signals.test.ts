@@ -11,7 +11,7 @@ import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { runFfmpeg } from '../../src/providers/local/ffmpeg.ts';
 import { localEngines } from '../../src/providers/local/index.ts';
 import { ProviderRefusal } from '../../src/providers/types.ts';
-import { alive } from '../helpers/processes.ts';
+import { alive } from '../../harness/processes.ts';
 
 let dir: string;
 beforeAll(async () => {

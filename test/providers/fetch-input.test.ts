@@ -6,7 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchInput, InputFetchError } from '../../src/providers/fetch-input.ts';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 
 let server: Server;
 let port: number;

@@ -19,7 +19,7 @@ import {
   type ProviderContext,
   type ProviderResult,
 } from '../../src/providers/types.ts';
-import { listenLocally } from '../helpers/local-server.ts';
+import { listenLocally } from '../../harness/local-server.ts';
 
 const ffprobePath: string = createRequire(import.meta.url)('@ffprobe-installer/ffprobe').path;
 const catalog = loadCatalog();

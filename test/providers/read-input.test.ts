@@ -11,7 +11,7 @@ import { StoreUnavailableError } from '../../src/storage/object-store.ts';
 import { createS3ObjectStore } from '../../src/storage/s3-object-store.ts';
 import { createStorage } from '../../src/storage/storage.ts';
 import type { Storage } from '../../src/storage/storage.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 import { uploadKey, uploadKeyOf } from '../../src/storage/upload-keys.ts';
 
 const base = 'http://127.0.0.1:9';

@@ -12,7 +12,7 @@ import { createReplicateJobs } from '../../src/providers/replicate/predictions.t
 import { outputLimits } from '../../src/providers/registry.ts';
 import { ProviderRefusal } from '../../src/providers/types.ts';
 import { downloadOutput } from '../../src/providers/upstream-output.ts';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 import { type OutputMedia, pngImage } from '../helpers/media.ts';
 import { startFalStandIn } from '../stand-ins/fal-queue.ts';
 import { startReplicateStandIn } from '../stand-ins/replicate.ts';

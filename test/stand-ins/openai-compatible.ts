@@ -9,7 +9,7 @@
 // provider reports it.
 import { encode, encodeChat } from 'gpt-tokenizer/model/gpt-4o';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 
 export interface ChatRequestRecord {
   body: Record<string, any>;

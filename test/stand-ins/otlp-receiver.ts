@@ -1,7 +1,7 @@
 // An OTLP/HTTP trace receiver (a collector's or Jaeger's), for tracing tests: keeps the spans posted as JSON to
 // /v1/traces, flattened, with the service name of their resource.
 import { createServer, type Server } from 'node:http';
-import { listenLocally } from '../helpers/local-server.ts';
+import { listenLocally } from '../../harness/local-server.ts';
 
 export interface ReceivedSpan {
   service: string;

@@ -8,7 +8,7 @@
 // Webhooks: HMAC-SHA256 with the secret served at GET /v1/webhooks/default/secret).
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 import { mediaTypes, type OutputMedia, serveMediaFile } from '../helpers/media.ts';
 import { sendCallback, type SentCallback } from './callback-sender.ts';
 

@@ -14,7 +14,7 @@ import { createLocalObjectStore } from '../../src/storage/local-object-store.ts'
 import { ObjectNotFoundError, type ObjectStore, StoreUnavailableError } from '../../src/storage/object-store.ts';
 import { createS3ObjectStore } from '../../src/storage/s3-object-store.ts';
 import { createStorage } from '../../src/storage/storage.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 import { useS3Server } from '../helpers/s3-server.ts';
 
 const s3 = useS3Server();

@@ -4,7 +4,7 @@ import express from 'express';
 import { expect, it } from 'vitest';
 import { httpMetrics } from '../../src/metrics/http-metrics.ts';
 import { registry } from '../../src/metrics/metrics.ts';
-import { listenLocally } from '../helpers/local-server.ts';
+import { listenLocally } from '../../harness/local-server.ts';
 import { parseSamples, sumOf } from '../helpers/prometheus.ts';
 
 const admittedCount = async () =>

@@ -6,8 +6,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '..', '..');
-// `cluster` once the cluster's code has its own top-level folder.
-const layers = ['src', 'workflows', 'activities', 'bench', 'chaos', 'cluster'].filter((dir) =>
+const layers = ['src', 'workflows', 'activities', 'bench', 'chaos', 'cluster', 'harness'].filter((dir) =>
   existsSync(join(root, dir)),
 );
 
@@ -194,6 +193,16 @@ describe('import graph', () => {
             (edge) => isClusterCode(edge.to) || ['bench/', 'chaos/', 'test/'].some((dir) => edge.to.startsWith(dir)),
           )
           .map((edge) => `${file} → ${edge.to}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('8. keeps the benchmark, the faults, the cluster and the harness out of test/ (they share harness/ instead)', () => {
+    const outside = ['bench/', 'chaos/', 'cluster/', 'harness/'];
+    const offenders = files
+      .filter((file) => outside.some((dir) => file.startsWith(dir)))
+      .flatMap((file) =>
+        (graph.get(file) ?? []).filter((edge) => edge.to.startsWith('test/')).map((edge) => `${file} → ${edge.to}`),
       );
     expect(offenders).toEqual([]);
   });

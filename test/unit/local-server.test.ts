@@ -1,7 +1,7 @@
 // The local-server helpers the tests' own servers use: listening on loopback, and closing even with a request held.
 import { createServer } from 'node:http';
 import { expect, it } from 'vitest';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 
 it('listens on 127.0.0.1 and answers the bound port and the URL that reaches it', async () => {
   const server = createServer((_req, res) => res.end('here'));

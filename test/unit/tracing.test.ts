@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { startTracing, tracingServiceName } from '../../src/infra/tracing.ts';
 import { temporalTracing } from '../../src/orchestration/temporal/tracing.ts';
-import { closeServer, listenLocally } from '../helpers/local-server.ts';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 
 const recording = () => trace.getTracer('test').startSpan('probe').isRecording();
 // The SDK's packages are CommonJS: once imported, they are in the require cache.

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newWebhookSecret } from '../../src/domain/ids.ts';
 import { parseRetryAfter } from '../../src/net/retry-after.ts';
 import { sendWebhook, signatureHeaders, type WebhookRequest } from '../../src/webhooks/send.ts';
-import { freePort } from '../helpers/ports.ts';
-import { type Answer, type Receiver, startReceiver, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { freePort } from '../../harness/ports.ts';
+import { type Answer, type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 
 const secret = newWebhookSecret();
 const body = JSON.stringify({

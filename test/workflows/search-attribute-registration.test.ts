@@ -12,7 +12,7 @@ import {
 } from '../../src/orchestration/temporal/search-attributes.ts';
 import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
 import { testLogger } from '../helpers/logger.ts';
-import { freePort } from '../helpers/ports.ts';
+import { freePort } from '../../harness/ports.ts';
 
 const names = searchAttributeKeys.map(({ name }) => name);
 const envs: TestWorkflowEnvironment[] = [];

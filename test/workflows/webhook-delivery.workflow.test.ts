@@ -14,7 +14,7 @@ import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../helpers/webhook-delivery-workflow.ts';
-import { type ReceivedWebhook, verifyDelivery } from '../helpers/webhook-receiver.ts';
+import { type ReceivedWebhook, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
 const context = {} as {

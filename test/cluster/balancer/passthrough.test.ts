@@ -10,8 +10,8 @@ import { startCaddy } from '../../../cluster/caddy.ts';
 import { caddyBuild, clusterBinaries } from '../../../cluster/cluster-tools.ts';
 import { ensureGoBuild } from '../../../cluster/go-build.ts';
 import type { SupervisedProcess } from '../../../src/infra/processes/supervised-process.ts';
-import { closeServer, listenLocally } from '../../helpers/local-server.ts';
-import { freePort } from '../../helpers/ports.ts';
+import { closeServer, listenLocally } from '../../../harness/local-server.ts';
+import { freePort } from '../../../harness/ports.ts';
 
 /** Streams held open by the stand-in, ended by the test once it has read their first line. */
 const open: ServerResponse[] = [];

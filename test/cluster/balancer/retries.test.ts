@@ -11,8 +11,8 @@ import { startCaddy } from '../../../cluster/caddy.ts';
 import { caddyBuild, clusterBinaries } from '../../../cluster/cluster-tools.ts';
 import { ensureGoBuild } from '../../../cluster/go-build.ts';
 import type { SupervisedProcess } from '../../../src/infra/processes/supervised-process.ts';
-import { closeServer, listenLocally } from '../../helpers/local-server.ts';
-import { freePort } from '../../helpers/ports.ts';
+import { closeServer, listenLocally } from '../../../harness/local-server.ts';
+import { freePort } from '../../../harness/ports.ts';
 
 type Failure = 'no answer' | 'draining' | 'none';
 

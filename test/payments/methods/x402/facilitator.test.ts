@@ -16,8 +16,8 @@ import {
 import { matchRequirement } from '../../../../src/payments/methods/x402/payment-header.ts';
 import { paymentRequirementsFor } from '../../../../src/payments/methods/x402/requirements.ts';
 import { useLocalChain } from '../../../helpers/chain.ts';
-import { listenLocally } from '../../../helpers/local-server.ts';
-import { pay } from './paying-client.ts';
+import { listenLocally } from '../../../../harness/local-server.ts';
+import { pay } from '../../../../harness/x402-paying-client.ts';
 
 const chain = useLocalChain();
 const price = 10_000n; // one cent

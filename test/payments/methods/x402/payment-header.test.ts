@@ -14,7 +14,7 @@ import {
 } from '../../../../src/payments/methods/x402/payment-header.ts';
 import { paymentRequiredHeader, paymentRequirementsFor } from '../../../../src/payments/methods/x402/requirements.ts';
 import { useLocalChain } from '../../../helpers/chain.ts';
-import { pay, type Paid } from './paying-client.ts';
+import { pay, type Paid } from '../../../../harness/x402-paying-client.ts';
 
 const chain = useLocalChain();
 const payer = anvilDevAccount(1) as LocalAccount;

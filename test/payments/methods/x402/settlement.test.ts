@@ -15,7 +15,7 @@ import { paymentRequirementsFor } from '../../../../src/payments/methods/x402/re
 import { chainSettingsOf, useLocalChain, x402OnLocalChain } from '../../../helpers/chain.ts';
 import { mergeConfig } from '../../../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/database.ts';
-import { pay } from './paying-client.ts';
+import { pay } from '../../../../harness/x402-paying-client.ts';
 
 const chain = useLocalChain();
 const price = 20_000n;

@@ -7,9 +7,9 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { LocalAccount } from 'viem';
-import { paymentRequiredHeader } from '../../../../src/payments/methods/x402/requirements.ts';
-import { readPaymentHeader } from '../../../../src/payments/methods/x402/payment-header.ts';
-import { listenLocally } from '../../../helpers/local-server.ts';
+import { paymentRequiredHeader } from '../src/payments/methods/x402/requirements.ts';
+import { readPaymentHeader } from '../src/payments/methods/x402/payment-header.ts';
+import { listenLocally } from './local-server.ts';
 
 export interface Paid {
   payload: PaymentPayload;

@@ -1,6 +1,6 @@
 // The money rules, read from the database once an account's tasks have all ended: its ledger sums to its balance row
 // with nothing left reserved, no task reserved or charged twice, a completed task charged once, a failed one not.
-import type { PrismaClient } from '../../src/db/prisma.ts';
+import type { PrismaClient } from '../src/db/prisma.ts';
 
 export interface LedgerCheck {
   /** Every rule that does not hold, in words (empty when all hold). */
