@@ -1,5 +1,5 @@
 // Entry point of `npm run cluster` (scripts/cluster.mjs): starts the scale-out layout as processes on this machine
-// (src/cluster-runtime.ts) and stops it in order on SIGINT, SIGTERM or SIGHUP, as `npm start` does its parts.
+// (cluster-runtime.ts) and stops it in order on SIGINT, SIGTERM or SIGHUP, as `npm start` does its parts.
 import { loadClusterConfig, startCluster } from './cluster-runtime.ts';
 import { type Config, ConfigError, shutdownBudget } from '../src/config/config.ts';
 import { createLogger } from '../src/infra/logger.ts';
