@@ -41,26 +41,62 @@ export interface GenerationActivityDeps extends PaymentSettlementDeps {
   starter: Pick<WorkflowStarter, 'notifyWebhook'>;
 }
 
+// Admission has committed by then: a database lost in between must not fail it. The workflow marks the task itself.
+const markedProcessing = (prisma: GenerationActivityDeps['prisma'], task: TaskRow) =>
+  markProcessing(prisma, task).catch((error: unknown) => {
+    Context.current().log.warn('admitted; marking the task processing is left to its workflow', {
+      taskId: task.id,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return undefined;
+  });
+
+// Outputs stored before the task failed (an x402 payment that never settled, a cancel) were never paid for. Not
+// waited for: /files/ never serves a failed task's files, and the retention sweep removes what is left.
+const removeUndeliveredOutputs = (storage: GenerationActivityDeps['storage'], taskId: string) =>
+  storage.removeFolders(taskId).catch((error: unknown) => {
+    Context.current().log.warn('a failed task kept its stored outputs for the retention sweep', {
+      taskId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  });
+
+/** An admission that failed: the caller's answer when it was refused, else the failure in Temporal's terms. */
+function refusedAdmission(error: unknown): TaskAdmission {
+  if (error instanceof InsufficientFundsError)
+    return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
+  if (error instanceof PayerBusyError) return { outcome: 'payer_busy', limit: error.limit };
+  // This run gave up on the admission while this attempt was under way: nothing was, or will be, reserved.
+  if (error instanceof AdmissionAbandonedError)
+    throw ApplicationFailure.nonRetryable(error.message, 'AdmissionAbandoned');
+  // A refusal of the ledger (no balance row, a key reused) will not change on retry.
+  if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
+  throw error;
+}
+
+/** Settles the task's payment for what it used; a payment that no longer pays is not retried. */
+async function settleUsedPayment(
+  deps: GenerationActivityDeps,
+  input: { taskId: string; modelId: string } & Delivered,
+): Promise<void> {
+  // Heartbeats while a transaction is awaited: a worker that dies mid-settlement is noticed in seconds.
+  const context = Context.current();
+  const beating = setInterval(() => context.heartbeat(), heartbeatEveryMs);
+  try {
+    const task = await deps.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } });
+    const usedMicros = usedCost(modelOf(deps.catalog, input.modelId), task, input);
+    await settleTaskPayment(deps, { taskId: input.taskId, usedMicros });
+  } catch (error) {
+    if (error instanceof PaymentNotSettledError)
+      throw ApplicationFailure.nonRetryable(error.message, 'PaymentNotSettled');
+    throw error;
+  } finally {
+    clearInterval(beating);
+  }
+}
+
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   const view = (task: TaskRow) => taskView(task, deps.config.outputs);
-  // Admission has committed by then: a database lost in between must not fail it. The workflow marks the task itself.
-  const markedProcessing = (task: TaskRow) =>
-    markProcessing(deps.prisma, task).catch((error: unknown) => {
-      Context.current().log.warn('admitted; marking the task processing is left to its workflow', {
-        taskId: task.id,
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return undefined;
-    });
-  // Outputs stored before the task failed (an x402 payment that never settled, a cancel) were never paid for. Not
-  // waited for: /files/ never serves a failed task's files, and the retention sweep removes what is left.
-  const removeUndeliveredOutputs = (taskId: string) =>
-    deps.storage.removeFolders(taskId).catch((error: unknown) => {
-      Context.current().log.warn('a failed task kept its stored outputs for the retention sweep', {
-        taskId,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    });
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
@@ -69,18 +105,10 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
           ? await admitPaidTask(deps.prisma, { ...admission, payment })
           : await admitTask(deps.prisma, admission);
         // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
-        const processing = await markedProcessing(task);
+        const processing = await markedProcessing(deps.prisma, task);
         return { outcome: 'admitted', task: view(task), processing: processing && view(processing) };
       } catch (error) {
-        if (error instanceof InsufficientFundsError)
-          return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
-        if (error instanceof PayerBusyError) return { outcome: 'payer_busy', limit: error.limit };
-        // This run gave up on the admission while this attempt was under way: nothing was, or will be, reserved.
-        if (error instanceof AdmissionAbandonedError)
-          throw ApplicationFailure.nonRetryable(error.message, 'AdmissionAbandoned');
-        // A refusal of the ledger (no balance row, a key reused) will not change on retry.
-        if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
-        throw error;
+        return refusedAdmission(error);
       }
     },
 
@@ -99,20 +127,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
      * payment that no longer pays fails the task.
      */
     async settlePayment(input: { taskId: string; modelId: string } & Delivered): Promise<void> {
-      // Heartbeats while a transaction is awaited: a worker that dies mid-settlement is noticed in seconds.
-      const context = Context.current();
-      const beating = setInterval(() => context.heartbeat(), heartbeatEveryMs);
-      try {
-        const task = await deps.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } });
-        const usedMicros = usedCost(modelOf(deps.catalog, input.modelId), task, input);
-        await settleTaskPayment(deps, { taskId: input.taskId, usedMicros });
-      } catch (error) {
-        if (error instanceof PaymentNotSettledError)
-          throw ApplicationFailure.nonRetryable(error.message, 'PaymentNotSettled');
-        throw error;
-      } finally {
-        clearInterval(beating);
-      }
+      await settleUsedPayment(deps, input);
     },
 
     /**
@@ -139,7 +154,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {
       const task = await failTask(deps.prisma, { ...input, runId: runIdOf() });
-      if (task?.status === 'failed') await removeUndeliveredOutputs(task.id);
+      if (task?.status === 'failed') await removeUndeliveredOutputs(deps.storage, task.id);
       return task && view(task);
     },
   });

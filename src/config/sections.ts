@@ -76,21 +76,82 @@ const providersOf = (env: Env) => ({
   },
 });
 
+const serverOf = (env: Env) => ({
+  role: env.GATEWAY_ROLE,
+  nodeEnv: env.NODE_ENV,
+  host: env.HOST,
+  port: env.PORT,
+  publicBaseUrl: env.PUBLIC_BASE_URL,
+  logLevel: env.LOG_LEVEL,
+  jsonBodyLimit: env.JSON_BODY_LIMIT,
+  dataDir: env.DATA_DIR,
+  shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
+  trustProxy: env.TRUST_PROXY,
+});
+
+const depositsOf = (env: Env) => ({
+  xpub: env.DEPOSIT_XPUB,
+  waitSeconds: env.DEPOSIT_WAIT_SECONDS,
+  receiptWaitSeconds: env.DEPOSIT_RECEIPT_WAIT_SECONDS,
+  pendingClaimsPerAccount: env.DEPOSIT_PENDING_CLAIMS_PER_ACCOUNT,
+  scanIntervalSeconds: env.DEPOSIT_SCAN_INTERVAL_SECONDS,
+  scanLookbackBlocks: env.DEPOSIT_SCAN_LOOKBACK_BLOCKS,
+  scanMaxBlocks: env.DEPOSIT_SCAN_MAX_BLOCKS,
+});
+
+const x402Of = (env: Env) => ({
+  enabled: x402EnabledOf(env),
+  payTo: env.X402_PAY_TO,
+  facilitatorUrl: env.X402_FACILITATOR_URL,
+  facilitatorPrivateKey: env.X402_FACILITATOR_PRIVATE_KEY,
+  maxTasksPerPayer: env.X402_MAX_TASKS_PER_PAYER,
+  taskIdSecret: env.X402_TASK_ID_SECRET,
+  schemes: env.X402_SCHEMES,
+});
+
+const accountsOf = (env: Env) => ({
+  apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
+  trialCreditUsd: env.TRIAL_CREDIT_USD,
+  trialCreditsPerAddressPerDay: env.TRIAL_CREDITS_PER_ADDRESS_PER_DAY,
+  trialCreditsPerDay: env.TRIAL_CREDITS_PER_DAY,
+  registrationCapPerAddress: env.REGISTRATION_CAP_PER_ADDRESS,
+  registrationCapWindowMinutes: env.REGISTRATION_CAP_WINDOW_MINUTES,
+});
+
+const uploadsOf = (env: Env) => ({
+  maxImageBytes: env.UPLOAD_MAX_IMAGE_BYTES,
+  maxAudioBytes: env.UPLOAD_MAX_AUDIO_BYTES,
+  maxVideoBytes: env.UPLOAD_MAX_VIDEO_BYTES,
+  ttlSeconds: env.UPLOAD_TTL_SECONDS,
+  quotaBytes: env.UPLOAD_QUOTA_BYTES,
+  expiryIntervalSeconds: env.UPLOAD_EXPIRY_INTERVAL_SECONDS,
+});
+
+const storageOf = (env: Env) => ({
+  driver: env.STORAGE_DRIVER,
+  s3: { bucket: env.S3_BUCKET ?? '', keyPrefix: env.S3_KEY_PREFIX, forcePathStyle: env.S3_FORCE_PATH_STYLE },
+  presignedUrls: env.STORAGE_PRESIGNED_URLS,
+  presignedUrlSeconds: env.STORAGE_PRESIGNED_URL_SECONDS,
+});
+
+const metricsOf = (env: Env) => ({
+  port: env.METRICS_PORT,
+  host: env.METRICS_HOST,
+  token: env.METRICS_TOKEN,
+  temporalPort: env.TEMPORAL_METRICS_PORT,
+});
+
+const clusterOf = (env: Env) => ({
+  apiProcesses: env.CLUSTER_API_PROCESSES,
+  workerProcesses: env.CLUSTER_WORKER_PROCESSES,
+  temporalPort: env.CLUSTER_TEMPORAL_PORT,
+  s3Port: env.CLUSTER_S3_PORT,
+});
+
 export function toSections(env: Env, temporalProfile: TemporalProfile) {
   return {
     /** The process and its HTTP listener. */
-    server: {
-      role: env.GATEWAY_ROLE,
-      nodeEnv: env.NODE_ENV,
-      host: env.HOST,
-      port: env.PORT,
-      publicBaseUrl: env.PUBLIC_BASE_URL,
-      logLevel: env.LOG_LEVEL,
-      jsonBodyLimit: env.JSON_BODY_LIMIT,
-      dataDir: env.DATA_DIR,
-      shutdownGraceSeconds: env.SHUTDOWN_GRACE_SECONDS,
-      trustProxy: env.TRUST_PROXY,
-    },
+    server: serverOf(env),
     database: {
       url: env.DATABASE_URL,
       embeddedPort: env.EMBEDDED_POSTGRES_PORT,
@@ -98,38 +159,15 @@ export function toSections(env: Env, temporalProfile: TemporalProfile) {
     temporal: temporalOf(env, temporalProfile),
     /** Where deposits and x402 payments are read: each chain, and the local development chain. */
     chains: chainsOf(env),
-    deposits: {
-      xpub: env.DEPOSIT_XPUB,
-      waitSeconds: env.DEPOSIT_WAIT_SECONDS,
-      receiptWaitSeconds: env.DEPOSIT_RECEIPT_WAIT_SECONDS,
-      pendingClaimsPerAccount: env.DEPOSIT_PENDING_CLAIMS_PER_ACCOUNT,
-      scanIntervalSeconds: env.DEPOSIT_SCAN_INTERVAL_SECONDS,
-      scanLookbackBlocks: env.DEPOSIT_SCAN_LOOKBACK_BLOCKS,
-      scanMaxBlocks: env.DEPOSIT_SCAN_MAX_BLOCKS,
-    },
+    deposits: depositsOf(env),
     /** The task reconciler's schedule. */
     reconciler: {
       intervalSeconds: env.TASK_RECONCILE_INTERVAL_SECONDS,
       afterSeconds: env.TASK_RECONCILE_AFTER_SECONDS,
     },
-    x402: {
-      enabled: x402EnabledOf(env),
-      payTo: env.X402_PAY_TO,
-      facilitatorUrl: env.X402_FACILITATOR_URL,
-      facilitatorPrivateKey: env.X402_FACILITATOR_PRIVATE_KEY,
-      maxTasksPerPayer: env.X402_MAX_TASKS_PER_PAYER,
-      taskIdSecret: env.X402_TASK_ID_SECRET,
-      schemes: env.X402_SCHEMES,
-    },
+    x402: x402Of(env),
     /** API keys and agent registration. */
-    accounts: {
-      apiKeyCacheSeconds: env.API_KEY_CACHE_SECONDS,
-      trialCreditUsd: env.TRIAL_CREDIT_USD,
-      trialCreditsPerAddressPerDay: env.TRIAL_CREDITS_PER_ADDRESS_PER_DAY,
-      trialCreditsPerDay: env.TRIAL_CREDITS_PER_DAY,
-      registrationCapPerAddress: env.REGISTRATION_CAP_PER_ADDRESS,
-      registrationCapWindowMinutes: env.REGISTRATION_CAP_WINDOW_MINUTES,
-    },
+    accounts: accountsOf(env),
     rateLimits: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
       admissions: env.RATE_LIMIT_ADMISSIONS,
@@ -142,25 +180,13 @@ export function toSections(env: Env, temporalProfile: TemporalProfile) {
       maxBytes: env.INPUT_MAX_BYTES,
       measureTimeoutSeconds: env.INPUT_MEASURE_TIMEOUT_SECONDS,
     },
-    uploads: {
-      maxImageBytes: env.UPLOAD_MAX_IMAGE_BYTES,
-      maxAudioBytes: env.UPLOAD_MAX_AUDIO_BYTES,
-      maxVideoBytes: env.UPLOAD_MAX_VIDEO_BYTES,
-      ttlSeconds: env.UPLOAD_TTL_SECONDS,
-      quotaBytes: env.UPLOAD_QUOTA_BYTES,
-      expiryIntervalSeconds: env.UPLOAD_EXPIRY_INTERVAL_SECONDS,
-    },
+    uploads: uploadsOf(env),
     /** How long stored outputs are kept, and how often the sweep deletes those past it. */
     outputs: {
       retentionDays: env.OUTPUT_RETENTION_DAYS,
       expiryIntervalSeconds: env.OUTPUT_EXPIRY_INTERVAL_SECONDS,
     },
-    storage: {
-      driver: env.STORAGE_DRIVER,
-      s3: { bucket: env.S3_BUCKET ?? '', keyPrefix: env.S3_KEY_PREFIX, forcePathStyle: env.S3_FORCE_PATH_STYLE },
-      presignedUrls: env.STORAGE_PRESIGNED_URLS,
-      presignedUrlSeconds: env.STORAGE_PRESIGNED_URL_SECONDS,
-    },
+    storage: storageOf(env),
     webhooks: {
       allowPrivateUrls: env.ALLOW_PRIVATE_WEBHOOK_URLS,
     },
@@ -180,19 +206,9 @@ export function toSections(env: Env, temporalProfile: TemporalProfile) {
       otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
       serviceName: env.OTEL_SERVICE_NAME,
     },
-    metrics: {
-      port: env.METRICS_PORT,
-      host: env.METRICS_HOST,
-      token: env.METRICS_TOKEN,
-      temporalPort: env.TEMPORAL_METRICS_PORT,
-    },
+    metrics: metricsOf(env),
     /** `npm run cluster`: the scale-out layout as processes on this machine. */
-    cluster: {
-      apiProcesses: env.CLUSTER_API_PROCESSES,
-      workerProcesses: env.CLUSTER_WORKER_PROCESSES,
-      temporalPort: env.CLUSTER_TEMPORAL_PORT,
-      s3Port: env.CLUSTER_S3_PORT,
-    },
+    cluster: clusterOf(env),
   };
 }
 

@@ -3,7 +3,7 @@
 import Replicate, { type Prediction } from 'replicate';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { ProvidersConfig } from '../../config/config.ts';
-import { callbackHeader, ProviderRefusal, type UpstreamJobs } from '../types.ts';
+import { callbackHeader, type JobState, ProviderRefusal, type UpstreamCallback, type UpstreamJobs } from '../types.ts';
 import { classifyUpstreamHttpError } from '../upstream-errors.ts';
 import { upstreamInput } from '../upstream-input.ts';
 import { downloadOutputs, type OutputLimits } from '../upstream-output.ts';
@@ -32,6 +32,63 @@ export function logPercent(logs: string | undefined): { percent?: number } {
   return Number.isInteger(percent) && percent <= 100 ? { percent } : {};
 }
 
+/** What a prediction's status means for the task waiting on it. */
+function jobStateOf(prediction: Prediction): JobState {
+  switch (prediction.status) {
+    case 'succeeded':
+      return { state: 'succeeded' };
+    case 'failed':
+      return {
+        state: 'failed',
+        reason: `The model failed: ${String(prediction.error ?? 'no reason given').slice(0, 300)}`,
+      };
+    case 'canceled':
+    case 'aborted':
+      return { state: 'failed', reason: 'The prediction was cancelled at the provider.' };
+    case 'processing':
+      return { state: 'pending', stage: 'running upstream', ...logPercent(prediction.logs) };
+    default:
+      return { state: 'pending', stage: 'starting upstream' };
+  }
+}
+
+/** The signing secret: configured, or asked of Replicate once (GET /webhooks/default/secret) through `fetchSecret`. */
+function signingSecretOf(
+  config: ReplicateConfig,
+  fetchSecret: (signal: AbortSignal) => Promise<{ key: string }>,
+): () => Promise<string> {
+  let secret: Promise<string> | undefined;
+  return () => {
+    secret ??= config.webhookSecret
+      ? Promise.resolve(config.webhookSecret)
+      : fetchSecret(AbortSignal.timeout(30_000)).then((answer) => answer.key);
+    return secret.catch((error: unknown) => {
+      secret = undefined; // ask again next time
+      throw error;
+    });
+  };
+}
+
+// Replicate's webhooks are Standard Webhooks: the library checks the signature in constant time and refuses
+// a timestamp more than five minutes off.
+function verifiedPredictionId(callback: UpstreamCallback, secret: string): string | undefined {
+  const headers = Object.fromEntries(
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [
+      name,
+      callbackHeader(callback, name) ?? '',
+    ]),
+  );
+  const body = callback.body.toString('utf8');
+  try {
+    new Webhook(secret).verify(body, headers);
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return undefined;
+    throw error;
+  }
+  const prediction = JSON.parse(body) as { id?: unknown };
+  return typeof prediction.id === 'string' ? prediction.id : undefined;
+}
+
 export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimits): UpstreamJobs {
   const client = new Replicate({
     auth: config.apiToken,
@@ -45,19 +102,9 @@ export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimi
       throw classify(error);
     }
   };
-  // The signing secret: configured, or asked of Replicate once (GET /webhooks/default/secret).
-  let secret: Promise<string> | undefined;
-  const signingSecret = () => {
-    secret ??= config.webhookSecret
-      ? Promise.resolve(config.webhookSecret)
-      : call(AbortSignal.timeout(30_000), (signal) => client.webhooks.default.secret.get({ signal })).then(
-          (answer) => answer.key,
-        );
-    return secret.catch((error: unknown) => {
-      secret = undefined; // ask again next time
-      throw error;
-    });
-  };
+  const signingSecret = signingSecretOf(config, (signal) =>
+    call(signal, (s) => client.webhooks.default.secret.get({ signal: s })),
+  );
   const get = (id: string, signal: AbortSignal): Promise<Prediction> =>
     call(signal, (s) => client.predictions.get(id, { signal: s }));
 
@@ -75,23 +122,7 @@ export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimi
     },
 
     async status(_model, id, signal) {
-      const prediction = await get(id, signal);
-      switch (prediction.status) {
-        case 'succeeded':
-          return { state: 'succeeded' };
-        case 'failed':
-          return {
-            state: 'failed',
-            reason: `The model failed: ${String(prediction.error ?? 'no reason given').slice(0, 300)}`,
-          };
-        case 'canceled':
-        case 'aborted':
-          return { state: 'failed', reason: 'The prediction was cancelled at the provider.' };
-        case 'processing':
-          return { state: 'pending', stage: 'running upstream', ...logPercent(prediction.logs) };
-        default:
-          return { state: 'pending', stage: 'starting upstream' };
-      }
+      return jobStateOf(await get(id, signal));
     },
 
     async collect(_model, id, { signal, outputDir }) {
@@ -113,24 +144,8 @@ export function createReplicateJobs(config: ReplicateConfig, outputs: OutputLimi
       );
     },
 
-    // Replicate's webhooks are Standard Webhooks: the library checks the signature in constant time and refuses
-    // a timestamp more than five minutes off.
     async verifyCallback(callback) {
-      const headers = Object.fromEntries(
-        ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [
-          name,
-          callbackHeader(callback, name) ?? '',
-        ]),
-      );
-      const body = callback.body.toString('utf8');
-      try {
-        new Webhook(await signingSecret()).verify(body, headers);
-      } catch (error) {
-        if (error instanceof WebhookVerificationError) return undefined;
-        throw error;
-      }
-      const prediction = JSON.parse(body) as { id?: unknown };
-      return typeof prediction.id === 'string' ? prediction.id : undefined;
+      return verifiedPredictionId(callback, await signingSecret());
     },
   };
 }
