@@ -8,7 +8,6 @@ import { skipReasons } from '../../domain/replay-reasons.ts';
 import type { ReplayCandidate, ReplayOutcome } from '../../../workflows/contracts/replay-batch.types.ts';
 import { admissibleRequest } from './admissible.ts';
 import { admitGeneration, type AdmissionDeps } from './admit.ts';
-import { toBase62 } from '../../domain/ids.ts';
 import { InsufficientFundsError } from '../../ledger/ledger.ts';
 import { replayIdempotencyKey } from '../../generations/replay-selection.ts';
 import { storedRequest } from '../../generations/tasks.ts';
