@@ -1,5 +1,5 @@
 // Temporal's schema on PostgreSQL, set up by its own SQL tool exactly as docker-compose.yml's temporal-schema service
-// does (test/unit/cluster-versions.test.ts compares them): each database created, versioned, then brought to the
+// does (test/cluster/cluster-versions.test.ts compares them): each database created, versioned, then brought to the
 // release's latest schema. Every step is idempotent, so each start runs them all and a newer build upgrades in place.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';

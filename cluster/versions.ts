@@ -1,5 +1,5 @@
 // The pinned builds of `npm run cluster`, in one place: docker-compose.yml and the Dockerfile follow the same Temporal
-// release (test/unit/cluster-versions.test.ts compares them).
+// release (test/cluster/cluster-versions.test.ts compares them).
 
 /** Go's own toolchain, fetched by `go` from the module proxy: Temporal v1.32.2 needs Go ≥ 1.26.10. */
 export const goToolchain = 'go1.27.3';
