@@ -4,7 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Catalog } from '../src/catalog/catalog.ts';
 import type { Config } from '../src/config/config.ts';
 import { taskView, type TaskView } from '../src/generations/task-view.ts';
-import { AdmissionAbandonedError } from '../src/generations/admission-fence.ts';
+import { AdmissionAbandonedError, adoptOrAbandonAdmission } from '../src/generations/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/ledger/ledger.ts';
 import { admitPaidTask, PayerBusyError } from '../src/generations/paid-tasks.ts';
 import {
@@ -115,6 +115,17 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     /** The task row an admission committed, while it has not ended: what a workflow whose update was lost adopts. */
     async findAdmittedTask(taskId: string): Promise<TaskView | null> {
       const task = await findAdmittedTask(deps.prisma, taskId);
+      return task && view(task);
+    },
+
+    /**
+     * Once a run's admission attempts ran out: the row one of them committed (adopted, not failed: a retried POST
+     * attaches to it), or null, and a tombstone so that none commits later.
+     */
+    async adoptOrAbandonAdmission(taskId: string): Promise<TaskView | null> {
+      const runId = runIdOf();
+      if (!runId) throw new Error('adoptOrAbandonAdmission runs only as a workflow activity');
+      const task = await adoptOrAbandonAdmission(deps.prisma, { taskId, runId });
       return task && view(task);
     },
 

@@ -68,6 +68,23 @@ export async function decideAdmission(
   return decided.task;
 }
 
+/**
+ * After a run's admission attempts ran out (the database away longer than they last): the row one of them committed,
+ * if any, which the run then adopts, else a tombstone, so that no attempt still under way commits one later.
+ */
+export async function adoptOrAbandonAdmission(
+  prisma: PrismaClient,
+  admission: { taskId: string; runId: string },
+): Promise<TaskRow | null> {
+  return prisma.$transaction(async (tx) => {
+    // After the lock: an attempt under way either committed before it (its row is found) or finds the tombstone.
+    await lockAdmission(tx, admission.taskId);
+    const task = await tx.task.findUnique({ where: { id: admission.taskId }, include: { payment: true } });
+    if (!task) await abandonAdmission(tx, admission);
+    return task;
+  });
+}
+
 /** Tombstones older than any admission attempt can live: what the task reconciler prunes. */
 export async function pruneAbandonedAdmissions(prisma: PrismaClient, createdBefore: Date): Promise<number> {
   const { count } = await prisma.abandonedAdmission.deleteMany({ where: { createdAt: { lt: createdBefore } } });

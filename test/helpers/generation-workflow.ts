@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createGenerationActivities } from '../../activities/generation.activities.ts';
+import { createGenerationActivities, type GenerationActivities } from '../../activities/generation.activities.ts';
 import type { ProviderActivities } from '../../activities/provider.activities.ts';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
@@ -43,6 +43,8 @@ export interface RunOptions {
   whileRunning?: (handle: WorkflowHandle<typeof generationWorkflow>) => Promise<void>;
   /** false: the admit update is never sent, as when Temporal lost it. */
   admit?: boolean;
+  /** Stands in for the admit step (a database that commits but does not answer); its update's failure is returned. */
+  admitTask?: GenerationActivities['admitTask'];
   /** A fallback route's provider activities, on its provider's queue (`input.fallbackProviders[0]`). */
   fallback?: Partial<ProviderActivities>;
   /** Provider calls the provider's worker runs at once (its *_CONCURRENCY); 0: no provider worker at all. */
@@ -100,7 +102,12 @@ export function generationWorkflowHarness(context: {
    */
   async function withWorkers<T>(
     { modelId, fallbackProviders }: GenerationInput,
-    { provider, fallback, providerSlots }: Pick<RunOptions, 'provider' | 'fallback' | 'providerSlots'>,
+    {
+      provider,
+      fallback,
+      providerSlots,
+      admitTask,
+    }: Pick<RunOptions, 'provider' | 'fallback' | 'providerSlots' | 'admitTask'>,
     body: (taskQueue: string) => Promise<T>,
   ): Promise<T> {
     const taskQueue = uniqueTaskQueue('generation');
@@ -108,7 +115,7 @@ export function generationWorkflowHarness(context: {
       connection: context.env.nativeConnection,
       taskQueue,
       workflowBundle: context.workflowBundle,
-      activities: realActivities(),
+      activities: { ...realActivities(), ...(admitTask ? { admitTask } : {}) },
     });
     const providerWorker =
       providerSlots === 0
@@ -145,7 +152,9 @@ export function generationWorkflowHarness(context: {
       args: [input],
     });
     const admission = admit
-      ? await handle.executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] })
+      ? await handle
+          .executeUpdate(admitUpdate, { args: [{ requestHash: input.requestHash }] })
+          .catch((updateFailure: unknown) => ({ outcome: 'update_failed' as const, updateFailure }))
       : undefined;
     await whileRunning?.(handle);
     const outcome = await handle.result().then(

@@ -1,7 +1,8 @@
 // Admission that cannot succeed ends, on the dev server (update-with-start, as the api does): a deterministic database
 // refusal fails at once, a failure that keeps recurring gives up after a bounded number of attempts. Either way the
 // api learns it in seconds, nothing is reserved, no task row is written and the workflow closes. An attempt still under
-// way when the workflow gave up (a slow database) can never commit a reservation after it.
+// way when the workflow gave up (a slow database) can never commit a reservation after it; a row one committed before
+// is adopted, and a retried POST attaches to it.
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
 import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -115,35 +116,53 @@ describe('admission that cannot succeed', () => {
     await expectNothingLeft(input);
   }, 60_000);
 
-  it('an admission whose row committed but whose answer was lost: the task is failed, released and reported', async () => {
-    const input = await newTaskInput({
-      request: {
-        type: 'text-to-image',
-        model: 'fal/flux-schnell',
-        prompt: 'a lighthouse',
-        webhook_url: 'https://hooks.example/gateway',
-      },
-    });
+  // The chaos suite's scenario d: PostgreSQL killed after an attempt committed, away longer than the attempts last.
+  it('an admission whose row committed but whose answer was lost: adopted, and a retried POST attaches to it', async () => {
+    const input = await newTaskInput();
     const { prisma } = context.database;
+    const config = loadConfig({}, []);
     const real = realGenerationActivities();
+    const taskQueue = uniqueTaskQueue('answer-lost');
     // Each attempt commits (the first writes the row and the reservation), then its answer is lost.
-    const { outcome, status } = await admit(input, async (admitInput) => {
+    const admitTask: GenerationActivities['admitTask'] = async (admitInput) => {
       await real.admitTask(admitInput);
-      throw new Error('the worker died before answering');
+      throw new Error('the database went away before answering');
+    };
+    const activities = {
+      ...real,
+      ...createWebhookActivities({ prisma, config, starter: webhookStarter({ prisma, config }) }),
+      admitTask,
+    };
+    const worker = await Worker.create({
+      connection: context.env.nativeConnection,
+      taskQueue,
+      workflowBundle: context.workflowBundle,
+      activities,
     });
-    expect(outcome).toEqual({ outcome: 'unavailable' });
-    expect(status).toBe('COMPLETED');
-    expect(await prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({
-      status: 'failed',
-      error: 'The generation could not be admitted. You have not been charged.',
+    const temporal = { client: context.env.client, taskQueue };
+    const caller = { accountKind: 'developer' } as const;
+    const handle = context.env.client.workflow.getHandle(input.taskId);
+    await worker.runUntil(async () => {
+      expect(await executeAdmitUpdate(temporal, input, caller)).toEqual({ outcome: 'unavailable' });
+      // The retried POST (the same key: the same task id and input) is answered with the task, which runs on.
+      const retried = await executeAdmitUpdate(temporal, input, caller);
+      expect(retried).toMatchObject({ outcome: 'admitted', task: { id: input.taskId } });
+      expect((await handle.describe()).status.name).toBe('RUNNING');
+      expect(await prisma.task.findUniqueOrThrow({ where: { id: input.taskId } })).toMatchObject({
+        status: 'processing',
+        error: null,
+      });
+      expect(await prisma.balance.findUniqueOrThrow({ where: { accountId: input.accountId } })).toMatchObject({
+        reserved: BigInt(input.costMicros),
+      });
+      // No provider worker here: cancelled, it releases the reservation as any task would.
+      await handle.cancel();
+      await handle.result().catch(() => undefined);
     });
     expect(await prisma.balance.findUniqueOrThrow({ where: { accountId: input.accountId } })).toMatchObject({
       balance: 1_000_000n,
       reserved: 0n,
     });
-    // A retried POST answers with this task: its caller hears of the failure like any other.
-    const messages = await prisma.webhookMessage.findMany({ where: { taskId: input.taskId } });
-    expect(messages.map((message) => message.event)).toEqual(['generation.failed']);
   }, 90_000);
 });
 

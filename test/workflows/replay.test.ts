@@ -18,6 +18,8 @@ const histories = [
   'generation-provider-queue.binpb',
   'generation-adopted.binpb',
   'generation-cancelled.binpb',
+  'generation-answer-lost.binpb',
+  'generation-answer-lost-adopted.binpb',
   'webhook-delivery-retried.binpb',
   'deposit-credited.binpb',
   'deposit-not-found.binpb',

@@ -4,6 +4,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -19,7 +20,7 @@ import {
 } from '../contracts/generation.types.ts';
 
 const { admitTask } = proxyLocalActivities<GenerationActivities>(admit);
-const { findAdmittedTask } = proxyActivities<GenerationActivities>(fast);
+const { findAdmittedTask, adoptOrAbandonAdmission } = proxyActivities<GenerationActivities>(fast);
 
 type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
 
@@ -61,6 +62,19 @@ const adoption = async (taskId: string): Promise<TaskAdmission> => {
   return { outcome: 'admitted', task };
 };
 
+/**
+ * Admission attempts that ran out (the database away longer than they last, as on a loaded machine) may have committed
+ * the row all the same: it is adopted, once the database answers, rather than failed, and a tombstone is left if none.
+ */
+const adoptedOrAbandoned = async (taskId: string): Promise<TaskAdmission> => {
+  const task = await adoptOrAbandonAdmission(taskId);
+  if (!task) throw new Error(`no task ${taskId} was admitted`);
+  return { outcome: 'admitted', task };
+};
+
+// Histories recorded before the adoption after attempts ran out fail such an admission at once, and replay so.
+const adoptAfterAttemptsPatch = 'admission-adopted-after-attempts';
+
 /** The admit update's answer once admission has decided: a failed one is the api's to report, not a refusal. */
 function answerOf(decided: Admission): AdmitUpdateResult {
   switch (decided.state) {
@@ -79,8 +93,13 @@ function answerOf(decided: Admission): AdmitUpdateResult {
  */
 export function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: TaskView) => void): AdmitUpdateHandler {
   let admission: Admission = { state: 'pending' };
-  const decide = (reservation: Promise<TaskAdmission>) => {
+  const decide = (reservation: Promise<TaskAdmission>, attempts = false) => {
     const decided = admissionOf(reservation).then((outcome) => {
+      // The update under way answers "unavailable" now; a retried POST's update waits for the row or the tombstone.
+      if (attempts && outcome.state === 'failed' && patched(adoptAfterAttemptsPatch)) {
+        decide(adoptedOrAbandoned(input.taskId));
+        return outcome;
+      }
       admission = outcome;
       if (outcome.state === 'admitted') onAdmitted(outcome.task);
       return outcome;
@@ -91,7 +110,7 @@ export function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: Tas
     // A retried POST with the same Idempotency-Key but another body is a different request.
     if (requestHash !== input.requestHash) return { outcome: 'conflict' };
     // admitTask finds a row committed earlier (a retried POST after a lost update) and reserves nothing more.
-    if (admission.state === 'pending') decide(admitTask(input));
+    if (admission.state === 'pending') decide(admitTask(input), true);
     return answerOf(admission.state === 'reserving' ? await admission.decided : admission);
   });
   return {

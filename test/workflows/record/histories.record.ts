@@ -8,6 +8,7 @@ import { temporal } from '@temporalio/proto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Workflow } from '@temporalio/workflow';
+import type { GenerationActivities } from '../../../activities/generation.activities.ts';
 import type { OutputActivities } from '../../../activities/output.activities.ts';
 import type { ReplayActivities } from '../../../activities/replay.activities.ts';
 import type { TaskReconcilerActivities } from '../../../activities/task-reconciler.activities.ts';
@@ -186,6 +187,40 @@ it('generation-adopted.binpb: an admission whose update was lost, adopted after 
   });
   expect(result?.status).toBe('completed');
   await save('generation-adopted.binpb', history);
+});
+
+/** An admit step whose every attempt commits (the first writes the row) and then loses its answer: the database away. */
+const answerLost =
+  (prisma: TestDatabase['prisma']): GenerationActivities['admitTask'] =>
+  async (input) => {
+    await admitTask(prisma, { ...input, costMicros: BigInt(input.costMicros) });
+    throw new Error('the database went away before answering');
+  };
+
+// Before the adoption after attempts ran out (patch admission-adopted-after-attempts) such a task failed: recorded
+// with that build (commit 9db5cd0), kept to prove the patch replays it; the current build adopts the row instead.
+it.skip('generation-answer-lost.binpb: the row committed, the attempts ran out: failed and released (before the patch)', async () => {
+  const input = await generation.newTaskInput();
+  const { admission, result, history } = await generation.run({
+    input,
+    admitTask: answerLost(context.database.prisma),
+    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+  });
+  expect(admission?.outcome).toBe('update_failed');
+  expect(result?.status).toBe('failed');
+  await save('generation-answer-lost.binpb', history);
+});
+
+it('generation-answer-lost-adopted.binpb: the row committed, the attempts ran out: adopted, then completed', async () => {
+  const input = await generation.newTaskInput();
+  const { admission, result, history } = await generation.run({
+    input,
+    admitTask: answerLost(context.database.prisma),
+    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+  });
+  expect(admission?.outcome).toBe('update_failed');
+  expect(result?.status).toBe('completed');
+  await save('generation-answer-lost-adopted.binpb', history);
 });
 
 it('generation-cancelled.binpb: cancelled while its upstream job waits: the job cancelled, the task failed', async () => {
