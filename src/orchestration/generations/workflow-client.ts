@@ -42,7 +42,7 @@ const admissionWaitMs = 45_000;
 /** What executeAdmitUpdate tells the api: the admit update's answer, or why there was none. */
 export type AdmissionOutcome =
   | AdmitUpdateResult
-  /** Admission itself failed (the database or Temporal unreachable, …): nothing was charged; the caller may retry. */
+  /** Admission could not be confirmed (the database or Temporal unreachable, …): a retry with the same claim finds its task. */
   | { outcome: 'unavailable' };
 
 /** What the starter knows of the task, for the Web UI's filters; the workflow keeps GenStatus current. */

@@ -31,7 +31,11 @@ export const balanceMethod: PaymentMethod<BalancePayer, unknown> = {
       authorize: async () => ({ taskId, accountId: account.id, idempotencyKey }),
       reusedError: () => new IdempotencyKeyReusedError(),
       unavailableError: () =>
-        new ServiceUnavailableError('The generation could not be admitted; nothing was charged. Retry the request.'),
+        // Its row may have committed before the fault (then adopted and run): a retry with the key finds that task.
+        new ServiceUnavailableError(
+          'The generation could not be confirmed in time. Retry with the same Idempotency-Key: you get the task if it ' +
+            'was admitted (charged once), or it is admitted now.',
+        ),
     };
   },
   paid: (paidBy) => paidBy.payment === undefined,

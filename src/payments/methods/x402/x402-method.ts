@@ -36,7 +36,7 @@ function verifierOf(deps: X402MethodDeps): X402Deps {
 }
 
 const unavailableMessage =
-  'The generation could not be admitted; nothing was charged. Retry with the same payment: it names the same task.';
+  'The generation could not be confirmed in time. Retry with the same payment: it names the same task, paid once.';
 
 export const x402Method = {
   kind: 'x402',
