@@ -8,7 +8,7 @@ import { ServiceUnavailableError, TooManyTasksError } from '../../domain/errors.
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
 import type { EndedTasks } from '../../generations/ended-tasks.ts';
 import { inputUrls, requestHash } from '../../generations/request.ts';
-import { accessTokenOf } from '../../generations/task-tokens.ts';
+import { accessTokenOf } from '../../payments/methods/x402/task-tokens.ts';
 import { taskView, type TaskView } from '../../generations/task-view.ts';
 import type { OutputRetention } from '../../generations/output-retention.ts';
 import { InsufficientFundsError } from '../../ledger/ledger.ts';
