@@ -52,6 +52,10 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   describe(paidBy: PaidBy): string;
   /** The headers a task's answer carries for its payment once settled (a receipt the payer's client reads). */
   receiptHeaders?(payment: TaskPaymentView): Record<string, string> | undefined;
+  /** MCP: the HTTP headers a tool call's `_meta` carries this method's payment as (none: it carries none). */
+  mcpPaymentHeaders?(meta: Record<string, unknown> | undefined): Record<string, string>;
+  /** MCP: the tool result's `_meta` for the receipt an answer's headers carry, where they carry this method's. */
+  mcpReceiptMeta?(headers: Record<string, string>): Record<string, unknown> | undefined;
   /** What the start-up banner says of this method (how to pay with it, or why it is off). */
   bannerLines?(config: Config): string[];
   /**

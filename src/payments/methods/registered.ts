@@ -70,3 +70,14 @@ export const paymentReceiptHeaders = (payment: TaskPaymentView): Record<string, 
     (found, method) => found ?? method.receiptHeaders?.(payment),
     undefined,
   );
+
+/** MCP: the HTTP headers a tool call's `_meta` carries its payment as, by whichever method's transport it follows. */
+export const mcpPaymentHeaders = (meta: Record<string, unknown> | undefined): Record<string, string> =>
+  Object.assign({}, ...registered.map((method) => method.mcpPaymentHeaders?.(meta) ?? {})) as Record<string, string>;
+
+/** MCP: the tool result's `_meta` for a payment receipt the answer's headers carry, where one does. */
+export const mcpReceiptMeta = (headers: Record<string, string>): Record<string, unknown> | undefined =>
+  registered.reduce<Record<string, unknown> | undefined>(
+    (found, method) => found ?? method.mcpReceiptMeta?.(headers),
+    undefined,
+  );

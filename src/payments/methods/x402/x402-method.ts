@@ -14,6 +14,7 @@ import {
   type X402Deps,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
+import { x402McpPaymentHeaders, x402McpReceiptMeta } from './mcp-transport.ts';
 import { paymentResponseHeaders } from './requirements.ts';
 import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
 
@@ -76,4 +77,6 @@ export const x402Method = {
     method === 'x402' && status === 'settled' && transaction
       ? paymentResponseHeaders({ network, payer, transaction })
       : undefined,
+  mcpPaymentHeaders: x402McpPaymentHeaders,
+  mcpReceiptMeta: x402McpReceiptMeta,
 } satisfies PaymentMethod<X402Payer, X402MethodDeps, SettlementDeps>;
