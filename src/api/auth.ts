@@ -6,7 +6,7 @@ import { authenticateTaskToken, isTaskToken } from '../payments/methods/x402/tas
 import type { PrismaClient } from '../db/prisma.ts';
 import { ApiError } from './errors.ts';
 
-export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_x402' | 'any_or_task_token';
+export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_keyless_payment' | 'any_or_task_token';
 
 const failureMessages: Record<AuthFailure | 'task_token', string> = {
   missing: 'Missing API key: send it as `Authorization: Bearer <API key>`.',

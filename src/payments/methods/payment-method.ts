@@ -1,5 +1,6 @@
 // What every way to pay answers for admission (src/orchestration/generations/admit.ts), so the pipeline is one for
 // all of them: a method is registered in src/payments/methods/registered.ts, and its own folder holds all it knows.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
@@ -46,6 +47,14 @@ export interface PayerAdmission {
 export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   kind: P['kind'];
   admission(deps: D, payer: P): PayerAdmission;
+  /**
+   * A method that pays a request carrying no API key (x402: the payment rides in its headers): whether this server
+   * takes it, and the payer it makes of such a request for `resourceUrl`. One registered method at most claims them.
+   */
+  keyless?: {
+    offered(config: Config): boolean;
+    payer(headers: IncomingHttpHeaders, resourceUrl: string): P;
+  };
   /** Whether a task's workflow input was paid this way. */
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */

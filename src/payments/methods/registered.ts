@@ -1,5 +1,6 @@
 // The ways to pay this server takes, in one list (as x402's packages register their schemes): a new method is a
 // folder beside balance/ and x402/, and a line here. Admission finds a payer's method by the payer's `kind`.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
 import type { TaskPaymentView } from '../../generations/task-view.ts';
@@ -39,6 +40,19 @@ export function admissionOf(deps: PaymentMethodDeps, payer: Payer): PayerAdmissi
   const method = registered.find((candidate) => candidate.kind === payer.kind);
   if (!method) throw new Error(`no payment method takes a payer of kind ${payer.kind}`);
   return (method as PaymentMethod<Payer, PaymentMethodDeps>).admission(deps, payer);
+}
+
+/** The method that pays a request carrying no API key, where one is registered. */
+const keylessMethod = registered.find((method) => 'keyless' in method) as
+  PaymentMethod<Payer, PaymentMethodDeps> | undefined;
+
+/** Whether this server takes a payment from a caller without an API key (and has what that payment needs). */
+export const keylessPaymentOffered = (config: Config): boolean => keylessMethod?.keyless?.offered(config) ?? false;
+
+/** The payer of a request without an API key, as the method that takes keyless payments recognises it. */
+export function keylessPayer(headers: IncomingHttpHeaders, resourceUrl: string): Payer {
+  if (!keylessMethod?.keyless) throw new Error('no payment method takes a request without an API key');
+  return keylessMethod.keyless.payer(headers, resourceUrl);
 }
 
 const methodThatPaid = (paidBy: PaidBy) => {

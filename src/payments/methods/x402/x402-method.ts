@@ -1,6 +1,7 @@
 // Paying with x402: no account, the payment in the request's headers pays for `resourceUrl`. Its authorization names
 // the task (a retry is the same payment), the facilitator verifies it here, and it settles once the task delivered.
 import type { IncomingHttpHeaders } from 'node:http';
+import { x402Offered } from '../../../chain/settings.ts';
 import type { Config } from '../../../config/config.ts';
 import { PaymentReusedError, ServiceUnavailableError } from '../../../domain/errors.ts';
 import { findTaskForAccount } from '../../../generations/tasks.ts';
@@ -68,6 +69,10 @@ export const x402Method = {
       reusedError: () => new PaymentReusedError(),
       unavailableError: () => new ServiceUnavailableError(unavailableMessage),
     };
+  },
+  keyless: {
+    offered: x402Offered,
+    payer: (headers, resourceUrl) => ({ kind: 'x402', headers, resourceUrl }),
   },
   paid: (paidBy) => paidBy.payment !== undefined,
   describe: (paidBy) => `paid with x402 by ${paidBy.payment?.payer}`,
