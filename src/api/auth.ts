@@ -2,7 +2,7 @@
 import type { Request, Response } from 'express';
 import type { AuthFailure, AuthResult, Principal } from '../accounts/api-keys.ts';
 import { createApiKeyAuthentication } from '../accounts/api-key-cache.ts';
-import { authenticateTaskToken, isTaskToken } from '../payments/methods/x402/task-tokens.ts';
+import { authenticateTaskToken, isTaskToken } from '../payments/methods/registered.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { ApiError } from './errors.ts';
 

@@ -13,6 +13,8 @@ export type { BalancePayer } from './balance/balance-method.ts';
 export type { X402Payer } from './x402/x402-method.ts';
 /** A payment that will never move: the task fails instead of retrying its settlement. */
 export { PaymentNotSettledError } from './x402/settlement.ts';
+/** Task access tokens: how a payer without an API key follows its task (x402's, kept with its payment's row). */
+export { accessTokenOf, authenticateTaskToken, isTaskToken } from './x402/task-tokens.ts';
 
 /** Whoever pays for a request, as its method recognises it. */
 export type Payer = BalancePayer | X402Payer;
