@@ -6,7 +6,7 @@ import type { Config } from '../src/config/config.ts';
 import { taskView, type TaskView } from '../src/generations/task-view.ts';
 import { AdmissionAbandonedError, adoptOrAbandonAdmission } from '../src/generations/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/ledger/ledger.ts';
-import { admitPaidTask, PayerBusyError } from '../src/generations/paid-tasks.ts';
+import { admitPaidTask, PayerBusyError } from '../src/payments/methods/x402/paid-tasks.ts';
 import {
   admitTask,
   completeTask,

@@ -2,11 +2,11 @@
 import type { Request, Response } from 'express';
 import type { AuthFailure, AuthResult, Principal } from '../accounts/api-keys.ts';
 import { createApiKeyAuthentication } from '../accounts/api-key-cache.ts';
-import { authenticateTaskToken, isTaskToken } from '../generations/task-tokens.ts';
+import { authenticateTaskToken, isTaskToken } from '../payments/methods/registered.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { ApiError } from './errors.ts';
 
-export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_x402' | 'any_or_task_token';
+export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_keyless_payment' | 'any_or_task_token';
 
 const failureMessages: Record<AuthFailure | 'task_token', string> = {
   missing: 'Missing API key: send it as `Authorization: Bearer <API key>`.',

@@ -3,8 +3,8 @@
 import type { Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
-import { x402Offered } from '../chain/settings.ts';
 import type { Config } from '../config/config.ts';
+import { keylessPaymentOffered } from '../payments/methods/registered.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../accounts/api-keys.ts';
 import type { EndedTasks } from '../generations/ended-tasks.ts';
@@ -81,8 +81,8 @@ export interface Endpoint<
   operationId: string;
   summary: string;
   description?: string;
-  /** `any_or_x402`: appended to the description where the server takes x402 payments. */
-  x402Description?: string;
+  /** `any_or_keyless_payment`: appended to the description where the server takes a payment without an API key. */
+  keylessPaymentDescription?: string;
   tags: string[];
   auth: AuthRequirement;
   deprecated?: boolean;
@@ -120,7 +120,7 @@ export interface Endpoint<
   handle?: (
     input: HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>, z.infer<H>>,
   ) => Promise<HandlerResult> | HandlerResult;
-  /** `any_or_x402` with x402 on: a call without an API key, paid (or to be paid) with an x402 payment. */
+  /** `any_or_keyless_payment`, where taken: a call without an API key, paid (or to be paid) by a payment method. */
   handleUnpaid?: (
     input: Omit<HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>, z.infer<H>>, 'principal'>,
   ) => Promise<HandlerResult> | HandlerResult;
@@ -176,11 +176,11 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/** A call without an API key to an endpoint that takes x402 payments instead, while x402 is on (and has a chain). */
-const paysWithX402 = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
-  endpoint.auth === 'any_or_x402' &&
+/** A call without an API key to an endpoint that takes a payment instead, where this server takes one (x402 on). */
+const paysWithoutKey = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
+  endpoint.auth === 'any_or_keyless_payment' &&
   endpoint.handleUnpaid !== undefined &&
-  x402Offered(ctx.config) &&
+  keylessPaymentOffered(ctx.config) &&
   !req.headers.authorization;
 
 /** A request's parts as they arrived, before the endpoint's schemas parse them. */
@@ -206,7 +206,7 @@ export async function executeEndpoint(
   res: Response,
   raw: RawRequest,
 ): Promise<EndpointAnswer> {
-  const unpaid = paysWithX402(endpoint, ctx, req);
+  const unpaid = paysWithoutKey(endpoint, ctx, req);
   // Who is calling comes first: an anonymous caller learns nothing from validation messages.
   const principal =
     endpoint.auth === 'none' || unpaid

@@ -37,7 +37,7 @@ function describe(endpoint: Endpoint, x402: boolean): string {
   const pending = endpoint.pendingUntil
     ? `**Not implemented yet:** answers 501 \`not_implemented\` until ${endpoint.pendingUntil} lands.\n\n`
     : '';
-  const paid = x402 && endpoint.x402Description ? `\n\n${endpoint.x402Description}` : '';
+  const paid = x402 && endpoint.keylessPaymentDescription ? `\n\n${endpoint.keylessPaymentDescription}` : '';
   return pending + (endpoint.description ?? endpoint.summary) + paid;
 }
 
@@ -47,7 +47,7 @@ const securityOf = (x402: boolean): Record<Endpoint['auth'], Record<string, stri
   agent: bearer,
   developer: bearer,
   any: bearer,
-  any_or_x402: x402 ? [...bearer, { x402: [] }] : bearer,
+  any_or_keyless_payment: x402 ? [...bearer, { x402: [] }] : bearer,
   any_or_task_token: [...bearer, { taskToken: [] }],
 });
 
@@ -139,7 +139,9 @@ export function buildOpenApiDocument(
           },
         }),
         ...errorResponses(
-          endpointErrorCodes(endpoint).filter((code) => x402 || endpoint.auth !== 'any_or_x402' || !x402Only.has(code)),
+          endpointErrorCodes(endpoint).filter(
+            (code) => x402 || endpoint.auth !== 'any_or_keyless_payment' || !x402Only.has(code),
+          ),
         ),
       },
     });

@@ -1,7 +1,7 @@
 // genctl payments list, and a wallet account's refusal of API keys: the real command line against a test database
 // holding x402 payments admitted through the service (admitPaidTask), in several states.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admitPaidTask, walletAccountId, type X402Authorization } from '../../src/generations/paid-tasks.ts';
+import { admitPaidTask, walletAccountId, type X402Authorization } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { runGenctl } from '../helpers/genctl.ts';
 

@@ -9,7 +9,7 @@ import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { requestHash } from '../../src/generations/request.ts';
 import { writeRuntimeFile } from '../../src/runtime-file.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { walletAccountId } from '../../src/generations/paid-tasks.ts';
+import { walletAccountId } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../../src/generations/tasks.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createPaidTaskRow } from '../helpers/task-rows.ts';

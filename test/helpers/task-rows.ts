@@ -3,7 +3,7 @@ import type { PrismaClient } from '../../src/db/prisma.ts';
 import type { Prisma } from '../../src/generated/prisma/client.ts';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { admitPaidTask, walletAccountId } from '../../src/generations/paid-tasks.ts';
+import { admitPaidTask, walletAccountId } from '../../src/payments/methods/x402/paid-tasks.ts';
 
 type TaskStatus = 'queued' | 'processing' | 'completed' | 'failed';
 

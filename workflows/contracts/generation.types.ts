@@ -3,7 +3,7 @@
 // generation activities take their input and answer types from here, so nothing here imports from activities/.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import type { X402Authorization } from '../../src/generations/paid-tasks.ts';
+import type { X402Authorization } from '../../src/payments/methods/x402/paid-tasks.ts';
 import type { TaskView } from '../../src/generations/task-view.ts';
 
 /** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */

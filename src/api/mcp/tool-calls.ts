@@ -3,11 +3,11 @@
 // the API's { error, message }; an x402 payment asked for follows x402's MCP transport (PaymentRequired as the result).
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { Request, Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hasEnded } from '../../domain/values.ts';
 import { PaymentRequiredError } from '../../domain/errors.ts';
+import { mcpPaymentHeaders, mcpReceiptMeta } from '../../payments/methods/registered.ts';
 import { type ApiContext, type Endpoint, type EndpointAnswer, executeEndpoint, type RawRequest } from '../endpoint.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { holdLongLived } from '../long-lived.ts';
@@ -33,14 +33,6 @@ const bearerOf = (req: Request) => /^Bearer\s+(\S+)/i.exec(req.headers.authoriza
 function requestWith(req: Request, headers: Record<string, string>): Request {
   if (Object.keys(headers).length === 0) return req;
   return Object.create(req, { headers: { value: { ...req.headers, ...headers } } }) as Request;
-}
-
-/** x402 over MCP: the payment in `_meta["x402/payment"]`, sent on as the HTTP transport's header of its version. */
-function paymentHeaders(meta: Extra['_meta']): Record<string, string> {
-  const payment = meta?.['x402/payment'] as { x402Version?: number } | undefined;
-  if (!payment || typeof payment !== 'object') return {};
-  const encoded = encodePaymentSignatureHeader(payment as never);
-  return payment.x402Version === 1 ? { 'x-payment': encoded } : { 'payment-signature': encoded };
 }
 
 /**
@@ -70,11 +62,8 @@ const asResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult
   ...(meta ? { _meta: meta } : {}),
 });
 
-/** A settled x402 payment's receipt, where the answer carries one. */
-function paymentMeta(answer: EndpointAnswer): Record<string, unknown> | undefined {
-  const header = answer.headers['PAYMENT-RESPONSE'];
-  return header ? { 'x402/payment-response': decodePaymentResponseHeader(header) } : undefined;
-}
+/** A settled payment's receipt, where the answer carries one (its method says how it rides in `_meta`). */
+const paymentMeta = (answer: EndpointAnswer) => mcpReceiptMeta(answer.headers);
 
 interface TaskBody {
   id: string;
@@ -162,7 +151,12 @@ export async function callTool(
     }
     if (tool.follows && waitSeconds) await holdWaitSlot(call);
     const operationId = typeof tool.operationId === 'string' ? tool.operationId : tool.operationId(bearerOf(call.req));
-    const answer = await run(call, operationId, tool.request(args), requestWith(call.req, paymentHeaders(extra._meta)));
+    const answer = await run(
+      call,
+      operationId,
+      tool.request(args),
+      requestWith(call.req, mcpPaymentHeaders(extra._meta)),
+    );
     if (!tool.follows || !waitSeconds) return asResult(answer.body, paymentMeta(answer));
     const admitted = answer.body as TaskBody & { access_token?: string; webhook_secret?: string };
     // Without a key only the admission's token reads the task; a repeat of a payment whose task has started gets none,

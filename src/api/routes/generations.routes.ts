@@ -5,7 +5,7 @@ import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
 import { readGeneration } from '../../orchestration/generations/read.ts';
 import type { TaskView } from '../../generations/task-view.ts';
-import { paymentReceiptHeaders } from '../../payments/methods/registered.ts';
+import { keylessPayer, paymentReceiptHeaders } from '../../payments/methods/registered.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { holdLongLived } from '../long-lived.ts';
@@ -116,9 +116,9 @@ export const generationEndpoints = [
     operationId: 'createGeneration',
     summary: 'Create a generation task',
     description: endpointDescriptions.createGeneration,
-    x402Description: endpointDescriptions.createGenerationX402,
+    keylessPaymentDescription: endpointDescriptions.createGenerationWithoutKey,
     tags,
-    auth: 'any_or_x402',
+    auth: 'any_or_keyless_payment',
     rateLimit: 'admissions',
     request: { body: CreateGenerationBodySchema, headers: CreateGenerationHeadersSchema },
     success: {
@@ -157,11 +157,7 @@ export const generationEndpoints = [
     },
     handleUnpaid: async ({ body, ctx, req }) => {
       const resourceUrl = `${publicBaseUrl(ctx.config.server)}/api/v1/generations`;
-      const { queued, access } = await admitGeneration(
-        ctx,
-        { body },
-        { kind: 'x402', headers: req.headers, resourceUrl },
-      );
+      const { queued, access } = await admitGeneration(ctx, { body }, keylessPayer(req.headers, resourceUrl));
       // A repeat of the payment once its task has started gets the task without its token or secret.
       const token = access ? { access_token: access.accessToken } : {};
       const secret = access?.webhookSecret ? { webhook_secret: access.webhookSecret, ...webhookSignature } : {};

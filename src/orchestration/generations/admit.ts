@@ -8,12 +8,11 @@ import { ServiceUnavailableError, TooManyTasksError } from '../../domain/errors.
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
 import type { EndedTasks } from '../../generations/ended-tasks.ts';
 import { inputUrls, requestHash } from '../../generations/request.ts';
-import { accessTokenOf } from '../../generations/task-tokens.ts';
 import { taskView, type TaskView } from '../../generations/task-view.ts';
 import type { OutputRetention } from '../../generations/output-retention.ts';
 import { InsufficientFundsError } from '../../ledger/ledger.ts';
 import type { EarlierTask, PayerAdmission } from '../../payments/methods/payment-method.ts';
-import { admissionOf, type Payer, type PaymentMethodDeps } from '../../payments/methods/registered.ts';
+import { accessTokenOf, admissionOf, type Payer, type PaymentMethodDeps } from '../../payments/methods/registered.ts';
 import { StoreUnavailableError } from '../../storage/object-store.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { checkUploadInputs } from '../../uploads/uploads.ts';

@@ -1,5 +1,6 @@
 // What every way to pay answers for admission (src/orchestration/generations/admit.ts), so the pipeline is one for
 // all of them: a method is registered in src/payments/methods/registered.ts, and its own folder holds all it knows.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
@@ -46,12 +47,24 @@ export interface PayerAdmission {
 export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   kind: P['kind'];
   admission(deps: D, payer: P): PayerAdmission;
+  /**
+   * A method that pays a request carrying no API key (x402: the payment rides in its headers): whether this server
+   * takes it, and the payer it makes of such a request for `resourceUrl`. One registered method at most claims them.
+   */
+  keyless?: {
+    offered(config: Config): boolean;
+    payer(headers: IncomingHttpHeaders, resourceUrl: string): P;
+  };
   /** Whether a task's workflow input was paid this way. */
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */
   describe(paidBy: PaidBy): string;
   /** The headers a task's answer carries for its payment once settled (a receipt the payer's client reads). */
   receiptHeaders?(payment: TaskPaymentView): Record<string, string> | undefined;
+  /** MCP: the HTTP headers a tool call's `_meta` carries this method's payment as (none: it carries none). */
+  mcpPaymentHeaders?(meta: Record<string, unknown> | undefined): Record<string, string>;
+  /** MCP: the tool result's `_meta` for the receipt an answer's headers carry, where they carry this method's. */
+  mcpReceiptMeta?(headers: Record<string, string>): Record<string, unknown> | undefined;
   /** What the start-up banner says of this method (how to pay with it, or why it is off). */
   bannerLines?(config: Config): string[];
   /**

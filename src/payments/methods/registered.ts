@@ -1,5 +1,6 @@
 // The ways to pay this server takes, in one list (as x402's packages register their schemes): a new method is a
 // folder beside balance/ and x402/, and a line here. Admission finds a payer's method by the payer's `kind`.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
 import type { TaskPaymentView } from '../../generations/task-view.ts';
@@ -12,6 +13,8 @@ export type { BalancePayer } from './balance/balance-method.ts';
 export type { X402Payer } from './x402/x402-method.ts';
 /** A payment that will never move: the task fails instead of retrying its settlement. */
 export { PaymentNotSettledError } from './x402/settlement.ts';
+/** Task access tokens: how a payer without an API key follows its task (x402's, kept with its payment's row). */
+export { accessTokenOf, authenticateTaskToken, isTaskToken } from './x402/task-tokens.ts';
 
 /** Whoever pays for a request, as its method recognises it. */
 export type Payer = BalancePayer | X402Payer;
@@ -41,6 +44,19 @@ export function admissionOf(deps: PaymentMethodDeps, payer: Payer): PayerAdmissi
   return (method as PaymentMethod<Payer, PaymentMethodDeps>).admission(deps, payer);
 }
 
+/** The method that pays a request carrying no API key, where one is registered. */
+const keylessMethod = registered.find((method) => 'keyless' in method) as
+  PaymentMethod<Payer, PaymentMethodDeps> | undefined;
+
+/** Whether this server takes a payment from a caller without an API key (and has what that payment needs). */
+export const keylessPaymentOffered = (config: Config): boolean => keylessMethod?.keyless?.offered(config) ?? false;
+
+/** The payer of a request without an API key, as the method that takes keyless payments recognises it. */
+export function keylessPayer(headers: IncomingHttpHeaders, resourceUrl: string): Payer {
+  if (!keylessMethod?.keyless) throw new Error('no payment method takes a request without an API key');
+  return keylessMethod.keyless.payer(headers, resourceUrl);
+}
+
 const methodThatPaid = (paidBy: PaidBy) => {
   const method = registered.find((candidate) => candidate.paid(paidBy));
   if (!method) throw new Error('no payment method paid this task');
@@ -68,5 +84,16 @@ export const settleTaskPayment = (deps: PaymentSettlementDeps, task: { taskId: s
 export const paymentReceiptHeaders = (payment: TaskPaymentView): Record<string, string> | undefined =>
   registered.reduce<Record<string, string> | undefined>(
     (found, method) => found ?? method.receiptHeaders?.(payment),
+    undefined,
+  );
+
+/** MCP: the HTTP headers a tool call's `_meta` carries its payment as, by whichever method's transport it follows. */
+export const mcpPaymentHeaders = (meta: Record<string, unknown> | undefined): Record<string, string> =>
+  Object.assign({}, ...registered.map((method) => method.mcpPaymentHeaders?.(meta) ?? {})) as Record<string, string>;
+
+/** MCP: the tool result's `_meta` for a payment receipt the answer's headers carry, where one does. */
+export const mcpReceiptMeta = (headers: Record<string, string>): Record<string, unknown> | undefined =>
+  registered.reduce<Record<string, unknown> | undefined>(
+    (found, method) => found ?? method.mcpReceiptMeta?.(headers),
     undefined,
   );

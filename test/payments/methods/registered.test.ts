@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.ts';
 import type { PrismaClient } from '../../../src/db/prisma.ts';
 import { IdempotencyKeyReusedError, PaymentReusedError } from '../../../src/domain/errors.ts';
-import { admissionOf, paymentDescription, paymentKindOf } from '../../../src/payments/methods/registered.ts';
+import {
+  admissionOf,
+  keylessPayer,
+  keylessPaymentOffered,
+  mcpPaymentHeaders,
+  mcpReceiptMeta,
+  paymentDescription,
+  paymentKindOf,
+} from '../../../src/payments/methods/registered.ts';
 import type { PaidBy } from '../../../src/payments/methods/payment-method.ts';
 
 const config = loadConfig({}, []);
@@ -37,5 +45,36 @@ describe('registered payment methods', () => {
     expect(paymentDescription(balancePaid)).toBe('from the balance');
     expect(paymentKindOf(x402Paid)).toBe('x402');
     expect(paymentDescription(x402Paid)).toBe('paid with x402 by 0xabc');
+  });
+
+  it('makes a request without an API key an x402 payer, where x402 is offered', () => {
+    const resourceUrl = 'http://localhost/api/v1/generations';
+    const headers = { 'payment-signature': 'abc' };
+    expect(keylessPayer(headers, resourceUrl)).toEqual({ kind: 'x402', headers, resourceUrl });
+    // Offered once x402 is on and a chain is there to be paid on; without a chain, or switched off, it is not.
+    const base = { ...config.chains.base, rpcUrl: 'http://127.0.0.1:8545' };
+    const chains = { ...config.chains, base, enabled: ['base' as const] };
+    const withChain = { ...config, chains, x402: { ...config.x402, enabled: true } };
+    expect(keylessPaymentOffered(withChain)).toBe(true);
+    expect(keylessPaymentOffered({ ...withChain, x402: { ...withChain.x402, enabled: false } })).toBe(false);
+    expect(keylessPaymentOffered({ ...config, x402: { ...config.x402, enabled: true } })).toBe(false);
+  });
+
+  it("moves an MCP tool call's x402 payment into its HTTP header, and a settlement receipt back into _meta", () => {
+    expect(mcpPaymentHeaders(undefined)).toEqual({});
+    expect(mcpPaymentHeaders({ other: 1 })).toEqual({});
+    const v1 = mcpPaymentHeaders({ 'x402/payment': { x402Version: 1, payload: {} } });
+    expect(Object.keys(v1)).toEqual(['x-payment']);
+    const v2 = mcpPaymentHeaders({ 'x402/payment': { x402Version: 2, payload: {} } });
+    expect(Object.keys(v2)).toEqual(['payment-signature']);
+    expect(JSON.parse(Buffer.from(v2['payment-signature']!, 'base64').toString())).toEqual({
+      x402Version: 2,
+      payload: {},
+    });
+
+    expect(mcpReceiptMeta({})).toBeUndefined();
+    const receipt = { success: true, transaction: '0x1', network: 'eip155:84532', payer: '0xabc' };
+    const header = Buffer.from(JSON.stringify(receipt)).toString('base64');
+    expect(mcpReceiptMeta({ 'PAYMENT-RESPONSE': header })).toEqual({ 'x402/payment-response': receipt });
   });
 });

@@ -9,7 +9,7 @@ import type { Config } from '../../../config/config.ts';
 import { FieldError, PaymentRequiredError } from '../../../domain/errors.ts';
 import { secretDerivedId } from '../../../domain/ids.ts';
 import { formatUsd } from '../../../domain/money.ts';
-import { walletAccountId, type X402Authorization } from '../../../generations/paid-tasks.ts';
+import { walletAccountId, type X402Authorization } from './paid-tasks.ts';
 import type { PaymentFacilitator } from './facilitator.ts';
 import {
   type AnyPaymentPayload,

@@ -1,6 +1,7 @@
 // Paying with x402: no account, the payment in the request's headers pays for `resourceUrl`. Its authorization names
 // the task (a retry is the same payment), the facilitator verifies it here, and it settles once the task delivered.
 import type { IncomingHttpHeaders } from 'node:http';
+import { x402Offered } from '../../../chain/settings.ts';
 import type { Config } from '../../../config/config.ts';
 import { PaymentReusedError, ServiceUnavailableError } from '../../../domain/errors.ts';
 import { findTaskForAccount } from '../../../generations/tasks.ts';
@@ -14,6 +15,7 @@ import {
   type X402Deps,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
+import { x402McpPaymentHeaders, x402McpReceiptMeta } from './mcp-transport.ts';
 import { paymentResponseHeaders } from './requirements.ts';
 import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
 
@@ -68,6 +70,10 @@ export const x402Method = {
       unavailableError: () => new ServiceUnavailableError(unavailableMessage),
     };
   },
+  keyless: {
+    offered: x402Offered,
+    payer: (headers, resourceUrl) => ({ kind: 'x402', headers, resourceUrl }),
+  },
   paid: (paidBy) => paidBy.payment !== undefined,
   describe: (paidBy) => `paid with x402 by ${paidBy.payment?.payer}`,
   bannerLines: x402BannerLines,
@@ -76,4 +82,6 @@ export const x402Method = {
     method === 'x402' && status === 'settled' && transaction
       ? paymentResponseHeaders({ network, payer, transaction })
       : undefined,
+  mcpPaymentHeaders: x402McpPaymentHeaders,
+  mcpReceiptMeta: x402McpReceiptMeta,
 } satisfies PaymentMethod<X402Payer, X402MethodDeps, SettlementDeps>;

@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../../../src/config/config.ts';
 import { newId } from '../../../../src/domain/ids.ts';
-import { admitPaidTask, walletAccountId } from '../../../../src/generations/paid-tasks.ts';
+import { admitPaidTask, walletAccountId } from '../../../../src/payments/methods/x402/paid-tasks.ts';
 import { failTask } from '../../../../src/generations/tasks.ts';
 import { settleTaskPayment } from '../../../../src/payments/methods/x402/settlement.ts';
 import { configuredFacilitator } from '../../../../src/payments/methods/x402/facilitator.ts';

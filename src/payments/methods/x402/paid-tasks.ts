@@ -1,11 +1,11 @@
 // Tasks paid with x402: admitted against a payment the api verified, without a reservation (the payer's wallet
 // account holds nothing until its payment settles). One task per payment, and a cap on each payer's tasks in flight.
-import { decideAdmission } from './admission-fence.ts';
-import { derivedId } from '../domain/ids.ts';
+import { decideAdmission } from '../../../generations/admission-fence.ts';
+import { derivedId } from '../../../domain/ids.ts';
 import { newAccessToken } from './task-tokens.ts';
-import type { PrismaClient } from '../db/prisma.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
-import { type AdmitTaskInput, newTaskRow, type TaskRow } from './tasks.ts';
+import type { PrismaClient } from '../../../db/prisma.ts';
+import type { Prisma } from '../../../generated/prisma/client.ts';
+import { type AdmitTaskInput, newTaskRow, type TaskRow } from '../../../generations/tasks.ts';
 
 /** A verified x402 authorization, as the workflow carries it (JSON: amounts and times are strings). */
 export interface X402Authorization {

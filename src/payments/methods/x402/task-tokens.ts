@@ -1,7 +1,7 @@
 // Task tokens: an x402 payer has no API key, so its task's 202 carries a token that reads that one task.
-import type { PrismaClient } from '../db/prisma.ts';
-import type { AuthResult } from '../accounts/api-keys.ts';
-import { randomBase62 } from '../domain/ids.ts';
+import type { PrismaClient } from '../../../db/prisma.ts';
+import type { AuthResult } from '../../../accounts/api-keys.ts';
+import { randomBase62 } from '../../../domain/ids.ts';
 
 const tokenShape = /^tt_[0-9A-Za-z]{43}$/;
 
