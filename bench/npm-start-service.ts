@@ -1,15 +1,12 @@
 // `npm run bench`'s embedded default: `npm start` as a user runs it (the compiled service in a process of its own,
 // with its embedded PostgreSQL, Temporal dev server and local chain) in a scratch data directory on free ports. The
 // client is this process, so what the table says of the service's CPU and memory is the service's alone.
-import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { loadConfig } from '../src/config/config.ts';
-import { projectRoot } from '../src/infra/project-root.ts';
 import type { Stop } from '../src/infra/processes/stops.ts';
 import { stopAll } from '../src/infra/processes/stops.ts';
 import { createLogger } from '../src/infra/logger.ts';
-import { stopWithParent, untilBanner } from '../harness/processes.ts';
+import { launchGatewayProcess } from '../harness/stacks/gateway-process.ts';
 import { scratchServiceEnv } from '../harness/scratch-env.ts';
 import { type BenchService, embeddedEndpoints, startedOrStopped } from './embedded-service.ts';
 import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
@@ -29,38 +26,27 @@ export async function startNpmStartService(name: string, env: Record<string, str
     ...env,
   };
   const config = loadConfig(given, []);
-  const child = spawn(process.execPath, [join(projectRoot, 'scripts', 'start.mjs')], {
-    cwd: projectRoot,
-    env: { ...process.env, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...given },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const service = await launchGatewayProcess({
+    name: 'npm start',
+    env: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', ...given },
+    startTimeoutMs: 180_000,
   });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  stopWithParent(child, exited);
   const stops: Stop[] = [
     { name: 'scratch data directory', stop: () => rm(given.DATA_DIR!, { recursive: true, force: true }) },
-    {
-      name: 'npm start',
-      stop: async () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-        await exited;
-      },
-    },
+    { name: 'npm start', stop: () => service.stop() },
   ];
   const logger = createLogger(config.server);
   const stop = () => stopAll(stops, logger);
-  await startedOrStopped(() => untilBanner(child, () => output, 180_000), stop);
+  await startedOrStopped(() => service.up, stop);
   return {
     ...embeddedEndpoints(config, stops),
     dataDir: given.DATA_DIR!,
     layout: 'embedded default (`npm start`, the compiled service in a process of its own), client in this process',
     sampleCpu() {
       const usage = process.cpuUsage();
-      return { ...treeCpuByKind(child.pid!, kindOf), 'this client': (usage.user + usage.system) / 1000 };
+      return { ...treeCpuByKind(service.pid, kindOf), 'this client': (usage.user + usage.system) / 1000 };
     },
-    peakRss: () => new Map([['the service process (api and worker)', peakRssMb(child.pid!)]]),
+    peakRss: () => new Map([['the service process (api and worker)', peakRssMb(service.pid)]]),
     stops,
     stop,
   };

@@ -1,7 +1,7 @@
 // The client a careful integrator writes: every task posted with its own Idempotency-Key, the POST retried on
 // network errors, 408, 429 and 5xx (on the next API, when there are several) until a 202, then each task polled
 // to its end. Every failed request is counted with its time, so a scenario can tell those seen during its fault.
-import { sleep } from './processes.ts';
+import { sleep } from '../src/infra/processes/supervised-process.ts';
 
 export interface LoadOptions {
   /** Base URLs (`…/api/v1`); attempts go round them. */

@@ -10,8 +10,8 @@ import { createPrisma } from '../src/db/prisma.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
 import { freePort } from '../harness/ports.ts';
-import { sleep } from './processes.ts';
-import type { Stack } from './stack.ts';
+import { sleep } from '../src/infra/processes/supervised-process.ts';
+import type { Stack } from './stack-type.ts';
 
 /** SIGKILL of a part, then, after `downMs`, the same part again. */
 export async function killAndRestart(part: ClusterPart, downMs: number): Promise<void> {

@@ -9,7 +9,7 @@ import { createDeveloper } from '../src/accounts/accounts.ts';
 import { credit } from '../src/ledger/ledger.ts';
 import { startLoad } from './client.ts';
 import { checkInvariants, type Figures, webhooksOutstanding } from './invariants.ts';
-import { sleep } from './processes.ts';
+import { sleep } from '../src/infra/processes/supervised-process.ts';
 import { startChaosReceiver } from './receiver.ts';
 import type { Scenario } from './scenarios.ts';
 import { startStack } from './stack.ts';

@@ -1,7 +1,7 @@
 // The faults, one row each: the processes a scenario runs, and what it does to them once half of its tasks are
 // admitted (the rest are posted during the fault, so the client's retries meet it).
 import { killAndRestart } from './cluster-stack.ts';
-import type { Stack, Topology } from './stack.ts';
+import type { Stack, Topology } from './stack-type.ts';
 
 export interface Scenario {
   id: string;

@@ -2,11 +2,10 @@
 // here (embedded, as `npm start` runs them) so a scenario can kill and restart each alone, and the api and worker
 // roles run as `npm start -- --role …` processes against them. `all`: one whole `npm start`, embedding everything.
 // `cluster`: `npm run cluster`'s layout (chaos/cluster-stack.ts).
-import { chmod, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { embeddedDatabaseUrl } from '../src/config/config.ts';
-import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
+import { createPrisma } from '../src/db/prisma.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../src/infra/temporal-dev-server.ts';
@@ -14,37 +13,28 @@ import { temporalCliPath } from '../src/infra/tools.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { devServerSearchAttributeArgs } from '../src/orchestration/temporal/search-attributes.ts';
 import { freePort } from '../harness/ports.ts';
-import type { ClusterPart } from '../cluster/cluster-parts.ts';
+import { scratchDir } from '../harness/scratch-env.ts';
 import { killGroup } from '../src/infra/processes/supervised-process.ts';
 import { startClusterStack } from './cluster-stack.ts';
-import { type GatewayProcess, startGateway, waitUntilReleased } from './processes.ts';
-
-export type Topology = { kind: 'split'; apis: number; workers: number } | { kind: 'all' } | { kind: 'cluster' };
-
-export interface Stack {
-  dir: string;
-  logDir: string;
-  /** Base URLs (`…/api/v1`) of the API processes, in start order; the client spreads its requests over them. */
-  apiUrls: string[];
-  apis: GatewayProcess[];
-  workers: GatewayProcess[];
-  /** The whole `npm start` (topology `all`). */
-  all?: GatewayProcess;
-  /** A process of the cluster by name: `api-1`, `worker-2`, `temporal`, `objects`, `postgres`… (topology `cluster`). */
-  part?: (name: string) => ClusterPart;
-  prisma: PrismaClient;
-  /** kill -9 of PostgreSQL's process group, then the same data directory and port again (split, cluster). */
-  restartPostgres(downMs: number): Promise<void>;
-  /** kill -9 of the dev server (the cluster's Temporal server), then the same data and ports again (split, cluster). */
-  restartTemporal(downMs: number): Promise<void>;
-  /** kill -9 of a worker process, then a new one (split, cluster). */
-  restartWorker(index: number): Promise<void>;
-  /** kill -9 of the whole `npm start`; once its watchdog has stopped its children, the same DATA_DIR again (all). */
-  restartAll(): Promise<void>;
-  stop(options: { keepData: boolean }): Promise<void>;
-}
+import { waitUntilReleased } from '../harness/processes.ts';
+import { startGatewayProcess } from '../harness/stacks/gateway-process.ts';
+import type { Stack, Topology } from './stack-type.ts';
 
 const logger = createLogger({ logLevel: 'error' });
+
+/** One gateway process (`npm start [-- --role …]`), its output in `logDir`, kept for the post-mortem of a failed run. */
+const startGateway = (options: {
+  name: string;
+  role: 'all' | 'api' | 'worker';
+  env: Record<string, string>;
+  logDir: string;
+}) =>
+  startGatewayProcess({
+    ...options,
+    logFile: join(options.logDir, `${options.name}.log`),
+    startTimeoutMs: 240_000,
+  });
+const stopGraceMs = 20_000;
 
 /** What every gateway process gets: a local model's inputs and webhooks on this machine, no chain RPC. */
 export const commonEnv = (dir: string): Record<string, string> => ({
@@ -62,9 +52,7 @@ export const commonEnv = (dir: string): Record<string, string> => ({
 });
 
 export async function startStack(name: string, topology: Topology): Promise<Stack> {
-  const dir = await mkdtemp(join(tmpdir(), `gateway-chaos-${name}-`));
-  // PostgreSQL runs as the `postgres` user when we are root: it must reach its data directory.
-  await chmod(dir, 0o755);
+  const dir = await scratchDir(`gateway-chaos-${name}-`);
   const logDir = join(dir, 'logs');
   await mkdir(logDir, { recursive: true });
   if (topology.kind === 'cluster') return startClusterStack(dir, commonEnv(dir));
@@ -127,7 +115,7 @@ async function startSplit(dir: string, logDir: string, topology: { apis: number;
     },
     restartAll: () => Promise.reject(new Error('the split stack has no whole `npm start`')),
     async stop({ keepData }) {
-      await Promise.all([...apis, ...workers].map((process) => process.stop()));
+      await Promise.all([...apis, ...workers].map((process) => process.stop(stopGraceMs)));
       await prisma.$disconnect().catch(() => undefined);
       await devServer.stop();
       await database.stop();
@@ -163,7 +151,7 @@ async function startAll(dir: string, logDir: string): Promise<Stack> {
       stack.all = await start();
     },
     async stop({ keepData }) {
-      await stack.all?.stop();
+      await stack.all?.stop(stopGraceMs);
       await stack.prisma.$disconnect().catch(() => undefined);
       if (!keepData) await rm(dir, { recursive: true, force: true });
     },

@@ -1,7 +1,10 @@
-// Processes as the tests see them from outside: alive or not, and which ones use a directory.
-import { type ChildProcess, execFileSync } from 'node:child_process';
+// Processes as the tests, the bench and the fault suite see them from outside: alive or not, which ones use a
+// directory, and when what a killed service left is gone.
+import { execFileSync } from 'node:child_process';
+import { portIsFree } from '../src/infra/ports.ts';
+import { sleep } from '../src/infra/processes/supervised-process.ts';
 
-/** Processes whose command line names a data directory: PostgreSQL (-D) and the dev server (--db-filename). */
+/** Processes whose command line names a data directory: PostgreSQL (-D), the dev server (--db-filename), the chain. */
 export function processesUsing(dir: string): string[] {
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
   return lines.filter((line) => line.includes(dir) && !line.includes('ps -eo'));
@@ -16,25 +19,15 @@ export const alive = (pid: number) => {
   }
 };
 
-/** Resolves once the banner (`npm start`'s or the cluster's) is out; rejects on exit or past `timeoutMs`. */
-export function untilBanner(child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not up within ${timeoutMs / 1000} s:\n${output()}`)), timeoutMs);
-    child.stdout!.on('data', () => {
-      if (!output().includes('Press Ctrl-C to stop.')) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output()}`));
-    });
-  });
-}
-
-/** `npm start` outlives its parent: a test or bench process that dies (a crash, a thrown error) stops it first. */
-export function stopWithParent(child: ChildProcess, exited: Promise<unknown>): void {
-  const stop = () => child.kill('SIGTERM');
-  process.once('exit', stop);
-  void exited.then(() => process.off('exit', stop));
+/** Waits until every port is free and no process names `dir` (what a killed service left is gone). */
+export async function waitUntilReleased(ports: number[], dir: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const free = await Promise.all(ports.map((port) => portIsFree(port)));
+    const left = processesUsing(dir);
+    if (free.every(Boolean) && left.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`not released within ${timeoutMs} ms: ports ${ports} free=${free}, processes ${left}`);
+    await sleep(200);
+  }
 }

@@ -3,7 +3,7 @@
 // process killed under load lose nothing and charge nothing twice; SIGTERM stops everything; a second start builds
 // nothing and finds the data of the first; Ctrl-C to the process group with tasks running stops everything, and the
 // next start ends those tasks.
-import type { ChildProcess } from 'node:child_process';
+import type { GatewayProcess } from '../../harness/stacks/gateway-process.ts';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,16 +25,15 @@ import { startReceiver } from '../../harness/webhook-receiver.ts';
 const inputs = usePngInputServer({ width: 24, height: 16 });
 let dataDir = '';
 let env: Record<string, string> = {};
-let running: ChildProcess | undefined;
+let running: GatewayProcess | undefined;
 
 async function startCluster() {
-  const launched = await launchCluster(env);
-  running = launched.child;
-  return launched;
+  running = await launchCluster(env);
+  return running;
 }
 
-async function stopCluster(child: ChildProcess): Promise<number | null> {
-  const code = await stopped(child);
+async function stopCluster(cluster: GatewayProcess): Promise<number | null> {
+  const code = await stopped(cluster);
   running = undefined;
   return code;
 }
@@ -209,7 +208,7 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
     }
     for (let i = 0; i < 20; i++) expect((await fetch(`${gateway.app.url}/healthz`)).status).toBe(200);
 
-    expect(await stopCluster(first.child), first.output()).toBe(0);
+    expect(await stopCluster(first), first.output()).toBe(0);
     expect(processesUsing(dataDir)).toEqual([]);
     expect(existsSync(runtimeFile(dataDir))).toBe(false);
     for (const name of ['api-2', 'worker-1', 'worker-2', 'Temporal UI', 'Temporal', 'Storage'])
@@ -237,9 +236,8 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
         }),
       ),
     );
-    const interruptedExit = new Promise<number | null>((resolve) => second.child.once('exit', resolve));
-    process.kill(-second.child.pid!, 'SIGINT');
-    expect(await interruptedExit, second.output()).toBe(0);
+    process.kill(-second.pid, 'SIGINT');
+    expect(await second.exited, second.output()).toBe(0);
     running = undefined;
     expect(processesUsing(dataDir)).toEqual([]);
     const third = await startCluster();
@@ -253,7 +251,7 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
     } finally {
       await database.$disconnect();
     }
-    expect(await stopCluster(third.child), third.output()).toBe(0);
+    expect(await stopCluster(third), third.output()).toBe(0);
     expect(processesUsing(dataDir)).toEqual([]);
   });
 });

@@ -35,7 +35,7 @@ export default async function setup(project: TestProject) {
     banner: launched.output(),
   });
   return async () => {
-    const code = await stopCluster(launched.child);
+    const code = await stopCluster(launched);
     if (code !== 0) throw new Error(`the shared cluster stopped with ${code}:\n${launched.output().slice(-4_000)}`);
     await rm(dataDir, { recursive: true, force: true });
   };

@@ -1,6 +1,5 @@
 // Crash safety: worker processes are killed (SIGKILL) while 20 tasks run; replacements finish them. Every task
 // ends exactly once, is charged at most once, and the ledger still sums to the balance.
-import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,7 +16,8 @@ import { startGeneration } from '../helpers/http.ts';
 import { listenLocally } from '../../harness/local-server.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
-import { spawnWorkerProcess } from '../helpers/worker-process.ts';
+import { launchWorkerProcess } from '../helpers/worker-process.ts';
+import type { GatewayProcess } from '../../harness/stacks/gateway-process.ts';
 
 const stack = useDevServerAndDatabase();
 const taskQueue = uniqueTaskQueue('crash');
@@ -25,7 +25,7 @@ let dataDir: string;
 let app: TestApp;
 let inputs: Server;
 let inputsUrl: string;
-const workers = new Set<ChildProcess>();
+const workers = new Set<GatewayProcess>();
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-crash-'));
@@ -49,15 +49,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const worker of workers) worker.kill('SIGKILL');
+  await Promise.all([...workers].map((worker) => worker.kill()));
   await app?.close();
   inputs?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
 /** A worker as operators run one: `npm start -- --role worker`, in its own process. */
-function startWorkerProcess(): ChildProcess {
-  const child = spawnWorkerProcess({
+async function startWorkerProcess(): Promise<GatewayProcess> {
+  const child = await launchWorkerProcess({
     databaseUrl: stack.database.url,
     temporalAddress: stack.env.address,
     taskQueue,
@@ -65,7 +65,7 @@ function startWorkerProcess(): ChildProcess {
     env: { ALLOW_PRIVATE_INPUT_URLS: 'true' },
   });
   workers.add(child);
-  child.once('exit', () => workers.delete(child));
+  void child.exited.then(() => workers.delete(child));
   return child;
 }
 
@@ -86,7 +86,7 @@ it('20 tasks survive workers killed mid-flight: each ends once, charged once, an
     idempotencyKey: `topup:${accountId}`,
   });
 
-  let victim = startWorkerProcess();
+  let victim = await startWorkerProcess();
   const ids: string[] = [];
   for (let i = 0; i < 20; i++) {
     const body = { type: 'upscale', model: 'local/lanczos', image_url: `${inputsUrl}/in-${i}.png` };
@@ -108,9 +108,9 @@ it('20 tasks survive workers killed mid-flight: each ends once, charged once, an
     }
     if (!current.some((task) => task.status === 'processing')) break;
     await sleep(150 * kill);
-    victim.kill('SIGKILL');
+    await victim.kill();
     killsMidTask += 1;
-    victim = startWorkerProcess();
+    victim = await startWorkerProcess();
   }
   expect(killsMidTask).toBeGreaterThanOrEqual(1);
 

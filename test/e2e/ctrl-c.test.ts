@@ -11,8 +11,8 @@ const npmStart = useNpmStart('gateway-e2e-ctrlc-', { ALLOW_PRIVATE_INPUT_URLS: '
 
 const inputs = usePngInputServer({ width: 640, height: 360 });
 
-/** `npm start` as a terminal runs it: a process group of its own. */
-const startService = () => npmStart.startService({ detached: true });
+/** `npm start` as a terminal runs it: a process group of its own (as the harness starts every gateway process). */
+const startService = () => npmStart.startService();
 
 const api = async (path: string, init?: { method?: string; key?: string; body?: unknown }) => {
   const response = await npmStart.api(path, init);

@@ -120,7 +120,7 @@ describe('npm start', () => {
     const degraded = await api('/healthz');
     expect(degraded.status).toBe(503);
     expect(((await degraded.json()) as any).message).toMatch(/^Down: temporal/);
-    expect(await stopService(first.child), first.output()).toBe(0);
+    expect(await stopService(first), first.output()).toBe(0);
     expect(processesUsing(npmStart.dataDir)).toEqual([]);
     expect(alive(chain.pid!)).toBe(false);
     expect(existsSync(localChainFile(npmStart.dataDir))).toBe(false);
@@ -148,7 +148,7 @@ describe('npm start', () => {
     });
     expect(held).toBe(5_000_000n);
 
-    expect(await stopService(second.child), second.output()).toBe(0);
+    expect(await stopService(second), second.output()).toBe(0);
     expect(processesUsing(npmStart.dataDir)).toEqual([]);
     expect(alive(restarted.pid!)).toBe(false);
   }, 240_000);
@@ -158,7 +158,6 @@ describe('npm start', () => {
     const service = await startService({
       // The first test's agent took this address's trial credit for the day; this one needs one too.
       env: { SHUTDOWN_GRACE_SECONDS: String(graceSeconds), TRIAL_CREDITS_PER_ADDRESS_PER_DAY: '10' },
-      detached: true,
     });
     const registered = (await (
       await api('/api/v1/agents/register', { method: 'POST', body: { agent_name: 'busy' } })
@@ -219,7 +218,7 @@ describe('npm start', () => {
     await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
     const port = (foreign.address() as { port: number }).port;
     try {
-      const service = launch({ env: { TEMPORAL_DEV_SERVER_PORT: String(port) } });
+      const service = await launch({ env: { TEMPORAL_DEV_SERVER_PORT: String(port) } });
       const code = await service.exited;
       expect(code).not.toBe(0);
       expect(service.output()).toContain(`Port ${port} (TEMPORAL_DEV_SERVER_PORT) on 127.0.0.1 is already in use`);
@@ -241,7 +240,7 @@ describe('npm start', () => {
     const watch = setInterval(() => processesUsing(ownDir).forEach((line) => seen.add(line)), 100);
     try {
       const started = Date.now();
-      const service = launch({ env: { PORT: String(port), DATA_DIR: ownDir } });
+      const service = await launch({ env: { PORT: String(port), DATA_DIR: ownDir } });
       const code = await service.exited;
       const elapsed = Date.now() - started;
       expect(code, service.output()).not.toBe(0);
@@ -273,6 +272,6 @@ describe('npm start', () => {
     // The next start finds its ports free and its data intact.
     const next = await startService();
     expect((await api('/healthz')).status).toBe(200);
-    expect(await stopService(next.child), next.output()).toBe(0);
+    expect(await stopService(next), next.output()).toBe(0);
   }, 240_000);
 });

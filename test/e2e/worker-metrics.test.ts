@@ -1,7 +1,6 @@
 // A worker process as docker-compose runs one (`--role worker`, no HTTP of its own otherwise) serves its metrics on
 // METRICS_PORT and the Temporal SDK's on TEMPORAL_METRICS_PORT: after one task it ran, the task's series say exactly
 // that, and the SDK's `temporal_…` series are there.
-import type { ChildProcess } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,14 +16,15 @@ import { freePort } from '../../harness/ports.ts';
 import { parseSamples, scrape, sumOf } from '../helpers/prometheus.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
-import { spawnWorkerProcess, stopWorkerProcess } from '../helpers/worker-process.ts';
+import { launchWorkerProcess } from '../helpers/worker-process.ts';
+import type { GatewayProcess } from '../../harness/stacks/gateway-process.ts';
 
 const stack = useDevServerAndDatabase();
 const taskQueue = uniqueTaskQueue('worker-metrics');
 const token = 'worker-metrics-token-0123456789';
 let dataDir: string;
 let app: TestApp;
-let worker: ChildProcess | undefined;
+let worker: GatewayProcess | undefined;
 let ports: { metrics: number; temporal: number };
 
 beforeAll(async () => {
@@ -38,7 +38,7 @@ beforeAll(async () => {
     temporal: { client: stack.env.client, taskQueue },
   });
   ports = { metrics: await freePort(), temporal: await freePort() };
-  worker = spawnWorkerProcess({
+  worker = await launchWorkerProcess({
     databaseUrl: stack.database.url,
     temporalAddress: stack.env.address,
     taskQueue,
@@ -49,25 +49,13 @@ beforeAll(async () => {
       METRICS_TOKEN: token,
       TEMPORAL_METRICS_PORT: String(ports.temporal),
     },
-    captureOutput: true,
   });
-  let output = '';
-  worker.stdout!.on('data', (chunk) => (output += chunk));
-  worker.stderr!.on('data', (chunk) => (output += chunk));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the worker was not up within 90 s:\n${output}`)), 90_000);
-    worker!.stdout!.on('data', () => {
-      if (!output.includes('Press Ctrl-C to stop.')) return;
-      clearTimeout(timer);
-      resolve();
-    });
-    worker!.once('exit', (code) => reject(new Error(`the worker exited with ${code}:\n${output}`)));
-  });
-  expect(output).toContain(`Metrics       http://127.0.0.1:${ports.metrics}/metrics`);
+  await worker.up;
+  expect(worker.output()).toContain(`Metrics       http://127.0.0.1:${ports.metrics}/metrics`);
 });
 
 afterAll(async () => {
-  await stopWorkerProcess(worker);
+  await worker?.stop();
   await app?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });

@@ -1,6 +1,5 @@
 // The worker role as operators run it (`npm start -- --role worker`, its own process) polls the webhooks task
 // queue beside the generations one: a delivery started there reaches a real receiver, signed.
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,18 +11,19 @@ import { createFundedAccount } from '../helpers/accounts.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
-import { spawnWorkerProcess, stopWorkerProcess } from '../helpers/worker-process.ts';
+import { launchWorkerProcess } from '../helpers/worker-process.ts';
+import type { GatewayProcess } from '../../harness/stacks/gateway-process.ts';
 
 const stack = useDevServerAndDatabase();
 const webhookTaskQueue = uniqueTaskQueue('role-webhooks');
 let dataDir: string;
 let receiver: Receiver;
-let worker: ChildProcess | undefined;
+let worker: GatewayProcess | undefined;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-worker-webhooks-'));
   receiver = await startReceiver();
-  worker = spawnWorkerProcess({
+  worker = await launchWorkerProcess({
     databaseUrl: stack.database.url,
     temporalAddress: stack.env.address,
     taskQueue: uniqueTaskQueue('role'),
@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await stopWorkerProcess(worker);
+  await worker?.stop();
   await receiver?.close();
   await rm(dataDir, { recursive: true, force: true });
 });

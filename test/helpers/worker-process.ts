@@ -1,9 +1,7 @@
-// A worker as operators run one (`npm start -- --role worker`), in its own process, against a test stack's database
-// and dev server: for the tests that kill it, or read what only a process of its own shows.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { join } from 'node:path';
-
-const root = join(import.meta.dirname, '..', '..');
+// A worker as operators run one (`npm start -- --role worker`), in its own process (started by the harness:
+// harness/stacks/gateway-process.ts), against a test stack's database and dev server: for the tests that kill it,
+// or read what only a process of its own shows.
+import { type GatewayProcess, launchGatewayProcess } from '../../harness/stacks/gateway-process.ts';
 
 export interface WorkerProcessOptions {
   databaseUrl: string;
@@ -12,15 +10,15 @@ export interface WorkerProcessOptions {
   dataDir: string;
   /** More configuration (webhook queue, metrics ports, …). */
   env?: Record<string, string>;
-  /** Collect its output (to wait for its banner, or say why it died); otherwise ignored. */
-  captureOutput?: boolean;
 }
 
-export function spawnWorkerProcess(options: WorkerProcessOptions): ChildProcess {
-  return spawn(process.execPath, ['scripts/start.mjs', '--role', 'worker'], {
-    cwd: root,
+/** Started, not waited for: `up` resolves once its banner is out. */
+export function launchWorkerProcess(options: WorkerProcessOptions): Promise<GatewayProcess> {
+  return launchGatewayProcess({
+    name: 'worker',
+    role: 'worker',
+    startTimeoutMs: 90_000,
     env: {
-      ...process.env,
       DATABASE_URL: options.databaseUrl,
       TEMPORAL_ADDRESS: options.temporalAddress,
       TEMPORAL_TASK_QUEUE: options.taskQueue,
@@ -29,14 +27,5 @@ export function spawnWorkerProcess(options: WorkerProcessOptions): ChildProcess 
       NODE_ENV: 'test',
       ...options.env,
     },
-    stdio: options.captureOutput ? ['ignore', 'pipe', 'pipe'] : 'ignore',
   });
-}
-
-/** SIGTERM (a graceful stop), resolved once it has exited; nothing to do for one that exited already. */
-export async function stopWorkerProcess(worker: ChildProcess | undefined): Promise<void> {
-  if (!worker || worker.exitCode !== null || worker.signalCode !== null) return;
-  const exited = new Promise((resolve) => worker.once('exit', resolve));
-  worker.kill('SIGTERM');
-  await exited;
 }
