@@ -1,15 +1,8 @@
 // `npm run bench -- --cluster`: `npm run cluster`'s own startCluster in a scratch data directory on free ports, run
 // in this process as the embedded default is, requests going through Caddy; its CPU is counted per process kind.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadClusterConfig, startCluster } from '../cluster/cluster-runtime.ts';
-import { clusterPublicPorts } from '../cluster/public-ports.ts';
 import { historyShards, temporalServerVersion } from '../cluster/versions.ts';
-import { createPrisma } from '../src/db/prisma.ts';
-import { createLogger } from '../src/infra/logger.ts';
-import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
-import { freePort } from '../harness/ports.ts';
+import { scratchDir } from '../harness/scratch-env.ts';
+import { startInProcessCluster } from '../harness/stacks/in-process-cluster.ts';
 import type { BenchService } from './embedded-service.ts';
 import { peakRssMb, treeCpuMs } from './process-cpu.ts';
 
@@ -24,27 +17,9 @@ const kinds: [string, RegExp][] = [
 ];
 
 export async function startClusterService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
-  const dataDir = await mkdtemp(join(tmpdir(), `gateway-${name}-cluster-`));
-  await chmod(dataDir, 0o755);
-  const given: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'error', ...env };
-  for (const { setting } of clusterPublicPorts(loadClusterConfig(given))) given[setting] = String(await freePort());
-  const config = loadClusterConfig(given);
-  const logger = createLogger(config.server);
-  const stops: Stop[] = [];
-  const stop = async () => {
-    await stopAll(stops, logger);
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  let cluster;
-  try {
-    cluster = await startCluster(config, logger, stops, given);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const dataDir = await scratchDir(`gateway-${name}-cluster-`);
+  const { config, cluster, prisma, stops, stop } = await startInProcessCluster(dataDir, { LOG_LEVEL: 'error', ...env });
   const { parts } = cluster;
-  const prisma = createPrisma(cluster.databaseUrl);
-  stops.push({ name: 'bench database pool', stop: () => prisma.$disconnect() });
   const gatewayProcesses = parts.filter((part) => /^(api|worker)-\d+$/.test(part.name));
   return {
     config,

@@ -1,15 +1,9 @@
-// The embedded default (embedded PostgreSQL, Temporal dev server, API and worker in this process) in a scratch data
-// directory on free ports, as `npm start` runs it: what the benchmark and the read profile load.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { loadCatalog } from '../src/catalog/catalog.ts';
-import { type Config, embeddedDatabaseUrl, loadConfig } from '../src/config/config.ts';
+// The benchmark's view of a running service (BenchService), and the embedded default in this process
+// (harness/stacks/in-process-embedded.ts) seen that way: what the benchmark's in-process rows and the read profile load.
+import { type Config, embeddedDatabaseUrl } from '../src/config/config.ts';
 import { createPrisma, type PrismaClient } from '../src/db/prisma.ts';
-import { createLogger } from '../src/infra/logger.ts';
-import { startRuntime } from '../src/runtime.ts';
-import { type Stop, stopAll } from '../src/infra/processes/stops.ts';
-import { freePort } from '../harness/ports.ts';
+import type { Stop } from '../src/infra/processes/stops.ts';
+import { startInProcessEmbedded } from '../harness/stacks/in-process-embedded.ts';
 import { sampleCpu } from './process-cpu.ts';
 
 /** A running service the benchmark loads: the embedded default, or the cluster (bench/cluster-service.ts). */
@@ -33,27 +27,7 @@ export interface BenchService {
 }
 
 export async function startEmbeddedService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
-  const dataDir = await mkdtemp(join(tmpdir(), `gateway-${name}-`));
-  await chmod(dataDir, 0o755);
-  const config = loadConfig(
-    {
-      DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      EMBEDDED_POSTGRES_PORT: String(await freePort()),
-      TEMPORAL_DEV_SERVER_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      LOG_LEVEL: 'error',
-      ...env,
-    },
-    [],
-  );
-  const logger = createLogger(config.server);
-  const stops: Stop[] = [];
-  const stop = async () => {
-    await stopAll(stops, logger);
-    await rm(dataDir, { recursive: true, force: true });
-  };
-  await startedOrStopped(() => startRuntime(config, loadCatalog(), logger, stops), stop);
+  const { config, dataDir, stops, stop } = await startInProcessEmbedded(`gateway-${name}-`, env);
   return {
     ...embeddedEndpoints(config, stops),
     dataDir,
@@ -66,16 +40,6 @@ export async function startEmbeddedService(name: string, env: Record<string, str
     stops,
     stop,
   };
-}
-
-/** Runs `start`; if it fails, `stop` cleans up what it left before the failure is rethrown. */
-export async function startedOrStopped(start: () => Promise<unknown>, stop: () => Promise<void>): Promise<void> {
-  try {
-    await start();
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }
 
 /** What the bench reads of an embedded default it started: its API, its Temporal frontend, a pool on its database. */

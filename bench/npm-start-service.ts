@@ -8,7 +8,8 @@ import { stopAll } from '../src/infra/processes/stops.ts';
 import { createLogger } from '../src/infra/logger.ts';
 import { launchGatewayProcess } from '../harness/stacks/gateway-process.ts';
 import { scratchServiceEnv } from '../harness/scratch-env.ts';
-import { type BenchService, embeddedEndpoints, startedOrStopped } from './embedded-service.ts';
+import { startedOrStopped } from '../harness/stacks/in-process-embedded.ts';
+import { type BenchService, embeddedEndpoints } from './embedded-service.ts';
 import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
 
 /** The service's processes by kind: PostgreSQL's backends and the dev server apart from the Node processes. */

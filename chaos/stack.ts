@@ -1,26 +1,18 @@
 // One scenario's gateway, in a scratch DATA_DIR of its own. `split`: PostgreSQL and the Temporal dev server run
-// here (embedded, as `npm start` runs them) so a scenario can kill and restart each alone, and the api and worker
+// here (harness/stacks/split-infrastructure.ts) so a scenario can kill and restart each alone, and the api and worker
 // roles run as `npm start -- --role …` processes against them. `all`: one whole `npm start`, embedding everything.
 // `cluster`: `npm run cluster`'s layout (chaos/cluster-stack.ts).
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { embeddedDatabaseUrl } from '../src/config/config.ts';
 import { createPrisma } from '../src/db/prisma.ts';
-import { applyMigrations } from '../src/db/migrate.ts';
-import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
-import { startTemporalDevServer, type TemporalDevServer } from '../src/infra/temporal-dev-server.ts';
-import { temporalCliPath } from '../src/infra/tools.ts';
-import { createLogger } from '../src/infra/logger.ts';
-import { devServerSearchAttributeArgs } from '../src/orchestration/temporal/search-attributes.ts';
 import { freePort } from '../harness/ports.ts';
 import { scratchDir } from '../harness/scratch-env.ts';
-import { killGroup } from '../src/infra/processes/supervised-process.ts';
 import { startClusterStack } from './cluster-stack.ts';
 import { waitUntilReleased } from '../harness/processes.ts';
+import { startSplitInfrastructure } from '../harness/stacks/split-infrastructure.ts';
 import { startGatewayProcess } from '../harness/stacks/gateway-process.ts';
 import type { Stack, Topology } from './stack-type.ts';
-
-const logger = createLogger({ logLevel: 'error' });
 
 /** One gateway process (`npm start [-- --role …]`), its output in `logDir`, kept for the post-mortem of a failed run. */
 const startGateway = (options: {
@@ -60,26 +52,12 @@ export async function startStack(name: string, topology: Topology): Promise<Stac
 }
 
 async function startSplit(dir: string, logDir: string, topology: { apis: number; workers: number }): Promise<Stack> {
-  const pgPort = await freePort();
-  const temporalPort = await freePort();
-  const uiPort = await freePort();
-  const postgres = () =>
-    startEmbeddedPostgres({ dataDir: join(dir, 'postgres'), port: pgPort, database: 'gateway', logger });
-  const temporal = () =>
-    startTemporalDevServer({
-      cliPath: temporalCliPath,
-      dataDir: join(dir, 'temporal'),
-      port: temporalPort,
-      uiPort,
-      namespace: 'default',
-      logger,
-      extraArgs: devServerSearchAttributeArgs(),
-    });
-  let database: EmbeddedDatabase = await postgres();
-  let devServer: TemporalDevServer = await temporal();
-  // Applied once here, so processes starting together do not all wait on the migration lock.
-  await applyMigrations(database.url);
-  const env = { ...commonEnv(dir), DATABASE_URL: database.url, TEMPORAL_ADDRESS: devServer.address };
+  const infrastructure = await startSplitInfrastructure(dir);
+  const env = {
+    ...commonEnv(dir),
+    DATABASE_URL: infrastructure.databaseUrl,
+    TEMPORAL_ADDRESS: infrastructure.temporalAddress,
+  };
   const apiPorts = await Promise.all(Array.from({ length: topology.apis }, () => freePort()));
   const worker = (index: number) =>
     startGateway({ name: `worker-${index}`, role: 'worker', env: { ...env, PORT: String(apiPorts[0]) }, logDir });
@@ -91,7 +69,7 @@ async function startSplit(dir: string, logDir: string, topology: { apis: number;
     ),
     Promise.all(Array.from({ length: topology.workers }, (_, index) => worker(index))),
   ]);
-  const prisma = createPrisma(database.url);
+  const prisma = createPrisma(infrastructure.databaseUrl);
   return {
     dir,
     logDir,
@@ -99,16 +77,8 @@ async function startSplit(dir: string, logDir: string, topology: { apis: number;
     apis,
     workers,
     prisma,
-    async restartPostgres(downMs) {
-      await killGroup(database.pid);
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      database = await postgres();
-    },
-    async restartTemporal(downMs) {
-      await killGroup(devServer.pid);
-      await new Promise((resolve) => setTimeout(resolve, downMs));
-      devServer = await temporal();
-    },
+    restartPostgres: (downMs) => infrastructure.restartPostgres(downMs),
+    restartTemporal: (downMs) => infrastructure.restartTemporal(downMs),
     async restartWorker(index) {
       await workers[index]!.kill();
       workers[index] = await worker(index);
@@ -117,8 +87,7 @@ async function startSplit(dir: string, logDir: string, topology: { apis: number;
     async stop({ keepData }) {
       await Promise.all([...apis, ...workers].map((process) => process.stop(stopGraceMs)));
       await prisma.$disconnect().catch(() => undefined);
-      await devServer.stop();
-      await database.stop();
+      await infrastructure.stop();
       if (!keepData) await rm(dir, { recursive: true, force: true });
     },
   };
