@@ -3,7 +3,7 @@
 // With no chain configured, the local development chain too, for every process. Parts start in order (clusterParts)
 // and stop in the reverse one: the balancer, the api, the workers, Temporal, the store, PostgreSQL, the chain.
 import { join, resolve } from 'node:path';
-import { localChainEnvironment, startChains } from '../src/chain/start-chains.ts';
+import { localChainEnvironment, startChainPart } from '../src/chain/start-chains.ts';
 import { loadConfig, publicBaseUrl, shutdownBudget, type Config } from '../src/config/config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/infra/embedded-postgres.ts';
 import { type ClusterPart, type Restartable, restartable, startAll } from './cluster-parts.ts';
@@ -83,7 +83,7 @@ interface Cluster {
 // `npm run cluster`'s parts, started in this order and stopped in the reverse one.
 const clusterParts: Part<Cluster>[] = [
   // First, so it stops last: deposits being confirmed read it until the workers are gone.
-  { name: 'chain', start: startChainPart },
+  { name: 'chain', start: (cluster) => startChainPart(cluster, cluster.given) },
   { name: 'secrets', start: readSecretsPart },
   { name: 'postgres', start: startPostgresPart },
   { name: 'temporal schema', start: setUpTemporalSchemaPart },
@@ -171,14 +171,6 @@ async function supervisedPiece<T extends { process: SupervisedProcess }>(
   );
   cluster.parts.push(piece.part);
   return piece;
-}
-
-async function startChainPart(cluster: Cluster) {
-  const stops: Stop[] = [];
-  const chain = await startChains(cluster.given, cluster.dataDir, cluster.logger, stops);
-  cluster.config = chain.config;
-  cluster.chainBanner = chain.banner;
-  return stops;
 }
 
 async function readSecretsPart(cluster: Cluster) {

@@ -7,7 +7,13 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { withPgClient } from '../src/infra/pg-client.ts';
 import { historyShards } from './versions.ts';
 import { temporalDatabases, type SqlConnection } from './temporal-schema.ts';
-import { startSupervised, type SupervisedProcess, waitUntil } from '../src/infra/processes/supervised-process.ts';
+import {
+  readyOrStopped,
+  startSupervised,
+  type SupervisedProcess,
+  waitUntil,
+} from '../src/infra/processes/supervised-process.ts';
+import { temporalFrontendAnswers } from '../src/infra/temporal-dev-server.ts';
 
 // Each service's gRPC and membership ports, besides the frontend's configured one; the frontend also serves HTTP.
 const pickedPorts = [
@@ -67,16 +73,6 @@ export function temporalServerEnvironment(options: {
   };
 }
 
-async function answers(address: string): Promise<boolean> {
-  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
-  try {
-    await connection.workflowService.getSystemInfo({});
-    return true;
-  } finally {
-    await connection.close();
-  }
-}
-
 /**
  * Forgets the members a previous run of this server left in its ring's table. The cluster runs one server, and it is
  * not running yet: every row is stale. Rows heartbeated in the last 20 s would be ringpop's seeds, and joining ports
@@ -107,13 +103,12 @@ export async function startTemporalServer(options: {
     logFile: join(options.logDir, 'temporal.log'),
   });
   const address = `127.0.0.1:${options.ports.frontend}`;
-  try {
-    // The first start joins the membership ring and creates its shards: tens of seconds on a busy machine.
-    await waitUntil(server, `serving on ${address}`, () => answers(address), 120_000);
-  } catch (error) {
-    await server.stop(5_000);
-    throw error;
-  }
+  // The first start joins the membership ring and creates its shards: tens of seconds on a busy machine.
+  await readyOrStopped(
+    server,
+    waitUntil(server, `serving on ${address}`, () => temporalFrontendAnswers(address), 120_000),
+    5_000,
+  );
   return { process: server, address };
 }
 

@@ -4,7 +4,7 @@
 import { join, resolve } from 'node:path';
 import type { Catalog } from './catalog/catalog.ts';
 import { removeRuntimeFile, writeRuntimeFile } from './runtime-file.ts';
-import { startChains } from './chain/start-chains.ts';
+import { startChainPart } from './chain/start-chains.ts';
 import { type Config, publicBaseUrl } from './config/config.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { startEmbeddedPostgres } from './infra/embedded-postgres.ts';
@@ -52,7 +52,7 @@ const runtimeParts: Part<Runtime>[] = [
   // Tracing first, so it stops last and sends the spans of everything that stopped before it.
   { name: 'tracing', start: startTracingPart },
   // Before the rest, so it stops after them: deposits being confirmed keep reading it until the worker is gone.
-  { name: 'chain', start: startChainPart },
+  { name: 'chain', start: (runtime) => startChainPart(runtime, runtime.config) },
   { name: 'postgres', runs: ({ config }) => !config.database.url, start: startPostgresPart },
   { name: 'migrations', start: applyMigrationsPart },
   { name: 'temporal dev server', start: startTemporalPart },
@@ -94,14 +94,6 @@ async function startTracingPart(runtime: Runtime) {
   if (!runtime.tracer) return;
   banner.push(`Tracing       OTLP to ${config.tracing.otlpEndpoint} as ${runtime.tracer.serviceName}`);
   return runtime.tracer.shutdown;
-}
-
-async function startChainPart(runtime: Runtime) {
-  const stops: Stop[] = [];
-  const chain = await startChains(runtime.config, runtime.dataDir, runtime.logger, stops);
-  runtime.config = chain.config;
-  runtime.chainBanner = chain.banner;
-  return stops;
 }
 
 async function startPostgresPart(runtime: Runtime) {

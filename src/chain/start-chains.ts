@@ -83,3 +83,20 @@ export function localChainEnvironment(config: Config): Record<string, string> {
     X402_ENABLED: String(config.x402.enabled),
   };
 }
+
+/** What a start-up list (npm start's, the cluster's) keeps of its chains: the configuration serving them, the banner. */
+export interface ChainState {
+  config: Config;
+  dataDir: string;
+  logger: Logger;
+  chainBanner: string[];
+}
+
+/** startChains as a part of a start-up list, from the configuration `given`: its stops, for the list to run. */
+export async function startChainPart(state: ChainState, given: Config): Promise<Stop[]> {
+  const stops: Stop[] = [];
+  const chain = await startChains(given, state.dataDir, state.logger, stops);
+  state.config = chain.config;
+  state.chainBanner = chain.banner;
+  return stops;
+}

@@ -34,8 +34,10 @@ export interface TemporalDevServerOptions {
   extraArgs?: string[];
 }
 
-/** Whether the server answers (a connection and a call, not just an open port). */
-async function serving(address: string): Promise<boolean> {
+// A connection and a call, not just an open port: a server still joining its ring accepts connections it cannot
+// answer. The cluster's own server is waited for the same way.
+/** Whether the frontend at `address` answers GetSystemInfo; throws (for waitUntil to retry) while it does not. */
+export async function temporalFrontendAnswers(address: string): Promise<boolean> {
   const connection = await Connection.connect({ address, connectTimeout: 1_000 });
   try {
     await connection.workflowService.getSystemInfo({});
@@ -128,7 +130,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const timeoutMs = options.startTimeoutMs ?? 30_000;
   await readyOrStopped(
     server,
-    waitUntil(server, `answering on ${address}`, () => serving(address), timeoutMs),
+    waitUntil(server, `answering on ${address}`, () => temporalFrontendAnswers(address), timeoutMs),
     5_000,
   );
   return {
