@@ -6,9 +6,7 @@ import type { Config } from '../src/config/config.ts';
 import { taskView, type TaskView } from '../src/generations/task-view.ts';
 import { AdmissionAbandonedError, adoptOrAbandonAdmission } from '../src/generations/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/ledger/ledger.ts';
-import { admitPaidTask, PayerBusyError } from '../src/payments/methods/x402/paid-tasks.ts';
 import {
-  admitTask,
   completeTask,
   type Delivered,
   failTask,
@@ -18,6 +16,8 @@ import {
   usedCost,
 } from '../src/generations/tasks.ts';
 import {
+  admitTaskPaidBy,
+  PayerBusyError,
   PaymentNotSettledError,
   type PaymentSettlementDeps,
   settleTaskPayment,
@@ -100,10 +100,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
-        const { payment, ...admission } = { ...input, costMicros: BigInt(input.costMicros), runId: runIdOf() };
-        const task = payment
-          ? await admitPaidTask(deps.prisma, { ...admission, payment })
-          : await admitTask(deps.prisma, admission);
+        const admission = { ...input, costMicros: BigInt(input.costMicros), runId: runIdOf() };
+        const task = await admitTaskPaidBy(deps.prisma, admission);
         // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
         const processing = await markedProcessing(deps.prisma, task);
         return { outcome: 'admitted', task: view(task), processing: processing && view(processing) };

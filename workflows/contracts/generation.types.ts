@@ -3,7 +3,7 @@
 // generation activities take their input and answer types from here, so nothing here imports from activities/.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
-import type { X402Authorization } from '../../src/payments/methods/x402/paid-tasks.ts';
+import type { PaymentAuthorization } from '../../src/payments/methods/authorizations.ts';
 import type { TaskView } from '../../src/generations/task-view.ts';
 
 /** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
@@ -17,8 +17,8 @@ export interface AdmitInput {
   /** Micro-USD as a decimal string: payloads are JSON, and JSON has no bigint. */
   costMicros: string;
   idempotencyKey: string | null;
-  /** Paid with x402 (verified by the api) instead of the account's balance: nothing is reserved. */
-  payment?: X402Authorization;
+  /** Paid by a method that authorizes at admission (x402, verified by the api): nothing is reserved. */
+  payment?: PaymentAuthorization;
   /** Seconds of the media inputs the price depends on, measured by the api (the price follows them). */
   inputSeconds?: number;
   /** The failed task this one replays (genctl tasks replay). */

@@ -6,10 +6,14 @@ import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
+import type { AdmitTaskInput, TaskRow } from '../../generations/tasks.ts';
 import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
 export type EarlierTask = Parameters<typeof taskView>[0];
+
+/** What the worker's admit activity writes a task from, with the payment its workflow input carries. */
+export type PaidAdmission = AdmitTaskInput & Pick<PaidBy, 'payment'>;
 
 /** A request as priced for admission: what a method checks a payment against. */
 export interface PricedRequest {
@@ -55,6 +59,11 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
     offered(config: Config): boolean;
     payer(headers: IncomingHttpHeaders, resourceUrl: string): P;
   };
+  /**
+   * Worker side: writes the task row `queued` with what this method holds for it (a balance's reservation, a
+   * payment's row) in one transaction; a repeat finds them. Throws a refusal admission answers (no money, busy payer).
+   */
+  admit(prisma: PrismaClient, input: PaidAdmission): Promise<TaskRow>;
   /** Whether a task's workflow input was paid this way. */
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */

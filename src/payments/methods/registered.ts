@@ -4,13 +4,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
 import type { TaskPaymentView } from '../../generations/task-view.ts';
-import type { PaidBy, PayerAdmission, PaymentMethod } from './payment-method.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+import type { PaidAdmission, PaidBy, PayerAdmission, PaymentMethod } from './payment-method.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
 import type { SettlementDeps } from './x402/settlement.ts';
 import { type X402MethodDeps, type X402Payer, x402Method } from './x402/x402-method.ts';
 
 export type { BalancePayer } from './balance/balance-method.ts';
 export type { X402Payer } from './x402/x402-method.ts';
+/** An x402 payer with as many tasks in flight as it may have: its admission is refused, nothing charged. */
+export { PayerBusyError } from './x402/paid-tasks.ts';
 /** A payment that will never move: the task fails instead of retrying its settlement. */
 export { PaymentNotSettledError } from './x402/settlement.ts';
 /** Task access tokens: how a payer without an API key follows its task (x402's, kept with its payment's row). */
@@ -65,6 +68,10 @@ const methodThatPaid = (paidBy: PaidBy) => {
 
 /** The method a task's workflow input was paid with, by its `kind` (the task's search attribute). */
 export const paymentKindOf = (paidBy: PaidBy): Payer['kind'] => methodThatPaid(paidBy).kind;
+
+/** Worker side: the task row written `queued` by the method its input was paid with (see PaymentMethod.admit). */
+export const admitTaskPaidBy = (prisma: PrismaClient, input: PaidAdmission) =>
+  methodThatPaid(input).admit(prisma, input);
 
 /** How the task's summary says it was paid. */
 export const paymentDescription = (paidBy: PaidBy): string => methodThatPaid(paidBy).describe(paidBy);

@@ -3,7 +3,7 @@
 import { IdempotencyKeyReusedError, ServiceUnavailableError } from '../../../domain/errors.ts';
 import { derivedId, newId } from '../../../domain/ids.ts';
 import type { AccountKind } from '../../../generated/prisma/client.ts';
-import { findTaskByIdempotencyKey } from '../../../generations/tasks.ts';
+import { admitTask, findTaskByIdempotencyKey } from '../../../generations/tasks.ts';
 import type { PaymentMethod } from '../payment-method.ts';
 
 /** An account with a key: its balance is reserved, and its Idempotency-Key names a retry. */
@@ -19,6 +19,7 @@ export const balanceTaskId = (accountId: string, idempotencyKey: string | null) 
 
 export const balanceMethod: PaymentMethod<BalancePayer, unknown> = {
   kind: 'balance',
+  admit: (prisma, input) => admitTask(prisma, input),
   admission: (_deps, payer) => {
     const { account, idempotencyKey } = payer;
     const taskId = balanceTaskId(account.id, idempotencyKey);

@@ -6,26 +6,9 @@ import { newAccessToken } from './task-tokens.ts';
 import type { PrismaClient } from '../../../db/prisma.ts';
 import type { Prisma } from '../../../generated/prisma/client.ts';
 import { type AdmitTaskInput, newTaskRow, type TaskRow } from '../../../generations/tasks.ts';
+import type { X402Authorization } from './authorization.ts';
 
-/** A verified x402 authorization, as the workflow carries it (JSON: amounts and times are strings). */
-export interface X402Authorization {
-  scheme: string;
-  network: string;
-  /** Token address, payer and nonce, lowercased. */
-  asset: string;
-  payer: string;
-  payTo: string;
-  nonce: string;
-  /** Atomic units of the asset (micro-USD for USDC). */
-  amount: string;
-  /** Unix seconds. */
-  validBefore: string;
-  /** The x402 payment payload as received, and the offer it pays: what settlement sends the facilitator. */
-  payload: object;
-  requirement: object;
-  /** How many of this payer's tasks may be queued or processing at once. */
-  maxTasksInFlight: number;
-}
+export type { X402Authorization } from './authorization.ts';
 
 export class PayerBusyError extends Error {
   override name = 'PayerBusyError';

@@ -15,6 +15,7 @@ import {
   type X402Deps,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
+import { admitPaidTask } from './paid-tasks.ts';
 import { x402McpPaymentHeaders, x402McpReceiptMeta } from './mcp-transport.ts';
 import { paymentResponseHeaders } from './requirements.ts';
 import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
@@ -42,6 +43,10 @@ const unavailableMessage =
 
 export const x402Method = {
   kind: 'x402',
+  admit: (prisma, { payment, ...input }) => {
+    if (!payment) throw new Error(`task ${input.taskId} is admitted as paid with x402 without its payment`);
+    return admitPaidTask(prisma, { ...input, payment });
+  },
   admission: (deps, payer) => {
     const config: Pick<Config, 'x402' | 'chains'> = deps.config;
     const offered = offeredPayment(config, payer.headers);

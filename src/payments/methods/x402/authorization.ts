@@ -1,0 +1,20 @@
+// What an x402 task's workflow input carries of its payment: verified by the api, settled by the worker.
+/** A verified x402 authorization, as the workflow carries it (JSON: amounts and times are strings). */
+export interface X402Authorization {
+  scheme: string;
+  network: string;
+  /** Token address, payer and nonce, lowercased. */
+  asset: string;
+  payer: string;
+  payTo: string;
+  nonce: string;
+  /** Atomic units of the asset (micro-USD for USDC). */
+  amount: string;
+  /** Unix seconds. */
+  validBefore: string;
+  /** The x402 payment payload as received, and the offer it pays: what settlement sends the facilitator. */
+  payload: object;
+  requirement: object;
+  /** How many of this payer's tasks may be queued or processing at once. */
+  maxTasksInFlight: number;
+}
