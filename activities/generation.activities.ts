@@ -17,6 +17,7 @@ import {
 } from '../src/generations/tasks.ts';
 import {
   admitTaskPaidBy,
+  heldPaymentRules,
   PayerBusyError,
   PaymentNotSettledError,
   type PaymentSettlementDeps,
@@ -147,7 +148,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     async settleTask(
       input: { taskId: string; modelId: string; notify?: boolean } & GeneratedOutputs,
     ): Promise<TaskView> {
-      const task = await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input);
+      const task = await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input, heldPaymentRules);
       const ended = view(task);
       if (input.notify && (ended.status === 'completed' || ended.status === 'failed'))
         await deps.starter.notifyWebhook(Context.current().client, {
@@ -162,7 +163,7 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     },
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {
-      const task = await failTask(deps.prisma, { ...input, runId: runIdOf() });
+      const task = await failTask(deps.prisma, { ...input, runId: runIdOf() }, heldPaymentRules);
       if (task?.status === 'failed') await removeUndeliveredOutputs(deps.storage, task.id);
       return task && view(task);
     },

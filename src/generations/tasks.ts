@@ -8,10 +8,12 @@ import type { GenerationRequest } from '../domain/generation-request.ts';
 import { hasEnded } from '../domain/values.ts';
 import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
 import { recordTaskEnded } from '../metrics/task-metrics.ts';
-import { charge, credit, InsufficientFundsError, release, reserve } from '../ledger/ledger.ts';
+import { charge, InsufficientFundsError, release, reserve } from '../ledger/ledger.ts';
 
-/** A task row with its x402 payment, when it was paid that way. */
-export type TaskRow = Task & { payment: X402Payment | null };
+/** The row of a payment held beside its task (see HeldPaymentRules). */
+export type HeldPayment = X402Payment;
+/** A task row with its held payment, when it was paid that way. */
+export type TaskRow = Task & { payment: HeldPayment | null };
 const withPayment = { include: { payment: true } } as const;
 
 export interface AdmitTaskInput {
@@ -133,23 +135,14 @@ export function usedCost(
 }
 
 /**
- * What a completed task is charged. A balance pays what it used (never more than reserved); an x402 payment pays
- * what was settled on chain, which is first credited to the payer's wallet account and held for the task.
+ * A payment held beside a task instead of a reservation from its balance (x402's: authorized at admission, moved on
+ * chain after delivery). Its method gives the rules (registered.ts's heldPaymentRules), within the task's transaction.
  */
-async function chargeableAmount(
-  tx: Prisma.TransactionClient,
-  task: TaskRow,
-  usedMicros: () => bigint,
-): Promise<bigint> {
-  const { payment } = task;
-  if (!payment) return usedMicros();
-  if (payment.status !== 'settled' || payment.amountSettled === null)
-    throw new Error(`the x402 payment of task ${task.id} is ${payment.status}, not settled`);
-  const amount = payment.amountSettled;
-  if (amount === 0n) return 0n; // an `upto` payment of nothing moves nothing
-  await creditSettledPayment(tx, payment, amount, payment.transaction ?? undefined);
-  await reserve({ tx }, { accountId: task.accountId, amount, taskId: task.id, idempotencyKey: `${task.id}:reserve` });
-  return amount;
+export interface HeldPaymentRules {
+  /** Completion: what the task is charged, credited and reserved for it. */
+  charged(tx: Prisma.TransactionClient, task: TaskRow, payment: HeldPayment): Promise<bigint>;
+  /** Failure: the payment given up, or what already moved owed back. */
+  abandoned(tx: Prisma.TransactionClient, task: TaskRow, payment: HeldPayment): Promise<void>;
 }
 
 /** Charges what the task actually cost (never more than reserved), releases the rest, marks it completed. */
@@ -157,13 +150,15 @@ export async function completeTask(
   prisma: PrismaClient,
   model: CatalogModel,
   input: { taskId: string } & Delivered,
+  held: HeldPaymentRules,
 ): Promise<TaskRow> {
   let released: bigint | undefined;
   const completed = await prisma.$transaction(async (tx) => {
     const task = await lockTask(tx, input.taskId);
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
     if (hasEnded(task.status)) return task;
-    const charged = await chargeableAmount(tx, task, () => usedCost(model, task, input));
+    // A balance pays what it used (never more than reserved); a held payment what its method says it moved.
+    const charged = task.payment ? await held.charged(tx, task, task.payment) : usedCost(model, task, input);
     const entry = await charge(
       { tx },
       { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` },
@@ -201,47 +196,7 @@ const taskEnd = (task: TaskRow) => ({
 });
 
 /**
- * A failed task's x402 payment: never settled now (`abandoned`). One whose transfer may be under way stays `settling`
- * (the chain decides, and a late transfer is recorded and owed back); one that did move is credited to the payer's
- * wallet account, owed back, so the ledger matches the chain.
- */
-async function abandonPayment(tx: Prisma.TransactionClient, payment: X402Payment): Promise<void> {
-  if (payment.status === 'authorized')
-    await tx.x402Payment.update({ where: { taskId: payment.taskId }, data: { status: 'abandoned' } });
-  if (payment.status === 'settled' && payment.amountSettled !== null && payment.amountSettled > 0n)
-    await creditSettledPayment(
-      tx,
-      payment,
-      payment.amountSettled,
-      `${payment.transaction ?? ''} settled, but the task failed: owed back to the payer`,
-    );
-}
-
-/**
- * A settled x402 payment, credited to the payer's wallet account: one entry per task, whichever path records it
- * (completion charges it next; a failed task leaves it there, owed back).
- */
-export function creditSettledPayment(
-  tx: Prisma.TransactionClient,
-  payment: Pick<X402Payment, 'taskId' | 'accountId'>,
-  amount: bigint,
-  memo?: string,
-) {
-  return credit(
-    { tx },
-    {
-      accountId: payment.accountId,
-      amount,
-      kind: 'x402_payment',
-      taskId: payment.taskId,
-      idempotencyKey: `${payment.taskId}:x402`,
-      memo,
-    },
-  );
-}
-
-/**
- * Releases the whole reservation (an x402 payment is abandoned instead: it is never settled) and marks the task
+ * Releases the whole reservation (a held payment is abandoned instead: it is never settled) and marks the task
  * failed with a caller-safe error. Without a row (admission never committed) there is nothing to release: null, and
  * the admission of `runId` is given up for good, so an attempt of it still under way cannot commit later.
  * `onlyIf`: the status it was found in; a task that has moved on meanwhile is left to its workflow.
@@ -249,6 +204,7 @@ export function creditSettledPayment(
 export async function failTask(
   prisma: PrismaClient,
   input: { taskId: string; error: string; runId?: string; onlyIf?: 'queued' | 'processing' },
+  held: HeldPaymentRules,
 ): Promise<TaskRow | null> {
   let released: bigint | undefined;
   const failed = await prisma.$transaction(async (tx) => {
@@ -268,7 +224,7 @@ export async function failTask(
         { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` },
       );
       released = -entry.reservedDelta;
-    } else await abandonPayment(tx, task.payment);
+    } else await held.abandoned(tx, task, task.payment);
     return tx.task.update({
       where: { id: task.id },
       data: { status: 'failed', error: input.error, completedAt: new Date() },
@@ -305,7 +261,7 @@ export async function findTaskForAccount(
   taskId: string,
   accountId: string,
   includePayment = true,
-): Promise<(Task & { payment?: X402Payment | null }) | null> {
+): Promise<(Task & { payment?: HeldPayment | null }) | null> {
   const task = await prisma.task.findUnique({ where: { id: taskId }, include: { payment: includePayment } });
   // Someone else's task is answered exactly like a task that does not exist.
   return task && task.accountId === accountId ? task : null;

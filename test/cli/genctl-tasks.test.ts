@@ -11,6 +11,7 @@ import { writeRuntimeFile } from '../../src/runtime-file.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { walletAccountId } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../../src/generations/tasks.ts';
+import { heldPaymentRules } from '../../src/payments/methods/registered.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createPaidTaskRow } from '../helpers/task-rows.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -58,13 +59,18 @@ beforeAll(async () => {
   // Two outputs reserved, one delivered: charged for one (the flat 0.0005), the rest released.
   ids.completed = await admit(developer, lanczos({ num_outputs: 2 }), 1_000n, 'order-1');
   await markProcessing(prisma, ids.completed);
-  await completeTask(prisma, loadCatalog().get('local/lanczos')!, {
-    taskId: ids.completed,
-    outputs: ['http://localhost:8080/files/out-1.png'],
-    servedBy: 'local',
-  });
+  await completeTask(
+    prisma,
+    loadCatalog().get('local/lanczos')!,
+    {
+      taskId: ids.completed,
+      outputs: ['http://localhost:8080/files/out-1.png'],
+      servedBy: 'local',
+    },
+    heldPaymentRules,
+  );
   ids.failed = await admit(developer, esrgan, 4_000n, null);
-  await failTask(prisma, { taskId: ids.failed, error: longError });
+  await failTask(prisma, { taskId: ids.failed, error: longError }, heldPaymentRules);
   ids.queued = await admit(agent, lanczos(), 500n, null);
   ids.processing = await admit(developer, esrgan, 4_000n, null);
   await markProcessing(prisma, ids.processing);

@@ -13,6 +13,7 @@ import {
   type TemporalDeps,
 } from './workflow-client.ts';
 import { notifyWebhookEvent } from '../webhooks/deliveries.ts';
+import { heldPaymentRules } from '../../payments/methods/registered.ts';
 import { failTask, findTaskForAccount, type TaskRow } from '../../generations/tasks.ts';
 
 export interface CancelDeps {
@@ -59,7 +60,7 @@ function endedOutcome(deps: CancelDeps, task: TaskRow): CancelOutcome {
  */
 async function failWithoutWorkflow(deps: CancelDeps, task: TaskRow): Promise<TaskRow> {
   const onlyIf = task.status === 'processing' ? 'processing' : 'queued';
-  const failed = await failTask(deps.prisma, { taskId: task.id, error: cancelledError, onlyIf });
+  const failed = await failTask(deps.prisma, { taskId: task.id, error: cancelledError, onlyIf }, heldPaymentRules);
   if (!failed || !isCancelled(failed)) return failed ?? task;
   await notifyWebhookEvent(
     { prisma: deps.prisma, client: deps.temporal.client, taskQueue: deps.config.temporal.webhookTaskQueue },

@@ -23,6 +23,7 @@ import { taskView } from '../../generations/task-view.ts';
 import type { OutputRetention } from '../../generations/output-retention.ts';
 import { pruneAbandonedAdmissions } from '../../generations/admission-fence.ts';
 import { findLongProcessingTasks, releasedBy } from '../../generations/stranded-tasks.ts';
+import { heldPaymentRules } from '../../payments/methods/registered.ts';
 import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../../generations/tasks.ts';
 import { ensureSchedule } from '../temporal/schedules.ts';
 import { notifyWebhookEvent } from '../webhooks/deliveries.ts';
@@ -81,7 +82,7 @@ async function admitAgain(deps: ReconcilerDeps, task: TaskRow): Promise<Repair> 
 async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: string): Promise<Repair> {
   const status = task.status === 'processing' ? 'processing' : 'queued';
   const error = status === 'processing' ? interruptedTaskError : strandedTaskError;
-  const failed = await failTask(deps.prisma, { taskId: task.id, error, onlyIf: status });
+  const failed = await failTask(deps.prisma, { taskId: task.id, error, onlyIf: status }, heldPaymentRules);
   if (failed?.status !== 'failed') return { taskId: task.id, workflow, action: 'started' };
   await notifyWebhookEvent(
     { prisma: deps.prisma, client: deps.client, taskQueue: deps.webhookTaskQueue },

@@ -6,7 +6,7 @@ import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
-import type { AdmitTaskInput, TaskRow } from '../../generations/tasks.ts';
+import type { AdmitTaskInput, HeldPaymentRules, TaskRow } from '../../generations/tasks.ts';
 import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
@@ -76,6 +76,8 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   mcpReceiptMeta?(headers: Record<string, string>): Record<string, unknown> | undefined;
   /** What the start-up banner says of this method (how to pay with it, or why it is off). */
   bannerLines?(config: Config): string[];
+  /** A method whose payment is held beside the task (a row of its own, not a reservation): what ending the task does. */
+  held?: HeldPaymentRules;
   /**
    * Worker side, once the task delivered: moves a payment authorized at admission, for what the task used. Methods
    * whose money moved at admission (a balance's reservation, charged by settleTask) have none.

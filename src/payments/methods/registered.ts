@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
 import type { TaskPaymentView } from '../../generations/task-view.ts';
+import type { HeldPaymentRules } from '../../generations/tasks.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { PaidAdmission, PaidBy, PayerAdmission, PaymentMethod } from './payment-method.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
@@ -79,6 +80,12 @@ export const paymentDescription = (paidBy: PaidBy): string => methodThatPaid(pai
 /** What the start-up banner says of the ways to pay. */
 export const paymentBannerLines = (config: Config): string[] =>
   registered.flatMap((method) => method.bannerLines?.(config) ?? []);
+
+/**
+ * What ending a task does with a payment held beside it (its row is the task's `payment`): x402 is the one method
+ * that holds one, so the rules are its own.
+ */
+export const heldPaymentRules: HeldPaymentRules = x402Method.held;
 
 /**
  * Settles the payment a task was admitted with, once it delivered. The workflow asks only for a task whose input

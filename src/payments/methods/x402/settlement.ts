@@ -16,7 +16,7 @@ import {
   isAuthorizationSpent,
   payerCovers,
 } from './settlement-lookup.ts';
-import { creditSettledPayment } from '../../../generations/tasks.ts';
+import { creditSettledPayment } from './held-payment.ts';
 
 export interface SettlementDeps {
   prisma: PrismaClient;

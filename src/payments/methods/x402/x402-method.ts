@@ -15,6 +15,7 @@ import {
   type X402Deps,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
+import { x402HeldPayment } from './held-payment.ts';
 import { admitPaidTask } from './paid-tasks.ts';
 import { x402McpPaymentHeaders, x402McpReceiptMeta } from './mcp-transport.ts';
 import { paymentResponseHeaders } from './requirements.ts';
@@ -82,6 +83,7 @@ export const x402Method = {
   paid: (paidBy) => paidBy.payment !== undefined,
   describe: (paidBy) => `paid with x402 by ${paidBy.payment?.payer}`,
   bannerLines: x402BannerLines,
+  held: x402HeldPayment,
   settle: settleTaskPayment,
   receiptHeaders: ({ method, status, network, payer, transaction }) =>
     method === 'x402' && status === 'settled' && transaction
