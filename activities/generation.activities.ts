@@ -6,6 +6,7 @@ import type { Config } from '../src/config/config.ts';
 import { taskView, type TaskView } from '../src/generations/task-view.ts';
 import { AdmissionAbandonedError, adoptOrAbandonAdmission } from '../src/generations/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/ledger/ledger.ts';
+import { KeyPolicyError } from '../src/accounts/key-policy.ts';
 import {
   completeTask,
   type Delivered,
@@ -67,6 +68,8 @@ function refusedAdmission(error: unknown): TaskAdmission {
   if (error instanceof InsufficientFundsError)
     return { outcome: 'insufficient_funds', availableMicros: error.available.toString() };
   if (error instanceof PayerBusyError) return { outcome: 'payer_busy', limit: error.limit };
+  if (error instanceof KeyPolicyError)
+    return { outcome: 'policy_refused', code: error.code, message: error.message, details: error.details };
   // This run gave up on the admission while this attempt was under way: nothing was, or will be, reserved.
   if (error instanceof AdmissionAbandonedError)
     throw ApplicationFailure.nonRetryable(error.message, 'AdmissionAbandoned');

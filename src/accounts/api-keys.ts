@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { AccountKind, Prisma } from '../generated/prisma/client.ts';
 import { newId, randomBase62 } from '../domain/ids.ts';
+import { type KeyPolicy, type KeyScope, keyScopes, policyOf, storedPolicyOf } from './key-policy.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -22,13 +23,26 @@ export interface IssuedKey {
   keyPrefix: string;
   name: string;
   expiresAt: Date | null;
+  row: ApiKeyRow;
 }
 
+export type ApiKeyRow = Awaited<ReturnType<PrismaClient['apiKey']['create']>>;
+
+/** A new key: every scope and no policy unless given (an account's first key, genctl's), or a sub-key's own. */
 export async function issueApiKey(
   db: Db,
-  input: { accountId: string; kind: AccountKind; name?: string; expiresAt?: Date | null },
+  input: {
+    accountId: string;
+    kind: AccountKind;
+    name?: string;
+    expiresAt?: Date | null;
+    scopes?: readonly KeyScope[];
+    policy?: KeyPolicy | null;
+    parentId?: string;
+  },
 ): Promise<IssuedKey> {
   const key = `${input.kind === 'agent' ? 'rf_' : 'sk_'}${randomBase62(32)}`;
+  const policy = storedPolicyOf(input.policy ?? null);
   const row = await db.apiKey.create({
     data: {
       id: newId('key'),
@@ -37,17 +51,46 @@ export async function issueApiKey(
       keyHash: hashApiKey(key),
       keyPrefix: displayPrefix(key),
       expiresAt: input.expiresAt ?? null,
+      scopes: [...(input.scopes ?? keyScopes)],
+      ...(policy && { policy }),
+      parentId: input.parentId ?? null,
     },
   });
-  return { id: row.id, key, keyPrefix: row.keyPrefix, name: row.name, expiresAt: row.expiresAt };
+  return { id: row.id, key, keyPrefix: row.keyPrefix, name: row.name, expiresAt: row.expiresAt, row };
 }
+
+/** What a request sees of its key: who it is, what it may do, and its limits. */
+export interface PrincipalKey {
+  id: string;
+  name: string;
+  keyPrefix: string;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  scopes: KeyScope[];
+  policy: KeyPolicy | null;
+  parentId: string | null;
+}
+
+export const principalKeyOf = (row: ApiKeyRow): PrincipalKey => ({
+  id: row.id,
+  name: row.name,
+  keyPrefix: row.keyPrefix,
+  lastUsedAt: row.lastUsedAt,
+  expiresAt: row.expiresAt,
+  // A key of before scopes (a null column) has them all, as every key then could.
+  scopes: (row.scopes ?? keyScopes).filter((scope): scope is KeyScope =>
+    (keyScopes as readonly string[]).includes(scope),
+  ),
+  policy: policyOf(row.policy),
+  parentId: row.parentId,
+});
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
 
 export interface Principal {
   account: { id: string; kind: AccountKind; name: string; tier: string | null; status: string };
   /** Null for an x402 task token. */
-  apiKey: { id: string; name: string; keyPrefix: string; lastUsedAt: Date | null; expiresAt: Date | null } | null;
+  apiKey: PrincipalKey | null;
   /** A task token's one task: the caller may read that task and nothing else. */
   task?: string;
 }
@@ -68,13 +111,7 @@ export async function authenticateApiKey(db: Db, key: string | undefined, now = 
     ok: true,
     principal: {
       account: { id: account.id, kind: account.kind, name: account.name, tier: account.tier, status: account.status },
-      apiKey: {
-        id: row.id,
-        name: row.name,
-        keyPrefix: row.keyPrefix,
-        lastUsedAt: row.lastUsedAt,
-        expiresAt: row.expiresAt,
-      },
+      apiKey: principalKeyOf(row),
     },
   };
 }

@@ -22,6 +22,8 @@ export interface RateLimitState {
 export interface RateLimiter {
   /** Counts one request of the account; null when its tier has no limit for the bucket. */
   take(bucket: RateLimitBucket, account: { id: string; tier: string | null }): Promise<RateLimitState | null>;
+  /** Counts one generation of an API key whose policy sets `perMinute`, in one-minute windows. */
+  takeKey(keyId: string, perMinute: number): Promise<RateLimitState>;
 }
 
 interface Lease {
@@ -75,31 +77,37 @@ export function createRateLimiter(
     return lease;
   }
 
+  /** One request of `key`, leased `size` at a time from the shared count of its window. */
+  async function takeFrom(key: string, limit: number, window: number, size: number): Promise<RateLimitState> {
+    const at = now();
+    const windowStart = Math.floor(at / window) * window;
+    const lease = currentLease(key, windowStart);
+    // Concurrent requests of one key share one refill; each takes a token once it lands.
+    while (lease.tokens === 0 && !lease.exhausted) {
+      lease.refill ??= refill(key, lease, limit, size).finally(() => {
+        lease.refill = undefined;
+      });
+      await lease.refill;
+    }
+    const allowed = lease.tokens > 0;
+    if (allowed) lease.tokens -= 1;
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - lease.used) + lease.tokens,
+      resetSeconds: Math.max(1, Math.ceil((windowStart + window - at) / 1000)),
+      windowSeconds: window / 1000,
+    };
+  }
+
   return {
     async take(bucket, account) {
       const limit = limits[bucket][(account.tier ?? 'free') as Tier] ?? 0;
       if (limit === 0) return null;
-      const at = now();
-      const windowStart = Math.floor(at / windowMs) * windowMs;
-      const lease = currentLease(`${bucket}:${account.id}`, windowStart);
       // Reads lease a fiftieth of the limit; the small buckets one at a time, so their count is exact.
       const size = bucket === 'reads' ? Math.max(1, Math.floor(limit / 50)) : 1;
-      // Concurrent requests of one account share one refill; each takes a token once it lands.
-      while (lease.tokens === 0 && !lease.exhausted) {
-        lease.refill ??= refill(`${bucket}:${account.id}`, lease, limit, size).finally(() => {
-          lease.refill = undefined;
-        });
-        await lease.refill;
-      }
-      const allowed = lease.tokens > 0;
-      if (allowed) lease.tokens -= 1;
-      return {
-        allowed,
-        limit,
-        remaining: Math.max(0, limit - lease.used) + lease.tokens,
-        resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - at) / 1000)),
-        windowSeconds: config.windowSeconds,
-      };
+      return takeFrom(`${bucket}:${account.id}`, limit, windowMs, size);
     },
+    takeKey: (keyId, perMinute) => takeFrom(`key-admissions:${keyId}`, perMinute, 60_000, 1),
   };
 }

@@ -17,6 +17,17 @@ export const endpointDescriptions = {
     'Sets the webhook URL and rotates its signing secret: deliveries are signed with the new secret from now on. `signature_header` (`webhook-signature`) and `signature_algorithm` (`hmac-sha256`) name the Standard Webhooks scheme. A URL that is not http(s) answers 400 `invalid_webhook_url`.',
   getDeveloperBalance:
     'Developer keys (`sk_`, legacy `vega_`) only; an agent key answers 403. Amounts in USD, meaning what they mean on GET /agents/balance: `balance` includes what running tasks hold (`balance_reserved`); `balance_available` = `balance` − `balance_reserved` is what new generations can spend; `total_spent` sums charged generations. `api_key` describes the key used.',
+  createKey:
+    "Gateway extension. Creates a key of the calling key's account (`sk_…` for a developer, `rf_…` for an agent), answered 201 with its secret in `api_key` this once. Needs the `keys` scope. The new key is never wider than the calling key: its `scopes` (default: the caller's), its `policy` (what the caller limits and the request leaves out is kept: `budget` `{amount, window}` with `window` one of day, week, month (UTC calendar windows) or total; `models`, `types`, `max_cost_per_task`, `rate_limit_per_minute`, at most the account tier's) and its `expires_at` (default: the caller's) stay within the caller's, else 403 `forbidden` naming the field. A task of a sub-key counts against its own budget and every budget above it.",
+  listKeys:
+    'Gateway extension. The keys the calling key manages, oldest first, never their secrets: every key of the account for a key without a policy, else itself and the keys it created (and theirs). Needs the `keys` scope.',
+  getCurrentKey:
+    "Gateway extension. The calling key, its policy, and its budget's current window: `spent` (charged), `reserved` (held for tasks running), `remaining` and `resets_at`; for a key without a budget, its whole life's spend and `remaining: null`. A sub-key's tasks count here too. Any scope.",
+  getKey: 'Gateway extension. One key the calling key manages (else 404). Needs the `keys` scope.',
+  updateKey:
+    "Gateway extension. Changes a key's `name`, `scopes`, `policy` or `expires_at`, within the calling key's own (a key never widens itself: 403 `forbidden` naming the field). Needs the `keys` scope.",
+  revokeKey:
+    'Gateway extension. Revokes a key the calling key manages, and every key it created: refused everywhere within a second. Revoking twice keeps the first time. Needs the `keys` scope.',
   getWebhookSecret:
     "Gateway extension (not in interface 1.1.0). Every webhook sent for your account, to a generation's `webhook_url` and to an agent's own webhook, is signed with this secret (Standard Webhooks: headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). It is created at the first call or the first delivery, whichever comes first. Developer and agent keys; agents also receive it from registration with a webhook and from `PATCH /agents/webhook`, which rotates it.",
   createGeneration:

@@ -17,7 +17,8 @@ import type { Authenticator, AuthRequirement } from './auth.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
 import type { PaymentServices } from '../payments/methods/registered.ts';
 import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
-import { enforceRateLimit, keylessCaller } from './rate-limit.ts';
+import { enforceKeyRateLimit, enforceRateLimit, keylessCaller } from './rate-limit.ts';
+import { type KeyScope, scopeRequired } from '../accounts/key-policy.ts';
 import type { LongLivedSlots } from './long-lived.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -113,6 +114,8 @@ export interface Endpoint<
   errors?: ErrorCode[];
   /** Which limit a call with a key counts against (default `reads`); calls without a key are not counted. */
   rateLimit?: RateLimitBucket;
+  /** The scope the calling key needs (default: `read` for a GET, `generate` otherwise). */
+  scope?: KeyScope;
   /** The code of a body that fails validation, when the spec names one (default `validation_error`). */
   validationErrorCode?: ErrorCode;
   /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
@@ -145,12 +148,17 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   if (endpoint.request?.body) codes.add('invalid_json').add('payload_too_large').add('unsupported_media_type');
   if (endpoint.rawBody) codes.add('validation_error').add('payload_too_large');
   // An API key is looked up in the database: while it is down, the answer is 503.
-  if (endpoint.auth !== 'none') codes.add('unauthorized').add('service_unavailable').add('rate_limited');
+  if (endpoint.auth !== 'none')
+    codes.add('unauthorized').add('service_unavailable').add('rate_limited').add('scope_required');
   if (endpoint.auth === 'agent' || endpoint.auth === 'developer') codes.add('forbidden');
   if (endpoint.pendingUntil) codes.add('not_implemented');
   codes.add('internal_error');
   return [...codes];
 }
+
+/** What a key must be allowed to do to call the endpoint. */
+export const scopeOf = (endpoint: Endpoint): KeyScope =>
+  endpoint.scope ?? (endpoint.method === 'get' ? 'read' : 'generate');
 
 export const toExpressPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
 
@@ -212,6 +220,8 @@ export async function executeEndpoint(
     endpoint.auth === 'none' || unpaid
       ? (undefined as unknown as Principal)
       : await ctx.authenticate(req, res, endpoint.auth);
+  const scope = scopeOf(endpoint);
+  if (principal?.apiKey && !principal.apiKey.scopes.includes(scope)) throw scopeRequired(scope);
   if (endpoint.request?.body && !raw.hasBody) {
     throw new ApiError(
       endpoint.validationErrorCode ?? 'validation_error',
@@ -232,6 +242,8 @@ export async function executeEndpoint(
   // call, without a key, counts against its address. Public endpoints (the catalog, registration's own cap) do not.
   const caller = principal ? { account: principal.account, label: 'account' as const } : unpaid && keylessCaller(req);
   if (caller) await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', caller, res);
+  if (principal?.apiKey && endpoint.rateLimit === 'admissions')
+    await enforceKeyRateLimit(ctx.rateLimiter, principal.apiKey, res);
   if (!endpoint.handle) {
     throw new ApiError(
       'not_implemented',

@@ -19,6 +19,18 @@ export const errorCodes = {
   },
   payment_required: { status: 402, description: 'An x402 payment is required or does not cover the cost.' },
   forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },
+  scope_required: { status: 403, description: 'The API key lacks the scope this endpoint needs (body: scope).' },
+  budget_exceeded: {
+    status: 403,
+    description:
+      "The request would take the API key's budget window past its limit (body: limit, spent, reserved, window, resets_at).",
+  },
+  model_not_allowed: { status: 403, description: "The API key's policy does not allow this model (body: allowed)." },
+  type_not_allowed: { status: 403, description: "The API key's policy does not allow this type (body: allowed)." },
+  cost_limit_exceeded: {
+    status: 403,
+    description: "The request costs more than the API key's max_cost_per_task (body: cost, limit).",
+  },
   not_found: { status: 404, description: 'No such route or resource.' },
   method_not_allowed: { status: 405, description: 'The route exists but not with this method (see the Allow header).' },
   output_expired: {

@@ -49,12 +49,27 @@ export async function enforceRateLimit(
   res: Response,
 ): Promise<void> {
   const state = await limiter.take(bucket, caller.account);
-  if (!state) return;
+  if (state)
+    answerRateLimit(state, `${what[bucket]} every ${state.windowSeconds} seconds for this ${caller.label}`, res);
+}
+
+/** A generation of a key whose policy sets `rate_limit_per_minute`: counted against the key too. */
+export async function enforceKeyRateLimit(
+  limiter: RateLimiter,
+  key: { id: string; policy: { rateLimitPerMinute?: number } | null },
+  res: Response,
+): Promise<void> {
+  const perMinute = key.policy?.rateLimitPerMinute;
+  if (perMinute === undefined) return;
+  answerRateLimit(await limiter.takeKey(key.id, perMinute), 'generations a minute for this API key', res);
+}
+
+function answerRateLimit(state: RateLimitState, limitText: string, res: Response): void {
   res.set(headers(state));
   if (state.allowed) return;
   throw new ApiError(
     'rate_limited',
-    `Rate limit reached: at most ${state.limit} ${what[bucket]} every ${state.windowSeconds} seconds for this ${caller.label}; try again in ${state.resetSeconds} s.`,
+    `Rate limit reached: at most ${state.limit} ${limitText}; try again in ${state.resetSeconds} s.`,
     {},
     { 'Retry-After': String(state.resetSeconds) },
   );

@@ -9,6 +9,8 @@ import { hasEnded } from '../domain/values.ts';
 import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
 import { recordTaskEnded } from '../metrics/task-metrics.ts';
 import { charge, InsufficientFundsError, release, reserve } from '../ledger/ledger.ts';
+import { KeyPolicyError } from '../accounts/key-policy.ts';
+import { reserveKeySpend, settleKeySpend } from '../accounts/key-spend.ts';
 
 /** The row of a payment held beside its task (see HeldPaymentRules). */
 export type HeldPayment = X402Payment;
@@ -28,6 +30,8 @@ export interface AdmitTaskInput {
   inputSeconds?: number;
   /** The failed task this one replays (genctl tasks replay). */
   replayOf?: string;
+  /** The key that asked for it: its policy and budget (and its makers') are checked, its spend recorded. */
+  apiKeyId?: string;
 }
 
 /**
@@ -48,6 +52,7 @@ export function newTaskRow(input: {
   idempotencyKey: string | null;
   inputSeconds?: number;
   replayOf?: string;
+  apiKeyId?: string;
 }) {
   const { request } = input;
   return {
@@ -67,12 +72,13 @@ export function newTaskRow(input: {
     webhookUrl: request.webhook_url,
     idempotencyKey: input.idempotencyKey,
     replayOf: input.replayOf,
+    apiKeyId: input.apiKeyId,
   };
 }
 
 /** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
 export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<TaskRow> {
-  const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError] };
+  const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError, KeyPolicyError] };
   return decideAdmission(prisma, attempt, async (tx) => {
     await reserve(
       { tx },
@@ -83,8 +89,10 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
         idempotencyKey: `${input.taskId}:reserve`,
       },
     );
+    const task = await tx.task.create({ data: newTaskRow(input) });
+    if (input.apiKeyId) await reserveKeySpend(tx, { ...task, apiKeyId: input.apiKeyId, costMicros: input.costMicros });
     // A new row has no payment yet (a paid task's is written with it, in admitPaidTask): none to read back.
-    return { ...(await tx.task.create({ data: newTaskRow(input) })), payment: null };
+    return { ...task, payment: null };
   });
 }
 
@@ -165,6 +173,7 @@ export async function completeTask(
     );
     // The charge's entry releases all the task held; what it did not charge went back to the balance.
     released = -entry.reservedDelta - charged;
+    await settleKeySpend(tx, task, charged);
     const completion = {
       status: 'completed' as const,
       output: input.outputs[0] ?? null,
@@ -224,6 +233,7 @@ export async function failTask(
         { accountId: task.accountId, taskId: task.id, idempotencyKey: `${task.id}:release` },
       );
       released = -entry.reservedDelta;
+      await settleKeySpend(tx, task, 0n);
     } else await held.abandoned(tx, task, task.payment);
     return tx.task.update({
       where: { id: task.id },

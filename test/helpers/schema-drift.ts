@@ -55,6 +55,7 @@ const scalarTypes: Record<string, string> = {
 const nativeTypes: Record<string, string> = {
   Timestamptz: 'timestamptz',
   Timestamp: 'timestamp',
+  Date: 'date',
   Text: 'text',
   Uuid: 'uuid',
 };

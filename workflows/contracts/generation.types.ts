@@ -5,6 +5,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';
 import type { PaymentAuthorization } from '../../src/payments/methods/authorizations.ts';
 import type { TaskView } from '../../src/generations/task-view.ts';
+import type { KeyPolicyCode } from '../../src/accounts/key-policy.ts';
 
 /** Sent by the api when an upstream's verified callback says a job ended: the workflow checks it at once. */
 export const upstreamCallbackSignal = defineSignal<[{ jobId: string }]>('upstreamCallback');
@@ -23,6 +24,8 @@ export interface AdmitInput {
   inputSeconds?: number;
   /** The failed task this one replays (genctl tasks replay). */
   replayOf?: string;
+  /** The API key that asked for it: its policy and budget are checked where its cost is reserved. */
+  apiKeyId?: string;
 }
 
 /** What the admitTask activity did: wrote the task row (its cost reserved, or paid), or why it would not. */
@@ -30,7 +33,9 @@ export type TaskAdmission =
   // `processing`: the task as admission left it, marked processing right after it committed queued (not for the api).
   | { outcome: 'admitted'; task: TaskView; processing?: TaskView }
   | { outcome: 'insufficient_funds'; availableMicros: string }
-  | { outcome: 'payer_busy'; limit: number };
+  | { outcome: 'payer_busy'; limit: number }
+  // The key's policy (or a key above it) refused it: budget, model, type or cost; the API's code and details.
+  | { outcome: 'policy_refused'; code: KeyPolicyCode; message: string; details: Record<string, unknown> };
 
 export interface GenerationInput extends AdmitInput {
   modelId: string;

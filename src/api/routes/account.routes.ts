@@ -48,6 +48,8 @@ export const accountEndpoints = [
     method: 'get',
     path: '/account/webhook-secret',
     operationId: 'getWebhookSecret',
+    // A secret of the account's, not a task's: only a key that manages the account reads it.
+    scope: 'keys',
     summary: 'The secret that signs your webhooks',
     description: endpointDescriptions.getWebhookSecret,
     tags: ['Account'],

@@ -188,6 +188,8 @@ export const agentEndpoints = [
     method: 'patch',
     path: '/agents/webhook',
     operationId: 'updateAgentWebhook',
+    // Where every task's events go, and a new signing secret: the account's to manage, as its keys are.
+    scope: 'keys',
     summary: "Set or replace the agent's webhook",
     description: endpointDescriptions.updateAgentWebhook,
     tags,

@@ -148,7 +148,12 @@ export const generationEndpoints = [
       const { queued, ended } = await admitGeneration(
         ctx,
         { body, ...hold },
-        { kind: 'balance', account: principal.account, idempotencyKey: headers['Idempotency-Key'] ?? null },
+        {
+          kind: 'balance',
+          account: principal.account,
+          idempotencyKey: headers['Idempotency-Key'] ?? null,
+          ...(principal.apiKey && { key: principal.apiKey }),
+        },
       );
       if (!ended || waitSeconds === undefined) return { status: 202, body: queuedBody(queued) };
       const location = { Location: `/api/v1/generations/${queued.id}`, ...waitApplied(waitSeconds) };

@@ -3,6 +3,7 @@ import { accountEndpoints } from './account.routes.ts';
 import { agentEndpoints } from './agents.routes.ts';
 import { eventEndpoints } from './events.routes.ts';
 import { generationEndpoints } from './generations.routes.ts';
+import { keyEndpoints } from './keys.routes.ts';
 import { modelEndpoints } from './models.routes.ts';
 import { uploadEndpoints } from './uploads.routes.ts';
 
@@ -14,4 +15,5 @@ export const apiEndpoints: Endpoint[] = [
   ...generationEndpoints,
   ...eventEndpoints,
   ...uploadEndpoints,
+  ...keyEndpoints,
 ];

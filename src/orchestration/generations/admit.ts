@@ -1,6 +1,7 @@
 // One admission for every payer (POST /generations with an API key or an x402 payment; genctl's replays): the request
 // is checked and priced, a retry finds the task admitted first, the payer authorizes the price, and the task's
 // workflow admits it by update-with-start. The answer is what the update returned, held until the task ends if asked.
+import { KeyPolicyError } from '../../accounts/key-policy.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
@@ -147,6 +148,8 @@ function admissionRefusal(
         `This payer already has ${refused.limit} tasks queued or running; retry when one has ended. Nothing was charged.`,
         payerBusyRetrySeconds,
       );
+    case 'policy_refused':
+      return new KeyPolicyError(refused.code, refused.message, { details: refused.details });
     case 'unavailable':
       return admission.unavailableError();
   }

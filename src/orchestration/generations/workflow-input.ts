@@ -38,5 +38,6 @@ export function generationInput(
     ...(inputSeconds !== undefined ? { inputSeconds } : {}),
     ...(claim.replayOf ? { replayOf: claim.replayOf } : {}),
     ...(claim.payment ? { payment: claim.payment } : {}),
+    ...(claim.apiKeyId ? { apiKeyId: claim.apiKeyId } : {}),
   };
 }

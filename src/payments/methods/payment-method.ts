@@ -8,6 +8,7 @@ import type { AccountKind } from '../../generated/prisma/client.ts';
 import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
 import type { AdmitTaskInput, HeldPaymentRules, TaskRow } from '../../generations/tasks.ts';
 import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
+import type { GenerationRequest } from '../../domain/generation-request.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
 export type EarlierTask = Parameters<typeof taskView>[0];
@@ -18,11 +19,12 @@ export type PaidAdmission = AdmitTaskInput & Pick<PaidBy, 'payment'>;
 /** A request as priced for admission: what a method checks a payment against. */
 export interface PricedRequest {
   model: CatalogModel;
+  request: Pick<GenerationRequest, 'model' | 'type'>;
   costMicros: bigint;
 }
 
 /** Who pays, as the task's workflow input carries it: the task a claim names, its account, and any authorization. */
-export type PaidBy = Pick<GenerationInput, 'taskId' | 'accountId' | 'idempotencyKey' | 'payment'>;
+export type PaidBy = Pick<GenerationInput, 'taskId' | 'accountId' | 'idempotencyKey' | 'payment' | 'apiKeyId'>;
 
 /** One payer's request as its method admits it: the claim it makes is held inside. */
 export interface PayerAdmission {

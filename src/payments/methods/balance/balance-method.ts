@@ -4,13 +4,26 @@ import { IdempotencyKeyReusedError, ServiceUnavailableError } from '../../../dom
 import { derivedId, newId } from '../../../domain/ids.ts';
 import type { AccountKind } from '../../../generated/prisma/client.ts';
 import { admitTask, findTaskByIdempotencyKey } from '../../../generations/tasks.ts';
-import type { PaymentMethod } from '../payment-method.ts';
+import type { PaymentMethod, PricedRequest } from '../payment-method.ts';
+import { type KeyPolicy, requestRefusal } from '../../../accounts/key-policy.ts';
 
 /** An account with a key: its balance is reserved, and its Idempotency-Key names a retry. */
 export interface BalancePayer {
   kind: 'balance';
   account: { id: string; kind: AccountKind };
   idempotencyKey: string | null;
+  /** The API key asking (none for an operator's replay): its policy is checked here and where the cost is reserved. */
+  key?: { id: string; policy: KeyPolicy | null };
+}
+
+/** The key's policy on the request as priced: refused before anything is downloaded or reserved. */
+function checkPolicy(key: BalancePayer['key'], priced: PricedRequest, costMicros: bigint) {
+  const refusal = requestRefusal(key?.policy ?? null, {
+    model: priced.request.model,
+    type: priced.request.type,
+    costMicros,
+  });
+  if (refusal) throw refusal;
 }
 
 /** The same account and key always name the same task; without a key, every request is a new one. */
@@ -29,7 +42,11 @@ export const balanceMethod: PaymentMethod<BalancePayer, unknown> = {
       handsAccess: false,
       earlierTask: async (prisma) =>
         idempotencyKey ? findTaskByIdempotencyKey(prisma, account.id, idempotencyKey) : null,
-      authorize: async () => ({ taskId, accountId: account.id, idempotencyKey }),
+      checkBeforeMeasuring: async (declared, leastMicros) => checkPolicy(payer.key, declared, leastMicros),
+      authorize: async (priced) => {
+        checkPolicy(payer.key, priced, priced.costMicros);
+        return { taskId, accountId: account.id, idempotencyKey, ...(payer.key && { apiKeyId: payer.key.id }) };
+      },
       reusedError: () => new IdempotencyKeyReusedError(),
       unavailableError: () =>
         // Its row may have committed before the fault (then adopted and run): a retry with the key finds that task.

@@ -1,0 +1,204 @@
+import type { ApiKeyRow } from '../../accounts/api-keys.ts';
+import { principalKeyOf } from '../../accounts/api-keys.ts';
+import type { KeyPolicy } from '../../accounts/key-policy.ts';
+import {
+  createKey,
+  currentKey,
+  findKey,
+  type KeyChanges,
+  type KeyHolder,
+  listKeys,
+  revokeKey,
+  updateKey,
+} from '../../accounts/managed-keys.ts';
+import type { Config } from '../../config/config.ts';
+import { usdNumber } from '../../domain/money.ts';
+import type { Tier } from '../../domain/values.ts';
+import type { Principal } from '../../accounts/api-keys.ts';
+import { endpointDescriptions } from '../descriptions.ts';
+import { defineEndpoint } from '../endpoint.ts';
+import {
+  CreatedKeySchema,
+  CreateKeyBodySchema,
+  CurrentKeySchema,
+  KeyIdParamsSchema,
+  KeyListSchema,
+  KeySchema,
+  UpdateKeyBodySchema,
+} from '../schemas/keys.schemas.ts';
+import type { z } from '../schemas/zod.ts';
+
+const tags = ['Keys'];
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+/** A key as the API shows it: never its secret. */
+function keyBody(row: ApiKeyRow) {
+  const { policy } = principalKeyOf(row);
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.keyPrefix,
+    created_at: row.createdAt.toISOString(),
+    expires_at: iso(row.expiresAt),
+    last_used_at: iso(row.lastUsedAt),
+    revoked_at: iso(row.revokedAt),
+    scopes: principalKeyOf(row).scopes,
+    policy: policy && policyBody(policy),
+    parent_id: row.parentId,
+  };
+}
+
+const policyBody = (policy: KeyPolicy) => ({
+  ...(policy.budget && { budget: { amount: usdNumber(policy.budget.amountMicros), window: policy.budget.window } }),
+  ...(policy.models && { models: policy.models }),
+  ...(policy.types && { types: policy.types }),
+  ...(policy.maxCostPerTaskMicros !== undefined && { max_cost_per_task: usdNumber(policy.maxCostPerTaskMicros) }),
+  ...(policy.rateLimitPerMinute !== undefined && { rate_limit_per_minute: policy.rateLimitPerMinute }),
+});
+
+type KeyBody = z.infer<typeof UpdateKeyBodySchema>;
+
+/** The request's fields as the service takes them (absent: unchanged or inherited). */
+const changesOf = (body: KeyBody): KeyChanges => ({
+  ...(body.name !== undefined && { name: body.name }),
+  ...(body.scopes !== undefined && { scopes: body.scopes }),
+  ...(body.expires_at !== undefined && { expiresAt: body.expires_at }),
+  ...(body.policy !== undefined && {
+    policy: body.policy && {
+      ...(body.policy.budget && {
+        budget: { amountMicros: body.policy.budget.amount, window: body.policy.budget.window },
+      }),
+      ...(body.policy.models && { models: body.policy.models }),
+      ...(body.policy.types && { types: body.policy.types }),
+      ...(body.policy.max_cost_per_task !== undefined && { maxCostPerTaskMicros: body.policy.max_cost_per_task }),
+      ...(body.policy.rate_limit_per_minute !== undefined && {
+        rateLimitPerMinute: body.policy.rate_limit_per_minute,
+      }),
+    },
+  }),
+});
+
+/** Every keys endpoint is called with an API key (a task token never reaches them): its holder. */
+const holderOf = (principal: Principal): KeyHolder => ({ account: principal.account, key: principal.apiKey! });
+
+/** The account tier's generations a minute (none: unlimited), which a key's own limit may not exceed. */
+function tierRatePerMinute(config: Config, tier: string | null): number | null {
+  const limit = config.rateLimits.admissions[(tier ?? 'free') as Tier] ?? 0;
+  return limit === 0 ? null : Math.floor((limit * 60) / config.rateLimits.windowSeconds);
+}
+
+export const keyEndpoints = [
+  defineEndpoint({
+    method: 'post',
+    path: '/keys',
+    operationId: 'createKey',
+    summary: 'Create an API key',
+    description: endpointDescriptions.createKey,
+    tags,
+    auth: 'any',
+    scope: 'keys',
+    request: { body: CreateKeyBodySchema },
+    success: { status: 201, description: 'The key, with its secret shown this once', schema: CreatedKeySchema },
+    errors: ['forbidden'],
+    handle: async ({ body, principal, ctx }) => {
+      const name = body.name;
+      const issued = await createKey(
+        ctx.prisma,
+        holderOf(principal),
+        { ...changesOf(body), name },
+        tierRatePerMinute(ctx.config, principal.account.tier),
+      );
+      return { status: 201, body: { ...keyBody(issued.row), api_key: issued.key } };
+    },
+  }),
+  defineEndpoint({
+    method: 'get',
+    path: '/keys',
+    operationId: 'listKeys',
+    summary: 'The API keys this key manages',
+    description: endpointDescriptions.listKeys,
+    tags,
+    auth: 'any',
+    scope: 'keys',
+    success: { status: 200, description: 'The keys, oldest first, never their secrets', schema: KeyListSchema },
+    handle: async ({ principal, ctx }) => ({
+      body: { keys: (await listKeys(ctx.prisma, holderOf(principal))).map(keyBody) },
+    }),
+  }),
+  defineEndpoint({
+    method: 'get',
+    path: '/keys/current',
+    operationId: 'getCurrentKey',
+    summary: 'The calling API key, its policy and its budget window',
+    description: endpointDescriptions.getCurrentKey,
+    tags,
+    auth: 'any',
+    // Any key may see its own limits and what is left of them, whatever its scopes.
+    scope: 'read',
+    success: { status: 200, description: 'The key and its current window', schema: CurrentKeySchema },
+    handle: async ({ principal, ctx }) => {
+      const current = await currentKey(ctx.prisma, holderOf(principal));
+      return {
+        body: {
+          ...keyBody(current.row),
+          window: current.window,
+          spent: usdNumber(current.charged),
+          reserved: usdNumber(current.reserved),
+          remaining: current.remaining === null ? null : usdNumber(current.remaining),
+          window_started_at: current.start.toISOString(),
+          resets_at: iso(current.resetsAt),
+        },
+      };
+    },
+  }),
+  defineEndpoint({
+    method: 'get',
+    path: '/keys/{id}',
+    operationId: 'getKey',
+    summary: 'One API key this key manages',
+    description: endpointDescriptions.getKey,
+    tags,
+    auth: 'any',
+    scope: 'keys',
+    request: { params: KeyIdParamsSchema },
+    success: { status: 200, description: 'The key', schema: KeySchema },
+    errors: ['not_found'],
+    handle: async ({ params, principal, ctx }) => ({
+      body: keyBody(await findKey(ctx.prisma, holderOf(principal), params.id)),
+    }),
+  }),
+  defineEndpoint({
+    method: 'patch',
+    path: '/keys/{id}',
+    operationId: 'updateKey',
+    summary: "Change an API key's name, scopes, policy or expiry",
+    description: endpointDescriptions.updateKey,
+    tags,
+    auth: 'any',
+    scope: 'keys',
+    request: { params: KeyIdParamsSchema, body: UpdateKeyBodySchema },
+    success: { status: 200, description: 'The key as changed', schema: KeySchema },
+    errors: ['not_found', 'forbidden'],
+    handle: async ({ params, body, principal, ctx }) => {
+      const maxRate = tierRatePerMinute(ctx.config, principal.account.tier);
+      const row = await updateKey(ctx.prisma, holderOf(principal), params.id, changesOf(body), maxRate);
+      return { body: keyBody(row) };
+    },
+  }),
+  defineEndpoint({
+    method: 'delete',
+    path: '/keys/{id}',
+    operationId: 'revokeKey',
+    summary: 'Revoke an API key (and the keys it created)',
+    description: endpointDescriptions.revokeKey,
+    tags,
+    auth: 'any',
+    scope: 'keys',
+    request: { params: KeyIdParamsSchema },
+    success: { status: 200, description: 'The key, revoked', schema: KeySchema },
+    errors: ['not_found'],
+    handle: async ({ params, principal, ctx }) => ({
+      body: keyBody(await revokeKey(ctx.prisma, holderOf(principal), params.id)),
+    }),
+  }),
+];

@@ -1,0 +1,136 @@
+// Keys their holders manage, through the real stack: sub-keys with spend policies, each refusal with its code, a
+// budget that concurrent admissions cannot overspend (checked where the cost is reserved), and revocation.
+import { describe, expect, it } from 'vitest';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { call, waitForEnd } from '../helpers/http.ts';
+
+const gateway = useGateway();
+const developer = useFundedDeveloper(gateway);
+/** 6 characters of eSpeak at $0.001 per 1,000: 6 micro-USD each. */
+const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
+const speechMicros = 6;
+
+const createKey = (key: string, body: object) => call(gateway, 'POST', '/api/v1/keys', { key, body });
+
+describe('keys', () => {
+  it('creates a key shown once, lists it without its secret, and the first key has every scope and no policy', async () => {
+    const created = await createKey(developer.key, { name: 'ci' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: 'ci', scopes: ['generate', 'read', 'keys'], policy: null });
+    expect(created.body.api_key).toMatch(/^sk_/);
+    const listed = await call(gateway, 'GET', '/api/v1/keys', { key: developer.key });
+    expect(listed.status).toBe(200);
+    const ids = listed.body.keys.map((key: { id: string }) => key.id);
+    expect(ids).toContain(created.body.id);
+    expect(JSON.stringify(listed.body)).not.toContain(created.body.api_key);
+  });
+
+  it('refuses a read-only key at generation with scope_required, and a models allowlist and a cost cap with theirs', async () => {
+    const readOnly = await createKey(developer.key, { name: 'reader', scopes: ['read'] });
+    const refused = await call(gateway, 'POST', '/api/v1/generations', { key: readOnly.body.api_key, body: speech });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'scope_required', scope: 'generate' });
+    expect((await call(gateway, 'GET', '/api/v1/keys/current', { key: readOnly.body.api_key })).status).toBe(200);
+
+    const narrow = await createKey(developer.key, { name: 'narrow', policy: { models: ['local/lanczos'] } });
+    const model = await call(gateway, 'POST', '/api/v1/generations', { key: narrow.body.api_key, body: speech });
+    expect(model.status).toBe(403);
+    expect(model.body).toMatchObject({ error: 'model_not_allowed', allowed: ['local/lanczos'] });
+
+    const cheap = await createKey(developer.key, { name: 'cheap', policy: { max_cost_per_task: '0.000005' } });
+    const cost = await call(gateway, 'POST', '/api/v1/generations', { key: cheap.body.api_key, body: speech });
+    expect(cost.status).toBe(403);
+    expect(cost.body).toMatchObject({ error: 'cost_limit_exceeded', cost: 0.000006, limit: 0.000005 });
+  });
+
+  it('never lets a sub-key create a key wider than itself, nor widen itself', async () => {
+    const sub = await createKey(developer.key, {
+      name: 'agent',
+      policy: { budget: { amount: 1, window: 'day' }, types: ['text-to-audio'] },
+    });
+    const key = sub.body.api_key;
+    const wider = await createKey(key, { name: 'wider', policy: { budget: { amount: 2, window: 'day' } } });
+    expect(wider.status).toBe(403);
+    expect(wider.body).toMatchObject({ error: 'forbidden', field: 'policy.budget' });
+    const longer = await createKey(key, { name: 'longer', policy: { budget: { amount: 1, window: 'week' } } });
+    expect(longer.body).toMatchObject({ error: 'forbidden', field: 'policy.budget' });
+    // What the request leaves out is inherited: the types allowlist stays.
+    const inherited = await createKey(key, { name: 'half', policy: { budget: { amount: 0.5, window: 'day' } } });
+    expect(inherited.status).toBe(201);
+    expect(inherited.body.policy).toEqual({ budget: { amount: 0.5, window: 'day' }, types: ['text-to-audio'] });
+    const self = await call(gateway, 'PATCH', `/api/v1/keys/${sub.body.id}`, {
+      key,
+      body: { policy: { budget: { amount: 5, window: 'day' } } },
+    });
+    expect(self.body).toMatchObject({ error: 'forbidden', field: 'policy.budget' });
+    // A sub-key manages only itself and what it made: not the account's first key.
+    const keys = await call(gateway, 'GET', '/api/v1/keys', { key });
+    expect(keys.body.keys.map((each: { id: string }) => each.id).sort()).toEqual(
+      [sub.body.id, inherited.body.id].sort(),
+    );
+  });
+
+  it('a revoked sub-key (and the keys it made) is refused within a second', async () => {
+    const sub = await createKey(developer.key, { name: 'temp' });
+    const grandchild = await createKey(sub.body.api_key, { name: 'temp-child' });
+    const revoked = await call(gateway, 'DELETE', `/api/v1/keys/${sub.body.id}`, { key: developer.key });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).not.toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (const key of [sub.body.api_key, grandchild.body.api_key])
+      expect((await call(gateway, 'GET', '/api/v1/keys/current', { key })).status).toBe(401);
+  });
+
+  it('50 concurrent admissions on a budget that fits exactly 10: 10 admitted, 40 budget_exceeded, and the numbers agree', async () => {
+    const budget = (10 * speechMicros) / 1_000_000;
+    const sub = await createKey(developer.key, {
+      name: 'budget',
+      policy: { budget: { amount: budget, window: 'day' } },
+    });
+    const key = sub.body.api_key;
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => call(gateway, 'POST', '/api/v1/generations', { key, body: speech })),
+    );
+    const admitted = answers.filter((answer) => answer.status === 202);
+    const refused = answers.filter((answer) => answer.status === 403);
+    expect(admitted).toHaveLength(10);
+    expect(refused).toHaveLength(40);
+    expect(refused[0]!.body).toMatchObject({ error: 'budget_exceeded', limit: budget, window: 'day' });
+    expect(refused[0]!.body.resets_at).toMatch(/T00:00:00.000Z$/);
+    await Promise.all(admitted.map((answer) => waitForEnd(gateway, { key, pollUrl: answer.body.poll_url })));
+
+    const current = await call(gateway, 'GET', '/api/v1/keys/current', { key });
+    expect(current.body).toMatchObject({ window: 'day', spent: budget, reserved: 0, remaining: 0 });
+    const charged = await gateway.database.prisma.task.aggregate({
+      where: { apiKeyId: sub.body.id },
+      _sum: { costCharged: true },
+    });
+    expect(charged._sum.costCharged).toBe(BigInt(10 * speechMicros));
+    // The key that made it counts its sub-key's spend too.
+    const parent = await call(gateway, 'GET', '/api/v1/keys/current', { key: developer.key });
+    expect(parent.body.spent).toBeGreaterThanOrEqual(budget);
+  });
+
+  it('a failed task gives its budget back: one more is admitted', async () => {
+    const price = 500 / 1_000_000; // local/lanczos: $0.0005 flat
+    const sub = await createKey(developer.key, {
+      name: 'refund',
+      policy: { budget: { amount: price, window: 'month' } },
+    });
+    const key = sub.body.api_key;
+    // An input that is not there: the task fails at the engine and its reservation is released.
+    const failing = {
+      type: 'upscale',
+      model: 'local/lanczos',
+      image_url: `${gateway.app.url}/nowhere.png`,
+      resolution: '2x',
+    };
+    const first = await call(gateway, 'POST', '/api/v1/generations', { key, body: failing });
+    expect(first.status).toBe(202);
+    const second = await call(gateway, 'POST', '/api/v1/generations', { key, body: failing });
+    expect(second.body.error).toBe('budget_exceeded');
+    expect((await waitForEnd(gateway, { key, pollUrl: first.body.poll_url })).status).toBe('failed');
+    const again = await call(gateway, 'POST', '/api/v1/generations', { key, body: failing });
+    expect(again.status).toBe(202);
+  });
+});
