@@ -27,6 +27,7 @@ import { formatUsd } from '../../domain/money.ts';
 import { paymentDescription, paymentKindOf } from '../../payments/methods/registered.ts';
 import { isTemporalUnreachable, isWorkflowBusy } from '../temporal/unreachable.ts';
 import { deadline } from '../../net/deadline.ts';
+import { watchClosed } from './closed-watch.ts';
 
 export { cancelledError };
 
@@ -123,8 +124,8 @@ export async function requestGenerationCancel(temporal: TemporalDeps, taskId: st
 
 /**
  * Waits at most `waitMs` for the task's workflow to close, however it closes (a cancelled one closes cancelled), or
- * until `signal` aborts. A long poll on the workflow's history: nothing is held per waiter but the gRPC stream. The
- * wait ends on time even while the client is still connecting or backing off (Temporal unreachable).
+ * until `signal` aborts. A long poll on the workflow's history, shared by every waiter on the task in this process
+ * (closed-watch.ts). The wait ends on time even while the client is still connecting or backing off.
  */
 export async function awaitGenerationClosed(
   temporal: TemporalDeps,
@@ -132,15 +133,16 @@ export async function awaitGenerationClosed(
   waitMs: number,
   signal?: AbortSignal,
 ): Promise<void> {
-  const { client } = temporal;
   const limit = deadline(waitMs, signal);
   const stop = limit.signal;
-  if (stop.aborted) return limit.clear();
-  const closed = client
-    .withDeadline(Date.now() + waitMs, () =>
-      client.withAbortSignal(stop, () => client.workflow.getHandle(taskId).result()),
-    )
-    .catch(() => undefined);
-  const stopped = new Promise<void>((resolve) => stop.addEventListener('abort', () => resolve(), { once: true }));
-  await Promise.race([closed, stopped]).finally(limit.clear);
+  const stopped = new Promise<false>((resolve) => stop.addEventListener('abort', () => resolve(false), { once: true }));
+  try {
+    while (!stop.aborted) {
+      const watch = watchClosed(temporal.client, taskId);
+      const closed = await Promise.race([watch.closed, stopped]).finally(watch.leave);
+      if (closed) return;
+    }
+  } finally {
+    limit.clear();
+  }
 }
