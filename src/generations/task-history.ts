@@ -1,7 +1,7 @@
 // An account's task history (GET /generations): its tasks newest first, a page at a time, each shown exactly as
-// GET /generations/{id} shows it. Keyset pagination on (created_at, id): a page is one index range scan from the
-// cursor down (the tasks_account_id_created_at_id_idx index), however deep, and tasks created while a caller pages
-// land above the cursor, so none is skipped or listed twice.
+// GET /generations/{id} shows it. Keyset pagination on (created_at, id): a page is one range scan of the
+// (account_id, created_at) index from the cursor down, however deep (ties within a millisecond sorted by id as they
+// come), and tasks created while a caller pages land above the cursor, so none is skipped or listed twice.
 import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { TaskStatus } from '../domain/values.ts';
