@@ -42,7 +42,6 @@ describe('the MCP server', () => {
       'get_generation',
       'list_generations',
       'list_models',
-      'list_generations',
       'quote',
       'register_agent',
       'set_webhook',
