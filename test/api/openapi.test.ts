@@ -22,6 +22,7 @@ const specEndpoints = [
 // Documented additions of this gateway, beyond the spec.
 const extensionEndpoints = [
   ['get', '/account/webhook-secret', '200'],
+  ['get', '/generations', '200'],
   ['post', '/generations/{id}/cancel', '200'],
   ['post', '/uploads', '201'],
   ['get', '/uploads', '200'],

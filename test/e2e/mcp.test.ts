@@ -40,6 +40,7 @@ describe('the MCP server', () => {
       'generate',
       'get_balance',
       'get_generation',
+      'list_generations',
       'list_models',
       'quote',
       'register_agent',

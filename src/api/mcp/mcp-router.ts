@@ -22,6 +22,7 @@ const listedTools = tools.map((tool) => ({
     type: 'object';
     [key: string]: unknown;
   },
+  ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
 }));
 const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
 

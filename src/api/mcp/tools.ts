@@ -7,7 +7,11 @@ import {
   AgentRegisterRequestSchema,
   AgentWebhookRequestSchema,
 } from '../schemas/agents.schemas.ts';
-import { CreateGenerationHeadersSchema, GenerationRequestSchema } from '../schemas/generations.schemas.ts';
+import {
+  CreateGenerationHeadersSchema,
+  GenerationHistoryQuerySchema,
+  GenerationRequestSchema,
+} from '../schemas/generations.schemas.ts';
 import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
 import type { RawRequest } from '../endpoint.ts';
 
@@ -45,6 +49,8 @@ export interface ToolDefinition {
    * would otherwise create a second task (an x402 payment is its own key: the same payment answers the same task).
    */
   creates?: true;
+  /** Only reads: listed with MCP's `readOnlyHint`, so a host may call it without asking. */
+  readOnly?: true;
 }
 
 const asBody = (args: Record<string, unknown>) => ({ body: args, hasBody: true });
@@ -94,6 +100,16 @@ export const tools: ToolDefinition[] = [
     input: z.object({ id: taskId, wait_seconds: waitSeconds }),
     request: ({ id }) => ({ params: { id } }),
     follows: true,
+  },
+  {
+    name: 'list_generations',
+    title: 'List your generations',
+    description:
+      'Your tasks, newest first, each as get_generation answers it; filter by status, type, model, idempotency_key, created_after/created_before. Pass `next_cursor` back as `cursor` for the next page.',
+    operationId: 'listGenerations',
+    input: GenerationHistoryQuerySchema,
+    request: (args) => ({ query: args }),
+    readOnly: true,
   },
   {
     name: 'cancel_generation',

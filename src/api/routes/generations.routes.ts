@@ -4,6 +4,8 @@ import { publicBaseUrl } from '../../config/config.ts';
 import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
 import { readGeneration } from '../../orchestration/generations/read.ts';
+import { decodeHistoryCursor } from '../../generations/history-cursor.ts';
+import { listTaskHistory } from '../../generations/task-history.ts';
 import type { TaskView } from '../../generations/task-view.ts';
 import { keylessPayer, paymentReceiptHeaders } from '../../payments/methods/registered.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
@@ -15,6 +17,8 @@ import { webhookSignature } from '../webhook-signature.ts';
 import {
   CreateGenerationBodySchema,
   CreateGenerationHeadersSchema,
+  GenerationHistoryQuerySchema,
+  GenerationHistoryResponseSchema,
   GenerationIdParamsSchema,
   GenerationQueuedResponseSchema,
   GenerationStatusResponseSchema,
@@ -109,6 +113,36 @@ const getGenerationDefinition = defineEndpoint({
   },
 });
 
+/** GET /generations: a page of the caller's tasks; the query's cursor and dates are already checked by its schema. */
+const listGenerationsDefinition = defineEndpoint({
+  method: 'get',
+  path: '/generations',
+  operationId: 'listGenerations',
+  summary: 'List your generation tasks',
+  description: endpointDescriptions.listGenerations,
+  tags,
+  auth: 'any',
+  request: { query: GenerationHistoryQuerySchema },
+  success: { status: 200, description: 'A page of your tasks, newest first', schema: GenerationHistoryResponseSchema },
+  handle: async ({ query, principal, ctx }) => {
+    const { account, apiKey } = principal;
+    const page = await listTaskHistory(ctx, {
+      scope: { accountId: account.id, accountKind: account.kind, apiKeyId: apiKey?.id },
+      filter: {
+        status: query.status,
+        type: query.type,
+        model: query.model,
+        idempotencyKey: query.idempotency_key,
+        createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
+        createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
+      },
+      limit: query.limit,
+      after: query.cursor === undefined ? undefined : decodeHistoryCursor(query.cursor),
+    });
+    return { body: { generations: page.tasks, next_cursor: page.nextCursor } };
+  },
+});
+
 export const generationEndpoints = [
   defineEndpoint({
     method: 'post',
@@ -169,6 +203,7 @@ export const generationEndpoints = [
       return { status: 202, body: { ...queuedBody(queued), ...token, ...secret } };
     },
   }),
+  listGenerationsDefinition,
   getGenerationDefinition,
   defineEndpoint({
     method: 'post',

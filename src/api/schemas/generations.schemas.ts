@@ -1,5 +1,6 @@
 import type { GenerationRequest, InputLayoutRequest } from '../../domain/generation-request.ts';
 import { generateTypes, type TaskProgress, webhookEventFilters } from '../../domain/values.ts';
+import { decodeHistoryCursor } from '../../generations/history-cursor.ts';
 import {
   GenerationTypeSchema,
   httpUrl,
@@ -239,12 +240,15 @@ const preferHeader = (answer: string) =>
     });
 
 /** Spec: the retry key of POST /generations, 1 to 255 visible ASCII characters (RFC 9110 token-ish, no spaces). */
-export const CreateGenerationHeadersSchema = z.object({
-  'Idempotency-Key': z
+const idempotencyKeyText = () =>
+  z
     .string()
     .min(1)
     .max(255)
-    .regex(/^[\x21-\x7e]+$/, 'must be 1 to 255 visible ASCII characters')
+    .regex(/^[\x21-\x7e]+$/, 'must be 1 to 255 visible ASCII characters');
+
+export const CreateGenerationHeadersSchema = z.object({
+  'Idempotency-Key': idempotencyKeyText()
     .optional()
     .openapi({
       param: { name: 'Idempotency-Key', in: 'header' },
@@ -267,3 +271,62 @@ export const GetGenerationHeadersSchema = z.object({
 export const GenerationIdParamsSchema = taskIdParams('id');
 
 export const PredictionIdParamsSchema = taskIdParams('taskId');
+
+/** GET /generations: a page size, the cursor of the page before, and filters that must all match. */
+export const GenerationHistoryQuerySchema = z.object({
+  limit: z.coerce
+    .number<string | number>()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ param: { name: 'limit', in: 'query' }, description: 'Tasks per page, 1 to 100', example: 20 }),
+  cursor: z
+    .string()
+    .max(200)
+    .refine((cursor) => decodeHistoryCursor(cursor) !== undefined, 'must be a next_cursor this endpoint answered')
+    .optional()
+    .openapi({
+      param: { name: 'cursor', in: 'query' },
+      description: "The previous page's `next_cursor` (opaque); absent: the first page. Use it with the same filters",
+    }),
+  status: TaskStatusSchema.optional().openapi({ param: { name: 'status', in: 'query' } }),
+  type: GenerationTypeSchema.optional().openapi({ param: { name: 'type', in: 'query' } }),
+  model: safeText(200)
+    .min(1)
+    .optional()
+    .openapi({ param: { name: 'model', in: 'query' }, description: 'A model id', example: 'local/espeak' }),
+  idempotency_key: idempotencyKeyText()
+    .optional()
+    .openapi({
+      param: { name: 'idempotency_key', in: 'query' },
+      description: 'The `Idempotency-Key` the task was created with',
+    }),
+  created_after: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({
+      param: { name: 'created_after', in: 'query' },
+      description: 'Only tasks created after this instant (exclusive), ISO 8601',
+      example: '2026-12-01T00:00:00Z',
+    }),
+  created_before: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({
+      param: { name: 'created_before', in: 'query' },
+      description: 'Only tasks created before this instant (exclusive), ISO 8601',
+      example: '2026-12-02T00:00:00Z',
+    }),
+});
+
+export const GenerationHistoryResponseSchema = z
+  .object({
+    generations: z.array(GenerationStatusResponseSchema).openapi({
+      description: 'Newest first; each task exactly as GET /generations/{id} answers it',
+    }),
+    next_cursor: z.string().nullable().openapi({
+      description: 'Pass as `cursor` for the next page; null on the last page',
+    }),
+  })
+  .openapi('GenerationHistory');
