@@ -279,15 +279,14 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
   else res.status(answer.status).set(answer.headers).json(answer.body);
 }
 
-/** Mounts endpoints, then answers 405 (with Allow) for known paths called with another method. */
+/**
+ * Answers 405 (with Allow) for known paths called with another method, then mounts the endpoints. The 405s come
+ * first, in the endpoints' order, so a fixed path (`/keys/current`) is not taken for a parameter (`/keys/{id}`).
+ */
 export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiContext): void {
   const methodsByPath = new Map<string, Set<string>>();
   for (const endpoint of endpoints) {
     const path = toExpressPath(endpoint.path);
-    router[endpoint.method](path, (req, res) => {
-      res.locals.route = `${req.baseUrl}${path}`;
-      return runEndpoint(endpoint, ctx, req, res);
-    });
     const methods = methodsByPath.get(path) ?? new Set<string>();
     methods.add(endpoint.method.toUpperCase());
     if (endpoint.method === 'get') methods.add('HEAD');
@@ -295,13 +294,21 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiCo
   }
   for (const [path, methods] of methodsByPath) {
     const allow = [...methods].join(', ');
-    router.all(path, (req, res) => {
+    router.all(path, (req, res, next) => {
+      if (methods.has(req.method)) return next();
       res.locals.route = `${req.baseUrl}${path}`;
       res.set('Allow', allow);
       throw new ApiError(
         'method_not_allowed',
         `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}.`,
       );
+    });
+  }
+  for (const endpoint of endpoints) {
+    const path = toExpressPath(endpoint.path);
+    router[endpoint.method](path, (req, res) => {
+      res.locals.route = `${req.baseUrl}${path}`;
+      return runEndpoint(endpoint, ctx, req, res);
     });
   }
 }

@@ -9,14 +9,11 @@ import type { AccountKind, Prisma } from '../generated/prisma/client.ts';
 import { encodeHistoryCursor, type HistoryPosition } from './history-cursor.ts';
 import { taskView, type TaskView } from './task-view.ts';
 
-/**
- * Whose tasks are listed. `apiKeyId` is the calling key: today every key sees its whole account's tasks; a key that
- * should see only its own (a key with a policy) narrows the query here.
- */
+/** Whose tasks are listed: the account's, or only those of `onlyKeyId` (a key with a policy sees its own). */
 export interface TaskHistoryScope {
   accountId: string;
   accountKind: AccountKind;
-  apiKeyId?: string;
+  onlyKeyId?: string;
 }
 
 /** Which tasks: every filter given must match; `createdAfter` and `createdBefore` are exclusive. */
@@ -25,6 +22,8 @@ export interface TaskHistoryFilter {
   type?: string;
   model?: string;
   idempotencyKey?: string;
+  /** The key that created them. */
+  keyId?: string;
   createdAfter?: Date;
   createdBefore?: Date;
 }
@@ -66,6 +65,8 @@ function historyWhere({ scope, filter, after }: TaskHistoryQuery): Prisma.TaskWh
         idempotencyKey: filter.idempotencyKey,
         createdAt: created,
       },
+      scope.onlyKeyId ? { apiKeyId: scope.onlyKeyId } : {},
+      filter.keyId ? { apiKeyId: filter.keyId } : {},
       after ? belowPosition(after) : {},
     ],
   };

@@ -30,6 +30,12 @@ const extensionEndpoints = [
   ['delete', '/uploads/{id}', '200'],
   ['get', '/generations/{id}/events', '200'],
   ['get', '/events', '200'],
+  ['post', '/keys', '201'],
+  ['get', '/keys', '200'],
+  ['get', '/keys/current', '200'],
+  ['get', '/keys/{id}', '200'],
+  ['patch', '/keys/{id}', '200'],
+  ['delete', '/keys/{id}', '200'],
 ] as const;
 const allEndpoints = [...specEndpoints, ...extensionEndpoints];
 

@@ -54,6 +54,8 @@ const validBodies: Record<string, Record<string, unknown>[]> = {
   creditDeposit: [{ chain: 'base', tx_hash: `0x${'a'.repeat(64)}` }],
   quoteGeneration: [{ type: 'text-to-image', model: 'fal/flux-schnell' }],
   updateAgentWebhook: [{ webhook_url: 'https://hooks.example/a' }],
+  createKey: [{ name: 'ci' }],
+  updateKey: [{ name: 'ci' }],
   createGeneration: [
     { model: 'openai/gpt-4o-mini', input: { prompt: 'hello', messages: [{ role: 'user', content: 'hi' }] } },
     { type: 'text-to-text', model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
@@ -118,6 +120,8 @@ function casesOf(endpoint: Endpoint): Case[] {
       request: (bad: string) => ({
         method: endpoint.method.toUpperCase(),
         path: pathWith(String(path[0]), encodeURIComponent(bad)),
+        // A body, where the endpoint takes one, so the path's field is the only thing wrong.
+        body: validBodies[endpoint.operationId]?.[0],
         key: key?.(),
       }),
     })),

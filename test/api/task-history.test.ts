@@ -212,7 +212,17 @@ describe('the list_generations MCP tool', () => {
     const tool = tools.find((listed) => listed.name === 'list_generations')!;
     expect(tool.annotations).toEqual({ readOnlyHint: true });
     expect(Object.keys(tool.inputSchema.properties!).sort()).toEqual(
-      ['created_after', 'created_before', 'cursor', 'idempotency_key', 'limit', 'model', 'status', 'type'].sort(),
+      [
+        'created_after',
+        'created_before',
+        'cursor',
+        'idempotency_key',
+        'key_id',
+        'limit',
+        'model',
+        'status',
+        'type',
+      ].sort(),
     );
   });
 

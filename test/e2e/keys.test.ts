@@ -1,6 +1,8 @@
 // Keys their holders manage, through the real stack: sub-keys with spend policies, each refusal with its code, a
 // budget that concurrent admissions cannot overspend (checked where the cost is reserved), and revocation.
-import { describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeServer, listenLocally } from '../../harness/local-server.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 
@@ -9,6 +11,14 @@ const developer = useFundedDeveloper(gateway);
 /** 6 characters of eSpeak at $0.001 per 1,000: 6 micro-USD each. */
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
 const speechMicros = 6;
+
+// An input that is not there, answered late: the task holds its reservation until then, then fails and releases it.
+const lateMissingInput = createServer((_req, res) => setTimeout(() => res.writeHead(404).end(), 1_500));
+let lateMissingUrl = '';
+beforeAll(async () => {
+  lateMissingUrl = `${(await listenLocally(lateMissingInput)).url}/nowhere.png`;
+});
+afterAll(() => closeServer(lateMissingInput));
 
 const createKey = (key: string, body: object) => call(gateway, 'POST', '/api/v1/keys', { key, body });
 
@@ -118,13 +128,7 @@ describe('keys', () => {
       policy: { budget: { amount: price, window: 'month' } },
     });
     const key = sub.body.api_key;
-    // An input that is not there: the task fails at the engine and its reservation is released.
-    const failing = {
-      type: 'upscale',
-      model: 'local/lanczos',
-      image_url: `${gateway.app.url}/nowhere.png`,
-      resolution: '2x',
-    };
+    const failing = { type: 'upscale', model: 'local/lanczos', image_url: lateMissingUrl, resolution: '2x' };
     const first = await call(gateway, 'POST', '/api/v1/generations', { key, body: failing });
     expect(first.status).toBe(202);
     const second = await call(gateway, 'POST', '/api/v1/generations', { key, body: failing });

@@ -127,12 +127,17 @@ const listGenerationsDefinition = defineEndpoint({
   handle: async ({ query, principal, ctx }) => {
     const { account, apiKey } = principal;
     const page = await listTaskHistory(ctx, {
-      scope: { accountId: account.id, accountKind: account.kind, apiKeyId: apiKey?.id },
+      scope: {
+        accountId: account.id,
+        accountKind: account.kind,
+        ...(apiKey?.policy && { onlyKeyId: apiKey.id }),
+      },
       filter: {
         status: query.status,
         type: query.type,
         model: query.model,
         idempotencyKey: query.idempotency_key,
+        keyId: query.key_id,
         createdAfter: query.created_after === undefined ? undefined : new Date(query.created_after),
         createdBefore: query.created_before === undefined ? undefined : new Date(query.created_before),
       },

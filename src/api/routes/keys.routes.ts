@@ -62,7 +62,7 @@ type KeyBody = z.infer<typeof UpdateKeyBodySchema>;
 const changesOf = (body: KeyBody): KeyChanges => ({
   ...(body.name !== undefined && { name: body.name }),
   ...(body.scopes !== undefined && { scopes: body.scopes }),
-  ...(body.expires_at !== undefined && { expiresAt: body.expires_at }),
+  ...(body.expires_at !== undefined && { expiresAt: body.expires_at === null ? null : new Date(body.expires_at) }),
   ...(body.policy !== undefined && {
     policy: body.policy && {
       ...(body.policy.budget && {

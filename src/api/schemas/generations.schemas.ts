@@ -302,6 +302,14 @@ export const GenerationHistoryQuerySchema = z.object({
       param: { name: 'idempotency_key', in: 'query' },
       description: 'The `Idempotency-Key` the task was created with',
     }),
+  key_id: z
+    .string()
+    .regex(/^key_[0-9A-Za-z]{1,64}$/)
+    .optional()
+    .openapi({
+      param: { name: 'key_id', in: 'query' },
+      description: 'Only tasks created with this API key (its `id`)',
+    }),
   created_after: z.iso
     .datetime({ offset: true })
     .optional()

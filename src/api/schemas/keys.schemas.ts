@@ -1,7 +1,7 @@
 import { budgetWindows, keyScopes } from '../../accounts/key-policy.ts';
 import { parseUsd } from '../../domain/money.ts';
 import { generationTypes } from '../../domain/values.ts';
-import { z } from './zod.ts';
+import { safeText, z } from './zod.ts';
 
 /** USD as a number or a decimal string, exact to the micro-USD (never rounded): bigint micro-USD inside. */
 const usdAmount = z
@@ -29,7 +29,7 @@ const PolicyRequestSchema = z
         window: z.enum(budgetWindows).openapi({ description: "UTC calendar window; `total`: the key's whole life" }),
       })
       .optional(),
-    models: z.array(z.string().min(1)).min(1).max(100).optional().openapi({ description: 'Allowed model slugs' }),
+    models: z.array(safeText(200).min(1)).min(1).max(100).optional().openapi({ description: 'Allowed model slugs' }),
     types: z.array(z.enum(generationTypes)).min(1).optional().openapi({ description: 'Allowed generation types' }),
     max_cost_per_task: usdAmount.optional(),
     rate_limit_per_minute: z.number().int().positive().max(100_000).optional(),
@@ -38,15 +38,14 @@ const PolicyRequestSchema = z
 
 const expiresAt = z.iso
   .datetime({ offset: true })
-  .transform((text) => new Date(text))
-  .refine((date) => date.getTime() > Date.now(), 'must be in the future')
+  .refine((text) => Date.parse(text) > Date.now(), 'must be in the future')
   .nullable()
   .optional()
-  .openapi({ type: 'string', format: 'date-time', description: 'null: never expires' });
+  .openapi({ description: 'When it stops working; null: never' });
 
 export const CreateKeyBodySchema = z
   .strictObject({
-    name: z.string().trim().min(1).max(100),
+    name: safeText(100).trim().min(1),
     scopes: z.array(KeyScopeSchema).min(1).optional().openapi({ description: "Default: the calling key's scopes" }),
     policy: PolicyRequestSchema.nullable()
       .optional()
