@@ -6,6 +6,8 @@ import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { GenerationType } from '../domain/values.ts';
 import type { Principal } from './api-keys.ts';
+import type { KeyPolicyError } from './key-policy.ts';
+import { keyRefusal } from './key-spend.ts';
 import { type AccountSummary, getAccountSummary, recentDeposits } from './accounts.ts';
 import { depositAddresses } from '../payments/deposits/addresses.ts';
 import { type AgentRegistration, type RegisteredAgent, registerAgent } from './registration.ts';
@@ -51,6 +53,8 @@ export interface Quote {
   /** Per-token (text-to-text) models: the token counts the quote priced, as it carries no text. */
   assumedTokens?: { input: number; output: number };
   availableMicros: bigint;
+  /** Why the calling key's policy (or one above it) would refuse the request now; null: it would admit it. */
+  keyRefusal: KeyPolicyError | null;
   /** Where an agent can top up; none for a developer, who pays in USD. */
   depositAddresses: Record<string, string>;
 }
@@ -69,10 +73,12 @@ export function quotePrice(catalog: Catalog, request: QuoteRequest): Pick<Quote,
 /** Prices the request against the caller's available balance. */
 export async function quoteGeneration(
   deps: AgentServiceDeps,
-  input: { account: Principal['account']; request: QuoteRequest },
+  input: { account: Principal['account']; keyId?: string; request: QuoteRequest },
 ): Promise<Quote> {
   const priced = quotePrice(deps.catalog, input.request);
   const summary = await getAccountSummary(deps.prisma, input.account.id);
   const addresses = input.account.kind === 'agent' ? depositAddresses(deps.config, summary.depositIndex) : {};
-  return { ...priced, availableMicros: summary.available, depositAddresses: addresses };
+  const asked = { model: input.request.model, type: input.request.type, costMicros: priced.price.micros };
+  const refusal = input.keyId ? await keyRefusal(deps.prisma, input.keyId, asked) : null;
+  return { ...priced, availableMicros: summary.available, keyRefusal: refusal, depositAddresses: addresses };
 }

@@ -95,6 +95,10 @@ export interface Principal {
   task?: string;
 }
 
+/** A key with a policy sees only the tasks it created; one without sees its account's (and a task token its one). */
+export const ownTasksOnly = (principal: Principal): string | undefined =>
+  principal.apiKey?.policy ? principal.apiKey.id : undefined;
+
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; failure: AuthFailure };
 
 export async function authenticateApiKey(db: Db, key: string | undefined, now = new Date()): Promise<AuthResult> {

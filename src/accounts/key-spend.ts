@@ -67,15 +67,32 @@ async function lockedChain(tx: Prisma.TransactionClient, keyId: string) {
   return chain;
 }
 
-/** The keys above a task's key too, without locks (a settlement only gives back). */
-async function chainIds(db: Db, keyId: string): Promise<string[]> {
-  const rows = await db.$queryRaw<{ id: string }[]>`
+/** The key and the keys above it, without locks (a settlement only gives back; a quote only looks). */
+async function chainOf(db: Db, keyId: string): Promise<{ id: string; policy: KeyPolicy | null }[]> {
+  const rows = await db.$queryRaw<{ id: string; policy: unknown }[]>`
     WITH RECURSIVE chain AS (
-      SELECT id, parent_id, 1 AS depth FROM api_keys WHERE id = ${keyId}
+      SELECT id, parent_id, policy, 1 AS depth FROM api_keys WHERE id = ${keyId}
       UNION ALL
-      SELECT k.id, k.parent_id, c.depth + 1 FROM api_keys k JOIN chain c ON k.id = c.parent_id WHERE c.depth < 32
-    ) SELECT id FROM chain`;
-  return rows.map((row) => row.id);
+      SELECT k.id, k.parent_id, k.policy, c.depth + 1 FROM api_keys k JOIN chain c ON k.id = c.parent_id
+      WHERE c.depth < 32
+    ) SELECT id, policy FROM chain ORDER BY depth`;
+  return rows.map((row) => ({ id: row.id, policy: policyOf(row.policy) }));
+}
+
+/** What admission would answer the request now, as far as the key's chain goes (a quote; nothing is held). */
+export async function keyRefusal(
+  db: Db,
+  keyId: string,
+  request: { model: string; type: string; costMicros: bigint },
+  now = new Date(),
+): Promise<KeyPolicyError | null> {
+  for (const key of await chainOf(db, keyId)) {
+    const refusal =
+      requestRefusal(key.policy, request) ??
+      (key.policy?.budget ? await budgetRefusal(db, key.id, key.policy.budget, request.costMicros, now) : null);
+    if (refusal) return refusal;
+  }
+  return null;
 }
 
 /**
@@ -90,7 +107,9 @@ export async function reserveKeySpend(
   for (const key of chain) {
     const refusal = requestRefusal(key.policy, task);
     if (refusal) throw refusal;
-    if (key.policy?.budget) await checkBudget(tx, key.id, key.policy.budget, task.costMicros, task.createdAt);
+    const overBudget =
+      key.policy?.budget && (await budgetRefusal(tx, key.id, key.policy.budget, task.costMicros, task.createdAt));
+    if (overBudget) throw overBudget;
   }
   const day = utcDay(task.createdAt);
   for (const key of chain)
@@ -99,16 +118,17 @@ export async function reserveKeySpend(
       ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
 }
 
-async function checkBudget(
-  tx: Prisma.TransactionClient,
+/** The refusal a budget answers a cost with, or null while the window has room for it. */
+async function budgetRefusal(
+  db: Db,
   keyId: string,
   budget: NonNullable<KeyPolicy['budget']>,
   costMicros: bigint,
   now: Date,
-) {
-  const usage = await budgetUsage(tx, keyId, budget, now);
-  if (usage.charged + usage.reserved + costMicros <= budget.amountMicros) return;
-  throw new KeyPolicyError(
+): Promise<KeyPolicyError | null> {
+  const usage = await budgetUsage(db, keyId, budget, now);
+  if (usage.charged + usage.reserved + costMicros <= budget.amountMicros) return null;
+  return new KeyPolicyError(
     'budget_exceeded',
     `This request costs $${formatUsd(costMicros)}; this API key's budget of $${formatUsd(budget.amountMicros)} per ` +
       `${budget.window} has $${formatUsd(usage.remaining)} left` +
@@ -136,7 +156,7 @@ export async function settleKeySpend(
 ): Promise<void> {
   if (!task.apiKeyId) return;
   const day = utcDay(task.createdAt);
-  for (const id of await chainIds(tx, task.apiKeyId))
+  for (const { id } of await chainOf(tx, task.apiKeyId))
     await tx.$executeRaw`
       UPDATE key_spend SET reserved = GREATEST(reserved - ${task.costReserved}, 0), charged = charged + ${chargedMicros}
       WHERE api_key_id = ${id} AND day = ${day}::date`;

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeServer, listenLocally } from '../../harness/local-server.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
+import { useMcpClients } from '../helpers/mcp-client.ts';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 const gateway = useGateway();
 const developer = useFundedDeveloper(gateway);
@@ -19,6 +21,10 @@ beforeAll(async () => {
   lateMissingUrl = `${(await listenLocally(lateMissingInput)).url}/nowhere.png`;
 });
 afterAll(() => closeServer(lateMissingInput));
+
+const connect = useMcpClients(() => gateway.app.url);
+const callTool = async (key: string, name: string, args: Record<string, unknown>) =>
+  (await (await connect(key)).callTool({ name, arguments: args })) as CallToolResult;
 
 const createKey = (key: string, body: object) => call(gateway, 'POST', '/api/v1/keys', { key, body });
 
@@ -136,5 +142,41 @@ describe('keys', () => {
     expect((await waitForEnd(gateway, { key, pollUrl: first.body.poll_url })).status).toBe('failed');
     const again = await call(gateway, 'POST', '/api/v1/generations', { key, body: failing });
     expect(again.status).toBe(202);
+  });
+
+  it('refuses over MCP with the same codes: a read-only key generating, a model outside the allowlist', async () => {
+    const readOnly = await createKey(developer.key, { name: 'mcp-reader', scopes: ['read'] });
+    const scoped = await callTool(readOnly.body.api_key, 'generate', speech);
+    expect(scoped.isError).toBe(true);
+    expect(scoped.structuredContent).toMatchObject({ error: 'scope_required', scope: 'generate' });
+    const narrow = await createKey(developer.key, { name: 'mcp-narrow', policy: { models: ['local/lanczos'] } });
+    const model = await callTool(narrow.body.api_key, 'generate', speech);
+    expect(model.isError).toBe(true);
+    expect(model.structuredContent).toMatchObject({ error: 'model_not_allowed' });
+  });
+
+  it("a quote says whether the key's policy would admit the request, and why not", async () => {
+    const narrow = await createKey(developer.key, { name: 'quoted', policy: { types: ['upscale'] } });
+    const refused = await call(gateway, 'POST', '/api/v1/agents/quote', { key: narrow.body.api_key, body: speech });
+    expect(refused.status).toBe(200);
+    expect(refused.body).toMatchObject({ key_allows: false, key_refusal: { error: 'type_not_allowed' } });
+    const open = await call(gateway, 'POST', '/api/v1/agents/quote', { key: developer.key, body: speech });
+    expect(open.body).toMatchObject({ key_allows: true, key_refusal: null });
+  });
+
+  it("a key with a policy sees only the tasks it created: another key's task is not found, in reads and cancels", async () => {
+    const limited = await createKey(developer.key, { name: 'own-tasks', policy: { types: ['text-to-audio'] } });
+    const others = await call(gateway, 'POST', '/api/v1/generations', { key: developer.key, body: speech });
+    const own = await call(gateway, 'POST', '/api/v1/generations', { key: limited.body.api_key, body: speech });
+    const key = limited.body.api_key;
+    expect((await call(gateway, 'GET', `/api/v1/generations/${own.body.id}`, { key })).status).toBe(200);
+    expect((await call(gateway, 'GET', `/api/v1/generations/${others.body.id}`, { key })).status).toBe(404);
+    expect((await call(gateway, 'POST', `/api/v1/generations/${others.body.id}/cancel`, { key })).status).toBe(404);
+    const listed = await call(gateway, 'GET', '/api/v1/generations', { key });
+    expect(listed.body.generations.map((task: { id: string }) => task.id)).toEqual([own.body.id]);
+    // The account's first key sees both, and can ask for one key's.
+    const byKey = await call(gateway, 'GET', `/api/v1/generations?key_id=${limited.body.id}`, { key: developer.key });
+    expect(byKey.body.generations.map((task: { id: string }) => task.id)).toEqual([own.body.id]);
+    expect((await call(gateway, 'GET', `/api/v1/generations/${own.body.id}`, { key: developer.key })).status).toBe(200);
   });
 });

@@ -163,7 +163,12 @@ export const agentEndpoints = [
     request: { body: AgentQuoteRequestSchema },
     success: { status: 200, description: 'The quote', schema: AgentQuoteResponseSchema },
     handle: async ({ body, principal, ctx }) => {
-      const quote = await quoteGeneration(ctx, { account: principal.account, request: body });
+      const quote = await quoteGeneration(ctx, {
+        account: principal.account,
+        keyId: principal.apiKey?.id,
+        request: body,
+      });
+      const refusal = quote.keyRefusal;
       const shortfall = quote.price.micros - quote.availableMicros;
       return {
         body: {
@@ -171,6 +176,8 @@ export const agentEndpoints = [
           your_balance: formatUsd(quote.availableMicros),
           can_afford: shortfall <= 0n,
           shortfall: shortfall > 0n ? formatUsd(shortfall) : null,
+          key_allows: refusal === null,
+          key_refusal: refusal && { error: refusal.code, message: refusal.message, ...refusal.details },
           breakdown: quote.price.breakdown,
           ...(quote.assumedTokens
             ? {

@@ -1,3 +1,4 @@
+import { ownTasksOnly } from '../../accounts/api-keys.ts';
 import type { Request, Response } from 'express';
 import type { Principal } from '../../accounts/api-keys.ts';
 import { openAccountEvents, openTaskEvents, type OpenedStream } from '../../orchestration/generations/events.ts';
@@ -58,7 +59,8 @@ export const eventEndpoints = [
     errors: ['not_found'],
     handle: async ({ params, headers, principal, ctx, req, res }) => {
       const request = streamRequest({ principal, ctx, req, res, auth: 'any_or_task_token' }, headers['Last-Event-ID']);
-      return answer(await openTaskEvents(ctx, { ...request, taskId: params.id, onlyTask: principal.task }));
+      const own = { onlyTask: principal.task, onlyKey: ownTasksOnly(principal) };
+      return answer(await openTaskEvents(ctx, { ...request, taskId: params.id, ...own }));
     },
   }),
   defineEndpoint({

@@ -1,3 +1,4 @@
+import { ownTasksOnly } from '../../accounts/api-keys.ts';
 import type { Request, RequestHandler, Response } from 'express';
 import { formatUsd, usdNumber } from '../../domain/money.ts';
 import { publicBaseUrl } from '../../config/config.ts';
@@ -105,7 +106,13 @@ const getGenerationDefinition = defineEndpoint({
   errors: ['not_found'],
   handle: async ({ params, headers, principal, ctx, req, res }) => {
     const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, req, res, accountId: principal.account.id });
-    const read = { taskId: params.id, account: principal.account, onlyTask: principal.task, ...hold };
+    const read = {
+      taskId: params.id,
+      account: principal.account,
+      onlyTask: principal.task,
+      onlyKey: ownTasksOnly(principal),
+      ...hold,
+    };
     const { task, ended } = await readGeneration(ctx, read);
     const answer = taskAnswer(task);
     if (waitSeconds === undefined || !ended) return answer;
@@ -227,7 +234,7 @@ export const generationEndpoints = [
     },
     errors: ['not_found', 'conflict'],
     handle: async ({ params, principal, ctx }) => {
-      const owner = { accountId: principal.account.id, onlyTask: principal.task };
+      const owner = { accountId: principal.account.id, onlyTask: principal.task, onlyKey: ownTasksOnly(principal) };
       const { task, ended } = await cancelGeneration(ctx, { taskId: params.id, owner });
       return { status: ended ? 200 : 202, body: task };
     },
@@ -253,7 +260,12 @@ export const generationEndpoints = [
     },
     errors: ['not_found'],
     handle: async ({ params, principal, ctx }) => {
-      const read = { taskId: params.taskId, account: principal.account, onlyTask: principal.task };
+      const read = {
+        taskId: params.taskId,
+        account: principal.account,
+        onlyTask: principal.task,
+        onlyKey: ownTasksOnly(principal),
+      };
       return taskAnswer((await readGeneration(ctx, read)).task);
     },
   }),

@@ -110,6 +110,15 @@ export const AgentQuoteResponseSchema = z
     }),
     can_afford: z.boolean(),
     shortfall: moneyString.nullable().optional(),
+    key_allows: z.boolean().openapi({
+      description:
+        "Extension: whether the calling key's policy (and those of the keys above it) would admit this request now",
+    }),
+    key_refusal: z
+      .object({ error: z.string(), message: z.string() })
+      .catchall(z.unknown())
+      .nullable()
+      .openapi({ description: 'Extension: the 403 a generation would get now (`budget_exceeded`, …); null: none' }),
     breakdown: z.record(z.string(), z.unknown()).openapi({
       description:
         'How the price was made: `rule` and its rates and quantities. For text-priced models the quantities the quote ' +

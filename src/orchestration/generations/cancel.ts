@@ -25,7 +25,7 @@ export interface CancelDeps {
 /** `owner`: the caller's account (a task token: its one task); none for an operator, who may cancel any task. */
 export interface CancelRequest {
   taskId: string;
-  owner?: { accountId: string; onlyTask?: string };
+  owner?: { accountId: string; onlyTask?: string; onlyKey?: string };
 }
 
 /** The task as it is after the wait; `ended`: the cancel has landed (the task is `failed` with error `cancelled`). */
@@ -45,7 +45,8 @@ async function findTask(deps: CancelDeps, input: CancelRequest): Promise<TaskRow
   if (!owner) return deps.prisma.task.findUnique({ where: { id: taskId }, include: { payment: true } });
   // A task token cancels its own task; any other id is answered as not found, like someone else's task.
   if (owner.onlyTask !== undefined && owner.onlyTask !== taskId) return null;
-  return (await findTaskForAccount(deps.prisma, taskId, owner.accountId)) as TaskRow | null;
+  const task = (await findTaskForAccount(deps.prisma, taskId, owner.accountId)) as TaskRow | null;
+  return task && owner.onlyKey && task.apiKeyId !== owner.onlyKey ? null : task;
 }
 
 /** The answer once the row has ended: cancelled (a repeat is fine), or it ended otherwise first (409). */

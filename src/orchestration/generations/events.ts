@@ -85,13 +85,13 @@ async function sendable(deps: EventStreamDeps, read: GenerationRead, event: Task
 /** The events of one task (the caller's own: another's is not found), ending with its final one. */
 export async function openTaskEvents(
   deps: EventStreamDeps,
-  input: EventStreamRequest & { taskId: string; onlyTask?: string },
+  input: EventStreamRequest & { taskId: string; onlyTask?: string; onlyKey?: string },
 ): Promise<OpenedStream> {
   const wakeUp = createWakeUp(input.signal);
   const unsubscribe = await subscribeWhileOpen(deps, input, (taskId) => {
     if (taskId === undefined || taskId === input.taskId) wakeUp.wake();
   });
-  const read = { taskId: input.taskId, account: input.account, onlyTask: input.onlyTask };
+  const read = { taskId: input.taskId, account: input.account, onlyTask: input.onlyTask, onlyKey: input.onlyKey };
   try {
     const { task } = await readGeneration(deps, read);
     let after = input.lastEventId ?? 0n;

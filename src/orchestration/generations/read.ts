@@ -31,6 +31,8 @@ export interface GenerationRead extends HoldFor {
   account: { id: string; kind: AccountKind };
   /** A task token's own task: any other id is not found. */
   onlyTask?: string;
+  /** A key with a policy: a task another key created is not found. */
+  onlyKey?: string;
 }
 
 /** The task as it is once it ended or the wait is over; `ended`: completed or failed. */
@@ -52,10 +54,12 @@ async function currentTask(
   if (!allowed) throw new NotFoundError(`No generation ${input.taskId}.`);
   // Only wallets pay with x402: other accounts' reads skip the payment query, and may be answered from memory.
   const withPayment = input.account.kind === 'wallet';
-  const remembered = withPayment ? undefined : deps.endedTasks?.get(input.taskId, input.account.id);
+  // The memory of ended tasks knows their account, not their key: a key limited to its own tasks reads the row.
+  const remembered = withPayment || input.onlyKey ? undefined : deps.endedTasks?.get(input.taskId, input.account.id);
   if (remembered) return remembered;
   const task = await findTaskForAccount(deps.prisma, input.taskId, input.account.id, withPayment);
-  if (!task) throw new NotFoundError(`No generation ${input.taskId}.`);
+  if (!task || (input.onlyKey && task.apiKeyId !== input.onlyKey))
+    throw new NotFoundError(`No generation ${input.taskId}.`);
   const view = taskView(task, deps.config.outputs);
   if (!withPayment) deps.endedTasks?.remember(input.account.id, view);
   return view;
