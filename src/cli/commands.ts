@@ -8,15 +8,10 @@ import { issueApiKey, listApiKeys, revokeApiKey } from '../accounts/api-keys.ts'
 import { newId } from '../domain/ids.ts';
 import { credit } from '../ledger/ledger.ts';
 
-/** A refusal the operator can act on: printed as is, exit code 1 (2 for usage errors). */
-export class CommandError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: 1 | 2 = 1,
-  ) {
-    super(message);
-  }
-}
+import { CommandError } from './command-error.ts';
+import { type KeyOptionValues, policyFromOptions, scopesFromOptions } from './key-options.ts';
+
+export { CommandError };
 
 export interface Output {
   /** What --json prints. */
@@ -84,7 +79,7 @@ async function requireAccount(prisma: PrismaClient, accountId: string) {
 
 export async function createKeyCommand(
   prisma: PrismaClient,
-  options: { account?: string; name?: string; expiresInDays?: string },
+  options: { account?: string; name?: string; expiresInDays?: string } & KeyOptionValues,
 ): Promise<Output> {
   const account = await requireAccount(prisma, required(options.account, '--account'));
   if (account.kind === 'wallet')
@@ -96,11 +91,14 @@ export async function createKeyCommand(
       throw new CommandError('--expires-in-days must be a whole number of days, at least 1', 2);
     expiresAt = new Date(Date.now() + days * 86_400_000);
   }
+  const policy = policyFromOptions(options);
   const key = await issueApiKey(prisma, {
     accountId: account.id,
     kind: account.kind,
     name: options.name ?? 'default',
     expiresAt,
+    scopes: scopesFromOptions(options),
+    policy,
   });
   return {
     json: {
@@ -110,6 +108,8 @@ export async function createKeyCommand(
       api_key: key.key,
       key_prefix: key.keyPrefix,
       expires_at: iso(key.expiresAt),
+      scopes: key.row.scopes,
+      policy: key.row.policy,
     },
     text: `Key ${key.id} created for ${account.id}${expiresAt ? `, expires ${expiresAt.toISOString()}` : ''}.\nAPI key (shown once, store it now): ${key.key}`,
   };

@@ -29,7 +29,9 @@ import { connectOptions, embeddedTarget } from '../orchestration/temporal/connec
 const usage = `genctl: operate the generation gateway
 
   genctl developers create --name <name> [--tier free|starter|pro|enterprise]
-  genctl keys create --account <account-id> [--name <name>] [--expires-in-days <n>]
+  genctl keys create --account <account-id> [--name <name>] [--expires-in-days <n>] [--scopes generate,read,keys]
+                    [--budget <usd>/<day|week|month|total>] [--models <a,b>] [--types <a,b>]
+                    [--max-cost-per-task <usd>] [--rate-limit-per-minute <n>]
   genctl keys list --account <account-id>
   genctl keys revoke <key-id>
   genctl accounts show <account-id>
@@ -65,6 +67,12 @@ const options = {
   tier: { type: 'string' },
   account: { type: 'string' },
   'expires-in-days': { type: 'string' },
+  budget: { type: 'string' },
+  models: { type: 'string' },
+  types: { type: 'string' },
+  'max-cost-per-task': { type: 'string' },
+  'rate-limit-per-minute': { type: 'string' },
+  scopes: { type: 'string' },
   amount: { type: 'string' },
   reason: { type: 'string' },
   'idempotency-key': { type: 'string' },
