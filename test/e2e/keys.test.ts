@@ -179,4 +179,22 @@ describe('keys', () => {
     expect(byKey.body.generations.map((task: { id: string }) => task.id)).toEqual([own.body.id]);
     expect((await call(gateway, 'GET', `/api/v1/generations/${own.body.id}`, { key: developer.key })).status).toBe(200);
   });
+
+  it('gives a sub-agent its own capped key over MCP, and revokes it', async () => {
+    const policy = { budget: { amount: 0.5, window: 'day' }, types: ['text-to-audio'] };
+    const created = await callTool(developer.key, 'create_key', {
+      name: 'sub-agent',
+      scopes: ['generate', 'read'],
+      policy,
+    });
+    expect(created.isError).toBeFalsy();
+    const sub = created.structuredContent as { id: string; api_key: string };
+    const current = await callTool(sub.api_key, 'get_current_key', {});
+    expect(current.structuredContent).toMatchObject({ id: sub.id, window: 'day', remaining: 0.5 });
+    // The sub-agent's key has no keys scope: it cannot make keys of its own.
+    const refused = await callTool(sub.api_key, 'create_key', { name: 'grandchild' });
+    expect(refused.structuredContent).toMatchObject({ error: 'scope_required', scope: 'keys' });
+    const revoked = await callTool(developer.key, 'revoke_key', { id: sub.id });
+    expect(revoked.structuredContent).toMatchObject({ id: sub.id, revoked_at: expect.any(String) });
+  });
 });

@@ -36,14 +36,18 @@ describe('the MCP server', () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'cancel_generation',
+      'create_key',
       'deposit',
       'generate',
       'get_balance',
+      'get_current_key',
       'get_generation',
       'list_generations',
+      'list_keys',
       'list_models',
       'quote',
       'register_agent',
+      'revoke_key',
       'set_webhook',
     ]);
     const generate = tools.find((tool) => tool.name === 'generate')!;

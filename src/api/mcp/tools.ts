@@ -1,5 +1,6 @@
 // The MCP tools: each is one REST endpoint (by operationId), its arguments the endpoint's own zod schemas, so a tool
 // is validated, authorized, rate-limited, run and answered exactly as the route is (src/api/endpoint.ts).
+import { CreateKeyBodySchema } from '../schemas/keys.schemas.ts';
 import { z } from 'zod';
 import {
   AgentDepositRequestSchema,
@@ -151,5 +152,41 @@ export const tools: ToolDefinition[] = [
     operationId: 'updateAgentWebhook',
     input: AgentWebhookRequestSchema,
     request: asBody,
+  },
+  {
+    name: 'get_current_key',
+    title: 'Read your key and its budget',
+    description:
+      "Your API key: its scopes, its policy, and its budget window's spent, reserved, remaining and resets_at.",
+    operationId: 'getCurrentKey',
+    input: z.object({}),
+    request: () => ({}),
+    readOnly: true,
+  },
+  {
+    name: 'list_keys',
+    title: 'List keys',
+    description: 'The API keys your key manages (needs the keys scope), never their secrets.',
+    operationId: 'listKeys',
+    input: z.object({}),
+    request: () => ({}),
+    readOnly: true,
+  },
+  {
+    name: 'create_key',
+    title: 'Create a key',
+    description:
+      "A new API key of your account within your key's own scopes and policy (needs the keys scope), e.g. for a sub-agent: a budget per day/week/month/total, allowed models and types, a cap per task. Its secret is answered once.",
+    operationId: 'createKey',
+    input: CreateKeyBodySchema,
+    request: asBody,
+  },
+  {
+    name: 'revoke_key',
+    title: 'Revoke a key',
+    description: 'Revokes a key your key manages, and every key it created (needs the keys scope).',
+    operationId: 'revokeKey',
+    input: z.object({ id: z.string().min(1).max(100).describe('The key id (`key_…`)') }),
+    request: ({ id }) => ({ params: { id } }),
   },
 ];
