@@ -150,6 +150,8 @@ describe('POST /agents/quote', () => {
       your_balance: '1.00',
       can_afford: true,
       shortfall: null,
+      key_allows: true,
+      key_refusal: null,
       breakdown: expected.breakdown,
       deposit_addresses: expect.objectContaining({ base: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/) }),
       asset: 'USDC',
