@@ -3,7 +3,7 @@
 // [[401]] and [[403]] (our key refused),
 // [[filter]] for finish_reason content_filter, [[slow]] answering the first time after 2.5 s, [[no-choices]]);
 // /v1/images/generations (base64 PNGs; [[no-image]]: an entry without image); /v1/audio/speech (MP3 bytes;
-// [[not-audio]]: a JSON body instead); /v1/audio/transcriptions (multipart upload, verbose_json with the duration
+// [[not-audio]]: a JSON body instead; [[refuse-once]]: 400 the first time); /v1/audio/transcriptions (multipart upload, verbose_json with the duration
 // it was told); /v1/videos (multipart create; queued → in_progress → completed over retrievals, [[video-failed]]
 // fails; /content serves the MP4; DELETE removes the job). Chat usage is counted by a real tokenizer (o200k), as a
 // provider reports it.
@@ -134,6 +134,14 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       requests.push({ body: { endpoint: req.url, ...body }, authorization: req.headers.authorization });
       if (req.url === '/v1/audio/speech') {
         if (String(body.input).includes('[[not-audio]]')) return json(res, 200, {});
+        // The first request with this input is refused as the moderation endpoint refuses: 400, the caller's.
+        const input = String(body.input);
+        if (input.includes('[[refuse-once]]') && !failedOnce.has(input) && failedOnce.add(input))
+          return json(
+            res,
+            400,
+            JSON.parse(error('Your input was flagged by our safety system.', 'invalid_request_error')),
+          );
         res.writeHead(200, { 'content-type': 'audio/mpeg' }).end(media.mp3);
         return;
       }
