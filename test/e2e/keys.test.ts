@@ -14,10 +14,13 @@ const gateway = useGateway(async () => {
     mp3: Buffer.from('ID3-stand-in-mp3-bytes'.repeat(20)),
     transcript: { text: 'Hello.', duration: 1 },
   });
-  return { providers: { openai: { baseUrl: upstream.baseUrl, apiKey: 'sk-upstream-test', timeoutSeconds: 1 } } };
+  return { providers: { openai: { baseUrl: upstream.baseUrl, apiKey: 'sk-upstream-test', timeoutSeconds: 60 } } };
 });
 afterAll(() => upstream?.close());
 const developer = useFundedDeveloper(gateway);
+const stranger = useFundedDeveloper(gateway);
+// Its own account for the 50 concurrent admissions: the tier's admissions a minute are counted per account.
+const spender = useFundedDeveloper(gateway);
 /** 6 characters of eSpeak at $0.001 per 1,000: 6 micro-USD each. */
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
 const speechMicros = 6;
@@ -102,18 +105,20 @@ describe('keys', () => {
 
   it('50 concurrent admissions on a budget that fits exactly 10: 10 admitted, 40 budget_exceeded, the numbers agree, and the one refused upstream gives its budget back', async () => {
     const budget = (10 * refusedOnceMicros) / 1_000_000;
-    const sub = await createKey(developer.key, {
+    const sub = await createKey(spender.key, {
       name: 'budget',
       policy: { budget: { amount: budget, window: 'day' } },
     });
     const key = sub.body.api_key;
+    // Nothing ends before every admission is answered: the refund must not make room within the 50.
+    const release = upstream.holdSpeech();
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => call(gateway, 'POST', '/api/v1/generations', { key, body: refusedOnce })),
-    );
+    ).finally(release);
     const admitted = answers.filter((answer) => answer.status === 202);
     const refused = answers.filter((answer) => answer.status === 403);
-    expect(admitted).toHaveLength(10);
-    expect(refused).toHaveLength(40);
+    const statuses = answers.map((answer) => `${answer.status} ${answer.body.error ?? ''}`);
+    expect(statuses.sort()).toEqual([...Array(10).fill('202 '), ...Array(40).fill('403 budget_exceeded')]);
     expect(refused[0]!.body).toMatchObject({ error: 'budget_exceeded', limit: budget, window: 'day' });
     expect(refused[0]!.body.resets_at).toMatch(/T00:00:00.000Z$/);
     const ended = await Promise.all(
@@ -132,7 +137,7 @@ describe('keys', () => {
     });
     expect(charged._sum.amount).toBe(BigInt(-9 * refusedOnceMicros));
     // The key that made it counts its sub-key's spend too.
-    const parent = await call(gateway, 'GET', '/api/v1/keys/current', { key: developer.key });
+    const parent = await call(gateway, 'GET', '/api/v1/keys/current', { key: spender.key });
     expect(parent.body.spent).toBeGreaterThanOrEqual(spent);
 
     const oneMore = await call(gateway, 'POST', '/api/v1/generations', { key, body: refusedOnce });
@@ -193,5 +198,34 @@ describe('keys', () => {
     expect(refused.structuredContent).toMatchObject({ error: 'scope_required', scope: 'keys' });
     const revoked = await callTool(developer.key, 'revoke_key', { id: sub.id });
     expect(revoked.structuredContent).toMatchObject({ id: sub.id, revoked_at: expect.any(String) });
+  });
+  it("never reaches a key it does not manage: another account's, a sibling's, its maker's, or an id in disguise", async () => {
+    const theirs = await createKey(stranger.key, { name: 'theirs' });
+    const first = await createKey(developer.key, { name: 'first', policy: { types: ['text-to-audio'] } });
+    const sibling = await createKey(developer.key, { name: 'sibling', policy: { types: ['text-to-audio'] } });
+    const own = await call(gateway, 'GET', '/api/v1/keys', { key: developer.key });
+    const maker = own.body.keys.find((key: { name: string; policy: unknown }) => key.policy === null)!;
+    for (const [caller, id] of [
+      [developer.key, theirs.body.id],
+      [first.body.api_key, sibling.body.id],
+      [first.body.api_key, maker.id],
+    ] as const) {
+      for (const method of ['GET', 'DELETE'] as const)
+        expect((await call(gateway, method, `/api/v1/keys/${id}`, { key: caller })).status).toBe(404);
+      const patched = await call(gateway, 'PATCH', `/api/v1/keys/${id}`, { key: caller, body: { name: 'mine' } });
+      expect(patched.status).toBe(404);
+    }
+    const listed = await call(gateway, 'GET', '/api/v1/keys', { key: first.body.api_key });
+    expect(listed.body.keys.map((key: { id: string }) => key.id)).toEqual([first.body.id]);
+    // Encoded separators, traversal and another id smuggled in are refused as ids, naming the field.
+    for (const disguised of [`${theirs.body.id}%2F..`, `..%2F${theirs.body.id}`, `${first.body.id}%00`, 'current%20']) {
+      const answer = await call(gateway, 'GET', `/api/v1/keys/${disguised}`, { key: developer.key });
+      expect([400, 404]).toContain(answer.status);
+      expect(answer.body.error).toMatch(/^(validation_error|not_found)$/);
+    }
+    // Nothing was changed or revoked by any of it.
+    const theirsNow = await call(gateway, 'GET', `/api/v1/keys/${theirs.body.id}`, { key: stranger.key });
+    expect(theirsNow.body).toMatchObject({ name: 'theirs', revoked_at: null });
+    expect((await call(gateway, 'GET', '/api/v1/keys/current', { key: developer.key })).status).toBe(200);
   });
 });

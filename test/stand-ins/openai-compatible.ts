@@ -21,6 +21,8 @@ export interface OpenAIStandIn {
   requests: ChatRequestRecord[];
   /** Video jobs by id, with the multipart fields they were created with. */
   videos: Map<string, { fields: Record<string, string>; retrievals: number; deleted: boolean }>;
+  /** Holds every speech request until the returned function is called (what runs upstream waits for a test). */
+  holdSpeech(): () => void;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
   const requests: ChatRequestRecord[] = [];
   const videos: OpenAIStandIn['videos'] = new Map();
   const failedOnce = new Set<string>();
+  let speechHeld: Promise<void> = Promise.resolve();
   const json = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const videoView = (id: string) => {
@@ -133,6 +136,7 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
       const body = await readBody(req);
       requests.push({ body: { endpoint: req.url, ...body }, authorization: req.headers.authorization });
       if (req.url === '/v1/audio/speech') {
+        await speechHeld;
         if (String(body.input).includes('[[not-audio]]')) return json(res, 200, {});
         // The first request with this input is refused as the moderation endpoint refuses: 400, the caller's.
         const input = String(body.input);
@@ -226,6 +230,11 @@ export async function startOpenAIStandIn(media?: OpenAIStandInMedia): Promise<Op
     baseUrl: `${url}/v1`,
     requests,
     videos,
+    holdSpeech: () => {
+      let release = () => {};
+      speechHeld = new Promise((resolve) => (release = resolve));
+      return release;
+    },
     close: () => closeServer(server),
   };
 }
