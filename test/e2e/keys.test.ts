@@ -146,7 +146,7 @@ describe('keys', () => {
     expect(overBudget.body.error).toBe('budget_exceeded');
   });
 
-  it('refuses over MCP with the same codes: a read-only key generating, a model outside the allowlist', async () => {
+  it('refuses over MCP with the same codes: a read-only key generating, a model outside the allowlist, a cost over the cap', async () => {
     const readOnly = await createKey(developer.key, { name: 'mcp-reader', scopes: ['read'] });
     const scoped = await callTool(readOnly.body.api_key, 'generate', speech);
     expect(scoped.isError).toBe(true);
@@ -155,6 +155,10 @@ describe('keys', () => {
     const model = await callTool(narrow.body.api_key, 'generate', speech);
     expect(model.isError).toBe(true);
     expect(model.structuredContent).toMatchObject({ error: 'model_not_allowed' });
+    const cheap = await createKey(developer.key, { name: 'mcp-cheap', policy: { max_cost_per_task: '0.000005' } });
+    const cost = await callTool(cheap.body.api_key, 'generate', speech);
+    expect(cost.isError).toBe(true);
+    expect(cost.structuredContent).toMatchObject({ error: 'cost_limit_exceeded', cost: 0.000006, limit: 0.000005 });
   });
 
   it("a quote says whether the key's policy would admit the request, and why not", async () => {
