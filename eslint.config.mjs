@@ -4,7 +4,19 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', '.tools/', 'dist/', '.dist-*/', 'coverage/', 'src/generated/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      '.tools/',
+      'dist/',
+      '.dist-*/',
+      'coverage/',
+      'src/generated/',
+      'console/src/api/schema.d.ts',
+      'console/dist/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,40 @@
+// Available and reserved: an agent's from GET /agents/balance, a developer's from GET /account/balance.
+import { useQuery } from '@tanstack/react-query';
+import { errorMessage } from '../../api/client';
+import { useSession } from '../../api/session';
+import { formatUsd } from '../../format';
+
+function useBalance() {
+  const { client, kind } = useSession();
+  return useQuery({
+    queryKey: ['balance', kind],
+    queryFn: async () => {
+      const answer = kind === 'agent' ? await client.GET('/agents/balance') : await client.GET('/account/balance');
+      if (answer.error) throw new Error(errorMessage(answer.error));
+      return answer.data;
+    },
+  });
+}
+
+export function Balance() {
+  const balance = useBalance();
+  return (
+    <section className="card" aria-labelledby="balance-heading">
+      <h2 id="balance-heading">Balance</h2>
+      {balance.isPending && <p className="muted">Loading…</p>}
+      {balance.isError && <p className="error">{balance.error.message}</p>}
+      {balance.data && (
+        <dl className="figures">
+          <div>
+            <dt>Available</dt>
+            <dd className="figure">{formatUsd(balance.data.balance_available)}</dd>
+          </div>
+          <div>
+            <dt>Reserved</dt>
+            <dd>{formatUsd(balance.data.balance_reserved)}</dd>
+          </div>
+        </dl>
+      )}
+    </section>
+  );
+}
