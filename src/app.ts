@@ -6,6 +6,7 @@ import type { Config } from './config/config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
 import { createAuthenticator } from './api/auth.ts';
+import { consoleRouter } from './api/console.ts';
 import { docsRouter } from './api/docs.ts';
 import { type ApiContext, type Endpoint, mountEndpoints } from './api/endpoint.ts';
 import { ApiError } from './api/errors.ts';
@@ -139,6 +140,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
+  app.use('/console', routeLabel('/console/*'), consoleRouter());
   app.use(llmsTxtRouter(deps.config, deps.catalog));
   app.use(wellKnownRouter(deps.config, deps.catalog));
   // Generated outputs, once their task has completed, until OUTPUT_RETENTION_DAYS (410 after); immutable once written.
