@@ -1,11 +1,13 @@
 // How amounts and times read in the console: USD with enough digits for sub-cent prices, local times.
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 6 });
-const usdShort = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2 });
+const usd = new Intl.NumberFormat('en-US', {
+  style: 'currency',
+  currency: 'USD',
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 6,
+});
 
-export function formatUsd(amount: string | number): string {
-  const value = Number(amount);
-  return Math.abs(value) >= 0.01 || value === 0 ? usdShort.format(value) : usd.format(value);
-}
+/** "$5.00", "$4.999994", "$0.000006": prices here go down to micro-dollars. */
+export const formatUsd = (amount: string | number): string => usd.format(Number(amount));
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
