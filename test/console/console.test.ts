@@ -16,7 +16,7 @@ import {
   storedValues,
 } from '../../console/test-support/browser.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
-import { generateAndWait } from '../helpers/http.ts';
+import { generateAndWait, registerAgent } from '../helpers/http.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const screenshot = (name: string) => join(root, 'docs', 'images', `console-${name}.png`);
@@ -97,6 +97,24 @@ describe('console', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     expect(await storedValues(page)).toEqual([[], [developer.key]]);
+    await page.context().close();
+  });
+
+  it('shows an agent (rf_ key) its balance from GET /agents/balance and the Deposits page, keyboard only', async () => {
+    const agent = await registerAgent(gateway, { body: { agent_name: 'console agent' } });
+    const page = await newPage(browser);
+    const errors = collectPageErrors(page);
+    await page.goto(`${gateway.app.url}/console`);
+    await page.getByLabel('API key').focus();
+    await page.keyboard.type(agent.api_key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await page.getByRole('region', { name: 'Balance' }).getByText('Available').waitFor();
+    await page.getByRole('link', { name: 'Deposits' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Deposits', level: 1 }).waitFor();
+    expect(page.url()).toBe(`${gateway.app.url}/console/deposits`);
+    expect(errors).toEqual([]);
     await page.context().close();
   });
 
