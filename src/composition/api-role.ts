@@ -45,5 +45,10 @@ export async function startApiRole(services: SharedServices, stops: Stop[]): Pro
   await once(server, 'listening');
   stops.push({ name: 'api', stop: () => shutdownGate.close(server, shutdownBudget(config.server).requestsMs) });
   const base = publicBaseUrl(config.server);
-  return [`API           ${base}/api/v1`, `Docs          ${base}/docs`, `Health        ${base}/healthz`];
+  return [
+    `API           ${base}/api/v1`,
+    `Console       ${base}/console`,
+    `Docs          ${base}/docs`,
+    `Health        ${base}/healthz`,
+  ];
 }

@@ -29,6 +29,7 @@ describe('npm start', () => {
     const first = await startService();
     expect(first.output()).toContain(`Temporal UI   http://localhost:${npmStart.env.TEMPORAL_UI_PORT}`);
     expect(first.output()).toContain(`Docs          http://localhost:${npmStart.env.PORT}/docs`);
+    expect(first.output()).toContain(`Console       http://localhost:${npmStart.env.PORT}/console`);
     expect(first.output()).toMatch(
       /Chain {9}LOCAL DEVELOPMENT CHAIN \(anvil\) http:\/\/127\.0\.0\.1:\d+, chain id \d+ \(x402: eip155:\d+\), test USDC 0x[0-9a-fA-F]{40}, served as "polygon" — not a real network/,
     );
