@@ -108,10 +108,26 @@ async function insertKeySpend(prisma: PrismaClient, accountId: string) {
 }
 
 /**
- * The account, its keys and `total` tasks. The trigger that writes a task_events row per inserted task is off while
- * they are inserted (ended tasks' events are never read back by the history or usage reads; it would double the
- * seed's time); `progress` says how far it has got.
+ * Runs `load` with the tasks table's triggers off and its secondary indexes dropped, then builds them again from their
+ * own definitions (one sorted build each is several times faster than keeping six up to date row by row). Off: the
+ * trigger that writes a task_events row per task (ended tasks' events are never read back by the history or usage
+ * reads) and the foreign-key checks (every row names the account and keys made just before).
  */
+async function bulkLoadTasks(prisma: PrismaClient, load: () => Promise<void>) {
+  const indexes = await prisma.$queryRaw<{ name: string; definition: string }[]>`
+    SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+    WHERE schemaname = current_schema() AND tablename = 'tasks' AND indexname <> 'tasks_pkey'`;
+  await prisma.$executeRaw`ALTER TABLE tasks DISABLE TRIGGER ALL`;
+  for (const { name } of indexes) await prisma.$executeRawUnsafe(`DROP INDEX "${name}"`);
+  try {
+    await load();
+  } finally {
+    for (const { definition } of indexes) await prisma.$executeRawUnsafe(definition);
+    await prisma.$executeRaw`ALTER TABLE tasks ENABLE TRIGGER ALL`;
+  }
+}
+
+/** The account, its keys and `total` tasks with their key_spend rows; `progress` says how far it has got. */
 export async function seedTaskHistory(
   prisma: PrismaClient,
   total: number,
@@ -121,21 +137,19 @@ export async function seedTaskHistory(
   const keyIds = [keys.policyKey.id, keys.policyKey.id, keys.subKey.id, ...Array(7).fill(keys.defaultKey.id)];
   const seeded = { accountId: keys.accountId, keyIds, now: new Date(), total };
   const started = performance.now();
-  await prisma.$executeRaw`ALTER TABLE tasks DISABLE TRIGGER USER`;
-  try {
+  const seconds = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  await bulkLoadTasks(prisma, async () => {
     for (let to = total; to >= 1; to -= chunkRows) {
       await insertTaskChunk(prisma, seeded, Math.max(1, to - chunkRows + 1), to);
-      progress(`seeded ${(total - Math.max(0, to - chunkRows)).toLocaleString('en')} tasks`);
+      progress(`seeded ${(total - Math.max(0, to - chunkRows)).toLocaleString('en')} tasks (${seconds()})`);
     }
-  } finally {
-    await prisma.$executeRaw`ALTER TABLE tasks ENABLE TRIGGER USER`;
-  }
+  });
   await insertKeySpend(prisma, keys.accountId);
-  progress(`seeded in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  progress(`indexes built, key spend summed (${seconds()})`);
   // As a table that has lived with its rows: statistics, and the visibility map and hint bits the first reads (and
   // an autovacuum during the measurement) would otherwise write.
   await prisma.$executeRaw`VACUUM (ANALYZE) tasks, key_spend`;
   await prisma.$executeRaw`CHECKPOINT`;
-  progress(`vacuumed and checkpointed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  progress(`vacuumed and checkpointed (${seconds()})`);
   return { ...keys, taskId: (n) => seededTaskId(total, n) };
 }
