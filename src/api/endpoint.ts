@@ -63,6 +63,8 @@ export interface HandlerResult {
   headers?: Record<string, string>;
   /** An event stream's events (`success.eventStream`): written as text/event-stream, which ends with them. */
   events?: AsyncIterable<StreamedEvent> | Iterable<StreamedEvent>;
+  /** The body as CSV (`success.csv`, asked for with `Accept: text/csv`): sent instead of `body`, which is still checked. */
+  csv?: string;
 }
 
 export interface HeaderDoc {
@@ -109,6 +111,8 @@ export interface Endpoint<
     };
     /** The success is a text/event-stream whose events `schema` describes one by one (OpenAPI 3.1's reading). */
     eventStream?: true;
+    /** The success may also be answered as text/csv (content negotiation on `Accept`). */
+    csv?: true;
   };
   /** Error codes this endpoint answers besides the ones implied by its shape (validation, auth, internal). */
   errors?: ErrorCode[];
@@ -201,7 +205,7 @@ export interface RawRequest {
   hasBody: boolean;
 }
 
-export type EndpointAnswer = Required<Omit<HandlerResult, 'events'>> & Pick<HandlerResult, 'events'>;
+export type EndpointAnswer = Required<Omit<HandlerResult, 'events' | 'csv'>> & Pick<HandlerResult, 'events' | 'csv'>;
 
 /**
  * Runs an endpoint as its route does (authentication, validation, rate limit, handler, response check) on parts
@@ -260,7 +264,11 @@ export async function executeEndpoint(
     throw new Error(`Response of ${endpoint.operationId} breaks its schema: ${checked.error.message}`);
   }
   const answer = { status: result.status ?? endpoint.success.status, body: result.body, headers: result.headers ?? {} };
-  return result.events ? { ...answer, events: result.events } : answer;
+  return {
+    ...answer,
+    ...(result.events && { events: result.events }),
+    ...(result.csv !== undefined && { csv: result.csv }),
+  };
 }
 
 async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
@@ -274,8 +282,12 @@ async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, re
   const answer = await executeEndpoint(endpoint, ctx, req, res, raw);
   if (answer.events) {
     const { heartbeatMs } = ctx.config.events;
-    await writeEventStream(res, answer.events, { heartbeatMs, headers: answer.headers });
-  } else if (answer.body === undefined) res.status(answer.status).set(answer.headers).end();
+    return writeEventStream(res, answer.events, { heartbeatMs, headers: answer.headers });
+  }
+  // What a negotiated answer is depends on Accept: caches must keep the two apart.
+  if (endpoint.success.csv) res.vary('Accept');
+  if (answer.csv !== undefined) res.status(answer.status).set(answer.headers).type('text/csv').send(answer.csv);
+  else if (answer.body === undefined) res.status(answer.status).set(answer.headers).end();
   else res.status(answer.status).set(answer.headers).json(answer.body);
 }
 

@@ -127,7 +127,10 @@ export function buildOpenApiDocument(
         [success.status]: {
           description: success.description,
           headers: success.headers as ResponseConfig['headers'],
-          content: { [success.eventStream ? 'text/event-stream' : 'application/json']: { schema: success.schema } },
+          content: {
+            [success.eventStream ? 'text/event-stream' : 'application/json']: { schema: success.schema },
+            ...(success.csv && { 'text/csv': { schema: z.string() } }),
+          },
         },
         ...(success.alternative && {
           [success.alternative.status]: {

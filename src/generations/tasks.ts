@@ -1,7 +1,8 @@
 // Generation tasks: the row and the money move together, in one transaction per step, each step idempotent
 // (ledger keys derive from the task id; row updates are guarded by the status they leave).
 import type { CatalogModel } from '../catalog/catalog.ts';
-import { priceRequest, type Usage } from '../catalog/pricing.ts';
+import { priceRequest, type PricingInput, type Usage } from '../catalog/pricing.ts';
+import { pricingUnits, type PricingUnits } from '../catalog/pricing-units.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
@@ -11,6 +12,8 @@ import { recordTaskEnded } from '../metrics/task-metrics.ts';
 import { charge, InsufficientFundsError, release, reserve } from '../ledger/ledger.ts';
 import { KeyPolicyError } from '../accounts/key-policy.ts';
 import { reserveKeySpend, settleKeySpend } from '../accounts/key-spend.ts';
+import { cancelledError } from '../../workflows/contracts/generation.types.ts';
+import { recordTaskUsage, type TaskOutcome } from './usage-aggregates.ts';
 
 /** The row of a payment held beside its task (see HeldPaymentRules). */
 export type HeldPayment = X402Payment;
@@ -121,26 +124,51 @@ export interface Delivered {
   servedBy?: string;
 }
 
+/** What a task is charged from its balance, and what that counted in the model's pricing units (the usage report's). */
+export interface UsedPrice {
+  micros: bigint;
+  units: PricingUnits;
+}
+
 /**
  * What a task used, at most its quote: the quote was the most it could cost; what was used (tokens, seconds) and
  * delivered (fewer outputs than asked for) is what is charged, never less than its measured inputs cost.
  */
-export function usedCost(
+export function usedPrice(
   model: CatalogModel,
   task: Pick<Task, 'request' | 'costReserved' | 'inputSeconds'>,
   delivered: Delivered,
-): bigint {
+): UsedPrice {
   const request = storedRequest(task);
   const fewerOutputs = request.num_outputs !== undefined && delivered.outputs.length < request.num_outputs;
-  if (!delivered.usage && !fewerOutputs) return task.costReserved;
+  const measured = task.inputSeconds !== null ? { input_seconds: task.inputSeconds } : {};
+  if (!delivered.usage && !fewerOutputs) {
+    // The quote is charged as it stands; pricing it again only says what it counted (a catalog changed since may not
+    // price it any more: then no units, never a failed settlement).
+    const quoted = priceOrNull(model, { ...request, ...measured });
+    return { micros: task.costReserved, units: quoted ? pricingUnits(model, quoted.breakdown) : {} };
+  }
   const used = priceRequest(model, {
     ...request,
-    ...(task.inputSeconds !== null ? { input_seconds: task.inputSeconds } : {}),
+    ...measured,
     ...(fewerOutputs ? { num_outputs: delivered.outputs.length } : {}),
     ...(delivered.usage ? { usage: delivered.usage } : {}),
-  }).micros;
-  return used < task.costReserved ? used : task.costReserved;
+  });
+  return {
+    micros: used.micros < task.costReserved ? used.micros : task.costReserved,
+    units: pricingUnits(model, used.breakdown),
+  };
 }
+
+function priceOrNull(model: CatalogModel, input: PricingInput) {
+  try {
+    return priceRequest(model, input);
+  } catch {
+    return null;
+  }
+}
+
+export const usedCost = (...args: Parameters<typeof usedPrice>): bigint => usedPrice(...args).micros;
 
 /**
  * A payment held beside a task instead of a reservation from its balance (x402's: authorized at admission, moved on
@@ -166,7 +194,8 @@ export async function completeTask(
     if (!task) throw new Error(`task ${input.taskId} does not exist`);
     if (hasEnded(task.status)) return task;
     // A balance pays what it used (never more than reserved); a held payment what its method says it moved.
-    const charged = task.payment ? await held.charged(tx, task, task.payment) : usedCost(model, task, input);
+    const used = usedPrice(model, task, input);
+    const charged = task.payment ? await held.charged(tx, task, task.payment) : used.micros;
     const entry = await charge(
       { tx },
       { accountId: task.accountId, amount: charged, taskId: task.id, idempotencyKey: `${task.id}:charge` },
@@ -174,6 +203,12 @@ export async function completeTask(
     // The charge's entry releases all the task held; what it did not charge went back to the balance.
     released = -entry.reservedDelta - charged;
     await settleKeySpend(tx, task, charged);
+    await recordTaskUsage(tx, {
+      ...usageOf(task, 'completed'),
+      costMicros: charged,
+      refundedMicros: released,
+      units: used.units,
+    });
     const completion = {
       status: 'completed' as const,
       output: input.outputs[0] ?? null,
@@ -196,6 +231,14 @@ export async function completeTask(
     recordTaskEnded({ ...taskEnd(completed), chargedMicros: completed.costCharged ?? 0n, releasedMicros: released });
   return completed;
 }
+
+const usageOf = (task: TaskRow, outcome: TaskOutcome) => ({
+  accountId: task.accountId,
+  apiKeyId: task.apiKeyId,
+  model: task.model,
+  type: task.type,
+  outcome,
+});
 
 const taskEnd = (task: TaskRow) => ({
   model: task.model,
@@ -235,6 +278,8 @@ export async function failTask(
       released = -entry.reservedDelta;
       await settleKeySpend(tx, task, 0n);
     } else await held.abandoned(tx, task, task.payment);
+    const outcome = input.error === cancelledError ? 'cancelled' : 'failed';
+    await recordTaskUsage(tx, { ...usageOf(task, outcome), costMicros: 0n, refundedMicros: released, units: {} });
     return tx.task.update({
       where: { id: task.id },
       data: { status: 'failed', error: input.error, completedAt: new Date() },

@@ -36,6 +36,7 @@ const extensionEndpoints = [
   ['get', '/keys/{id}', '200'],
   ['patch', '/keys/{id}', '200'],
   ['delete', '/keys/{id}', '200'],
+  ['get', '/usage', '200'],
 ] as const;
 const allEndpoints = [...specEndpoints, ...extensionEndpoints];
 

@@ -42,6 +42,7 @@ describe('the MCP server', () => {
       'get_balance',
       'get_current_key',
       'get_generation',
+      'get_usage',
       'list_generations',
       'list_keys',
       'list_models',

@@ -14,6 +14,7 @@ import {
   GenerationRequestSchema,
 } from '../schemas/generations.schemas.ts';
 import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
+import { UsageQuerySchema } from '../schemas/usage.schemas.ts';
 import type { RawRequest } from '../endpoint.ts';
 
 /**
@@ -109,6 +110,16 @@ export const tools: ToolDefinition[] = [
       'Your tasks, newest first, each as get_generation answers it; filter by status, type, model, idempotency_key, created_after/created_before. Pass `next_cursor` back as `cursor` for the next page.',
     operationId: 'listGenerations',
     input: GenerationHistoryQuerySchema,
+    request: (args) => ({ query: args }),
+    readOnly: true,
+  },
+  {
+    name: 'get_usage',
+    title: 'Read your usage',
+    description:
+      "What your tasks used over a period (`from`, `to`: days YYYY-MM-DD or ISO timestamps, UTC; default the last 30 days), optionally grouped by any of day, model, type, key (`group_by`, comma-separated): tasks, completed, failed, cancelled, cost and refunded in USD, and units in the models' own pricing units. The totals equal your ledger's charges for the period.",
+    operationId: 'getUsage',
+    input: UsageQuerySchema,
     request: (args) => ({ query: args }),
     readOnly: true,
   },

@@ -6,6 +6,7 @@ import { generationEndpoints } from './generations.routes.ts';
 import { keyEndpoints } from './keys.routes.ts';
 import { modelEndpoints } from './models.routes.ts';
 import { uploadEndpoints } from './uploads.routes.ts';
+import { usageEndpoints } from './usage.routes.ts';
 
 /** Every endpoint of the interface, in the spec's order. */
 export const apiEndpoints: Endpoint[] = [
@@ -16,4 +17,5 @@ export const apiEndpoints: Endpoint[] = [
   ...eventEndpoints,
   ...uploadEndpoints,
   ...keyEndpoints,
+  ...usageEndpoints,
 ];
