@@ -1,23 +1,33 @@
 // The self-service bench's account: a funded developer with its default key, a key with a spend policy and a sub-key
 // made by it, and a long task history (ended tasks spread over ~90 days, several models, types and statuses), written
-// by SQL in chunks, with the key_spend rows their settlements would have left.
+// by SQL in chunks, with the key_spend and usage_hourly rows their settlements would have left.
 import { createDeveloper } from '../src/accounts/accounts.ts';
 import { issueApiKey, type IssuedKey } from '../src/accounts/api-keys.ts';
 import type { KeyPolicy } from '../src/accounts/key-policy.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
+import { loadCatalog } from '../src/catalog/catalog.ts';
+import { priceRequest } from '../src/catalog/pricing.ts';
+import { pricingUnits } from '../src/catalog/pricing-units.ts';
 import { credit } from '../src/ledger/ledger.ts';
 
-/** Catalog models that take a prompt, each with what one task of it costs (micro-USD) and takes (seconds). */
-const seededModels = [
-  { model: 'fal/flux-schnell', type: 'text-to-image', costMicros: 3_000, seconds: 2 },
-  { model: 'fal/flux-dev', type: 'text-to-image', costMicros: 25_000, seconds: 6 },
-  { model: 'fal/seedream-4', type: 'text-to-image', costMicros: 30_000, seconds: 8 },
-  { model: 'fal/veo-3-fast', type: 'text-to-video', costMicros: 1_200_000, seconds: 90 },
-  { model: 'fal/hailuo-02', type: 'text-to-video', costMicros: 270_000, seconds: 120 },
-  { model: 'openai/tts-1', type: 'text-to-audio', costMicros: 8_000, seconds: 3 },
-  { model: 'openai/kimi-k2', type: 'text-to-text', costMicros: 2_000, seconds: 4 },
-  { model: 'fal/minimax-music-1.5', type: 'text-to-music', costMicros: 35_000, seconds: 40 },
+/** Catalog models that take a prompt, each with how long one task of it takes (seconds). */
+const seededRuns = [
+  { model: 'fal/flux-schnell', type: 'text-to-image', seconds: 2 },
+  { model: 'fal/flux-dev', type: 'text-to-image', seconds: 6 },
+  { model: 'fal/seedream-4', type: 'text-to-image', seconds: 8 },
+  { model: 'fal/veo-3-fast', type: 'text-to-video', seconds: 90 },
+  { model: 'fal/hailuo-02', type: 'text-to-video', seconds: 120 },
+  { model: 'openai/tts-1', type: 'text-to-audio', seconds: 3 },
+  { model: 'openai/kimi-k2', type: 'text-to-text', seconds: 4 },
+  { model: 'fal/minimax-music-1.5', type: 'text-to-music', seconds: 40 },
 ];
+const catalog = loadCatalog();
+/** Each with what its task costs (micro-USD) and counts in its pricing units, as the catalog prices a short prompt. */
+const seededModels = seededRuns.map((run) => {
+  const model = catalog.get(run.model)!;
+  const price = priceRequest(model, { prompt: 'bench prompt 123456' });
+  return { ...run, costMicros: Number(price.micros), units: pricingUnits(model, price.breakdown) };
+});
 export const seededModelIds = seededModels.map((entry) => entry.model);
 
 const chunkRows = 100_000;
@@ -97,14 +107,31 @@ async function insertTaskChunk(
       LATERAL (SELECT base.*, base.created + make_interval(secs => base.seconds) AS ended) AS t`;
 }
 
-/** What the seeded tasks' settlements left in key_spend: each keyed task's charge on its day, for its key and the maker. */
-async function insertKeySpend(prisma: PrismaClient, accountId: string) {
+/**
+ * What the seeded tasks' settlements left in key_spend and usage_hourly: each keyed task's charge on its day, for
+ * its key and the key that made it; each ended task in the row of its account, hour ended, key, model and type.
+ */
+async function insertAggregates(prisma: PrismaClient, accountId: string) {
   await prisma.$executeRaw`
     INSERT INTO key_spend (api_key_id, day, charged, reserved)
     SELECT chain.id, (t.created_at AT TIME ZONE 'UTC')::date, sum(coalesce(t.cost_charged, 0))::bigint, 0
     FROM tasks t JOIN api_keys k ON k.id = t.api_key_id, LATERAL (VALUES (k.id), (k.parent_id)) AS chain(id)
     WHERE t.account_id = ${accountId} AND chain.id IS NOT NULL
     GROUP BY 1, 2`;
+  const [models, units] = [seededModels.map((m) => m.model), seededModels.map((m) => JSON.stringify(m.units))];
+  await prisma.$executeRaw`
+    INSERT INTO usage_hourly (account_id, hour, api_key_id, model, type, completed, failed, cancelled, cost, refunded,
+      units)
+    SELECT g.*, (SELECT coalesce(jsonb_object_agg(name, value::numeric * g.completed), '{}')
+                 FROM jsonb_each_text(m.units) AS pairs (name, value) WHERE g.completed > 0)
+    FROM (
+      SELECT account_id, date_trunc('hour', completed_at, 'UTC') AS hour, coalesce(api_key_id, '') AS key, model, type,
+        count(*) FILTER (WHERE status = 'completed') AS completed,
+        count(*) FILTER (WHERE status = 'failed' AND error IS DISTINCT FROM 'cancelled') AS failed,
+        count(*) FILTER (WHERE status = 'failed' AND error = 'cancelled') AS cancelled,
+        sum(coalesce(cost_charged, 0))::bigint AS cost, sum(cost_reserved - coalesce(cost_charged, 0))::bigint AS refunded
+      FROM tasks WHERE account_id = ${accountId} GROUP BY 1, 2, 3, 4, 5
+    ) AS g JOIN unnest(${models}::text[], ${units}::jsonb[]) AS m (model, units) ON m.model = g.model`;
 }
 
 /**
@@ -127,7 +154,7 @@ async function bulkLoadTasks(prisma: PrismaClient, load: () => Promise<void>) {
   }
 }
 
-/** The account, its keys and `total` tasks with their key_spend rows; `progress` says how far it has got. */
+/** The account, its keys and `total` tasks with their key_spend and usage_hourly rows; `progress` says how far it has got. */
 export async function seedTaskHistory(
   prisma: PrismaClient,
   total: number,
@@ -144,11 +171,11 @@ export async function seedTaskHistory(
       progress(`seeded ${(total - Math.max(0, to - chunkRows)).toLocaleString('en')} tasks (${seconds()})`);
     }
   });
-  await insertKeySpend(prisma, keys.accountId);
-  progress(`indexes built, key spend summed (${seconds()})`);
+  await insertAggregates(prisma, keys.accountId);
+  progress(`indexes built, key spend and hourly usage summed (${seconds()})`);
   // As a table that has lived with its rows: statistics, and the visibility map and hint bits the first reads (and
   // an autovacuum during the measurement) would otherwise write.
-  await prisma.$executeRaw`VACUUM (ANALYZE) tasks, key_spend`;
+  await prisma.$executeRaw`VACUUM (ANALYZE) tasks, key_spend, usage_hourly`;
   await prisma.$executeRaw`CHECKPOINT`;
   progress(`vacuumed and checkpointed (${seconds()})`);
   return { ...keys, taskId: (n) => seededTaskId(total, n) };
