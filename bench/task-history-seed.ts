@@ -28,7 +28,7 @@ const seededModels = seededRuns.map((run) => {
   const price = priceRequest(model, { prompt: 'bench prompt 123456' });
   return { ...run, costMicros: Number(price.micros), units: pricingUnits(model, price.breakdown) };
 });
-export const seededModelIds = seededModels.map((entry) => entry.model);
+const seededModelIds = seededModels.map((entry) => entry.model);
 
 const chunkRows = 100_000;
 const historyDays = 90;
