@@ -5,9 +5,11 @@ import { createDeveloper } from '../src/accounts/accounts.ts';
 import { issueApiKey, type IssuedKey } from '../src/accounts/api-keys.ts';
 import type { KeyPolicy } from '../src/accounts/key-policy.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
+import { Prisma } from '../src/generated/prisma/client.ts';
 import { loadCatalog } from '../src/catalog/catalog.ts';
 import { priceRequest } from '../src/catalog/pricing.ts';
-import { pricingUnits } from '../src/catalog/pricing-units.ts';
+import { pricingUnitNames, pricingUnits } from '../src/catalog/pricing-units.ts';
+import { usageCountColumns } from '../src/generations/usage-aggregates.ts';
 import { credit } from '../src/ledger/ledger.ts';
 
 /** Catalog models that take a prompt, each with how long one task of it takes (seconds). */
@@ -108,7 +110,7 @@ async function insertTaskChunk(
 }
 
 /**
- * What the seeded tasks' settlements left in key_spend and usage_hourly: each keyed task's charge on its day, for
+ * What the seeded tasks' settlements left in key_spend, usage_hourly and usage_daily: each keyed task's charge on its day, for
  * its key and the key that made it; each ended task in the row of its account, hour ended, key, model and type.
  */
 async function insertAggregates(prisma: PrismaClient, accountId: string) {
@@ -118,12 +120,19 @@ async function insertAggregates(prisma: PrismaClient, accountId: string) {
     FROM tasks t JOIN api_keys k ON k.id = t.api_key_id, LATERAL (VALUES (k.id), (k.parent_id)) AS chain(id)
     WHERE t.account_id = ${accountId} AND chain.id IS NOT NULL
     GROUP BY 1, 2`;
-  const [models, units] = [seededModels.map((m) => m.model), seededModels.map((m) => JSON.stringify(m.units))];
+  // Each model's units per completed task, as a VALUES row: (model, requests, images, …).
+  const perTask = Prisma.join(
+    seededModels.map(
+      (m) =>
+        Prisma.sql`(${m.model}, ${Prisma.join(pricingUnitNames.map((unit) => Prisma.sql`${m.units[unit] ?? 0}::bigint`))})`,
+    ),
+  );
+  const units = Prisma.raw(pricingUnitNames.join(', '));
+  const unitsTimesCompleted = Prisma.raw(pricingUnitNames.map((unit) => `m.${unit} * g.completed`).join(', '));
   await prisma.$executeRaw`
     INSERT INTO usage_hourly (account_id, hour, api_key_id, model, type, completed, failed, cancelled, cost, refunded,
-      units)
-    SELECT g.*, (SELECT coalesce(jsonb_object_agg(name, value::numeric * g.completed), '{}')
-                 FROM jsonb_each_text(m.units) AS pairs (name, value) WHERE g.completed > 0)
+      ${units})
+    SELECT g.*, ${unitsTimesCompleted}
     FROM (
       SELECT account_id, date_trunc('hour', completed_at, 'UTC') AS hour, coalesce(api_key_id, '') AS key, model, type,
         count(*) FILTER (WHERE status = 'completed') AS completed,
@@ -131,7 +140,12 @@ async function insertAggregates(prisma: PrismaClient, accountId: string) {
         count(*) FILTER (WHERE status = 'failed' AND error = 'cancelled') AS cancelled,
         sum(coalesce(cost_charged, 0))::bigint AS cost, sum(cost_reserved - coalesce(cost_charged, 0))::bigint AS refunded
       FROM tasks WHERE account_id = ${accountId} GROUP BY 1, 2, 3, 4, 5
-    ) AS g JOIN unnest(${models}::text[], ${units}::jsonb[]) AS m (model, units) ON m.model = g.model`;
+    ) AS g JOIN (VALUES ${perTask}) AS m (model, ${units}) ON m.model = g.model`;
+  const summed = Prisma.raw(usageCountColumns.map((column) => `sum(${column})`).join(', '));
+  await prisma.$executeRaw`
+    INSERT INTO usage_daily (account_id, day, api_key_id, model, type, ${Prisma.raw(usageCountColumns.join(', '))})
+    SELECT account_id, (hour AT TIME ZONE 'UTC')::date, api_key_id, model, type, ${summed}
+    FROM usage_hourly WHERE account_id = ${accountId} GROUP BY 1, 2, 3, 4, 5`;
 }
 
 /**
@@ -175,7 +189,7 @@ export async function seedTaskHistory(
   progress(`indexes built, key spend and hourly usage summed (${seconds()})`);
   // As a table that has lived with its rows: statistics, and the visibility map and hint bits the first reads (and
   // an autovacuum during the measurement) would otherwise write.
-  await prisma.$executeRaw`VACUUM (ANALYZE) tasks, key_spend, usage_hourly`;
+  await prisma.$executeRaw`VACUUM (ANALYZE) tasks, key_spend, usage_hourly, usage_daily`;
   await prisma.$executeRaw`CHECKPOINT`;
   progress(`vacuumed and checkpointed (${seconds()})`);
   return { ...keys, taskId: (n) => seededTaskId(total, n) };
