@@ -1,7 +1,8 @@
 // Reading the task events the triggers on `tasks` write (prisma/migrations/…_task_events): a task's own, in id order
 // (its writers hold its row in turn, so its ids commit in order), and an account's, in commit-safe order: by writing
 // transaction, and only transactions older than every one of this database still in flight (…_task_events_horizon),
-// so a later commit can never slip in before what a stream has already sent (ids are taken before commit).
+// so a later commit can never slip in before what a stream has already sent (ids are taken before commit). Budget
+// alerts ride on the admitting task's rows (src/accounts/key-budget-alerts.ts): only the account's stream sends them.
 import type { PrismaClient } from '../../db/prisma.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 
