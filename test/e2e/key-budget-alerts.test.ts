@@ -4,7 +4,14 @@
 // policy streams only its own tasks and the alerts of its own keys.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { admitTask } from '../../src/generations/tasks.ts';
 import { credit } from '../../src/ledger/ledger.ts';
+import {
+  ensureTaskReconcilerSchedule,
+  taskReconcilerScheduleId,
+} from '../../src/orchestration/generations/task-reconciler.ts';
+import { balanceGenerationInput } from '../helpers/generation-input.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { openEventStream, type OpenedEventStream, type StreamEvent } from '../helpers/event-stream.ts';
 import { useGateway } from '../helpers/gateway.ts';
@@ -158,5 +165,36 @@ describe('key budget alerts', () => {
     stream.close();
     expect(seen.some((event) => event.data.id === others.body.id)).toBe(false);
     expect(seen.filter((event) => event.data.id === own.body.id).map((event) => event.event)[0]).toBe('queued');
+  });
+
+  it('an alert whose worker stopped before starting its webhook is sent by the task reconciler', async () => {
+    const { prisma } = gateway.database;
+    const key = await createKey(agent.api_key, {
+      name: 'one-upscale',
+      policy: { budget: { amount: upscaleMicros / 1_000_000, window: 'month' } },
+    });
+    // The admission commits (the admit activity's own service call) and nothing after it runs: the worker stopped.
+    // One task fills the budget: 80 % and 100 % at once.
+    const body = CreateGenerationBodySchema.parse({ ...heldUpscale(), image_url: `${inputs.url()}/input.png` });
+    const input = balanceGenerationInput(gateway, { accountId: agent.agent_id, body, idempotencyKey: null });
+    await admitTask(prisma, { ...input, costMicros: BigInt(input.costMicros), apiKeyId: key.id });
+    const ofKey = { apiKeyId: key.id };
+    expect(await prisma.keyBudgetAlert.count({ where: { ...ofKey, notifiedAt: null } })).toBe(2);
+    // Older than TASK_RECONCILE_AFTER_SECONDS: its admission's worker would have started it long ago.
+    await prisma.keyBudgetAlert.updateMany({ where: ofKey, data: { createdAt: new Date(Date.now() - 20 * 60_000) } });
+
+    await ensureTaskReconcilerSchedule(gateway.env.client, gateway.config);
+    await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).trigger();
+    const ofThisKey = () =>
+      budgetDeliveries()
+        .map((delivery) => verifyDelivery(agent.webhook_secret!, delivery))
+        .filter((delivered) => delivered.data.key_id === key.id);
+    await expect.poll(() => ofThisKey().length, { timeout: 30_000 }).toBe(2);
+    expect(
+      ofThisKey()
+        .map((delivered) => delivered.data.threshold)
+        .sort(),
+    ).toEqual([100, 80]);
+    await expect.poll(() => prisma.keyBudgetAlert.count({ where: { ...ofKey, notifiedAt: null } })).toBe(0);
   });
 });
