@@ -193,8 +193,8 @@ describe('key budget alerts', () => {
     expect(
       ofThisKey()
         .map((delivered) => delivered.data.threshold)
-        .sort(),
-    ).toEqual([100, 80]);
+        .sort((a, b) => a - b),
+    ).toEqual([80, 100]);
     await expect.poll(() => prisma.keyBudgetAlert.count({ where: { ...ofKey, notifiedAt: null } })).toBe(0);
   });
 });
