@@ -5,6 +5,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../domain/money.ts';
 import { type BudgetWindow, KeyPolicyError, type KeyPolicy, policyOf, requestRefusal } from './key-policy.ts';
+import { recordBudgetAlerts, type ReservedBudget } from './key-budget-alerts.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 const dayMs = 86_400_000;
@@ -56,12 +57,12 @@ export async function budgetUsage(db: Db, keyId: string, budget: NonNullable<Key
 
 /** The task's key and every key above it, each locked for this transaction (the child first, then its makers). */
 async function lockedChain(tx: Prisma.TransactionClient, keyId: string) {
-  const chain: { id: string; policy: KeyPolicy | null }[] = [];
+  const chain: { id: string; name: string; policy: KeyPolicy | null }[] = [];
   for (let id: string | null = keyId; id !== null && chain.length < 32;) {
-    const [row]: { id: string; parent_id: string | null; policy: unknown }[] = await tx.$queryRaw`
-      SELECT id, parent_id, policy FROM api_keys WHERE id = ${id} FOR UPDATE`;
+    const [row]: { id: string; name: string; parent_id: string | null; policy: unknown }[] = await tx.$queryRaw`
+      SELECT id, name, parent_id, policy FROM api_keys WHERE id = ${id} FOR UPDATE`;
     if (!row) break;
-    chain.push({ id: row.id, policy: policyOf(row.policy) });
+    chain.push({ id: row.id, name: row.name, policy: policyOf(row.policy) });
     id = row.parent_id;
   }
   return chain;
@@ -89,7 +90,9 @@ export async function keyRefusal(
   for (const key of await chainOf(db, keyId)) {
     const refusal =
       requestRefusal(key.policy, request) ??
-      (key.policy?.budget ? await budgetRefusal(db, key.id, key.policy.budget, request.costMicros, now) : null);
+      (key.policy?.budget
+        ? budgetRefusal(key.policy.budget, await budgetUsage(db, key.id, key.policy.budget, now), request.costMicros)
+        : null);
     if (refusal) return refusal;
   }
   return null;
@@ -97,36 +100,47 @@ export async function keyRefusal(
 
 /**
  * Within the admission's transaction: refuses the task if any key of its chain does not allow it (model, type, cost,
- * budget), else adds its cost to each key's reserved spend on the task's day.
+ * budget), else adds its cost to each key's reserved spend on the task's day, and records the budget alerts that
+ * brings about (key-budget-alerts.ts).
  */
 export async function reserveKeySpend(
   tx: Prisma.TransactionClient,
-  task: { apiKeyId: string; model: string; type: string; costMicros: bigint; createdAt: Date },
+  task: {
+    id: string;
+    accountId: string;
+    apiKeyId: string;
+    model: string;
+    type: string;
+    costMicros: bigint;
+    createdAt: Date;
+  },
 ): Promise<void> {
   const chain = await lockedChain(tx, task.apiKeyId);
+  const budgets: ReservedBudget[] = [];
   for (const key of chain) {
     const refusal = requestRefusal(key.policy, task);
     if (refusal) throw refusal;
-    const overBudget =
-      key.policy?.budget && (await budgetRefusal(tx, key.id, key.policy.budget, task.costMicros, task.createdAt));
+    const budget = key.policy?.budget;
+    if (!budget) continue;
+    const usage = await budgetUsage(tx, key.id, budget, task.createdAt);
+    const overBudget = budgetRefusal(budget, usage, task.costMicros);
     if (overBudget) throw overBudget;
+    budgets.push({ key, budget, usage: { ...usage, reserved: usage.reserved + task.costMicros } });
   }
   const day = utcDay(task.createdAt);
   for (const key of chain)
     await tx.$executeRaw`
       INSERT INTO key_spend (api_key_id, day, reserved) VALUES (${key.id}, ${day}::date, ${task.costMicros})
       ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
+  await recordBudgetAlerts(tx, task, budgets);
 }
 
-/** The refusal a budget answers a cost with, or null while the window has room for it. */
-async function budgetRefusal(
-  db: Db,
-  keyId: string,
+/** The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. */
+function budgetRefusal(
   budget: NonNullable<KeyPolicy['budget']>,
+  usage: Awaited<ReturnType<typeof budgetUsage>>,
   costMicros: bigint,
-  now: Date,
-): Promise<KeyPolicyError | null> {
-  const usage = await budgetUsage(db, keyId, budget, now);
+): KeyPolicyError | null {
   if (usage.charged + usage.reserved + costMicros <= budget.amountMicros) return null;
   return new KeyPolicyError(
     'budget_exceeded',
