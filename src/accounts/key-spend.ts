@@ -2,7 +2,7 @@
 // transactions that move the account's money: a budget is checked under the key's row lock, so concurrent
 // admissions can never overspend it. A task counts against its key and every key above it (the keys that made it).
 import type { PrismaClient } from '../db/prisma.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../domain/money.ts';
 import { type BudgetWindow, KeyPolicyError, type KeyPolicy, policyOf, requestRefusal } from './key-policy.ts';
 import { recordBudgetAlerts, type ReservedBudget } from './key-budget-alerts.ts';
@@ -47,38 +47,80 @@ export async function spendSince(db: Db, keyId: string, start: Date): Promise<Wi
   return { charged: row?.charged ?? 0n, reserved: row?.reserved ?? 0n };
 }
 
-/** A key's budget window with what is spent, held and left of it (GET /keys/current, the refusal's details). */
-export async function budgetUsage(db: Db, keyId: string, budget: NonNullable<KeyPolicy['budget']>, now = new Date()) {
+/** A budget's current window: what is spent, held and left of it, and its bounds. */
+export type BudgetUsage = WindowSpend & { remaining: bigint; start: Date; resetsAt: Date | null };
+
+/** A key's budget window with what is spent, held and left of it (GET /keys/current). */
+export async function budgetUsage(
+  db: Db,
+  keyId: string,
+  budget: NonNullable<KeyPolicy['budget']>,
+  now = new Date(),
+): Promise<BudgetUsage> {
   const { start, resetsAt } = budgetWindowAt(budget.window, now);
   const spend = await spendSince(db, keyId, start);
   const left = budget.amountMicros - spend.charged - spend.reserved;
   return { ...spend, remaining: left > 0n ? left : 0n, start, resetsAt };
 }
 
-/** The task's key and every key above it, each locked for this transaction (the child first, then its makers). */
-async function lockedChain(tx: Prisma.TransactionClient, keyId: string) {
-  const chain: { id: string; name: string; policy: KeyPolicy | null }[] = [];
-  for (let id: string | null = keyId; id !== null && chain.length < 32;) {
-    const [row]: { id: string; name: string; parent_id: string | null; policy: unknown }[] = await tx.$queryRaw`
-      SELECT id, name, parent_id, policy FROM api_keys WHERE id = ${id} FOR UPDATE`;
-    if (!row) break;
-    chain.push({ id: row.id, name: row.name, policy: policyOf(row.policy) });
-    id = row.parent_id;
-  }
-  return chain;
+// The key and the keys above it (parent_id never changes once a key is made), nearest first, at most 32 deep.
+const chainSql = (keyId: string) => Prisma.sql`
+  WITH RECURSIVE chain AS (
+    SELECT id, parent_id, 1 AS depth FROM api_keys WHERE id = ${keyId}
+    UNION ALL
+    SELECT k.id, k.parent_id, c.depth + 1 FROM api_keys k JOIN chain c ON k.id = c.parent_id WHERE c.depth < 32
+  )`;
+
+interface ChainKey {
+  id: string;
+  name: string;
+  policy: KeyPolicy | null;
 }
 
-/** The key and the keys above it, without locks (a settlement only gives back; a quote only looks). */
-async function chainOf(db: Db, keyId: string): Promise<{ id: string; policy: KeyPolicy | null }[]> {
-  const rows = await db.$queryRaw<{ id: string; policy: unknown }[]>`
-    WITH RECURSIVE chain AS (
-      SELECT id, parent_id, policy, 1 AS depth FROM api_keys WHERE id = ${keyId}
-      UNION ALL
-      SELECT k.id, k.parent_id, k.policy, c.depth + 1 FROM api_keys k JOIN chain c ON k.id = c.parent_id
-      WHERE c.depth < 32
-    ) SELECT id, policy FROM chain ORDER BY depth`;
-  return rows.map((row) => ({ id: row.id, policy: policyOf(row.policy) }));
+/**
+ * The task's key and every key above it, locked for this transaction in one statement: rows are locked in the
+ * order the query returns them, the child first, then its makers, as every admission locks them.
+ */
+async function lockedChain(tx: Prisma.TransactionClient, keyId: string): Promise<ChainKey[]> {
+  const rows = await tx.$queryRaw<{ id: string; name: string; policy: unknown }[]>`
+    ${chainSql(keyId)}
+    SELECT k.id, k.name, k.policy FROM api_keys k JOIN chain c ON c.id = k.id ORDER BY c.depth FOR UPDATE OF k`;
+  return rows.map((row) => ({ ...row, policy: policyOf(row.policy) }));
 }
+
+/** The key and the keys above it, without locks (a quote only looks). */
+async function chainOf(db: Db, keyId: string): Promise<ChainKey[]> {
+  const rows = await db.$queryRaw<{ id: string; name: string; policy: unknown }[]>`
+    ${chainSql(keyId)}
+    SELECT k.id, k.name, k.policy FROM api_keys k JOIN chain c ON c.id = k.id ORDER BY c.depth`;
+  return rows.map((row) => ({ ...row, policy: policyOf(row.policy) }));
+}
+
+/**
+ * What each budgeted key of a chain spent in its current window, in one query. Read in a statement after the one that
+ * locked the keys: a statement sees what committed before it began, so this one sees every admission that held a
+ * lock this transaction waited for.
+ */
+async function windowSpends(db: Db, keys: Budgeted[], now: Date): Promise<Map<string, BudgetUsage>> {
+  const windows = keys.map((key) => ({ key, ...budgetWindowAt(key.budget.window, now) }));
+  const rows = await db.$queryRaw<{ id: string; charged: bigint; reserved: bigint }[]>`
+    SELECT w.id, coalesce(sum(s.charged), 0)::bigint AS charged, coalesce(sum(s.reserved), 0)::bigint AS reserved
+    FROM unnest(${windows.map((w) => w.key.id)}::text[], ${windows.map((w) => w.start)}::date[]) AS w (id, start)
+    LEFT JOIN key_spend s ON s.api_key_id = w.id AND s.day >= w.start
+    GROUP BY w.id`;
+  const spent = new Map(rows.map((row) => [row.id, row]));
+  return new Map(
+    windows.map(({ key, start, resetsAt }) => {
+      const { charged, reserved } = spent.get(key.id) ?? { charged: 0n, reserved: 0n };
+      const left = key.budget.amountMicros - charged - reserved;
+      return [key.id, { charged, reserved, remaining: left > 0n ? left : 0n, start, resetsAt }];
+    }),
+  );
+}
+
+type Budgeted = ChainKey & { budget: NonNullable<KeyPolicy['budget']> };
+const budgetedKeys = (chain: ChainKey[]): Budgeted[] =>
+  chain.flatMap((key) => (key.policy?.budget ? [{ ...key, budget: key.policy.budget }] : []));
 
 /** What admission would answer the request now, as far as the key's chain goes (a quote; nothing is held). */
 export async function keyRefusal(
@@ -87,15 +129,33 @@ export async function keyRefusal(
   request: { model: string; type: string; costMicros: bigint },
   now = new Date(),
 ): Promise<KeyPolicyError | null> {
-  for (const key of await chainOf(db, keyId)) {
-    const refusal =
-      requestRefusal(key.policy, request) ??
-      (key.policy?.budget
-        ? budgetRefusal(key.policy.budget, await budgetUsage(db, key.id, key.policy.budget, now), request.costMicros)
-        : null);
-    if (refusal) return refusal;
+  return chainRefusal(await chainOf(db, keyId), request, (keys) => windowSpends(db, keys, now)).then(
+    (checked) => checked.refusal,
+  );
+}
+
+/**
+ * The first refusal of a chain's policies (allowlists and caps first, then budgets, nearest key first), and the
+ * budgeted keys' window spends it read.
+ */
+async function chainRefusal(
+  chain: ChainKey[],
+  request: { model: string; type: string; costMicros: bigint },
+  spendsOf: (keys: Budgeted[]) => Promise<Map<string, BudgetUsage>>,
+): Promise<{ refusal: KeyPolicyError | null; budgets: { key: Budgeted; usage: BudgetUsage }[] }> {
+  for (const key of chain) {
+    const refusal = requestRefusal(key.policy, request);
+    if (refusal) return { refusal, budgets: [] };
   }
-  return null;
+  const budgeted = budgetedKeys(chain);
+  if (budgeted.length === 0) return { refusal: null, budgets: [] };
+  const spends = await spendsOf(budgeted);
+  const budgets = budgeted.map((key) => ({ key, usage: spends.get(key.id)! }));
+  for (const { key, usage } of budgets) {
+    const refusal = budgetRefusal(key.budget, usage, request.costMicros);
+    if (refusal) return { refusal, budgets };
+  }
+  return { refusal: null, budgets };
 }
 
 /**
@@ -116,29 +176,24 @@ export async function reserveKeySpend(
   },
 ): Promise<void> {
   const chain = await lockedChain(tx, task.apiKeyId);
-  const budgets: ReservedBudget[] = [];
-  for (const key of chain) {
-    const refusal = requestRefusal(key.policy, task);
-    if (refusal) throw refusal;
-    const budget = key.policy?.budget;
-    if (!budget) continue;
-    const usage = await budgetUsage(tx, key.id, budget, task.createdAt);
-    const overBudget = budgetRefusal(budget, usage, task.costMicros);
-    if (overBudget) throw overBudget;
-    budgets.push({ key, budget, usage: { ...usage, reserved: usage.reserved + task.costMicros } });
-  }
-  const day = utcDay(task.createdAt);
-  for (const key of chain)
-    await tx.$executeRaw`
-      INSERT INTO key_spend (api_key_id, day, reserved) VALUES (${key.id}, ${day}::date, ${task.costMicros})
-      ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
-  await recordBudgetAlerts(tx, task, budgets);
+  const checked = await chainRefusal(chain, task, (keys) => windowSpends(tx, keys, task.createdAt));
+  if (checked.refusal) throw checked.refusal;
+  await tx.$executeRaw`
+    INSERT INTO key_spend (api_key_id, day, reserved)
+    SELECT id, ${utcDay(task.createdAt)}::date, ${task.costMicros} FROM unnest(${chain.map((key) => key.id)}::text[]) AS id
+    ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
+  const reserved: ReservedBudget[] = checked.budgets.map(({ key, usage }) => ({
+    key,
+    budget: key.budget,
+    usage: { ...usage, reserved: usage.reserved + task.costMicros },
+  }));
+  await recordBudgetAlerts(tx, task, reserved);
 }
 
 /** The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. */
 function budgetRefusal(
   budget: NonNullable<KeyPolicy['budget']>,
-  usage: Awaited<ReturnType<typeof budgetUsage>>,
+  usage: BudgetUsage,
   costMicros: bigint,
 ): KeyPolicyError | null {
   if (usage.charged + usage.reserved + costMicros <= budget.amountMicros) return null;
@@ -169,9 +224,8 @@ export async function settleKeySpend(
   chargedMicros: bigint,
 ): Promise<void> {
   if (!task.apiKeyId) return;
-  const day = utcDay(task.createdAt);
-  for (const { id } of await chainOf(tx, task.apiKeyId))
-    await tx.$executeRaw`
-      UPDATE key_spend SET reserved = GREATEST(reserved - ${task.costReserved}, 0), charged = charged + ${chargedMicros}
-      WHERE api_key_id = ${id} AND day = ${day}::date`;
+  await tx.$executeRaw`
+    ${chainSql(task.apiKeyId)}
+    UPDATE key_spend SET reserved = GREATEST(reserved - ${task.costReserved}, 0), charged = charged + ${chargedMicros}
+    WHERE api_key_id IN (SELECT id FROM chain) AND day = ${utcDay(task.createdAt)}::date`;
 }

@@ -64,7 +64,10 @@ export const taskCostMicros = (task: Pick<Task, 'status' | 'costReserved' | 'cos
   task.status === 'completed' ? (task.costCharged ?? 0n) : task.status === 'failed' ? 0n : task.costReserved;
 
 /** `payment`: the x402 payment of a task paid that way; `retention`: how long its outputs are kept. */
-export function taskView(task: Task & { payment?: X402Payment | null }, retention: OutputRetention): TaskView {
+/** The columns a task's view shows (not its stored request, which lists of tasks leave unread). */
+export type ViewedTask = Omit<Task, 'request'> & { payment?: X402Payment | null };
+
+export function taskView(task: ViewedTask, retention: OutputRetention): TaskView {
   const cost = taskCostMicros(task);
   const optional = {
     prompt: task.prompt,

@@ -4,14 +4,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
-import type { AccountKind } from '../../generated/prisma/client.ts';
+import type { AccountKind, Task } from '../../generated/prisma/client.ts';
 import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
 import type { AdmitTaskInput, HeldPaymentRules, TaskRow } from '../../generations/tasks.ts';
 import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 import type { GenerationRequest } from '../../domain/generation-request.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
-export type EarlierTask = Parameters<typeof taskView>[0];
+/** A task admitted earlier under the same claim: what its view shows, and the request it was admitted with. */
+export type EarlierTask = Parameters<typeof taskView>[0] & Pick<Task, 'request'>;
 
 /** What the worker's admit activity writes a task from, with the payment its workflow input carries. */
 export type PaidAdmission = AdmitTaskInput & Pick<PaidBy, 'payment'>;
