@@ -122,7 +122,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         const task = await admitTaskPaidBy(deps.prisma, admission);
         // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
         const processing = await markedProcessing(deps.prisma, task);
-        if (task.apiKeyId) await notifiedBudgetAlerts(deps, task.id);
+        // Only the admission that recorded alerts starts them (a retry that found the row leaves its to the reconciler).
+        if (task.budgetAlerts) await notifiedBudgetAlerts(deps, task.id);
         return { outcome: 'admitted', task: view(task), processing: processing && view(processing) };
       } catch (error) {
         return refusedAdmission(error);

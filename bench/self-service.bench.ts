@@ -18,11 +18,8 @@ const phaseSeconds = Number(process.env.BENCH_PHASE_SECONDS ?? 20);
 const historyTasks = Number(process.env.BENCH_HISTORY_TASKS ?? 1_000_000);
 /** History pages a second. */
 const readRate = 50;
-/**
- * Usage reports a second: a report is a rarer request than a page, and the first measurement (one account's 90 days,
- * ~52,000 hourly rows) took ~0.5 s of the server's CPU each: at 50/s the open loop would only measure a queue.
- */
-const usageRate = 2;
+/** Usage reports a second: a report is a rarer request than a page (a console's chart, an agent checking its spend). */
+const usageRate = 10;
 /** All three kinds of admission together: 10/s each. */
 const admissionRate = 30;
 const warmUpSeconds = 2;

@@ -52,13 +52,13 @@ function alertData(reached: ReservedBudget, threshold: BudgetAlertData['threshol
 /**
  * Within the admission's transaction, after its reservation: records each threshold a key of the task's chain has
  * reached and no earlier admission recorded, and writes its event on the account stream as one of the task's
- * (the task's own insert has notified the account's streams in this transaction already).
+ * (the task's own insert has notified the account's streams in this transaction already). Returns how many it recorded.
  */
 export async function recordBudgetAlerts(
   tx: Prisma.TransactionClient,
   task: { id: string; accountId: string },
   budgets: ReservedBudget[],
-): Promise<void> {
+): Promise<number> {
   const rows = budgets.flatMap((reached) =>
     reachedThresholds(reached).map(
       (threshold) =>
@@ -66,8 +66,8 @@ export async function recordBudgetAlerts(
           ${JSON.stringify(alertData(reached, threshold))}::jsonb)`,
     ),
   );
-  if (rows.length === 0) return;
-  await tx.$executeRaw`
+  if (rows.length === 0) return 0;
+  return tx.$executeRaw`
     WITH alerts AS (
       INSERT INTO key_budget_alerts (api_key_id, window_start, threshold, account_id, task_id, data)
       VALUES ${Prisma.join(rows)}

@@ -161,7 +161,7 @@ async function chainRefusal(
 /**
  * Within the admission's transaction: refuses the task if any key of its chain does not allow it (model, type, cost,
  * budget), else adds its cost to each key's reserved spend on the task's day, and records the budget alerts that
- * brings about (key-budget-alerts.ts).
+ * brings about (key-budget-alerts.ts): how many.
  */
 export async function reserveKeySpend(
   tx: Prisma.TransactionClient,
@@ -174,7 +174,7 @@ export async function reserveKeySpend(
     costMicros: bigint;
     createdAt: Date;
   },
-): Promise<void> {
+): Promise<number> {
   const chain = await lockedChain(tx, task.apiKeyId);
   const checked = await chainRefusal(chain, task, (keys) => windowSpends(tx, keys, task.createdAt));
   if (checked.refusal) throw checked.refusal;
@@ -187,7 +187,7 @@ export async function reserveKeySpend(
     budget: key.budget,
     usage: { ...usage, reserved: usage.reserved + task.costMicros },
   }));
-  await recordBudgetAlerts(tx, task, reserved);
+  return recordBudgetAlerts(tx, task, reserved);
 }
 
 /** The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. */

@@ -19,6 +19,8 @@ import { recordTaskUsage, type TaskOutcome } from './usage-aggregates.ts';
 export type HeldPayment = X402Payment;
 /** A task row with its held payment, when it was paid that way. */
 export type TaskRow = Task & { payment: HeldPayment | null };
+/** A task as its admission left it: with the budget alerts it recorded, when it is the admission that committed. */
+export type AdmittedTask = TaskRow & { budgetAlerts?: number };
 const withPayment = { include: { payment: true } } as const;
 
 export interface AdmitTaskInput {
@@ -80,7 +82,7 @@ export function newTaskRow(input: {
 }
 
 /** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
-export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<TaskRow> {
+export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<AdmittedTask> {
   const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError, KeyPolicyError] };
   return decideAdmission(prisma, attempt, async (tx) => {
     await reserve(
@@ -93,9 +95,11 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
       },
     );
     const task = await tx.task.create({ data: newTaskRow(input) });
-    if (input.apiKeyId) await reserveKeySpend(tx, { ...task, apiKeyId: input.apiKeyId, costMicros: input.costMicros });
+    const budgetAlerts = input.apiKeyId
+      ? await reserveKeySpend(tx, { ...task, apiKeyId: input.apiKeyId, costMicros: input.costMicros })
+      : 0;
     // A new row has no payment yet (a paid task's is written with it, in admitPaidTask): none to read back.
-    return { ...task, payment: null };
+    return { ...task, payment: null, budgetAlerts };
   });
 }
 

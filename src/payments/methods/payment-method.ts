@@ -6,7 +6,7 @@ import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { AccountKind, Task } from '../../generated/prisma/client.ts';
 import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
-import type { AdmitTaskInput, HeldPaymentRules, TaskRow } from '../../generations/tasks.ts';
+import type { AdmittedTask, AdmitTaskInput, HeldPaymentRules } from '../../generations/tasks.ts';
 import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 import type { GenerationRequest } from '../../domain/generation-request.ts';
 
@@ -66,7 +66,7 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
    * Worker side: writes the task row `queued` with what this method holds for it (a balance's reservation, a
    * payment's row) in one transaction; a repeat finds them. Throws a refusal admission answers (no money, busy payer).
    */
-  admit(prisma: PrismaClient, input: PaidAdmission): Promise<TaskRow>;
+  admit(prisma: PrismaClient, input: PaidAdmission): Promise<AdmittedTask>;
   /** Whether a task's workflow input was paid this way. */
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */
