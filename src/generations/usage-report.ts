@@ -83,22 +83,21 @@ export async function usageReport(prisma: PrismaClient, query: UsageQuery): Prom
   const { days, hours } = splitPeriod(query);
   const ofKey = query.onlyKeyId ? Prisma.sql`AND api_key_id = ${query.onlyKeyId}` : Prisma.empty;
   const counts = Prisma.raw(countColumns.join(', '));
-  const hourRanges = Prisma.join(
-    hours.map((range) => Prisma.sql`(hour >= ${range.from} AND hour < ${range.to})`),
-    ' OR ',
+  // One branch per range, so each is one index range scan of (account_id, day or hour).
+  const daily = days
+    ? [
+        Prisma.sql`SELECT day, api_key_id, model, type, ${counts} FROM usage_daily
+          WHERE account_id = ${query.accountId} AND day >= ${days.from}::date AND day < ${days.to}::date ${ofKey}`,
+      ]
+    : [];
+  const hourly = hours.map(
+    (
+      range,
+    ) => Prisma.sql`SELECT (hour AT TIME ZONE 'UTC')::date AS day, api_key_id, model, type, ${counts} FROM usage_hourly
+      WHERE account_id = ${query.accountId} AND hour >= ${range.from} AND hour < ${range.to} ${ofKey}`,
   );
   const rows = await prisma.$queryRaw<SummedRow[]>`
-    WITH ended AS (
-      ${
-        days
-          ? Prisma.sql`SELECT day, api_key_id, model, type, ${counts} FROM usage_daily
-              WHERE account_id = ${query.accountId} AND day >= ${days.from}::date AND day < ${days.to}::date ${ofKey}
-            UNION ALL`
-          : Prisma.empty
-      }
-      SELECT (hour AT TIME ZONE 'UTC')::date, api_key_id, model, type, ${counts} FROM usage_hourly
-      WHERE account_id = ${query.accountId} AND (${hourRanges}) ${ofKey}
-    ),
+    WITH ended AS (${Prisma.join([...daily, ...hourly], ' UNION ALL ')}),
     summed AS (
       SELECT ${Prisma.raw(groups.length ? `${grouped}, ` : '')}
         ${Prisma.raw(countColumns.map((column) => `sum(${column})::bigint AS ${column}`).join(', '))}

@@ -81,6 +81,14 @@ describe('usageReport', () => {
       days.set(day, (days.get(day) ?? 0) + 1);
     }
     expect(byDay.rows.map((row) => [row.day, Number(row.completed)])).toEqual([...days]);
+    // A period of hours alone (no whole day) groups by day as well.
+    const hoursOnly = await usageReport(database.prisma, {
+      accountId,
+      from: new Date('2026-11-03T04:00:00Z'),
+      to: new Date('2026-11-03T21:00:00Z'),
+      groupBy: ['day'],
+    });
+    expect(hoursOnly.rows.map((row) => row.day)).toEqual(['2026-11-03']);
     const own = await usageReport(database.prisma, {
       accountId,
       onlyKeyId: keyId,
