@@ -102,6 +102,7 @@ async function chainOf(db: Db, keyId: string): Promise<ChainKey[]> {
  * lock this transaction waited for.
  */
 async function windowSpends(db: Db, keys: Budgeted[], now: Date): Promise<Map<string, BudgetUsage>> {
+  if (keys.length === 0) return new Map();
   const windows = keys.map((key) => ({ key, ...budgetWindowAt(key.budget.window, now) }));
   const rows = await db.$queryRaw<{ id: string; charged: bigint; reserved: bigint }[]>`
     SELECT w.id, coalesce(sum(s.charged), 0)::bigint AS charged, coalesce(sum(s.reserved), 0)::bigint AS reserved
@@ -148,7 +149,6 @@ async function chainRefusal(
     if (refusal) return { refusal, budgets: [] };
   }
   const budgeted = budgetedKeys(chain);
-  if (budgeted.length === 0) return { refusal: null, budgets: [] };
   const spends = await spendsOf(budgeted);
   const budgets = budgeted.map((key) => ({ key, usage: spends.get(key.id)! }));
   for (const { key, usage } of budgets) {
@@ -158,36 +158,44 @@ async function chainRefusal(
   return { refusal: null, budgets };
 }
 
+/** A request to admit with a key: what its policies are checked against, and what its reservation records. */
+export interface KeyedAdmission {
+  apiKeyId: string;
+  model: string;
+  type: string;
+  costMicros: bigint;
+  createdAt: Date;
+}
+
+/** Writes a checked admission's spend once its task row exists; returns how many budget alerts it recorded. */
+export type KeySpendReservation = (task: { id: string; accountId: string }) => Promise<number>;
+
 /**
- * Within the admission's transaction: refuses the task if any key of its chain does not allow it (model, type, cost,
- * budget), else adds its cost to each key's reserved spend on the task's day, and records the budget alerts that
- * brings about (key-budget-alerts.ts): how many.
+ * Within the admission's transaction, before it writes anything (a refusal commits nothing but the admission's
+ * tombstone): locks the key and every key above it and refuses the request if any of them does not allow it (model,
+ * type, cost, budget). Else returns what adds its cost to each key's reserved spend on its day and records the budget
+ * alerts that brings about (key-budget-alerts.ts).
  */
-export async function reserveKeySpend(
+export async function checkKeySpend(
   tx: Prisma.TransactionClient,
-  task: {
-    id: string;
-    accountId: string;
-    apiKeyId: string;
-    model: string;
-    type: string;
-    costMicros: bigint;
-    createdAt: Date;
-  },
-): Promise<number> {
-  const chain = await lockedChain(tx, task.apiKeyId);
-  const checked = await chainRefusal(chain, task, (keys) => windowSpends(tx, keys, task.createdAt));
+  admission: KeyedAdmission,
+): Promise<KeySpendReservation> {
+  const chain = await lockedChain(tx, admission.apiKeyId);
+  const checked = await chainRefusal(chain, admission, (keys) => windowSpends(tx, keys, admission.createdAt));
   if (checked.refusal) throw checked.refusal;
-  await tx.$executeRaw`
-    INSERT INTO key_spend (api_key_id, day, reserved)
-    SELECT id, ${utcDay(task.createdAt)}::date, ${task.costMicros} FROM unnest(${chain.map((key) => key.id)}::text[]) AS id
-    ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
-  const reserved: ReservedBudget[] = checked.budgets.map(({ key, usage }) => ({
-    key,
-    budget: key.budget,
-    usage: { ...usage, reserved: usage.reserved + task.costMicros },
-  }));
-  return recordBudgetAlerts(tx, task, reserved);
+  return async (task) => {
+    await tx.$executeRaw`
+      INSERT INTO key_spend (api_key_id, day, reserved)
+      SELECT id, ${utcDay(admission.createdAt)}::date, ${admission.costMicros}
+      FROM unnest(${chain.map((key) => key.id)}::text[]) AS id
+      ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
+    const reserved: ReservedBudget[] = checked.budgets.map(({ key, usage }) => ({
+      key,
+      budget: key.budget,
+      usage: { ...usage, reserved: usage.reserved + admission.costMicros },
+    }));
+    return recordBudgetAlerts(tx, task, reserved);
+  };
 }
 
 /** The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. */

@@ -11,7 +11,7 @@ import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fe
 import { recordTaskEnded } from '../metrics/task-metrics.ts';
 import { charge, InsufficientFundsError, release, reserve } from '../ledger/ledger.ts';
 import { KeyPolicyError } from '../accounts/key-policy.ts';
-import { reserveKeySpend, settleKeySpend } from '../accounts/key-spend.ts';
+import { checkKeySpend, settleKeySpend } from '../accounts/key-spend.ts';
 import { cancelledError } from '../../workflows/contracts/generation.types.ts';
 import { recordTaskUsage, type TaskOutcome } from './usage-aggregates.ts';
 
@@ -85,6 +85,16 @@ export function newTaskRow(input: {
 export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<AdmittedTask> {
   const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError, KeyPolicyError] };
   return decideAdmission(prisma, attempt, async (tx) => {
+    const createdAt = new Date();
+    // Every refusal comes before the first write: a refused admission commits nothing but its tombstone.
+    const keySpend =
+      input.apiKeyId &&
+      (await checkKeySpend(tx, {
+        ...input.request,
+        apiKeyId: input.apiKeyId,
+        costMicros: input.costMicros,
+        createdAt,
+      }));
     await reserve(
       { tx },
       {
@@ -94,10 +104,8 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
         idempotencyKey: `${input.taskId}:reserve`,
       },
     );
-    const task = await tx.task.create({ data: newTaskRow(input) });
-    const budgetAlerts = input.apiKeyId
-      ? await reserveKeySpend(tx, { ...task, apiKeyId: input.apiKeyId, costMicros: input.costMicros })
-      : 0;
+    const task = await tx.task.create({ data: { ...newTaskRow(input), createdAt } });
+    const budgetAlerts = keySpend ? await keySpend(task) : 0;
     // A new row has no payment yet (a paid task's is written with it, in admitPaidTask): none to read back.
     return { ...task, payment: null, budgetAlerts };
   });

@@ -112,9 +112,18 @@ describe('keys', () => {
     const key = sub.body.api_key;
     // Nothing ends before every admission is answered: the refund must not make room within the 50.
     const release = upstream.holdSpeech();
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () => call(gateway, 'POST', '/api/v1/generations', { key, body: refusedOnce })),
-    ).finally(release);
+    let answers: Awaited<ReturnType<typeof call>>[];
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 50 }, () => call(gateway, 'POST', '/api/v1/generations', { key, body: refusedOnce })),
+      );
+      // A refusal writes nothing: no task row, nothing reserved (upstream still holds the 10 admitted).
+      expect(await gateway.database.prisma.task.count({ where: { apiKeyId: sub.body.id } })).toBe(10);
+      const held = await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: spender.accountId } });
+      expect(held.reserved).toBe(BigInt(10 * refusedOnceMicros));
+    } finally {
+      release();
+    }
     const admitted = answers.filter((answer) => answer.status === 202);
     const refused = answers.filter((answer) => answer.status === 403);
     const statuses = answers.map((answer) => `${answer.status} ${answer.body.error ?? ''}`);
