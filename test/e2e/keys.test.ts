@@ -21,9 +21,8 @@ const developer = useFundedDeveloper(gateway);
 const stranger = useFundedDeveloper(gateway);
 // Its own account for the 50 concurrent admissions: the tier's admissions a minute are counted per account.
 const spender = useFundedDeveloper(gateway);
-/** 6 characters of eSpeak at $0.001 per 1,000: 6 micro-USD each. */
+/** 6 characters of eSpeak at $0.001 per 1,000: $0.000006 each (the cost cap tests below sit just under it). */
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
-const speechMicros = 6;
 /** Upstream speech its provider refuses the first time (400), charged per character like the others. */
 const refusedOnce = { type: 'text-to-audio', model: 'openai/tts-1', prompt: 'Hello [[refuse-once]]' };
 const refusedOnceMicros = Math.ceil((refusedOnce.prompt.length * 15_000) / 1_000); // $0.015 per 1,000 characters
