@@ -11,6 +11,7 @@ import { encodeHistoryCursor } from '../src/generations/history-cursor.ts';
 import { admitTask } from '../src/generations/tasks.ts';
 import { startEmbeddedService } from './embedded-service.ts';
 import { type Measured, openLoop, percentile } from './load.ts';
+import { offerReads } from './read-load.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
 import { type SeededAccount, seedTaskHistory } from './task-history-seed.ts';
 
@@ -38,19 +39,13 @@ interface Read {
   answers(body: unknown): boolean;
 }
 
-/** `read` at `rate` after a warm-up; a row held to p99 ≤ `targetMs`. */
+/** `read` at `rate` after a warm-up, from a worker thread; a row held to p99 ≤ `targetMs`. */
 async function readRow(api: string, read: Read, { rate, targetMs }: { rate: number; targetMs: number }) {
   progress(read.name);
   const headers = { authorization: `Bearer ${read.key.key}` };
   const first = await (await fetch(`${api}${read.path}`, { headers })).json();
   if (!read.answers(first)) throw new Error(`GET ${read.path}: ${JSON.stringify(first).slice(0, 300)}`);
-  const get = async () => {
-    const response = await fetch(`${api}${read.path}`, { headers });
-    if (response.status !== 200) throw new Error(`GET ${read.path} answered ${response.status}`);
-    await response.arrayBuffer();
-  };
-  await openLoop(rate, warmUpSeconds, get);
-  const measured = await openLoop(rate, phaseSeconds, get);
+  const measured = await offerReads({ url: `${api}${read.path}`, headers, rate, warmUpSeconds, seconds: phaseSeconds });
   const row = loadRow(read.name, rate, measured, maxOf(measured));
   return withTarget(row, `p99 ≤ ${targetMs} ms`, row.p99! <= targetMs);
 }

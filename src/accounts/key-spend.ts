@@ -1,11 +1,18 @@
 // What each key's tasks reserve and are charged, by the UTC day each task was admitted (key_spend), written in the
-// transactions that move the account's money: a budget is checked under the key's row lock, so concurrent
-// admissions can never overspend it. A task counts against its key and every key above it (the keys that made it).
+// transactions that move the account's money: a budget is checked under the account's balance row lock, so
+// concurrent admissions can never overspend it. A task counts against its key and every key above it (the keys that made it).
 import type { PrismaClient } from '../db/prisma.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../domain/money.ts';
-import { type BudgetWindow, KeyPolicyError, type KeyPolicy, policyOf, requestRefusal } from './key-policy.ts';
-import { recordBudgetAlerts, type ReservedBudget } from './key-budget-alerts.ts';
+import {
+  type BudgetWindow,
+  budgetWindows,
+  KeyPolicyError,
+  type KeyPolicy,
+  policyOf,
+  requestRefusal,
+} from './key-policy.ts';
+import type { ReservedBudget } from './key-budget-alerts.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 const dayMs = 86_400_000;
@@ -39,16 +46,40 @@ export interface WindowSpend {
   reserved: bigint;
 }
 
-/** What a key's tasks were charged and hold reserved since `start`. */
-export async function spendSince(db: Db, keyId: string, start: Date): Promise<WindowSpend> {
-  const [row] = await db.$queryRaw<{ charged: bigint | null; reserved: bigint | null }[]>`
-    SELECT sum(charged)::bigint AS charged, sum(reserved)::bigint AS reserved
-    FROM key_spend WHERE api_key_id = ${keyId} AND day >= ${start}::date`;
-  return { charged: row?.charged ?? 0n, reserved: row?.reserved ?? 0n };
-}
+/** A key's spend in the current window of each kind of budget. */
+type WindowSpends = Record<BudgetWindow, WindowSpend>;
 
 /** A budget's current window: what is spent, held and left of it, and its bounds. */
 export type BudgetUsage = WindowSpend & { remaining: bigint; start: Date; resetsAt: Date | null };
+
+/**
+ * The columns that sum a key's key_spend rows over the current window of each kind (`day_charged`,
+ * `day_reserved`, …, `total_reserved`): one index range scan serves every policy the key could have.
+ */
+function windowSumColumns(now: Date) {
+  return Prisma.join(
+    budgetWindows.flatMap((window) => {
+      const since = Prisma.sql`day >= ${budgetWindowAt(window, now).start}::date`;
+      return ['charged', 'reserved'].map(
+        (column) => Prisma.sql`coalesce(sum(${Prisma.raw(column)}) FILTER (WHERE ${since}), 0)::bigint
+          AS ${Prisma.raw(`${window}_${column}`)}`,
+      );
+    }),
+  );
+}
+
+type WindowSumRow = Record<`${BudgetWindow}_${keyof WindowSpend}`, bigint>;
+const windowSpendsOf = (row: WindowSumRow): WindowSpends =>
+  Object.fromEntries(
+    budgetWindows.map((window) => [window, { charged: row[`${window}_charged`], reserved: row[`${window}_reserved`] }]),
+  ) as WindowSpends;
+
+function usageOf(budget: NonNullable<KeyPolicy['budget']>, spends: WindowSpends, now: Date): BudgetUsage {
+  const { start, resetsAt } = budgetWindowAt(budget.window, now);
+  const spend = spends[budget.window];
+  const left = budget.amountMicros - spend.charged - spend.reserved;
+  return { ...spend, remaining: left > 0n ? left : 0n, start, resetsAt };
+}
 
 /** A key's budget window with what is spent, held and left of it (GET /keys/current). */
 export async function budgetUsage(
@@ -57,66 +88,58 @@ export async function budgetUsage(
   budget: NonNullable<KeyPolicy['budget']>,
   now = new Date(),
 ): Promise<BudgetUsage> {
-  const { start, resetsAt } = budgetWindowAt(budget.window, now);
-  const spend = await spendSince(db, keyId, start);
-  const left = budget.amountMicros - spend.charged - spend.reserved;
-  return { ...spend, remaining: left > 0n ? left : 0n, start, resetsAt };
+  const [row] = await db.$queryRaw<WindowSumRow[]>`
+    SELECT ${windowSumColumns(now)} FROM key_spend WHERE api_key_id = ${keyId}`;
+  return usageOf(budget, windowSpendsOf(row!), now);
 }
 
-// The key and the keys above it (parent_id never changes once a key is made), nearest first, at most 32 deep.
+// The key and the keys above it (ancestor_ids, written when the key is made), nearest first: depth 1 is the key.
 const chainSql = (keyId: string) => Prisma.sql`
-  WITH RECURSIVE chain AS (
-    SELECT id, parent_id, 1 AS depth FROM api_keys WHERE id = ${keyId}
-    UNION ALL
-    SELECT k.id, k.parent_id, c.depth + 1 FROM api_keys k JOIN chain c ON k.id = c.parent_id WHERE c.depth < 32
+  WITH chain AS (
+    SELECT c.id, c.depth FROM api_keys self,
+      unnest(ARRAY[self.id] || self.ancestor_ids) WITH ORDINALITY AS c (id, depth)
+    WHERE self.id = ${keyId}
   )`;
 
 interface ChainKey {
   id: string;
   name: string;
   policy: KeyPolicy | null;
+  /** Before this request's cost. */
+  spends: WindowSpends;
+}
+
+/** A cost to add to the reserved spend of every key of the chain, on the day its task is admitted. */
+interface ChainReservation {
+  day: Date;
+  costMicros: bigint;
 }
 
 /**
- * The task's key and every key above it, locked for this transaction in one statement: rows are locked in the
- * order the query returns them, the child first, then its makers, as every admission locks them.
+ * The key and every key above it, nearest first, each with its policy and its spend in every current window, in one
+ * statement; given a reservation, the same statement adds it to each key's spend (the sums read are from before).
  */
-async function lockedChain(tx: Prisma.TransactionClient, keyId: string): Promise<ChainKey[]> {
-  const rows = await tx.$queryRaw<{ id: string; name: string; policy: unknown }[]>`
-    ${chainSql(keyId)}
-    SELECT k.id, k.name, k.policy FROM api_keys k JOIN chain c ON c.id = k.id ORDER BY c.depth FOR UPDATE OF k`;
-  return rows.map((row) => ({ ...row, policy: policyOf(row.policy) }));
-}
-
-/** The key and the keys above it, without locks (a quote only looks). */
-async function chainOf(db: Db, keyId: string): Promise<ChainKey[]> {
-  const rows = await db.$queryRaw<{ id: string; name: string; policy: unknown }[]>`
-    ${chainSql(keyId)}
-    SELECT k.id, k.name, k.policy FROM api_keys k JOIN chain c ON c.id = k.id ORDER BY c.depth`;
-  return rows.map((row) => ({ ...row, policy: policyOf(row.policy) }));
-}
-
-/**
- * What each budgeted key of a chain spent in its current window, in one query. Read in a statement after the one that
- * locked the keys: a statement sees what committed before it began, so this one sees every admission that held a
- * lock this transaction waited for.
- */
-async function windowSpends(db: Db, keys: Budgeted[], now: Date): Promise<Map<string, BudgetUsage>> {
-  if (keys.length === 0) return new Map();
-  const windows = keys.map((key) => ({ key, ...budgetWindowAt(key.budget.window, now) }));
-  const rows = await db.$queryRaw<{ id: string; charged: bigint; reserved: bigint }[]>`
-    SELECT w.id, coalesce(sum(s.charged), 0)::bigint AS charged, coalesce(sum(s.reserved), 0)::bigint AS reserved
-    FROM unnest(${windows.map((w) => w.key.id)}::text[], ${windows.map((w) => w.start)}::date[]) AS w (id, start)
-    LEFT JOIN key_spend s ON s.api_key_id = w.id AND s.day >= w.start
-    GROUP BY w.id`;
-  const spent = new Map(rows.map((row) => [row.id, row]));
-  return new Map(
-    windows.map(({ key, start, resetsAt }) => {
-      const { charged, reserved } = spent.get(key.id) ?? { charged: 0n, reserved: 0n };
-      const left = key.budget.amountMicros - charged - reserved;
-      return [key.id, { charged, reserved, remaining: left > 0n ? left : 0n, start, resetsAt }];
-    }),
-  );
+async function chainWithSpends(
+  db: Db,
+  keyId: string,
+  now: Date,
+  reservation?: ChainReservation & { alongside: Prisma.Sql },
+): Promise<ChainKey[]> {
+  const reserve = reservation
+    ? Prisma.sql`, reserved AS (
+        INSERT INTO key_spend (api_key_id, day, reserved)
+        SELECT id, ${reservation.day}::date, ${reservation.costMicros} FROM keys ORDER BY depth
+        ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved),
+      alongside AS (${reservation.alongside})`
+    : Prisma.empty;
+  const rows = await db.$queryRaw<({ id: string; name: string; policy: unknown } & WindowSumRow)[]>`
+    ${chainSql(keyId)},
+    keys AS (SELECT k.id, k.name, k.policy, c.depth FROM api_keys k JOIN chain c ON c.id = k.id)
+    ${reserve}
+    SELECT k.id, k.name, k.policy, w.* FROM keys k
+      CROSS JOIN LATERAL (SELECT ${windowSumColumns(now)} FROM key_spend s WHERE s.api_key_id = k.id) w
+    ORDER BY k.depth`;
+  return rows.map((row) => ({ id: row.id, name: row.name, policy: policyOf(row.policy), spends: windowSpendsOf(row) }));
 }
 
 type Budgeted = ChainKey & { budget: NonNullable<KeyPolicy['budget']> };
@@ -130,27 +153,23 @@ export async function keyRefusal(
   request: { model: string; type: string; costMicros: bigint },
   now = new Date(),
 ): Promise<KeyPolicyError | null> {
-  return chainRefusal(await chainOf(db, keyId), request, (keys) => windowSpends(db, keys, now)).then(
-    (checked) => checked.refusal,
-  );
+  return chainRefusal(await chainWithSpends(db, keyId, now), request, now).refusal;
 }
 
 /**
  * The first refusal of a chain's policies (allowlists and caps first, then budgets, nearest key first), and the
- * budgeted keys' window spends it read.
+ * budgeted keys' window usage.
  */
-async function chainRefusal(
+function chainRefusal(
   chain: ChainKey[],
   request: { model: string; type: string; costMicros: bigint },
-  spendsOf: (keys: Budgeted[]) => Promise<Map<string, BudgetUsage>>,
-): Promise<{ refusal: KeyPolicyError | null; budgets: { key: Budgeted; usage: BudgetUsage }[] }> {
+  now: Date,
+): { refusal: KeyPolicyError | null; budgets: { key: Budgeted; usage: BudgetUsage }[] } {
   for (const key of chain) {
     const refusal = requestRefusal(key.policy, request);
     if (refusal) return { refusal, budgets: [] };
   }
-  const budgeted = budgetedKeys(chain);
-  const spends = await spendsOf(budgeted);
-  const budgets = budgeted.map((key) => ({ key, usage: spends.get(key.id)! }));
+  const budgets = budgetedKeys(chain).map((key) => ({ key, usage: usageOf(key.budget, key.spends, now) }));
   for (const { key, usage } of budgets) {
     const refusal = budgetRefusal(key.budget, usage, request.costMicros);
     if (refusal) return { refusal, budgets };
@@ -167,35 +186,27 @@ export interface KeyedAdmission {
   createdAt: Date;
 }
 
-/** Writes a checked admission's spend once its task row exists; returns how many budget alerts it recorded. */
-export type KeySpendReservation = (task: { id: string; accountId: string }) => Promise<number>;
-
 /**
- * Within the admission's transaction, before it writes anything (a refusal commits nothing but the admission's
- * tombstone): locks the key and every key above it and refuses the request if any of them does not allow it (model,
- * type, cost, budget). Else returns what adds its cost to each key's reserved spend on its day and records the budget
- * alerts that brings about (key-budget-alerts.ts).
+ * Within the admission's transaction, after the account's reservation: adds the cost to the reserved spend of the
+ * key and every key above it, and refuses the request if any of them does not allow it (model, type, cost, budget);
+ * the refusal rolls the transaction back. `alongside` (the task's insert) is written by the same statement. The account's balance row, locked by the reservation, serialises every
+ * admission and settlement of the account: this later statement sees all that committed before, so concurrent
+ * requests cannot overspend a budget. Returns the budgeted keys' windows with the cost in them (for budget alerts).
  */
-export async function checkKeySpend(
+export async function reserveKeySpend(
   tx: Prisma.TransactionClient,
   admission: KeyedAdmission,
-): Promise<KeySpendReservation> {
-  const chain = await lockedChain(tx, admission.apiKeyId);
-  const checked = await chainRefusal(chain, admission, (keys) => windowSpends(tx, keys, admission.createdAt));
+  alongside: Prisma.Sql,
+): Promise<ReservedBudget[]> {
+  const { createdAt: now, costMicros } = admission;
+  const chain = await chainWithSpends(tx, admission.apiKeyId, now, { day: utcDay(now), costMicros, alongside });
+  const checked = chainRefusal(chain, admission, now);
   if (checked.refusal) throw checked.refusal;
-  return async (task) => {
-    await tx.$executeRaw`
-      INSERT INTO key_spend (api_key_id, day, reserved)
-      SELECT id, ${utcDay(admission.createdAt)}::date, ${admission.costMicros}
-      FROM unnest(${chain.map((key) => key.id)}::text[]) AS id
-      ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
-    const reserved: ReservedBudget[] = checked.budgets.map(({ key, usage }) => ({
-      key,
-      budget: key.budget,
-      usage: { ...usage, reserved: usage.reserved + admission.costMicros },
-    }));
-    return recordBudgetAlerts(tx, task, reserved);
-  };
+  return checked.budgets.map(({ key, usage }) => ({
+    key,
+    budget: key.budget,
+    usage: { ...usage, reserved: usage.reserved + costMicros },
+  }));
 }
 
 /** The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. */

@@ -5,9 +5,7 @@
 // alerts ride on the admitting task's rows (src/accounts/key-budget-alerts.ts): only the account's stream sends them.
 import type { PrismaClient } from '../../db/prisma.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
-
-/** A budget alert (src/accounts/key-budget-alerts.ts), written as an event of the task whose admission raised it. */
-export const budgetAlertEventType = 'key.budget_threshold';
+import { budgetAlertEvent } from '../../accounts/key-budget-alerts.ts';
 /** The task's own events, then the account's that ride on one of its tasks (only the account's stream sends those). */
 export const taskEventTypes = [
   'queued',
@@ -15,7 +13,7 @@ export const taskEventTypes = [
   'progress',
   'completed',
   'failed',
-  budgetAlertEventType,
+  budgetAlertEvent,
 ] as const;
 export type TaskEventType = (typeof taskEventTypes)[number];
 
@@ -45,7 +43,7 @@ const maxBigint = 9_223_372_036_854_775_807n;
 /** A task's events after `afterId`, in order (its own: not the account's budget alerts it raised). */
 export async function taskEventsAfter(prisma: PrismaClient, taskId: string, afterId: bigint): Promise<TaskEvent[]> {
   const rows = await prisma.taskEvent.findMany({
-    where: { taskId, id: { gt: afterId }, type: { not: budgetAlertEventType } },
+    where: { taskId, id: { gt: afterId }, type: { not: budgetAlertEvent } },
     orderBy: { id: 'asc' },
     take: eventPageSize,
   });
@@ -104,7 +102,7 @@ function ownKeys(accountId: string, onlyKey: string | undefined): Prisma.Sql {
 /** With `onlyKey` (a key with a policy): the events of its own tasks, and the budget alerts of its keys (ownKeys). */
 function ofKey(onlyKey: string | undefined): Prisma.Sql {
   if (onlyKey === undefined) return Prisma.empty;
-  return Prisma.sql`AND CASE WHEN type = ${budgetAlertEventType}
+  return Prisma.sql`AND CASE WHEN type = ${budgetAlertEvent}
       THEN data->>'key_id' IN (SELECT id FROM own_keys)
       ELSE EXISTS (SELECT FROM tasks WHERE tasks.id = task_events.task_id AND tasks.api_key_id = ${onlyKey}) END`;
 }
