@@ -4,6 +4,7 @@
 import type { PrismaClient } from '../db/prisma.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { type PricingUnit, pricingUnitNames, type PricingUnits } from '../catalog/pricing-units.ts';
+import { usageCountColumns } from './usage-aggregates.ts';
 
 export const usageGroupings = ['day', 'model', 'type', 'key'] as const;
 export type UsageGrouping = (typeof usageGroupings)[number];
@@ -44,9 +45,15 @@ export interface UsageReport {
 
 // The SQL of each grouping over the union of day and hour rows (our own identifiers, never the caller's text).
 const groupColumns: Record<UsageGrouping, string> = { day: 'day', model: 'model', type: 'type', key: 'api_key_id' };
-const countColumns = ['completed', 'failed', 'cancelled', 'cost', 'refunded', ...pricingUnitNames];
+const counts = Prisma.raw(usageCountColumns.join(', '));
+const summedCounts = Prisma.raw(usageCountColumns.map((column) => `sum(${column})::bigint AS ${column}`).join(', '));
+// The units above 0 as one JSON object a row: hundreds of rows read eleven bigint columns each otherwise.
+const outcomeColumns = Prisma.raw(['completed', 'failed', 'cancelled', 'cost', 'refunded'].join(', '));
+const unitsObject = Prisma.raw(
+  `jsonb_strip_nulls(jsonb_build_object(${pricingUnitNames.map((unit) => `'${unit}', nullif(${unit}, 0)`).join(', ')}))`,
+);
 
-type SummedRow = Record<PricingUnit, bigint> & {
+interface SummedRow {
   day?: Date;
   model?: string;
   type?: string;
@@ -57,7 +64,8 @@ type SummedRow = Record<PricingUnit, bigint> & {
   cancelled: bigint;
   cost: bigint;
   refunded: bigint;
-};
+  units: PricingUnits;
+}
 
 const dayMs = 86_400_000;
 
@@ -82,7 +90,6 @@ export async function usageReport(prisma: PrismaClient, query: UsageQuery): Prom
   const grouped = groups.map((grouping) => groupColumns[grouping]).join(', ');
   const { days, hours } = splitPeriod(query);
   const ofKey = query.onlyKeyId ? Prisma.sql`AND api_key_id = ${query.onlyKeyId}` : Prisma.empty;
-  const counts = Prisma.raw(countColumns.join(', '));
   // One branch per range, so each is one index range scan of (account_id, day or hour).
   const daily = days
     ? [
@@ -99,22 +106,16 @@ export async function usageReport(prisma: PrismaClient, query: UsageQuery): Prom
   const rows = await prisma.$queryRaw<SummedRow[]>`
     WITH ended AS (${Prisma.join([...daily, ...hourly], ' UNION ALL ')}),
     summed AS (
-      SELECT ${Prisma.raw(groups.length ? `${grouped}, ` : '')}
-        ${Prisma.raw(countColumns.map((column) => `sum(${column})::bigint AS ${column}`).join(', '))}
+      SELECT ${Prisma.raw(groups.length ? `${grouped}, ` : '')} ${summedCounts}
       FROM ended ${Prisma.raw(groups.length ? `GROUP BY ${grouped}` : '')}
     )
-    SELECT summed.* ${Prisma.raw(groups.includes('key') ? ', k.name AS key_name' : '')}
+    SELECT ${Prisma.raw(groups.length ? `${grouped}, ` : '')} ${outcomeColumns}, ${unitsObject} AS units
+      ${Prisma.raw(groups.includes('key') ? ', k.name AS key_name' : '')}
     FROM summed ${Prisma.raw(groups.includes('key') ? 'LEFT JOIN api_keys k ON k.id = summed.api_key_id' : '')}
     WHERE completed + failed + cancelled > 0
     ${Prisma.raw(groups.length ? `ORDER BY ${grouped}` : '')}`;
   const reportRows = rows.map(toUsageRow);
   return { rows: reportRows, totals: totalOf(reportRows) };
-}
-
-function unitsOf(row: Record<PricingUnit, bigint>): PricingUnits {
-  const units: PricingUnits = {};
-  for (const unit of pricingUnitNames) if (row[unit] > 0n) units[unit] = Number(row[unit]);
-  return units;
 }
 
 // Built property by property: spreading conditional objects costs V8 ~10 µs a row, a report has hundreds.
@@ -125,7 +126,7 @@ function toUsageRow(row: SummedRow): UsageRow {
     cancelled: row.cancelled,
     costMicros: row.cost,
     refundedMicros: row.refunded,
-    units: unitsOf(row),
+    units: row.units,
   };
   if (row.day !== undefined) usage.day = row.day.toISOString().slice(0, 10);
   if (row.model !== undefined) usage.model = row.model;
