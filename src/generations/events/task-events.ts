@@ -7,14 +7,7 @@ import type { PrismaClient } from '../../db/prisma.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { budgetAlertEvent } from '../../accounts/key-budget-alerts.ts';
 /** The task's own events, then the account's that ride on one of its tasks (only the account's stream sends those). */
-export const taskEventTypes = [
-  'queued',
-  'processing',
-  'progress',
-  'completed',
-  'failed',
-  budgetAlertEvent,
-] as const;
+export const taskEventTypes = ['queued', 'processing', 'progress', 'completed', 'failed', budgetAlertEvent] as const;
 export type TaskEventType = (typeof taskEventTypes)[number];
 
 export interface TaskEvent {
