@@ -46,14 +46,16 @@ export interface UsageReport {
 // The SQL of each grouping over the union of day and hour rows (our own identifiers, never the caller's text).
 const groupColumns: Record<UsageGrouping, string> = { day: 'day', model: 'model', type: 'type', key: 'api_key_id' };
 const counts = Prisma.raw(usageCountColumns.join(', '));
-const summedCounts = Prisma.raw(usageCountColumns.map((column) => `sum(${column})::bigint AS ${column}`).join(', '));
-// The units above 0 as one JSON object a row: hundreds of rows read eleven bigint columns each otherwise.
-const outcomeColumns = Prisma.raw(['completed', 'failed', 'cancelled', 'cost', 'refunded'].join(', '));
-const unitsObject = Prisma.raw(
-  `jsonb_strip_nulls(jsonb_build_object(${pricingUnitNames.map((unit) => `'${unit}', nullif(${unit}, 0)`).join(', ')}))`,
+const outcomeColumns = ['completed', 'failed', 'cancelled', 'cost', 'refunded'];
+// Units are answered as JSON numbers: read as float8 (exact below 2^53), hundreds of rows need no BigInt for them.
+const summedCounts = Prisma.raw(
+  [
+    ...outcomeColumns.map((column) => `sum(${column})::bigint AS ${column}`),
+    ...pricingUnitNames.map((unit) => `sum(${unit})::float8 AS ${unit}`),
+  ].join(', '),
 );
 
-interface SummedRow {
+type SummedRow = Record<PricingUnit, number> & {
   day?: Date;
   model?: string;
   type?: string;
@@ -64,8 +66,7 @@ interface SummedRow {
   cancelled: bigint;
   cost: bigint;
   refunded: bigint;
-  units: PricingUnits;
-}
+};
 
 const dayMs = 86_400_000;
 
@@ -109,13 +110,18 @@ export async function usageReport(prisma: PrismaClient, query: UsageQuery): Prom
       SELECT ${Prisma.raw(groups.length ? `${grouped}, ` : '')} ${summedCounts}
       FROM ended ${Prisma.raw(groups.length ? `GROUP BY ${grouped}` : '')}
     )
-    SELECT ${Prisma.raw(groups.length ? `${grouped}, ` : '')} ${outcomeColumns}, ${unitsObject} AS units
-      ${Prisma.raw(groups.includes('key') ? ', k.name AS key_name' : '')}
+    SELECT summed.* ${Prisma.raw(groups.includes('key') ? ', k.name AS key_name' : '')}
     FROM summed ${Prisma.raw(groups.includes('key') ? 'LEFT JOIN api_keys k ON k.id = summed.api_key_id' : '')}
     WHERE completed + failed + cancelled > 0
     ${Prisma.raw(groups.length ? `ORDER BY ${grouped}` : '')}`;
   const reportRows = rows.map(toUsageRow);
   return { rows: reportRows, totals: totalOf(reportRows) };
+}
+
+function unitsOf(row: Record<PricingUnit, number>): PricingUnits {
+  const units: PricingUnits = {};
+  for (const unit of pricingUnitNames) if (row[unit] > 0) units[unit] = row[unit];
+  return units;
 }
 
 // Built property by property: spreading conditional objects costs V8 ~10 µs a row, a report has hundreds.
@@ -126,7 +132,7 @@ function toUsageRow(row: SummedRow): UsageRow {
     cancelled: row.cancelled,
     costMicros: row.cost,
     refundedMicros: row.refunded,
-    units: row.units,
+    units: unitsOf(row),
   };
   if (row.day !== undefined) usage.day = row.day.toISOString().slice(0, 10);
   if (row.model !== undefined) usage.model = row.model;
