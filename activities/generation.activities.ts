@@ -7,6 +7,8 @@ import { taskView, type TaskView } from '../src/generations/task-view.ts';
 import { AdmissionAbandonedError, adoptOrAbandonAdmission } from '../src/generations/admission-fence.ts';
 import { InsufficientFundsError, LedgerError } from '../src/ledger/ledger.ts';
 import { KeyPolicyError } from '../src/accounts/key-policy.ts';
+import { notifyBudgetAlerts } from '../src/accounts/budget-alert-notices.ts';
+import type { WebhookEventInput } from '../src/webhooks/messages.ts';
 import {
   completeTask,
   type Delivered,
@@ -52,6 +54,18 @@ const markedProcessing = (prisma: GenerationActivityDeps['prisma'], task: TaskRo
     });
     return undefined;
   });
+
+// The budget alerts the admission recorded, at the account's webhook. Admission has committed: a failure here must not
+// fail it, and the task reconciler starts whatever is left.
+const notifiedBudgetAlerts = (deps: GenerationActivityDeps, taskId: string) => {
+  const notify = (input: WebhookEventInput) => deps.starter.notifyWebhook(Context.current().client, input);
+  return notifyBudgetAlerts(deps.prisma, notify, { taskId }).catch((error: unknown) => {
+    Context.current().log.warn('admitted; its budget alerts are left to the task reconciler', {
+      taskId,
+      error: error instanceof Error ? error.message : String(error),
+    });
+  });
+};
 
 // Outputs stored before the task failed (an x402 payment that never settled, a cancel) were never paid for. Not
 // waited for: /files/ never serves a failed task's files, and the retention sweep removes what is left.
@@ -108,6 +122,8 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
         const task = await admitTaskPaidBy(deps.prisma, admission);
         // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
         const processing = await markedProcessing(deps.prisma, task);
+        // Only the admission that recorded alerts starts them (a retry that found the row leaves its to the reconciler).
+        if (task.budgetAlerts) await notifiedBudgetAlerts(deps, task.id);
         return { outcome: 'admitted', task: view(task), processing: processing && view(processing) };
       } catch (error) {
         return refusedAdmission(error);

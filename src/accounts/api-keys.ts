@@ -43,6 +43,10 @@ export async function issueApiKey(
 ): Promise<IssuedKey> {
   const key = `${input.kind === 'agent' ? 'rf_' : 'sk_'}${randomBase62(32)}`;
   const policy = storedPolicyOf(input.policy ?? null);
+  const parent =
+    input.parentId === undefined
+      ? null
+      : await db.apiKey.findUniqueOrThrow({ where: { id: input.parentId }, select: { ancestorIds: true } });
   const row = await db.apiKey.create({
     data: {
       id: newId('key'),
@@ -54,6 +58,7 @@ export async function issueApiKey(
       scopes: [...(input.scopes ?? keyScopes)],
       ...(policy && { policy }),
       parentId: input.parentId ?? null,
+      ancestorIds: parent ? [input.parentId!, ...parent.ancestorIds] : [],
     },
   });
   return { id: row.id, key, keyPrefix: row.keyPrefix, name: row.name, expiresAt: row.expiresAt, row };

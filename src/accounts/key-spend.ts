@@ -1,10 +1,18 @@
 // What each key's tasks reserve and are charged, by the UTC day each task was admitted (key_spend), written in the
-// transactions that move the account's money: a budget is checked under the key's row lock, so concurrent
-// admissions can never overspend it. A task counts against its key and every key above it (the keys that made it).
+// transactions that move the account's money: a budget is checked under the account's balance row lock, so
+// concurrent admissions can never overspend it. A task counts against its key and every key above it (the keys that made it).
 import type { PrismaClient } from '../db/prisma.ts';
-import type { Prisma } from '../generated/prisma/client.ts';
+import { Prisma } from '../generated/prisma/client.ts';
 import { formatUsd, usdNumber } from '../domain/money.ts';
-import { type BudgetWindow, KeyPolicyError, type KeyPolicy, policyOf, requestRefusal } from './key-policy.ts';
+import {
+  type BudgetWindow,
+  budgetWindows,
+  KeyPolicyError,
+  type KeyPolicy,
+  policyOf,
+  requestRefusal,
+} from './key-policy.ts';
+import type { ReservedBudget } from './key-budget-alerts.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 const dayMs = 86_400_000;
@@ -38,46 +46,105 @@ export interface WindowSpend {
   reserved: bigint;
 }
 
-/** What a key's tasks were charged and hold reserved since `start`. */
-export async function spendSince(db: Db, keyId: string, start: Date): Promise<WindowSpend> {
-  const [row] = await db.$queryRaw<{ charged: bigint | null; reserved: bigint | null }[]>`
-    SELECT sum(charged)::bigint AS charged, sum(reserved)::bigint AS reserved
-    FROM key_spend WHERE api_key_id = ${keyId} AND day >= ${start}::date`;
-  return { charged: row?.charged ?? 0n, reserved: row?.reserved ?? 0n };
+/** A key's spend in the current window of each kind of budget. */
+type WindowSpends = Record<BudgetWindow, WindowSpend>;
+
+/** A budget's current window: what is spent, held and left of it, and its bounds. */
+export type BudgetUsage = WindowSpend & { remaining: bigint; start: Date; resetsAt: Date | null };
+
+/**
+ * The columns that sum a key's key_spend rows over the current window of each kind (`day_charged`,
+ * `day_reserved`, …, `total_reserved`): one index range scan serves every policy the key could have.
+ */
+function windowSumColumns(now: Date) {
+  return Prisma.join(
+    budgetWindows.flatMap((window) => {
+      const since = Prisma.sql`day >= ${budgetWindowAt(window, now).start}::date`;
+      return ['charged', 'reserved'].map(
+        (column) => Prisma.sql`coalesce(sum(${Prisma.raw(column)}) FILTER (WHERE ${since}), 0)::bigint
+          AS ${Prisma.raw(`${window}_${column}`)}`,
+      );
+    }),
+  );
 }
 
-/** A key's budget window with what is spent, held and left of it (GET /keys/current, the refusal's details). */
-export async function budgetUsage(db: Db, keyId: string, budget: NonNullable<KeyPolicy['budget']>, now = new Date()) {
+type WindowSumRow = Record<`${BudgetWindow}_${keyof WindowSpend}`, bigint>;
+const windowSpendsOf = (row: WindowSumRow): WindowSpends =>
+  Object.fromEntries(
+    budgetWindows.map((window) => [window, { charged: row[`${window}_charged`], reserved: row[`${window}_reserved`] }]),
+  ) as WindowSpends;
+
+function usageOf(budget: NonNullable<KeyPolicy['budget']>, spends: WindowSpends, now: Date): BudgetUsage {
   const { start, resetsAt } = budgetWindowAt(budget.window, now);
-  const spend = await spendSince(db, keyId, start);
+  const spend = spends[budget.window];
   const left = budget.amountMicros - spend.charged - spend.reserved;
   return { ...spend, remaining: left > 0n ? left : 0n, start, resetsAt };
 }
 
-/** The task's key and every key above it, each locked for this transaction (the child first, then its makers). */
-async function lockedChain(tx: Prisma.TransactionClient, keyId: string) {
-  const chain: { id: string; policy: KeyPolicy | null }[] = [];
-  for (let id: string | null = keyId; id !== null && chain.length < 32;) {
-    const [row]: { id: string; parent_id: string | null; policy: unknown }[] = await tx.$queryRaw`
-      SELECT id, parent_id, policy FROM api_keys WHERE id = ${id} FOR UPDATE`;
-    if (!row) break;
-    chain.push({ id: row.id, policy: policyOf(row.policy) });
-    id = row.parent_id;
-  }
-  return chain;
+/** A key's budget window with what is spent, held and left of it (GET /keys/current). */
+export async function budgetUsage(
+  db: Db,
+  keyId: string,
+  budget: NonNullable<KeyPolicy['budget']>,
+  now = new Date(),
+): Promise<BudgetUsage> {
+  const [row] = await db.$queryRaw<WindowSumRow[]>`
+    SELECT ${windowSumColumns(now)} FROM key_spend WHERE api_key_id = ${keyId}`;
+  return usageOf(budget, windowSpendsOf(row!), now);
 }
 
-/** The key and the keys above it, without locks (a settlement only gives back; a quote only looks). */
-async function chainOf(db: Db, keyId: string): Promise<{ id: string; policy: KeyPolicy | null }[]> {
-  const rows = await db.$queryRaw<{ id: string; policy: unknown }[]>`
-    WITH RECURSIVE chain AS (
-      SELECT id, parent_id, policy, 1 AS depth FROM api_keys WHERE id = ${keyId}
-      UNION ALL
-      SELECT k.id, k.parent_id, k.policy, c.depth + 1 FROM api_keys k JOIN chain c ON k.id = c.parent_id
-      WHERE c.depth < 32
-    ) SELECT id, policy FROM chain ORDER BY depth`;
-  return rows.map((row) => ({ id: row.id, policy: policyOf(row.policy) }));
+// The key and the keys above it (ancestor_ids, written when the key is made), nearest first: depth 1 is the key.
+const chainSql = (keyId: string) => Prisma.sql`
+  WITH chain AS (
+    SELECT c.id, c.depth FROM api_keys self,
+      unnest(ARRAY[self.id] || self.ancestor_ids) WITH ORDINALITY AS c (id, depth)
+    WHERE self.id = ${keyId}
+  )`;
+
+interface ChainKey {
+  id: string;
+  name: string;
+  policy: KeyPolicy | null;
+  /** Before this request's cost. */
+  spends: WindowSpends;
 }
+
+/** A cost to add to the reserved spend of every key of the chain, on the day its task is admitted. */
+interface ChainReservation {
+  day: Date;
+  costMicros: bigint;
+}
+
+/**
+ * The key and every key above it, nearest first, each with its policy and its spend in every current window, in one
+ * statement; given a reservation, the same statement adds it to each key's spend (the sums read are from before).
+ */
+async function chainWithSpends(
+  db: Db,
+  keyId: string,
+  now: Date,
+  reservation?: ChainReservation & { alongside: Prisma.Sql },
+): Promise<ChainKey[]> {
+  const reserve = reservation
+    ? Prisma.sql`, reserved AS (
+        INSERT INTO key_spend (api_key_id, day, reserved)
+        SELECT id, ${reservation.day}::date, ${reservation.costMicros} FROM keys ORDER BY depth
+        ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved),
+      alongside AS (${reservation.alongside})`
+    : Prisma.empty;
+  const rows = await db.$queryRaw<({ id: string; name: string; policy: unknown } & WindowSumRow)[]>`
+    ${chainSql(keyId)},
+    keys AS (SELECT k.id, k.name, k.policy, c.depth FROM api_keys k JOIN chain c ON c.id = k.id)
+    ${reserve}
+    SELECT k.id, k.name, k.policy, w.* FROM keys k
+      CROSS JOIN LATERAL (SELECT ${windowSumColumns(now)} FROM key_spend s WHERE s.api_key_id = k.id) w
+    ORDER BY k.depth`;
+  return rows.map((row) => ({ id: row.id, name: row.name, policy: policyOf(row.policy), spends: windowSpendsOf(row) }));
+}
+
+type Budgeted = ChainKey & { budget: NonNullable<KeyPolicy['budget']> };
+const budgetedKeys = (chain: ChainKey[]): Budgeted[] =>
+  chain.flatMap((key) => (key.policy?.budget ? [{ ...key, budget: key.policy.budget }] : []));
 
 /** What admission would answer the request now, as far as the key's chain goes (a quote; nothing is held). */
 export async function keyRefusal(
@@ -86,47 +153,68 @@ export async function keyRefusal(
   request: { model: string; type: string; costMicros: bigint },
   now = new Date(),
 ): Promise<KeyPolicyError | null> {
-  for (const key of await chainOf(db, keyId)) {
-    const refusal =
-      requestRefusal(key.policy, request) ??
-      (key.policy?.budget ? await budgetRefusal(db, key.id, key.policy.budget, request.costMicros, now) : null);
-    if (refusal) return refusal;
-  }
-  return null;
+  return chainRefusal(await chainWithSpends(db, keyId, now), request, now).refusal;
 }
 
 /**
- * Within the admission's transaction: refuses the task if any key of its chain does not allow it (model, type, cost,
- * budget), else adds its cost to each key's reserved spend on the task's day.
+ * The first refusal of a chain's policies (allowlists and caps first, then budgets, nearest key first), and the
+ * budgeted keys' window usage.
+ */
+function chainRefusal(
+  chain: ChainKey[],
+  request: { model: string; type: string; costMicros: bigint },
+  now: Date,
+): { refusal: KeyPolicyError | null; budgets: { key: Budgeted; usage: BudgetUsage }[] } {
+  for (const key of chain) {
+    const refusal = requestRefusal(key.policy, request);
+    if (refusal) return { refusal, budgets: [] };
+  }
+  const budgets = budgetedKeys(chain).map((key) => ({ key, usage: usageOf(key.budget, key.spends, now) }));
+  for (const { key, usage } of budgets) {
+    const refusal = budgetRefusal(key.budget, usage, request.costMicros);
+    if (refusal) return { refusal, budgets };
+  }
+  return { refusal: null, budgets };
+}
+
+/** A request to admit with a key: what its policies are checked against, and what its reservation records. */
+export interface KeyedAdmission {
+  apiKeyId: string;
+  model: string;
+  type: string;
+  costMicros: bigint;
+  createdAt: Date;
+}
+
+/**
+ * Within the admission's transaction, after the account's reservation: adds the cost to the reserved spend of the
+ * key and every key above it, and refuses the request if any of them does not allow it (model, type, cost, budget);
+ * the refusal rolls the transaction back. `alongside` (the task's insert) is written by the same statement. The account's balance row, locked by the reservation, serialises every
+ * admission and settlement of the account: this later statement sees all that committed before, so concurrent
+ * requests cannot overspend a budget. Returns the budgeted keys' windows with the cost in them (for budget alerts).
  */
 export async function reserveKeySpend(
   tx: Prisma.TransactionClient,
-  task: { apiKeyId: string; model: string; type: string; costMicros: bigint; createdAt: Date },
-): Promise<void> {
-  const chain = await lockedChain(tx, task.apiKeyId);
-  for (const key of chain) {
-    const refusal = requestRefusal(key.policy, task);
-    if (refusal) throw refusal;
-    const overBudget =
-      key.policy?.budget && (await budgetRefusal(tx, key.id, key.policy.budget, task.costMicros, task.createdAt));
-    if (overBudget) throw overBudget;
-  }
-  const day = utcDay(task.createdAt);
-  for (const key of chain)
-    await tx.$executeRaw`
-      INSERT INTO key_spend (api_key_id, day, reserved) VALUES (${key.id}, ${day}::date, ${task.costMicros})
-      ON CONFLICT (api_key_id, day) DO UPDATE SET reserved = key_spend.reserved + EXCLUDED.reserved`;
+  admission: KeyedAdmission,
+  alongside: Prisma.Sql,
+): Promise<ReservedBudget[]> {
+  const { createdAt: now, costMicros } = admission;
+  const chain = await chainWithSpends(tx, admission.apiKeyId, now, { day: utcDay(now), costMicros, alongside });
+  const checked = chainRefusal(chain, admission, now);
+  if (checked.refusal) throw checked.refusal;
+  return checked.budgets.map(({ key, usage }) => ({
+    key,
+    budget: key.budget,
+    usage: { ...usage, reserved: usage.reserved + costMicros },
+  }));
 }
 
-/** The refusal a budget answers a cost with, or null while the window has room for it. */
-async function budgetRefusal(
-  db: Db,
-  keyId: string,
+/** The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. */
+function budgetRefusal(
   budget: NonNullable<KeyPolicy['budget']>,
+  usage: BudgetUsage,
   costMicros: bigint,
-  now: Date,
-): Promise<KeyPolicyError | null> {
-  const usage = await budgetUsage(db, keyId, budget, now);
+): KeyPolicyError | null {
   if (usage.charged + usage.reserved + costMicros <= budget.amountMicros) return null;
   return new KeyPolicyError(
     'budget_exceeded',
@@ -155,9 +243,8 @@ export async function settleKeySpend(
   chargedMicros: bigint,
 ): Promise<void> {
   if (!task.apiKeyId) return;
-  const day = utcDay(task.createdAt);
-  for (const { id } of await chainOf(tx, task.apiKeyId))
-    await tx.$executeRaw`
-      UPDATE key_spend SET reserved = GREATEST(reserved - ${task.costReserved}, 0), charged = charged + ${chargedMicros}
-      WHERE api_key_id = ${id} AND day = ${day}::date`;
+  await tx.$executeRaw`
+    ${chainSql(task.apiKeyId)}
+    UPDATE key_spend SET reserved = GREATEST(reserved - ${task.costReserved}, 0), charged = charged + ${chargedMicros}
+    WHERE api_key_id IN (SELECT id FROM chain) AND day = ${utcDay(task.createdAt)}::date`;
 }

@@ -2,6 +2,7 @@
 // strings, then one column per pricing unit any row counted.
 import { stringify } from 'csv-stringify/sync';
 import { formatUsd } from '../domain/money.ts';
+import type { PricingUnit } from '../catalog/pricing-units.ts';
 import type { UsageGrouping, UsageRow } from '../generations/usage-report.ts';
 
 const groupedColumns: Record<UsageGrouping, (row: UsageRow) => string[]> = {
@@ -32,7 +33,7 @@ export function usageCsv(groupBy: UsageGrouping[], rows: UsageRow[]): string {
     String(row.cancelled),
     formatUsd(row.costMicros),
     formatUsd(row.refundedMicros),
-    ...units.map((unit) => String(row.units[unit] ?? 0)),
+    ...units.map((unit) => String(row.units[unit as PricingUnit] ?? 0)),
   ]);
   // A key name is the caller's own text: a spreadsheet must never run it as a formula.
   return stringify([header, ...lines], { escape_formulas: true });

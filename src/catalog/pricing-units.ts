@@ -3,14 +3,29 @@
 import type { Breakdown } from './pricing.ts';
 import type { CatalogEntry } from './catalog.schema.ts';
 
-export type PricingUnits = Record<string, number>;
+/** Every unit a price can count; the usage aggregates keep one column of each. */
+export const pricingUnitNames = [
+  'requests',
+  'images',
+  'videos',
+  'audio_files',
+  'models_3d',
+  'texts',
+  'output_seconds',
+  'characters',
+  'input_minutes',
+  'input_tokens',
+  'output_tokens',
+] as const;
+export type PricingUnit = (typeof pricingUnitNames)[number];
+export type PricingUnits = Partial<Record<PricingUnit, number>>;
 
 /** A per-output price counts files of the model's first output modality. */
-const outputUnit: Record<string, string> = {
+const outputUnit: Record<string, PricingUnit> = {
   image: 'images',
   video: 'videos',
   audio: 'audio_files',
-  '3d': '3d_models',
+  '3d': 'models_3d',
   text: 'texts',
 };
 
@@ -22,8 +37,8 @@ export function pricingUnits(model: CatalogEntry, breakdown: Breakdown): Pricing
       return { requests: 1 };
     case 'per_output':
     case 'per_output_by_resolution': {
-      const modality = model.capabilities.output_modalities[0] ?? 'output';
-      return { [outputUnit[modality] ?? `${modality}_outputs`]: count(breakdown.num_outputs) };
+      const unit = outputUnit[model.capabilities.output_modalities[0] ?? ''] ?? 'requests';
+      return { [unit]: count(breakdown.num_outputs) };
     }
     case 'per_second':
     case 'per_second_by_resolution':

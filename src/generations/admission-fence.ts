@@ -37,7 +37,8 @@ export interface AdmissionAttempt {
 
 /**
  * Runs `admit` (which reserves and writes the row) under the task's admission lock: a row written earlier answers, a
- * tombstone of this run refuses, and a refusal is recorded as this run's decision before it is thrown.
+ * tombstone of this run refuses. A refusal rolls back whatever the attempt wrote; it is then recorded as this run's
+ * decision, in a transaction of its own that adopts the row another attempt of the run committed meanwhile, if any.
  */
 export async function decideAdmission(
   prisma: PrismaClient,
@@ -45,27 +46,24 @@ export async function decideAdmission(
   admit: (tx: Prisma.TransactionClient) => Promise<TaskRow>,
 ): Promise<TaskRow> {
   const { taskId, runId } = attempt;
-  const decided = await prisma.$transaction(async (tx): Promise<{ task: TaskRow } | { refused: Error }> => {
-    await lockAdmission(tx, taskId);
-    // One look for both, after the lock (a statement of its own: its snapshot must postdate the lock).
-    const [found] = await tx.$queryRaw<{ existing: boolean; abandoned: boolean }[]>`
-      SELECT EXISTS (SELECT FROM tasks WHERE id = ${taskId}) AS existing,
-             EXISTS (SELECT FROM abandoned_admissions WHERE task_id = ${taskId} AND run_id = ${runId ?? null}::text)
-               AS abandoned`;
-    if (found!.existing)
-      return { task: await tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { payment: true } }) };
-    if (found!.abandoned) throw new AdmissionAbandonedError(taskId);
-    try {
-      return { task: await admit(tx) };
-    } catch (error) {
-      // A refusal raises no database error, so the transaction can still record it.
-      if (!runId || !attempt.refusals.some((refusal) => error instanceof refusal)) throw error;
-      await abandonAdmission(tx, { taskId, runId });
-      return { refused: error as Error };
-    }
-  });
-  if ('refused' in decided) throw decided.refused;
-  return decided.task;
+  try {
+    return await prisma.$transaction(async (tx) => {
+      await lockAdmission(tx, taskId);
+      // One look for both, after the lock (a statement of its own: its snapshot must postdate the lock).
+      const [found] = await tx.$queryRaw<{ existing: boolean; abandoned: boolean }[]>`
+        SELECT EXISTS (SELECT FROM tasks WHERE id = ${taskId}) AS existing,
+               EXISTS (SELECT FROM abandoned_admissions WHERE task_id = ${taskId} AND run_id = ${runId ?? null}::text)
+                 AS abandoned`;
+      if (found!.existing) return tx.task.findUniqueOrThrow({ where: { id: taskId }, include: { payment: true } });
+      if (found!.abandoned) throw new AdmissionAbandonedError(taskId);
+      return admit(tx);
+    });
+  } catch (error) {
+    if (!runId || !attempt.refusals.some((refusal) => error instanceof refusal)) throw error;
+    const adopted = await adoptOrAbandonAdmission(prisma, { taskId, runId });
+    if (adopted) return adopted;
+    throw error;
+  }
 }
 
 /**

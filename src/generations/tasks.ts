@@ -4,7 +4,7 @@ import type { CatalogModel } from '../catalog/catalog.ts';
 import { priceRequest, type PricingInput, type Usage } from '../catalog/pricing.ts';
 import { pricingUnits, type PricingUnits } from '../catalog/pricing-units.ts';
 import type { PrismaClient } from '../db/prisma.ts';
-import type { Prisma, Task, X402Payment } from '../generated/prisma/client.ts';
+import { Prisma, type Task, type X402Payment } from '../generated/prisma/client.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import { hasEnded } from '../domain/values.ts';
 import { abandonAdmission, decideAdmission, lockAdmission } from './admission-fence.ts';
@@ -12,6 +12,7 @@ import { recordTaskEnded } from '../metrics/task-metrics.ts';
 import { charge, InsufficientFundsError, release, reserve } from '../ledger/ledger.ts';
 import { KeyPolicyError } from '../accounts/key-policy.ts';
 import { reserveKeySpend, settleKeySpend } from '../accounts/key-spend.ts';
+import { recordBudgetAlerts } from '../accounts/key-budget-alerts.ts';
 import { cancelledError } from '../../workflows/contracts/generation.types.ts';
 import { recordTaskUsage, type TaskOutcome } from './usage-aggregates.ts';
 
@@ -19,6 +20,8 @@ import { recordTaskUsage, type TaskOutcome } from './usage-aggregates.ts';
 export type HeldPayment = X402Payment;
 /** A task row with its held payment, when it was paid that way. */
 export type TaskRow = Task & { payment: HeldPayment | null };
+/** A task as its admission left it: with the budget alerts it recorded, when it is the admission that committed. */
+export type AdmittedTask = TaskRow & { budgetAlerts?: number };
 const withPayment = { include: { payment: true } } as const;
 
 export interface AdmitTaskInput {
@@ -80,9 +83,10 @@ export function newTaskRow(input: {
 }
 
 /** Reserves the quoted cost and writes the task row `queued`; a repeat finds both and changes nothing. */
-export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<TaskRow> {
+export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Promise<AdmittedTask> {
   const attempt = { taskId: input.taskId, runId: input.runId, refusals: [InsufficientFundsError, KeyPolicyError] };
   return decideAdmission(prisma, attempt, async (tx) => {
+    const task = admittedRow(input, new Date());
     await reserve(
       { tx },
       {
@@ -92,12 +96,55 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
         idempotencyKey: `${input.taskId}:reserve`,
       },
     );
-    const task = await tx.task.create({ data: newTaskRow(input) });
-    if (input.apiKeyId) await reserveKeySpend(tx, { ...task, apiKeyId: input.apiKeyId, costMicros: input.costMicros });
+    // After the account's reservation, whose lock orders it after every earlier admission, a key's check and
+    // reservation go in the task's own insert: no round trip of their own. A refusal rolls back.
+    const insert = insertTaskSql(task);
+    const budgets = input.apiKeyId
+      ? await reserveKeySpend(tx, { ...task, apiKeyId: input.apiKeyId, costMicros: input.costMicros }, insert)
+      : await tx.$executeRaw`${insert}`.then(() => []);
+    const budgetAlerts = await recordBudgetAlerts(tx, task, budgets);
     // A new row has no payment yet (a paid task's is written with it, in admitPaidTask): none to read back.
-    return { ...task, payment: null };
+    return { ...task, payment: null, budgetAlerts };
   });
 }
+
+/** A new task's row as the database holds it once inserted: every column the insert leaves to its default too. */
+function admittedRow(input: AdmitTaskInput, createdAt: Date): Task {
+  const row = newTaskRow(input);
+  return {
+    ...row,
+    prompt: row.prompt ?? null,
+    output: null,
+    outputs: [],
+    error: null,
+    aspectRatio: row.aspectRatio ?? null,
+    duration: row.duration ?? null,
+    resolution: row.resolution ?? null,
+    numOutputs: row.numOutputs ?? null,
+    inputSeconds: row.inputSeconds ?? null,
+    costCharged: null,
+    webhookUrl: row.webhookUrl ?? null,
+    createdAt,
+    updatedAt: createdAt,
+    completedAt: null,
+    startedAt: null,
+    progress: null,
+    replayOf: row.replayOf ?? null,
+    servedBy: null,
+    outputsDeletedAt: null,
+    apiKeyId: row.apiKeyId ?? null,
+  };
+}
+
+/** The insert of a new task's row (`admittedRow`'s columns: the rest keep their defaults). */
+const insertTaskSql = (task: Task) => Prisma.sql`
+  INSERT INTO tasks (id, account_id, type, model, status, request, prompt, aspect_ratio, duration, resolution,
+    num_outputs, input_seconds, cost_reserved, webhook_url, idempotency_key, created_at, updated_at, replay_of,
+    api_key_id)
+  VALUES (${task.id}, ${task.accountId}, ${task.type}, ${task.model}, 'queued', ${JSON.stringify(task.request)}::jsonb,
+    ${task.prompt}, ${task.aspectRatio}, ${task.duration}::int, ${task.resolution}, ${task.numOutputs}::int,
+    ${task.inputSeconds}::int, ${task.costReserved}, ${task.webhookUrl}, ${task.idempotencyKey}, ${task.createdAt},
+    ${task.updatedAt}, ${task.replayOf}, ${task.apiKeyId})`;
 
 /**
  * Marks a queued task processing; any other finds it as it is. Given the row as its caller has it (not just its id),

@@ -6,7 +6,13 @@ import { derivedId } from '../domain/ids.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import type { WebhookEventFilter } from '../domain/values.ts';
 
-export const webhookEvents = ['generation.completed', 'generation.failed', 'deposit.credited'] as const;
+export const webhookEvents = [
+  'generation.completed',
+  'generation.failed',
+  'deposit.credited',
+  // A key's budget window reached 80 or 100 % of its budget (src/accounts/key-budget-alerts.ts).
+  'key.budget_threshold',
+] as const;
 export type WebhookEvent = (typeof webhookEvents)[number];
 
 export interface WebhookEventInput {
@@ -47,6 +53,7 @@ function taskWebhookWants(request: unknown, event: WebhookEvent | undefined): bo
     'generation.completed': 'completed',
     'generation.failed': 'completed',
     'deposit.credited': null,
+    'key.budget_threshold': null,
   };
   const wanted = asFilter[event];
   return wanted !== null && filter.includes(wanted);

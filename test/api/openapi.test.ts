@@ -108,6 +108,7 @@ describe('OpenAPI document', () => {
       'progress',
       'completed',
       'failed',
+      'key.budget_threshold',
     ]);
     expect(task.responses['204'].content).toBeUndefined();
     expect(Object.keys(task.responses)).toEqual(expect.arrayContaining(['401', '404']));

@@ -207,3 +207,95 @@ describe('money invariants in the database', () => {
     await expect(database.prisma.ledgerEntry.delete({ where: { id: created.id } })).rejects.toThrow(/append-only/);
   });
 });
+
+it('adds the tasks that ended before usage was recorded to its hourly and daily rows, from their ledger entries', async () => {
+  await beforeMigration('_usage_hourly', async (client, migrate) => {
+    await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('dev_1', 'developer', 'd', now())`);
+    await client.query(
+      `INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix) VALUES ('key_1', 'dev_1', 'k', 'h', 'sk_')`,
+    );
+    // Completed (held 5,000, charged 3,000), failed and cancelled (each released), and one still queued.
+    const tasks = [
+      ['gen_done', null, 'completed', null, 'charge', -3000, -5000, '2026-11-01T10:20:00Z'],
+      ['gen_failed', 'key_1', 'failed', 'upstream refused', 'release', 0, -4000, '2026-11-01T11:05:00Z'],
+      ['gen_cancelled', 'key_1', 'failed', 'cancelled', 'release', 0, -1000, '2026-11-02T00:30:00Z'],
+      ['gen_queued', null, 'queued', null, null, 0, 0, null],
+    ] as const;
+    for (const [id, key, status, error, kind, amount, reserved, at] of tasks) {
+      await client.query(
+        `INSERT INTO tasks (id, account_id, api_key_id, type, model, status, error, request, cost_reserved, updated_at)
+         VALUES ($1, 'dev_1', $2, 'text-to-image', 'fal/flux-dev', $3, $4, '{}', 5000, now())`,
+        [id, key, status, error],
+      );
+      if (kind)
+        await client.query(
+          `INSERT INTO ledger_entries (account_id, kind, amount, reserved_delta, balance_after, reserved_after,
+             idempotency_key, task_id, created_at) VALUES ('dev_1', $1, $2, $3, 0, 0, $4, $4, $5)`,
+          [kind, amount, reserved, id, at],
+        );
+    }
+    await migrate();
+    const columns = `api_key_id, completed::int, failed::int, cancelled::int, cost::int, refunded::int`;
+    const hourly = await client.query(`SELECT hour, ${columns} FROM usage_hourly ORDER BY hour`);
+    expect(hourly.rows).toEqual([
+      {
+        hour: new Date('2026-11-01T10:00Z'),
+        api_key_id: '',
+        completed: 1,
+        failed: 0,
+        cancelled: 0,
+        cost: 3000,
+        refunded: 2000,
+      },
+      {
+        hour: new Date('2026-11-01T11:00Z'),
+        api_key_id: 'key_1',
+        completed: 0,
+        failed: 1,
+        cancelled: 0,
+        cost: 0,
+        refunded: 4000,
+      },
+      {
+        hour: new Date('2026-11-02T00:00Z'),
+        api_key_id: 'key_1',
+        completed: 0,
+        failed: 0,
+        cancelled: 1,
+        cost: 0,
+        refunded: 1000,
+      },
+    ]);
+    const daily = await client.query(`SELECT day::text, ${columns} FROM usage_daily ORDER BY day, api_key_id`);
+    expect(daily.rows).toEqual([
+      { day: '2026-11-01', api_key_id: '', completed: 1, failed: 0, cancelled: 0, cost: 3000, refunded: 2000 },
+      { day: '2026-11-01', api_key_id: 'key_1', completed: 0, failed: 1, cancelled: 0, cost: 0, refunded: 4000 },
+      { day: '2026-11-02', api_key_id: 'key_1', completed: 0, failed: 0, cancelled: 1, cost: 0, refunded: 1000 },
+    ]);
+  });
+});
+
+it('gives every key made before ancestor_ids existed its makers, nearest first', async () => {
+  await beforeMigration('_key_ancestors', async (client, migrate) => {
+    await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('dev_1', 'developer', 'd', now())`);
+    for (const [id, parent] of [
+      ['key_root', null],
+      ['key_child', 'key_root'],
+      ['key_grandchild', 'key_child'],
+      ['key_other', null],
+    ])
+      await client.query(
+        `INSERT INTO api_keys (id, account_id, name, key_hash, key_prefix, parent_id)
+         VALUES ($1, 'dev_1', $1, $1, 'sk_', $2)`,
+        [id, parent],
+      );
+    await migrate();
+    const { rows } = await client.query('SELECT id, ancestor_ids FROM api_keys ORDER BY id');
+    expect(rows).toEqual([
+      { id: 'key_child', ancestor_ids: ['key_root'] },
+      { id: 'key_grandchild', ancestor_ids: ['key_child', 'key_root'] },
+      { id: 'key_other', ancestor_ids: [] },
+      { id: 'key_root', ancestor_ids: [] },
+    ]);
+  });
+});

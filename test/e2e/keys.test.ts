@@ -21,9 +21,8 @@ const developer = useFundedDeveloper(gateway);
 const stranger = useFundedDeveloper(gateway);
 // Its own account for the 50 concurrent admissions: the tier's admissions a minute are counted per account.
 const spender = useFundedDeveloper(gateway);
-/** 6 characters of eSpeak at $0.001 per 1,000: 6 micro-USD each. */
+/** 6 characters of eSpeak at $0.001 per 1,000: $0.000006 each (the cost cap tests below sit just under it). */
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
-const speechMicros = 6;
 /** Upstream speech its provider refuses the first time (400), charged per character like the others. */
 const refusedOnce = { type: 'text-to-audio', model: 'openai/tts-1', prompt: 'Hello [[refuse-once]]' };
 const refusedOnceMicros = Math.ceil((refusedOnce.prompt.length * 15_000) / 1_000); // $0.015 per 1,000 characters
@@ -112,9 +111,18 @@ describe('keys', () => {
     const key = sub.body.api_key;
     // Nothing ends before every admission is answered: the refund must not make room within the 50.
     const release = upstream.holdSpeech();
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, () => call(gateway, 'POST', '/api/v1/generations', { key, body: refusedOnce })),
-    ).finally(release);
+    let answers: Awaited<ReturnType<typeof call>>[];
+    try {
+      answers = await Promise.all(
+        Array.from({ length: 50 }, () => call(gateway, 'POST', '/api/v1/generations', { key, body: refusedOnce })),
+      );
+      // A refusal writes nothing: no task row, nothing reserved (upstream still holds the 10 admitted).
+      expect(await gateway.database.prisma.task.count({ where: { apiKeyId: sub.body.id } })).toBe(10);
+      const held = await gateway.database.prisma.balance.findUniqueOrThrow({ where: { accountId: spender.accountId } });
+      expect(held.reserved).toBe(BigInt(10 * refusedOnceMicros));
+    } finally {
+      release();
+    }
     const admitted = answers.filter((answer) => answer.status === 202);
     const refused = answers.filter((answer) => answer.status === 403);
     const statuses = answers.map((answer) => `${answer.status} ${answer.body.error ?? ''}`);

@@ -27,6 +27,8 @@ export interface ReconcileReport {
   repairs: Repair[];
   /** Admission tombstones old enough to guard nothing, deleted by this run. */
   abandonedAdmissionsPruned?: number;
+  /** Budget alerts whose webhook their admission's worker did not start (it stopped first), started by this run. */
+  budgetAlertsNotified?: number;
 }
 
 /** Started by name (`taskReconcilerWorkflow`) by its schedule, on the main task queue. */

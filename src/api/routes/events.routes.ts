@@ -75,7 +75,7 @@ export const eventEndpoints = [
     success: eventStream,
     handle: async ({ headers, principal, ctx, req, res }) => {
       const request = streamRequest({ principal, ctx, req, res, auth: 'any' }, headers['Last-Event-ID']);
-      return answer(await openAccountEvents(ctx, request));
+      return answer(await openAccountEvents(ctx, { ...request, onlyKey: ownTasksOnly(principal) }));
     },
   }),
 ];

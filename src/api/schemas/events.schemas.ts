@@ -24,12 +24,14 @@ export const TaskStreamEventSchema = z
     }),
     event: z.enum(taskEventTypes).openapi({
       description:
-        '`queued`, `processing`, `progress` (a new progress report), then `completed` or `failed`, the last of a task',
+        '`queued`, `processing`, `progress` (a new progress report), then `completed` or `failed`, the last of a task; ' +
+        '`key.budget_threshold` (GET /events only): a key reached 80 or 100 % of its budget window',
     }),
     data: z.string().openapi({
       description:
         'JSON. `queued`/`processing`: `{ id, status, created_at, started_at? }`; `progress`: `{ id, status, progress }` ' +
-        '(`progress` as GET /generations/{id} shows it); `completed`/`failed`: the task exactly as GET /generations/{id} answers it',
+        '(`progress` as GET /generations/{id} shows it); `completed`/`failed`: the task exactly as GET /generations/{id} answers it; ' +
+        '`key.budget_threshold`: `{ key_id, key_name, threshold, limit, spent, reserved, window, resets_at }`',
     }),
     retry: z.number().int().optional(),
   })

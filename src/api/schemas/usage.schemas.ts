@@ -1,3 +1,4 @@
+import { pricingUnitNames } from '../../catalog/pricing-units.ts';
 import { usagePeriod } from '../../generations/usage-period.ts';
 import { usageGroupings } from '../../generations/usage-report.ts';
 import { z } from './zod.ts';
@@ -39,9 +40,9 @@ export const UsageQuerySchema = z
     if (period.from >= period.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
   });
 
-const units = z.record(z.string(), z.number()).openapi({
+const units = z.partialRecord(z.enum(pricingUnitNames), z.number()).openapi({
   description:
-    "What the tasks counted in their models' own pricing units, by name: `images`, `videos`, `audio_files`, `3d_models`, `texts` (per-output prices), `output_seconds`, `characters`, `input_minutes`, `input_tokens`, `output_tokens`, `requests` (flat prices)",
+    "What the tasks counted in their models' own pricing units, by name: `images`, `videos`, `audio_files`, `models_3d`, `texts` (per-output prices), `output_seconds`, `characters`, `input_minutes`, `input_tokens`, `output_tokens`, `requests` (flat prices)",
   example: { images: 12, output_seconds: 30 },
 });
 

@@ -1,11 +1,13 @@
 // Reading the task events the triggers on `tasks` write (prisma/migrations/…_task_events): a task's own, in id order
 // (its writers hold its row in turn, so its ids commit in order), and an account's, in commit-safe order: by writing
 // transaction, and only transactions older than every one of this database still in flight (…_task_events_horizon),
-// so a later commit can never slip in before what a stream has already sent (ids are taken before commit).
+// so a later commit can never slip in before what a stream has already sent (ids are taken before commit). Budget
+// alerts ride on the admitting task's rows (src/accounts/key-budget-alerts.ts): only the account's stream sends them.
 import type { PrismaClient } from '../../db/prisma.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
-
-export const taskEventTypes = ['queued', 'processing', 'progress', 'completed', 'failed'] as const;
+import { budgetAlertEvent } from '../../accounts/key-budget-alerts.ts';
+/** The task's own events, then the account's that ride on one of its tasks (only the account's stream sends those). */
+export const taskEventTypes = ['queued', 'processing', 'progress', 'completed', 'failed', budgetAlertEvent] as const;
 export type TaskEventType = (typeof taskEventTypes)[number];
 
 export interface TaskEvent {
@@ -31,10 +33,10 @@ export const eventPageSize = 500;
 
 const maxBigint = 9_223_372_036_854_775_807n;
 
-/** A task's events after `afterId`, in order. */
+/** A task's events after `afterId`, in order (its own: not the account's budget alerts it raised). */
 export async function taskEventsAfter(prisma: PrismaClient, taskId: string, afterId: bigint): Promise<TaskEvent[]> {
   const rows = await prisma.taskEvent.findMany({
-    where: { taskId, id: { gt: afterId } },
+    where: { taskId, id: { gt: afterId }, type: { not: budgetAlertEvent } },
     orderBy: { id: 'asc' },
     take: eventPageSize,
   });
@@ -59,12 +61,14 @@ export async function accountEventsAfter(
   prisma: PrismaClient,
   accountId: string,
   cursor: AccountCursor,
+  onlyKey?: string,
 ): Promise<{ events: TaskEvent[]; pending: boolean }> {
   const rows = await prisma.$queryRaw<AccountEventRow[]>`
+    ${ownKeys(accountId, onlyKey)}
     SELECT id, task_id, type, data, tx_id, tx_id < (SELECT task_events_horizon(pg_current_snapshot())) AS safe
     FROM task_events
     WHERE account_id = ${accountId} AND (tx_id, id) > (${cursor.txId}, ${cursor.id}) AND id > ${cursor.minId}
-      ${notHistory(cursor)}
+      ${notHistory(cursor)} ${ofKey(onlyKey)}
     ORDER BY tx_id, id
     LIMIT ${eventPageSize}`;
   const firstUnsafe = rows.findIndex((row) => !row.safe);
@@ -77,6 +81,23 @@ export async function accountEventsAfter(
     txId: row.tx_id,
   }));
   return { events, pending: firstUnsafe !== -1 };
+}
+
+/** With `onlyKey`: the key and every key below it (the keys it made, and theirs), as `own_keys`. */
+function ownKeys(accountId: string, onlyKey: string | undefined): Prisma.Sql {
+  if (onlyKey === undefined) return Prisma.empty;
+  return Prisma.sql`WITH RECURSIVE own_keys AS (
+      SELECT id FROM api_keys WHERE id = ${onlyKey}
+      UNION SELECT k.id FROM api_keys k JOIN own_keys o ON k.parent_id = o.id WHERE k.account_id = ${accountId}
+    )`;
+}
+
+/** With `onlyKey` (a key with a policy): the events of its own tasks, and the budget alerts of its keys (ownKeys). */
+function ofKey(onlyKey: string | undefined): Prisma.Sql {
+  if (onlyKey === undefined) return Prisma.empty;
+  return Prisma.sql`AND CASE WHEN type = ${budgetAlertEvent}
+      THEN data->>'key_id' IN (SELECT id FROM own_keys)
+      ELSE EXISTS (SELECT FROM tasks WHERE tasks.id = task_events.task_id AND tasks.api_key_id = ${onlyKey}) END`;
 }
 
 function notHistory(cursor: AccountCursor): Prisma.Sql {

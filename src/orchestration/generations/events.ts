@@ -133,8 +133,14 @@ async function* unsubscribingAfter(events: AsyncGenerator<StreamedEvent>, unsubs
 // While events wait for an older transaction in flight, read again after this, doubling up to the maximum.
 const pendingPollMs = { first: 10, max: 500 };
 
-/** Every event of the account's tasks from the cursor on; never ends by itself. */
-export async function openAccountEvents(deps: EventStreamDeps, input: EventStreamRequest): Promise<OpenedStream> {
+/**
+ * Every event of the account's tasks from the cursor on; never ends by itself. `onlyKey` (a key with a policy): only
+ * its own tasks' events, and the budget alerts of itself and the keys below it.
+ */
+export async function openAccountEvents(
+  deps: EventStreamDeps,
+  input: EventStreamRequest & { onlyKey?: string },
+): Promise<OpenedStream> {
   const wakeUp = createWakeUp(input.signal);
   const unsubscribe = await subscribeWhileOpen(deps, input, () => wakeUp.wake());
   const read = { account: input.account };
@@ -143,7 +149,12 @@ export async function openAccountEvents(deps: EventStreamDeps, input: EventStrea
     async function* events(): AsyncGenerator<StreamedEvent> {
       let pollMs = pendingPollMs.first;
       while (!input.signal.aborted) {
-        const { events: page, pending } = await accountEventsAfter(deps.prisma, input.account.id, cursor);
+        const { events: page, pending } = await accountEventsAfter(
+          deps.prisma,
+          input.account.id,
+          cursor,
+          input.onlyKey,
+        );
         for (const event of page) {
           cursor = { ...cursor, txId: event.txId, id: event.id };
           yield await sendable(deps, { ...read, taskId: event.taskId }, event);

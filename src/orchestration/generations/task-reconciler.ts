@@ -2,7 +2,7 @@
 // `queued` long after they were admitted and makes each one end: a running workflow is sent its admission again (it
 // adopts the row), a task whose workflow closed or never existed is released and failed. Tasks `processing` whose
 // workflow closed (terminated, or its compensation gave up) are released and failed too: no reservation outlives its
-// workflow. Each run's report is its result in the Web UI.
+// workflow. Budget alerts whose webhook was never started are started. Each run's report is its result in the Web UI.
 import {
   type Client,
   type ScheduleOptions,
@@ -22,6 +22,7 @@ import { requestHash } from '../../generations/request.ts';
 import { taskView } from '../../generations/task-view.ts';
 import type { OutputRetention } from '../../generations/output-retention.ts';
 import { pruneAbandonedAdmissions } from '../../generations/admission-fence.ts';
+import { notifyBudgetAlerts } from '../../accounts/budget-alert-notices.ts';
 import { findLongProcessingTasks, releasedBy } from '../../generations/stranded-tasks.ts';
 import { heldPaymentRules } from '../../payments/methods/registered.ts';
 import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../../generations/tasks.ts';
@@ -134,7 +135,20 @@ export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileI
     after = tasks.at(-1);
   }
   const pruned = await pruneAbandonedAdmissions(deps.prisma, new Date(Date.now() - abandonedAdmissionTtlMs));
-  return { checked, repairs, abandonedAdmissionsPruned: pruned };
+  const notified = await notifyLeftBudgetAlerts(deps, input);
+  return { checked, repairs, abandonedAdmissionsPruned: pruned, budgetAlertsNotified: notified };
+}
+
+/**
+ * Starts the webhooks of budget alerts older than `olderThanSeconds` still not notified: their admission committed
+ * but its worker stopped before starting them. Inside this pass, so that the reconciler's workflow is unchanged.
+ */
+function notifyLeftBudgetAlerts(deps: ReconcilerDeps, input: ReconcileInput): Promise<number> {
+  const webhooks = { prisma: deps.prisma, client: deps.client, taskQueue: deps.webhookTaskQueue };
+  return notifyBudgetAlerts(deps.prisma, (event) => notifyWebhookEvent(webhooks, event), {
+    createdBefore: new Date(Date.now() - input.olderThanSeconds * 1000),
+    limit: input.limit,
+  });
 }
 
 /** The reconciler's schedule: every TASK_RECONCILE_INTERVAL_SECONDS, one run at a time. */

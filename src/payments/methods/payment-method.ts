@@ -4,14 +4,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { CatalogModel } from '../../catalog/catalog.ts';
-import type { AccountKind } from '../../generated/prisma/client.ts';
+import type { AccountKind, Task } from '../../generated/prisma/client.ts';
 import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
-import type { AdmitTaskInput, HeldPaymentRules, TaskRow } from '../../generations/tasks.ts';
+import type { AdmittedTask, AdmitTaskInput, HeldPaymentRules } from '../../generations/tasks.ts';
 import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 import type { GenerationRequest } from '../../domain/generation-request.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
-export type EarlierTask = Parameters<typeof taskView>[0];
+/** A task admitted earlier under the same claim: what its view shows, and the request it was admitted with. */
+export type EarlierTask = Parameters<typeof taskView>[0] & Pick<Task, 'request'>;
 
 /** What the worker's admit activity writes a task from, with the payment its workflow input carries. */
 export type PaidAdmission = AdmitTaskInput & Pick<PaidBy, 'payment'>;
@@ -65,7 +66,7 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
    * Worker side: writes the task row `queued` with what this method holds for it (a balance's reservation, a
    * payment's row) in one transaction; a repeat finds them. Throws a refusal admission answers (no money, busy payer).
    */
-  admit(prisma: PrismaClient, input: PaidAdmission): Promise<TaskRow>;
+  admit(prisma: PrismaClient, input: PaidAdmission): Promise<AdmittedTask>;
   /** Whether a task's workflow input was paid this way. */
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */
