@@ -276,7 +276,7 @@ export interface paths {
         };
         /**
          * Stream the events of all the caller's tasks (SSE)
-         * @description Gateway extension (not in interface 1.1.0). The events of all of the caller's tasks as one stream of server-sent events (`text/event-stream`), the same events as GET /generations/{id}/events (the task id is in each `data`), from the moment of the request on; it stays open. Event ids are global: reconnecting with `Last-Event-ID` resumes after that event, losing and repeating nothing. `: keep-alive` comment lines every EVENT_STREAM_HEARTBEAT_SECONDS (15 s) while idle. API keys only.
+         * @description Gateway extension (not in interface 1.1.0). The events of all of the caller's tasks as one stream of server-sent events (`text/event-stream`), the same events as GET /generations/{id}/events (the task id is in each `data`), from the moment of the request on; it stays open. Event ids are global: reconnecting with `Last-Event-ID` resumes after that event, losing and repeating nothing. `: keep-alive` comment lines every EVENT_STREAM_HEARTBEAT_SECONDS (15 s) while idle. It also carries `key.budget_threshold` when an admission brings a key's budget window to 80 % and then 100 % of its budget (once per key, window and threshold; `data`: `{ key_id, key_name, threshold, limit, spent, reserved, window, resets_at }`; the same event goes to the account's webhook). A key with a policy receives only the events of the tasks it created and the budget alerts of itself and the keys it made. API keys only.
          */
         get: operations["streamAccountEvents"];
         put?: never;
@@ -924,11 +924,11 @@ export interface components {
             /** @description Increases with each event of a task; send the last one back as `Last-Event-ID` to resume */
             id?: string;
             /**
-             * @description `queued`, `processing`, `progress` (a new progress report), then `completed` or `failed`, the last of a task
+             * @description `queued`, `processing`, `progress` (a new progress report), then `completed` or `failed`, the last of a task; `key.budget_threshold` (GET /events only): a key reached 80 or 100 % of its budget window
              * @enum {string}
              */
-            event: "queued" | "processing" | "progress" | "completed" | "failed";
-            /** @description JSON. `queued`/`processing`: `{ id, status, created_at, started_at? }`; `progress`: `{ id, status, progress }` (`progress` as GET /generations/{id} shows it); `completed`/`failed`: the task exactly as GET /generations/{id} answers it */
+            event: "queued" | "processing" | "progress" | "completed" | "failed" | "key.budget_threshold";
+            /** @description JSON. `queued`/`processing`: `{ id, status, created_at, started_at? }`; `progress`: `{ id, status, progress }` (`progress` as GET /generations/{id} shows it); `completed`/`failed`: the task exactly as GET /generations/{id} answers it; `key.budget_threshold`: `{ key_id, key_name, threshold, limit, spent, reserved, window, resets_at }` */
             data: string;
             retry?: number;
         };
@@ -1105,14 +1105,24 @@ export interface components {
             /** @description USD they held and got back: a failed task’s reservation, what a completed one did not use */
             refunded: number;
             /**
-             * @description What the tasks counted in their models' own pricing units, by name: `images`, `videos`, `audio_files`, `3d_models`, `texts` (per-output prices), `output_seconds`, `characters`, `input_minutes`, `input_tokens`, `output_tokens`, `requests` (flat prices)
+             * @description What the tasks counted in their models' own pricing units, by name: `images`, `videos`, `audio_files`, `models_3d`, `texts` (per-output prices), `output_seconds`, `characters`, `input_minutes`, `input_tokens`, `output_tokens`, `requests` (flat prices)
              * @example {
              *       "images": 12,
              *       "output_seconds": 30
              *     }
              */
             units: {
-                [key: string]: number;
+                requests?: number;
+                images?: number;
+                videos?: number;
+                audio_files?: number;
+                models_3d?: number;
+                texts?: number;
+                output_seconds?: number;
+                characters?: number;
+                input_minutes?: number;
+                input_tokens?: number;
+                output_tokens?: number;
             };
         };
         UsageTotals: {
@@ -1126,14 +1136,24 @@ export interface components {
             /** @description USD they held and got back: a failed task’s reservation, what a completed one did not use */
             refunded: number;
             /**
-             * @description What the tasks counted in their models' own pricing units, by name: `images`, `videos`, `audio_files`, `3d_models`, `texts` (per-output prices), `output_seconds`, `characters`, `input_minutes`, `input_tokens`, `output_tokens`, `requests` (flat prices)
+             * @description What the tasks counted in their models' own pricing units, by name: `images`, `videos`, `audio_files`, `models_3d`, `texts` (per-output prices), `output_seconds`, `characters`, `input_minutes`, `input_tokens`, `output_tokens`, `requests` (flat prices)
              * @example {
              *       "images": 12,
              *       "output_seconds": 30
              *     }
              */
             units: {
-                [key: string]: number;
+                requests?: number;
+                images?: number;
+                videos?: number;
+                audio_files?: number;
+                models_3d?: number;
+                texts?: number;
+                output_seconds?: number;
+                characters?: number;
+                input_minutes?: number;
+                input_tokens?: number;
+                output_tokens?: number;
             };
         };
     };
