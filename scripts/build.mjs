@@ -13,12 +13,23 @@ export const distDir = join(root, 'dist');
 const stampFile = join(distDir, '.build-hash');
 const lockDir = join(root, '.build-lock');
 const sourceDirs = ['src', 'cluster', 'workflows', 'activities'];
-const inputs = ['package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'scripts/build.mjs'];
+// The console is built with the service: its typed client is generated from the service's OpenAPI document (src).
+const consoleDirs = ['console/src', 'console/scripts'];
+const inputs = [
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build.mjs',
+  'console/package-lock.json',
+  'console/index.html',
+  'console/tsconfig.json',
+  'console/vite.config.ts',
+];
 
 /** Every source file's path and contents: a change to any of them (or a new or deleted one) changes the hash. */
 function sourcesHash() {
   const hash = createHash('sha256');
-  const files = sourceDirs.flatMap((dir) =>
+  const files = [...sourceDirs, ...consoleDirs].flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => join(entry.parentPath ?? entry.path, entry.name)),
@@ -98,6 +109,12 @@ function compile(outDir, hash) {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
+  // The console's build (console/dist): its client from the OpenAPI document, its type check, Vite.
+  execFileSync('npm', ['run', 'build', '--prefix', join(root, 'console'), '--silent'], {
+    cwd: root,
+    env: buildEnv,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   writeFileSync(join(outDir, '.build-hash'), hash);
 }
 

@@ -33,12 +33,14 @@ function run(command, args, env = {}) {
   execFileSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
 }
 
-function ensureNodeModules() {
-  const stamp = join(root, 'node_modules', '.gateway-lock-hash');
-  const lockHash = sha256(readFileSync(join(root, 'package-lock.json')));
+/** `npm ci` in `dir` (the service's root, or the console's own folder) unless its lock file is what was installed. */
+function ensureNodeModules(dir = root) {
+  const stamp = join(dir, 'node_modules', '.gateway-lock-hash');
+  const lockHash = sha256(readFileSync(join(dir, 'package-lock.json')));
   if (readStamp(stamp) === lockHash) return;
-  console.log('[setup] installing npm packages (npm ci)…');
-  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error']);
+  const where = dir === root ? '' : ` in ${dir.slice(root.length + 1)}/`;
+  console.log(`[setup] installing npm packages (npm ci)${where}…`);
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error', ...(dir === root ? [] : ['--prefix', dir])]);
   writeFileSync(stamp, lockHash);
 }
 
@@ -112,6 +114,8 @@ export function ensureS3Server() {
  */
 export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   ensureNodeModules();
+  // The console (console/): its own packages, built with the service (scripts/build.mjs).
+  ensureNodeModules(join(root, 'console'));
   ensurePrismaClient();
   ensureBuild();
   if (temporal) ensureTemporalTools();
