@@ -12,3 +12,8 @@ export const formatUsd = (amount: string | number): string => usd.format(Number(
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export const formatTime = (iso: string | undefined): string => (iso ? dateTime.format(new Date(iso)) : '');
+
+const moment = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** With seconds: a task's steps are seconds apart. */
+export const formatMoment = (iso: string): string => moment.format(new Date(iso));

@@ -83,3 +83,11 @@ export function canPlay(page: Page, selector: string): Promise<boolean> {
 export function storedValues(page: Page): Promise<[string[], string[]]> {
   return page.evaluate('[Object.values(sessionStorage), Object.values(localStorage)]');
 }
+
+/** Opens the console at `baseUrl` and signs in with `key`; resolves on the Overview. */
+export async function signIn(page: Page, baseUrl: string, key: string): Promise<void> {
+  await page.goto(`${baseUrl}/console`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+}

@@ -13,6 +13,7 @@ import {
   newPage,
   type Page,
   seriousAccessibilityViolations,
+  signIn as signInAt,
   storedValues,
 } from '../../console/test-support/browser.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
@@ -37,12 +38,7 @@ beforeAll(async () => {
 });
 afterAll(() => browser?.close());
 
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${gateway.app.url}/console`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
-}
+const signIn = (page: Page, key: string) => signInAt(page, gateway.app.url, key);
 
 const usd = new Intl.NumberFormat('en-US', {
   style: 'currency',

@@ -1,19 +1,24 @@
 // The signed-in frame: navigation by the names the console's contract gives them, the page, and "Sign out".
 import { Link, Redirect, Route, Switch } from 'wouter';
+import { useLiveUpdates } from '../api/use-live-updates';
 import type { KeyKind } from '../auth/key-store';
-import { Overview } from '../pages/overview/Overview';
 import { ComingSoon } from '../pages/ComingSoon';
+import { Generations } from '../pages/generations/Generations';
+import { Overview } from '../pages/overview/Overview';
+import { Playground } from '../pages/playground/Playground';
+import { TaskPage } from '../pages/task/TaskPage';
 
 interface Page {
   path: string;
   name: string;
   agentsOnly?: boolean;
+  component?: () => React.JSX.Element;
 }
 
 const pages: Page[] = [
-  { path: '/overview', name: 'Overview' },
-  { path: '/generations', name: 'Generations' },
-  { path: '/playground', name: 'Playground' },
+  { path: '/overview', name: 'Overview', component: Overview },
+  { path: '/generations', name: 'Generations', component: Generations },
+  { path: '/playground', name: 'Playground', component: Playground },
   { path: '/keys', name: 'Keys' },
   { path: '/usage', name: 'Usage' },
   { path: '/webhooks', name: 'Webhooks' },
@@ -27,6 +32,7 @@ interface Props {
 
 export function Shell({ kind, onSignOut }: Props) {
   const shown = pages.filter((page) => !page.agentsOnly || kind === 'agent');
+  const live = useLiveUpdates();
   return (
     <div className="shell">
       <a className="skip-link" href="#content">
@@ -45,20 +51,21 @@ export function Shell({ kind, onSignOut }: Props) {
             ))}
           </ul>
         </nav>
+        <span className={live ? 'live on' : 'live'} role="status" title="The account's event stream">
+          {live ? 'Live' : 'Connecting…'}
+        </span>
         <button type="button" className="secondary" onClick={onSignOut}>
           Sign out
         </button>
       </header>
       <main id="content" className="content" tabIndex={-1}>
         <Switch>
-          <Route path="/overview" component={Overview} />
-          {shown
-            .filter((page) => page.path !== '/overview')
-            .map((page) => (
-              <Route key={page.path} path={page.path}>
-                <ComingSoon title={page.name} />
-              </Route>
-            ))}
+          <Route path="/generations/:id" component={TaskPage} />
+          {shown.map((page) => (
+            <Route key={page.path} path={page.path}>
+              {page.component ? <page.component /> : <ComingSoon title={page.name} />}
+            </Route>
+          ))}
           <Route>
             <Redirect to="/overview" replace />
           </Route>

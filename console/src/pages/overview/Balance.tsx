@@ -1,6 +1,6 @@
 // Available and reserved: an agent's from GET /agents/balance, a developer's from GET /account/balance.
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage } from '../../api/client';
+import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
 
@@ -8,11 +8,8 @@ function useBalance() {
   const { client, kind } = useSession();
   return useQuery({
     queryKey: ['balance', kind],
-    queryFn: async () => {
-      const answer = kind === 'agent' ? await client.GET('/agents/balance') : await client.GET('/account/balance');
-      if (answer.error) throw new Error(errorMessage(answer.error));
-      return answer.data;
-    },
+    queryFn: async () =>
+      kind === 'agent' ? dataOf(await client.GET('/agents/balance')) : dataOf(await client.GET('/account/balance')),
   });
 }
 

@@ -1,19 +1,15 @@
 // The ten latest tasks (GET /generations?limit=10), each with its status, model, cost, time and output preview.
 import { useQuery } from '@tanstack/react-query';
-import { errorMessage } from '../../api/client';
+import { Link } from 'wouter';
+import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
-import { formatTime, formatUsd } from '../../format';
-import { OutputPreview } from './OutputPreview';
+import { TaskSummary } from '../../tasks/TaskSummary';
 
 function useLatestTasks() {
   const { client } = useSession();
   return useQuery({
     queryKey: ['generations', 'latest'],
-    queryFn: async () => {
-      const answer = await client.GET('/generations', { params: { query: { limit: 10 } } });
-      if (answer.error) throw new Error(errorMessage(answer.error));
-      return answer.data.generations;
-    },
+    queryFn: async () => dataOf(await client.GET('/generations', { params: { query: { limit: 10 } } })).generations,
   });
 }
 
@@ -24,25 +20,17 @@ export function LatestTasks() {
       <h2 id="latest-heading">Latest tasks</h2>
       {tasks.isPending && <p className="muted">Loading…</p>}
       {tasks.isError && <p className="error">{tasks.error.message}</p>}
-      {tasks.data?.length === 0 && <p className="muted">No tasks yet: the Playground runs your first one.</p>}
+      {tasks.data?.length === 0 && (
+        <p className="muted">
+          No tasks yet: the <Link href="/playground">Playground</Link> runs your first one.
+        </p>
+      )}
       <ul className="task-list">
         {tasks.data?.map((task) => (
-          <li key={task.id} className="task">
-            <div className="task-preview">
-              <OutputPreview task={task} />
-            </div>
-            <div className="task-facts">
-              <p className="task-model">{task.model}</p>
-              <p className="muted">
-                <span className={`status status-${task.status}`}>{task.status}</span>
-                {task.cost !== undefined && ` · ${formatUsd(task.cost)}`}
-                {task.created_at && ` · ${formatTime(task.created_at)}`}
-              </p>
-              {task.prompt && <p className="task-prompt">{task.prompt}</p>}
-            </div>
-          </li>
+          <TaskSummary key={task.id} task={task} />
         ))}
       </ul>
+      {!!tasks.data?.length && <Link href="/generations">All generations</Link>}
     </section>
   );
 }

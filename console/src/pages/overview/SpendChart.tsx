@@ -3,8 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { errorMessage } from '../../api/client';
 import { useSession } from '../../api/session';
+import { usageReport } from '../../api/usage-report';
 import { formatUsd } from '../../format';
 import { spendSeries } from './spend-days';
 
@@ -12,13 +12,7 @@ function useSpend() {
   const { client } = useSession();
   return useQuery({
     queryKey: ['usage', 'day'],
-    queryFn: async () => {
-      const answer = await client.GET('/usage', { params: { query: { group_by: 'day' } } });
-      if (answer.error) throw new Error(errorMessage(answer.error));
-      // The report is JSON unless CSV is asked for (Accept: text/csv), which the console does not do here.
-      if (typeof answer.data === 'string') throw new Error('The usage report came as CSV.');
-      return answer.data;
-    },
+    queryFn: () => usageReport(client, { group_by: 'day' }),
   });
 }
 

@@ -1,0 +1,64 @@
+// The task history (GET /generations), newest first, page by page, filtered by status, type and model, refreshed live
+// by the account's event stream (the shell follows it); each task with its output's preview, linked to its page.
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'wouter';
+import { dataOf } from '../../api/answer';
+import { useSession } from '../../api/session';
+import { TaskSummary } from '../../tasks/TaskSummary';
+import { type Filters, filtersFrom, searchOf } from './filters';
+import { HistoryFilters } from './HistoryFilters';
+
+const pageSize = 20;
+
+function useHistory(filters: Filters) {
+  const { client } = useSession();
+  return useInfiniteQuery({
+    queryKey: ['generations', 'history', filters],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      dataOf(
+        await client.GET('/generations', { params: { query: { ...filters, limit: pageSize, cursor: pageParam } } }),
+      ),
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+}
+
+export function Generations() {
+  const [search, setSearch] = useSearchParams();
+  const filters = filtersFrom(search);
+  const history = useHistory(filters);
+  const tasks = history.data?.pages.flatMap((page) => page.generations);
+  const filtered = Object.values(filters).some(Boolean);
+
+  return (
+    <>
+      <h1>Generations</h1>
+      <HistoryFilters filters={filters} onChange={(next) => setSearch(searchOf(next))} />
+      <section className="card" aria-labelledby="history-heading">
+        <h2 id="history-heading" className="visually-hidden">
+          Tasks
+        </h2>
+        {history.isPending && <p className="muted">Loading…</p>}
+        {history.isError && <p className="error">{history.error.message}</p>}
+        {tasks?.length === 0 && (
+          <p className="muted">{filtered ? 'No task matches these filters.' : 'No tasks yet.'}</p>
+        )}
+        <ul className="task-list">
+          {tasks?.map((task) => (
+            <TaskSummary key={task.id} task={task} />
+          ))}
+        </ul>
+        {history.hasNextPage && (
+          <button
+            type="button"
+            className="secondary"
+            disabled={history.isFetchingNextPage}
+            onClick={() => void history.fetchNextPage()}
+          >
+            {history.isFetchingNextPage ? 'Loading…' : 'Load more'}
+          </button>
+        )}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,47 @@
+// The quote for the request as it stands (POST /agents/quote), shown before Generate: its cost, whether the balance
+// covers it, and whether the calling key's policy would admit it.
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { dataOf } from '../../api/answer';
+import type { components } from '../../api/schema';
+import { useSession } from '../../api/session';
+import { formatUsd } from '../../format';
+
+type QuoteRequest = components['schemas']['AgentQuoteRequest'];
+export type Quote = components['schemas']['AgentQuoteResponse'];
+
+export function useQuote(request: QuoteRequest) {
+  const { client } = useSession();
+  return useQuery({
+    queryKey: ['quote', request],
+    queryFn: async () => dataOf(await client.POST('/agents/quote', { body: request })),
+    placeholderData: keepPreviousData,
+    staleTime: 10_000,
+  });
+}
+
+/** Why Generate would be refused now, or undefined. */
+export function quoteRefusal(quote: Quote | undefined): string | undefined {
+  if (!quote) return undefined;
+  if (quote.key_refusal) return quote.key_refusal.message;
+  if (!quote.can_afford) return `The balance is ${formatUsd(quote.shortfall ?? 0)} short.`;
+  return undefined;
+}
+
+export function QuoteLine({ quote, error }: { quote: Quote | undefined; error: Error | null }) {
+  const refusal = quoteRefusal(quote);
+  return (
+    <div className="quote" aria-live="polite">
+      {error && <p className="error">{error.message}</p>}
+      {quote && (
+        <>
+          <p>
+            <span className="muted">Cost </span>
+            <strong className="quote-cost">{formatUsd(quote.cost_usd)}</strong>
+            <span className="muted"> · balance available {formatUsd(quote.your_balance)}</span>
+          </p>
+          {refusal && <p className="error">{refusal}</p>}
+        </>
+      )}
+    </div>
+  );
+}
