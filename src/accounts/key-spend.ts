@@ -81,16 +81,35 @@ function usageOf(budget: NonNullable<KeyPolicy['budget']>, spends: WindowSpends,
   return { ...spend, remaining: left > 0n ? left : 0n, start, resetsAt };
 }
 
-/** A key's budget window with what is spent, held and left of it (GET /keys/current). */
-export async function budgetUsage(
+/** A key's current budget window: its budget's (`total` without one), what is spent and held, what is left (null: no budget). */
+export type KeyWindow = WindowSpend & {
+  window: BudgetWindow;
+  remaining: bigint | null;
+  start: Date;
+  resetsAt: Date | null;
+};
+
+const noSpends = Object.fromEntries(
+  budgetWindows.map((window) => [window, { charged: 0n, reserved: 0n }]),
+) as WindowSpends;
+
+/** Each key's budget window (GET /keys, /keys/{id}, /keys/current), in one query for them all. */
+export async function keyWindows(
   db: Db,
-  keyId: string,
-  budget: NonNullable<KeyPolicy['budget']>,
+  keys: { id: string; budget: KeyPolicy['budget'] | undefined }[],
   now = new Date(),
-): Promise<BudgetUsage> {
-  const [row] = await db.$queryRaw<WindowSumRow[]>`
-    SELECT ${windowSumColumns(now)} FROM key_spend WHERE api_key_id = ${keyId}`;
-  return usageOf(budget, windowSpendsOf(row!), now);
+): Promise<Map<string, KeyWindow>> {
+  const ids = keys.map((key) => key.id);
+  const rows = await db.$queryRaw<(WindowSumRow & { api_key_id: string })[]>`
+    SELECT api_key_id, ${windowSumColumns(now)} FROM key_spend
+    WHERE api_key_id = ANY(${ids}::text[]) GROUP BY api_key_id`;
+  const spendsByKey = new Map(rows.map((row) => [row.api_key_id, windowSpendsOf(row)]));
+  return new Map(
+    keys.map(({ id, budget }) => {
+      const usage = usageOf(budget ?? { amountMicros: 0n, window: 'total' }, spendsByKey.get(id) ?? noSpends, now);
+      return [id, { ...usage, window: budget?.window ?? 'total', remaining: budget ? usage.remaining : null }];
+    }),
+  );
 }
 
 // The key and the keys above it (ancestor_ids, written when the key is made), nearest first: depth 1 is the key.

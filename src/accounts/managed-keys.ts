@@ -5,7 +5,7 @@ import { DomainError, NotFoundError } from '../domain/errors.ts';
 import { type AccountKind, Prisma } from '../generated/prisma/client.ts';
 import { type ApiKeyRow, issueApiKey, type PrincipalKey, principalKeyOf } from './api-keys.ts';
 import { type KeyLimits, type KeyPolicy, type KeyScope, storedPolicyOf, widening } from './key-policy.ts';
-import { budgetUsage } from './key-spend.ts';
+import { type KeyWindow, keyWindows } from './key-spend.ts';
 
 /** The key a request came with, and its account. */
 export interface KeyHolder {
@@ -91,12 +91,33 @@ async function managedIds(prisma: PrismaClient, holder: KeyHolder): Promise<Set<
   return new Set(rows.map((row) => row.id));
 }
 
-export async function listKeys(prisma: PrismaClient, holder: KeyHolder): Promise<ApiKeyRow[]> {
+/** A key with its budget window, as the keys API lists and shows it. */
+export interface KeyWithWindow {
+  row: ApiKeyRow;
+  window: KeyWindow;
+}
+
+async function withWindows(prisma: PrismaClient, rows: ApiKeyRow[]): Promise<KeyWithWindow[]> {
+  const windows = await keyWindows(
+    prisma,
+    rows.map((row) => ({ id: row.id, budget: principalKeyOf(row).policy?.budget })),
+  );
+  return rows.map((row) => ({ row, window: windows.get(row.id)! }));
+}
+
+export async function listKeys(prisma: PrismaClient, holder: KeyHolder): Promise<KeyWithWindow[]> {
   const managed = await managedIds(prisma, holder);
-  return prisma.apiKey.findMany({
+  const rows = await prisma.apiKey.findMany({
     where: { accountId: holder.account.id, ...(managed !== 'all' && { id: { in: [...managed] } }) },
     orderBy: { createdAt: 'asc' },
   });
+  return withWindows(prisma, rows);
+}
+
+/** One key the holder manages, with its budget window (GET /keys/{id}). */
+export async function showKey(prisma: PrismaClient, holder: KeyHolder, keyId: string): Promise<KeyWithWindow> {
+  const [shown] = await withWindows(prisma, [await findKey(prisma, holder, keyId)]);
+  return shown!;
 }
 
 /** One key the holder manages; any other (another account's too) is not found. */
@@ -149,9 +170,9 @@ export async function revokeKey(prisma: PrismaClient, holder: KeyHolder, keyId: 
 }
 
 /** The calling key with its budget window's spend (GET /keys/current); without a budget, its whole life's. */
-export async function currentKey(prisma: PrismaClient, holder: KeyHolder) {
-  const row = await prisma.apiKey.findUniqueOrThrow({ where: { id: holder.key.id } });
-  const budget = principalKeyOf(row).policy?.budget;
-  const usage = await budgetUsage(prisma, row.id, budget ?? { amountMicros: 0n, window: 'total' });
-  return { row, window: budget?.window ?? 'total', ...usage, remaining: budget ? usage.remaining : null };
+export async function currentKey(prisma: PrismaClient, holder: KeyHolder): Promise<KeyWithWindow> {
+  const [current] = await withWindows(prisma, [
+    await prisma.apiKey.findUniqueOrThrow({ where: { id: holder.key.id } }),
+  ]);
+  return current!;
 }

@@ -147,6 +147,14 @@ describe('keys', () => {
     // The key that made it counts its sub-key's spend too.
     const parent = await call(gateway, 'GET', '/api/v1/keys/current', { key: spender.key });
     expect(parent.body.spent).toBeGreaterThanOrEqual(spent);
+    // The list and the key's own page show the same window as the key itself sees.
+    const { keys } = (await call(gateway, 'GET', '/api/v1/keys', { key: spender.key })).body;
+    const window = ({ window, spent, reserved, remaining, resets_at }: Record<string, unknown>) => ({
+      ...{ window, spent, reserved, remaining, resets_at },
+    });
+    expect(window(keys.find((listed: { id: string }) => listed.id === sub.body.id))).toEqual(window(current.body));
+    const shown = await call(gateway, 'GET', `/api/v1/keys/${sub.body.id}`, { key: spender.key });
+    expect(window(shown.body)).toEqual(window(current.body));
 
     const oneMore = await call(gateway, 'POST', '/api/v1/generations', { key, body: refusedOnce });
     expect(oneMore.status).toBe(202);

@@ -1021,9 +1021,9 @@ export interface components {
             expires_at?: string | null;
         };
         KeyList: {
-            keys: components["schemas"]["Key"][];
+            keys: components["schemas"]["KeyWithWindow"][];
         };
-        CurrentKey: components["schemas"]["Key"] & {
+        KeyWithWindow: components["schemas"]["Key"] & {
             /**
              * @description The budget's window; `total` (the key's whole life) for a key without a budget
              * @enum {string}
@@ -3229,7 +3229,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["CurrentKey"];
+                    "application/json": components["schemas"]["KeyWithWindow"];
                 };
             };
             /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
@@ -3300,13 +3300,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The key */
+            /** @description The key and its current window */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Key"];
+                    "application/json": components["schemas"]["KeyWithWindow"];
                 };
             };
             /** @description `validation_error`: The request failed validation; the message names the field. */

@@ -4,9 +4,11 @@ import { useLiveUpdates } from '../api/use-live-updates';
 import type { KeyKind } from '../auth/key-store';
 import { ComingSoon } from '../pages/ComingSoon';
 import { Generations } from '../pages/generations/Generations';
+import { Keys } from '../pages/keys/Keys';
 import { Overview } from '../pages/overview/Overview';
 import { Playground } from '../pages/playground/Playground';
 import { TaskPage } from '../pages/task/TaskPage';
+import { Usage } from '../pages/usage/Usage';
 
 interface Page {
   path: string;
@@ -19,8 +21,8 @@ const pages: Page[] = [
   { path: '/overview', name: 'Overview', component: Overview },
   { path: '/generations', name: 'Generations', component: Generations },
   { path: '/playground', name: 'Playground', component: Playground },
-  { path: '/keys', name: 'Keys' },
-  { path: '/usage', name: 'Usage' },
+  { path: '/keys', name: 'Keys', component: Keys },
+  { path: '/usage', name: 'Usage', component: Usage },
   { path: '/webhooks', name: 'Webhooks' },
   { path: '/deposits', name: 'Deposits', agentsOnly: true },
 ];

@@ -4,11 +4,12 @@ import type { KeyPolicy } from '../../accounts/key-policy.ts';
 import {
   createKey,
   currentKey,
-  findKey,
   type KeyChanges,
   type KeyHolder,
+  type KeyWithWindow,
   listKeys,
   revokeKey,
+  showKey,
   updateKey,
 } from '../../accounts/managed-keys.ts';
 import type { Config } from '../../config/config.ts';
@@ -20,10 +21,10 @@ import { defineEndpoint } from '../endpoint.ts';
 import {
   CreatedKeySchema,
   CreateKeyBodySchema,
-  CurrentKeySchema,
   KeyIdParamsSchema,
   KeyListSchema,
   KeySchema,
+  KeyWithWindowSchema,
   UpdateKeyBodySchema,
 } from '../schemas/keys.schemas.ts';
 import type { z } from '../schemas/zod.ts';
@@ -47,6 +48,17 @@ function keyBody(row: ApiKeyRow) {
     parent_id: row.parentId,
   };
 }
+
+/** A key and its budget window now (GET /keys, /keys/{id}, /keys/current). */
+const keyWithWindowBody = ({ row, window }: KeyWithWindow) => ({
+  ...keyBody(row),
+  window: window.window,
+  spent: usdNumber(window.charged),
+  reserved: usdNumber(window.reserved),
+  remaining: window.remaining === null ? null : usdNumber(window.remaining),
+  window_started_at: window.start.toISOString(),
+  resets_at: iso(window.resetsAt),
+});
 
 const policyBody = (policy: KeyPolicy) => ({
   ...(policy.budget && { budget: { amount: usdNumber(policy.budget.amountMicros), window: policy.budget.window } }),
@@ -122,7 +134,7 @@ export const keyEndpoints = [
     scope: 'keys',
     success: { status: 200, description: 'The keys, oldest first, never their secrets', schema: KeyListSchema },
     handle: async ({ principal, ctx }) => ({
-      body: { keys: (await listKeys(ctx.prisma, holderOf(principal))).map(keyBody) },
+      body: { keys: (await listKeys(ctx.prisma, holderOf(principal))).map(keyWithWindowBody) },
     }),
   }),
   defineEndpoint({
@@ -135,21 +147,10 @@ export const keyEndpoints = [
     auth: 'any',
     // Any key may see its own limits and what is left of them, whatever its scopes.
     scope: 'read',
-    success: { status: 200, description: 'The key and its current window', schema: CurrentKeySchema },
-    handle: async ({ principal, ctx }) => {
-      const current = await currentKey(ctx.prisma, holderOf(principal));
-      return {
-        body: {
-          ...keyBody(current.row),
-          window: current.window,
-          spent: usdNumber(current.charged),
-          reserved: usdNumber(current.reserved),
-          remaining: current.remaining === null ? null : usdNumber(current.remaining),
-          window_started_at: current.start.toISOString(),
-          resets_at: iso(current.resetsAt),
-        },
-      };
-    },
+    success: { status: 200, description: 'The key and its current window', schema: KeyWithWindowSchema },
+    handle: async ({ principal, ctx }) => ({
+      body: keyWithWindowBody(await currentKey(ctx.prisma, holderOf(principal))),
+    }),
   }),
   defineEndpoint({
     method: 'get',
@@ -161,10 +162,10 @@ export const keyEndpoints = [
     auth: 'any',
     scope: 'keys',
     request: { params: KeyIdParamsSchema },
-    success: { status: 200, description: 'The key', schema: KeySchema },
+    success: { status: 200, description: 'The key and its current window', schema: KeyWithWindowSchema },
     errors: ['not_found'],
     handle: async ({ params, principal, ctx }) => ({
-      body: keyBody(await findKey(ctx.prisma, holderOf(principal), params.id)),
+      body: keyWithWindowBody(await showKey(ctx.prisma, holderOf(principal), params.id)),
     }),
   }),
   defineEndpoint({

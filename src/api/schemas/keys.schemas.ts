@@ -87,9 +87,8 @@ export const CreatedKeySchema = KeySchema.extend({
   api_key: z.string().openapi({ description: 'The secret, shown this once: store it now' }),
 }).openapi('CreatedKey');
 
-export const KeyListSchema = z.object({ keys: z.array(KeySchema) }).openapi('KeyList');
-
-export const CurrentKeySchema = KeySchema.extend({
+/** A key with its budget window now: what is spent, held and left, and when it resets. */
+export const KeyWithWindowSchema = KeySchema.extend({
   window: z
     .enum(budgetWindows)
     .openapi({ description: "The budget's window; `total` (the key's whole life) for a key without a budget" }),
@@ -98,4 +97,6 @@ export const CurrentKeySchema = KeySchema.extend({
   remaining: z.number().nullable().openapi({ description: 'USD left of the budget in the window; null: no budget' }),
   window_started_at: z.string(),
   resets_at: z.string().nullable().openapi({ description: 'When the next window starts; null: never' }),
-}).openapi('CurrentKey');
+}).openapi('KeyWithWindow');
+
+export const KeyListSchema = z.object({ keys: z.array(KeyWithWindowSchema) }).openapi('KeyList');

@@ -1,34 +1,26 @@
-// Cancel, asked twice: the first press says what it does, the second cancels (POST /generations/{id}/cancel).
+// Cancel, asked twice (POST /generations/{id}/cancel); what the task reserved goes back to the balance.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
+import { ConfirmButton } from '../../ui/ConfirmButton';
 
 export function CancelTask({ id }: { id: string }) {
   const { client } = useSession();
   const queryClient = useQueryClient();
-  const [asked, setAsked] = useState(false);
   const cancel = useMutation({
     mutationFn: async () => dataOf(await client.POST('/generations/{id}/cancel', { params: { path: { id } } })),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['task', id] }),
   });
   return (
     <div className="actions">
-      {!asked ? (
-        <button type="button" className="secondary" onClick={() => setAsked(true)}>
-          Cancel task
-        </button>
-      ) : (
-        <>
-          <span>Cancel it? What it reserved is refunded.</span>
-          <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
-            {cancel.isPending ? 'Cancelling…' : 'Yes, cancel'}
-          </button>
-          <button type="button" className="secondary" onClick={() => setAsked(false)}>
-            Keep it
-          </button>
-        </>
-      )}
+      <ConfirmButton
+        label="Cancel task"
+        question="Cancel it? What it reserved is refunded."
+        confirm="Yes, cancel"
+        pending="Cancelling…"
+        isPending={cancel.isPending}
+        onConfirm={() => cancel.mutate()}
+      />
       {cancel.isError && (
         <p className="error" role="alert">
           {cancel.error.message}

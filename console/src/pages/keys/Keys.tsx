@@ -1,0 +1,50 @@
+// The keys this session's key manages (GET /keys), each with its budget window as a bar; a form to make one, whose
+// secret is shown once; Revoke. A key without the `keys` scope sees its own window (GET /keys/current) and why.
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { dataOf } from '../../api/answer';
+import { useSession } from '../../api/session';
+import { CreateKeyForm } from './CreateKeyForm';
+import { KeyCard } from './KeyCard';
+import { NewKeySecret } from './NewKeySecret';
+
+function useKeys() {
+  const { client } = useSession();
+  const current = useQuery({
+    queryKey: ['keys', 'current'],
+    queryFn: async () => dataOf(await client.GET('/keys/current')),
+  });
+  const managed = useQuery({
+    queryKey: ['keys', 'list'],
+    queryFn: async () => dataOf(await client.GET('/keys')).keys,
+    retry: false,
+  });
+  return { current, managed };
+}
+
+export function Keys() {
+  const { current, managed } = useKeys();
+  const [secret, setSecret] = useState<string>();
+  const currentId = current.data?.id;
+  const mayManage = current.data?.scopes.includes('keys');
+  return (
+    <>
+      <h1>Keys</h1>
+      {secret && <NewKeySecret secret={secret} onDone={() => setSecret(undefined)} />}
+      {current.isError && <p className="error">{current.error.message}</p>}
+      <section className="card" aria-labelledby="keys-heading">
+        <h2 id="keys-heading">{mayManage ? 'Your keys' : 'This key'}</h2>
+        {managed.isPending && current.isPending && <p className="muted">Loading…</p>}
+        {managed.isError && current.data && (
+          <p className="muted">This key has no `keys` scope: it sees only itself. {managed.error.message}</p>
+        )}
+        <ul className="key-list">
+          {(managed.data ?? (current.data ? [current.data] : [])).map((key) => (
+            <KeyCard key={key.id} keyWindow={key} isCurrent={key.id === currentId} />
+          ))}
+        </ul>
+      </section>
+      {mayManage && current.data && <CreateKeyForm scopes={current.data.scopes} onCreated={setSecret} />}
+    </>
+  );
+}
