@@ -3,6 +3,7 @@ import { Link, Redirect, Route, Switch } from 'wouter';
 import { useLiveUpdates } from '../api/use-live-updates';
 import type { KeyKind } from '../auth/key-store';
 import { ComingSoon } from '../pages/ComingSoon';
+import { Deposits } from '../pages/deposits/Deposits';
 import { Generations } from '../pages/generations/Generations';
 import { Keys } from '../pages/keys/Keys';
 import { Overview } from '../pages/overview/Overview';
@@ -24,7 +25,7 @@ const pages: Page[] = [
   { path: '/keys', name: 'Keys', component: Keys },
   { path: '/usage', name: 'Usage', component: Usage },
   { path: '/webhooks', name: 'Webhooks' },
-  { path: '/deposits', name: 'Deposits', agentsOnly: true },
+  { path: '/deposits', name: 'Deposits', agentsOnly: true, component: Deposits },
 ];
 
 interface Props {

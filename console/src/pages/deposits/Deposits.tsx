@@ -1,0 +1,79 @@
+// An agent's deposits: each chain's address (copy, QR code), a claim by transaction hash, and the recent deposits
+// with their state (GET /agents/balance).
+import { useQuery } from '@tanstack/react-query';
+import { dataOf } from '../../api/answer';
+import type { components } from '../../api/schema';
+import { useSession } from '../../api/session';
+import { formatTime, formatUsd } from '../../format';
+import { ClaimDeposit } from './ClaimDeposit';
+import { DepositAddress } from './DepositAddress';
+
+type Chain = components['schemas']['Chain'];
+const claimable: Chain[] = ['base', 'polygon', 'ethereum'];
+
+function useAgentBalance() {
+  const { client } = useSession();
+  return useQuery({
+    queryKey: ['balance', 'agent'],
+    queryFn: async () => dataOf(await client.GET('/agents/balance')),
+  });
+}
+
+export function Deposits() {
+  const balance = useAgentBalance();
+  const data = balance.data;
+  const addresses = Object.entries(data?.deposit_addresses ?? {});
+  const chains = claimable.filter((chain) => data?.deposit_addresses[chain]);
+  return (
+    <>
+      <h1>Deposits</h1>
+      {balance.isPending && <p className="muted">Loading…</p>}
+      {balance.isError && <p className="error">{balance.error.message}</p>}
+      {data && (
+        <>
+          <section className="card" aria-labelledby="addresses-heading">
+            <h2 id="addresses-heading">Deposit addresses</h2>
+            {addresses.length === 0 && <p className="muted">This gateway takes no on-chain deposits.</p>}
+            <ul className="deposit-addresses">
+              {addresses.map(([chain, address]) => (
+                <DepositAddress key={chain} chain={chain} address={address} asset={data.asset} />
+              ))}
+            </ul>
+          </section>
+          {chains.length > 0 && <ClaimDeposit chains={chains} />}
+          <section className="card" aria-labelledby="recent-heading">
+            <h2 id="recent-heading">Recent deposits</h2>
+            {!data.recent_deposits?.length ? (
+              <p className="muted">No deposits yet.</p>
+            ) : (
+              <div className="table-scroll">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">When</th>
+                      <th scope="col">Chain</th>
+                      <th scope="col">Amount</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Transaction</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.recent_deposits.map((deposit) => (
+                      <tr key={deposit.id}>
+                        <td>{formatTime(deposit.created_at ?? undefined)}</td>
+                        <td>{deposit.chain}</td>
+                        <td>{formatUsd(deposit.amount_usd)}</td>
+                        <td>{deposit.status}</td>
+                        <td className="mono">{deposit.tx_hash}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+        </>
+      )}
+    </>
+  );
+}
