@@ -13,8 +13,10 @@ export function chromiumPath(): string {
 }
 
 export function launchChromium(): Promise<Browser> {
-  // --no-sandbox: test machines and containers run as root, where Chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  // --no-sandbox: test machines and containers run as root, where Chromium's sandbox refuses to start. They have no
+  // GPU either: WebGL (the 3D viewer's) then needs Chromium's software renderer, SwiftShader, allowed explicitly.
+  const args = ['--no-sandbox', '--disable-dev-shm-usage', '--enable-unsafe-swiftshader'];
+  return chromium.launch({ executablePath: chromiumPath(), args });
 }
 
 /** What axe-core finds serious or critical on the page as it is now: id, impact and where. */

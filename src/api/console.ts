@@ -12,10 +12,14 @@ function consoleDistDir(): string {
   return join(import.meta.dirname, '..', '..', 'console', 'dist');
 }
 
+// The 3D viewer (@google/model-viewer, pinned) compiles WebAssembly decoders and puts one fixed <style> in its shadow
+// DOM (lib/template.js): WebAssembly and that one style, by its hash, are allowed; scripts stay this origin's files
+// (no eval, nothing inline). test/console/model-viewer.test.ts fails, naming the new hash, if an upgrade changes it.
+const modelViewerStyle = "'sha256-PXtZZkJMMyc18o/DN1ZEFOJ2qEGq95IQbVaJFMOXOb0='";
 const contentSecurityPolicy = [
   "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  `style-src 'self' ${modelViewerStyle}`,
   "img-src 'self' data: blob:",
   "media-src 'self' blob:",
   "connect-src 'self'",

@@ -98,6 +98,36 @@ export function glbModel(): Buffer {
   return Buffer.concat([header, chunk, json]);
 }
 
+/** A glTF 2.0 binary holding one triangle: what a 3D viewer needs to show something (an empty scene it refuses). */
+export function glbTriangle(): Buffer {
+  const positions = Buffer.from(new Float32Array([0, 0, 0, 1, 0, 0, 0, 1, 0]).buffer);
+  const gltf = {
+    asset: { version: '2.0', generator: 'gateway tests' },
+    buffers: [{ byteLength: positions.length }],
+    bufferViews: [{ buffer: 0, byteOffset: 0, byteLength: positions.length }],
+    accessors: [{ bufferView: 0, componentType: 5126, count: 3, type: 'VEC3', min: [0, 0, 0], max: [1, 1, 0] }],
+    materials: [{ pbrMetallicRoughness: { baseColorFactor: [0.2, 0.4, 0.8, 1] }, doubleSided: true }],
+    meshes: [{ primitives: [{ attributes: { POSITION: 0 }, material: 0 }] }],
+    nodes: [{ mesh: 0 }],
+    scenes: [{ nodes: [0] }],
+    scene: 0,
+  };
+  const text = JSON.stringify(gltf);
+  const json = Buffer.from(text.padEnd(Math.ceil(text.length / 4) * 4, ' '));
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(data.length, 0);
+    head.write(type, 4, 'ascii');
+    return Buffer.concat([head, data]);
+  };
+  const body = Buffer.concat([chunk('JSON', json), chunk('BIN\0', positions)]);
+  const header = Buffer.alloc(12);
+  header.write('glTF', 0, 'ascii');
+  header.writeUInt32LE(2, 4);
+  header.writeUInt32LE(12 + body.length, 8);
+  return Buffer.concat([header, body]);
+}
+
 /** What each kind of output is served as, by the stand-ins. */
 export interface OutputMedia {
   image: Buffer;

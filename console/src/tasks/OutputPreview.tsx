@@ -1,6 +1,7 @@
-// An output where it is: a thumbnail, a player, or a text excerpt; a task shows its first one, nothing while it runs.
+// An output where it is: a thumbnail, a player, a 3D viewer or a text excerpt; a task shows its first, nothing while it runs.
 import { useQuery } from '@tanstack/react-query';
 import type { components } from '../api/schema';
+import { ModelPreview } from './ModelPreview';
 import { outputKind } from './output-kind';
 
 type Task = components['schemas']['GenerationStatusResponse'];
@@ -38,6 +39,8 @@ export function OutputView({ url, type, label, whole }: OutputProps) {
       return <video controls preload="metadata" src={url} aria-label={label} />;
     case 'text':
       return <TextExcerpt url={url} length={whole ? 20_000 : 280} />;
+    case 'model':
+      return <ModelPreview url={url} label={label} />;
     default:
       return (
         <a href={url} download>
