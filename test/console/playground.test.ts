@@ -97,6 +97,29 @@ describe('console playground', () => {
     await page.context().close();
   });
 
+  it('generates by keyboard alone: Tab to the fields, type, Enter', async () => {
+    const page = await newPage(browser);
+    await openPlayground(page, developer.key);
+    const focusedLabel = () =>
+      page.evaluate('document.activeElement?.labels?.[0]?.textContent ?? document.activeElement?.textContent');
+    const tabTo = async (label: string) => {
+      for (let presses = 0; presses < 40 && (await focusedLabel()) !== label; presses += 1)
+        await page.keyboard.press('Tab');
+      expect(await focusedLabel()).toBe(label);
+    };
+    await tabTo('Type');
+    // A focused <select> takes the option's first letters typed.
+    await page.keyboard.type('text-to-audio');
+    await expect.poll(() => page.getByLabel('Type').inputValue()).toBe('text-to-audio');
+    await tabTo('Prompt');
+    await page.keyboard.type('Typed, not clicked.');
+    await tabTo('Generate');
+    await page.keyboard.press('Enter');
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.getByText('completed', { exact: true }).waitFor({ timeout: 30_000 });
+    await page.context().close();
+  });
+
   it('uploads a picture as the input of an upscale and shows the upscaled image', async () => {
     const page = await newPage(browser, { width: 375, height: 812 });
     const errors = collectPageErrors(page);
