@@ -50,7 +50,7 @@ async function lockTask(tx: Prisma.TransactionClient, taskId: string): Promise<T
 }
 
 /** The task row of a request admitted now: `queued`, its quoted cost recorded. */
-export function newTaskRow(input: {
+function newTaskRow(input: {
   taskId: string;
   accountId: string;
   request: GenerationRequest;
@@ -106,6 +106,13 @@ export async function admitTask(prisma: PrismaClient, input: AdmitTaskInput): Pr
     // A new row has no payment yet (a paid task's is written with it, in admitPaidTask): none to read back.
     return { ...task, payment: null, budgetAlerts };
   });
+}
+
+/** Writes a new task's row `queued` (no key check: a paid task has no key) and answers it as the database holds it. */
+export async function insertTask(tx: Prisma.TransactionClient, input: AdmitTaskInput): Promise<Task> {
+  const task = admittedRow(input, new Date());
+  await tx.$executeRaw`${insertTaskSql(task)}`;
+  return task;
 }
 
 /** A new task's row as the database holds it once inserted: every column the insert leaves to its default too. */

@@ -1,12 +1,13 @@
 // Admission writes the task row with SQL of its own (a key's check and reservation ride in the same statement) and
 // answers the row it built: that row must be the one the database holds, column for column, as Prisma reads it; a
-// refusal by the key's policy leaves nothing behind.
+// refusal by the key's policy leaves nothing behind. A paid task's row (and its payment) is answered the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/accounts/api-keys.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { credit } from '../../src/ledger/ledger.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
+import { createPaidTaskRow } from '../helpers/task-rows.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 let database: TestDatabase;
@@ -26,6 +27,14 @@ const admitted = async (taskId: string) => {
   });
   return { ...row, payment };
 };
+
+describe('admitPaidTask', () => {
+  it('answers the row and its payment as Prisma reads them back', async () => {
+    const request = { type: 'upscale', model: 'local/lanczos', image_url: 'https://example.com/a.png' } as const;
+    const answered = await createPaidTaskRow(database.prisma, `0x${'cd'.repeat(20)}`, request);
+    expect(answered).toEqual(await admitted(answered.id));
+  });
+});
 
 describe('admitTask', () => {
   it('answers the row it wrote, every column as Prisma reads it back, with and without a key', async () => {

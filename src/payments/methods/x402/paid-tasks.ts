@@ -5,7 +5,7 @@ import { derivedId } from '../../../domain/ids.ts';
 import { newAccessToken } from './task-tokens.ts';
 import type { PrismaClient } from '../../../db/prisma.ts';
 import type { Prisma } from '../../../generated/prisma/client.ts';
-import { type AdmitTaskInput, newTaskRow, type TaskRow } from '../../../generations/tasks.ts';
+import { type AdmitTaskInput, insertTask, type TaskRow } from '../../../generations/tasks.ts';
 import type { X402Authorization } from './authorization.ts';
 
 export type { X402Authorization } from './authorization.ts';
@@ -47,8 +47,8 @@ export async function admitPaidTask(
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`x402-payer:${accountId}`}, 0))`;
     const inFlight = await tx.task.count({ where: { accountId, status: { in: ['queued', 'processing'] } } });
     if (inFlight >= payment.maxTasksInFlight) throw new PayerBusyError(payment.maxTasksInFlight);
-    await tx.task.create({ data: newTaskRow(input) });
-    await tx.x402Payment.create({
+    const task = await insertTask(tx, input);
+    const paid = await tx.x402Payment.create({
       data: {
         taskId: input.taskId,
         accountId,
@@ -65,6 +65,6 @@ export async function admitPaidTask(
         accessToken: newAccessToken(),
       },
     });
-    return tx.task.findUniqueOrThrow({ where: { id: input.taskId }, include: { payment: true } });
+    return { ...task, payment: paid };
   });
 }
