@@ -6,6 +6,7 @@ import { type AccountKind, Prisma } from '../generated/prisma/client.ts';
 import { type ApiKeyRow, issueApiKey, type PrincipalKey, principalKeyOf } from './api-keys.ts';
 import { type KeyLimits, type KeyPolicy, type KeyScope, storedPolicyOf, widening } from './key-policy.ts';
 import { type KeyWindow, keyWindows } from './key-spend.ts';
+import { keysBelowSql } from './keys-below.ts';
 
 /** The key a request came with, and its account. */
 export interface KeyHolder {
@@ -82,12 +83,7 @@ export async function createKey(
 /** The ids of the keys a holder manages: all its account's, or (with a policy) itself and what it made, down. */
 async function managedIds(prisma: PrismaClient, holder: KeyHolder): Promise<Set<string> | 'all'> {
   if (!holder.key.policy) return 'all';
-  const rows = await prisma.$queryRaw<{ id: string }[]>`
-    WITH RECURSIVE below AS (
-      SELECT id, 1 AS depth FROM api_keys WHERE id = ${holder.key.id}
-      UNION ALL
-      SELECT k.id, b.depth + 1 FROM api_keys k JOIN below b ON k.parent_id = b.id WHERE b.depth < 32
-    ) SELECT id FROM below`;
+  const rows = await prisma.$queryRaw<{ id: string }[]>`${keysBelowSql(holder.account.id, holder.key.id)}`;
   return new Set(rows.map((row) => row.id));
 }
 
@@ -161,11 +157,8 @@ export async function revokeKey(prisma: PrismaClient, holder: KeyHolder, keyId: 
   const row = await findKey(prisma, holder, keyId);
   const now = new Date();
   await prisma.$executeRaw`
-    WITH RECURSIVE below AS (
-      SELECT id, 1 AS depth FROM api_keys WHERE id = ${row.id}
-      UNION ALL
-      SELECT k.id, b.depth + 1 FROM api_keys k JOIN below b ON k.parent_id = b.id WHERE b.depth < 32
-    ) UPDATE api_keys SET revoked_at = ${now} WHERE id IN (SELECT id FROM below) AND revoked_at IS NULL`;
+    UPDATE api_keys SET revoked_at = ${now}
+    WHERE id IN (${keysBelowSql(row.accountId, row.id)}) AND revoked_at IS NULL`;
   return prisma.apiKey.findUniqueOrThrow({ where: { id: row.id } });
 }
 

@@ -6,6 +6,7 @@
 import type { PrismaClient } from '../../db/prisma.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
 import { budgetAlertEvent } from '../../accounts/key-budget-alerts.ts';
+import { keysBelowSql } from '../../accounts/keys-below.ts';
 /** The task's own events, then the account's that ride on one of its tasks (only the account's stream sends those). */
 export const taskEventTypes = ['queued', 'processing', 'progress', 'completed', 'failed', budgetAlertEvent] as const;
 export type TaskEventType = (typeof taskEventTypes)[number];
@@ -86,10 +87,7 @@ export async function accountEventsAfter(
 /** With `onlyKey`: the key and every key below it (the keys it made, and theirs), as `own_keys`. */
 function ownKeys(accountId: string, onlyKey: string | undefined): Prisma.Sql {
   if (onlyKey === undefined) return Prisma.empty;
-  return Prisma.sql`WITH RECURSIVE own_keys AS (
-      SELECT id FROM api_keys WHERE id = ${onlyKey}
-      UNION SELECT k.id FROM api_keys k JOIN own_keys o ON k.parent_id = o.id WHERE k.account_id = ${accountId}
-    )`;
+  return Prisma.sql`WITH own_keys AS (${keysBelowSql(accountId, onlyKey)})`;
 }
 
 /** With `onlyKey` (a key with a policy): the events of its own tasks, and the budget alerts of its keys (ownKeys). */
