@@ -1,4 +1,5 @@
 // Accounts: developers (created by operators) and agents (self-registered); balances as callers see them.
+import { webhookSecretOf } from '../webhooks/secrets.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { AccountKind, Tier } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
@@ -83,6 +84,22 @@ export async function recentDeposits(prisma: PrismaClient, accountId: string, ta
 }
 
 /** Sets or replaces an agent's webhook and rotates its signing secret. */
+/** The account's webhook: where every task's events go (null: none). */
+export async function accountWebhook(prisma: PrismaClient, accountId: string) {
+  const { webhookUrl } = await prisma.account.findUniqueOrThrow({
+    where: { id: accountId },
+    select: { webhookUrl: true },
+  });
+  return { webhookUrl };
+}
+
+/** Sets or removes the account's webhook (any kind of account); its signing secret is kept, made if it had none. */
+export async function setAccountWebhook(prisma: PrismaClient, accountId: string, webhookUrl: string | null) {
+  await prisma.account.update({ where: { id: accountId }, data: { webhookUrl } });
+  await webhookSecretOf(prisma, accountId);
+  return { webhookUrl };
+}
+
 export async function setAgentWebhook(
   prisma: PrismaClient,
   accountId: string,

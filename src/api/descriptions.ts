@@ -23,6 +23,14 @@ export const endpointDescriptions = {
     'Gateway extension. The keys the calling key manages, oldest first, never their secrets: every key of the account for a key without a policy, else itself and the keys it created (and theirs). Needs the `keys` scope.',
   getCurrentKey:
     "Gateway extension. The calling key, its policy, and its budget's current window: `spent` (charged), `reserved` (held for tasks running), `remaining` and `resets_at`; for a key without a budget, its whole life's spend and `remaining: null`. A sub-key's tasks count here too. Any scope.",
+  getAccountWebhook:
+    "Gateway extension. Where every one of the account's task events goes (`webhook_url`, null for none; a task's own `webhook_url` gets its events as well), and how deliveries are signed (Standard Webhooks). The secret itself is at GET /account/webhook-secret. Any key with the `read` scope, of any kind of account.",
+  setAccountWebhook:
+    "Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike. Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope.",
+  listWebhookDeliveries:
+    "Gateway extension. The account's webhook messages, newest first, `limit` (1–100, default 20) a page, `next_cursor` for the next; `task_id` keeps one task's. Each message (its `id` is the `webhook-id` every attempt sends) lists its targets, each with its state and every attempt: the receiver's `status_code` (null: no answer, and `error` says why), `duration_ms`, and `next_attempt_at` while another is scheduled. Needs the `keys` scope.",
+  redeliverWebhook:
+    "Gateway extension. Sends one of the account's messages again, the same `webhook-id` and body, on a fresh retry schedule, to each of its targets (a receiver that deduplicates by `webhook-id` ignores it). 202 with each target's `redelivery`: `started`, or `still_running` when its schedule is still going. 404 for a message that is not the account's; 409 `conflict` when it has no target or every target is still being tried. Needs the `keys` scope.",
   getKey: 'Gateway extension. One key the calling key manages (else 404). Needs the `keys` scope.',
   updateKey:
     "Gateway extension. Changes a key's `name`, `scopes`, `policy` or `expires_at`, within the calling key's own (a key never widens itself: 403 `forbidden` naming the field). Needs the `keys` scope.",

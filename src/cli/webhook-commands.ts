@@ -1,10 +1,9 @@
 // genctl webhooks: the delivery log for operators, and redelivery of a message to its targets.
-import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { WebhookDelivery } from '../generated/prisma/client.ts';
-import { startWebhookDelivery } from '../orchestration/webhooks/deliveries.ts';
+import { DomainError } from '../domain/errors.ts';
 import { getMessage, listMessages, type MessageSummary, type TargetSummary } from '../webhooks/delivery-log.ts';
-import { targetUrls, type WebhookEvent } from '../webhooks/messages.ts';
+import { redeliverMessage, type RedeliveryDeps } from '../webhooks/redelivery.ts';
 import { CommandError, type Output } from './commands.ts';
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
@@ -114,67 +113,28 @@ export async function showWebhookCommand(prisma: PrismaClient, messageId: string
   };
 }
 
-export interface RedeliverDeps {
-  prisma: PrismaClient;
-  temporal: () => Promise<Client>;
-  taskQueue: string;
-}
-
 /** Sends the same message (same webhook-id and body) again, on a fresh schedule, to each target or to --url. */
 export async function redeliverWebhookCommand(
-  deps: RedeliverDeps,
+  deps: RedeliveryDeps,
   messageId: string | undefined,
   options: { url?: string },
 ): Promise<Output> {
-  const summary = await requireMessage(deps.prisma, messageId);
-  // A message whose notify step gave up before any attempt has no targets in the log: its task's and account's
-  // webhooks, as they are now, are where it was meant to go.
-  const known =
-    summary.targets.length > 0
-      ? summary.targets
-      : (
-          await targetUrls(deps.prisma, {
-            taskId: summary.message.taskId,
-            accountId: summary.message.accountId,
-            event: summary.message.event as WebhookEvent,
-          })
-        ).map((url) => ({ url, attempts: [] as { attempt: number }[] }));
-  const targets = options.url ? known.filter((target) => target.url === options.url) : known;
-  if (targets.length === 0) {
-    throw new CommandError(
-      options.url
-        ? `${summary.message.id} was never sent to ${options.url}; its targets: ${known.map((target) => target.url).join(', ')}`
-        : `${summary.message.id} has no target (neither its task nor its account has a webhook)`,
-    );
-  }
-  const client = await deps.temporal();
-  const results = [];
-  for (const target of targets) {
-    const firstAttempt = Math.max(0, ...target.attempts.map((row) => row.attempt)) + 1;
-    const start = await startWebhookDelivery(
-      client,
-      deps.taskQueue,
-      { messageId: summary.message.id, url: target.url, firstAttempt },
-      'again',
-    );
-    results.push({
-      url: target.url,
-      redelivery: start === 'started' ? 'started' : 'still_running',
-      first_attempt: firstAttempt,
-    });
-  }
-  const started = results.filter((result) => result.redelivery === 'started');
-  if (started.length === 0)
-    throw new CommandError(
-      `${summary.message.id} is still being delivered to ${targets.map((target) => target.url).join(', ')}; its schedule continues`,
-    );
+  if (!messageId) throw new CommandError('missing the message id', 2);
+  const redelivery = await redeliverMessage(deps, messageId, { url: options.url }).catch((error: unknown) => {
+    throw error instanceof DomainError ? new CommandError(error.message) : error;
+  });
+  const results = redelivery.targets.map((target) => ({
+    url: target.url,
+    redelivery: target.redelivery,
+    first_attempt: target.firstAttempt,
+  }));
   return {
-    json: { message_id: summary.message.id, targets: results },
+    json: { message_id: messageId, targets: results },
     text: results
       .map((result) =>
         result.redelivery === 'started'
-          ? `Redelivering ${summary.message.id} to ${result.url} from attempt ${result.first_attempt}.`
-          : `${summary.message.id} is still being delivered to ${result.url}; left alone.`,
+          ? `Redelivering ${messageId} to ${result.url} from attempt ${result.first_attempt}.`
+          : `${messageId} is still being delivered to ${result.url}; left alone.`,
       )
       .join('\n'),
   };

@@ -97,3 +97,24 @@ export async function getMessage(prisma: PrismaClient, messageId: string): Promi
   });
   return message && summarise(message);
 }
+
+/** A page of an account's messages, newest first (created_at DESC, id DESC), after `after` when given. */
+export async function pageOfMessages(
+  prisma: PrismaClient,
+  page: { accountId: string; taskId?: string; limit: number; after?: { createdAt: Date; id: string } },
+): Promise<MessageSummary[]> {
+  const after = page.after;
+  const messages = await prisma.webhookMessage.findMany({
+    where: {
+      accountId: page.accountId,
+      taskId: page.taskId,
+      ...(after && {
+        OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
+      }),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: page.limit,
+    include: { deliveries: { orderBy: attemptOrder } },
+  });
+  return messages.map(summarise);
+}

@@ -37,6 +37,10 @@ const extensionEndpoints = [
   ['patch', '/keys/{id}', '200'],
   ['delete', '/keys/{id}', '200'],
   ['get', '/usage', '200'],
+  ['get', '/webhooks', '200'],
+  ['put', '/webhooks', '200'],
+  ['get', '/webhooks/deliveries', '200'],
+  ['post', '/webhooks/deliveries/{id}/redeliver', '202'],
 ] as const;
 const allEndpoints = [...specEndpoints, ...extensionEndpoints];
 

@@ -427,6 +427,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's webhook
+         * @description Gateway extension. Where every one of the account's task events goes (`webhook_url`, null for none; a task's own `webhook_url` gets its events as well), and how deliveries are signed (Standard Webhooks). The secret itself is at GET /account/webhook-secret. Any key with the `read` scope, of any kind of account.
+         */
+        get: operations["getAccountWebhook"];
+        /**
+         * Set or remove your account's webhook
+         * @description Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike. Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope.
+         */
+        put: operations["setAccountWebhook"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your webhook messages and every attempt to deliver them
+         * @description Gateway extension. The account's webhook messages, newest first, `limit` (1–100, default 20) a page, `next_cursor` for the next; `task_id` keeps one task's. Each message (its `id` is the `webhook-id` every attempt sends) lists its targets, each with its state and every attempt: the receiver's `status_code` (null: no answer, and `error` says why), `duration_ms`, and `next_attempt_at` while another is scheduled. Needs the `keys` scope.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook message again
+         * @description Gateway extension. Sends one of the account's messages again, the same `webhook-id` and body, on a fresh retry schedule, to each of its targets (a receiver that deduplicates by `webhook-id` ignores it). 202 with each target's `redelivery`: `started`, or `still_running` when its schedule is still going. 404 for a message that is not the account's; 409 `conflict` when it has no target or every target is still being tried. Needs the `keys` scope.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1155,6 +1219,74 @@ export interface components {
                 input_tokens?: number;
                 output_tokens?: number;
             };
+        };
+        AccountWebhook: {
+            /**
+             * Format: uri
+             * @description Where every task's events go; null: none
+             */
+            webhook_url: string | null;
+            /**
+             * @description The header that carries the signature: `webhook-signature` (with `webhook-id`, `webhook-timestamp`)
+             * @example webhook-signature
+             */
+            signature_header: string;
+            /**
+             * @description `hmac-sha256`: the header holds `v1,` + base64 HMAC-SHA256, keyed by the secret, of `{webhook-id}.{webhook-timestamp}.{body}` (Standard Webhooks)
+             * @example hmac-sha256
+             */
+            signature_algorithm: string;
+        };
+        SetAccountWebhook: {
+            /**
+             * Format: uri
+             * @description Where every task's events go; null removes it. The signing secret is kept
+             */
+            webhook_url: string | null;
+        };
+        WebhookDeliveryLog: {
+            messages: components["schemas"]["WebhookMessage"][];
+            /** @description Pass as `cursor` for the next page; null: the last */
+            next_cursor: string | null;
+        };
+        WebhookMessage: {
+            /** @description The message id, its `webhook-id` header (the same on every attempt) */
+            id: string;
+            event: string;
+            task_id: string | null;
+            created_at: string;
+            targets: {
+                url: string;
+                /**
+                 * @description `delivered`: a 2xx; `gone`: 410, not tried again; `retrying`: another attempt is scheduled; `failed`
+                 * @enum {string}
+                 */
+                state: "delivered" | "gone" | "retrying" | "failed";
+                attempts: components["schemas"]["WebhookAttempt"][];
+            }[];
+        };
+        WebhookAttempt: {
+            attempt: number;
+            at: string;
+            /** @description The receiver's HTTP status; null: no answer */
+            status_code: number | null;
+            /** @description Why there was no answer (timeout, refused, …) */
+            error: string | null;
+            duration_ms: number | null;
+            /** @description When it is tried again; null: no more attempts */
+            next_attempt_at: string | null;
+        };
+        WebhookRedelivery: {
+            id: string;
+            targets: {
+                url: string;
+                /**
+                 * @description `started`: sent again on a fresh schedule; `still_running`: its schedule was still going
+                 * @enum {string}
+                 */
+                redelivery: "started" | "still_running";
+                first_attempt: number;
+            }[];
         };
     };
     responses: never;
@@ -3642,6 +3774,382 @@ export interface operations {
             };
             /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook and how it is signed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountWebhook"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setAccountWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetAccountWebhook"];
+            };
+        };
+        responses: {
+            /** @description The webhook as set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountWebhook"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. `invalid_json`: The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Messages per page, 1 to 100 */
+                limit?: number;
+                /** @description The previous page's `next_cursor` (opaque) */
+                cursor?: string;
+                /** @description Only this task's messages */
+                task_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of messages, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryLog"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Sent again on a fresh schedule */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRedelivery"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such route or resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with a resource that exists already, or with its state (a cancel of a task that has ended: body `status`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,6 +7,7 @@ import { keyEndpoints } from './keys.routes.ts';
 import { modelEndpoints } from './models.routes.ts';
 import { uploadEndpoints } from './uploads.routes.ts';
 import { usageEndpoints } from './usage.routes.ts';
+import { webhookEndpoints } from './webhooks.routes.ts';
 
 /** Every endpoint of the interface, in the spec's order. */
 export const apiEndpoints: Endpoint[] = [
@@ -18,4 +19,5 @@ export const apiEndpoints: Endpoint[] = [
   ...uploadEndpoints,
   ...keyEndpoints,
   ...usageEndpoints,
+  ...webhookEndpoints,
 ];

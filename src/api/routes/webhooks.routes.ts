@@ -1,0 +1,138 @@
+import { accountWebhook, setAccountWebhook } from '../../accounts/accounts.ts';
+import { decodePositionCursor, encodeHistoryCursor } from '../../generations/history-cursor.ts';
+import type { WebhookDelivery } from '../../generated/prisma/client.ts';
+import { type MessageSummary, pageOfMessages } from '../../webhooks/delivery-log.ts';
+import { redeliverMessage } from '../../webhooks/redelivery.ts';
+import { endpointDescriptions } from '../descriptions.ts';
+import { defineEndpoint } from '../endpoint.ts';
+import { webhookSignature } from '../webhook-signature.ts';
+import {
+  AccountWebhookSchema,
+  DeliveryLogQuerySchema,
+  DeliveryLogSchema,
+  MessageIdParamsSchema,
+  messageIdPattern,
+  RedeliverySchema,
+  SetAccountWebhookSchema,
+} from '../schemas/webhooks.schemas.ts';
+
+const tags = ['Webhooks'];
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+const attemptBody = (row: WebhookDelivery) => ({
+  attempt: row.attempt,
+  at: row.createdAt.toISOString(),
+  status_code: row.statusCode,
+  error: row.error,
+  duration_ms: row.durationMs,
+  next_attempt_at: iso(row.nextAttemptAt),
+});
+
+const messageBody = ({ message, targets }: MessageSummary) => ({
+  id: message.id,
+  event: message.event,
+  task_id: message.taskId,
+  created_at: message.createdAt.toISOString(),
+  targets: targets.map((target) => ({
+    url: target.url,
+    state: target.state,
+    attempts: target.attempts.map(attemptBody),
+  })),
+});
+
+const webhookBody = (webhookUrl: string | null) => ({ webhook_url: webhookUrl, ...webhookSignature });
+
+export const webhookEndpoints = [
+  defineEndpoint({
+    method: 'get',
+    path: '/webhooks',
+    operationId: 'getAccountWebhook',
+    summary: "Your account's webhook",
+    description: endpointDescriptions.getAccountWebhook,
+    tags,
+    auth: 'any',
+    scope: 'read',
+    success: { status: 200, description: 'The webhook and how it is signed', schema: AccountWebhookSchema },
+    handle: async ({ principal, ctx }) => ({
+      body: webhookBody((await accountWebhook(ctx.prisma, principal.account.id)).webhookUrl),
+    }),
+  }),
+  defineEndpoint({
+    method: 'put',
+    path: '/webhooks',
+    operationId: 'setAccountWebhook',
+    // Where every task's events go: the account's to manage, as its keys are.
+    scope: 'keys',
+    summary: "Set or remove your account's webhook",
+    description: endpointDescriptions.setAccountWebhook,
+    tags,
+    auth: 'any',
+    request: { body: SetAccountWebhookSchema },
+    success: { status: 200, description: 'The webhook as set', schema: AccountWebhookSchema },
+    handle: async ({ body, principal, ctx }) => ({
+      body: webhookBody((await setAccountWebhook(ctx.prisma, principal.account.id, body.webhook_url)).webhookUrl),
+    }),
+  }),
+  defineEndpoint({
+    method: 'get',
+    path: '/webhooks/deliveries',
+    operationId: 'listWebhookDeliveries',
+    // Where the account's webhooks went and what they answered: read with the account's webhook settings.
+    scope: 'keys',
+    summary: 'Your webhook messages and every attempt to deliver them',
+    description: endpointDescriptions.listWebhookDeliveries,
+    tags,
+    auth: 'any',
+    request: { query: DeliveryLogQuerySchema },
+    success: { status: 200, description: 'A page of messages, newest first', schema: DeliveryLogSchema },
+    handle: async ({ query, principal, ctx }) => {
+      const after = query.cursor === undefined ? undefined : decodePositionCursor(query.cursor, messageIdPattern);
+      const page = await pageOfMessages(ctx.prisma, {
+        accountId: principal.account.id,
+        taskId: query.task_id,
+        limit: query.limit + 1,
+        after,
+      });
+      const shown = page.slice(0, query.limit);
+      const last = shown.at(-1)?.message;
+      return {
+        body: {
+          messages: shown.map(messageBody),
+          next_cursor: page.length > query.limit && last ? encodeHistoryCursor(last) : null,
+        },
+      };
+    },
+  }),
+  defineEndpoint({
+    method: 'post',
+    path: '/webhooks/deliveries/{id}/redeliver',
+    operationId: 'redeliverWebhook',
+    scope: 'keys',
+    summary: 'Send a webhook message again',
+    description: endpointDescriptions.redeliverWebhook,
+    tags,
+    auth: 'any',
+    request: { params: MessageIdParamsSchema },
+    success: { status: 202, description: 'Sent again on a fresh schedule', schema: RedeliverySchema },
+    errors: ['not_found', 'conflict'],
+    handle: async ({ params, principal, ctx }) => {
+      const deps = {
+        prisma: ctx.prisma,
+        temporal: async () => ctx.temporal.client,
+        taskQueue: ctx.config.temporal.webhookTaskQueue,
+      };
+      const redelivery = await redeliverMessage(deps, params.id, { accountId: principal.account.id });
+      return {
+        status: 202,
+        body: {
+          id: redelivery.messageId,
+          targets: redelivery.targets.map((target) => ({
+            url: target.url,
+            redelivery: target.redelivery,
+            first_attempt: target.firstAttempt,
+          })),
+        },
+      };
+    },
+  }),
+];
