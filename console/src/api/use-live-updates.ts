@@ -1,5 +1,6 @@
 // The account's event stream (GET /events) keeps every page current: a task's event refreshes the lists, the task,
-// the balance and the usage it changes. Answers whether the stream is open, for the "Live" mark.
+// the balance, the usage, the keys' budgets and the webhook deliveries it changes. Answers whether the stream is
+// open, for the "Live" mark.
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { followEvents } from './event-stream';
@@ -19,7 +20,7 @@ export function useLiveUpdates(): boolean {
     const refreshSoon = () => {
       refresh ??= setTimeout(() => {
         refresh = undefined;
-        for (const queryKey of [['generations'], ['task'], ['balance'], ['usage'], ['keys']])
+        for (const queryKey of [['generations'], ['task'], ['balance'], ['usage'], ['keys'], ['webhook-deliveries']])
           void queryClient.invalidateQueries({ queryKey });
       }, refreshDelayMs);
     };

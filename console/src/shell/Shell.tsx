@@ -2,7 +2,6 @@
 import { Link, Redirect, Route, Switch } from 'wouter';
 import { useLiveUpdates } from '../api/use-live-updates';
 import type { KeyKind } from '../auth/key-store';
-import { ComingSoon } from '../pages/ComingSoon';
 import { Deposits } from '../pages/deposits/Deposits';
 import { Generations } from '../pages/generations/Generations';
 import { Keys } from '../pages/keys/Keys';
@@ -10,12 +9,13 @@ import { Overview } from '../pages/overview/Overview';
 import { Playground } from '../pages/playground/Playground';
 import { TaskPage } from '../pages/task/TaskPage';
 import { Usage } from '../pages/usage/Usage';
+import { Webhooks } from '../pages/webhooks/Webhooks';
 
 interface Page {
   path: string;
   name: string;
   agentsOnly?: boolean;
-  component?: () => React.JSX.Element;
+  component: () => React.JSX.Element;
 }
 
 const pages: Page[] = [
@@ -24,7 +24,7 @@ const pages: Page[] = [
   { path: '/playground', name: 'Playground', component: Playground },
   { path: '/keys', name: 'Keys', component: Keys },
   { path: '/usage', name: 'Usage', component: Usage },
-  { path: '/webhooks', name: 'Webhooks' },
+  { path: '/webhooks', name: 'Webhooks', component: Webhooks },
   { path: '/deposits', name: 'Deposits', agentsOnly: true, component: Deposits },
 ];
 
@@ -66,7 +66,7 @@ export function Shell({ kind, onSignOut }: Props) {
           <Route path="/generations/:id" component={TaskPage} />
           {shown.map((page) => (
             <Route key={page.path} path={page.path}>
-              {page.component ? <page.component /> : <ComingSoon title={page.name} />}
+              <page.component />
             </Route>
           ))}
           <Route>

@@ -1,0 +1,106 @@
+// The account's webhook messages (GET /webhooks/deliveries), newest first, each with every attempt to every target
+// and its answer, and Redeliver (the same webhook-id and body, on a fresh schedule).
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { dataOf } from '../../api/answer';
+import type { components } from '../../api/schema';
+import { useSession } from '../../api/session';
+import { formatMoment } from '../../format';
+
+type Message = components['schemas']['WebhookMessage'];
+type Attempt = Message['targets'][number]['attempts'][number];
+
+function useDeliveryLog() {
+  const { client } = useSession();
+  return useInfiniteQuery({
+    queryKey: ['webhook-deliveries'],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      dataOf(await client.GET('/webhooks/deliveries', { params: { query: { limit: 20, cursor: pageParam } } })),
+    getNextPageParam: (page) => page.next_cursor ?? undefined,
+  });
+}
+
+const outcome = (attempt: Attempt) =>
+  attempt.status_code !== null ? `HTTP ${attempt.status_code}` : (attempt.error ?? 'no answer');
+
+function Redeliver({ id }: { id: string }) {
+  const { client } = useSession();
+  const queryClient = useQueryClient();
+  const redeliver = useMutation({
+    mutationFn: async () =>
+      dataOf(await client.POST('/webhooks/deliveries/{id}/redeliver', { params: { path: { id } } })),
+    onSettled: () => setTimeout(() => void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] }), 1_000),
+  });
+  return (
+    <span className="actions">
+      <button type="button" className="secondary" disabled={redeliver.isPending} onClick={() => redeliver.mutate()}>
+        Redeliver
+      </button>
+      <span role="status" className="muted">
+        {redeliver.isSuccess && 'Sent again.'}
+      </span>
+      {redeliver.isError && <span className="error">{redeliver.error.message}</span>}
+    </span>
+  );
+}
+
+function MessageItem({ message }: { message: Message }) {
+  return (
+    <li className="message" aria-label={`${message.event} ${message.id}`}>
+      <div className="key-head">
+        <h3>{message.event}</h3>
+        <span className="mono muted">{message.id}</span>
+        {message.task_id && <Link href={`/generations/${message.task_id}`}>{message.task_id}</Link>}
+        <span className="muted">{formatMoment(message.created_at)}</span>
+      </div>
+      {message.targets.length === 0 && <p className="muted">Not sent yet.</p>}
+      {message.targets.map((target) => (
+        <div key={target.url} className="target">
+          <p>
+            <span className={`badge state-${target.state}`}>{target.state}</span>{' '}
+            <span className="mono">{target.url}</span>
+          </p>
+          <ol className="attempts">
+            {target.attempts.map((attempt) => (
+              <li key={attempt.attempt}>
+                #{attempt.attempt} · {formatMoment(attempt.at)} · {outcome(attempt)}
+                {attempt.duration_ms !== null && ` · ${attempt.duration_ms} ms`}
+                {attempt.next_attempt_at && ` · next ${formatMoment(attempt.next_attempt_at)}`}
+              </li>
+            ))}
+          </ol>
+        </div>
+      ))}
+      <Redeliver id={message.id} />
+    </li>
+  );
+}
+
+export function DeliveryLog() {
+  const log = useDeliveryLog();
+  const messages = log.data?.pages.flatMap((page) => page.messages);
+  return (
+    <section className="card" aria-labelledby="deliveries-heading">
+      <h2 id="deliveries-heading">Deliveries</h2>
+      {log.isPending && <p className="muted">Loading…</p>}
+      {log.isError && <p className="error">{log.error.message}</p>}
+      {messages?.length === 0 && <p className="muted">No webhook messages yet.</p>}
+      <ul className="key-list">
+        {messages?.map((message) => (
+          <MessageItem key={message.id} message={message} />
+        ))}
+      </ul>
+      {log.hasNextPage && (
+        <button
+          type="button"
+          className="secondary"
+          disabled={log.isFetchingNextPage}
+          onClick={() => void log.fetchNextPage()}
+        >
+          {log.isFetchingNextPage ? 'Loading…' : 'Load more'}
+        </button>
+      )}
+    </section>
+  );
+}

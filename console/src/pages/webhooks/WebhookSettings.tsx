@@ -1,0 +1,98 @@
+// The account's webhook: its URL (set, change, remove: PUT /webhooks) and the secret that signs it, revealed on request
+// (GET /account/webhook-secret). A key without the `keys` scope sees the URL only.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import { dataOf } from '../../api/answer';
+import { useSession } from '../../api/session';
+
+function useWebhook() {
+  const { client } = useSession();
+  return useQuery({ queryKey: ['webhook'], queryFn: async () => dataOf(await client.GET('/webhooks')) });
+}
+
+function useSetWebhook() {
+  const { client } = useSession();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (webhookUrl: string | null) =>
+      dataOf(await client.PUT('/webhooks', { body: { webhook_url: webhookUrl } })),
+    onSuccess: (saved) => queryClient.setQueryData(['webhook'], saved),
+  });
+}
+
+function SigningSecret() {
+  const { client } = useSession();
+  const secret = useMutation({
+    mutationFn: async () => dataOf(await client.GET('/account/webhook-secret')).webhook_secret,
+  });
+  return (
+    <div className="field">
+      <span className="label">Signing secret (Standard Webhooks, HMAC-SHA256)</span>
+      {secret.data ? (
+        <p className="mono secret-value">{secret.data}</p>
+      ) : (
+        <div>
+          <button type="button" className="secondary" disabled={secret.isPending} onClick={() => secret.mutate()}>
+            Reveal secret
+          </button>
+        </div>
+      )}
+      {secret.isError && <p className="error">{secret.error.message}</p>}
+    </div>
+  );
+}
+
+export function WebhookSettings({ mayManage }: { mayManage: boolean }) {
+  const id = useId();
+  const webhook = useWebhook();
+  const save = useSetWebhook();
+  const [draft, setDraft] = useState<string>();
+  const shown = draft ?? webhook.data?.webhook_url ?? '';
+  return (
+    <form
+      className="card key-form"
+      aria-labelledby={`${id}-heading`}
+      onSubmit={(event) => {
+        event.preventDefault();
+        save.mutate(shown.trim() || null, { onSuccess: () => setDraft(undefined) });
+      }}
+    >
+      <h2 id={`${id}-heading`}>Account webhook</h2>
+      <p className="muted">Every task's events go here, besides a task's own webhook_url.</p>
+      {webhook.isError && <p className="error">{webhook.error.message}</p>}
+      <div className="field">
+        <label htmlFor={`${id}-url`}>Webhook URL</label>
+        <input
+          id={`${id}-url`}
+          type="url"
+          placeholder="https://example.com/hooks/gateway"
+          readOnly={!mayManage}
+          value={shown}
+          onChange={(event) => setDraft(event.target.value)}
+        />
+      </div>
+      {mayManage && (
+        <div className="actions">
+          <button type="submit" disabled={save.isPending}>
+            {save.isPending ? 'Saving…' : 'Save'}
+          </button>
+          {webhook.data?.webhook_url && (
+            <button type="button" className="secondary" disabled={save.isPending} onClick={() => save.mutate(null)}>
+              Remove
+            </button>
+          )}
+          <span role="status" className="muted">
+            {save.isSuccess && 'Saved.'}
+          </span>
+        </div>
+      )}
+      {save.isError && (
+        <p className="error" role="alert">
+          {save.error.message}
+        </p>
+      )}
+      {mayManage && <SigningSecret />}
+      {!mayManage && <p className="muted">This key has no `keys` scope: it cannot change the webhook.</p>}
+    </form>
+  );
+}
