@@ -108,9 +108,27 @@ export function ensureS3Server() {
   ensureWheels(s3ServerToolsDir, s3ServerWheels, "moto's S3 server (the storage tests of `npm test`)");
 }
 
+const chromiumPaths = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
+
+/**
+ * The console's browser tests' Chromium: Debian's package (Playwright's own download is not reachable everywhere),
+ * installed with apt-get where this runs as root and has it; elsewhere CHROMIUM_PATH names one (the tests say so).
+ */
+export function ensureChromium() {
+  if (chromiumPaths.some((path) => path && existsSync(path))) return;
+  const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+  if (!canInstall) {
+    console.warn('[setup] no chromium for the console tests: apt-get install chromium, or set CHROMIUM_PATH');
+    return;
+  }
+  console.log('[setup] installing chromium (Debian) for the console tests…');
+  run('apt-get', ['update', '-qq']);
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' });
+}
+
 /**
  * @param {{ temporal?: boolean, fuzz?: boolean }} options temporal=false skips the Temporal CLI (TEMPORAL_ADDRESS
- * is given); fuzz=true adds the tests' tools: Schemathesis and moto's S3 server.
+ * is given); fuzz=true adds the tests' tools: Schemathesis, moto's S3 server and Chromium.
  */
 export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   ensureNodeModules();
@@ -122,11 +140,12 @@ export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   if (fuzz) {
     ensureSchemathesis();
     ensureS3Server();
+    ensureChromium();
   }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // --no-temporal: for images and hosts that use an existing Temporal (TEMPORAL_ADDRESS).
-  // --fuzz: also the tools `npm test` runs (the OpenAPI fuzzer, an S3-compatible server).
+  // --fuzz: also the tools `npm test` runs (the OpenAPI fuzzer, an S3-compatible server, Chromium).
   ensureSetup({ temporal: !process.argv.includes('--no-temporal'), fuzz: process.argv.includes('--fuzz') });
 }

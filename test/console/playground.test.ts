@@ -63,6 +63,7 @@ describe('console playground', () => {
       key: developer.key,
       body: { type: 'text-to-audio', model: 'local/espeak' },
     });
+    await page.getByRole('button', { name: 'Get quote' }).click();
     await page.locator('.quote-cost').getByText(usd(quoted.body.cost_usd), { exact: true }).waitFor();
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
 
@@ -152,6 +153,20 @@ describe('console playground', () => {
     await page.getByLabel('Prompt').fill('Not for this key.');
     await page.locator('.quote .error').waitFor();
     expect(await page.locator('.quote .error').textContent()).toMatch(/local\/espeak/);
+    await expect(page.getByRole('button', { name: 'Generate' }).isDisabled()).resolves.toBe(true);
+    await page.context().close();
+  });
+
+  it('keeps Generate off for a key without the generate scope, saying why', async () => {
+    const made = await call(gateway, 'POST', '/keys', {
+      key: developer.key,
+      body: { name: 'reader', scopes: ['read'] },
+    });
+    const page = await newPage(browser);
+    await openPlayground(page, made.body.api_key);
+    await page.getByText('This key has no `generate` scope').waitFor();
+    await page.getByLabel('Type').selectOption('text-to-audio');
+    await page.getByLabel('Prompt').fill('Not with this key.');
     await expect(page.getByRole('button', { name: 'Generate' }).isDisabled()).resolves.toBe(true);
     await page.context().close();
   });

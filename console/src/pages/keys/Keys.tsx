@@ -4,16 +4,14 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
+import { useCurrentKey } from '../../api/use-current-key';
 import { CreateKeyForm } from './CreateKeyForm';
 import { KeyCard } from './KeyCard';
 import { NewKeySecret } from './NewKeySecret';
 
 function useKeys() {
   const { client } = useSession();
-  const current = useQuery({
-    queryKey: ['keys', 'current'],
-    queryFn: async () => dataOf(await client.GET('/keys/current')),
-  });
+  const current = useCurrentKey();
   const managed = useQuery({
     queryKey: ['keys', 'list'],
     queryFn: async () => dataOf(await client.GET('/keys')).keys,

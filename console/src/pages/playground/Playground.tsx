@@ -4,6 +4,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
+import { useCurrentKey } from '../../api/use-current-key';
 import { type Model, typesOf, useModels } from '../../catalog/use-models';
 import { CopyRequest } from './CopyRequest';
 import { type Draft, draftFor, missing, quoteOf, requestOf } from './draft';
@@ -35,7 +36,8 @@ function Form({ models }: { models: Model[] }) {
   const quote = useQuote(quoteOf(request));
   const generate = useGenerate(setTaskId);
   const gaps = missing(draft);
-  const refusal = quoteRefusal(quote.data);
+  const mayGenerate = useCurrentKey().data?.scopes.includes('generate') ?? true;
+  const refusal = mayGenerate ? quoteRefusal(quote.data) : 'This key has no `generate` scope: it cannot start tasks.';
 
   const chooseModel = (next: Model | undefined) => next && setDraft(draftFor(next, draft.prompt));
   return (
@@ -102,9 +104,13 @@ function Form({ models }: { models: Model[] }) {
           />
         ))}
         <ModelOptions model={model} draft={draft} onChange={setDraft} />
-        <QuoteLine quote={quote.data} error={quote.error} />
+        <QuoteLine quote={quote.data} error={mayGenerate ? quote.error : null} />
+        {!mayGenerate && <p className="error">{refusal}</p>}
         {gaps.length > 0 && <p className="muted">To fill in: {gaps.join(', ')}.</p>}
         <div className="actions">
+          <button type="button" className="secondary" disabled={quote.isFetching} onClick={() => void quote.refetch()}>
+            {quote.isFetching ? 'Quoting…' : 'Get quote'}
+          </button>
           <button type="submit" disabled={gaps.length > 0 || !!refusal || generate.isPending}>
             {generate.isPending ? 'Starting…' : 'Generate'}
           </button>

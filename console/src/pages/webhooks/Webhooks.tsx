@@ -1,16 +1,10 @@
 // The account's webhook and its delivery log. Changing the webhook and reading the log need the `keys` scope.
-import { useQuery } from '@tanstack/react-query';
-import { dataOf } from '../../api/answer';
-import { useSession } from '../../api/session';
+import { useCurrentKey } from '../../api/use-current-key';
 import { DeliveryLog } from './DeliveryLog';
 import { WebhookSettings } from './WebhookSettings';
 
 export function Webhooks() {
-  const { client } = useSession();
-  const current = useQuery({
-    queryKey: ['keys', 'current'],
-    queryFn: async () => dataOf(await client.GET('/keys/current')),
-  });
+  const current = useCurrentKey();
   const mayManage = current.data?.scopes.includes('keys') ?? false;
   return (
     <>
