@@ -123,7 +123,9 @@ export function ensureChromium() {
   }
   console.log('[setup] installing chromium (Debian) for the console tests…');
   run('apt-get', ['update', '-qq']);
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' });
+  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], {
+    DEBIAN_FRONTEND: 'noninteractive',
+  });
 }
 
 /**
