@@ -11,6 +11,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
+    // expect.poll waits for what a loaded 2-core machine may take seconds to do (a page's fetch, a delivery): its
+    // 1 s default tells "late" from "never" too narrowly. A poll that should stay false is never written with it.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 120_000,
     reporters: ['default'],
   },
