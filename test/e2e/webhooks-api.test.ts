@@ -3,6 +3,7 @@
 // redelivery sends the same webhook-id and body again as a new attempt; another account sees none of it; a key without the
 // `keys` scope may read the webhook but not the log nor change anything; pages follow next_cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait } from '../helpers/http.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
@@ -53,7 +54,9 @@ describe('account webhook and delivery log', () => {
     expect(logged).toMatchObject({ id: first.headers['webhook-id'], event: 'generation.completed', task_id: task.id });
     expect(logged.targets[0]).toMatchObject({ url, state: 'gone', attempts: [{ attempt: 1, status_code: 410 }] });
 
-    // Sent again: the same webhook-id and body, a second attempt in the log, answered 200 this time.
+    // Sent again once its schedule has ended (while it runs, redelivery answers 409): the same webhook-id and body,
+    // a second attempt in the log, answered 200 this time.
+    await gateway.env.client.workflow.getHandle(deliveryWorkflowId(logged.id, url)).result();
     const again = await call(gateway, 'POST', `/webhooks/deliveries/${logged.id}/redeliver`, { key: developer.key });
     expect(again.status).toBe(202);
     expect(again.body).toEqual({ id: logged.id, targets: [{ url, redelivery: 'started', first_attempt: 2 }] });

@@ -2,7 +2,7 @@ import { accountWebhook, setAccountWebhook } from '../../accounts/accounts.ts';
 import { decodePositionCursor, encodeHistoryCursor } from '../../generations/history-cursor.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
 import { type MessageSummary, pageOfMessages } from '../../webhooks/delivery-log.ts';
-import { redeliverMessage } from '../../webhooks/redelivery.ts';
+import { redeliverMessage } from '../../orchestration/webhooks/redelivery.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
 import { webhookSignature } from '../webhook-signature.ts';

@@ -1,11 +1,11 @@
 // Sending a logged message again (same webhook-id and body) on a fresh retry schedule, to each of its targets or to
 // one: for operators (genctl webhooks redeliver) and for an account's own messages (POST /webhooks/deliveries/{id}/…).
 import type { Client } from '@temporalio/client';
-import type { PrismaClient } from '../db/prisma.ts';
-import { DomainError, NotFoundError } from '../domain/errors.ts';
-import { startWebhookDelivery } from '../orchestration/webhooks/deliveries.ts';
-import { getMessage } from './delivery-log.ts';
-import { targetUrls, type WebhookEvent } from './messages.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+import { DomainError, NotFoundError } from '../../domain/errors.ts';
+import { startWebhookDelivery } from './deliveries.ts';
+import { getMessage } from '../../webhooks/delivery-log.ts';
+import { targetUrls, type WebhookEvent } from '../../webhooks/messages.ts';
 
 export interface RedeliveryDeps {
   prisma: PrismaClient;
