@@ -35,6 +35,9 @@ const retryMatch = [
 /** A request held open (an event stream, `Prefer: wait`, an MCP wait) may stay silent this long. */
 export const balancerTimeouts = { connect: '5s', requestHeaders: '30s', silence: '10m' };
 
+/** An idle pooled connection to a process is closed by the balancer well before the process would close it. */
+export const balancerIdleMs = 30_000;
+
 const listenAddress = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
 function reverseProxy(backends: Backend[]) {
@@ -53,6 +56,7 @@ function reverseProxy(backends: Backend[]) {
       response_header_timeout: balancerTimeouts.silence,
       read_timeout: balancerTimeouts.silence,
       write_timeout: balancerTimeouts.silence,
+      keep_alive: { enabled: true, idle_timeout: `${balancerIdleMs}ms` },
     },
     load_balancing: {
       // Round robin: a retry goes to the next process (least_conn breaks ties at random, so could pick the same one).

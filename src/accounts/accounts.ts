@@ -83,23 +83,32 @@ export async function recentDeposits(prisma: PrismaClient, accountId: string, ta
   return prisma.deposit.findMany({ where: { accountId }, orderBy: { createdAt: 'desc' }, take });
 }
 
-/** Sets or replaces an agent's webhook and rotates its signing secret. */
-/** The account's webhook: where every task's events go (null: none). */
-export async function accountWebhook(prisma: PrismaClient, accountId: string) {
-  const { webhookUrl } = await prisma.account.findUniqueOrThrow({
+/** The account's webhook: where its events go, and which (empty: every event). */
+export interface AccountWebhook {
+  webhookUrl: string | null;
+  webhookEvents: string[];
+}
+
+export async function accountWebhook(prisma: PrismaClient, accountId: string): Promise<AccountWebhook> {
+  return prisma.account.findUniqueOrThrow({
     where: { id: accountId },
-    select: { webhookUrl: true },
+    select: { webhookUrl: true, webhookEvents: true },
   });
-  return { webhookUrl };
 }
 
 /** Sets or removes the account's webhook (any kind of account); its signing secret is kept, made if it had none. */
-export async function setAccountWebhook(prisma: PrismaClient, accountId: string, webhookUrl: string | null) {
-  await prisma.account.update({ where: { id: accountId }, data: { webhookUrl } });
+export async function setAccountWebhook(
+  prisma: PrismaClient,
+  accountId: string,
+  webhook: AccountWebhook,
+): Promise<AccountWebhook> {
+  const { webhookUrl, webhookEvents } = webhook;
+  await prisma.account.update({ where: { id: accountId }, data: { webhookUrl, webhookEvents } });
   await webhookSecretOf(prisma, accountId);
-  return { webhookUrl };
+  return { webhookUrl, webhookEvents };
 }
 
+/** Sets or replaces an agent's webhook and rotates its signing secret. */
 export async function setAgentWebhook(
   prisma: PrismaClient,
   accountId: string,

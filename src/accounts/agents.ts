@@ -10,6 +10,7 @@ import type { KeyPolicyError } from './key-policy.ts';
 import { keyRefusal } from './key-spend.ts';
 import { type AccountSummary, getAccountSummary, recentDeposits } from './accounts.ts';
 import { depositAddresses } from '../payments/deposits/addresses.ts';
+import { type DepositConfirmations, depositConfirmations } from '../payments/deposits/confirmations.ts';
 import { type AgentRegistration, type RegisteredAgent, registerAgent } from './registration.ts';
 
 export interface AgentServiceDeps {
@@ -34,6 +35,8 @@ export async function onboardAgent(
 export interface AgentBalance {
   summary: AccountSummary;
   deposits: Awaited<ReturnType<typeof recentDeposits>>;
+  /** Each deposit's confirmations, by id. */
+  confirmations: Map<string, DepositConfirmations>;
   depositAddresses: Record<string, string>;
 }
 
@@ -45,7 +48,12 @@ export async function agentBalance(
     getAccountSummary(deps.prisma, accountId),
     recentDeposits(deps.prisma, accountId),
   ]);
-  return { summary, deposits, depositAddresses: depositAddresses(deps.config, summary.depositIndex) };
+  return {
+    summary,
+    deposits,
+    confirmations: await depositConfirmations(deps.config.chains, deposits),
+    depositAddresses: depositAddresses(deps.config, summary.depositIndex),
+  };
 }
 
 export interface Quote {

@@ -24,9 +24,9 @@ export const endpointDescriptions = {
   getCurrentKey:
     "Gateway extension. The calling key, its policy, and its budget's current window: `spent` (charged), `reserved` (held for tasks running), `remaining` and `resets_at`; for a key without a budget, its whole life's spend and `remaining: null`. A sub-key's tasks count here too. Any scope.",
   getAccountWebhook:
-    "Gateway extension. Where every one of the account's task events goes (`webhook_url`, null for none; a task's own `webhook_url` gets its events as well), and how deliveries are signed (Standard Webhooks). The secret itself is at GET /account/webhook-secret. Any key with the `read` scope, of any kind of account.",
+    "Gateway extension. Where the account's events go (`webhook_url`, null for none; a task's own `webhook_url` gets its events as well), which of them (`events`, empty for every event), and how deliveries are signed (Standard Webhooks). The secret itself is at GET /account/webhook-secret. Any key with the `read` scope, of any kind of account.",
   setAccountWebhook:
-    "Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike. Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope.",
+    "Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike, and the events it receives (`events`; absent or empty: every event). Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope.",
   listWebhookDeliveries:
     "Gateway extension. The account's webhook messages, newest first, `limit` (1–100, default 20) a page, `next_cursor` for the next; `task_id` keeps one task's. Each message (its `id` is the `webhook-id` every attempt sends) lists its targets, each with its state and every attempt: the receiver's `status_code` (null: no answer, and `error` says why), `duration_ms`, and `next_attempt_at` while another is scheduled. Needs the `keys` scope.",
   redeliverWebhook:

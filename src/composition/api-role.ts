@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
+import { holdIdleConnections } from '../net/keep-alive.ts';
 import { createApp, createShutdownGate } from '../app.ts';
 import { publicBaseUrl, shutdownBudget } from '../config/config.ts';
 import { databaseProbe, temporalProbe } from '../health.ts';
@@ -41,7 +42,7 @@ export async function startApiRole(services: SharedServices, stops: Stop[]): Pro
     },
     shutdownGate,
   });
-  const server: Server = app.listen(config.server.port, config.server.host);
+  const server: Server = holdIdleConnections(app.listen(config.server.port, config.server.host));
   await once(server, 'listening');
   stops.push({ name: 'api', stop: () => shutdownGate.close(server, shutdownBudget(config.server).requestsMs) });
   const base = publicBaseUrl(config.server);

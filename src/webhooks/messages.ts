@@ -59,12 +59,16 @@ function taskWebhookWants(request: unknown, event: WebhookEvent | undefined): bo
   return wanted !== null && filter.includes(wanted);
 }
 
+/** Whether the account's webhook takes the event: it names it, or names none (every event). */
+const accountWebhookWants = (events: string[], event: WebhookEvent | undefined) =>
+  events.length === 0 || event === undefined || events.includes(event);
+
 /** A task's own webhook: its URL, and its request (whose `webhook_events` filter what it receives). */
 export type TaskWebhook = { webhookUrl: string | null; request: unknown };
 
 /**
- * The task's own webhook (where its `webhook_events` take `event`), then the account's, as they are now; a URL named
- * twice (in any spelling: case of the host, a default port) is sent to once.
+ * The task's own webhook (where its `webhook_events` take `event`), then the account's (where its events do), as
+ * they are now; a URL named twice (in any spelling: case of the host, a default port) is sent to once.
  */
 export async function targetUrls(
   prisma: PrismaClient,
@@ -76,11 +80,12 @@ export async function targetUrls(
         ? prisma.task.findUnique({ where: { id: input.taskId }, select: { webhookUrl: true, request: true } })
         : null),
     input.accountId
-      ? prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true } })
+      ? prisma.account.findUnique({ where: { id: input.accountId }, select: { webhookUrl: true, webhookEvents: true } })
       : null,
   ]);
   const taskUrl = task && taskWebhookWants(task.request, input.event) ? task.webhookUrl : null;
-  const urls = [taskUrl, account?.webhookUrl].filter((url): url is string => Boolean(url));
+  const accountUrl = account && accountWebhookWants(account.webhookEvents, input.event) ? account.webhookUrl : null;
+  const urls = [taskUrl, accountUrl].filter((url): url is string => Boolean(url));
   return [...new Set(urls.map((url) => new URL(url).href))];
 }
 

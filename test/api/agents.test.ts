@@ -252,6 +252,9 @@ describe('GET /agents/balance', () => {
           tx_hash: `0x${'1'.repeat(64)}`,
           status: 'credited',
           created_at: expect.any(String),
+          // Credited: every confirmation base needs (BASE_CONFIRMATIONS' default), counted without reading the chain.
+          confirmations: 10,
+          confirmations_required: 10,
         },
       ],
     });

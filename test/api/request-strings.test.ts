@@ -54,7 +54,7 @@ const validBodies: Record<string, Record<string, unknown>[]> = {
   creditDeposit: [{ chain: 'base', tx_hash: `0x${'a'.repeat(64)}` }],
   quoteGeneration: [{ type: 'text-to-image', model: 'fal/flux-schnell' }],
   updateAgentWebhook: [{ webhook_url: 'https://hooks.example/a' }],
-  setAccountWebhook: [{ webhook_url: 'https://hooks.example/a' }],
+  setAccountWebhook: [{ webhook_url: 'https://hooks.example/a', events: ['generation.completed'] }],
   createKey: [{ name: 'ci' }],
   updateKey: [{ name: 'ci' }],
   createGeneration: [

@@ -48,7 +48,7 @@ describe('console deposits', () => {
     expect(readQrCode(new Uint8ClampedArray(data), info.width, info.height)).toBe(address);
 
     const sender = anvilDevAccount(8);
-    await chain.mint(sender.address, 5_000_000n);
+    await chain.mint(sender.address, 6_000_000n);
     const tx = await chain.transfer({ from: sender, to: address, amount: 5_000_000n });
     await chain.mine(2);
     const before = (await call(gateway, 'GET', '/agents/balance', { key: agent.api_key })).body.balance;
@@ -64,8 +64,17 @@ describe('console deposits', () => {
     await expect
       .poll(async () => (await call(gateway, 'GET', '/agents/balance', { key: agent.api_key })).body.balance)
       .toBe(after);
+
+    // A deposit still confirming shows its count, and moves on by itself once the blocks come.
+    const second = await chain.transfer({ from: sender, to: address, amount: 1_000_000n });
+    await page.getByLabel('Transaction hash').fill(second);
+    await page.getByRole('button', { name: 'Claim' }).click();
+    const row = recent.getByRole('row', { name: new RegExp(second) });
+    await expect.poll(() => row.textContent()).toMatch(/pending\s*1 of 2/);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshot('deposits'), fullPage: true });
+    await chain.mine(2);
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toMatch(/credited\s*2 of 2/);
     await page.setViewportSize({ width: 375, height: 812 });
     await page.screenshot({ path: screenshot('deposits-375'), fullPage: true });
     expect(errors).toEqual([]);

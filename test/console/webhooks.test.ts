@@ -46,9 +46,14 @@ describe('console webhooks', () => {
     const errors = collectPageErrors(page);
     await openWebhooks(page, developer.key);
     await page.getByLabel('Webhook URL').fill(hooks.url);
+    await page.getByRole('checkbox', { name: /A task completed/ }).check();
+    await page.getByRole('checkbox', { name: /A task failed/ }).check();
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved.').waitFor();
-    expect((await call(gateway, 'GET', '/webhooks', { key: developer.key })).body.webhook_url).toBe(hooks.url);
+    expect((await call(gateway, 'GET', '/webhooks', { key: developer.key })).body).toMatchObject({
+      webhook_url: hooks.url,
+      events: ['generation.completed', 'generation.failed'],
+    });
 
     const task = await generateAndWait(gateway, {
       key: developer.key,
@@ -97,6 +102,8 @@ describe('console webhooks', () => {
     await openWebhooks(page, reader.body.api_key);
     await expect.poll(() => page.getByLabel('Webhook URL').inputValue()).toBe(hooks.url);
     await page.getByText('This key has no `keys` scope').waitFor();
+    const completed = page.getByRole('checkbox', { name: /A task completed/ });
+    expect([await completed.isChecked(), await completed.isDisabled()]).toEqual([true, true]);
     for (const name of ['Save', 'Reveal secret'])
       await expect(page.getByRole('button', { name }).count()).resolves.toBe(0);
     await expect(page.getByRole('region', { name: 'Deliveries' }).count()).resolves.toBe(0);

@@ -327,11 +327,17 @@ describe('POST /agents/deposit', () => {
         message: expect.stringMatching(/of 3 confirmations/),
       },
     });
-    expect((await balanceOf(agent)).recent_deposits).toEqual([expect.objectContaining({ status: 'pending' })]);
+    // The balance counts its confirmations as the claim did (no block is mined in between).
+    const counted = Number(/has (\d+) of 3 confirmations/.exec(pending.body.message)![1]);
+    expect(counted).toBeLessThan(confirmations);
+    expect((await balanceOf(agent)).recent_deposits).toEqual([
+      expect.objectContaining({ status: 'pending', confirmations: counted, confirmations_required: confirmations }),
+    ]);
     await chain.mine(confirmations);
     await expect
       .poll(async () => (await balanceOf(agent)).recent_deposits[0]?.status, { timeout: 30_000, interval: 500 })
       .toBe('credited');
+    expect((await balanceOf(agent)).recent_deposits[0]).toMatchObject({ confirmations, confirmations_required: 3 });
     expect(Number((await balanceOf(agent)).balance)).toBeCloseTo(before + 4.5, 6);
     await expectLedgerMatchesBalance(agent);
   });

@@ -4,9 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createPublicClient, http } from 'viem';
@@ -23,6 +24,31 @@ import { alive, processesUsing, useNpmStart } from '../helpers/npm-start.ts';
 // Not the default chain name: the chain's name reaching deposit_addresses shows the API got the resolved config.
 const npmStart = useNpmStart('gateway-e2e-', { LOCAL_CHAIN_NAME: 'polygon' });
 const { launch, startService, stopService, api } = npmStart;
+
+/** Status codes of two GET /healthz written on one connection `idleMs` apart (the second fails if it was closed). */
+async function answersTwiceOnOneConnection(port: number, idleMs: number): Promise<number[]> {
+  const socket = connect(port, '127.0.0.1');
+  const statuses: number[] = [];
+  let answered = () => {};
+  socket.on('data', (chunk) => {
+    for (const match of chunk.toString().matchAll(/^HTTP\/1\.1 (\d{3})/gm)) statuses.push(Number(match[1]));
+    answered();
+  });
+  const ask = () =>
+    new Promise<void>((resolve, reject) => {
+      answered = resolve;
+      socket.once('close', () => reject(new Error(`the api closed the connection after ${statuses.length} answers`)));
+      socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    });
+  try {
+    await ask();
+    await setTimeout(idleMs);
+    await ask();
+    return statuses;
+  } finally {
+    socket.destroy();
+  }
+}
 
 describe('npm start', () => {
   it('runs the whole service, reports outages, stops cleanly and keeps its data', async () => {
@@ -42,6 +68,8 @@ describe('npm start', () => {
     expect(alive(chain.pid!)).toBe(true);
 
     expect((await api('/healthz')).status).toBe(200);
+    // Past Node's default 5 s, meanwhile the rest goes on: a balancer's pooled connection is not closed under it.
+    const reusedAfterIdle = answersTwiceOnOneConnection(Number(npmStart.env.PORT), 6_000);
     const document = (await (await api('/api/v1/openapi.json')).json()) as any;
     expect(Object.keys(document.paths)).toHaveLength(new Set(apiEndpoints.map((endpoint) => endpoint.path)).size);
     expect((await api('/docs')).status).toBe(200);
@@ -58,6 +86,7 @@ describe('npm start', () => {
     });
     expect(result.database).toMatch(/^PostgreSQL/);
     await connection.close();
+    expect(await reusedAfterIdle).toEqual([200, 200]);
     const databaseUrl = `postgresql://gateway:gateway@127.0.0.1:${npmStart.env.EMBEDDED_POSTGRES_PORT}/gateway`;
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();

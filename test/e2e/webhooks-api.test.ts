@@ -31,6 +31,7 @@ describe('account webhook and delivery log', () => {
   it('sets the webhook, logs each attempt with its status, and redelivers the same message', async () => {
     expect((await call(gateway, 'GET', '/webhooks', { key: developer.key })).body).toEqual({
       webhook_url: null,
+      events: [],
       signature_header: 'webhook-signature',
       signature_algorithm: 'hmac-sha256',
     });
@@ -96,6 +97,38 @@ describe('account webhook and delivery log', () => {
     const garbled = await log(developer.key, '?cursor=nonsense');
     expect(garbled.status).toBe(400);
     expect(garbled.body.message).toMatch(/cursor/);
+  });
+
+  it("sends the account's webhook only the events it names; absent, every event", async () => {
+    const filtered = `http://127.0.0.1:${hooks.port}/filtered`;
+    const own = `http://127.0.0.1:${hooks.port}/own`;
+    const set = await call(gateway, 'PUT', '/webhooks', {
+      key: other.key,
+      body: { webhook_url: filtered, events: ['generation.failed', 'deposit.credited', 'generation.failed'] },
+    });
+    expect(set.body).toMatchObject({ webhook_url: filtered, events: ['generation.failed', 'deposit.credited'] });
+    // A completed task's event goes to the task's own webhook, not to the account's, which did not ask for it.
+    const task = await generateAndWait(gateway, { key: other.key, body: { ...speech('Filtered.'), webhook_url: own } });
+    await expect.poll(() => hooks.received.filter((each) => each.path === '/own').length).toBe(1);
+    // The log shows the attempt once it is written, just after the receiver answered.
+    await expect
+      .poll(async () => (await log(other.key, `?task_id=${task.id}`)).body.messages[0]?.targets)
+      .toEqual([expect.objectContaining({ url: own, state: 'delivered' })]);
+    expect(hooks.received.filter((each) => each.path === '/filtered')).toEqual([]);
+
+    const unknown = await call(gateway, 'PUT', '/webhooks', {
+      key: other.key,
+      body: { webhook_url: filtered, events: ['generation.started'] },
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/events\.0/);
+    // Without `events`, every event again.
+    const every = await call(gateway, 'PUT', '/webhooks', { key: other.key, body: { webhook_url: filtered } });
+    expect(every.body.events).toEqual([]);
+    const next = await generateAndWait(gateway, { key: other.key, body: speech('Every event.') });
+    await expect.poll(() => hooks.received.filter((each) => each.path === '/filtered').length).toBe(1);
+    expect(JSON.parse(hooks.received.find((each) => each.path === '/filtered')!.body).data.id).toBe(next.id);
+    await call(gateway, 'PUT', '/webhooks', { key: other.key, body: { webhook_url: null } });
   });
 
   it('lets a read-only key read the webhook, not the log, and change nothing', async () => {

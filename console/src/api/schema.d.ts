@@ -436,12 +436,12 @@ export interface paths {
         };
         /**
          * Your account's webhook
-         * @description Gateway extension. Where every one of the account's task events goes (`webhook_url`, null for none; a task's own `webhook_url` gets its events as well), and how deliveries are signed (Standard Webhooks). The secret itself is at GET /account/webhook-secret. Any key with the `read` scope, of any kind of account.
+         * @description Gateway extension. Where the account's events go (`webhook_url`, null for none; a task's own `webhook_url` gets its events as well), which of them (`events`, empty for every event), and how deliveries are signed (Standard Webhooks). The secret itself is at GET /account/webhook-secret. Any key with the `read` scope, of any kind of account.
          */
         get: operations["getAccountWebhook"];
         /**
          * Set or remove your account's webhook
-         * @description Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike. Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope.
+         * @description Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike, and the events it receives (`events`; absent or empty: every event). Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope.
          */
         put: operations["setAccountWebhook"];
         post?: never;
@@ -674,6 +674,10 @@ export interface components {
                 status: string;
                 /** Format: date-time */
                 created_at: string | null;
+                /** @description Extension: blocks from the deposit's own to the chain's head, inclusive, up to `confirmations_required` (a credited deposit has them all); null when rejected or the chain did not answer in time */
+                confirmations?: number | null;
+                /** @description Extension: the confirmations the chain needs before the deposit is credited */
+                confirmations_required?: number | null;
             }[];
         };
         AgentQuoteResponse: {
@@ -970,7 +974,7 @@ export interface components {
              */
             webhook_url?: string;
             /**
-             * @description Extension, as Replicate's `webhook_events_filter`: which events `webhook_url` receives. `completed` selects `generation.completed` and `generation.failed` (the webhooks this gateway sends for a task); `start`, `output` and `logs` are taken and select nothing more (follow a running task with GET /generations/{id}/events). Absent: every event, as before. The account's own webhook is not filtered.
+             * @description Extension, as Replicate's `webhook_events_filter`: which events `webhook_url` receives. `completed` selects `generation.completed` and `generation.failed` (the webhooks this gateway sends for a task); `start`, `output` and `logs` are taken and select nothing more (follow a running task with GET /generations/{id}/events). Absent: every event, as before. The account's own webhook has its own filter (`events`, PUT /webhooks).
              * @example [
              *       "completed"
              *     ]
@@ -1223,9 +1227,11 @@ export interface components {
         AccountWebhook: {
             /**
              * Format: uri
-             * @description Where every task's events go; null: none
+             * @description Where the account's events go; null: none
              */
             webhook_url: string | null;
+            /** @description The events the webhook receives (`generation.completed`, `generation.failed`, `deposit.credited`, `key.budget_threshold`); empty: every event, including ones added later. A task's own `webhook_url` is filtered by its `webhook_events` instead. */
+            events: ("generation.completed" | "generation.failed" | "deposit.credited" | "key.budget_threshold")[];
             /**
              * @description The header that carries the signature: `webhook-signature` (with `webhook-id`, `webhook-timestamp`)
              * @example webhook-signature
@@ -1240,9 +1246,14 @@ export interface components {
         SetAccountWebhook: {
             /**
              * Format: uri
-             * @description Where every task's events go; null removes it. The signing secret is kept
+             * @description Where the account's events go; null removes it. The signing secret is kept
              */
             webhook_url: string | null;
+            /**
+             * @description The events the webhook receives (`generation.completed`, `generation.failed`, `deposit.credited`, `key.budget_threshold`); empty: every event, including ones added later. A task's own `webhook_url` is filtered by its `webhook_events` instead. Absent: every event.
+             * @default []
+             */
+            events: ("generation.completed" | "generation.failed" | "deposit.credited" | "key.budget_threshold")[];
         };
         WebhookDeliveryLog: {
             messages: components["schemas"]["WebhookMessage"][];
@@ -2121,7 +2132,7 @@ export interface operations {
                     /** Format: uri */
                     webhook?: string;
                     /**
-                     * @description Extension, as Replicate's `webhook_events_filter`: which events `webhook_url` receives. `completed` selects `generation.completed` and `generation.failed` (the webhooks this gateway sends for a task); `start`, `output` and `logs` are taken and select nothing more (follow a running task with GET /generations/{id}/events). Absent: every event, as before. The account's own webhook is not filtered.
+                     * @description Extension, as Replicate's `webhook_events_filter`: which events `webhook_url` receives. `completed` selects `generation.completed` and `generation.failed` (the webhooks this gateway sends for a task); `start`, `output` and `logs` are taken and select nothing more (follow a running task with GET /generations/{id}/events). Absent: every event, as before. The account's own webhook has its own filter (`events`, PUT /webhooks).
                      * @example [
                      *       "completed"
                      *     ]

@@ -134,7 +134,7 @@ export const agentEndpoints = [
     auth: 'agent',
     success: { status: 200, description: "The agent's balance", schema: AgentBalanceResponseSchema },
     handle: async ({ principal, ctx }) => {
-      const { summary, deposits, depositAddresses } = await agentBalance(ctx, principal.account.id);
+      const { summary, deposits, confirmations, depositAddresses } = await agentBalance(ctx, principal.account.id);
       return {
         body: {
           agent_id: summary.id,
@@ -147,7 +147,14 @@ export const agentEndpoints = [
           asset,
           webhook_url: summary.webhookUrl,
           usage: { total_requests: summary.charges, total_usd_spent: formatUsd(summary.spent) },
-          recent_deposits: deposits.map(depositView),
+          recent_deposits: deposits.map((deposit) => {
+            const progress = confirmations.get(deposit.id);
+            return {
+              ...depositView(deposit),
+              confirmations: progress?.confirmations ?? null,
+              confirmations_required: progress?.required ?? null,
+            };
+          }),
         },
       };
     },

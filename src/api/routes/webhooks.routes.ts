@@ -1,7 +1,8 @@
-import { accountWebhook, setAccountWebhook } from '../../accounts/accounts.ts';
+import { type AccountWebhook, accountWebhook, setAccountWebhook } from '../../accounts/accounts.ts';
 import { decodePositionCursor, encodeHistoryCursor } from '../../generations/history-cursor.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
 import { type MessageSummary, pageOfMessages } from '../../webhooks/delivery-log.ts';
+import type { WebhookEvent } from '../../webhooks/messages.ts';
 import { redeliverMessage } from '../../orchestration/webhooks/redelivery.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
@@ -40,7 +41,11 @@ const messageBody = ({ message, targets }: MessageSummary) => ({
   })),
 });
 
-const webhookBody = (webhookUrl: string | null) => ({ webhook_url: webhookUrl, ...webhookSignature });
+const webhookBody = ({ webhookUrl, webhookEvents }: AccountWebhook) => ({
+  webhook_url: webhookUrl,
+  events: webhookEvents as WebhookEvent[],
+  ...webhookSignature,
+});
 
 export const webhookEndpoints = [
   defineEndpoint({
@@ -54,7 +59,7 @@ export const webhookEndpoints = [
     scope: 'read',
     success: { status: 200, description: 'The webhook and how it is signed', schema: AccountWebhookSchema },
     handle: async ({ principal, ctx }) => ({
-      body: webhookBody((await accountWebhook(ctx.prisma, principal.account.id)).webhookUrl),
+      body: webhookBody(await accountWebhook(ctx.prisma, principal.account.id)),
     }),
   }),
   defineEndpoint({
@@ -70,7 +75,12 @@ export const webhookEndpoints = [
     request: { body: SetAccountWebhookSchema },
     success: { status: 200, description: 'The webhook as set', schema: AccountWebhookSchema },
     handle: async ({ body, principal, ctx }) => ({
-      body: webhookBody((await setAccountWebhook(ctx.prisma, principal.account.id, body.webhook_url)).webhookUrl),
+      body: webhookBody(
+        await setAccountWebhook(ctx.prisma, principal.account.id, {
+          webhookUrl: body.webhook_url,
+          webhookEvents: [...new Set(body.events)],
+        }),
+      ),
     }),
   }),
   defineEndpoint({

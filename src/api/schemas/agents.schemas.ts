@@ -47,6 +47,22 @@ export const RecentDepositSchema = z.object({
   tx_hash: z.string(),
   status: z.string(),
   created_at: z.iso.datetime().nullable(),
+  confirmations: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        "Extension: blocks from the deposit's own to the chain's head, inclusive, up to `confirmations_required` " +
+        '(a credited deposit has them all); null when rejected or the chain did not answer in time',
+    }),
+  confirmations_required: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .openapi({ description: 'Extension: the confirmations the chain needs before the deposit is credited' }),
 });
 
 export const AgentBalanceResponseSchema = z

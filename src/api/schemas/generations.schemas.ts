@@ -22,7 +22,7 @@ const webhookEvents = z
       "Extension, as Replicate's `webhook_events_filter`: which events `webhook_url` receives. `completed` selects " +
       '`generation.completed` and `generation.failed` (the webhooks this gateway sends for a task); `start`, `output` ' +
       'and `logs` are taken and select nothing more (follow a running task with GET /generations/{id}/events). ' +
-      "Absent: every event, as before. The account's own webhook is not filtered.",
+      "Absent: every event, as before. The account's own webhook has its own filter (`events`, PUT /webhooks).",
     example: ['completed'],
   });
 

@@ -1,14 +1,21 @@
 import { decodePositionCursor } from '../../generations/history-cursor.ts';
 import { taskIdPattern } from '../../domain/values.ts';
+import { webhookEvents } from '../../webhooks/messages.ts';
 import { httpUrl, signatureAlgorithm, signatureHeader } from './common.schemas.ts';
 import { z } from './zod.ts';
 
 /** `msg_` and 22 base62 characters: a webhook message's id, its `webhook-id` header. */
 export const messageIdPattern = /^msg_[0-9A-Za-z]{22}$/;
 
+const eventsDescription =
+  'The events the webhook receives (`generation.completed`, `generation.failed`, `deposit.credited`, ' +
+  "`key.budget_threshold`); empty: every event, including ones added later. A task's own `webhook_url` is filtered " +
+  'by its `webhook_events` instead.';
+
 export const AccountWebhookSchema = z
   .object({
-    webhook_url: httpUrl.nullable().openapi({ description: "Where every task's events go; null: none" }),
+    webhook_url: httpUrl.nullable().openapi({ description: "Where the account's events go; null: none" }),
+    events: z.array(z.enum(webhookEvents)).openapi({ description: eventsDescription }),
     signature_header: signatureHeader,
     signature_algorithm: signatureAlgorithm,
   })
@@ -18,7 +25,12 @@ export const SetAccountWebhookSchema = z
   .strictObject({
     webhook_url: httpUrl
       .nullable()
-      .openapi({ description: "Where every task's events go; null removes it. The signing secret is kept" }),
+      .openapi({ description: "Where the account's events go; null removes it. The signing secret is kept" }),
+    events: z
+      .array(z.enum(webhookEvents))
+      .max(webhookEvents.length * 2)
+      .default([])
+      .openapi({ description: `${eventsDescription} Absent: every event.` }),
   })
   .openapi('SetAccountWebhook');
 

@@ -6,7 +6,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCaddy } from '../../../cluster/caddy.ts';
+import { balancerIdleMs, caddyConfig, startCaddy } from '../../../cluster/caddy.ts';
+import { apiKeepAliveMs } from '../../../src/net/keep-alive.ts';
 import { caddyBuild, clusterBinaries } from '../../../cluster/cluster-tools.ts';
 import { ensureGoBuild } from '../../../cluster/go-build.ts';
 import type { SupervisedProcess } from '../../../src/infra/processes/supervised-process.ts';
@@ -63,5 +64,13 @@ describe('the cluster balancer, passing requests through', () => {
     expect(await response.json()).toEqual({ forwardedFor: '127.0.0.1' });
     expect(response.headers.get('via')).toBeNull();
     expect(response.headers.get('server')).toBeNull();
+  });
+
+  it('closes an idle pooled connection before the api process would (no 502 for a request written onto a closing one)', () => {
+    const config = caddyConfig({ host: '127.0.0.1', port: 1, backends: [{ name: 'api-1', port: 2 }] });
+    const [, proxy] = config.apps.http.servers.gateway.routes[0]!.handle;
+    expect(proxy).toMatchObject({ transport: { keep_alive: { enabled: true, idle_timeout: `${balancerIdleMs}ms` } } });
+    // Wide margin: the api's idle clock starts when it has written an answer, the balancer's only once it has read it.
+    expect(apiKeepAliveMs - balancerIdleMs).toBeGreaterThanOrEqual(30_000);
   });
 });

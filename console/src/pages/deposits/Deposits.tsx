@@ -9,6 +9,15 @@ import { ClaimDeposit } from './ClaimDeposit';
 import { DepositAddress } from './DepositAddress';
 
 type Chain = components['schemas']['Chain'];
+type Deposit = NonNullable<components['schemas']['AgentBalanceResponse']['recent_deposits']>[number];
+
+/** "2 of 3" while confirming; a dash where the count is not known (rejected, or the chain did not answer). */
+const confirmationsText = ({ confirmations, confirmations_required }: Deposit) =>
+  confirmations === null || confirmations === undefined
+    ? '—'
+    : confirmations_required
+      ? `${confirmations} of ${confirmations_required}`
+      : String(confirmations);
 const claimable: Chain[] = ['base', 'polygon', 'ethereum'];
 
 function useAgentBalance() {
@@ -16,6 +25,9 @@ function useAgentBalance() {
   return useQuery({
     queryKey: ['balance', 'agent'],
     queryFn: async () => dataOf(await client.GET('/agents/balance')),
+    // A deposit confirming gains a confirmation with each block: counted again every few seconds until credited.
+    refetchInterval: (query) =>
+      query.state.data?.recent_deposits?.some((deposit) => deposit.status === 'pending') ? 5_000 : false,
   });
 }
 
@@ -54,6 +66,7 @@ export function Deposits() {
                       <th scope="col">Chain</th>
                       <th scope="col">Amount</th>
                       <th scope="col">State</th>
+                      <th scope="col">Confirmations</th>
                       <th scope="col">Transaction</th>
                     </tr>
                   </thead>
@@ -64,6 +77,7 @@ export function Deposits() {
                         <td>{deposit.chain}</td>
                         <td>{formatUsd(deposit.amount_usd)}</td>
                         <td>{deposit.status}</td>
+                        <td>{confirmationsText(deposit)}</td>
                         <td className="mono">{deposit.tx_hash}</td>
                       </tr>
                     ))}

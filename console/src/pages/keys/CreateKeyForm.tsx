@@ -6,6 +6,7 @@ import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { typesOf, useModels } from '../../catalog/use-models';
 import { type BudgetWindow, createKeyRequest, emptyKeyDraft, type KeyDraft, type KeyScope } from './key-draft';
+import { toggled } from '../../ui/toggled';
 
 const allScopes: KeyScope[] = ['generate', 'read', 'keys'];
 const windows: BudgetWindow[] = ['day', 'week', 'month', 'total'];
@@ -21,8 +22,6 @@ function useCreateKey(onCreated: (secret: string) => void) {
     },
   });
 }
-
-const toggled = <T,>(list: T[], item: T, on: boolean) => (on ? [...list, item] : list.filter((each) => each !== item));
 
 export function CreateKeyForm({ scopes, onCreated }: { scopes: KeyScope[]; onCreated: (secret: string) => void }) {
   const id = useId();

@@ -3,19 +3,31 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dataOf } from '../../api/answer';
+import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
+import { toggled } from '../../ui/toggled';
 
 function useWebhook() {
   const { client } = useSession();
   return useQuery({ queryKey: ['webhook'], queryFn: async () => dataOf(await client.GET('/webhooks')) });
 }
 
+type WebhookEvent = components['schemas']['AccountWebhook']['events'][number];
+type Setting = { webhook_url: string | null; events: WebhookEvent[] };
+
+/** What each event is, in the words of the checkbox that selects it. */
+const eventLabels: Record<WebhookEvent, string> = {
+  'generation.completed': 'A task completed',
+  'generation.failed': 'A task failed',
+  'deposit.credited': 'A deposit was credited',
+  'key.budget_threshold': "A key's budget reached 80 or 100 %",
+};
+
 function useSetWebhook() {
   const { client } = useSession();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (webhookUrl: string | null) =>
-      dataOf(await client.PUT('/webhooks', { body: { webhook_url: webhookUrl } })),
+    mutationFn: async (body: Setting) => dataOf(await client.PUT('/webhooks', { body })),
     onSuccess: (saved) => queryClient.setQueryData(['webhook'], saved),
   });
 }
@@ -47,18 +59,24 @@ export function WebhookSettings({ mayManage }: { mayManage: boolean }) {
   const webhook = useWebhook();
   const save = useSetWebhook();
   const [draft, setDraft] = useState<string>();
+  const [eventsDraft, setEventsDraft] = useState<WebhookEvent[]>();
   const shown = draft ?? webhook.data?.webhook_url ?? '';
+  const events = eventsDraft ?? webhook.data?.events ?? [];
+  const saved = () => {
+    setDraft(undefined);
+    setEventsDraft(undefined);
+  };
   return (
     <form
       className="card key-form"
       aria-labelledby={`${id}-heading`}
       onSubmit={(event) => {
         event.preventDefault();
-        save.mutate(shown.trim() || null, { onSuccess: () => setDraft(undefined) });
+        save.mutate({ webhook_url: shown.trim() || null, events }, { onSuccess: saved });
       }}
     >
       <h2 id={`${id}-heading`}>Account webhook</h2>
-      <p className="muted">Every task's events go here, besides a task's own webhook_url.</p>
+      <p className="muted">The account's events go here, besides a task's own webhook_url.</p>
       {webhook.isError && <p className="error">{webhook.error.message}</p>}
       <div className="field">
         <label htmlFor={`${id}-url`}>Webhook URL</label>
@@ -71,13 +89,35 @@ export function WebhookSettings({ mayManage }: { mayManage: boolean }) {
           onChange={(event) => setDraft(event.target.value)}
         />
       </div>
+      <fieldset className="field">
+        <legend className="label">Events</legend>
+        <div className="options">
+          {(Object.keys(eventLabels) as WebhookEvent[]).map((event) => (
+            <label key={event} className="checkbox">
+              <input
+                type="checkbox"
+                disabled={!mayManage}
+                checked={events.includes(event)}
+                onChange={(change) => setEventsDraft(toggled(events, event, change.target.checked))}
+              />
+              {eventLabels[event]} <span className="mono muted">{event}</span>
+            </label>
+          ))}
+        </div>
+        <p className="muted">None ticked: every event, including ones added later.</p>
+      </fieldset>
       {mayManage && (
         <div className="actions">
           <button type="submit" disabled={save.isPending}>
             {save.isPending ? 'Saving…' : 'Save'}
           </button>
           {webhook.data?.webhook_url && (
-            <button type="button" className="secondary" disabled={save.isPending} onClick={() => save.mutate(null)}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={save.isPending}
+              onClick={() => save.mutate({ webhook_url: null, events: [] }, { onSuccess: saved })}
+            >
               Remove
             </button>
           )}
