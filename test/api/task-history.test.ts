@@ -210,7 +210,7 @@ describe('the list_generations MCP tool', () => {
   it('is listed read-only, with the query of GET /generations as its arguments', async () => {
     const { tools } = await (await connect()).listTools();
     const tool = tools.find((listed) => listed.name === 'list_generations')!;
-    expect(tool.annotations).toEqual({ readOnlyHint: true });
+    expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(Object.keys(tool.inputSchema.properties!).sort()).toEqual(
       [
         'created_after',

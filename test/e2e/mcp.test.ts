@@ -3,6 +3,7 @@
 // would refuse comes back as a tool error with the API's code and message.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { credit } from '../../src/ledger/ledger.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
@@ -56,6 +57,40 @@ describe('the MCP server', () => {
     expect(Object.keys(generate.inputSchema.properties!)).toEqual(
       expect.arrayContaining(['prompt', 'image_url', 'resolution', 'webhook_url', 'idempotency_key', 'wait_seconds']),
     );
+  });
+
+  it("sets every one of MCP's behaviour hints on every tool: only the reading tools are read-only", async () => {
+    const { tools } = await (await connect()).listTools();
+    const hints = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+    for (const [name, annotations] of Object.entries(hints))
+      expect(Object.keys(annotations ?? {}).sort(), name).toEqual([
+        'destructiveHint',
+        'idempotentHint',
+        'openWorldHint',
+        'readOnlyHint',
+      ]);
+    const named = (hint: 'readOnlyHint' | 'destructiveHint' | 'openWorldHint') =>
+      tools
+        .filter((tool) => tool.annotations?.[hint])
+        .map((tool) => tool.name)
+        .sort();
+    expect(named('readOnlyHint')).toEqual([
+      'get_balance',
+      'get_current_key',
+      'get_generation',
+      'get_usage',
+      'list_generations',
+      'list_keys',
+      'list_models',
+      'quote',
+    ]);
+    expect(named('destructiveHint')).toEqual(['cancel_generation', 'revoke_key', 'set_webhook']);
+    // Only these reach past the gateway: a model's provider, the chain.
+    expect(named('openWorldHint')).toEqual(['deposit', 'generate']);
+    expect(hints.generate).toMatchObject({ idempotentHint: false });
+    // Every tool declares its answers (the SDK client of every test here checks each result against them).
+    for (const tool of tools)
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', anyOf: expect.any(Array) });
   });
 
   it('registers an agent without a key, whose rf_ key reads its balance, lists models, generates and reads the task', async () => {
@@ -117,7 +152,22 @@ describe('the MCP server', () => {
     expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy();
     const task = result.structuredContent as { id: string; status: string; output: string };
     expect(task.status).toBe('completed');
-    expect((await fetch(task.output)).headers.get('content-type')).toBe('image/png');
+    const downloaded = await fetch(task.output);
+    expect(downloaded.headers.get('content-type')).toBe('image/png');
+    // The output as a link with its type and size, and one small inline thumbnail (a JPEG of at most 256 px, 64 KB).
+    const [, link, thumbnail] = result.content;
+    expect(link).toEqual({
+      type: 'resource_link',
+      uri: task.output,
+      name: expect.stringMatching(/\.png$/),
+      mimeType: 'image/png',
+      size: (await downloaded.arrayBuffer()).byteLength,
+    });
+    expect(thumbnail).toMatchObject({ type: 'image', mimeType: 'image/jpeg' });
+    const preview = Buffer.from((thumbnail as { data: string }).data, 'base64');
+    expect(preview.length).toBeLessThanOrEqual(64 * 1024);
+    const { width, height, format } = await sharp(preview).metadata();
+    expect([format, Math.max(width, height) <= 256]).toEqual(['jpeg', true]);
 
     // The same key again answers the same task, and get_generation reads it.
     const again = await call(client, 'generate', {

@@ -1,5 +1,5 @@
 // MCP clients of the official SDK on a gateway's /mcp (Streamable HTTP), with or without a bearer token, closed after
-// each test.
+// each test; each has read the tool list, so it checks every result against its tool's output schema.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach } from 'vitest';
@@ -16,6 +16,9 @@ export function useMcpClients(baseUrl: () => string): (token?: string) => Promis
     const client = new Client({ name: 'gateway-test', version: '1.0.0' });
     await client.connect(transport);
     clients.push(client);
+    // Listed first, as hosts do: the SDK's client then checks every tool result's structuredContent against the
+    // tool's outputSchema (and throws when it does not match), in every test that uses it.
+    await client.listTools();
     return client;
   };
 }

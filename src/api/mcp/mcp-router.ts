@@ -9,21 +9,23 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
+import { toolOutputSchema } from './output-schemas.ts';
 import { ownHostsOnly } from './own-hosts.ts';
 import { callTool } from './tool-calls.ts';
 import { tools } from './tools.ts';
 
-// Listed once: the tools' arguments as JSON Schema, made from the same zod schemas as the REST API's.
-const listedTools = tools.map((tool) => ({
-  name: tool.name,
-  title: tool.title,
-  description: tool.description,
-  inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as {
-    type: 'object';
-    [key: string]: unknown;
-  },
-  ...(tool.readOnly ? { annotations: { readOnlyHint: true } } : {}),
-}));
+type JsonObjectSchema = { type: 'object'; [key: string]: unknown };
+
+/** The tools as listed: arguments and answers as JSON Schema, made once from the REST API's own zod schemas. */
+const listingOf = (endpoints: Map<string, Endpoint>) =>
+  tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonObjectSchema,
+    outputSchema: toolOutputSchema(tool, endpoints),
+    annotations: tool.annotations,
+  }));
 const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
 
 export const mcpServerInfo = { name: 'generation-gateway', version: '1.1.0' };
@@ -31,10 +33,18 @@ export const mcpServerInfo = { name: 'generation-gateway', version: '1.1.0' };
 const instructions =
   'Generate images, video, audio, 3D and text. Without a key: register_agent, then send its api_key as a Bearer token (or pay generate with x402). list_models and quote first; generate answers a task id, get_generation follows it.';
 
-function mcpServerFor(endpoints: Map<string, Endpoint>, ctx: ApiContext, req: Request, res: Response): Server {
+type Listing = ReturnType<typeof listingOf>;
+
+function mcpServerFor(
+  endpoints: Map<string, Endpoint>,
+  listing: Listing,
+  ctx: ApiContext,
+  req: Request,
+  res: Response,
+): Server {
   const server = new Server(mcpServerInfo, { capabilities: { tools: {} }, instructions });
   const call = { endpoints, ctx, req, res };
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}.`);
@@ -56,10 +66,11 @@ const notAllowed = (_req: Request, res: Response) => {
 
 export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit: string): Router {
   const byOperation = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
+  const listing = listingOf(byOperation);
   const router = Router();
   router.use('/mcp', ownHostsOnly(ctx.config.server.publicBaseUrl));
   router.post('/mcp', express.json({ limit: jsonBodyLimit }), async (req, res) => {
-    const server = mcpServerFor(byOperation, ctx, req, res);
+    const server = mcpServerFor(byOperation, listing, ctx, req, res);
     // A tool's wait is silent between progress reports: a comment at the event streams' heartbeat keeps it open.
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,

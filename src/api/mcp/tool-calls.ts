@@ -11,9 +11,10 @@ import { mcpPaymentHeaders, mcpReceiptMeta } from '../../payments/methods/regist
 import { type ApiContext, type Endpoint, type EndpointAnswer, executeEndpoint, type RawRequest } from '../endpoint.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { holdLongLived } from '../long-lived.ts';
+import { outputContent } from './output-content.ts';
 import { knownApiError } from '../middleware/errors.ts';
 import { shutdownSignal } from '../shutdown-gate.ts';
-import type { ToolDefinition } from './tools.ts';
+import { operationFor, type ToolDefinition } from './tools.ts';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -61,6 +62,13 @@ const asResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult
   structuredContent: body as Record<string, unknown>,
   ...(meta ? { _meta: meta } : {}),
 });
+
+/** An answer as a tool result, a task's outputs linked after its JSON. */
+async function answerResult(call: ToolCallContext, body: unknown, meta?: Record<string, unknown>) {
+  const result = asResult(body, meta);
+  result.content.push(...(await outputContent(call.ctx.storage, body)));
+  return result;
+}
 
 /** A settled payment's receipt, where the answer carries one (its method says how it rides in `_meta`). */
 const paymentMeta = (answer: EndpointAnswer) => mcpReceiptMeta(answer.headers);
@@ -150,18 +158,17 @@ export async function callTool(
       );
     }
     if (tool.follows && waitSeconds) await holdWaitSlot(call);
-    const operationId = typeof tool.operationId === 'string' ? tool.operationId : tool.operationId(bearerOf(call.req));
     const answer = await run(
       call,
-      operationId,
+      operationFor(tool, bearerOf(call.req)),
       tool.request(args),
       requestWith(call.req, mcpPaymentHeaders(extra._meta)),
     );
-    if (!tool.follows || !waitSeconds) return asResult(answer.body, paymentMeta(answer));
+    if (!tool.follows || !waitSeconds) return answerResult(call, answer.body, paymentMeta(answer));
     const admitted = answer.body as TaskBody & { access_token?: string; webhook_secret?: string };
     // Without a key only the admission's token reads the task; a repeat of a payment whose task has started gets none,
     // so it is answered as admitted (its id), not followed.
-    if (!admitted.access_token && !bearerOf(call.req)) return asResult(answer.body, paymentMeta(answer));
+    if (!admitted.access_token && !bearerOf(call.req)) return answerResult(call, answer.body, paymentMeta(answer));
     // An x402 payer has no key: its task's token reads the task.
     const reader = admitted.access_token
       ? requestWith(call.req, { authorization: `Bearer ${admitted.access_token}` })
@@ -170,7 +177,7 @@ export async function callTool(
     // What only the admission tells an x402 payer is kept in the answer.
     const { access_token, webhook_secret } = admitted;
     const access = { ...(access_token ? { access_token } : {}), ...(webhook_secret ? { webhook_secret } : {}) };
-    return asResult({ ...(ended.body as object), ...access }, paymentMeta(ended));
+    return answerResult(call, { ...(ended.body as object), ...access }, paymentMeta(ended));
   } catch (error) {
     return errorResult(call, error);
   }

@@ -15,6 +15,7 @@ import {
 } from '../schemas/generations.schemas.ts';
 import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
 import { UsageQuerySchema } from '../schemas/usage.schemas.ts';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { RawRequest } from '../endpoint.ts';
 
 /**
@@ -39,8 +40,8 @@ export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
-  /** The REST endpoint the tool runs; a function where it depends on the caller's key (get_balance). */
-  operationId: string | ((bearer: string | undefined) => string);
+  /** The REST endpoint the tool runs; one for agents' keys and one for the others where they differ (get_balance). */
+  operationId: string | { agent: string; other: string };
   input: z.ZodObject;
   /** The endpoint's request parts from the tool's arguments. */
   request(args: Record<string, unknown>): Partial<RawRequest>;
@@ -51,9 +52,29 @@ export interface ToolDefinition {
    * would otherwise create a second task (an x402 payment is its own key: the same payment answers the same task).
    */
   creates?: true;
-  /** Only reads: listed with MCP's `readOnlyHint`, so a host may call it without asking. */
-  readOnly?: true;
+  /**
+   * What the tool does to the world, as MCP's hints: every hint set on every tool (MCP's defaults assume the worst:
+   * destructive, not idempotent, open world), so a host may call one that only reads without asking.
+   */
+  annotations: Required<Omit<ToolAnnotations, 'title'>>;
 }
+
+/** Reads the gateway's own data and changes nothing. */
+const reads = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+/** The endpoint a call runs, by the caller's key. */
+export const operationFor = (tool: ToolDefinition, bearer: string | undefined) =>
+  typeof tool.operationId === 'string'
+    ? tool.operationId
+    : bearer?.startsWith('rf_')
+      ? tool.operationId.agent
+      : tool.operationId.other;
+
+/** Every endpoint whose answer the tool may give: the one it runs (either), and the task's read when it follows one. */
+export const answeringOperations = (tool: ToolDefinition) => [
+  ...(typeof tool.operationId === 'string' ? [tool.operationId] : [tool.operationId.agent, tool.operationId.other]),
+  ...(tool.follows ? ['getGeneration'] : []),
+];
 
 const asBody = (args: Record<string, unknown>) => ({ body: args, hasBody: true });
 
@@ -65,6 +86,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'listModels',
     input: ModelsQuerySchema,
     request: (args) => ({ query: args }),
+    annotations: reads,
   },
   {
     name: 'quote',
@@ -73,6 +95,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'quoteGeneration',
     input: AgentQuoteRequestSchema,
     request: asBody,
+    annotations: reads,
   },
   {
     name: 'generate',
@@ -93,6 +116,9 @@ export const tools: ToolDefinition[] = [
     }),
     follows: true,
     creates: true,
+    // Runs a model (an upstream provider's or a local engine) and charges for it; the same idempotency_key answers the
+    // same task, but a call without one creates another.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
   {
     name: 'get_generation',
@@ -102,6 +128,7 @@ export const tools: ToolDefinition[] = [
     input: z.object({ id: taskId, wait_seconds: waitSeconds }),
     request: ({ id }) => ({ params: { id } }),
     follows: true,
+    annotations: reads,
   },
   {
     name: 'list_generations',
@@ -111,7 +138,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'listGenerations',
     input: GenerationHistoryQuerySchema,
     request: (args) => ({ query: args }),
-    readOnly: true,
+    annotations: reads,
   },
   {
     name: 'get_usage',
@@ -121,7 +148,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'getUsage',
     input: UsageQuerySchema,
     request: (args) => ({ query: args }),
-    readOnly: true,
+    annotations: reads,
   },
   {
     name: 'cancel_generation',
@@ -130,14 +157,17 @@ export const tools: ToolDefinition[] = [
     operationId: 'cancelGeneration',
     input: z.object({ id: taskId }),
     request: ({ id }) => ({ params: { id } }),
+    // Ends work that cannot be resumed; cancelling an ended or cancelled task changes nothing more.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
   {
     name: 'get_balance',
     title: 'Read your balance',
     description: "Your balance: an agent's USDC balance, deposit addresses and deposits; a developer's USD balance.",
-    operationId: (bearer) => (bearer?.startsWith('rf_') ? 'getAgentBalance' : 'getDeveloperBalance'),
+    operationId: { agent: 'getAgentBalance', other: 'getDeveloperBalance' },
     input: z.object({}),
     request: () => ({}),
+    annotations: reads,
   },
   {
     name: 'register_agent',
@@ -147,6 +177,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'registerAgent',
     input: AgentRegisterRequestSchema,
     request: asBody,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'deposit',
@@ -155,6 +186,8 @@ export const tools: ToolDefinition[] = [
     operationId: 'creditDeposit',
     input: AgentDepositRequestSchema,
     request: asBody,
+    // Reads the chain; a transfer is credited once, however often it is claimed.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   },
   {
     name: 'set_webhook',
@@ -163,6 +196,8 @@ export const tools: ToolDefinition[] = [
     operationId: 'updateAgentWebhook',
     input: AgentWebhookRequestSchema,
     request: asBody,
+    // Replaces the webhook and its signing secret: receivers verifying with the old secret stop verifying.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'get_current_key',
@@ -172,7 +207,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'getCurrentKey',
     input: z.object({}),
     request: () => ({}),
-    readOnly: true,
+    annotations: reads,
   },
   {
     name: 'list_keys',
@@ -181,7 +216,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'listKeys',
     input: z.object({}),
     request: () => ({}),
-    readOnly: true,
+    annotations: reads,
   },
   {
     name: 'create_key',
@@ -191,6 +226,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'createKey',
     input: CreateKeyBodySchema,
     request: asBody,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   },
   {
     name: 'revoke_key',
@@ -199,5 +235,7 @@ export const tools: ToolDefinition[] = [
     operationId: 'revokeKey',
     input: z.object({ id: z.string().min(1).max(100).describe('The key id (`key_…`)') }),
     request: ({ id }) => ({ params: { id } }),
+    // A key revoked is refused from then on, with every key it made; revoking it again changes nothing.
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
 ];
