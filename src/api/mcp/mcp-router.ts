@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
+import { createTask, serveTasks, taskCapabilities } from './mcp-tasks.ts';
 import { toolOutputSchema } from './output-schemas.ts';
 import { ownHostsOnly } from './own-hosts.ts';
 import { callTool } from './tool-calls.ts';
@@ -25,6 +26,7 @@ const listingOf = (endpoints: Map<string, Endpoint>) =>
     inputSchema: z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as JsonObjectSchema,
     outputSchema: toolOutputSchema(tool, endpoints),
     annotations: tool.annotations,
+    ...(tool.runsAsTask ? { execution: { taskSupport: 'optional' as const } } : {}),
   }));
 const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -42,12 +44,17 @@ function mcpServerFor(
   req: Request,
   res: Response,
 ): Server {
-  const server = new Server(mcpServerInfo, { capabilities: { tools: {} }, instructions });
+  const server = new Server(mcpServerInfo, { capabilities: { tools: {}, tasks: taskCapabilities }, instructions });
   const call = { endpoints, ctx, req, res };
+  serveTasks(server, call);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}.`);
+    if (request.params.task) {
+      if (!tool.runsAsTask) throw new McpError(ErrorCode.InvalidParams, `${tool.name} does not run as a task.`);
+      return createTask(call, tool, request.params.arguments ?? {});
+    }
     return callTool(call, tool, request.params.arguments ?? {}, extra);
   });
   return server;

@@ -16,7 +16,7 @@ import { knownApiError } from '../middleware/errors.ts';
 import { shutdownSignal } from '../shutdown-gate.ts';
 import { operationFor, type ToolDefinition } from './tools.ts';
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** How often a waiting tool looks at its task (each look is a `Prefer: wait` of at most this long). */
 const followStepSeconds = 2;
@@ -28,10 +28,10 @@ export interface ToolCallContext {
   res: Response;
 }
 
-const bearerOf = (req: Request) => /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+export const bearerOf = (req: Request) => /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
 
 /** The MCP request as the endpoint sees it, with headers of the call's own (an x402 payment, a task's token). */
-function requestWith(req: Request, headers: Record<string, string>): Request {
+export function requestWith(req: Request, headers: Record<string, string>): Request {
   if (Object.keys(headers).length === 0) return req;
   return Object.create(req, { headers: { value: { ...req.headers, ...headers } } }) as Request;
 }
@@ -50,7 +50,7 @@ function toolResponse(res: Response): Response {
   return view as unknown as Response;
 }
 
-function run(call: ToolCallContext, operationId: string, raw: Partial<RawRequest>, req = call.req) {
+export function run(call: ToolCallContext, operationId: string, raw: Partial<RawRequest>, req = call.req) {
   const endpoint = call.endpoints.get(operationId);
   if (!endpoint) throw new Error(`no endpoint ${operationId}`);
   const parts = { body: undefined, query: {}, params: {}, headers: {}, hasBody: false, ...raw };
@@ -64,7 +64,7 @@ const asResult = (body: unknown, meta?: Record<string, unknown>): CallToolResult
 });
 
 /** An answer as a tool result, a task's outputs linked after its JSON. */
-async function answerResult(call: ToolCallContext, body: unknown, meta?: Record<string, unknown>) {
+export async function answerResult(call: ToolCallContext, body: unknown, meta?: Record<string, unknown>) {
   const result = asResult(body, meta);
   result.content.push(...(await outputContent(call.ctx.storage, body)));
   return result;
@@ -73,7 +73,7 @@ async function answerResult(call: ToolCallContext, body: unknown, meta?: Record<
 /** A settled payment's receipt, where the answer carries one (its method says how it rides in `_meta`). */
 const paymentMeta = (answer: EndpointAnswer) => mcpReceiptMeta(answer.headers);
 
-interface TaskBody {
+export interface TaskBody {
   id: string;
   status: string;
   progress?: { stage?: string; percent?: number };
@@ -86,7 +86,7 @@ async function pauseUntil(until: number, stop: AbortSignal): Promise<void> {
 }
 
 /** Reads the task until it ends or the wait is up, telling the client how far it is when it asked (progressToken). */
-async function follow(call: ToolCallContext, id: string, waitSeconds: number, extra: Extra, req: Request) {
+export async function follow(call: ToolCallContext, id: string, waitSeconds: number, extra: Extra, req: Request) {
   const deadline = Date.now() + waitSeconds * 1000;
   const progressToken = extra._meta?.progressToken;
   const shutdown = shutdownSignal(call.res);
@@ -117,7 +117,7 @@ async function follow(call: ToolCallContext, id: string, waitSeconds: number, ex
  * A wait holds one of its caller's slots for the MCP request's life, taken before anything is created; its looks at
  * the task run within it. The caller is its key's account (the key is looked up as the endpoint will), or its address.
  */
-async function holdWaitSlot(call: ToolCallContext): Promise<void> {
+export async function holdWaitSlot(call: ToolCallContext): Promise<void> {
   const principal = bearerOf(call.req)
     ? await call.ctx.authenticate(call.req, toolResponse(call.res), 'any_or_task_token')
     : undefined;

@@ -52,6 +52,8 @@ export interface ToolDefinition {
    * would otherwise create a second task (an x402 payment is its own key: the same payment answers the same task).
    */
   creates?: true;
+  /** May be called as an MCP task (`execution.taskSupport: "optional"`): src/api/mcp/mcp-tasks.ts. */
+  runsAsTask?: true;
   /**
    * What the tool does to the world, as MCP's hints: every hint set on every tool (MCP's defaults assume the worst:
    * destructive, not idempotent, open world), so a host may call one that only reads without asking.
@@ -116,6 +118,7 @@ export const tools: ToolDefinition[] = [
     }),
     follows: true,
     creates: true,
+    runsAsTask: true,
     // Runs a model (an upstream provider's or a local engine) and charges for it; the same idempotency_key answers the
     // same task, but a call without one creates another.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
