@@ -33,7 +33,7 @@ function run(command, args, env = {}) {
   execFileSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
 }
 
-/** `npm ci` in `dir` (the service's root, or the console's own folder) unless its lock file is what was installed. */
+/** `npm ci` in `dir` (the service's root, or a folder with its own packages) unless its lock file is what was installed. */
 function ensureNodeModules(dir = root) {
   const stamp = join(dir, 'node_modules', '.gateway-lock-hash');
   const lockHash = sha256(readFileSync(join(dir, 'package-lock.json')));
@@ -130,7 +130,7 @@ export function ensureChromium() {
 
 /**
  * @param {{ temporal?: boolean, fuzz?: boolean }} options temporal=false skips the Temporal CLI (TEMPORAL_ADDRESS
- * is given); fuzz=true adds the tests' tools: Schemathesis, moto's S3 server and Chromium.
+ * is given); fuzz=true adds the tests' tools: Schemathesis, moto's S3 server, Chromium and the MCP conformance suite.
  */
 export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   ensureNodeModules();
@@ -143,6 +143,8 @@ export function ensureSetup({ temporal = true, fuzz = false } = {}) {
     ensureSchemathesis();
     ensureS3Server();
     ensureChromium();
+    // The official MCP conformance suite and the Node ≥ 22 it needs, in their own folder (test/conformance/).
+    ensureNodeModules(join(root, 'test', 'conformance'));
   }
 }
 

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPrisma } from '../../src/db/prisma.ts';
 import { type ClusterSecrets, clusterSecretsFile } from '../../cluster/cluster-secrets.ts';
@@ -18,6 +19,7 @@ import { launchCluster, pidOf, scratchClusterEnv, stopCluster as stopped } from 
 import { runGenctl } from '../helpers/genctl.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 import { ledgerProblems } from '../../harness/ledger-check.ts';
+import { connectMcp } from '../helpers/mcp-client.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { alive, processesUsing } from '../../harness/processes.ts';
 import { startReceiver } from '../../harness/webhook-receiver.ts';
@@ -177,6 +179,20 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
     try {
       const killed = ['api-1', 'worker-1'].map((name) => pidOf(banner, name));
       for (const pid of killed) expect(alive(pid)).toBe(true);
+      // A ken-burns render started as an MCP task on api-1 itself, which dies below: another process answers for it.
+      const apiOne = new RegExp(`^\\s+api-1\\s+(http://127\\.0\\.0\\.1:\\d+)`, 'm').exec(banner)![1]!;
+      const creator = await connectMcp(apiOne, key);
+      const render = {
+        type: 'image-to-video',
+        model: 'local/ken-burns',
+        image_url: `${inputs.url()}/photo.png`,
+        duration: 3,
+      };
+      const { task: mcpTask } = await creator.request(
+        { method: 'tools/call', params: { name: 'generate', arguments: render, task: {} } },
+        CreateTaskResultSchema,
+      );
+      await creator.close();
       const posted: Promise<string>[] = [];
       for (let index = 0; index < 40; index++) {
         if (index === 15) for (const pid of killed) process.kill(pid, 'SIGKILL');
@@ -202,6 +218,19 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
           { timeout: 30_000 },
         )
         .toBe(40);
+      const reader = await connectMcp(gateway.app.url, key);
+      try {
+        await expect
+          .poll(async () => (await reader.experimental.tasks.getTask(mcpTask.taskId)).status, { timeout: 240_000 })
+          .toBe('completed');
+        const result = await reader.experimental.tasks.getTaskResult(mcpTask.taskId, CallToolResultSchema);
+        const link = result.content.find((item) => item.type === 'resource_link') as { uri: string; size: number };
+        const video = await fetch(link.uri.replace('localhost', '127.0.0.1'));
+        expect(video.headers.get('content-type')).toBe('video/mp4');
+        expect((await video.arrayBuffer()).byteLength).toBe(link.size);
+      } finally {
+        await reader.close();
+      }
     } finally {
       await hooks.close();
       await prisma.$disconnect();

