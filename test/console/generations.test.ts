@@ -15,7 +15,7 @@ import {
   signIn,
 } from '../../console/test-support/browser.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
-import { generateAndWait, startGeneration } from '../helpers/http.ts';
+import { call, generateAndWait, startGeneration } from '../helpers/http.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 
 const screenshot = (name: string) => join(import.meta.dirname, '..', '..', 'docs', 'images', `console-${name}.png`);
@@ -118,6 +118,38 @@ describe('console generations', () => {
     });
     expect(reserved.reserved).toBe(0n);
     expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('filters by the key that made a task and by a range of days, kept in the URL', async () => {
+    const bot = await call(gateway, 'POST', '/api/v1/keys', {
+      key: developer.key,
+      body: { name: 'nightly bot', scopes: ['generate', 'read'] },
+    });
+    const botTask = await generateAndWait(gateway, { key: bot.body.api_key, body: speech('Made by the bot.') });
+    const all = (await call(gateway, 'GET', '/api/v1/generations?limit=100', { key: developer.key })).body.generations;
+    const page = await newPage(browser);
+    await signIn(page, gateway.app.url, developer.key);
+    await page.getByRole('link', { name: 'Generations', exact: true }).click();
+    const tasks = page.locator('.task-list > li');
+    await expect.poll(() => tasks.count()).toBe(all.length);
+
+    await page.getByLabel('Key').selectOption({ label: 'nightly bot' });
+    await expect.poll(() => tasks.count()).toBe(1);
+    await tasks.getByText('Made by the bot.').waitFor();
+    expect(new URL(page.url()).searchParams.get('key_id')).toBe(bot.body.id);
+    await page.getByLabel('Key').selectOption('');
+
+    // Every task here was made today (UTC): a range ending yesterday holds none, one starting today all.
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('To').fill(yesterday);
+    await page.getByText('No task matches these filters.').waitFor();
+    await page.getByLabel('To').fill('');
+    await page.getByLabel('From').fill(today);
+    await expect.poll(() => tasks.count()).toBe(all.length);
+    expect(new URL(page.url()).searchParams.get('from')).toBe(today);
+    expect(all.map((task: { id: string }) => task.id)).toContain(botTask.id);
     await page.context().close();
   });
 });

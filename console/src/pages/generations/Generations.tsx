@@ -5,7 +5,7 @@ import { useSearchParams } from 'wouter';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { TaskSummary } from '../../tasks/TaskSummary';
-import { type Filters, filtersFrom, searchOf } from './filters';
+import { type Filters, filtersFrom, historyQuery, searchOf } from './filters';
 import { HistoryFilters } from './HistoryFilters';
 
 const pageSize = 20;
@@ -17,7 +17,9 @@ function useHistory(filters: Filters) {
     initialPageParam: undefined as string | undefined,
     queryFn: async ({ pageParam }) =>
       dataOf(
-        await client.GET('/generations', { params: { query: { ...filters, limit: pageSize, cursor: pageParam } } }),
+        await client.GET('/generations', {
+          params: { query: { ...historyQuery(filters), limit: pageSize, cursor: pageParam } },
+        }),
       ),
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });

@@ -1,23 +1,14 @@
 // The keys this session's key manages (GET /keys), each with its budget window as a bar; a form to make one, whose
 // secret is shown once; Revoke. A key without the `keys` scope sees its own window (GET /keys/current) and why.
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { dataOf } from '../../api/answer';
-import { useSession } from '../../api/session';
 import { useCurrentKey } from '../../api/use-current-key';
+import { useManagedKeys } from '../../api/use-managed-keys';
 import { CreateKeyForm } from './CreateKeyForm';
 import { KeyCard } from './KeyCard';
 import { NewKeySecret } from './NewKeySecret';
 
 function useKeys() {
-  const { client } = useSession();
-  const current = useCurrentKey();
-  const managed = useQuery({
-    queryKey: ['keys', 'list'],
-    queryFn: async () => dataOf(await client.GET('/keys')).keys,
-    retry: false,
-  });
-  return { current, managed };
+  return { current: useCurrentKey(), managed: useManagedKeys() };
 }
 
 export function Keys() {
