@@ -210,18 +210,13 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
         ids.map((id) => waitForEnd(gateway, { key, pollUrl: `/api/v1/generations/${id}`, timeoutMs: 240_000 })),
       );
       expect(ended.map(({ status }) => status)).toEqual(Array(40).fill('completed'));
-      expect(await ledgerProblems(prisma, account)).toEqual([]);
-      await expect.poll(() => new Set(hooks.received.map(({ path }) => path)).size, { timeout: 120_000 }).toBe(40);
-      await expect
-        .poll(
-          () => prisma.webhookDelivery.count({ where: { taskId: { in: ids }, statusCode: { gte: 200, lt: 300 } } }),
-          { timeout: 30_000 },
-        )
-        .toBe(40);
       const reader = await connectMcp(gateway.app.url, key);
       try {
         await expect
-          .poll(async () => (await reader.experimental.tasks.getTask(mcpTask.taskId)).status, { timeout: 240_000 })
+          .poll(async () => (await reader.experimental.tasks.getTask(mcpTask.taskId)).status, {
+            timeout: 240_000,
+            interval: 1_000,
+          })
           .toBe('completed');
         const result = await reader.experimental.tasks.getTaskResult(mcpTask.taskId, CallToolResultSchema);
         const link = result.content.find((item) => item.type === 'resource_link') as { uri: string; size: number };
@@ -231,6 +226,14 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
       } finally {
         await reader.close();
       }
+      expect(await ledgerProblems(prisma, account)).toEqual([]);
+      await expect.poll(() => new Set(hooks.received.map(({ path }) => path)).size, { timeout: 120_000 }).toBe(40);
+      await expect
+        .poll(
+          () => prisma.webhookDelivery.count({ where: { taskId: { in: ids }, statusCode: { gte: 200, lt: 300 } } }),
+          { timeout: 30_000 },
+        )
+        .toBe(40);
     } finally {
       await hooks.close();
       await prisma.$disconnect();
