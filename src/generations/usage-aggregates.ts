@@ -20,7 +20,9 @@ export interface EndedTaskUsage {
 }
 
 /** The columns every aggregate row adds up (our own identifiers, never a caller's text). */
-export const usageCountColumns = ['completed', 'failed', 'cancelled', 'cost', 'refunded', ...pricingUnitNames];
+/** A task's outcome and money; then its pricing units, one column each. */
+export const outcomeColumns = ['completed', 'failed', 'cancelled', 'cost', 'refunded'];
+export const usageCountColumns = [...outcomeColumns, ...pricingUnitNames];
 const columnList = Prisma.raw(usageCountColumns.join(', '));
 const addedUp = (table: string) =>
   Prisma.raw(usageCountColumns.map((column) => `${column} = ${table}.${column} + EXCLUDED.${column}`).join(', '));

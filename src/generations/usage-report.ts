@@ -4,7 +4,7 @@
 import type { PrismaClient } from '../db/prisma.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { type PricingUnit, pricingUnitNames, type PricingUnits } from '../catalog/pricing-units.ts';
-import { usageCountColumns } from './usage-aggregates.ts';
+import { outcomeColumns, usageCountColumns } from './usage-aggregates.ts';
 
 export const usageGroupings = ['day', 'model', 'type', 'key'] as const;
 export type UsageGrouping = (typeof usageGroupings)[number];
@@ -46,7 +46,6 @@ export interface UsageReport {
 // The SQL of each grouping over the union of day and hour rows (our own identifiers, never the caller's text).
 const groupColumns: Record<UsageGrouping, string> = { day: 'day', model: 'model', type: 'type', key: 'api_key_id' };
 const counts = Prisma.raw(usageCountColumns.join(', '));
-const outcomeColumns = ['completed', 'failed', 'cancelled', 'cost', 'refunded'];
 // Units are answered as JSON numbers: read as float8 (exact below 2^53), hundreds of rows need no BigInt for them.
 const summedCounts = Prisma.raw(
   [
