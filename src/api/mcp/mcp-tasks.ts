@@ -16,6 +16,7 @@ import {
 import { cancelledError } from '../../../workflows/contracts/generation.types.ts';
 import { hasEnded } from '../../domain/values.ts';
 import { knownApiError } from '../middleware/errors.ts';
+import { shutdownSignal } from '../shutdown-gate.ts';
 import { maxWaitSeconds, type ToolDefinition } from './tools.ts';
 import {
   answerResult,
@@ -149,9 +150,14 @@ export function serveTasks(server: Server, call: ToolCallContext): void {
     answering(async () => {
       requireKey(call);
       await holdWaitSlot(call);
+      const shutdown = shutdownSignal(call.res);
       let answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req);
-      while (!hasEnded((answer.body as Generation).status) && !extra.signal.aborted)
+      while (!hasEnded((answer.body as Generation).status)) {
+        // The task runs on; a client that asks again (this process or another) gets its result.
+        if (extra.signal.aborted || shutdown?.aborted)
+          throw new TaskRequestError(ErrorCode.InternalError, 'The server is shutting down: ask for the result again.');
         answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req);
+      }
       const generation = answer.body as Generation;
       const result = await answerResult(call, generation);
       return {

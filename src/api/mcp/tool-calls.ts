@@ -31,7 +31,7 @@ export interface ToolCallContext {
 export const bearerOf = (req: Request) => /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
 
 /** The MCP request as the endpoint sees it, with headers of the call's own (an x402 payment, a task's token). */
-export function requestWith(req: Request, headers: Record<string, string>): Request {
+function requestWith(req: Request, headers: Record<string, string>): Request {
   if (Object.keys(headers).length === 0) return req;
   return Object.create(req, { headers: { value: { ...req.headers, ...headers } } }) as Request;
 }
