@@ -33,3 +33,17 @@ export async function withDeadline<T>(
     limit.clear();
   }
 }
+
+/**
+ * `step`'s answer, or null when it fails or has not answered within `ms`: for a lookup that may be skipped (a size,
+ * a thumbnail, a confirmation count) through a client that takes no signal. The step itself is not stopped.
+ */
+export async function answerWithin<T>(ms: number, step: () => Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([step().catch(() => null), timeUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -52,7 +52,7 @@ function mcpServerFor(
     const tool = toolsByName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool ${request.params.name}.`);
     if (request.params.task) {
-      if (!tool.runsAsTask) throw new McpError(ErrorCode.InvalidParams, `${tool.name} does not run as a task.`);
+      if (!tool.runsAsTask) throw new McpError(ErrorCode.MethodNotFound, `${tool.name} does not run as a task.`);
       return createTask(call, tool, request.params.arguments ?? {});
     }
     return callTool(call, tool, request.params.arguments ?? {}, extra);

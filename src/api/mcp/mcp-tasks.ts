@@ -86,16 +86,17 @@ class TaskRequestError extends Error {
 
 /**
  * A refusal as a JSON-RPC error (a task request has no tool result to carry it): the caller's mistake as invalid
- * params (an unknown task, an ended one, a bad cursor), a missing or too narrow key as an invalid request, ours as
- * internal; the API's `{ error, message }` as its data.
+ * params (an unknown task, an ended one, a bad cursor), a missing or too narrow key as an invalid request, ours (and
+ * a rate limit) as internal; the API's `{ error, message }` as its data.
  */
 function asRequestError(error: unknown): TaskRequestError {
   const known = knownApiError(error);
   if (!known) return new TaskRequestError(ErrorCode.InternalError, 'An internal error occurred.');
+  // -32602 says the task is unknown or ended, so a client may forget it: never for a refusal that passes (429, 5xx).
   const code =
     known.status === 401 || known.status === 403 || known.status === 402
       ? ErrorCode.InvalidRequest
-      : known.status >= 500
+      : known.status >= 500 || known.status === 429
         ? ErrorCode.InternalError
         : ErrorCode.InvalidParams;
   return new TaskRequestError(code, known.message, known.toBody());
@@ -151,12 +152,13 @@ export function serveTasks(server: Server, call: ToolCallContext): void {
       requireKey(call);
       await holdWaitSlot(call);
       const shutdown = shutdownSignal(call.res);
-      let answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req);
+      const reported = { percent: -1 };
+      let answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req, reported);
       while (!hasEnded((answer.body as Generation).status)) {
         // The task runs on; a client that asks again (this process or another) gets its result.
         if (extra.signal.aborted || shutdown?.aborted)
           throw new TaskRequestError(ErrorCode.InternalError, 'The server is shutting down: ask for the result again.');
-        answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req);
+        answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req, reported);
       }
       const generation = answer.body as Generation;
       const result = await answerResult(call, generation);
@@ -178,7 +180,8 @@ export function serveTasks(server: Server, call: ToolCallContext): void {
         );
       }
       const answer = await run(call, 'cancelGeneration', { params: { id: params.taskId } });
-      return taskOf(call, answer.body as Generation);
+      // Accepted (200, or 202 while the workflow winds down): MCP has the task cancelled before the answer.
+      return { ...taskOf(call, answer.body as Generation), status: 'cancelled' as const };
     }),
   );
   server.setRequestHandler(ListTasksRequestSchema, ({ params }) =>

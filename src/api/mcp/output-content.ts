@@ -5,12 +5,21 @@ import { basename } from 'node:path';
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { lookup } from 'mime-types';
 import sharp from 'sharp';
+import { answerWithin } from '../../net/deadline.ts';
 import type { Storage } from '../../storage/storage.ts';
 
 /** The inline thumbnail's ceiling (bytes of the encoded image, before base64). */
 export const maxThumbnailBytes = 64 * 1024;
 /** Larger images are linked only: decoding one to make a thumbnail would cost the request too much. */
-const maxThumbnailSourceBytes = 32 * 1024 * 1024;
+const maxThumbnailSourceBytes = 8 * 1024 * 1024;
+/** A store that does not answer this soon leaves a link without its size or thumbnail, never a failed call. */
+const storeLookupMs = 2_000;
+/**
+ * Thumbnails made, by output key (outputs never change): a client polling a finished task is answered without
+ * reading and decoding its image again. At most this many (≈ 85 KB each as base64).
+ */
+const cachedThumbnails = 32;
+const thumbnails = new Map<string, ContentBlock>();
 /** Longest side, then a smaller try when the first is still too large. */
 const thumbnailSizes = [
   { side: 256, quality: 70 },
@@ -24,9 +33,9 @@ interface StoredOutput {
   size?: number;
 }
 
-async function thumbnail(storage: Storage, output: StoredOutput): Promise<ContentBlock | null> {
-  if (!output.key || (output.size ?? Infinity) > maxThumbnailSourceBytes) return null;
-  const source = await storage.read(output.key);
+async function makeThumbnail(storage: Storage, key: string): Promise<ContentBlock | null> {
+  const source = await answerWithin(storeLookupMs, () => storage.read(key));
+  if (!source) return null;
   for (const { side, quality } of thumbnailSizes) {
     const jpeg = await sharp(source)
       .resize(side, side, { fit: 'inside', withoutEnlargement: true })
@@ -38,9 +47,23 @@ async function thumbnail(storage: Storage, output: StoredOutput): Promise<Conten
   return null;
 }
 
+async function thumbnail(storage: Storage, output: StoredOutput): Promise<ContentBlock | null> {
+  const { key, size } = output;
+  if (!key || size === undefined || size > maxThumbnailSourceBytes) return null;
+  const cached = thumbnails.get(key);
+  if (cached) return cached;
+  // A thumbnail is a courtesy: an image sharp cannot read, or a store slow now, leaves the links alone (tried again
+  // next time: only thumbnails made are kept).
+  const made = await makeThumbnail(storage, key).catch(() => null);
+  if (!made) return null;
+  if (thumbnails.size >= cachedThumbnails) thumbnails.delete(thumbnails.keys().next().value!);
+  thumbnails.set(key, made);
+  return made;
+}
+
 async function stored(storage: Storage, url: string): Promise<StoredOutput> {
   const key = storage.keyOf(url);
-  const head = key ? await storage.head(key) : null;
+  const head = key ? await answerWithin(storeLookupMs, () => storage.head(key)) : null;
   // A local file has no stored type: /files sends it by its name's extension (express.static's mime-types), as here.
   const contentType = head?.contentType ?? (lookup(url.split(/[?#]/)[0]!) || undefined);
   return { url, key, contentType, size: head?.contentLength };
@@ -59,7 +82,6 @@ export async function outputContent(storage: Storage, body: unknown): Promise<Co
     ...(output.size !== undefined ? { size: output.size } : {}),
   }));
   const image = outputs.find((output) => output.contentType?.startsWith('image/'));
-  // A thumbnail is a courtesy: an image sharp cannot read (or a store that fails now) leaves the links alone.
-  const preview = image ? await thumbnail(storage, image).catch(() => null) : null;
+  const preview = image ? await thumbnail(storage, image) : null;
   return preview ? [...links, preview] : links;
 }

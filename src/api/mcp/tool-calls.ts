@@ -85,14 +85,25 @@ async function pauseUntil(until: number, stop: AbortSignal): Promise<void> {
   if (ms > 0) await sleep(ms, undefined, { signal: stop }).catch(() => undefined);
 }
 
+/** The highest percent reported to the client so far: kept across waits that follow one task in turn. */
+export interface ReportedProgress {
+  percent: number;
+}
+
 /** Reads the task until it ends or the wait is up, telling the client how far it is when it asked (progressToken). */
-export async function follow(call: ToolCallContext, id: string, waitSeconds: number, extra: Extra, req: Request) {
+export async function follow(
+  call: ToolCallContext,
+  id: string,
+  waitSeconds: number,
+  extra: Extra,
+  req: Request,
+  reported: ReportedProgress = { percent: -1 },
+) {
   const deadline = Date.now() + waitSeconds * 1000;
   const progressToken = extra._meta?.progressToken;
   const shutdown = shutdownSignal(call.res);
   // The client cancelling or the server shutting down ends the wait with the task as it is.
   const stop = shutdown ? AbortSignal.any([extra.signal, shutdown]) : extra.signal;
-  let reported = -1;
   for (;;) {
     const lookStarted = Date.now();
     const left = Math.max(1, Math.min(followStepSeconds, Math.ceil((deadline - Date.now()) / 1000)));
@@ -101,8 +112,8 @@ export async function follow(call: ToolCallContext, id: string, waitSeconds: num
     if (hasEnded(task.status) || Date.now() >= deadline || stop.aborted) return answer;
     // MCP asks that progress only ever increases: a percent is reported once it moves.
     const percent = task.progress?.percent ?? 0;
-    if (progressToken !== undefined && percent > reported) {
-      reported = percent;
+    if (progressToken !== undefined && percent > reported.percent) {
+      reported.percent = percent;
       const message = [task.status, task.progress?.stage].filter(Boolean).join(': ');
       await extra.sendNotification({
         method: 'notifications/progress',

@@ -6,6 +6,7 @@ import { chainSettings } from '../../chain/settings.ts';
 import type { ChainsConfig } from '../../config/config.ts';
 import type { Chain } from '../../domain/values.ts';
 import type { Deposit } from '../../generated/prisma/client.ts';
+import { answerWithin } from '../../net/deadline.ts';
 
 export interface DepositConfirmations {
   /** Blocks from the deposit's own to the head, inclusive, up to `required`; null when not known (or rejected). */
@@ -19,16 +20,7 @@ const headReadMs = 2_000;
 
 async function headOrNull(config: ChainsConfig, chain: string): Promise<bigint | null> {
   const settings = chainSettings(config, chain as Chain);
-  if (!settings) return null;
-  let timer: NodeJS.Timeout | undefined;
-  const timeUp = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), headReadMs)));
-  try {
-    return await Promise.race([headBlock(settings), timeUp]);
-  } catch {
-    return null;
-  } finally {
-    clearTimeout(timer);
-  }
+  return settings ? answerWithin(headReadMs, () => headBlock(settings)) : null;
 }
 
 /** Each deposit's confirmations, by deposit id. */
