@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // vitest.cluster.config.ts runs these (after this run, in `npm test`; alone: `npm run test:cluster`).
-    exclude: ['test/cluster/**', 'node_modules/**'],
+    exclude: ['test/cluster/**', '**/node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     setupFiles: ['test/setup-file.ts'],
     // Child processes: Temporal's native bridge and workers are happiest outside worker threads.
