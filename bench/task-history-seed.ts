@@ -110,7 +110,7 @@ async function insertTaskChunk(
 }
 
 /**
- * What the seeded tasks' settlements left in key_spend, usage_hourly and usage_daily: each keyed task's charge on its day, for
+ * What the seeded tasks' settlements left in key_spend, usage_hourly, usage_daily and usage_daily_totals: each keyed task's charge on its day, for
  * its key and the key that made it; each ended task in the row of its account, hour ended, key, model and type.
  */
 async function insertAggregates(prisma: PrismaClient, accountId: string) {
@@ -146,6 +146,10 @@ async function insertAggregates(prisma: PrismaClient, accountId: string) {
     INSERT INTO usage_daily (account_id, day, api_key_id, model, type, ${Prisma.raw(usageCountColumns.join(', '))})
     SELECT account_id, (hour AT TIME ZONE 'UTC')::date, api_key_id, model, type, ${summed}
     FROM usage_hourly WHERE account_id = ${accountId} GROUP BY 1, 2, 3, 4, 5`;
+  await prisma.$executeRaw`
+    INSERT INTO usage_daily_totals (account_id, day, model, type, ${Prisma.raw(usageCountColumns.join(', '))})
+    SELECT account_id, day, model, type, ${summed}
+    FROM usage_daily WHERE account_id = ${accountId} GROUP BY 1, 2, 3, 4`;
 }
 
 /**
@@ -189,7 +193,7 @@ export async function seedTaskHistory(
   progress(`indexes built, key spend and hourly usage summed (${seconds()})`);
   // As a table that has lived with its rows: statistics, and the visibility map and hint bits the first reads (and
   // an autovacuum during the measurement) would otherwise write.
-  await prisma.$executeRaw`VACUUM (ANALYZE) tasks, key_spend, usage_hourly, usage_daily`;
+  await prisma.$executeRaw`VACUUM (ANALYZE) tasks, key_spend, usage_hourly, usage_daily, usage_daily_totals`;
   await prisma.$executeRaw`CHECKPOINT`;
   progress(`vacuumed and checkpointed (${seconds()})`);
   return { ...keys, taskId: (n) => seededTaskId(total, n) };

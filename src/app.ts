@@ -6,6 +6,8 @@ import type { Config } from './config/config.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
 import { createAuthenticator } from './api/auth.ts';
+import { oauthRouter } from './api/oauth/oauth-router.ts';
+import { oauthSite } from './api/oauth/oauth-site.ts';
 import { consoleRouter } from './api/console.ts';
 import { docsRouter } from './api/docs.ts';
 import { type ApiContext, type Endpoint, mountEndpoints } from './api/endpoint.ts';
@@ -86,6 +88,7 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
 
 /** What the REST endpoints and the MCP tools that run them share: one context per app. */
 function apiContext(deps: AppDeps): ApiContext {
+  const oauth = oauthSite(deps.prisma, deps.config.server);
   const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) =>
     deps.logger.warn({ err: error }, 'could not record key use'),
   );
@@ -94,7 +97,8 @@ function apiContext(deps: AppDeps): ApiContext {
     config: deps.config,
     catalog: deps.catalog,
     temporal: deps.temporal,
-    authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000),
+    authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000, oauth),
+    oauth,
     facilitator: deps.facilitator,
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
@@ -159,6 +163,7 @@ export function createApp(deps: AppDeps): Express {
   const endpoints = deps.endpoints ?? apiEndpoints;
   const ctx = apiContext(deps);
   app.use(apiBasePath, apiRouter(deps, endpoints, ctx));
+  app.use(oauthRouter(ctx));
   app.use(mcpRouter(endpoints, ctx, deps.config.server.jsonBodyLimit));
   app.use(
     '/callbacks',

@@ -1,7 +1,7 @@
 // API keys: prefix + 32 random bytes (base62). Only the SHA-256 is stored; the key is shown once.
 import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma.ts';
-import type { AccountKind, Prisma } from '../generated/prisma/client.ts';
+import type { Account, AccountKind, Prisma } from '../generated/prisma/client.ts';
 import { newId, randomBase62 } from '../domain/ids.ts';
 import { type KeyPolicy, type KeyScope, keyScopes, policyOf, storedPolicyOf } from './key-policy.ts';
 
@@ -39,6 +39,8 @@ export async function issueApiKey(
     scopes?: readonly KeyScope[];
     policy?: KeyPolicy | null;
     parentId?: string;
+    /** The OAuth client a consent screen granted it to. */
+    oauthClientId?: string;
   },
 ): Promise<IssuedKey> {
   const key = `${input.kind === 'agent' ? 'rf_' : 'sk_'}${randomBase62(32)}`;
@@ -59,6 +61,7 @@ export async function issueApiKey(
       ...(policy && { policy }),
       parentId: input.parentId ?? null,
       ancestorIds: parent ? [input.parentId!, ...parent.ancestorIds] : [],
+      oauthClientId: input.oauthClientId ?? null,
     },
   });
   return { id: row.id, key, keyPrefix: row.keyPrefix, name: row.name, expiresAt: row.expiresAt, row };
@@ -113,6 +116,16 @@ export async function authenticateApiKey(db: Db, key: string | undefined, now = 
   const row = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(key) }, include: { account: true } });
   // A hash collision across kinds is not a concern; a key whose prefix disagrees with its account is forged.
   if (!row || row.account.kind !== prefixKinds[shape[1] as KeyPrefix]) return { ok: false, failure: 'unknown' };
+  return standingKey(row, now);
+}
+
+/** The key an OAuth access token names (its grant): the same checks as a key presented itself. */
+export async function authenticateKeyById(db: Db, keyId: string, now = new Date()): Promise<AuthResult> {
+  const row = await db.apiKey.findUnique({ where: { id: keyId }, include: { account: true } });
+  return row ? standingKey(row, now) : { ok: false, failure: 'unknown' };
+}
+
+function standingKey(row: ApiKeyRow & { account: Account }, now: Date): AuthResult {
   if (row.revokedAt) return { ok: false, failure: 'revoked' };
   if (row.expiresAt && row.expiresAt <= now) return { ok: false, failure: 'expired' };
   const { account } = row;

@@ -60,7 +60,7 @@ function checkWithin(wanted: KeyLimits, holder: KeyLimits, maxRatePerMinute: num
 export async function createKey(
   prisma: PrismaClient,
   holder: KeyHolder,
-  request: KeyChanges & { name: string },
+  request: KeyChanges & { name: string; oauthClientId?: string },
   maxRatePerMinute: number | null,
 ) {
   const wanted: KeyLimits = {
@@ -77,6 +77,7 @@ export async function createKey(
     scopes: wanted.scopes as KeyScope[],
     policy: wanted.policy,
     parentId: holder.key.id,
+    ...(request.oauthClientId !== undefined && { oauthClientId: request.oauthClientId }),
   });
 }
 

@@ -1,14 +1,18 @@
 // Bearer API keys: 401 for a missing, malformed, unknown, expired or revoked key; 403 for a key of the wrong kind.
 import type { Request, Response } from 'express';
-import type { AuthFailure, AuthResult, Principal } from '../accounts/api-keys.ts';
+import { type AuthFailure, authenticateKeyById, type AuthResult, type Principal } from '../accounts/api-keys.ts';
 import { createApiKeyAuthentication } from '../accounts/api-key-cache.ts';
+import { looksLikeAccessToken, verifyAccessToken } from '../accounts/oauth/access-tokens.ts';
+import type { OAuthSite } from './oauth/oauth-site.ts';
 import { authenticateTaskToken, isTaskToken } from '../payments/methods/registered.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { ApiError } from './errors.ts';
 
 export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_keyless_payment' | 'any_or_task_token';
 
-const failureMessages: Record<AuthFailure | 'task_token', string> = {
+type Failure = AuthFailure | 'task_token' | 'access_token' | 'access_token_elsewhere';
+
+const failureMessages: Record<Failure, string> = {
   missing: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
   malformed: 'Malformed API key: expected `Authorization: Bearer` with an rf_, sk_ or vega_ key.',
   task_token:
@@ -16,6 +20,8 @@ const failureMessages: Record<AuthFailure | 'task_token', string> = {
   unknown: 'Invalid API key.',
   expired: 'This API key has expired.',
   revoked: 'This API key has been revoked.',
+  access_token: 'The OAuth access token is invalid or has expired: refresh it, or authorize again.',
+  access_token_elsewhere: 'An OAuth access token is for the MCP endpoint (/mcp) only; the REST API takes API keys.',
 };
 
 const wrongKind = {
@@ -31,14 +37,34 @@ function bearerToken(req: Request): string | undefined | null {
   return match ? match[1]! : null;
 }
 
-/** An API key, or where the endpoint takes one, an x402 task's token. */
+/** On /mcp, an OAuth access token for it: its grant's key, checked as a key presented itself. */
+export async function authenticateAccessToken(
+  prisma: PrismaClient,
+  oauth: OAuthSite,
+  token: string,
+): Promise<AuthResult | { ok: false; failure: 'access_token' }> {
+  const claims = await verifyAccessToken(await oauth.tokenSite(), token, oauth.resource);
+  if (!claims) return { ok: false, failure: 'access_token' };
+  const result = await authenticateKeyById(prisma, claims.keyId);
+  return result.ok ? result : { ok: false, failure: 'access_token' };
+}
+
+const onMcp = (req: Request) => req.originalUrl === '/mcp' || req.originalUrl.startsWith('/mcp?');
+
+/** An API key; where the endpoint takes one, an x402 task's token; on /mcp, an OAuth access token. */
 async function authenticateBearer(
   prisma: PrismaClient,
   authenticateApiKey: ReturnType<typeof createApiKeyAuthentication>,
-  token: string | undefined | null,
+  req: Request,
   requirement: AuthRequirement,
-): Promise<AuthResult | { ok: false; failure: 'task_token' }> {
+  oauth: OAuthSite | undefined,
+): Promise<AuthResult | { ok: false; failure: Failure }> {
+  const token = bearerToken(req);
   if (token === null) return { ok: false, failure: 'malformed' };
+  if (token !== undefined && oauth && looksLikeAccessToken(token))
+    return onMcp(req)
+      ? authenticateAccessToken(prisma, oauth, token)
+      : { ok: false, failure: 'access_token_elsewhere' };
   if (token === undefined || !isTaskToken(token)) return authenticateApiKey(token);
   if (requirement !== 'any_or_task_token') return { ok: false, failure: 'task_token' };
   return authenticateTaskToken(prisma, token);
@@ -48,15 +74,19 @@ export interface Authenticator {
   (req: Request, res: Response, requirement: Exclude<AuthRequirement, 'none'>): Promise<Principal>;
 }
 
-/** `keyCacheMs`: how long an accepted API key is trusted without a database read (a revocation's delay). */
+/**
+ * `keyCacheMs`: how long an accepted API key is trusted without a database read (a revocation's delay). `oauth`:
+ * where access tokens are accepted (none: API keys and task tokens only).
+ */
 export function createAuthenticator(
   prisma: PrismaClient,
   recordKeyUse: (keyId: string) => void,
   keyCacheMs = 0,
+  oauth?: OAuthSite,
 ): Authenticator {
   const authenticateApiKey = createApiKeyAuthentication(prisma, keyCacheMs);
   return async (req, res, requirement) => {
-    const result = await authenticateBearer(prisma, authenticateApiKey, bearerToken(req), requirement);
+    const result = await authenticateBearer(prisma, authenticateApiKey, req, requirement, oauth);
     if (!result.ok) {
       res.set('WWW-Authenticate', 'Bearer realm="api"');
       throw new ApiError('unauthorized', failureMessages[result.failure]);

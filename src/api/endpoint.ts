@@ -14,6 +14,7 @@ import type { StreamedEvent } from '../orchestration/generations/events.ts';
 import type { TaskEventFeed } from '../generations/events/event-feed.ts';
 import { writeEventStream } from './events/sse.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
+import type { OAuthSite } from './oauth/oauth-site.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
 import type { PaymentServices } from '../payments/methods/registered.ts';
 import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
@@ -42,6 +43,8 @@ export interface ApiContext {
   taskEvents: TaskEventFeed;
   /** The slots of requests held open (event streams, waits), by account, address and process. */
   longLived: LongLivedSlots;
+  /** OAuth on /mcp: the issuer, the resource and the token secret. */
+  oauth: OAuthSite;
 }
 
 export interface HandlerInput<B, Q, P, H = unknown> {

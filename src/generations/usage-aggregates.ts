@@ -1,5 +1,5 @@
-// The usage report's aggregates (usage_daily, usage_hourly): the transaction that ends a task adds it to its day's and
-// its hour's rows, stamped with the transaction's own time, the time its ledger entry gets, so a period's cost equals
+// The usage report's aggregates (usage_daily, its keyless usage_daily_totals, usage_hourly): the transaction that ends a
+// task adds it to its day's and its hour's rows, stamped with the transaction's own time, the time its ledger entry gets, so a period's cost equals
 // the ledger's charges for it.
 import { Prisma } from '../generated/prisma/client.ts';
 import { pricingUnitNames, type PricingUnits } from '../catalog/pricing-units.ts';
@@ -28,7 +28,8 @@ const addedUp = (table: string) =>
   Prisma.raw(usageCountColumns.map((column) => `${column} = ${table}.${column} + EXCLUDED.${column}`).join(', '));
 
 /**
- * Within the ending transaction: adds the task to its account, key, model and type's rows of its UTC day and hour.
+ * Within the ending transaction: adds the task to its account, key, model and type's rows of its UTC day and hour
+ * (and to its account's day without the key).
  * `at`: when it ended, for tasks recorded later (the benchmark's seed, tests); by default the transaction's time.
  */
 export async function recordTaskUsage(tx: Prisma.TransactionClient, usage: EndedTaskUsage, at?: Date): Promise<void> {
@@ -51,6 +52,11 @@ export async function recordTaskUsage(tx: Prisma.TransactionClient, usage: Ended
       INSERT INTO usage_hourly AS u (account_id, hour, api_key_id, model, type, ${columnList})
       SELECT ${usage.accountId}, date_trunc('hour', at, 'UTC'), ${key}, ${values} FROM ended
       ON CONFLICT (account_id, hour, api_key_id, model, type) DO UPDATE SET ${addedUp('u')}
+    ),
+    totals AS (
+      INSERT INTO usage_daily_totals AS t (account_id, day, model, type, ${columnList})
+      SELECT ${usage.accountId}, (at AT TIME ZONE 'UTC')::date, ${usage.model}, ${usage.type}, ${values} FROM ended
+      ON CONFLICT (account_id, day, model, type) DO UPDATE SET ${addedUp('t')}
     )
     INSERT INTO usage_daily AS d (account_id, day, api_key_id, model, type, ${columnList})
     SELECT ${usage.accountId}, (at AT TIME ZONE 'UTC')::date, ${key}, ${values} FROM ended

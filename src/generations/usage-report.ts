@@ -1,5 +1,6 @@
 // An account's usage over a period (GET /usage, MCP get_usage), summed from the aggregates the settling transactions
-// keep (usage-aggregates.ts): whole UTC days from usage_daily, the hours at the period's edges from usage_hourly.
+// keep (usage-aggregates.ts): whole UTC days from usage_daily (or usage_daily_totals when the key is not asked about),
+// the hours at the period's edges from usage_hourly.
 // Index ranges of the account's days and hours, never a scan of its tasks.
 import type { PrismaClient } from '../db/prisma.ts';
 import { Prisma } from '../generated/prisma/client.ts';
@@ -91,9 +92,13 @@ export async function usageReport(prisma: PrismaClient, query: UsageQuery): Prom
   const { days, hours } = splitPeriod(query);
   const ofKey = query.onlyKeyId ? Prisma.sql`AND api_key_id = ${query.onlyKeyId}` : Prisma.empty;
   // One branch per range, so each is one index range scan of (account_id, day or hour).
+  // Without the key in the report, the whole days come from the keyless table: one row per day, model and type.
+  const byKey = query.onlyKeyId !== undefined || groups.includes('key');
+  const dailyTable = Prisma.raw(byKey ? 'usage_daily' : `usage_daily_totals`);
+  const dailyKey = Prisma.raw(byKey ? 'api_key_id' : `'' AS api_key_id`);
   const daily = days
     ? [
-        Prisma.sql`SELECT day, api_key_id, model, type, ${counts} FROM usage_daily
+        Prisma.sql`SELECT day, ${dailyKey}, model, type, ${counts} FROM ${dailyTable}
           WHERE account_id = ${query.accountId} AND day >= ${days.from}::date AND day < ${days.to}::date ${ofKey}`,
       ]
     : [];

@@ -36,6 +36,8 @@ const extensionEndpoints = [
   ['get', '/keys/{id}', '200'],
   ['patch', '/keys/{id}', '200'],
   ['delete', '/keys/{id}', '200'],
+  ['get', '/oauth/consent', '200'],
+  ['post', '/oauth/consent', '200'],
   ['get', '/usage', '200'],
   ['get', '/webhooks', '200'],
   ['put', '/webhooks', '200'],

@@ -57,6 +57,7 @@ const validBodies: Record<string, Record<string, unknown>[]> = {
   setAccountWebhook: [{ webhook_url: 'https://hooks.example/a', events: ['generation.completed'] }],
   createKey: [{ name: 'ci' }],
   updateKey: [{ name: 'ci' }],
+  answerOAuthConsent: [{ request: 'eyJ.eyJ.sig', approve: true }],
   createGeneration: [
     { model: 'openai/gpt-4o-mini', input: { prompt: 'hello', messages: [{ role: 'user', content: 'hi' }] } },
     { type: 'text-to-text', model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },

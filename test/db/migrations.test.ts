@@ -275,6 +275,31 @@ it('adds the tasks that ended before usage was recorded to its hourly and daily 
   });
 });
 
+it("sums each account's days across its keys into usage_daily_totals", async () => {
+  await beforeMigration('_usage_daily_totals', async (client, migrate) => {
+    await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('dev_1', 'developer', 'd', now())`);
+    const rows = [
+      ['', 'fal/flux-dev', 2, 3000, 4],
+      ['key_1', 'fal/flux-dev', 1, 1500, 2],
+      ['key_2', 'openai/sora-2', 1, 9000, 0],
+    ] as const;
+    for (const [key, model, completed, cost, images] of rows)
+      await client.query(
+        `INSERT INTO usage_daily (account_id, day, api_key_id, model, type, completed, cost, images)
+         VALUES ('dev_1', '2026-11-01', $1, $2, 'text-to-image', $3, $4, $5)`,
+        [key, model, completed, cost, images],
+      );
+    await migrate();
+    const totals = await client.query(
+      `SELECT day::text, model, completed::int, cost::int, images::int FROM usage_daily_totals ORDER BY model`,
+    );
+    expect(totals.rows).toEqual([
+      { day: '2026-11-01', model: 'fal/flux-dev', completed: 3, cost: 4500, images: 6 },
+      { day: '2026-11-01', model: 'openai/sora-2', completed: 1, cost: 9000, images: 0 },
+    ]);
+  });
+});
+
 it('gives every key made before ancestor_ids existed its makers, nearest first', async () => {
   await beforeMigration('_key_ancestors', async (client, migrate) => {
     await client.query(`INSERT INTO accounts (id, kind, name, updated_at) VALUES ('dev_1', 'developer', 'd', now())`);

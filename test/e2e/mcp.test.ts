@@ -230,8 +230,10 @@ describe('the MCP server', () => {
     expect(missing.structuredContent).toMatchObject({ error: 'not_found' });
     const wrongKind = await call(client, 'deposit', { chain: 'base', tx_hash: `0x${'1'.repeat(64)}` });
     expect(wrongKind.structuredContent).toMatchObject({ error: 'forbidden' });
-    const unauthenticated = await call(await connect(), 'get_balance');
-    expect(unauthenticated.structuredContent).toMatchObject({ error: 'unauthorized' });
+    // No credential at all is HTTP 401, so a host starts OAuth (test/e2e/mcp-oauth.test.ts); a bad key is a tool error.
+    await expect(call(await connect(), 'get_balance')).rejects.toMatchObject({ code: 401 });
+    const unknownKey = await call(await connect(`sk_${'x'.repeat(32)}`), 'get_balance');
+    expect(unknownKey.structuredContent).toMatchObject({ error: 'unauthorized' });
   });
 
   it('tells an agent short of money what it costs, what it lacks and where to deposit', async () => {

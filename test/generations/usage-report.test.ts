@@ -1,4 +1,4 @@
-// The usage report over PostgreSQL: whole days read from usage_daily and the edge hours from usage_hourly add up to
+// The usage report over PostgreSQL: whole days read from usage_daily (or its keyless totals) and the edge hours from usage_hourly add up to
 // exactly the tasks that ended within the period, however it is cut; a policy key's view is its own tasks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordTaskUsage } from '../../src/generations/usage-aggregates.ts';
@@ -65,6 +65,19 @@ describe('usageReport', () => {
     expect(report.totals.units).toEqual(expected.length ? { characters: 10 * expected.length } : {});
     const sora = expected.filter((task) => task.model === 'openai/sora-2').length;
     expect(report.rows.find((row) => row.model === 'openai/sora-2')?.completed ?? 0n).toBe(BigInt(sora));
+  });
+
+  it('answers the same by model from the keyless daily table as from the rows by key', async () => {
+    const period = { accountId, from: new Date('2026-11-01T10:00:00Z'), to: new Date('2026-11-08T05:00:00Z') };
+    const byModel = await usageReport(database.prisma, { ...period, groupBy: ['day', 'model'] });
+    const byKey = await usageReport(database.prisma, { ...period, groupBy: ['day', 'model', 'key'] });
+    const summed = new Map<string, bigint>();
+    for (const row of byKey.rows) {
+      const cell = `${row.day} ${row.model}`;
+      summed.set(cell, (summed.get(cell) ?? 0n) + row.costMicros);
+    }
+    expect(byModel.rows.map((row) => [`${row.day} ${row.model}`, row.costMicros])).toEqual([...summed]);
+    expect(byModel.totals).toEqual(byKey.totals);
   });
 
   it('groups by day as the UTC day each task ended, and a key sees only its own tasks', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { createApp, type AppDeps } from '../../src/app.ts';
+import type { Config } from '../../src/config/config.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import { createProviders } from '../../src/providers/registry.ts';
@@ -15,6 +16,8 @@ import { testLogger } from './logger.ts';
 
 export interface TestApp {
   url: string;
+  /** The app's own configuration: what is known only once it listens (its URL) may be set on it. */
+  config: Config;
   close(): Promise<void>;
 }
 
@@ -55,7 +58,7 @@ export async function startTestApp({ config, port = 0, database, ...deps }: Test
   });
   const server = createServer(app);
   const { url } = await listenLocally(server, port);
-  return { url, close: () => closeServer(server) };
+  return { url, config: appConfig, close: () => closeServer(server) };
 }
 
 export interface AppWithDatabase {

@@ -118,6 +118,7 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
       },
     });
     gateway.config.server.publicBaseUrl = gateway.app.url;
+    gateway.app.config.server.publicBaseUrl = gateway.app.url;
   });
   afterAll(async () => {
     await gateway.app?.close();

@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
+import { mcpCredentials } from './mcp-credentials.ts';
 import { createTask, serveTasks, taskCapabilities } from './mcp-tasks.ts';
 import { toolOutputSchema } from './output-schemas.ts';
 import { ownHostsOnly } from './own-hosts.ts';
@@ -76,20 +77,25 @@ export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit:
   const listing = listingOf(byOperation);
   const router = Router();
   router.use('/mcp', ownHostsOnly(ctx.config.server.publicBaseUrl));
-  router.post('/mcp', express.json({ limit: jsonBodyLimit }), async (req, res) => {
-    const server = mcpServerFor(byOperation, listing, ctx, req, res);
-    // A tool's wait is silent between progress reports: a comment at the event streams' heartbeat keeps it open.
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      keepAliveMs: ctx.config.events.heartbeatMs,
-    });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
+  router.post(
+    '/mcp',
+    express.json({ limit: jsonBodyLimit }),
+    mcpCredentials(ctx, toolsByName, byOperation),
+    async (req, res) => {
+      const server = mcpServerFor(byOperation, listing, ctx, req, res);
+      // A tool's wait is silent between progress reports: a comment at the event streams' heartbeat keeps it open.
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        keepAliveMs: ctx.config.events.heartbeatMs,
+      });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    },
+  );
   router.all('/mcp', notAllowed);
   return router;
 }

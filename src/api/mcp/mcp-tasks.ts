@@ -18,9 +18,9 @@ import { hasEnded } from '../../domain/values.ts';
 import { knownApiError } from '../middleware/errors.ts';
 import { shutdownSignal } from '../shutdown-gate.ts';
 import { maxWaitSeconds, type ToolDefinition } from './tools.ts';
+import { bearerOf } from './mcp-credentials.ts';
 import {
   answerResult,
-  bearerOf,
   type Extra,
   follow,
   holdWaitSlot,

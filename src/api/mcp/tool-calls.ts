@@ -14,6 +14,7 @@ import { holdLongLived } from '../long-lived.ts';
 import { outputContent } from './output-content.ts';
 import { knownApiError } from '../middleware/errors.ts';
 import { shutdownSignal } from '../shutdown-gate.ts';
+import { bearerOf, callerKind } from './mcp-credentials.ts';
 import { operationFor, type ToolDefinition } from './tools.ts';
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -27,8 +28,6 @@ export interface ToolCallContext {
   req: Request;
   res: Response;
 }
-
-export const bearerOf = (req: Request) => /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
 
 /** The MCP request as the endpoint sees it, with headers of the call's own (an x402 payment, a task's token). */
 function requestWith(req: Request, headers: Record<string, string>): Request {
@@ -142,7 +141,7 @@ async function errorResult(call: ToolCallContext, error: unknown): Promise<CallT
   if (!known) call.req.log.error({ err: error }, 'unhandled error in an MCP tool');
   const apiError = known ?? new ApiError('internal_error', 'An internal error occurred.');
   const body: Record<string, unknown> = apiError.toBody();
-  if (apiError.code === 'insufficient_balance' && bearerOf(call.req)?.startsWith('rf_')) {
+  if (apiError.code === 'insufficient_balance' && callerKind(call.req, call.res) === 'agent') {
     const balance = await run(call, 'getAgentBalance', {}).catch(() => null);
     const { cost, balance_available: available } = body as { cost: number; balance_available: number };
     body.shortfall = Number((cost - available).toFixed(6));
@@ -171,7 +170,7 @@ export async function callTool(
     if (tool.follows && waitSeconds) await holdWaitSlot(call);
     const answer = await run(
       call,
-      operationFor(tool, bearerOf(call.req)),
+      operationFor(tool, callerKind(call.req, call.res)),
       tool.request(args),
       requestWith(call.req, mcpPaymentHeaders(extra._meta)),
     );

@@ -17,6 +17,7 @@ import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
 import { UsageQuerySchema } from '../schemas/usage.schemas.ts';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { RawRequest } from '../endpoint.ts';
+import type { AccountKind } from '../../generated/prisma/client.ts';
 
 /**
  * How long a tool may hold its answer for a task to end (progress is reported meanwhile): well below the idle and
@@ -64,11 +65,11 @@ export interface ToolDefinition {
 /** Reads the gateway's own data and changes nothing. */
 const reads = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 
-/** The endpoint a call runs, by the caller's key. */
-export const operationFor = (tool: ToolDefinition, bearer: string | undefined) =>
+/** The endpoint a call runs, by the caller's account kind (an agent's key or grant, or any other caller). */
+export const operationFor = (tool: ToolDefinition, caller: AccountKind | undefined) =>
   typeof tool.operationId === 'string'
     ? tool.operationId
-    : bearer?.startsWith('rf_')
+    : caller === 'agent'
       ? tool.operationId.agent
       : tool.operationId.other;
 

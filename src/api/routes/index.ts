@@ -5,6 +5,7 @@ import { eventEndpoints } from './events.routes.ts';
 import { generationEndpoints } from './generations.routes.ts';
 import { keyEndpoints } from './keys.routes.ts';
 import { modelEndpoints } from './models.routes.ts';
+import { oauthEndpoints } from './oauth.routes.ts';
 import { uploadEndpoints } from './uploads.routes.ts';
 import { usageEndpoints } from './usage.routes.ts';
 import { webhookEndpoints } from './webhooks.routes.ts';
@@ -18,6 +19,7 @@ export const apiEndpoints: Endpoint[] = [
   ...eventEndpoints,
   ...uploadEndpoints,
   ...keyEndpoints,
+  ...oauthEndpoints,
   ...usageEndpoints,
   ...webhookEndpoints,
 ];

@@ -46,6 +46,7 @@ function keyBody(row: ApiKeyRow) {
     scopes: principalKeyOf(row).scopes,
     policy: policy && policyBody(policy),
     parent_id: row.parentId,
+    oauth_client_id: row.oauthClientId,
   };
 }
 
@@ -71,7 +72,7 @@ const policyBody = (policy: KeyPolicy) => ({
 type KeyBody = z.infer<typeof UpdateKeyBodySchema>;
 
 /** The request's fields as the service takes them (absent: unchanged or inherited). */
-const changesOf = (body: KeyBody): KeyChanges => ({
+export const changesOf = (body: KeyBody): KeyChanges => ({
   ...(body.name !== undefined && { name: body.name }),
   ...(body.scopes !== undefined && { scopes: body.scopes }),
   ...(body.expires_at !== undefined && { expiresAt: body.expires_at === null ? null : new Date(body.expires_at) }),
@@ -91,10 +92,10 @@ const changesOf = (body: KeyBody): KeyChanges => ({
 });
 
 /** Every keys endpoint is called with an API key (a task token never reaches them): its holder. */
-const holderOf = (principal: Principal): KeyHolder => ({ account: principal.account, key: principal.apiKey! });
+export const holderOf = (principal: Principal): KeyHolder => ({ account: principal.account, key: principal.apiKey! });
 
 /** The account tier's generations a minute (none: unlimited), which a key's own limit may not exceed. */
-function tierRatePerMinute(config: Config, tier: string | null): number | null {
+export function tierRatePerMinute(config: Config, tier: string | null): number | null {
   const limit = config.rateLimits.admissions[(tier ?? 'free') as Tier] ?? 0;
   return limit === 0 ? null : Math.floor((limit * 60) / config.rateLimits.windowSeconds);
 }

@@ -80,6 +80,10 @@ export const KeySchema = z
     scopes: z.array(KeyScopeSchema),
     policy: PolicySchema.nullable(),
     parent_id: z.string().nullable().openapi({ description: 'The key that created it, if one did' }),
+    oauth_client_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The OAuth client (an MCP host) it was granted to on the consent screen, if any' }),
   })
   .openapi('Key');
 

@@ -1,0 +1,160 @@
+// An OAuth grant is a key: a sub-key of the key that consented, with the policy chosen on the consent screen. Its
+// authorization code and refresh tokens are stored as SHA-256 only; each is used once (a code or refresh token
+// presented twice revokes the grant, RFC 9700 §4.14), and revoking the key ends every token of the grant at once.
+import type { PrismaClient } from '../../db/prisma.ts';
+import { randomBase62 } from '../../domain/ids.ts';
+import type { KeyScope } from '../key-policy.ts';
+import { hashApiKey, revokeApiKey } from '../api-keys.ts';
+import { createKey, type KeyChanges, type KeyHolder } from '../managed-keys.ts';
+import type { AuthorizationRequest } from './authorization-requests.ts';
+
+const codeSeconds = 300;
+const refreshTokenDays = 30;
+
+/** What a token request may not have: `invalid_grant`, or `invalid_target` for another resource. */
+export class GrantRefusedError extends Error {
+  override name = 'GrantRefusedError';
+  constructor(
+    readonly reason: 'invalid_grant' | 'invalid_target',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What a redeemed code or refresh token stands for. */
+export interface Grant {
+  keyId: string;
+  clientId: string;
+  scopes: KeyScope[];
+  resource: string;
+}
+
+/** The person's consent: a grant key for the client, and the code that the client exchanges for its tokens. */
+export async function grantAuthorization(
+  prisma: PrismaClient,
+  holder: KeyHolder,
+  request: AuthorizationRequest & { scopes: KeyScope[] },
+  consent: KeyChanges & { name: string },
+  maxRatePerMinute: number | null,
+): Promise<{ code: string; keyId: string }> {
+  const key = await createKey(
+    prisma,
+    holder,
+    { ...consent, scopes: request.scopes, oauthClientId: request.clientId },
+    maxRatePerMinute,
+  );
+  const code = `oc_${randomBase62(32)}`;
+  await prisma.oAuthCode.create({
+    data: {
+      codeHash: hashApiKey(code),
+      clientId: request.clientId,
+      apiKeyId: key.id,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      resource: request.resource,
+      scopes: request.scopes,
+      expiresAt: new Date(Date.now() + codeSeconds * 1000),
+    },
+  });
+  return { code, keyId: key.id };
+}
+
+/** The PKCE challenge a code was issued with (checked by the SDK's token handler before the exchange). */
+export async function codeChallenge(prisma: PrismaClient, clientId: string, code: string): Promise<string> {
+  const row = await prisma.oAuthCode.findUnique({ where: { codeHash: hashApiKey(code) } });
+  if (!row || row.clientId !== clientId) throw new GrantRefusedError('invalid_grant', 'Unknown authorization code.');
+  return row.codeChallenge;
+}
+
+/** Whether the grant's key is still good: not revoked, not expired. */
+async function keyStands(prisma: PrismaClient, keyId: string, now: Date): Promise<Date | null | false> {
+  const key = await prisma.apiKey.findUnique({ where: { id: keyId }, select: { revokedAt: true, expiresAt: true } });
+  if (!key || key.revokedAt || (key.expiresAt && key.expiresAt <= now)) return false;
+  return key.expiresAt;
+}
+
+const scopesOf = (stored: string[]) => stored as KeyScope[];
+
+/** A code for its grant, once; a code used twice revokes what it granted. */
+export async function redeemCode(
+  prisma: PrismaClient,
+  input: { clientId: string; code: string; redirectUri?: string; resource?: string },
+  now = new Date(),
+): Promise<Grant> {
+  const codeHash = hashApiKey(input.code);
+  const row = await prisma.oAuthCode.findUnique({ where: { codeHash } });
+  if (!row || row.clientId !== input.clientId)
+    throw new GrantRefusedError('invalid_grant', 'Unknown authorization code.');
+  const claimed = await prisma.oAuthCode.updateMany({ where: { codeHash, usedAt: null }, data: { usedAt: now } });
+  if (claimed.count === 0) {
+    await revokeApiKey(prisma, row.apiKeyId);
+    throw new GrantRefusedError('invalid_grant', 'This authorization code was used already; its grant is revoked.');
+  }
+  if (row.expiresAt <= now) throw new GrantRefusedError('invalid_grant', 'This authorization code has expired.');
+  if (input.redirectUri !== undefined && input.redirectUri !== row.redirectUri)
+    throw new GrantRefusedError('invalid_grant', 'redirect_uri differs from the authorization request.');
+  if (input.resource !== undefined && input.resource !== row.resource)
+    throw new GrantRefusedError('invalid_target', `This code is for ${row.resource}.`);
+  if ((await keyStands(prisma, row.apiKeyId, now)) === false)
+    throw new GrantRefusedError('invalid_grant', 'This grant has been revoked or has expired.');
+  return { keyId: row.apiKeyId, clientId: row.clientId, scopes: scopesOf(row.scopes), resource: row.resource };
+}
+
+/** A new refresh token for the grant, living 30 days or until the grant's key expires. */
+export async function issueRefreshToken(
+  prisma: PrismaClient,
+  grant: Grant,
+  now = new Date(),
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = `ort_${randomBase62(32)}`;
+  const keyExpiry = await keyStands(prisma, grant.keyId, now);
+  const ordinary = new Date(now.getTime() + refreshTokenDays * 86_400_000);
+  const expiresAt = keyExpiry && keyExpiry < ordinary ? keyExpiry : ordinary;
+  await prisma.oAuthRefreshToken.create({
+    data: {
+      tokenHash: hashApiKey(token),
+      clientId: grant.clientId,
+      apiKeyId: grant.keyId,
+      resource: grant.resource,
+      scopes: grant.scopes,
+      expiresAt,
+    },
+  });
+  return { token, expiresAt };
+}
+
+/** A refresh token for its grant, once (the caller issues the next); one presented again revokes the grant. */
+export async function redeemRefreshToken(
+  prisma: PrismaClient,
+  input: { clientId: string; token: string; resource?: string; scopes?: string[] },
+  now = new Date(),
+): Promise<Grant> {
+  const tokenHash = hashApiKey(input.token);
+  const row = await prisma.oAuthRefreshToken.findUnique({ where: { tokenHash } });
+  if (!row || row.clientId !== input.clientId) throw new GrantRefusedError('invalid_grant', 'Unknown refresh token.');
+  const claimed = await prisma.oAuthRefreshToken.updateMany({
+    where: { tokenHash, usedAt: null },
+    data: { usedAt: now },
+  });
+  if (claimed.count === 0) {
+    await revokeApiKey(prisma, row.apiKeyId);
+    throw new GrantRefusedError('invalid_grant', 'This refresh token was used already; its grant is revoked.');
+  }
+  if (row.expiresAt <= now) throw new GrantRefusedError('invalid_grant', 'This refresh token has expired.');
+  if (input.resource !== undefined && input.resource !== row.resource)
+    throw new GrantRefusedError('invalid_target', `This refresh token is for ${row.resource}.`);
+  if ((await keyStands(prisma, row.apiKeyId, now)) === false)
+    throw new GrantRefusedError('invalid_grant', 'This grant has been revoked or has expired.');
+  // A refresh may narrow the scopes, never widen them (RFC 6749 §6).
+  const scopes = input.scopes?.length ? input.scopes : row.scopes;
+  if (!scopes.every((scope) => row.scopes.includes(scope)))
+    throw new GrantRefusedError('invalid_grant', `The grant holds the scopes ${row.scopes.join(' ')} only.`);
+  return { keyId: row.apiKeyId, clientId: row.clientId, scopes: scopesOf(scopes), resource: row.resource };
+}
+
+/** Revokes the grant a client's refresh token belongs to (RFC 7009: an unknown token is not an error). */
+export async function revokeGrantOfRefreshToken(prisma: PrismaClient, clientId: string, token: string) {
+  const row = await prisma.oAuthRefreshToken.findUnique({ where: { tokenHash: hashApiKey(token) } });
+  if (row && row.clientId === clientId) await revokeApiKey(prisma, row.apiKeyId);
+}

@@ -1,0 +1,85 @@
+// OAuth 2.1 for /mcp, from the MCP SDK's handlers: Protected Resource Metadata (RFC 9728) at both well-known forms,
+// authorization server metadata (RFC 8414), /oauth/authorize (PKCE S256 only), /oauth/token, dynamic client
+// registration (RFC 7591) and revocation (RFC 7009). Metadata is ours, not the SDK's router's: endpoints under /oauth/,
+// and public clients only (oauth/clients.ts). The consent between authorize and token is the console's.
+import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
+import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
+import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
+import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
+import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
+import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { type RequestHandler, Router } from 'express';
+import { oauthScopes } from '../../accounts/oauth/oauth-scopes.ts';
+import type { ApiContext } from '../endpoint.ts';
+import { gatewayOAuthProvider } from './oauth-provider.ts';
+import type { OAuthSite } from './oauth-site.ts';
+
+// The SDK's per-address limits stay; its trust-proxy warnings do not apply (TRUST_PROXY sets req.ip for it).
+const rateLimit = { validate: { trustProxy: false, xForwardedForHeader: false } };
+
+export const oauthPaths = {
+  authorize: '/oauth/authorize',
+  token: '/oauth/token',
+  register: '/oauth/register',
+  revoke: '/oauth/revoke',
+};
+
+/** The two metadata documents for the site's current origin. */
+function metadataOf(oauth: OAuthSite): { server: OAuthMetadata; resource: OAuthProtectedResourceMetadata } {
+  const at = (path: string) => `${oauth.issuer}${path}`;
+  const documentation = at('/docs');
+  return {
+    server: {
+      issuer: oauth.issuer,
+      authorization_endpoint: at(oauthPaths.authorize),
+      token_endpoint: at(oauthPaths.token),
+      registration_endpoint: at(oauthPaths.register),
+      revocation_endpoint: at(oauthPaths.revoke),
+      scopes_supported: [...oauthScopes],
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none'],
+      revocation_endpoint_auth_methods_supported: ['none'],
+      service_documentation: documentation,
+    },
+    resource: {
+      resource: oauth.resource,
+      authorization_servers: [oauth.issuer],
+      scopes_supported: [...oauthScopes],
+      bearer_methods_supported: ['header'],
+      resource_name: 'Generation Gateway MCP',
+      resource_documentation: documentation,
+    },
+  };
+}
+
+/** The SDK's metadata handler (CORS, GET only) for the document of the origin the server has now. */
+function currentMetadata(oauth: OAuthSite, pick: (documents: ReturnType<typeof metadataOf>) => object) {
+  let handler: { issuer: string; handle: RequestHandler } | undefined;
+  return ((req, res, next) => {
+    if (handler?.issuer !== oauth.issuer)
+      handler = { issuer: oauth.issuer, handle: metadataHandler(pick(metadataOf(oauth)) as OAuthMetadata) };
+    handler.handle(req, res, next);
+  }) satisfies RequestHandler;
+}
+
+export function oauthRouter(ctx: ApiContext): Router {
+  const provider = gatewayOAuthProvider(ctx.prisma, ctx.oauth);
+  const router = Router();
+  const resourceMetadata = currentMetadata(ctx.oauth, (documents) => documents.resource);
+  router.use(
+    '/.well-known/oauth-authorization-server',
+    currentMetadata(ctx.oauth, (documents) => documents.server),
+  );
+  router.use('/.well-known/oauth-protected-resource/mcp', resourceMetadata);
+  router.use('/.well-known/oauth-protected-resource', resourceMetadata);
+  router.use(oauthPaths.authorize, authorizationHandler({ provider, rateLimit }));
+  router.use(oauthPaths.token, tokenHandler({ provider, rateLimit }));
+  router.use(
+    oauthPaths.register,
+    clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0, rateLimit }),
+  );
+  router.use(oauthPaths.revoke, revocationHandler({ provider, rateLimit }));
+  return router;
+}

@@ -1,0 +1,38 @@
+// Where OAuth lives on this gateway: the issuer is the public origin, the protected resource the MCP endpoint, and
+// the consent screen the console's; tokens are signed with the secret kept in PostgreSQL. Read from the server's
+// configuration at each use: a server learns its public URL when it listens (an ephemeral port, PUBLIC_BASE_URL).
+import type { TokenSite } from '../../accounts/oauth/access-tokens.ts';
+import { oauthSecretSource } from '../../accounts/oauth/signing-secret.ts';
+import { publicBaseUrl, type ServerConfig } from '../../config/config.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+
+export interface OAuthSite {
+  /** The public origin, as the authorization server's issuer (no trailing slash). */
+  readonly issuer: string;
+  /** The MCP endpoint's URL: the one resource tokens are issued for. */
+  readonly resource: string;
+  /** Protected Resource Metadata for /mcp (RFC 9728, path form). */
+  readonly resourceMetadataUrl: string;
+  readonly consentUrl: string;
+  tokenSite(): Promise<TokenSite>;
+}
+
+export function oauthSite(prisma: PrismaClient, server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>): OAuthSite {
+  const origin = () => new URL(publicBaseUrl(server)).origin;
+  const secret = oauthSecretSource(prisma);
+  return {
+    get issuer() {
+      return origin();
+    },
+    get resource() {
+      return `${origin()}/mcp`;
+    },
+    get resourceMetadataUrl() {
+      return `${origin()}/.well-known/oauth-protected-resource/mcp`;
+    },
+    get consentUrl() {
+      return `${origin()}/console/authorize`;
+    },
+    tokenSite: async () => ({ issuer: origin(), secret: await secret() }),
+  };
+}

@@ -1,0 +1,107 @@
+// The console's consent screen for OAuth on /mcp: what an authorization request asks, and the person's answer (a
+// grant key with the policy they chose, and the code the host redeems at /oauth/token).
+import { readAuthorizationRequest, type AuthorizationRequest } from '../../accounts/oauth/authorization-requests.ts';
+import { oauthClientsStore } from '../../accounts/oauth/clients.ts';
+import { grantAuthorization } from '../../accounts/oauth/grants.ts';
+import { requestedScopes } from '../../accounts/oauth/oauth-scopes.ts';
+import { endpointDescriptions } from '../descriptions.ts';
+import { type ApiContext, defineEndpoint } from '../endpoint.ts';
+import { ApiError } from '../errors.ts';
+import {
+  ConsentAnswerBodySchema,
+  ConsentAnsweredSchema,
+  ConsentQuerySchema,
+  ConsentRequestSchema,
+} from '../schemas/oauth.schemas.ts';
+import { changesOf, holderOf, tierRatePerMinute } from './keys.routes.ts';
+
+const tags = ['OAuth'];
+
+/** The request and its client, or a 400 naming `request`: not ours, tampered with, expired, or its client gone. */
+async function pendingRequest(ctx: ApiContext, token: string, where: 'query' | 'body') {
+  const request = await readAuthorizationRequest(await ctx.oauth.tokenSite(), token);
+  const client = request && (await oauthClientsStore(ctx.prisma).getClient(request.clientId));
+  if (!request || !client)
+    throw new ApiError(
+      'validation_error',
+      `Invalid ${where}: request: not an authorization request of this gateway, or it has expired (ten minutes): start again from the application.`,
+    );
+  return { request, client };
+}
+
+/** The client's redirect URI with the answer's parameters, and the issuer (RFC 9207). */
+function redirectWith(ctx: ApiContext, request: AuthorizationRequest, answer: Record<string, string>): string {
+  const url = new URL(request.redirectUri);
+  for (const [name, value] of Object.entries(answer)) url.searchParams.set(name, value);
+  if (request.state !== undefined) url.searchParams.set('state', request.state);
+  url.searchParams.set('iss', ctx.oauth.issuer);
+  return url.href;
+}
+
+export const oauthEndpoints = [
+  defineEndpoint({
+    method: 'get',
+    path: '/oauth/consent',
+    operationId: 'getOAuthConsent',
+    summary: 'What an OAuth authorization request asks for',
+    description: endpointDescriptions.getOAuthConsent,
+    tags,
+    auth: 'any',
+    scope: 'keys',
+    request: { query: ConsentQuerySchema },
+    success: { status: 200, description: 'The client and what it asks for', schema: ConsentRequestSchema },
+    handle: async ({ query, ctx }) => {
+      const { request, client } = await pendingRequest(ctx, query.request, 'query');
+      return {
+        body: {
+          client: {
+            id: client.client_id,
+            name: client.client_name ?? client.client_id,
+            uri: client.client_uri ?? null,
+          },
+          redirect_uri: request.redirectUri,
+          scopes: requestedScopes(request.scopes) ?? [],
+          resource: request.resource,
+        },
+      };
+    },
+  }),
+  defineEndpoint({
+    method: 'post',
+    path: '/oauth/consent',
+    operationId: 'answerOAuthConsent',
+    summary: 'Grant or refuse an OAuth authorization request',
+    description: endpointDescriptions.answerOAuthConsent,
+    tags,
+    auth: 'any',
+    scope: 'keys',
+    request: { body: ConsentAnswerBodySchema },
+    success: { status: 200, description: "Where to send the person's browser", schema: ConsentAnsweredSchema },
+    errors: ['forbidden'],
+    handle: async ({ body, principal, ctx }) => {
+      const { request, client } = await pendingRequest(ctx, body.request, 'body');
+      if (!body.approve)
+        return {
+          body: {
+            redirect_to: redirectWith(ctx, request, {
+              error: 'access_denied',
+              error_description: 'The person refused.',
+            }),
+            key_id: null,
+          },
+        };
+      const { name, ...changes } = changesOf({
+        ...body,
+        name: body.name ?? `${client.client_name ?? client.client_id}`,
+      });
+      const granted = await grantAuthorization(
+        ctx.prisma,
+        holderOf(principal),
+        { ...request, scopes: requestedScopes(request.scopes) ?? [] },
+        { ...changes, name: name! },
+        tierRatePerMinute(ctx.config, principal.account.tier),
+      );
+      return { body: { redirect_to: redirectWith(ctx, request, { code: granted.code }), key_id: granted.keyId } };
+    },
+  }),
+];

@@ -1,0 +1,255 @@
+// OAuth 2.1 on /mcp, driven by the MCP SDK's own client OAuth (discovery, dynamic registration, PKCE, token
+// exchange, refresh): a keyless call that needs an account answers 401 pointing at the Protected Resource Metadata;
+// the consent (the console's call) grants a key with the chosen policy; the token then acts as that key, refreshes
+// when it is refused, and stops at once when the grant is revoked under /keys. The authorization server's refusals
+// (plain PKCE, another resource, a code or refresh token used twice) and the token outside /mcp are checked too.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { describe, expect, it } from 'vitest';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { call } from '../helpers/http.ts';
+
+const gateway = useGateway();
+const owner = useFundedDeveloper(gateway);
+
+const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
+
+/** A host's OAuth state, as the SDK asks a client to keep it; the authorization URL is kept instead of opened. */
+class HostOAuth implements OAuthClientProvider {
+  information?: OAuthClientInformationMixed;
+  saved?: OAuthTokens;
+  verifier?: string;
+  authorizationUrl?: URL;
+  readonly redirectUrl = redirectUrl;
+  readonly clientMetadata: OAuthClientMetadata = {
+    client_name: 'Test host',
+    redirect_uris: [redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+  };
+  clientInformation = () => this.information;
+  saveClientInformation = (information: OAuthClientInformationMixed) => void (this.information = information);
+  tokens = () => this.saved;
+  saveTokens = (tokens: OAuthTokens) => void (this.saved = tokens);
+  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
+  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
+  codeVerifier = () => this.verifier!;
+}
+
+const mcpUrl = () => new URL(`${gateway.app.url}/mcp`);
+
+async function connectWith(host: HostOAuth) {
+  const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: host });
+  const client = new Client({ name: 'oauth-test-host', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+/** The consent screen's work: the request /oauth/authorize sent the browser with, answered by the owner's key. */
+async function consent(authorizationUrl: URL, answer: Record<string, unknown>) {
+  const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
+  expect(authorize.status).toBe(302);
+  const consentPage = new URL(authorize.headers.get('location')!);
+  expect(consentPage.pathname).toBe('/console/authorize');
+  const request = consentPage.searchParams.get('request')!;
+  const shown = await call(gateway, 'GET', `/oauth/consent?request=${encodeURIComponent(request)}`, {
+    key: owner.key,
+  });
+  expect(shown.status, JSON.stringify(shown.body)).toBe(200);
+  const answered = await call(gateway, 'POST', '/oauth/consent', { key: owner.key, body: { request, ...answer } });
+  expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+  return { shown: shown.body, answered: answered.body, redirect: new URL(answered.body.redirect_to) };
+}
+
+/** A host that went through the whole flow: registered, consented with `policy`, holding tokens. */
+async function authorizedHost(policy: Record<string, unknown>) {
+  const host = new HostOAuth();
+  const first = await connectWith(host);
+  await expect(first.client.callTool({ name: 'get_current_key', arguments: {} })).rejects.toThrow(UnauthorizedError);
+  await first.client.close();
+  const { shown, answered, redirect } = await consent(host.authorizationUrl!, { approve: true, policy });
+  await first.transport.finishAuth(redirect.searchParams.get('code')!);
+  return { host, shown, answered, redirect };
+}
+
+const postMcp = (body: unknown, authorization?: string) =>
+  fetch(mcpUrl(), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(authorization && { authorization }),
+    },
+    body: JSON.stringify(body),
+  });
+
+const toolCall = (name: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } });
+
+describe('OAuth on /mcp', () => {
+  it('publishes Protected Resource Metadata at both forms and the authorization server metadata (S256 only)', async () => {
+    const base = gateway.app.url;
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      const resource = await (await fetch(`${base}${path}`)).json();
+      expect(resource).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base] });
+    }
+    const server = await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json();
+    expect(server).toMatchObject({
+      issuer: base,
+      authorization_endpoint: `${base}/oauth/authorize`,
+      token_endpoint: `${base}/oauth/token`,
+      registration_endpoint: `${base}/oauth/register`,
+      revocation_endpoint: `${base}/oauth/revoke`,
+      code_challenge_methods_supported: ['S256'],
+      scopes_supported: ['generate', 'read'],
+    });
+  });
+
+  it('answers 401 with resource_metadata to a keyless call that needs an account, and keyless calls that do not still work', async () => {
+    const refused = await postMcp(toolCall('get_balance'));
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${gateway.app.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    expect(await refused.json()).toMatchObject({ error: 'unauthorized' });
+    const tasks = await postMcp({ jsonrpc: '2.0', id: 2, method: 'tasks/list', params: {} });
+    expect(tasks.status).toBe(401);
+
+    const models = await postMcp(toolCall('list_models'));
+    expect(models.status).toBe(200);
+    expect(await models.text()).toContain('local/lanczos');
+  });
+
+  it('grants a key with the chosen policy; the token acts as it, refreshes, and stops when the grant is revoked', async () => {
+    const policy = { budget: { amount: 0.5, window: 'day' }, models: ['local/lanczos'] };
+    const { host, shown, answered, redirect } = await authorizedHost(policy);
+    expect(shown).toMatchObject({
+      client: { name: 'Test host' },
+      redirect_uri: redirectUrl,
+      scopes: ['generate', 'read'],
+      resource: `${gateway.app.url}/mcp`,
+    });
+    expect(redirect.searchParams.get('iss')).toBe(gateway.app.url);
+    expect(host.saved).toMatchObject({ token_type: 'Bearer', scope: 'generate read', expires_in: 3600 });
+
+    // The grant is a key of the owner's account, listed with its client.
+    const keys = await call(gateway, 'GET', '/keys', { key: owner.key });
+    const grant = keys.body.keys.find((key: { id: string }) => key.id === answered.key_id);
+    expect(grant).toMatchObject({
+      name: 'Test host',
+      oauth_client_id: host.information!.client_id,
+      scopes: ['generate', 'read'],
+      policy: { budget: { amount: 0.5, window: 'day' }, models: ['local/lanczos'] },
+    });
+
+    const { client } = await connectWith(host);
+    const current = await client.callTool({ name: 'get_current_key', arguments: {} });
+    expect(current.isError).toBeFalsy();
+    expect(current.structuredContent).toMatchObject({ id: answered.key_id, remaining: 0.5 });
+    const balance = await client.callTool({ name: 'get_balance', arguments: {} });
+    expect(balance.structuredContent).toMatchObject({ balance: '5.00' });
+    await client.close();
+
+    // A refused access token is refreshed by the client on its own, with a new refresh token (rotation).
+    const firstRefresh = host.saved!.refresh_token;
+    host.saved = { ...host.saved!, access_token: 'e30.e30.forged' };
+    const refreshed = await connectWith(host);
+    const again = await refreshed.client.callTool({ name: 'get_current_key', arguments: {} });
+    expect(again.structuredContent).toMatchObject({ id: answered.key_id });
+    expect(host.saved.refresh_token).not.toBe(firstRefresh);
+    await refreshed.client.close();
+
+    // The access token is for /mcp: the REST API refuses it.
+    const rest = await call(gateway, 'GET', '/account/balance', { key: host.saved.access_token });
+    expect(rest.status).toBe(401);
+    expect(rest.body.message).toMatch(/MCP endpoint/);
+
+    // Revoked under Keys: the very next call is refused, and the refresh token no longer helps.
+    const revoked = await call(gateway, 'DELETE', `/keys/${answered.key_id}`, { key: owner.key });
+    expect(revoked.status).toBe(200);
+    const afterRevoke = await postMcp(toolCall('get_current_key'), `Bearer ${host.saved.access_token}`);
+    expect(afterRevoke.status).toBe(401);
+    expect(afterRevoke.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", .*resource_metadata=/);
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: host.saved.refresh_token!,
+      client_id: host.information!.client_id,
+    });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('keeps the policy: a model outside the grant is refused as the key would be', async () => {
+    const { host } = await authorizedHost({ models: ['local/lanczos'] });
+    const { client } = await connectWith(host);
+    const refused = await client.callTool({
+      name: 'generate',
+      arguments: { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' },
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ error: 'model_not_allowed' });
+    await client.close();
+  });
+
+  it('redirects a refusal with access_denied, and a code or refresh token used twice revokes the grant', async () => {
+    const host = new HostOAuth();
+    const first = await connectWith(host);
+    await expect(first.client.callTool({ name: 'get_balance', arguments: {} })).rejects.toThrow(UnauthorizedError);
+    await first.client.close();
+    const denied = await consent(host.authorizationUrl!, { approve: false });
+    expect(denied.redirect.searchParams.get('error')).toBe('access_denied');
+    expect(denied.answered.key_id).toBeNull();
+
+    // The same request granted (within its ten minutes); its code redeemed by hand, then again.
+    const granted = await consent(host.authorizationUrl!, { approve: true });
+    const code = granted.redirect.searchParams.get('code')!;
+    const exchange = () =>
+      tokenRequest({
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: host.verifier!,
+        redirect_uri: redirectUrl,
+        client_id: host.information!.client_id,
+        resource: `${gateway.app.url}/mcp`,
+      });
+    const tokens = await exchange();
+    expect(tokens.status).toBe(200);
+    const issued = (await tokens.json()) as OAuthTokens;
+    const replay = await exchange();
+    expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+    const afterReplay = await postMcp(toolCall('get_balance'), `Bearer ${issued.access_token}`);
+    expect(afterReplay.status).toBe(401);
+    const key = await call(gateway, 'GET', `/keys/${granted.answered.key_id}`, { key: owner.key });
+    expect(key.body.revoked_at).not.toBeNull();
+  });
+
+  it('refuses plain PKCE and a token for another resource', async () => {
+    const host = new HostOAuth();
+    const first = await connectWith(host);
+    await expect(first.client.callTool({ name: 'get_balance', arguments: {} })).rejects.toThrow(UnauthorizedError);
+    await first.client.close();
+    const plain = new URL(host.authorizationUrl!);
+    plain.searchParams.set('code_challenge_method', 'plain');
+    const refusedPlain = await fetch(plain, { redirect: 'manual' });
+    expect(new URL(refusedPlain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+
+    const elsewhere = new URL(host.authorizationUrl!);
+    elsewhere.searchParams.set('resource', 'https://other.example/mcp');
+    const refusedTarget = await fetch(elsewhere, { redirect: 'manual' });
+    expect(new URL(refusedTarget.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+  });
+});
+
+function tokenRequest(fields: Record<string, string>) {
+  return fetch(`${gateway.app.url}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
+}
