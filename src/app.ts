@@ -7,6 +7,7 @@ import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
 import { createAuthenticator } from './api/auth.ts';
 import { oauthRouter } from './api/oauth/oauth-router.ts';
+import { clientMetadataFetcher, type FetchClientMetadata } from './accounts/oauth/client-metadata-documents.ts';
 import { oauthSite } from './api/oauth/oauth-site.ts';
 import { consoleRouter } from './api/console.ts';
 import { docsRouter } from './api/docs.ts';
@@ -63,6 +64,8 @@ export interface AppDeps {
   endpoints?: Endpoint[];
   /** Answers 503 while the server shuts down (the runtime's); without it, requests are never refused for that. */
   shutdownGate?: ShutdownGate;
+  /** How OAuth client metadata documents are read (tests trust their own certificate); default: the public web. */
+  clientMetadata?: FetchClientMetadata;
 }
 
 function healthRouter(probes: HealthProbes, logger: Logger): Router {
@@ -88,7 +91,11 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
 
 /** What the REST endpoints and the MCP tools that run them share: one context per app. */
 function apiContext(deps: AppDeps): ApiContext {
-  const oauth = oauthSite(deps.prisma, deps.config.server);
+  const oauth = oauthSite(
+    deps.prisma,
+    deps.config.server,
+    deps.clientMetadata ?? clientMetadataFetcher({ allowPrivateAddresses: deps.config.inputs.allowPrivateUrls }),
+  );
   const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) =>
     deps.logger.warn({ err: error }, 'could not record key use'),
   );

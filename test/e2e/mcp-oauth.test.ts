@@ -4,44 +4,19 @@
 // when it is refused, and stops at once when the grant is revoked under /keys. The authorization server's refusals
 // (plain PKCE, another resource, a code or refresh token used twice) and the token outside /mcp are checked too.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { describe, expect, it } from 'vitest';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call } from '../helpers/http.ts';
+import { consent as consentWith, HostOAuth, hostRedirectUrl as redirectUrl } from '../helpers/oauth-host.ts';
 
 const gateway = useGateway();
 const owner = useFundedDeveloper(gateway);
 
-const redirectUrl = 'http://127.0.0.1:9/oauth/callback';
-
-/** A host's OAuth state, as the SDK asks a client to keep it; the authorization URL is kept instead of opened. */
-class HostOAuth implements OAuthClientProvider {
-  information?: OAuthClientInformationMixed;
-  saved?: OAuthTokens;
-  verifier?: string;
-  authorizationUrl?: URL;
-  readonly redirectUrl = redirectUrl;
-  readonly clientMetadata: OAuthClientMetadata = {
-    client_name: 'Test host',
-    redirect_uris: [redirectUrl],
-    grant_types: ['authorization_code', 'refresh_token'],
-    response_types: ['code'],
-    token_endpoint_auth_method: 'none',
-  };
-  clientInformation = () => this.information;
-  saveClientInformation = (information: OAuthClientInformationMixed) => void (this.information = information);
-  tokens = () => this.saved;
-  saveTokens = (tokens: OAuthTokens) => void (this.saved = tokens);
-  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
-  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
-  codeVerifier = () => this.verifier!;
-}
+const consent = (authorizationUrl: URL, answer: Record<string, unknown>) =>
+  consentWith(gateway, owner.key, authorizationUrl, answer);
 
 const mcpUrl = () => new URL(`${gateway.app.url}/mcp`);
 
@@ -50,22 +25,6 @@ async function connectWith(host: HostOAuth) {
   const client = new Client({ name: 'oauth-test-host', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
-}
-
-/** The consent screen's work: the request /oauth/authorize sent the browser with, answered by the owner's key. */
-async function consent(authorizationUrl: URL, answer: Record<string, unknown>) {
-  const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
-  expect(authorize.status).toBe(302);
-  const consentPage = new URL(authorize.headers.get('location')!);
-  expect(consentPage.pathname).toBe('/console/authorize');
-  const request = consentPage.searchParams.get('request')!;
-  const shown = await call(gateway, 'GET', `/oauth/consent?request=${encodeURIComponent(request)}`, {
-    key: owner.key,
-  });
-  expect(shown.status, JSON.stringify(shown.body)).toBe(200);
-  const answered = await call(gateway, 'POST', '/oauth/consent', { key: owner.key, body: { request, ...answer } });
-  expect(answered.status, JSON.stringify(answered.body)).toBe(200);
-  return { shown: shown.body, answered: answered.body, redirect: new URL(answered.body.redirect_to) };
 }
 
 /** A host that went through the whole flow: registered, consented with `policy`, holding tokens. */

@@ -19,7 +19,6 @@ import {
   verifyAccessToken,
 } from '../../accounts/oauth/access-tokens.ts';
 import { signAuthorizationRequest } from '../../accounts/oauth/authorization-requests.ts';
-import { oauthClientsStore } from '../../accounts/oauth/clients.ts';
 import {
   codeChallenge,
   type Grant,
@@ -66,7 +65,7 @@ export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAu
     };
   };
   return {
-    clientsStore: oauthClientsStore(prisma),
+    clientsStore: site.clients,
     async authorize(client, params, res) {
       const scopes = requestedScopes(params.scopes);
       if (!scopes) throw new InvalidScopeError(`The scopes offered are: ${oauthScopes.join(' ')}.`);

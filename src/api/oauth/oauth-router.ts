@@ -1,7 +1,7 @@
 // OAuth 2.1 for /mcp, from the MCP SDK's handlers: Protected Resource Metadata (RFC 9728) at both well-known forms,
 // authorization server metadata (RFC 8414), /oauth/authorize (PKCE S256 only), /oauth/token, dynamic client
-// registration (RFC 7591) and revocation (RFC 7009). Metadata is ours, not the SDK's router's: endpoints under /oauth/,
-// and public clients only (oauth/clients.ts). The consent between authorize and token is the console's.
+// registration (RFC 7591), Client ID Metadata Documents and revocation (RFC 7009). The metadata is ours, not the SDK
+// router's: endpoints under /oauth/, public clients only (oauth/clients.ts). Consent is the console's.
 import { authorizationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/register.js';
@@ -41,6 +41,7 @@ function metadataOf(oauth: OAuthSite): { server: OAuthMetadata; resource: OAuthP
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
       revocation_endpoint_auth_methods_supported: ['none'],
+      client_id_metadata_document_supported: true,
       service_documentation: documentation,
     },
     resource: {

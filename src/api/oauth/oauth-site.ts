@@ -2,6 +2,8 @@
 // the consent screen the console's; tokens are signed with the secret kept in PostgreSQL. Read from the server's
 // configuration at each use: a server learns its public URL when it listens (an ephemeral port, PUBLIC_BASE_URL).
 import type { TokenSite } from '../../accounts/oauth/access-tokens.ts';
+import type { FetchClientMetadata } from '../../accounts/oauth/client-metadata-documents.ts';
+import { oauthClientsStore, type OAuthClientsStore } from '../../accounts/oauth/clients.ts';
 import { oauthSecretSource } from '../../accounts/oauth/signing-secret.ts';
 import { publicBaseUrl, type ServerConfig } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
@@ -15,9 +17,15 @@ export interface OAuthSite {
   readonly resourceMetadataUrl: string;
   readonly consentUrl: string;
   tokenSite(): Promise<TokenSite>;
+  /** Registered clients, and clients known by their metadata documents. */
+  clients: OAuthClientsStore;
 }
 
-export function oauthSite(prisma: PrismaClient, server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>): OAuthSite {
+export function oauthSite(
+  prisma: PrismaClient,
+  server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>,
+  fetchClientMetadata: FetchClientMetadata,
+): OAuthSite {
   const origin = () => new URL(publicBaseUrl(server)).origin;
   const secret = oauthSecretSource(prisma);
   return {
@@ -34,5 +42,6 @@ export function oauthSite(prisma: PrismaClient, server: Pick<ServerConfig, 'publ
       return `${origin()}/console/authorize`;
     },
     tokenSite: async () => ({ issuer: origin(), secret: await secret() }),
+    clients: oauthClientsStore(prisma, fetchClientMetadata),
   };
 }

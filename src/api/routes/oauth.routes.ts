@@ -1,7 +1,6 @@
 // The console's consent screen for OAuth on /mcp: what an authorization request asks, and the person's answer (a
 // grant key with the policy they chose, and the code the host redeems at /oauth/token).
 import { readAuthorizationRequest, type AuthorizationRequest } from '../../accounts/oauth/authorization-requests.ts';
-import { oauthClientsStore } from '../../accounts/oauth/clients.ts';
 import { grantAuthorization } from '../../accounts/oauth/grants.ts';
 import { requestedScopes } from '../../accounts/oauth/oauth-scopes.ts';
 import { endpointDescriptions } from '../descriptions.ts';
@@ -20,7 +19,7 @@ const tags = ['OAuth'];
 /** The request and its client, or a 400 naming `request`: not ours, tampered with, expired, or its client gone. */
 async function pendingRequest(ctx: ApiContext, token: string, where: 'query' | 'body') {
   const request = await readAuthorizationRequest(await ctx.oauth.tokenSite(), token);
-  const client = request && (await oauthClientsStore(ctx.prisma).getClient(request.clientId));
+  const client = request && (await ctx.oauth.clients.getClient(request.clientId));
   if (!request || !client)
     throw new ApiError(
       'validation_error',
