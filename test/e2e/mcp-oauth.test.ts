@@ -144,17 +144,21 @@ describe('OAuth on /mcp', () => {
     expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('keeps the policy: a model outside the grant is refused as the key would be', async () => {
-    const { host } = await authorizedHost({ models: ['local/lanczos'] });
+  it('runs generate within the consented budget, and refuses past it as the key would', async () => {
+    // "Hello." costs 0.000006 on local/espeak: the budget holds one such task, not two.
+    const { host } = await authorizedHost({ budget: { amount: 0.00001, window: 'day' }, models: ['local/espeak'] });
     const { client } = await connectWith(host);
-    const refused = await client.callTool({
-      name: 'generate',
-      arguments: { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' },
-    });
-    expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ error: 'model_not_allowed' });
+    const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
+    const first = await client.callTool(
+      { name: 'generate', arguments: { ...speech, idempotency_key: 'oauth-speech-1', wait_seconds: 60 } },
+      undefined,
+      { timeout: 120_000 },
+    );
+    expect(first.structuredContent).toMatchObject({ status: 'completed', model: 'local/espeak' });
+    const second = await client.callTool({ name: 'generate', arguments: speech });
+    expect(second.structuredContent).toMatchObject({ error: 'budget_exceeded', limit: 0.00001, spent: 0.000006 });
     await client.close();
-  });
+  }, 150_000);
 
   it('redirects a refusal with access_denied, and a code or refresh token used twice revokes the grant', async () => {
     const host = new HostOAuth();
