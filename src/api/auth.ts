@@ -49,7 +49,7 @@ export async function authenticateAccessToken(
   return result.ok ? result : { ok: false, failure: 'access_token' };
 }
 
-const onMcp = (req: Request) => req.originalUrl === '/mcp' || req.originalUrl.startsWith('/mcp?');
+const onMcp = (req: Request) => /^\/mcp\/?(\?|$)/.test(req.originalUrl);
 
 /** An API key; where the endpoint takes one, an x402 task's token; on /mcp, an OAuth access token. */
 async function authenticateBearer(

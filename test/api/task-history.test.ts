@@ -241,7 +241,7 @@ describe('the list_generations MCP tool', () => {
       error: 'validation_error',
       message: expect.stringMatching(/cursor/),
     });
-    const anonymous = await callTool(undefined as never, 'list_generations', {});
-    expect(anonymous.isError).toBe(true);
+    // Without a key: HTTP 401, so a host starts OAuth.
+    await expect(callTool(undefined as never, 'list_generations', {})).rejects.toMatchObject({ code: 401 });
   });
 });
