@@ -407,6 +407,30 @@ export interface paths {
         patch: operations["updateKey"];
         trace?: never;
     };
+    "/oauth/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What an OAuth authorization request asks for
+         * @description Gateway extension, for the console's consent screen. What an MCP host's OAuth authorization request (the `request` that /oauth/authorize sent the person to the console with, valid ten minutes) asks for: the client, where the answer goes, the scopes (`generate`, `read`) and the resource (the MCP endpoint). 400 naming `request` when it is not one of this gateway's or has expired. Needs the `keys` scope.
+         */
+        get: operations["getOAuthConsent"];
+        put?: never;
+        /**
+         * Grant or refuse an OAuth authorization request
+         * @description Gateway extension, for the console's consent screen. Grants (`approve: true`) or refuses an MCP host's OAuth authorization request. A grant is a new key of the calling key's account made for the client (`oauth_client_id`), within the calling key's scopes, policy and expiry as POST /keys would make it: the `policy` (budget and window, models, types, max cost per task) and `expires_at` chosen here bound everything the host does with its tokens, and revoking the key (DELETE /keys/{id}) ends every token at once. Answers where to send the browser: the client's redirect URI with the authorization code (or `error=access_denied`), its `state` and `iss`. Needs the `keys` scope.
+         */
+        post: operations["answerOAuthConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/usage": {
         parameters: {
             query?: never;
@@ -1052,6 +1076,8 @@ export interface components {
             policy: components["schemas"]["KeyPolicy"];
             /** @description The key that created it, if one did */
             parent_id: string | null;
+            /** @description The OAuth client (an MCP host) it was granted to on the consent screen, if any */
+            oauth_client_id: string | null;
         };
         CreateKeyRequest: {
             name: string;
@@ -1111,6 +1137,64 @@ export interface components {
             name?: string;
             /** @description Default: the calling key's scopes */
             scopes?: components["schemas"]["KeyScope"][];
+            /** @description Default: the calling key's; what the calling key limits is kept unless narrowed */
+            policy?: {
+                budget?: {
+                    /**
+                     * @description USD, at most six decimals (a decimal string is also taken)
+                     * @example 5
+                     */
+                    amount: number;
+                    /**
+                     * @description UTC calendar window; `total`: the key's whole life
+                     * @enum {string}
+                     */
+                    window: "day" | "week" | "month" | "total";
+                };
+                /** @description Allowed model slugs */
+                models?: string[];
+                /** @description Allowed generation types */
+                types?: ("text-to-image" | "image-to-image" | "text-to-video" | "image-to-video" | "video-to-video" | "reference-to-video" | "subject-to-video" | "upscale" | "face-swap" | "lip-sync" | "text-to-music" | "text-to-audio" | "audio-to-audio" | "speech-to-text" | "text-to-3d" | "image-to-3d" | "text-to-text")[];
+                /**
+                 * @description USD, at most six decimals (a decimal string is also taken)
+                 * @example 5
+                 */
+                max_cost_per_task?: number;
+                rate_limit_per_minute?: number;
+            } | null;
+            /**
+             * Format: date-time
+             * @description When it stops working; null: never
+             */
+            expires_at?: string | null;
+        };
+        OAuthConsentRequest: {
+            client: {
+                id: string;
+                /** @description The client's registered name, or its id */
+                name: string;
+                /** @description The client's home page, as it registered it */
+                uri: string | null;
+            };
+            /** @description Where the answer goes */
+            redirect_uri: string;
+            scopes: components["schemas"]["KeyScope"][];
+            /** @description What the tokens will be for: the MCP endpoint */
+            resource: string;
+        };
+        OAuthConsentAnswered: {
+            /** @description Where to send the person's browser now: the client's redirect URI */
+            redirect_to: string;
+            /** @description The grant: a key listed and revoked under /keys; null if refused */
+            key_id: string | null;
+        };
+        OAuthConsentAnswer: {
+            /** @description The `request` parameter /oauth/authorize sent to the consent screen */
+            request: string;
+            /** @description true: grant; false: refuse (the client gets `access_denied`) */
+            approve: boolean;
+            /** @description The grant's key name; default: the client's */
+            name?: string;
             /** @description Default: the calling key's; what the calling key limits is kept unless narrowed */
             policy?: {
                 budget?: {
@@ -3675,6 +3759,199 @@ export interface operations {
             };
             /** @description `not_found`: No such route or resource. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOAuthConsent: {
+        parameters: {
+            query: {
+                /** @description The `request` parameter /oauth/authorize sent to the consent screen */
+                request: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The client and what it asks for */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentRequest"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    answerOAuthConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OAuthConsentAnswer"];
+            };
+        };
+        responses: {
+            /** @description Where to send the person's browser */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OAuthConsentAnswered"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. `invalid_json`: The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

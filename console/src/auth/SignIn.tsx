@@ -5,6 +5,8 @@ import { keyKind } from './key-store';
 
 interface Props {
   onSignedIn: (key: string, remember: boolean) => void;
+  /** Why signing in is asked for, when it is for something other than the console itself. */
+  purpose?: string;
 }
 
 /** Any authenticated read answers whether the key works: an agent's balance or a developer's. */
@@ -14,7 +16,7 @@ async function checkKey(key: string): Promise<string | undefined> {
   return answer.error ? errorMessage(answer.error) : undefined;
 }
 
-export function SignIn({ onSignedIn }: Props) {
+export function SignIn({ onSignedIn, purpose }: Props) {
   const [key, setKey] = useState('');
   const [remember, setRemember] = useState(false);
   const [problem, setProblem] = useState<string>();
@@ -41,6 +43,7 @@ export function SignIn({ onSignedIn }: Props) {
     <main className="sign-in">
       <form className="card sign-in-card" onSubmit={(event) => void submit(event)} method="post">
         <h1>Generation Gateway</h1>
+        {purpose && <p>{purpose}</p>}
         <p className="muted">Sign in with an API key (sk_…, vega_… or rf_…).</p>
         <label htmlFor="api-key">API key</label>
         <input

@@ -5,11 +5,11 @@ import { useId, useState } from 'react';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { typesOf, useModels } from '../../catalog/use-models';
-import { type BudgetWindow, createKeyRequest, emptyKeyDraft, type KeyDraft, type KeyScope } from './key-draft';
+import { createKeyRequest, emptyKeyDraft, type KeyDraft, type KeyScope } from './key-draft';
+import { ChoiceList, UsdField, WindowField } from './PolicyFields';
 import { toggled } from '../../ui/toggled';
 
 const allScopes: KeyScope[] = ['generate', 'read', 'keys'];
-const windows: BudgetWindow[] = ['day', 'week', 'month', 'total'];
 
 function useCreateKey(onCreated: (secret: string) => void) {
   const { client } = useSession();
@@ -70,42 +70,24 @@ export function CreateKeyForm({ scopes, onCreated }: { scopes: KeyScope[]; onCre
         </div>
       </fieldset>
       <div className="options">
-        <div className="field">
-          <label htmlFor={`${id}-budget`}>Budget (USD)</label>
-          <input
-            id={`${id}-budget`}
-            type="number"
-            min="0"
-            step="0.000001"
-            inputMode="decimal"
-            value={draft.budget}
-            onChange={(event) => set({ budget: event.target.value })}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-window`}>Budget window</label>
-          <select
-            id={`${id}-window`}
-            value={draft.window}
-            onChange={(event) => set({ window: event.target.value as BudgetWindow })}
-          >
-            {windows.map((window) => (
-              <option key={window}>{window}</option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-max`}>Most per task (USD)</label>
-          <input
-            id={`${id}-max`}
-            type="number"
-            min="0"
-            step="0.000001"
-            inputMode="decimal"
-            value={draft.maxCostPerTask}
-            onChange={(event) => set({ maxCostPerTask: event.target.value })}
-          />
-        </div>
+        <UsdField
+          id={`${id}-budget`}
+          label="Budget (USD)"
+          value={draft.budget}
+          onChange={(budget) => set({ budget })}
+        />
+        <WindowField
+          id={`${id}-window`}
+          label="Budget window"
+          value={draft.window}
+          onChange={(window) => set({ window })}
+        />
+        <UsdField
+          id={`${id}-max`}
+          label="Most per task (USD)"
+          value={draft.maxCostPerTask}
+          onChange={(maxCostPerTask) => set({ maxCostPerTask })}
+        />
         <div className="field">
           <label htmlFor={`${id}-expires`}>Expires after (UTC day)</label>
           <input
@@ -117,34 +99,20 @@ export function CreateKeyForm({ scopes, onCreated }: { scopes: KeyScope[]; onCre
         </div>
       </div>
       <div className="options">
-        <div className="field">
-          <label htmlFor={`${id}-types`}>Types allowed (none chosen: any)</label>
-          <select
-            id={`${id}-types`}
-            multiple
-            size={5}
-            value={draft.types}
-            onChange={(event) => set({ types: [...event.target.selectedOptions].map((option) => option.value) })}
-          >
-            {typesOf(models).map((type) => (
-              <option key={type}>{type}</option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-models`}>Models allowed (none chosen: any)</label>
-          <select
-            id={`${id}-models`}
-            multiple
-            size={5}
-            value={draft.models}
-            onChange={(event) => set({ models: [...event.target.selectedOptions].map((option) => option.value) })}
-          >
-            {models.map((model) => (
-              <option key={model.id}>{model.id}</option>
-            ))}
-          </select>
-        </div>
+        <ChoiceList
+          id={`${id}-types`}
+          label="Types allowed (none chosen: any)"
+          options={typesOf(models)}
+          value={draft.types}
+          onChange={(types) => set({ types })}
+        />
+        <ChoiceList
+          id={`${id}-models`}
+          label="Models allowed (none chosen: any)"
+          options={models.map((model) => model.id)}
+          value={draft.models}
+          onChange={(chosen) => set({ models: chosen })}
+        />
       </div>
       <div className="actions">
         <button type="submit" disabled={create.isPending}>

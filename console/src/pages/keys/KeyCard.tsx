@@ -1,4 +1,5 @@
-// One key as the list shows it: name, prefix, scopes, policy, dates, its budget bar, and Revoke.
+// One key as the list shows it: name, prefix, whether it is an OAuth grant, scopes, policy, dates, its budget bar, and
+// Revoke.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { dataOf } from '../../api/answer';
 import type { components } from '../../api/schema';
@@ -36,6 +37,11 @@ export function KeyCard({ keyWindow, isCurrent }: { keyWindow: KeyWindow; isCurr
       <div className="key-head">
         <h3>{keyWindow.name}</h3>
         <span className="mono muted">{keyWindow.prefix}…</span>
+        {keyWindow.oauth_client_id && (
+          <span className="badge oauth" title={`Granted to the OAuth client ${keyWindow.oauth_client_id}`}>
+            OAuth grant
+          </span>
+        )}
         {isCurrent && <span className="badge">this session</span>}
         {revoked && <span className="badge">revoked {formatTime(keyWindow.revoked_at!)}</span>}
       </div>

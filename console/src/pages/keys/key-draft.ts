@@ -1,19 +1,26 @@
-// The new-key form as filled in, and the POST /keys request it makes (an empty field: not limited, or inherited).
+// The new-key form as filled in, and the POST /keys request it makes (an empty field: not limited, or inherited). The
+// policy part is shared with the OAuth consent screen, whose grant is a key too.
 import type { components } from '../../api/schema';
 
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
 export type KeyScope = components['schemas']['KeyScope'];
-type Policy = NonNullable<CreateKeyRequest['policy']>;
-export type BudgetWindow = NonNullable<Policy['budget']>['window'];
+export type KeyPolicyRequest = NonNullable<CreateKeyRequest['policy']>;
+export type BudgetWindow = NonNullable<KeyPolicyRequest['budget']>['window'];
 
-export interface KeyDraft {
-  name: string;
-  scopes: KeyScope[];
+export const budgetWindows: BudgetWindow[] = ['day', 'week', 'month', 'total'];
+
+/** The policy fields as typed: amounts as the inputs' text, lists as chosen (none: any). */
+export interface PolicyDraft {
   budget: string;
   window: BudgetWindow;
   models: string[];
   types: string[];
   maxCostPerTask: string;
+}
+
+export interface KeyDraft extends PolicyDraft {
+  name: string;
+  scopes: KeyScope[];
   /** A day (yyyy-mm-dd): the key works until that day ends, UTC. */
   expiresOn: string;
 }
@@ -29,16 +36,22 @@ export const emptyKeyDraft = (scopes: KeyScope[]): KeyDraft => ({
   expiresOn: '',
 });
 
-export function createKeyRequest(draft: KeyDraft): CreateKeyRequest {
-  const policy: Policy = {};
+/** The policy the draft asks for, or undefined when it limits nothing (the calling key's then applies). */
+export function policyRequest(draft: PolicyDraft): KeyPolicyRequest | undefined {
+  const policy: KeyPolicyRequest = {};
   if (draft.budget.trim()) policy.budget = { amount: Number(draft.budget), window: draft.window };
   if (draft.models.length) policy.models = draft.models;
-  if (draft.types.length) policy.types = draft.types as Policy['types'];
+  if (draft.types.length) policy.types = draft.types as KeyPolicyRequest['types'];
   if (draft.maxCostPerTask.trim()) policy.max_cost_per_task = Number(draft.maxCostPerTask);
+  return Object.keys(policy).length > 0 ? policy : undefined;
+}
+
+export function createKeyRequest(draft: KeyDraft): CreateKeyRequest {
+  const policy = policyRequest(draft);
   return {
     name: draft.name.trim(),
     scopes: draft.scopes,
-    ...(Object.keys(policy).length > 0 && { policy }),
+    ...(policy && { policy }),
     ...(draft.expiresOn && { expires_at: `${draft.expiresOn}T23:59:59.999Z` }),
   };
 }
