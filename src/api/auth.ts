@@ -30,7 +30,8 @@ const wrongKind = {
     'This endpoint needs a developer key (sk_… or vega_…); an agent key was given. Agents use GET /api/v1/agents/balance.',
 } as const;
 
-function bearerToken(req: Request): string | undefined | null {
+/** The Authorization header's bearer token: undefined when there is none, null when it is not `Bearer <token>`. */
+export function bearerToken(req: Request): string | undefined | null {
   const header = req.headers.authorization;
   if (header === undefined || header.trim() === '') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -46,10 +47,14 @@ export async function authenticateAccessToken(
   const claims = await verifyAccessToken(await oauth.tokenSite(), token, oauth.resource);
   if (!claims) return { ok: false, failure: 'access_token' };
   const result = await authenticateKeyById(prisma, claims.keyId);
-  return result.ok ? result : { ok: false, failure: 'access_token' };
+  if (!result.ok) return { ok: false, failure: 'access_token' };
+  // The token may hold fewer scopes than its grant (a refresh that narrowed them): it acts with those only.
+  const key = result.principal.apiKey!;
+  const scopes = key.scopes.filter((scope) => claims.scopes.includes(scope));
+  return { ok: true, principal: { ...result.principal, apiKey: { ...key, scopes } } };
 }
 
-const onMcp = (req: Request) => /^\/mcp\/?(\?|$)/.test(req.originalUrl);
+const onMcp = (req: Request) => /^\/mcp\/?(\?|$)/i.test(req.originalUrl);
 
 /** An API key; where the endpoint takes one, an x402 task's token; on /mcp, an OAuth access token. */
 async function authenticateBearer(

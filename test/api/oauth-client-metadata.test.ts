@@ -1,7 +1,7 @@
 // Client ID Metadata Documents: the MCP SDK's client, given a metadata URL, uses it as its client id without
 // registering; the gateway reads the document (over https, from a server with its own certificate here) and the flow
 // ends in tokens as a registered client's does. A document naming another client_id is refused, and by default a
-// document at a private address is never fetched.
+// document at a private address is never fetched. (And, x402 being off in this app, a keyless generate is a 401.)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpsServer } from 'node:https';
@@ -104,6 +104,22 @@ describe('Client ID Metadata Documents', () => {
     const refused = await fetch(host.authorizationUrl!, { redirect: 'manual' });
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('challenges a keyless generate where x402 is off (here): it needs an account', async () => {
+    expect(stack.app.config.x402.enabled).toBe(false);
+    const keyless = await fetch(`${stack.app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'generate', arguments: {} },
+      }),
+    });
+    expect(keyless.status).toBe(401);
+    expect(keyless.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata=/);
   });
 
   it('never fetches a document at a private address by default', async () => {

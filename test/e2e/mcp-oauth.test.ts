@@ -192,6 +192,60 @@ describe('OAuth on /mcp', () => {
     expect(key.body.revoked_at).not.toBeNull();
   });
 
+  it('narrows a refreshed token to the scopes asked, leaves a refused refresh usable, and answers concurrent refreshes', async () => {
+    const { host } = await authorizedHost({});
+    const clientId = host.information!.client_id;
+    const refresh = (refreshToken: string, scope?: string) =>
+      tokenRequest({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: clientId,
+        ...(scope && { scope }),
+      });
+    // Asking for more than the grant holds is invalid_scope, and the refresh token stays good.
+    const wider = await refresh(host.saved!.refresh_token!, 'generate read keys');
+    expect(wider.status).toBe(400);
+    expect(await wider.json()).toMatchObject({ error: 'invalid_scope' });
+
+    // Two calls refreshing with the same token at once both get tokens, and the grant stands.
+    const [first, second] = await Promise.all([
+      refresh(host.saved!.refresh_token!, 'read'),
+      refresh(host.saved!.refresh_token!, 'read'),
+    ]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const narrowed = (await first.json()) as OAuthTokens;
+    expect(narrowed.scope).toBe('read');
+
+    // The narrowed token reads but may not generate.
+    const reads = await postMcp(toolCall('get_current_key'), `Bearer ${narrowed.access_token}`);
+    expect(reads.status).toBe(200);
+    const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Hello.' };
+    const generates = await postMcp(
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'generate', arguments: speech } },
+      `Bearer ${narrowed.access_token}`,
+    );
+    expect(await generates.text()).toContain('scope_required');
+    // Its refresh token keeps the grant's scopes.
+    const next = (await (await refresh(narrowed.refresh_token!)).json()) as OAuthTokens;
+    expect(next.scope).toBe('generate read');
+  });
+
+  it('refuses a registration with a plain-http redirect off the loopback, or a NUL in its metadata', async () => {
+    const register = (metadata: Record<string, unknown>) =>
+      fetch(`${gateway.app.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token_endpoint_auth_method: 'none', ...metadata }),
+      });
+    const remote = await register({ client_name: 'remote', redirect_uris: ['http://hosts.example/callback'] });
+    expect(remote.status).toBe(400);
+    expect(await remote.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    const nul = await register({ client_name: 'a\u0000b', redirect_uris: [redirectUrl] });
+    expect(nul.status).toBe(400);
+    const app = await register({ client_name: 'desktop', redirect_uris: ['cursor://oauth/callback'] });
+    expect(app.status).toBe(201);
+  });
+
   it('refuses plain PKCE and a token for another resource', async () => {
     const host = new HostOAuth();
     const first = await connectWith(host);

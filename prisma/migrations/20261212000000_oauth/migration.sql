@@ -1,4 +1,4 @@
--- OAuth 2.1 on /mcp (src/oauth/): the clients hosts register, the codes and refresh tokens issued to them (SHA-256
+-- OAuth 2.1 on /mcp (src/accounts/oauth/, src/api/oauth/): the clients hosts register, the codes and refresh tokens issued to them (SHA-256
 -- only), the secret access tokens are signed with, and the key each grant is: a sub-key of the key that consented,
 -- with the policy chosen on the consent screen, listed and revoked as any key.
 -- A client registered dynamically (a generated id), or known by its metadata document (its id is the document's URL,

@@ -1,6 +1,7 @@
 // Client ID Metadata Documents (MCP 2025-11-25): a client whose id is an https URL publishes its metadata there, so a
 // host needs no registration. Fetched by the server, so guarded as every request to a caller's URL is: https only, no
-// redirects, 5 s, 64 KB, and never into the private network (src/net/private-address.ts) unless the operator allows it.
+// redirects, 5 s, 64 KB, and never into the private network (src/net/private-address.ts): anyone may make the
+// gateway read one, by naming it at /oauth/authorize.
 import { OAuthClientMetadataSchema, type OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type Dispatcher, fetch } from 'undici';
 import { outboundDispatcher } from '../../net/private-address.ts';
@@ -22,9 +23,7 @@ export class ClientMetadataError extends Error {
 export type FetchClientMetadata = (url: string) => Promise<OAuthClientMetadata & { client_id: string }>;
 
 export interface ClientMetadataFetchOptions {
-  /** Allow hosts at private addresses (ALLOW_PRIVATE_INPUT_URLS: an intranet's clients). */
-  allowPrivateAddresses?: boolean;
-  /** The connection to use instead (tests: one that trusts their own certificate). */
+  /** The connection to use instead of the guarded one (tests: one that trusts their own certificate). */
   dispatcher?: Dispatcher;
 }
 
@@ -42,7 +41,7 @@ async function readCapped(body: AsyncIterable<Uint8Array>): Promise<string> {
 export function clientMetadataFetcher(options: ClientMetadataFetchOptions = {}): FetchClientMetadata {
   return async (url) => {
     const response = await fetch(url, {
-      dispatcher: options.dispatcher ?? outboundDispatcher(new URL(url), options.allowPrivateAddresses ?? false),
+      dispatcher: options.dispatcher ?? outboundDispatcher(new URL(url), false),
       redirect: 'error',
       signal: AbortSignal.timeout(timeoutMs),
       headers: { accept: 'application/json' },

@@ -2,15 +2,43 @@
 // SDK's client authentication would compare one in clear), so whatever method a registration (RFC 7591) asks for, it
 // is answered `token_endpoint_auth_method: "none"`, as §3.2.1 allows. A client id that is an https URL is a Client ID
 // Metadata Document: read from there, kept an hour, and on a failed read the last one stands.
+import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { Prisma } from '../../generated/prisma/client.ts';
 import { type FetchClientMetadata, isClientMetadataUrl } from './client-metadata-documents.ts';
 
 type Registration = Omit<OAuthClientInformationFull, 'client_id_issued_at'> & { client_id_issued_at?: number };
+
+const maxMetadataBytes = 16 * 1024;
+const maxNameLength = 200;
+const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * What OAuth 2.1 allows a redirect URI to be: https, http on the loopback interface (a native app's local server), or
+ * a scheme of the app's own (`vscode:`, `cursor:`).
+ */
+function allowedRedirect(uri: string): boolean {
+  const { protocol, hostname } = new URL(uri);
+  if (protocol === 'https:') return true;
+  if (protocol === 'http:') return loopbackHosts.has(hostname);
+  return !['javascript:', 'data:', 'vbscript:', 'file:'].includes(protocol);
+}
+
+/** Why a client's metadata cannot be kept (PostgreSQL's JSON takes no NUL), or null when it can. */
+export function unusableMetadata(metadata: Partial<Registration>): string | null {
+  const text = JSON.stringify(metadata);
+  if (text.includes('\\u0000')) return 'a value holds a NUL character';
+  if (Buffer.byteLength(text) > maxMetadataBytes) return `the metadata is larger than ${maxMetadataBytes} bytes`;
+  if ((metadata.client_name?.length ?? 0) > maxNameLength) return `client_name is longer than ${maxNameLength}`;
+  const refused = (metadata.redirect_uris ?? []).find((uri) => !allowedRedirect(String(uri)));
+  return refused ? `redirect_uris: ${refused} is not https, loopback http or an app's own scheme` : null;
+}
 type ClientRow = { id: string; metadata: unknown; createdAt: Date; fetchedAt: Date | null };
 
 const documentMaxAgeMs = 3_600_000;
+const failedReadMs = 60_000;
+const maxFailedReads = 1_000;
 
 const asClient = (row: ClientRow): OAuthClientInformationFull =>
   ({
@@ -29,10 +57,22 @@ function publicMetadata(client: Partial<Registration>): Prisma.InputJsonObject {
 export type OAuthClientsStore = ReturnType<typeof oauthClientsStore>;
 
 export function oauthClientsStore(prisma: PrismaClient, fetchMetadata: FetchClientMetadata) {
+  // Documents that could not be read, not asked for again for a minute: each ask is a request anyone can cause.
+  const failedReads = new Map<string, number>();
+  const readDocument = async (url: string) => {
+    const failedAt = failedReads.get(url);
+    if (failedAt !== undefined && Date.now() - failedAt < failedReadMs) return null;
+    const fetched = await fetchMetadata(url).catch(() => null);
+    if (fetched && !unusableMetadata(fetched)) return fetched;
+    if (failedReads.size >= maxFailedReads) failedReads.delete(failedReads.keys().next().value!);
+    failedReads.set(url, Date.now());
+    return null;
+  };
+
   /** A metadata document's client: the kept one while fresh, else read again (the kept one if that fails). */
   async function documentClient(url: string, kept: ClientRow | null): Promise<OAuthClientInformationFull | undefined> {
     if (kept?.fetchedAt && Date.now() - kept.fetchedAt.getTime() < documentMaxAgeMs) return asClient(kept);
-    const fetched = await fetchMetadata(url).catch(() => null);
+    const fetched = await readDocument(url);
     if (!fetched) return kept ? asClient(kept) : undefined;
     const metadata = publicMetadata(fetched);
     const row = await prisma.oAuthClient.upsert({
@@ -50,6 +90,8 @@ export function oauthClientsStore(prisma: PrismaClient, fetchMetadata: FetchClie
       return row ? asClient(row) : undefined;
     },
     async registerClient(client: Registration): Promise<OAuthClientInformationFull> {
+      const problem = unusableMetadata(client);
+      if (problem) throw new InvalidClientMetadataError(problem);
       const createdAt = client.client_id_issued_at ? new Date(client.client_id_issued_at * 1000) : new Date();
       const row = await prisma.oAuthClient.create({
         data: { id: client.client_id, metadata: publicMetadata(client), createdAt },

@@ -10,12 +10,14 @@ import type { AuthorizationRequest } from './authorization-requests.ts';
 
 const codeSeconds = 300;
 const refreshTokenDays = 30;
+/** A host's calls that find their access token expired at once each refresh with the same token: all are answered. */
+const refreshGraceMs = 30_000;
 
-/** What a token request may not have: `invalid_grant`, or `invalid_target` for another resource. */
+/** What a token request may not have: `invalid_grant`, `invalid_target` (another resource), `invalid_scope`. */
 export class GrantRefusedError extends Error {
   override name = 'GrantRefusedError';
   constructor(
-    readonly reason: 'invalid_grant' | 'invalid_target',
+    readonly reason: 'invalid_grant' | 'invalid_target' | 'invalid_scope',
     message: string,
   ) {
     super(message);
@@ -76,6 +78,39 @@ async function keyStands(prisma: PrismaClient, keyId: string, now: Date): Promis
 
 const scopesOf = (stored: string[]) => stored as KeyScope[];
 
+/**
+ * Claims a code or refresh token once: every check first (a refused request leaves it usable), then the claim. One
+ * claimed already revokes its grant, except a refresh token presented again within `graceMs` of its use (a host's
+ * concurrent calls refreshing at once), which is answered as the first was.
+ */
+async function claimOnce(
+  prisma: PrismaClient,
+  token: { claim(): Promise<{ count: number }>; usedAt(): Promise<Date | null | undefined>; apiKeyId: string },
+  now: Date,
+  { what, graceMs = 0 }: { what: string; graceMs?: number },
+) {
+  if ((await token.claim()).count === 1) return;
+  // Claimed by another request, maybe one still running alongside this one: when?
+  const usedAt = await token.usedAt();
+  if (usedAt && now.getTime() - usedAt.getTime() < graceMs) return;
+  await revokeApiKey(prisma, token.apiKeyId);
+  throw new GrantRefusedError('invalid_grant', `This ${what} was used already; its grant is revoked.`);
+}
+
+async function checkStanding(
+  prisma: PrismaClient,
+  row: { expiresAt: Date; resource: string; apiKeyId: string },
+  input: { resource?: string },
+  now: Date,
+  what: string,
+) {
+  if (row.expiresAt <= now) throw new GrantRefusedError('invalid_grant', `This ${what} has expired.`);
+  if (input.resource !== undefined && input.resource !== row.resource)
+    throw new GrantRefusedError('invalid_target', `This ${what} is for ${row.resource}.`);
+  if ((await keyStands(prisma, row.apiKeyId, now)) === false)
+    throw new GrantRefusedError('invalid_grant', 'This grant has been revoked or has expired.');
+}
+
 /** A code for its grant, once; a code used twice revokes what it granted. */
 export async function redeemCode(
   prisma: PrismaClient,
@@ -86,18 +121,17 @@ export async function redeemCode(
   const row = await prisma.oAuthCode.findUnique({ where: { codeHash } });
   if (!row || row.clientId !== input.clientId)
     throw new GrantRefusedError('invalid_grant', 'Unknown authorization code.');
-  const claimed = await prisma.oAuthCode.updateMany({ where: { codeHash, usedAt: null }, data: { usedAt: now } });
-  if (claimed.count === 0) {
-    await revokeApiKey(prisma, row.apiKeyId);
-    throw new GrantRefusedError('invalid_grant', 'This authorization code was used already; its grant is revoked.');
+  if (!row.usedAt) {
+    if (input.redirectUri !== undefined && input.redirectUri !== row.redirectUri)
+      throw new GrantRefusedError('invalid_grant', 'redirect_uri differs from the authorization request.');
+    await checkStanding(prisma, row, input, now, 'authorization code');
   }
-  if (row.expiresAt <= now) throw new GrantRefusedError('invalid_grant', 'This authorization code has expired.');
-  if (input.redirectUri !== undefined && input.redirectUri !== row.redirectUri)
-    throw new GrantRefusedError('invalid_grant', 'redirect_uri differs from the authorization request.');
-  if (input.resource !== undefined && input.resource !== row.resource)
-    throw new GrantRefusedError('invalid_target', `This code is for ${row.resource}.`);
-  if ((await keyStands(prisma, row.apiKeyId, now)) === false)
-    throw new GrantRefusedError('invalid_grant', 'This grant has been revoked or has expired.');
+  const code = {
+    claim: () => prisma.oAuthCode.updateMany({ where: { codeHash, usedAt: null }, data: { usedAt: now } }),
+    usedAt: async () => row.usedAt,
+    apiKeyId: row.apiKeyId,
+  };
+  await claimOnce(prisma, code, now, { what: 'authorization code' });
   return { keyId: row.apiKeyId, clientId: row.clientId, scopes: scopesOf(row.scopes), resource: row.resource };
 }
 
@@ -124,33 +158,35 @@ export async function issueRefreshToken(
   return { token, expiresAt };
 }
 
-/** A refresh token for its grant, once (the caller issues the next); one presented again revokes the grant. */
+/**
+ * A refresh token for its grant, once (the caller issues the next, with the same scopes); presented again, it revokes
+ * the grant, unless within a few seconds of its use. The access token may be narrowed to `scopes` (RFC 6749 §6).
+ */
 export async function redeemRefreshToken(
   prisma: PrismaClient,
   input: { clientId: string; token: string; resource?: string; scopes?: string[] },
   now = new Date(),
-): Promise<Grant> {
+): Promise<Grant & { accessScopes: KeyScope[] }> {
   const tokenHash = hashApiKey(input.token);
   const row = await prisma.oAuthRefreshToken.findUnique({ where: { tokenHash } });
   if (!row || row.clientId !== input.clientId) throw new GrantRefusedError('invalid_grant', 'Unknown refresh token.');
-  const claimed = await prisma.oAuthRefreshToken.updateMany({
-    where: { tokenHash, usedAt: null },
-    data: { usedAt: now },
-  });
-  if (claimed.count === 0) {
-    await revokeApiKey(prisma, row.apiKeyId);
-    throw new GrantRefusedError('invalid_grant', 'This refresh token was used already; its grant is revoked.');
-  }
-  if (row.expiresAt <= now) throw new GrantRefusedError('invalid_grant', 'This refresh token has expired.');
-  if (input.resource !== undefined && input.resource !== row.resource)
-    throw new GrantRefusedError('invalid_target', `This refresh token is for ${row.resource}.`);
-  if ((await keyStands(prisma, row.apiKeyId, now)) === false)
-    throw new GrantRefusedError('invalid_grant', 'This grant has been revoked or has expired.');
-  // A refresh may narrow the scopes, never widen them (RFC 6749 §6).
-  const scopes = input.scopes?.length ? input.scopes : row.scopes;
-  if (!scopes.every((scope) => row.scopes.includes(scope)))
-    throw new GrantRefusedError('invalid_grant', `The grant holds the scopes ${row.scopes.join(' ')} only.`);
-  return { keyId: row.apiKeyId, clientId: row.clientId, scopes: scopesOf(scopes), resource: row.resource };
+  const accessScopes = input.scopes?.length ? input.scopes : row.scopes;
+  if (!accessScopes.every((scope) => row.scopes.includes(scope)))
+    throw new GrantRefusedError('invalid_scope', `The grant holds the scopes ${row.scopes.join(' ')} only.`);
+  await checkStanding(prisma, row, input, now, 'refresh token');
+  const refreshToken = {
+    claim: () => prisma.oAuthRefreshToken.updateMany({ where: { tokenHash, usedAt: null }, data: { usedAt: now } }),
+    usedAt: async () => (await prisma.oAuthRefreshToken.findUnique({ where: { tokenHash } }))?.usedAt,
+    apiKeyId: row.apiKeyId,
+  };
+  await claimOnce(prisma, refreshToken, now, { what: 'refresh token', graceMs: refreshGraceMs });
+  return {
+    keyId: row.apiKeyId,
+    clientId: row.clientId,
+    scopes: scopesOf(row.scopes),
+    resource: row.resource,
+    accessScopes: scopesOf(accessScopes),
+  };
 }
 
 /** Revokes the grant a client's refresh token belongs to (RFC 7009: an unknown token is not an error). */

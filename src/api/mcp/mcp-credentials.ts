@@ -1,17 +1,19 @@
 // Who a POST /mcp speaks for, before the transport: a call that needs an account and carries no credential answers
 // HTTP 401 with the Protected Resource Metadata's address (RFC 9728 §5.1), so a host starts OAuth; an OAuth access
 // token that no longer holds answers 401 `invalid_token`, so it refreshes. API keys and keyless calls (tools/list,
-// list_models, quote, register_agent, an x402-paid generate) pass as before.
+// list_models, register_agent, and generate where x402 is on) pass as before.
 import type { NextFunction, Request, Response } from 'express';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import { looksLikeAccessToken } from '../../accounts/oauth/access-tokens.ts';
-import { authenticateAccessToken } from '../auth.ts';
+import { keylessPaymentOffered } from '../../payments/methods/registered.ts';
+import { authenticateAccessToken, bearerToken } from '../auth.ts';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
 import { answeringOperations, type ToolDefinition } from './tools.ts';
 
 const accountKindLocal = 'mcpAccountKind';
 
-export const bearerOf = (req: Request) => /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? '')?.[1];
+/** The bearer token of a well-formed Authorization header. */
+export const bearerOf = (req: Request) => bearerToken(req) ?? undefined;
 
 /** The caller's account kind where a credential says it: an OAuth grant's account, or an API key's prefix. */
 export function callerKind(req: Request, res: Response): AccountKind | undefined {
@@ -26,18 +28,28 @@ interface JsonRpcMessage {
   params?: { name?: unknown };
 }
 
-const needsNoAccount = new Set(['none', 'any_or_keyless_payment']);
+/** Whether an endpoint answers a caller without an account: one open to all, or paid with x402 where it is on. */
+const answersKeyless = (endpoint: Endpoint | undefined, ctx: ApiContext) =>
+  !endpoint ||
+  endpoint.auth === 'none' ||
+  (endpoint.auth === 'any_or_keyless_payment' && keylessPaymentOffered(ctx.config));
 
 /** Whether a message can only be answered for an account: a task's methods, or a tool whose endpoint needs a key. */
-function needsAccount(message: JsonRpcMessage, tools: Map<string, ToolDefinition>, endpoints: Map<string, Endpoint>) {
+function needsAccount(message: JsonRpcMessage, call: CredentialContext) {
   if (typeof message.method !== 'string') return false;
   if (message.method.startsWith('tasks/')) return true;
   if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return false;
-  const tool = tools.get(message.params.name);
+  const tool = call.tools.get(message.params.name);
   if (!tool) return false;
   return answeringOperations(tool)
     .filter((operation) => operation !== 'getGeneration' || !tool.creates)
-    .some((operation) => !needsNoAccount.has(endpoints.get(operation)?.auth ?? 'none'));
+    .some((operation) => !answersKeyless(call.endpoints.get(operation), call.ctx));
+}
+
+interface CredentialContext {
+  ctx: ApiContext;
+  tools: Map<string, ToolDefinition>;
+  endpoints: Map<string, Endpoint>;
 }
 
 function challenge(res: Response, ctx: ApiContext, error?: { code: string; description: string }) {
@@ -57,6 +69,7 @@ function challenge(res: Response, ctx: ApiContext, error?: { code: string; descr
 }
 
 export function mcpCredentials(ctx: ApiContext, tools: Map<string, ToolDefinition>, endpoints: Map<string, Endpoint>) {
+  const call = { ctx, tools, endpoints };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const bearer = bearerOf(req);
@@ -72,7 +85,7 @@ export function mcpCredentials(ctx: ApiContext, tools: Map<string, ToolDefinitio
       }
       if (bearer === undefined && req.headers.authorization === undefined) {
         const messages = (Array.isArray(req.body) ? req.body : [req.body]) as JsonRpcMessage[];
-        if (messages.some((message) => message && needsAccount(message, tools, endpoints))) return challenge(res, ctx);
+        if (messages.some((message) => message && needsAccount(message, call))) return challenge(res, ctx);
       }
       next();
     } catch (error) {

@@ -1,6 +1,7 @@
 // The MCP SDK's OAuthServerProvider on the gateway's own grants (src/accounts/oauth/): /authorize sends the person to
 // the console's consent screen with the checked request signed; /token redeems codes and refresh tokens; access tokens
 // are JWTs for the MCP endpoint. Refusals are the SDK's OAuth errors, so they answer 400 with the RFC's codes.
+// Revoking needs a token still good (an expired access token names a grant it can no longer speak for).
 import {
   InvalidGrantError,
   InvalidScopeError,
@@ -28,7 +29,7 @@ import {
   redeemRefreshToken,
   revokeGrantOfRefreshToken,
 } from '../../accounts/oauth/grants.ts';
-import { oauthScopes, requestedScopes } from '../../accounts/oauth/oauth-scopes.ts';
+import { requestedScopes } from '../../accounts/oauth/oauth-scopes.ts';
 import type { OAuthSite } from './oauth-site.ts';
 
 /** The SDK's error for a grant refused by the gateway's rules; anything else stays a server error. */
@@ -37,9 +38,12 @@ async function refusedAsOAuth<T>(work: Promise<T>): Promise<T> {
     return await work;
   } catch (error) {
     if (!(error instanceof GrantRefusedError)) throw error;
-    throw error.reason === 'invalid_target'
-      ? new InvalidTargetError(error.message)
-      : new InvalidGrantError(error.message);
+    const refusals = {
+      invalid_target: InvalidTargetError,
+      invalid_scope: InvalidScopeError,
+      invalid_grant: InvalidGrantError,
+    };
+    throw new refusals[error.reason](error.message);
   }
 }
 
@@ -52,15 +56,16 @@ function resourceOf(site: OAuthSite, asked: URL | undefined): string {
 }
 
 export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAuthServerProvider {
-  const tokensFor = async (grant: Grant): Promise<OAuthTokens> => {
+  /** An access token for `accessScopes` (the grant's by default) and the grant's next refresh token. */
+  const tokensFor = async (grant: Grant, accessScopes = grant.scopes): Promise<OAuthTokens> => {
     const tokenSite = await site.tokenSite();
-    const access = await signAccessToken(tokenSite, grant);
+    const access = await signAccessToken(tokenSite, { ...grant, scopes: accessScopes });
     const refresh = await issueRefreshToken(prisma, grant);
     return {
       access_token: access.token,
       token_type: 'Bearer',
       expires_in: accessTokenSeconds,
-      scope: grant.scopes.join(' '),
+      scope: accessScopes.join(' '),
       refresh_token: refresh.token,
     };
   };
@@ -68,7 +73,6 @@ export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAu
     clientsStore: site.clients,
     async authorize(client, params, res) {
       const scopes = requestedScopes(params.scopes);
-      if (!scopes) throw new InvalidScopeError(`The scopes offered are: ${oauthScopes.join(' ')}.`);
       const request = await signAuthorizationRequest(await site.tokenSite(), {
         clientId: client.client_id,
         redirectUri: params.redirectUri,
@@ -86,7 +90,7 @@ export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAu
           clientId: client.client_id,
           code,
           ...(redirectUri !== undefined && { redirectUri }),
-          ...(resource !== undefined && { resource: resourceOf(site, resource) }),
+          resource: resourceOf(site, resource),
         }),
       );
       return tokensFor(grant);
@@ -97,10 +101,10 @@ export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAu
           clientId: client.client_id,
           token: refreshToken,
           ...(scopes !== undefined && { scopes }),
-          ...(resource !== undefined && { resource: resourceOf(site, resource) }),
+          resource: resourceOf(site, resource),
         }),
       );
-      return tokensFor(grant);
+      return tokensFor(grant, grant.accessScopes);
     },
     async verifyAccessToken(token): Promise<AuthInfo> {
       const claims = await verifyAccessToken(await site.tokenSite(), token, site.resource);

@@ -59,7 +59,7 @@ export const oauthEndpoints = [
             uri: client.client_uri ?? null,
           },
           redirect_uri: request.redirectUri,
-          scopes: requestedScopes(request.scopes) ?? [],
+          scopes: requestedScopes(request.scopes),
           resource: request.resource,
         },
       };
@@ -91,12 +91,12 @@ export const oauthEndpoints = [
         };
       const { name, ...changes } = changesOf({
         ...body,
-        name: body.name ?? `${client.client_name ?? client.client_id}`,
+        name: body.name ?? (client.client_name ?? client.client_id).slice(0, 100),
       });
       const granted = await grantAuthorization(
         ctx.prisma,
         holderOf(principal),
-        { ...request, scopes: requestedScopes(request.scopes) ?? [] },
+        { ...request, scopes: requestedScopes(request.scopes) },
         { ...changes, name: name! },
         tierRatePerMinute(ctx.config, principal.account.tier),
       );
