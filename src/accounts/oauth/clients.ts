@@ -1,7 +1,7 @@
 // OAuth clients of /mcp. Every client is public: it proves itself with PKCE, and the server keeps no secret for it (the
 // SDK's client authentication would compare one in clear), so whatever method a registration (RFC 7591) asks for, it
 // is answered `token_endpoint_auth_method: "none"`, as §3.2.1 allows. A client id that is an https URL is a Client ID
-// Metadata Document: read from there, kept an hour, and on a failed read the last one stands.
+// Metadata Document: read from there, kept an hour, and on a failed read the last one stands for a day.
 import { InvalidClientMetadataError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { PrismaClient } from '../../db/prisma.ts';
@@ -37,6 +37,8 @@ export function unusableMetadata(metadata: Partial<Registration>): string | null
 type ClientRow = { id: string; metadata: unknown; createdAt: Date; fetchedAt: Date | null };
 
 const documentMaxAgeMs = 3_600_000;
+/** How long the last good document stands in for one that cannot be read. */
+const documentStaleMs = 86_400_000;
 const failedReadMs = 60_000;
 const maxFailedReads = 1_000;
 
@@ -69,11 +71,12 @@ export function oauthClientsStore(prisma: PrismaClient, fetchMetadata: FetchClie
     return null;
   };
 
-  /** A metadata document's client: the kept one while fresh, else read again (the kept one if that fails). */
+  /** A metadata document's client: the kept one while fresh, else read again (if that fails, the kept one for a day). */
   async function documentClient(url: string, kept: ClientRow | null): Promise<OAuthClientInformationFull | undefined> {
     if (kept?.fetchedAt && Date.now() - kept.fetchedAt.getTime() < documentMaxAgeMs) return asClient(kept);
     const fetched = await readDocument(url);
-    if (!fetched) return kept ? asClient(kept) : undefined;
+    const keptRecently = kept?.fetchedAt && Date.now() - kept.fetchedAt.getTime() < documentStaleMs;
+    if (!fetched) return keptRecently ? asClient(kept) : undefined;
     const metadata = publicMetadata(fetched);
     const row = await prisma.oAuthClient.upsert({
       where: { id: url },

@@ -3,6 +3,7 @@
 import { readAuthorizationRequest, type AuthorizationRequest } from '../../accounts/oauth/authorization-requests.ts';
 import { grantAuthorization } from '../../accounts/oauth/grants.ts';
 import { requestedScopes } from '../../accounts/oauth/oauth-scopes.ts';
+import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
 import { endpointDescriptions } from '../descriptions.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
@@ -16,11 +17,16 @@ import { changesOf, holderOf, tierRatePerMinute } from './keys.routes.ts';
 
 const tags = ['OAuth'];
 
-/** The request and its client, or a 400 naming `request`: not ours, tampered with, expired, or its client gone. */
+/**
+ * The request and its client, or a 400 naming `request`: not ours, tampered with, expired, its client gone, or its
+ * redirect URI no longer the client's.
+ */
 async function pendingRequest(ctx: ApiContext, token: string, where: 'query' | 'body') {
   const request = await readAuthorizationRequest(await ctx.oauth.tokenSite(), token);
   const client = request && (await ctx.oauth.clients.getClient(request.clientId));
-  if (!request || !client)
+  // A metadata document may have changed since /oauth/authorize checked the redirect URI: checked again.
+  const redirects = client?.redirect_uris.some((uri) => redirectUriMatches(request!.redirectUri, uri));
+  if (!request || !client || !redirects)
     throw new ApiError(
       'validation_error',
       `Invalid ${where}: request: not an authorization request of this gateway, or it has expired (ten minutes): start again from the application.`,
