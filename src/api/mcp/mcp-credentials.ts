@@ -25,7 +25,7 @@ export function callerKind(req: Request, res: Response): AccountKind | undefined
 
 interface JsonRpcMessage {
   method?: unknown;
-  params?: { name?: unknown };
+  params?: { name?: unknown; task?: unknown };
 }
 
 /** Whether an endpoint answers a caller without an account: one open to all, or paid with x402 where it is on. */
@@ -34,11 +34,15 @@ const answersKeyless = (endpoint: Endpoint | undefined, ctx: ApiContext) =>
   endpoint.auth === 'none' ||
   (endpoint.auth === 'any_or_keyless_payment' && keylessPaymentOffered(ctx.config));
 
-/** Whether a message can only be answered for an account: a task's methods, or a tool whose endpoint needs a key. */
+/**
+ * Whether a message can only be answered for an account: a task's methods, a call made as a task (read later with
+ * the same credential), or a tool whose endpoint needs a key.
+ */
 function needsAccount(message: JsonRpcMessage, call: CredentialContext) {
   if (typeof message.method !== 'string') return false;
   if (message.method.startsWith('tasks/')) return true;
   if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return false;
+  if (message.params.task !== undefined) return true;
   const tool = call.tools.get(message.params.name);
   if (!tool) return false;
   return answeringOperations(tool)
