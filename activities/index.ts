@@ -4,6 +4,7 @@ import { createOutputActivities, type OutputActivityDeps } from './output.activi
 import { createProviderActivities, type ProviderActivityDeps } from './provider.activities.ts';
 import { createReplayActivities, type ReplayActivityDeps } from './replay.activities.ts';
 import { createSystemActivities, type SystemActivityDeps } from './system.activities.ts';
+import { createTopUpActivities, type TopUpActivityDeps } from './top-up.activities.ts';
 import { createTaskReconcilerActivities, type TaskReconcilerActivityDeps } from './task-reconciler.activities.ts';
 import { createUploadActivities, type UploadActivityDeps } from './upload.activities.ts';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhook.activities.ts';
@@ -14,6 +15,7 @@ export type ActivityDeps = SystemActivityDeps &
   WebhookActivityDeps &
   DepositActivityDeps &
   TaskReconcilerActivityDeps &
+  TopUpActivityDeps &
   ReplayActivityDeps &
   UploadActivityDeps &
   OutputActivityDeps;
@@ -26,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createDepositActivities(deps),
     ...createTaskReconcilerActivities(deps),
+    ...createTopUpActivities(deps),
     ...createReplayActivities(deps),
     ...createUploadActivities(deps),
     ...createOutputActivities(deps),

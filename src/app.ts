@@ -2,7 +2,9 @@
 import express, { Router, type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Catalog } from './catalog/catalog.ts';
-import type { Config } from './config/config.ts';
+import { type Config, publicBaseUrl } from './config/config.ts';
+import { type ReceiptKey, receiptKeySource } from './payments/receipts/signing-key.ts';
+import { receiptSignerSource } from './payments/receipts/receipts.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
 import { createAuthenticator } from './api/auth.ts';
@@ -36,6 +38,7 @@ import type { Storage } from './storage/storage.ts';
 import { storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
 import { wellKnownRouter } from './api/discovery/well-known.ts';
+import { didDocumentRouter } from './api/discovery/did-document.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
 import { createLongLivedSlots } from './api/long-lived.ts';
 import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
@@ -90,7 +93,7 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
 }
 
 /** What the REST endpoints and the MCP tools that run them share: one context per app. */
-function apiContext(deps: AppDeps): ApiContext {
+function apiContext(deps: AppDeps, receiptKey: () => Promise<ReceiptKey>): ApiContext {
   const oauth = oauthSite(deps.prisma, deps.config.server, deps.clientMetadata ?? clientMetadataFetcher());
   const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) =>
     deps.logger.warn({ err: error }, 'could not record key use'),
@@ -103,6 +106,7 @@ function apiContext(deps: AppDeps): ApiContext {
     authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000, oauth),
     oauth,
     facilitator: deps.facilitator,
+    receiptSigner: receiptSignerSource(receiptKey, () => publicBaseUrl(deps.config.server)),
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
     endedTasks: createEndedTasks(),
@@ -145,11 +149,13 @@ export function createApp(deps: AppDeps): Express {
   const metricsToken = deps.config.metrics.token;
   if (metricsToken) app.get('/metrics', (req, res, next) => answerScrape(req, res, metricsToken).catch(next));
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
+  const receiptKey = receiptKeySource(deps.prisma);
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   app.use('/console', routeLabel('/console/*'), consoleRouter());
   app.use(llmsTxtRouter(deps.config, deps.catalog));
   app.use(wellKnownRouter(deps.config, deps.catalog));
+  app.use(didDocumentRouter(deps.config.server, receiptKey));
   // Generated outputs, once their task has completed, until OUTPUT_RETENTION_DAYS (410 after); immutable once written.
   app.use(
     '/files',
@@ -164,7 +170,7 @@ export function createApp(deps: AppDeps): Express {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);
   });
   const endpoints = deps.endpoints ?? apiEndpoints;
-  const ctx = apiContext(deps);
+  const ctx = apiContext(deps, receiptKey);
   app.use(apiBasePath, apiRouter(deps, endpoints, ctx));
   app.use(oauthRouter(ctx));
   app.use(mcpRouter(endpoints, ctx, deps.config.server.jsonBodyLimit));

@@ -7,5 +7,6 @@ export { outputExpiryWorkflow } from './expiry/output-expiry.workflow.ts';
 export { pingWorkflow } from './ping.workflow.ts';
 export { replayBatchWorkflow } from './replay-batch.workflow.ts';
 export { taskReconcilerWorkflow } from './task-reconciler.workflow.ts';
+export { topUpWorkflow } from './top-up.workflow.ts';
 export { uploadExpiryWorkflow } from './expiry/upload-expiry.workflow.ts';
 export { webhookDeliveryWorkflow } from './webhooks/webhook-delivery.workflow.ts';

@@ -16,7 +16,7 @@ export function toBase62(bytes: Buffer): string {
 export const randomBase62 = (bytes: number) => toBase62(randomBytes(bytes));
 
 /** Public identifiers: a type prefix and 16 random bytes, e.g. `agt_3kXq…`. */
-export type IdPrefix = 'agt' | 'dev' | 'wal' | 'key' | 'gen' | 'dep' | 'whd' | 'msg' | 'upl';
+export type IdPrefix = 'agt' | 'dev' | 'wal' | 'key' | 'gen' | 'dep' | 'whd' | 'msg' | 'upl' | 'top';
 export const newId = (prefix: IdPrefix) => `${prefix}_${randomBase62(16)}`;
 
 /** The same name always gives the same id: for ids that must be derivable, like a task's from its Idempotency-Key. */

@@ -210,7 +210,10 @@ export async function release(db: LedgerDb, move: Move & { taskId: string }): Pr
   }));
 }
 
-export type CreditKind = Extract<LedgerEntryKind, 'deposit' | 'trial_credit' | 'adjustment' | 'x402_payment'>;
+export type CreditKind = Extract<
+  LedgerEntryKind,
+  'deposit' | 'trial_credit' | 'adjustment' | 'x402_payment' | 'x402_topup'
+>;
 
 /** Adds to the balance: a deposit, a trial credit, an operator's adjustment or a settled x402 payment. */
 export async function credit(db: LedgerDb, move: Move & { amount: bigint; kind: CreditKind }): Promise<LedgerResult> {

@@ -8,6 +8,7 @@ import { modelEndpoints } from './models.routes.ts';
 import { oauthEndpoints } from './oauth.routes.ts';
 import { uploadEndpoints } from './uploads.routes.ts';
 import { usageEndpoints } from './usage.routes.ts';
+import { topUpEndpoints } from './top-ups.routes.ts';
 import { webhookEndpoints } from './webhooks.routes.ts';
 
 /** Every endpoint of the interface, in the spec's order. */
@@ -15,6 +16,7 @@ export const apiEndpoints: Endpoint[] = [
   ...modelEndpoints,
   ...agentEndpoints,
   ...accountEndpoints,
+  ...topUpEndpoints,
   ...generationEndpoints,
   ...eventEndpoints,
   ...uploadEndpoints,

@@ -1,4 +1,5 @@
 import { chains, generationTypes, taskIdPattern, taskStatuses, tiers } from '../../domain/values.ts';
+import { parseUsd } from '../../domain/money.ts';
 import { storable, z } from './zod.ts';
 
 export const GenerationTypeSchema = z.enum(generationTypes).openapi('GenerationType');
@@ -79,3 +80,16 @@ export const signatureAlgorithm = z.string().openapi({
     '`hmac-sha256`: the header holds `v1,` + base64 HMAC-SHA256, keyed by the secret, of `{webhook-id}.{webhook-timestamp}.{body}` (Standard Webhooks)',
   example: 'hmac-sha256',
 });
+
+/** USD as a number or a decimal string, exact to the micro-USD (never rounded): bigint micro-USD inside. */
+export const usdAmount = z
+  .union([z.number().nonnegative(), z.string()])
+  .transform((value, ctx) => {
+    try {
+      return parseUsd(typeof value === 'number' ? String(value) : value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an amount in USD with at most six decimals' });
+      return z.NEVER;
+    }
+  })
+  .openapi({ type: 'number', description: 'USD, at most six decimals (a decimal string is also taken)', example: 5 });

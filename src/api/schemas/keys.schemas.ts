@@ -1,20 +1,7 @@
 import { budgetWindows, keyScopes } from '../../accounts/key-policy.ts';
-import { parseUsd } from '../../domain/money.ts';
 import { generationTypes } from '../../domain/values.ts';
+import { usdAmount } from './common.schemas.ts';
 import { safeText, z } from './zod.ts';
-
-/** USD as a number or a decimal string, exact to the micro-USD (never rounded): bigint micro-USD inside. */
-const usdAmount = z
-  .union([z.number().nonnegative(), z.string()])
-  .transform((value, ctx) => {
-    try {
-      return parseUsd(typeof value === 'number' ? String(value) : value);
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be an amount in USD with at most six decimals' });
-      return z.NEVER;
-    }
-  })
-  .openapi({ type: 'number', description: 'USD, at most six decimals (a decimal string is also taken)', example: 5 });
 
 export const KeyScopeSchema = z.enum(keyScopes).openapi('KeyScope', {
   description:

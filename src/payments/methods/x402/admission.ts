@@ -3,8 +3,14 @@
 // authorization names one task (its id derives from the authorization), so a retried payment finds its task; the
 // money moves only on delivery.
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import {
+  createJWSOfferReceiptIssuer,
+  createOfferReceiptExtension,
+  type JWSSigner,
+  OFFER_RECEIPT,
+} from '@x402/extensions/offer-receipt';
 import type { CatalogModel } from '../../../catalog/catalog.ts';
-import { enabledChains } from '../../../chain/settings.ts';
+import { type ChainSettings, enabledChains } from '../../../chain/settings.ts';
 import type { Config } from '../../../config/config.ts';
 import { FieldError, PaymentRequiredError } from '../../../domain/errors.ts';
 import { secretDerivedId } from '../../../domain/ids.ts';
@@ -38,6 +44,8 @@ export interface X402Deps {
   config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
   /** Verifies payments; made on first use. */
   facilitator: () => PaymentFacilitator;
+  /** Signs offers (and receipts); none: the offers go unsigned. */
+  receiptSigner?: () => Promise<JWSSigner>;
 }
 
 /** The payment a request carries: none, one whose header cannot be read, or a payload (and who pays, if it says). */
@@ -134,7 +142,7 @@ export function paymentAuthorization(
 }
 
 /** The offer a payload pays: the same object for v2; for v1, our offer and its v1 form (what the facilitator checks). */
-function matchOffer(
+export function matchOffer(
   required: PaymentRequired,
   payload: AnyPaymentPayload,
 ): { offer: PaymentRequirements; requirement: PaymentRequirements | RequirementsV1 } | null {
@@ -165,22 +173,47 @@ type Priced = {
   costMicros: bigint;
 };
 
-/** What the price asks for, and a 402 refusal naming it (and why the payment did not do). */
-async function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, resourceUrl: string) {
-  const required = paymentRequirementsFor({
-    chains: payableChains(deps.config, model),
+/** What an x402 offer is for: its price, how long an authorization must last, and what it pays for. */
+export interface OfferTerms {
+  chains: ChainSettings[];
+  amountMicros: bigint;
+  maxTimeoutSeconds: number;
+  resource: { url: string; description: string; mimeType: string };
+  /** Whether `upto` may be offered beside `exact` (a top-up credits exactly what it pays: no). */
+  upto: boolean;
+  /** The Bazaar's description, and any other extension of the offers. */
+  extensions?: Record<string, unknown>;
+}
+
+/** The signed offers of x402's offer-receipt extension, where the server signs them. */
+async function signedOffers(deps: X402Deps, required: PaymentRequired) {
+  if (!deps.receiptSigner) return undefined;
+  const signer = await deps.receiptSigner();
+  const extension = createOfferReceiptExtension(createJWSOfferReceiptIssuer(signer.kid, signer));
+  const context = { paymentRequiredResponse: required, requirements: required.accepts };
+  return extension.enrichPaymentRequiredResponse!({}, context as never) as Promise<object | undefined>;
+}
+
+/** The offers for these terms, and a 402 refusal naming them (and why the payment did not do). */
+export async function offerFor(deps: X402Deps, terms: OfferTerms) {
+  const unsigned = paymentRequirementsFor({
+    chains: terms.chains,
     payTo: deps.config.x402.payTo,
-    amountMicros: costMicros,
-    maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
-    resource: { url: resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
-    uptoFacilitators: await uptoOffers(deps),
-    extensions: generationDiscovery({ type: model.type, model: model.id }),
+    amountMicros: terms.amountMicros,
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+    resource: terms.resource,
+    uptoFacilitators: terms.upto ? await uptoOffers(deps) : undefined,
+    extensions: terms.extensions,
   });
+  const offers = await signedOffers(deps, unsigned);
+  const required: PaymentRequired = offers
+    ? { ...unsigned, extensions: { ...unsigned.extensions, [OFFER_RECEIPT]: offers } }
+    : unsigned;
   const refuse = (message: string, reason?: string) => {
     const answer = reason ? { ...required, error: reason } : required;
     return new PaymentRequiredError(
       message,
-      costMicros,
+      terms.amountMicros,
       answer,
       paymentRequiredHeader(answer),
       v1PaymentRequired(required),
@@ -189,15 +222,28 @@ async function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, res
   return { required, refuse };
 }
 
-type Refuse = (message: string, reason?: string) => Error;
+/** What the price asks for, and a 402 refusal naming it (and why the payment did not do). */
+function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, resourceUrl: string) {
+  return offerFor(deps, {
+    chains: payableChains(deps.config, model),
+    amountMicros: costMicros,
+    maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
+    resource: { url: resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
+    upto: true,
+    extensions: generationDiscovery({ type: model.type, model: model.id }),
+  });
+}
+
+export type Refuse = (message: string, reason?: string) => Error;
 
 /** The payload of a readable payment; none, or one that cannot be read, is a 402. */
-function offeredPayload(offered: OfferedPayment, costMicros: bigint, refuse: Refuse) {
+export function offeredPayload(offered: OfferedPayment, costMicros: bigint, refuse: Refuse, noneMessage?: string) {
   if (offered.state === 'unreadable') {
     const { headerName, code } = offered.error;
     throw refuse(`The ${headerName} header could not be read (${code}); pay again.`, code);
   }
   if (offered.state === 'none') {
+    if (noneMessage) throw refuse(noneMessage);
     throw refuse(
       `This generation costs $${formatUsd(costMicros)}: pay it with x402 (the requirements are in this answer and ` +
         'its PAYMENT-REQUIRED header), or send an API key.',
@@ -206,10 +252,10 @@ function offeredPayload(offered: OfferedPayment, costMicros: bigint, refuse: Ref
   return offered;
 }
 
-const mismatch =
+export const mismatch =
   'The payment does not pay these requirements (its scheme, network, amount, asset or recipient differ); pay again.';
 
-async function verified(
+export async function verified(
   deps: X402Deps,
   payload: AnyPaymentPayload,
   requirement: PaymentRequirements | RequirementsV1,

@@ -75,6 +75,8 @@ export function paymentResponseHeaders(payment: {
   network: string;
   payer: string;
   transaction: string;
+  /** Extensions' answers (offer-receipt's signed receipt). */
+  extensions?: Record<string, unknown>;
 }): Record<string, string> {
   const response = (network: string) =>
     encodePaymentResponseHeader({
@@ -82,6 +84,7 @@ export function paymentResponseHeaders(payment: {
       transaction: payment.transaction,
       network: network as Network,
       payer: payment.payer,
+      ...(payment.extensions && { extensions: payment.extensions }),
     });
   return {
     'PAYMENT-RESPONSE': response(payment.network),

@@ -45,14 +45,20 @@ function explanationOf(reason: string): string {
   return finalReasons[reason as keyof typeof finalReasons] ?? 'the facilitator refused it';
 }
 
-const authorizationOf = (payment: X402Payment): Authorization => ({
+/** What settling needs of a held authorization, whatever it pays for (a task, a top-up). */
+export type HeldAuthorization = Pick<
+  X402Payment,
+  'scheme' | 'payer' | 'payTo' | 'nonce' | 'network' | 'validBefore' | 'payload' | 'requirement'
+>;
+
+const authorizationOf = (payment: HeldAuthorization): Authorization => ({
   scheme: payment.scheme,
   payer: payment.payer as Address,
   payTo: payment.payTo as Address,
   nonce: payment.nonce,
 });
 
-function chainOf(config: ChainsConfig, payment: X402Payment): ChainSettings {
+function chainOf(config: ChainsConfig, payment: HeldAuthorization): ChainSettings {
   const chain = enabledChains(config).find((settings) => networkOf(settings) === payment.network);
   if (!chain) throw new PaymentNotSettledError(`network_not_enabled:${payment.network}`);
   return chain;
@@ -92,17 +98,18 @@ const amountSettled = (requirement: AnyRequirements, amount: bigint): AnyRequire
   'maxAmountRequired' in requirement ? requirement : { ...requirement, amount: amount.toString() };
 
 /** After a settle that did not succeed: settled after all, final, or worth another attempt (a throw). */
-async function afterFailedSettle(
+async function afterFailedSettle<T>(
   deps: SettlementDeps,
-  payment: X402Payment,
+  payment: HeldAuthorization,
   amount: bigint,
   reason: string,
-): Promise<X402Payment> {
+  record: (settled: FoundSettlement) => Promise<T>,
+): Promise<T> {
   const chain = chainOf(deps.config.chains, payment);
   const authorization = authorizationOf(payment);
   if (await isAuthorizationSpent(chain, authorization)) {
     const earlier = await findSettlement(chain, authorization);
-    if (earlier) return recordSettled(deps.prisma, payment, earlier);
+    if (earlier) return record(earlier);
     // Spent, but not (yet found to be) by us: a retry looks again; once expired it is someone else's use.
     if (payment.validBefore.getTime() < Date.now()) throw new PaymentNotSettledError('authorization_spent_elsewhere');
     throw new Error(`the authorization's nonce is spent but no transfer of ours was found yet (${reason})`);
@@ -111,6 +118,23 @@ async function afterFailedSettle(
   if (payment.validBefore.getTime() <= Date.now()) throw new PaymentNotSettledError('authorization_expired');
   if (refusedPayment.test(reason)) throw new PaymentNotSettledError(reason);
   throw new Error(`x402 settlement did not complete (${reason}); the payment has not moved`);
+}
+
+/**
+ * Moves a held authorization on chain for `amount` and records the transfer with `record`, once: a transfer already
+ * made (a retry after a crash) is found on chain and recorded the same way. Throws PaymentNotSettledError when it
+ * never will move, and anything else when it may yet (retry).
+ */
+export async function settleHeld<T>(
+  deps: SettlementDeps,
+  payment: HeldAuthorization,
+  amount: bigint,
+  record: (settled: FoundSettlement) => Promise<T>,
+): Promise<T> {
+  const requirement = amountSettled(payment.requirement as unknown as AnyRequirements, amount);
+  const response = await deps.facilitator().settle(payment.payload as unknown as AnyPaymentPayload, requirement);
+  if (response.success) return record({ transaction: response.transaction as Address, amount });
+  return afterFailedSettle(deps, payment, amount, response.errorReason ?? 'unknown_settlement_error', record);
 }
 
 /**
@@ -129,12 +153,8 @@ export async function settleTaskPayment(
   // From here the outcome may be unknown until the chain says: a failed task never abandons a `settling` payment.
   await deps.prisma.x402Payment.updateMany({ where: { taskId, status: 'authorized' }, data: { status: 'settling' } });
   const amount = amountToSettle(payment, input.usedMicros);
-  const requirement = amountSettled(payment.requirement as unknown as AnyRequirements, amount);
   try {
-    const response = await deps.facilitator().settle(payment.payload as unknown as AnyPaymentPayload, requirement);
-    if (response.success)
-      return await recordSettled(deps.prisma, payment, { transaction: response.transaction as Address, amount });
-    return await afterFailedSettle(deps, payment, amount, response.errorReason ?? 'unknown_settlement_error');
+    return await settleHeld(deps, payment, amount, (settled) => recordSettled(deps.prisma, payment, settled));
   } catch (error) {
     if (!(error instanceof PaymentNotSettledError)) throw error;
     await deps.prisma.x402Payment.updateMany({

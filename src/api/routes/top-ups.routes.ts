@@ -1,0 +1,73 @@
+// POST /agents/topup and /account/topup: a balance topped up with an x402 payment (a 402 offers the amount; paid, it
+// is settled and credited once). The answer carries the signed receipt, in the body and in PAYMENT-RESPONSE.
+import { x402Offered } from '../../chain/settings.ts';
+import { publicBaseUrl } from '../../config/config.ts';
+import { FieldError } from '../../domain/errors.ts';
+import { formatUsd } from '../../domain/money.ts';
+import { getAccountSummary } from '../../accounts/accounts.ts';
+import { topUpBalance } from '../../orchestration/top-ups/top-up.ts';
+import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
+import { paymentResponseHeaders } from '../../payments/methods/x402/requirements.ts';
+import { topUpReceipt } from '../../payments/receipts/top-up-receipt.ts';
+import { endpointDescriptions } from '../descriptions.ts';
+import { defineEndpoint } from '../endpoint.ts';
+import { TopUpRequestSchema, TopUpResponseSchema } from '../schemas/top-ups.schemas.ts';
+
+const topUpEndpoint = (options: { path: string; operationId: string; auth: 'agent' | 'developer'; tag: string }) =>
+  defineEndpoint({
+    method: 'post',
+    path: options.path,
+    operationId: options.operationId,
+    summary: 'Top up the balance with an x402 payment',
+    description: endpointDescriptions.topUp,
+    tags: [options.tag],
+    auth: options.auth,
+    request: { body: TopUpRequestSchema },
+    success: {
+      status: 200,
+      description: 'Settled and credited, with its signed receipt',
+      schema: TopUpResponseSchema,
+      alternative: { status: 202, description: 'Paid, the transfer still settling: call again with the same payment' },
+    },
+    errors: ['payment_required', 'conflict', 'service_unavailable'],
+    handle: async ({ body, principal, ctx, req }) => {
+      if (!x402Offered(ctx.config))
+        throw new FieldError('amount', 'this server takes no x402 payments; deposit USDC instead');
+      const resourceUrl = `${publicBaseUrl(ctx.config.server)}/api/v1${options.path}`;
+      const topUp = await topUpBalance(ctx, {
+        accountId: principal.account.id,
+        amountMicros: body.amount,
+        resourceUrl,
+        headers: req.headers,
+      });
+      const identity = {
+        top_up_id: topUp.id,
+        amount: formatUsd(topUp.amount),
+        payer: topUp.payer,
+        network: topUp.network,
+      };
+      if (topUp.status !== 'settled' || !topUp.transaction) {
+        const settling = { status: 'settling' as const, balance: null, transaction: null, receipt: null };
+        return { status: 202, body: { ...identity, ...settling } };
+      }
+      const receipt = await topUpReceipt(await ctx.receiptSigner(), topUp, resourceUrl);
+      const { balance } = await getAccountSummary(ctx.prisma, principal.account.id);
+      const settled = { network: topUp.network, payer: topUp.payer, transaction: topUp.transaction };
+      return {
+        status: 200,
+        body: {
+          ...identity,
+          status: 'settled' as const,
+          balance: formatUsd(balance),
+          transaction: topUp.transaction,
+          receipt,
+        },
+        headers: paymentResponseHeaders({ ...settled, extensions: { [OFFER_RECEIPT]: { info: { receipt } } } }),
+      };
+    },
+  });
+
+export const topUpEndpoints = [
+  topUpEndpoint({ path: '/agents/topup', operationId: 'topUpAgent', auth: 'agent', tag: 'Agents' }),
+  topUpEndpoint({ path: '/account/topup', operationId: 'topUpAccount', auth: 'developer', tag: 'Account' }),
+];

@@ -1,0 +1,58 @@
+// POST /agents/topup and /account/topup: the payment is verified and kept, then its workflow settles it and credits
+// the balance; the answer waits a bounded time for that. A retry with the same payment joins the same workflow.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { JWSSigner } from '@x402/extensions/offer-receipt';
+import type { Config } from '../../config/config.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+import type { X402TopUp } from '../../generated/prisma/client.ts';
+import type { PaymentServices } from '../../payments/methods/registered.ts';
+import { authorizeTopUp, type TopUpRequest } from '../../payments/methods/x402/top-ups.ts';
+import { topUpWorkflowId, type TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
+import type { TemporalDeps } from '../generations/workflow-client.ts';
+
+export interface TopUpDeps {
+  prisma: PrismaClient;
+  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
+  temporal: TemporalDeps;
+  facilitator: PaymentServices['facilitator'];
+  receiptSigner: () => Promise<JWSSigner>;
+}
+
+/** Settling on a local chain takes a second or two; a slow chain's top-up is answered `settling` and finishes. */
+const settleWaitMs = 30_000;
+
+async function settled(temporal: TemporalDeps, topUp: X402TopUp): Promise<TopUpResult | null> {
+  const workflowId = topUpWorkflowId(topUp.id);
+  try {
+    await temporal.client.workflow.start('topUpWorkflow', {
+      workflowId,
+      taskQueue: temporal.taskQueue,
+      args: [{ topUpId: topUp.id }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      staticSummary: `x402 top-up of ${topUp.accountId} by ${topUp.payer} on ${topUp.network}`,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+  const handle = temporal.client.workflow.getHandle(workflowId);
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), settleWaitMs).unref());
+  return Promise.race([handle.result() as Promise<TopUpResult>, timeout]);
+}
+
+/** The top-up the request's payment makes, settled and credited (or still settling); a 402 without a payment. */
+export async function topUpBalance(deps: TopUpDeps, request: TopUpRequest): Promise<X402TopUp> {
+  const { topUp, refuse } = await authorizeTopUp(deps, request);
+  if (topUp.status === 'settled') return topUp;
+  const result =
+    topUp.status === 'failed'
+      ? { outcome: 'failed' as const, reason: topUp.error ?? 'failed' }
+      : await settled(deps.temporal, topUp);
+  if (result?.outcome === 'failed') {
+    throw refuse(
+      `The payment could not be settled (${result.reason}); nothing was credited. Pay again.`,
+      result.reason,
+    );
+  }
+  return deps.prisma.x402TopUp.findUniqueOrThrow({ where: { id: topUp.id } });
+}

@@ -1,0 +1,166 @@
+// Topping a balance up with x402: an `exact` offer for the amount asked, on each enabled chain; a verified payment is
+// kept as a row (its id derives from the authorization, so the same payment always names the same top-up) and its
+// workflow settles it, then credits the balance once. A client's payment identifier names a retry before the nonce.
+import type { PaymentPayload } from '@x402/core/types';
+import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
+import { enabledChains } from '../../../chain/settings.ts';
+import type { PrismaClient } from '../../../db/prisma.ts';
+import { FieldError, PaymentReusedError } from '../../../domain/errors.ts';
+import { secretDerivedId } from '../../../domain/ids.ts';
+import { formatUsd } from '../../../domain/money.ts';
+import { Prisma, type X402TopUp } from '../../../generated/prisma/client.ts';
+import {
+  matchOffer,
+  mismatch,
+  offeredPayload,
+  offerFor,
+  offeredPayment,
+  type Refuse,
+  sameAuthorization,
+  verified,
+  type X402Deps,
+} from './admission.ts';
+import { paymentDiscoveryExtensions } from './payment-extensions.ts';
+import { type AnyPaymentPayload, isV1Payload, type PaymentIdentity, type RequestHeaders } from './payment-header.ts';
+
+/** Long enough to settle at once, and again after a crash: what the offer asks an authorization to last. */
+const topUpTimeoutSeconds = 600;
+const minimumValiditySeconds = 120;
+/** An authorization may be valid "for ever" (a uint256); a timestamp column stops at year 9999. */
+const lastSecondOf9999 = 253_402_300_799;
+
+export interface TopUpRequest {
+  accountId: string;
+  amountMicros: bigint;
+  /** The URL being paid (the top-up endpoint), as the offer names it. */
+  resourceUrl: string;
+  headers: RequestHeaders;
+}
+
+/** The top-up an authorization names, whoever sends it and however often. */
+const topUpId = (secret: string, identity: PaymentIdentity) =>
+  secretDerivedId(
+    'top',
+    secret,
+    ['x402-topup', identity.network, identity.asset, identity.payer, identity.nonce].join('\n'),
+  );
+
+/** The client's payment identifier (x402's payment-identifier extension), where its v2 payload carries one. */
+export const paymentIdOf = (payload: AnyPaymentPayload): string | null =>
+  isV1Payload(payload) ? null : extractPaymentIdentifier(payload as PaymentPayload);
+
+/** The same top-up asked again: it must be for the same account and amount, or the payment is reused. */
+function sameTopUp(row: X402TopUp, request: TopUpRequest): X402TopUp {
+  if (row.accountId !== request.accountId || row.amount !== request.amountMicros) throw new PaymentReusedError();
+  return row;
+}
+
+/** A payment (or payment identifier of the same payer) seen before: the top-up it made. */
+async function earlierTopUp(
+  prisma: PrismaClient,
+  request: TopUpRequest,
+  paid: { payload: AnyPaymentPayload; identity: PaymentIdentity | null; id: string | null },
+) {
+  const paymentId = paymentIdOf(paid.payload);
+  const byPaymentId =
+    paymentId && paid.identity
+      ? await prisma.x402TopUp.findUnique({ where: { payer_paymentId: { payer: paid.identity.payer, paymentId } } })
+      : null;
+  if (byPaymentId) return sameTopUp(byPaymentId, request);
+  const byAuthorization = paid.id ? await prisma.x402TopUp.findUnique({ where: { id: paid.id } }) : null;
+  if (!byAuthorization) return null;
+  if (!sameAuthorization(byAuthorization.payload as object, paid.payload)) throw new PaymentReusedError();
+  return sameTopUp(byAuthorization, request);
+}
+
+/**
+ * The top-up this request's payment makes: refused with a 402 offering the amount while it carries no payment (or
+ * one that does not pay it); the row found again for a retry. Nothing has moved when this returns.
+ */
+export async function authorizeTopUp(
+  deps: X402Deps & { prisma: PrismaClient },
+  request: TopUpRequest,
+): Promise<{ topUp: X402TopUp; refuse: Refuse }> {
+  const chains = enabledChains(deps.config.chains);
+  if (chains.length === 0) throw new FieldError('amount', 'x402 top-ups need a chain: none is enabled on this server');
+  const { required, refuse } = await offerFor(deps, {
+    chains,
+    amountMicros: request.amountMicros,
+    maxTimeoutSeconds: topUpTimeoutSeconds,
+    resource: {
+      url: request.resourceUrl,
+      description: `Top up ${request.accountId} by $${formatUsd(request.amountMicros)}`,
+      mimeType: 'application/json',
+    },
+    upto: false,
+    extensions: paymentDiscoveryExtensions(request.resourceUrl),
+  });
+  const offered = offeredPayment(deps.config, request.headers);
+  const message =
+    `Pay $${formatUsd(request.amountMicros)} with x402 to top up (the offer is in this answer and its ` +
+    'PAYMENT-REQUIRED header).';
+  const { payload, identity } = offeredPayload(offered, request.amountMicros, refuse, message);
+  const id = identity && topUpId(deps.config.x402.taskIdSecret, identity);
+  const earlier = await earlierTopUp(deps.prisma, request, { payload, identity, id });
+  if (earlier) return { topUp: earlier, refuse };
+  const matched = matchOffer(required, payload);
+  if (!matched || !identity || !id) throw refuse(mismatch, 'payment_requirements_mismatch');
+  await verified(deps, payload, matched.requirement, refuse);
+  const validSeconds = Number(identity.validBefore) - Math.floor(Date.now() / 1000);
+  if (validSeconds < minimumValiditySeconds) {
+    throw refuse(
+      `The authorization is valid for ${validSeconds} more seconds; a top-up needs ${minimumValiditySeconds} to settle.`,
+      'authorization_window_too_short',
+    );
+  }
+  const topUp = await storeTopUp(deps.prisma, request, {
+    id,
+    identity,
+    payTo: matched.offer.payTo.toLowerCase(),
+    payload,
+    requirement: matched.requirement,
+    paymentId: paymentIdOf(payload),
+  });
+  return { topUp, refuse };
+}
+
+/** Writes the verified payment `authorized`; a concurrent twin of the same payment finds the row it wrote. */
+async function storeTopUp(
+  prisma: PrismaClient,
+  request: TopUpRequest,
+  paid: {
+    id: string;
+    identity: PaymentIdentity;
+    payTo: string;
+    payload: object;
+    requirement: object;
+    paymentId: string | null;
+  },
+): Promise<X402TopUp> {
+  const { identity } = paid;
+  try {
+    return await prisma.x402TopUp.create({
+      data: {
+        id: paid.id,
+        accountId: request.accountId,
+        scheme: 'exact',
+        network: identity.network,
+        asset: identity.asset,
+        payer: identity.payer,
+        payTo: paid.payTo,
+        nonce: identity.nonce,
+        amount: request.amountMicros,
+        validBefore: new Date(Math.min(Number(identity.validBefore), lastSecondOf9999) * 1000),
+        payload: paid.payload,
+        requirement: paid.requirement,
+        paymentId: paid.paymentId,
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') throw error;
+    const samePaymentId = paid.paymentId ? [{ payer: identity.payer, paymentId: paid.paymentId }] : [];
+    const row = await prisma.x402TopUp.findFirst({ where: { OR: [{ id: paid.id }, ...samePaymentId] } });
+    if (!row) throw error;
+    return sameTopUp(row, request);
+  }
+}

@@ -1,0 +1,168 @@
+// Topping a balance up with x402 on the real local chain: @x402/fetch pays the 402 of POST /agents/topup, the
+// workflow settles the payment and credits the balance once (a retry of the payment, or another payment under the same
+// payment identifier, credits nothing more), the signed receipt verifies with the offer-receipt extension's own
+// verifier through our DID document, and the balance then pays for generations with no other payment.
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
+import {
+  extractReceiptFromResponse,
+  type JWSSignedReceipt,
+  verifyReceiptSignatureJWS,
+} from '@x402/extensions/offer-receipt';
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
+import type { LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import { pay, payingFetch } from '../../harness/x402-paying-client.ts';
+import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
+import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
+import { useGateway } from '../helpers/gateway.ts';
+import { call } from '../helpers/http.ts';
+
+const chain = useLocalChain();
+const gateway = useGateway(() => x402OnLocalChain(chain));
+const network = () => `eip155:${chain.chainId}` as const;
+
+async function newPayer(amount = 20_000_000n): Promise<LocalAccount> {
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await chain.mint(payer.address, amount);
+  return payer;
+}
+
+/** The API key rides along on every request the x402 client makes. */
+const withKey =
+  (key: string): typeof fetch =>
+  (input, init) => {
+    const request = new Request(input, init);
+    request.headers.set('authorization', `Bearer ${key}`);
+    return fetch(request);
+  };
+
+const topUpUrl = (path = '/agents/topup') => `${gateway.app.url}/api/v1${path}`;
+
+async function topUpWith(fetcher: typeof fetch, amount: string, path?: string) {
+  const response = await fetcher(topUpUrl(path), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ amount }),
+  });
+  return { response, body: (await response.json()) as Record<string, any> };
+}
+
+async function ledgerTopUps(accountId: string) {
+  return gateway.database.prisma.ledgerEntry.findMany({ where: { accountId, kind: 'x402_topup' } });
+}
+
+/** The offer of a top-up, as its 402 states it. */
+async function offerFor(key: string, amount: string): Promise<PaymentRequired> {
+  const refused = await call(gateway, 'POST', '/api/v1/agents/topup', { key, body: { amount } });
+  expect(refused.status).toBe(402);
+  return decodePaymentRequiredHeader(refused.headers.get('payment-required')!);
+}
+
+describe('x402 top-ups', () => {
+  it('offers the amount, credits it once when paid, and answers a receipt that verifies', async () => {
+    const agent = await createAgentWithKey(gateway.database.prisma);
+    const payer = await newPayer();
+    const required = await offerFor(agent.apiKey.key, '3.25');
+    expect(required.accepts).toEqual([
+      expect.objectContaining({ scheme: 'exact', network: network(), amount: '3250000', asset: chain.usdcAddress }),
+    ]);
+    expect(required.extensions?.['offer-receipt']).toMatchObject({ info: { offers: [expect.any(Object)] } });
+    expect(required.extensions?.['payment-identifier']).toMatchObject({ info: { required: false } });
+    expect(required.extensions?.bazaar).toMatchObject({ info: { input: { method: 'POST' } } });
+
+    const before = await chain.balanceOf(payer.address);
+    const paying = payingFetch(payer, { network: network(), asset: chain.usdcAddress }, withKey(agent.apiKey.key));
+    const { response, body } = await topUpWith(paying, '3.25');
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ status: 'settled', amount: '3.25', payer: payer.address.toLowerCase() });
+    expect(body.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await chain.balanceOf(payer.address)).toBe(before - 3_250_000n);
+    const balance = await call(gateway, 'GET', '/api/v1/agents/balance', { key: agent.apiKey.key });
+    expect(balance.body.balance).toBe(body.balance);
+    expect(Number(body.balance)).toBeCloseTo(Number(agent.balance) / 1e6 + 3.25, 6);
+
+    // The receipt, in the body and in PAYMENT-RESPONSE, verified by the extension through /.well-known/did.json.
+    const receipt = extractReceiptFromResponse(response) as JWSSignedReceipt;
+    expect(receipt).toEqual(body.receipt);
+    expect(decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction).toBe(body.transaction);
+    const verified = await verifyReceiptSignatureJWS(receipt);
+    expect(verified).toMatchObject({
+      kind: 'top_up',
+      id: body.top_up_id,
+      amount: '3250000',
+      transaction: body.transaction,
+      network: network(),
+      payer: payer.address.toLowerCase(),
+      resourceUrl: topUpUrl(),
+    });
+    const [header, payload, signature] = receipt.signature.split('.');
+    const altered = Buffer.from(payload!, 'base64url').toString().replace('3250000', '9250000');
+    const forged = `${header}.${Buffer.from(altered).toString('base64url')}.${signature}`;
+    await expect(verifyReceiptSignatureJWS({ format: 'jws', signature: forged })).rejects.toThrow();
+    expect(await ledgerTopUps(agent.agentId)).toHaveLength(1);
+  });
+
+  it('answers the same top-up for the same payment, and for another payment under the same payment identifier', async () => {
+    const agent = await createAgentWithKey(gateway.database.prisma);
+    const payer = await newPayer();
+    const required = await offerFor(agent.apiKey.key, '1.00');
+    const paymentId = generatePaymentId();
+    const signed = async () => {
+      const { payload } = await pay(required, payer);
+      return { ...payload, extensions: appendPaymentIdentifierToExtensions({ ...required.extensions }, paymentId) };
+    };
+    const first = await signed();
+    const second = await signed();
+    const send = (payload: object) =>
+      call(gateway, 'POST', '/api/v1/agents/topup', {
+        key: agent.apiKey.key,
+        body: { amount: '1.00' },
+        headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload as never) },
+      });
+    const answers = [await send(first), await send(first), await send(second)];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(new Set(answers.map((answer) => answer.body.top_up_id)).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.body.balance)).size).toBe(1);
+    expect(await ledgerTopUps(agent.agentId)).toHaveLength(1);
+    expect(await gateway.database.prisma.x402TopUp.count({ where: { payer: payer.address.toLowerCase() } })).toBe(1);
+
+    // The same payment for another amount, or for another account, is a conflict: nothing is credited.
+    const other = await createAgentWithKey(gateway.database.prisma);
+    const reused = await call(gateway, 'POST', '/api/v1/agents/topup', {
+      key: other.apiKey.key,
+      body: { amount: '1.00' },
+      headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(first as never) },
+    });
+    expect(reused.status).toBe(409);
+    expect(await ledgerTopUps(other.agentId)).toHaveLength(0);
+  });
+
+  it('tops up a developer account too, and refuses amounts out of range naming the field', async () => {
+    const developer = await createDeveloperWithKey(gateway.database.prisma);
+    const payer = await newPayer();
+    const paying = payingFetch(payer, { network: network(), asset: chain.usdcAddress }, withKey(developer.apiKey.key));
+    const { response, body } = await topUpWith(paying, '2.00', '/account/topup');
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    const balance = await call(gateway, 'GET', '/api/v1/account/balance', { key: developer.apiKey.key });
+    expect(balance.body.balance).toBe(body.balance);
+    for (const amount of ['0', '0.001', '10000.01', '-1', 'five']) {
+      const refused = await call(gateway, 'POST', '/api/v1/account/topup', {
+        key: developer.apiKey.key,
+        body: { amount },
+      });
+      expect(refused.status, amount).toBe(400);
+      expect(refused.body.message).toContain('amount');
+    }
+    const agentOnDeveloperRoute = await call(gateway, 'POST', '/api/v1/agents/topup', {
+      key: developer.apiKey.key,
+      body: { amount: '1' },
+    });
+    expect(agentOnDeveloperRoute.status).toBe(403);
+  });
+});
