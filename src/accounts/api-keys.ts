@@ -101,6 +101,8 @@ export interface Principal {
   apiKey: PrincipalKey | null;
   /** A task token's one task: the caller may read that task and nothing else. */
   task?: string;
+  /** Without a key, what the caller may do (a wallet's sign-in session: read); absent: what its key holds. */
+  scopes?: readonly KeyScope[];
 }
 
 /** A key with a policy sees only the tasks it created; one without sees its account's (and a task token its one). */

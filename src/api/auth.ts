@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { type AuthFailure, authenticateKeyById, type AuthResult, type Principal } from '../accounts/api-keys.ts';
 import { createApiKeyAuthentication } from '../accounts/api-key-cache.ts';
 import { looksLikeAccessToken, verifyAccessToken } from '../accounts/oauth/access-tokens.ts';
+import { isWalletSessionToken, verifyWalletSession } from '../accounts/wallet-sessions.ts';
 import type { OAuthSite } from './oauth/oauth-site.ts';
 import { authenticateTaskToken, isTaskToken } from '../payments/methods/registered.ts';
 import type { PrismaClient } from '../db/prisma.ts';
@@ -10,7 +11,7 @@ import { ApiError } from './errors.ts';
 
 export type AuthRequirement = 'none' | 'agent' | 'developer' | 'any' | 'any_or_keyless_payment' | 'any_or_task_token';
 
-type Failure = AuthFailure | 'task_token' | 'access_token' | 'access_token_elsewhere';
+type Failure = AuthFailure | 'task_token' | 'access_token' | 'access_token_elsewhere' | 'wallet_session';
 
 const failureMessages: Record<Failure, string> = {
   missing: 'Missing API key: send it as `Authorization: Bearer <API key>`.',
@@ -21,6 +22,7 @@ const failureMessages: Record<Failure, string> = {
   expired: 'This API key has expired.',
   revoked: 'This API key has been revoked.',
   access_token: 'The OAuth access token is invalid or has expired: refresh it, or authorize again.',
+  wallet_session: 'The wallet session token (wt_…) is invalid or has expired: sign in with the wallet again.',
   access_token_elsewhere: 'An OAuth access token is for the MCP endpoint (/mcp) only; the REST API takes API keys.',
 };
 
@@ -54,6 +56,19 @@ export async function authenticateAccessToken(
   return { ok: true, principal: { ...result.principal, apiKey: { ...key, scopes } } };
 }
 
+/** A wallet's sign-in session: its wallet account, to read with (see src/accounts/wallet-sessions.ts). */
+async function authenticateWalletSession(
+  prisma: PrismaClient,
+  oauth: OAuthSite | undefined,
+  token: string,
+): Promise<AuthResult | { ok: false; failure: 'wallet_session' }> {
+  const accountId = oauth && (await verifyWalletSession(await oauth.tokenSite(), token));
+  const account = accountId ? await prisma.account.findUnique({ where: { id: accountId } }) : null;
+  if (!account || account.kind !== 'wallet') return { ok: false, failure: 'wallet_session' };
+  const { id, kind, name, tier, status } = account;
+  return { ok: true, principal: { account: { id, kind, name, tier, status }, apiKey: null, scopes: ['read'] } };
+}
+
 const onMcp = (req: Request) => /^\/mcp\/?(\?|$)/i.test(req.originalUrl);
 
 /** An API key; where the endpoint takes one, an x402 task's token; on /mcp, an OAuth access token. */
@@ -66,6 +81,7 @@ async function authenticateBearer(
 ): Promise<AuthResult | { ok: false; failure: Failure }> {
   const token = bearerToken(req);
   if (token === null) return { ok: false, failure: 'malformed' };
+  if (token !== undefined && isWalletSessionToken(token)) return authenticateWalletSession(prisma, oauth, token);
   if (token !== undefined && oauth && looksLikeAccessToken(token))
     return onMcp(req)
       ? authenticateAccessToken(prisma, oauth, token)

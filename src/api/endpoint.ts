@@ -1,6 +1,6 @@
 // An endpoint is declared once: its zod schemas validate the request and the response, feed the OpenAPI
 // document, and the same declaration mounts the Express route. Routes stay thin: parse, call, map.
-import type { Request, Response, Router } from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config/config.ts';
@@ -13,6 +13,7 @@ import type { TemporalDeps } from '../orchestration/generations/workflow-client.
 import type { StreamedEvent } from '../orchestration/generations/events.ts';
 import type { TaskEventFeed } from '../generations/events/event-feed.ts';
 import { writeEventStream } from './events/sse.ts';
+import type { JWSSigner } from '@x402/extensions/offer-receipt';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import type { OAuthSite } from './oauth/oauth-site.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
@@ -33,6 +34,8 @@ export interface ApiContext {
   authenticate: Authenticator;
   /** Verifies and settles payments (the registered methods' services); made on first use. */
   facilitator: PaymentServices['facilitator'];
+  /** Signs offers and receipts (x402's offer-receipt extension) with the key the DID document publishes. */
+  receiptSigner: () => Promise<JWSSigner>;
   /** Counts calls with a key against their account's limits. */
   rateLimiter: RateLimiter;
   /** Where outputs and uploads are stored. */
@@ -69,6 +72,15 @@ export interface HandlerResult {
   /** The body as CSV (`success.csv`, asked for with `Accept: text/csv`): sent instead of `body`, which is still checked. */
   csv?: string;
 }
+
+/**
+ * What answers a call without a key or a payment whose input is refused: it throws its own answer (a 402 priced for an
+ * example request, src/api/discovery/payment-probe.ts), or the refusal where it has none.
+ */
+export type PaymentProbe = (
+  refusal: unknown,
+  call: { endpoint: Endpoint; ctx: ApiContext; req: Request; res: Response },
+) => Promise<never>;
 
 export interface HeaderDoc {
   description: string;
@@ -134,6 +146,8 @@ export interface Endpoint<
   handleUnpaid?: (
     input: Omit<HandlerInput<z.infer<B>, z.infer<Q>, z.infer<P>, z.infer<H>>, 'principal'>,
   ) => Promise<HandlerResult> | HandlerResult;
+  /** With `handleUnpaid`: x402's Bazaar lists only an endpoint whose paymentless probe, whatever its body, gets a 402. */
+  paymentProbe?: PaymentProbe;
 }
 
 /** Identity with inference, so a handler sees its parsed body, query and params typed. */
@@ -191,12 +205,13 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
-/** A call without an API key to an endpoint that takes a payment instead, where this server takes one (x402 on). */
-const paysWithoutKey = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
-  endpoint.auth === 'any_or_keyless_payment' &&
-  endpoint.handleUnpaid !== undefined &&
-  keylessPaymentOffered(ctx.config) &&
-  !req.headers.authorization;
+/** An endpoint a caller without an API key may pay for instead, where this server takes such payments (x402 on). */
+export const takesKeylessPayment = (endpoint: Endpoint, config: Config) =>
+  endpoint.auth === 'any_or_keyless_payment' && endpoint.handleUnpaid !== undefined && keylessPaymentOffered(config);
+
+/** A call without an API key to an endpoint that takes a payment instead. */
+export const paysWithoutKey = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
+  takesKeylessPayment(endpoint, ctx.config) && !req.headers.authorization;
 
 /** A request's parts as they arrived, before the endpoint's schemas parse them. */
 export interface RawRequest {
@@ -214,7 +229,7 @@ export type EndpointAnswer = Required<Omit<HandlerResult, 'events' | 'csv'>> & P
  * Runs an endpoint as its route does (authentication, validation, rate limit, handler, response check) on parts
  * given by the caller: the route's own request, or an MCP tool call's arguments (src/api/mcp).
  */
-export async function executeEndpoint(
+export function executeEndpoint(
   endpoint: Endpoint,
   ctx: ApiContext,
   req: Request,
@@ -222,13 +237,27 @@ export async function executeEndpoint(
   raw: RawRequest,
 ): Promise<EndpointAnswer> {
   const unpaid = paysWithoutKey(endpoint, ctx, req);
+  const answer = executeParts(endpoint, ctx, req, res, raw, unpaid);
+  const probe = unpaid && endpoint.paymentProbe;
+  return probe ? answer.catch((refusal: unknown) => probe(refusal, { endpoint, ctx, req, res })) : answer;
+}
+
+async function executeParts(
+  endpoint: Endpoint,
+  ctx: ApiContext,
+  req: Request,
+  res: Response,
+  raw: RawRequest,
+  unpaid: boolean,
+): Promise<EndpointAnswer> {
   // Who is calling comes first: an anonymous caller learns nothing from validation messages.
   const principal =
     endpoint.auth === 'none' || unpaid
       ? (undefined as unknown as Principal)
       : await ctx.authenticate(req, res, endpoint.auth);
   const scope = scopeOf(endpoint);
-  if (principal?.apiKey && !principal.apiKey.scopes.includes(scope)) throw scopeRequired(scope);
+  const held = principal?.apiKey?.scopes ?? principal?.scopes;
+  if (held && !held.includes(scope)) throw scopeRequired(scope);
   if (endpoint.request?.body && !raw.hasBody) {
     throw new ApiError(
       endpoint.validationErrorCode ?? 'validation_error',
@@ -325,5 +354,14 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiCo
       res.locals.route = `${req.baseUrl}${path}`;
       return runEndpoint(endpoint, ctx, req, res);
     });
+    // A body the JSON parser refused reaches no route: a paymentless call's refusal goes to the endpoint's probe here.
+    const probe = endpoint.paymentProbe;
+    if (probe)
+      router.use(path, (refusal: unknown, req: Request, res: Response, next: NextFunction) => {
+        if (req.path !== '/' || req.method !== endpoint.method.toUpperCase() || !paysWithoutKey(endpoint, ctx, req))
+          return next(refusal);
+        res.locals.route = req.baseUrl;
+        probe(refusal, { endpoint, ctx, req, res }).catch(next);
+      });
   }
 }

@@ -60,6 +60,13 @@ function rawRequestBody(contentTypes: string[]) {
   return { required: true, content };
 }
 
+/**
+ * draft-payment-discovery's mark of a paid operation (`x-payment-info`), on each that takes x402 without a key: priced
+ * per request (its 402 says how much), and answering a paymentless probe, whatever its body, 402 with x402's Bazaar
+ * discovery (docs/x402.md).
+ */
+const paymentInfo = { price: { mode: 'dynamic', currency: 'USD' }, protocols: [{ x402: {} }] };
+
 /** What only an x402 payment answers: left out of a server that takes no x402 payments. */
 const x402Only = new Set<ErrorCode>(['payment_required', 'conflict']);
 
@@ -113,6 +120,7 @@ export function buildOpenApiDocument(
       tags: endpoint.tags,
       deprecated: endpoint.deprecated,
       security: security[endpoint.auth],
+      ...(x402 && endpoint.auth === 'any_or_keyless_payment' && { 'x-payment-info': paymentInfo }),
       request: {
         ...(request?.body
           ? { body: { required: true, content: { 'application/json': { schema: request.body } } } }

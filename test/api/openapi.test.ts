@@ -22,6 +22,10 @@ const specEndpoints = [
 // Documented additions of this gateway, beyond the spec.
 const extensionEndpoints = [
   ['get', '/account/webhook-secret', '200'],
+  ['post', '/agents/topup', '200'],
+  ['post', '/account/topup', '200'],
+  ['post', '/wallets/sign-in', '200'],
+  ['post', '/agents/sign-in', '201'],
   ['get', '/generations', '200'],
   ['post', '/generations/{id}/cancel', '200'],
   ['post', '/uploads', '201'],
@@ -180,6 +184,18 @@ describe('OpenAPI document', () => {
         .map(([method]) => `${method} ${path}`),
     );
     expect(withX402).toEqual(['post /generations']);
+    // The same operations carry draft-payment-discovery's mark of a paid operation; none where x402 is off.
+    const marked = Object.entries<any>(paid.paths).flatMap(([path, operations]) =>
+      Object.entries<any>(operations)
+        .filter(([, operation]) => operation['x-payment-info'])
+        .map(([method]) => `${method} ${path}`),
+    );
+    expect(marked).toEqual(withX402);
+    expect(create['x-payment-info']).toEqual({
+      price: { mode: 'dynamic', currency: 'USD' },
+      protocols: [{ x402: {} }],
+    });
+    expect(JSON.stringify(document.paths)).not.toContain('x-payment-info');
   });
 
   it('declares the Idempotency-Key header of POST /generations with its rule', () => {

@@ -143,13 +143,21 @@ describe('POST /generations without an API key, x402 on', () => {
     expect(new Set(seconds)).toEqual(new Set([2 * 600 + model.timeout_seconds + 900]));
   });
 
-  it('validates the request first: a bad body is 400 naming the field, and costs nothing to ask', async () => {
-    const { status, body } = await call(on, 'POST', '/generations', { body: { ...request, model: 'local/nope' } });
-    expect(status).toBe(400);
-    expect(body).toEqual({
-      error: 'validation_error',
-      message: expect.stringMatching(/^Invalid body: model: unknown/),
+  it('answers a bad body 402 too, as discovery probes need: the message names the field, the price is an example’s', async () => {
+    const { status, headers, body } = await call(on, 'POST', '/generations', {
+      body: { ...request, model: 'local/nope' },
     });
+    expect(status).toBe(402);
+    expect(body).toMatchObject({
+      error: 'payment_required',
+      message: expect.stringMatching(
+        /^Invalid body: model: unknown.* are those of an example request \(.*local\/espeak\)/,
+      ),
+      x402Version: 1,
+      requirements: { extensions: { bazaar: { info: { input: { body: { model: 'local/espeak' } } } } } },
+    });
+    expect(decodePaymentRequiredHeader(headers.get('payment-required') ?? '')).toEqual(body.requirements);
+    // With an API key the same body is refused as it always was (test/api/x402-discovery-probe.test.ts has the rest).
   });
 });
 

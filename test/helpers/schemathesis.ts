@@ -24,9 +24,10 @@ const checks = [
 // Which refusals of schema-valid requests are expected, and why.
 const configFile = join(import.meta.dirname, '..', 'api', 'schemathesis.toml');
 
-// Where x402 is on (npm start, the cluster), a POST /generations without a key is offered a payment: 402, which
-// Schemathesis's check of requests without authentication (401 or 403 only) cannot know, and a check named by
-// --checks cannot be turned off for one operation. It runs where x402 is off (test/api/openapi-fuzz.test.ts).
+// Where x402 is on (npm start, the cluster), a POST /generations without a key is offered a payment whatever its body
+// (x402's discovery probes send none): 402, which Schemathesis's check of requests without authentication (401 or 403
+// only) cannot know, and a check named by --checks cannot be turned off for one operation. It runs where x402 is off
+// (test/api/openapi-fuzz.test.ts).
 const x402Exempt = 'ignored_auth';
 export const schemathesisInstalled = existsSync(join(schemathesisDir, 'schemathesis'));
 

@@ -14,12 +14,12 @@ import { createTask, serveTasks, taskCapabilities } from './mcp-tasks.ts';
 import { toolOutputSchema } from './output-schemas.ts';
 import { ownHostsOnly } from './own-hosts.ts';
 import { callTool } from './tool-calls.ts';
-import { tools } from './tools.ts';
+import { isPaidTool, paidToolMeta, tools } from './tools.ts';
 
 type JsonObjectSchema = { type: 'object'; [key: string]: unknown };
 
 /** The tools as listed: arguments and answers as JSON Schema, made once from the REST API's own zod schemas. */
-const listingOf = (endpoints: Map<string, Endpoint>) =>
+const listingOf = (endpoints: Map<string, Endpoint>, ctx: ApiContext) =>
   tools.map((tool) => ({
     name: tool.name,
     title: tool.title,
@@ -28,6 +28,7 @@ const listingOf = (endpoints: Map<string, Endpoint>) =>
     outputSchema: toolOutputSchema(tool, endpoints),
     annotations: tool.annotations,
     ...(tool.runsAsTask ? { execution: { taskSupport: 'optional' as const } } : {}),
+    ...(isPaidTool(tool, endpoints, ctx.config) && { _meta: paidToolMeta }),
   }));
 const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -74,7 +75,7 @@ const notAllowed = (_req: Request, res: Response) => {
 
 export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit: string): Router {
   const byOperation = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
-  const listing = listingOf(byOperation);
+  const listing = listingOf(byOperation, ctx);
   const router = Router();
   router.use('/mcp', ownHostsOnly(ctx.config.server.publicBaseUrl));
   router.post(

@@ -8,7 +8,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { hasEnded } from '../../domain/values.ts';
 import { PaymentRequiredError } from '../../domain/errors.ts';
 import { mcpPaymentHeaders, mcpReceiptMeta } from '../../payments/methods/registered.ts';
-import { type ApiContext, type Endpoint, type EndpointAnswer, executeEndpoint, type RawRequest } from '../endpoint.ts';
+import {
+  type ApiContext,
+  type Endpoint,
+  type EndpointAnswer,
+  executeEndpoint,
+  paysWithoutKey,
+  type RawRequest,
+} from '../endpoint.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { holdLongLived } from '../long-lived.ts';
 import { outputContent } from './output-content.ts';
@@ -134,6 +141,17 @@ export async function holdWaitSlot(call: ToolCallContext): Promise<void> {
   holdLongLived(call.ctx.longLived, call.req, call.res, principal?.account.id);
 }
 
+/**
+ * Arguments refused before the endpoint ran (the tool's own check) go to its payment probe as the endpoint's own
+ * refusals do: a paymentless call without a key then gets the payment requirements, as a discovery probe must.
+ */
+async function probed(call: ToolCallContext, tool: ToolDefinition, req: Request, refusal: unknown) {
+  const endpoint = call.endpoints.get(operationFor(tool, callerKind(call.req, call.res)));
+  if (!endpoint?.paymentProbe || !paysWithoutKey(endpoint, call.ctx, req)) return refusal;
+  const probe = { endpoint, ctx: call.ctx, req, res: toolResponse(call.res) };
+  return endpoint.paymentProbe(refusal, probe).catch((answer: unknown) => answer);
+}
+
 /** A refusal as a tool error; a shortfall of an agent's balance also says where to deposit, so it can act. */
 async function errorResult(call: ToolCallContext, error: unknown): Promise<CallToolResult> {
   if (error instanceof PaymentRequiredError) return { ...asResult(error.requirements), isError: true };
@@ -156,6 +174,7 @@ export async function callTool(
   args: Record<string, unknown>,
   extra: Extra,
 ): Promise<CallToolResult> {
+  const req = requestWith(call.req, mcpPaymentHeaders(extra._meta));
   try {
     // The tool's own arguments (wait_seconds) are checked here; the endpoint checks the rest as its route does.
     const checked = tool.input.safeParse(args);
@@ -168,12 +187,7 @@ export async function callTool(
       );
     }
     if (tool.follows && waitSeconds) await holdWaitSlot(call);
-    const answer = await run(
-      call,
-      operationFor(tool, callerKind(call.req, call.res)),
-      tool.request(args),
-      requestWith(call.req, mcpPaymentHeaders(extra._meta)),
-    );
+    const answer = await run(call, operationFor(tool, callerKind(call.req, call.res)), tool.request(args), req);
     if (!tool.follows || !waitSeconds) return answerResult(call, answer.body, paymentMeta(answer));
     const admitted = answer.body as TaskBody & { access_token?: string; webhook_secret?: string };
     // Without a key only the admission's token reads the task; a repeat of a payment whose task has started gets none,
@@ -189,6 +203,6 @@ export async function callTool(
     const access = { ...(access_token ? { access_token } : {}), ...(webhook_secret ? { webhook_secret } : {}) };
     return answerResult(call, { ...(ended.body as object), ...access }, paymentMeta(ended));
   } catch (error) {
-    return errorResult(call, error);
+    return errorResult(call, await probed(call, tool, req, error));
   }
 }

@@ -16,8 +16,9 @@ import {
 import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
 import { UsageQuerySchema } from '../schemas/usage.schemas.ts';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { RawRequest } from '../endpoint.ts';
+import { type Endpoint, type RawRequest, takesKeylessPayment } from '../endpoint.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
+import type { Config } from '../../config/config.ts';
 
 /**
  * How long a tool may hold its answer for a task to end (progress is reported meanwhile): well below the idle and
@@ -72,6 +73,18 @@ export const operationFor = (tool: ToolDefinition, caller: AccountKind | undefin
     : caller === 'agent'
       ? tool.operationId.agent
       : tool.operationId.other;
+
+/**
+ * The listing's `_meta` of a tool a caller without a key pays for, in x402's MCP key space (beside `x402/payment`): a
+ * host or an index finds the paid tools, whose call without a payment is answered its payment requirements.
+ */
+export const paidToolMeta = { 'x402/paid': true } as const;
+
+/** Whether the tool's endpoint, called without a key, takes a payment instead here (x402 on). */
+export const isPaidTool = (tool: ToolDefinition, endpoints: Map<string, Endpoint>, config: Config) => {
+  const endpoint = endpoints.get(operationFor(tool, undefined));
+  return endpoint !== undefined && takesKeylessPayment(endpoint, config);
+};
 
 /** Every endpoint whose answer the tool may give: the one it runs (either), and the task's read when it follows one. */
 export const answeringOperations = (tool: ToolDefinition) => [

@@ -4,11 +4,15 @@ import { formatUsd, usdNumber } from '../../domain/money.ts';
 import { publicBaseUrl } from '../../config/config.ts';
 import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
+import { admissibleRequest } from '../../orchestration/generations/admissible.ts';
 import { readGeneration } from '../../orchestration/generations/read.ts';
 import { decodeHistoryCursor } from '../../generations/history-cursor.ts';
 import { listTaskHistory } from '../../generations/task-history.ts';
 import type { TaskView } from '../../generations/task-view.ts';
 import { keylessPayer, paymentReceiptHeaders } from '../../payments/methods/registered.ts';
+import { exampleGeneration } from '../../payments/methods/x402/bazaar.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { examplePaymentProbe } from '../discovery/payment-probe.ts';
 import { endpointDescriptions, predictionsSunset } from '../descriptions.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { holdLongLived } from '../long-lived.ts';
@@ -64,6 +68,25 @@ function holdFor(
   if (waitSeconds === undefined) return { waitSeconds };
   holdLongLived(call.ctx.longLived, call.req, call.res, call.accountId);
   return { waitSeconds, waitMs: waitSeconds * 1000, signal: hangUpSignal(call.res) };
+}
+
+/**
+ * What a paymentless probe with no valid body is priced as: the cheapest example (a prompt alone) of a model payable
+ * with x402 and runnable here, ties by id; none when no model runs on a prompt alone.
+ */
+function cheapestExample(ctx: ApiContext) {
+  const priced = ctx.catalog.models.flatMap((model) => {
+    if (!model.supports_x402) return [];
+    const body = exampleGeneration({ type: model.type, model: model.id }) as Parameters<typeof admissibleRequest>[1];
+    try {
+      return [{ body, id: model.id, costMicros: admissibleRequest(ctx, body).costMicros }];
+    } catch (error) {
+      if (error instanceof DomainError) return []; // it needs more than a prompt, or cannot run here
+      throw error;
+    }
+  });
+  const [cheapest] = priced.sort((a, b) => Number(a.costMicros - b.costMicros) || a.id.localeCompare(b.id));
+  return cheapest?.body;
 }
 
 const preferenceAppliedDoc = {
@@ -214,6 +237,7 @@ export const generationEndpoints = [
       const secret = access?.webhookSecret ? { webhook_secret: access.webhookSecret, ...webhookSignature } : {};
       return { status: 202, body: { ...queuedBody(queued), ...token, ...secret } };
     },
+    paymentProbe: examplePaymentProbe(cheapestExample),
   }),
   listGenerationsDefinition,
   getGenerationDefinition,

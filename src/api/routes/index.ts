@@ -8,6 +8,7 @@ import { modelEndpoints } from './models.routes.ts';
 import { oauthEndpoints } from './oauth.routes.ts';
 import { uploadEndpoints } from './uploads.routes.ts';
 import { usageEndpoints } from './usage.routes.ts';
+import { signInEndpoints } from './sign-in.routes.ts';
 import { topUpEndpoints } from './top-ups.routes.ts';
 import { webhookEndpoints } from './webhooks.routes.ts';
 
@@ -17,6 +18,7 @@ export const apiEndpoints: Endpoint[] = [
   ...agentEndpoints,
   ...accountEndpoints,
   ...topUpEndpoints,
+  ...signInEndpoints,
   ...generationEndpoints,
   ...eventEndpoints,
   ...uploadEndpoints,

@@ -6,14 +6,27 @@ import { FieldError } from '../../domain/errors.ts';
 import { formatUsd } from '../../domain/money.ts';
 import { getAccountSummary } from '../../accounts/accounts.ts';
 import { topUpBalance } from '../../orchestration/top-ups/top-up.ts';
+import { refuseKeylessTopUp } from '../../payments/methods/x402/top-ups.ts';
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
 import { paymentResponseHeaders } from '../../payments/methods/x402/requirements.ts';
 import { topUpReceipt } from '../../payments/receipts/top-up-receipt.ts';
 import { endpointDescriptions } from '../descriptions.ts';
-import { defineEndpoint } from '../endpoint.ts';
+import { type ApiContext, defineEndpoint } from '../endpoint.ts';
+import { ApiError } from '../errors.ts';
+import { examplePaymentProbe } from '../discovery/payment-probe.ts';
 import { TopUpRequestSchema, TopUpResponseSchema } from '../schemas/top-ups.schemas.ts';
 
-const topUpEndpoint = (options: { path: string; operationId: string; auth: 'agent' | 'developer'; tag: string }) =>
+/** What a paymentless probe is offered (the Bazaar's example top-up is the same $5, src/payments/methods/x402). */
+const exampleTopUp = 5_000_000n;
+
+const resourceUrlOf = (ctx: ApiContext, path: string) => `${publicBaseUrl(ctx.config.server)}/api/v1${path}`;
+
+const wrongKind = {
+  agent: 'This top-up is for an agent key (rf_…); developers top up with POST /api/v1/account/topup.',
+  developer: 'This top-up is for a developer key (sk_… or vega_…); agents top up with POST /api/v1/agents/topup.',
+} as const;
+
+const topUpEndpoint = (options: { path: string; operationId: string; kind: 'agent' | 'developer'; tag: string }) =>
   defineEndpoint({
     method: 'post',
     path: options.path,
@@ -21,7 +34,8 @@ const topUpEndpoint = (options: { path: string; operationId: string; auth: 'agen
     summary: 'Top up the balance with an x402 payment',
     description: endpointDescriptions.topUp,
     tags: [options.tag],
-    auth: options.auth,
+    // Keyless, a top-up is only offered (a 402 Bazaar can list); paid, it needs the key of the account to credit.
+    auth: 'any_or_keyless_payment',
     request: { body: TopUpRequestSchema },
     success: {
       status: 200,
@@ -29,11 +43,19 @@ const topUpEndpoint = (options: { path: string; operationId: string; auth: 'agen
       schema: TopUpResponseSchema,
       alternative: { status: 202, description: 'Paid, the transfer still settling: call again with the same payment' },
     },
-    errors: ['payment_required', 'conflict', 'service_unavailable'],
+    errors: ['payment_required', 'forbidden', 'conflict', 'service_unavailable'],
+    paymentProbe: examplePaymentProbe(() => ({ amount: exampleTopUp })),
+    handleUnpaid: ({ body, ctx, req }) =>
+      refuseKeylessTopUp(ctx, {
+        amountMicros: body.amount,
+        resourceUrl: resourceUrlOf(ctx, options.path),
+        headers: req.headers,
+      }),
     handle: async ({ body, principal, ctx, req }) => {
+      if (principal.account.kind !== options.kind) throw new ApiError('forbidden', wrongKind[options.kind]);
       if (!x402Offered(ctx.config))
         throw new FieldError('amount', 'this server takes no x402 payments; deposit USDC instead');
-      const resourceUrl = `${publicBaseUrl(ctx.config.server)}/api/v1${options.path}`;
+      const resourceUrl = resourceUrlOf(ctx, options.path);
       const topUp = await topUpBalance(ctx, {
         accountId: principal.account.id,
         amountMicros: body.amount,
@@ -68,6 +90,6 @@ const topUpEndpoint = (options: { path: string; operationId: string; auth: 'agen
   });
 
 export const topUpEndpoints = [
-  topUpEndpoint({ path: '/agents/topup', operationId: 'topUpAgent', auth: 'agent', tag: 'Agents' }),
-  topUpEndpoint({ path: '/account/topup', operationId: 'topUpAccount', auth: 'developer', tag: 'Account' }),
+  topUpEndpoint({ path: '/agents/topup', operationId: 'topUpAgent', kind: 'agent', tag: 'Agents' }),
+  topUpEndpoint({ path: '/account/topup', operationId: 'topUpAccount', kind: 'developer', tag: 'Account' }),
 ];

@@ -58,11 +58,17 @@ const outputSchema = {
   required: ['id', 'status', 'poll_url', 'access_token'],
 };
 
+/** The example request of a model: its discovery's `input`, and what a probe with no valid body is priced as. */
+export const exampleGeneration = (example: { type: string; model: string }) => ({
+  ...example,
+  prompt: 'A lighthouse at dawn',
+});
+
 /** The `bazaar` extension of POST /api/v1/generations, with the request being paid for as its example. */
 export function generationDiscovery(example: { type: string; model: string }): Record<string, unknown> {
   const declared = declareDiscoveryExtension({
     bodyType: 'json',
-    input: { ...example, prompt: 'A lighthouse at dawn' },
+    input: exampleGeneration(example),
     inputSchema,
     output: {
       example: {

@@ -5,7 +5,7 @@ import type { PaymentPayload } from '@x402/core/types';
 import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { enabledChains } from '../../../chain/settings.ts';
 import type { PrismaClient } from '../../../db/prisma.ts';
-import { FieldError, PaymentReusedError } from '../../../domain/errors.ts';
+import { DomainError, FieldError, PaymentReusedError } from '../../../domain/errors.ts';
 import { secretDerivedId } from '../../../domain/ids.ts';
 import { formatUsd } from '../../../domain/money.ts';
 import { Prisma, type X402TopUp } from '../../../generated/prisma/client.ts';
@@ -77,29 +77,46 @@ async function earlierTopUp(
  * The top-up this request's payment makes: refused with a 402 offering the amount while it carries no payment (or
  * one that does not pay it); the row found again for a retry. Nothing has moved when this returns.
  */
+/** The `exact` offers of a top-up of `amountMicros` at `resourceUrl`, and a 402 refusal naming them. */
+function topUpOffer(deps: X402Deps, amountMicros: bigint, resourceUrl: string) {
+  const chains = enabledChains(deps.config.chains);
+  if (chains.length === 0) throw new FieldError('amount', 'x402 top-ups need a chain: none is enabled on this server');
+  return offerFor(deps, {
+    chains,
+    amountMicros,
+    maxTimeoutSeconds: topUpTimeoutSeconds,
+    resource: {
+      url: resourceUrl,
+      description: `Top up a balance by $${formatUsd(amountMicros)}`,
+      mimeType: 'application/json',
+    },
+    upto: false,
+    extensions: paymentDiscoveryExtensions(resourceUrl),
+  });
+}
+
+const payToTopUp = (amountMicros: bigint) =>
+  `Pay $${formatUsd(amountMicros)} with x402 to top up (the offer is in this answer and its PAYMENT-REQUIRED header).`;
+
+/** A top-up asked without an API key: its offer (402), but a payment is not taken (whose balance would it credit?). */
+export async function refuseKeylessTopUp(deps: X402Deps, request: Omit<TopUpRequest, 'accountId'>): Promise<never> {
+  const { amountMicros, resourceUrl } = request;
+  if (offeredPayment(deps.config, request.headers).state !== 'none')
+    throw new DomainError(
+      'unauthorized',
+      'A top-up credits the account whose API key comes with the payment: send the key too. Nothing was charged.',
+    );
+  const { refuse } = await topUpOffer(deps, amountMicros, resourceUrl);
+  throw refuse(`${payToTopUp(amountMicros)} Send it with the API key of the account to credit.`);
+}
+
 export async function authorizeTopUp(
   deps: X402Deps & { prisma: PrismaClient },
   request: TopUpRequest,
 ): Promise<{ topUp: X402TopUp; refuse: Refuse }> {
-  const chains = enabledChains(deps.config.chains);
-  if (chains.length === 0) throw new FieldError('amount', 'x402 top-ups need a chain: none is enabled on this server');
-  const { required, refuse } = await offerFor(deps, {
-    chains,
-    amountMicros: request.amountMicros,
-    maxTimeoutSeconds: topUpTimeoutSeconds,
-    resource: {
-      url: request.resourceUrl,
-      description: `Top up ${request.accountId} by $${formatUsd(request.amountMicros)}`,
-      mimeType: 'application/json',
-    },
-    upto: false,
-    extensions: paymentDiscoveryExtensions(request.resourceUrl),
-  });
+  const { required, refuse } = await topUpOffer(deps, request.amountMicros, request.resourceUrl);
   const offered = offeredPayment(deps.config, request.headers);
-  const message =
-    `Pay $${formatUsd(request.amountMicros)} with x402 to top up (the offer is in this answer and its ` +
-    'PAYMENT-REQUIRED header).';
-  const { payload, identity } = offeredPayload(offered, request.amountMicros, refuse, message);
+  const { payload, identity } = offeredPayload(offered, request.amountMicros, refuse, payToTopUp(request.amountMicros));
   const id = identity && topUpId(deps.config.x402.taskIdSecret, identity);
   const earlier = await earlierTopUp(deps.prisma, request, { payload, identity, id });
   if (earlier) return { topUp: earlier, refuse };
