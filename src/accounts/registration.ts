@@ -33,6 +33,8 @@ export interface AgentRegistration {
   clientAddress: string;
   /** Counts toward the per-network trial limit: an IPv4 address or an IPv6 /48. */
   trialNetwork: string;
+  /** The wallet that paid for the registration (x402): it may sign in to recover a key. */
+  walletAddress?: string;
 }
 
 /** Why a new agent got no trial credit: trials are off, its network had its share today, or the server had. */
@@ -122,6 +124,7 @@ export async function registerAgent(
         depositIndex,
         depositAddress: deriveDepositAddress(config.deposits.xpub, depositIndex).toLowerCase(),
         clientAddress: input.clientAddress,
+        walletAddress: input.walletAddress?.toLowerCase(),
         balance: { create: {} },
       },
     });

@@ -5,7 +5,14 @@ import { claimDeposit } from '../../orchestration/deposits/claims.ts';
 import { depositView } from '../../payments/deposits/view.ts';
 import { clientAddress, trialNetwork } from '../client-address.ts';
 import { endpointDescriptions } from '../descriptions.ts';
-import { defineEndpoint } from '../endpoint.ts';
+import { type ApiContext, defineEndpoint } from '../endpoint.ts';
+import type { Request } from 'express';
+import { x402Offered } from '../../chain/settings.ts';
+import { publicBaseUrl } from '../../config/config.ts';
+import { FieldError } from '../../domain/errors.ts';
+import type { AgentRegistration } from '../../accounts/registration.ts';
+import { registerPaidAgent } from '../../orchestration/top-ups/top-up.ts';
+import { topUpAnswer } from '../top-up-answer.ts';
 import { onboarding } from '../onboarding.ts';
 import {
   AgentBalanceResponseSchema,
@@ -34,6 +41,15 @@ const webhookSavedMessage =
   'Webhook saved and its secret rotated. Verify each delivery with this secret (Standard Webhooks: ' +
   'HMAC-SHA256 over "webhook-id.webhook-timestamp.body"); the previous secret no longer signs.';
 
+/** A registration that pays (`top_up`): answered 402 with the offer until paid, then registered to the wallet. */
+async function paidRegistration(ctx: ApiContext, req: Request, registration: AgentRegistration, amountMicros: bigint) {
+  if (!x402Offered(ctx.config))
+    throw new FieldError('top_up', 'this server takes no x402 payments; register without it');
+  const resourceUrl = `${publicBaseUrl(ctx.config.server)}/api/v1/agents/register`;
+  const paid = await registerPaidAgent(ctx, registration, { amountMicros, resourceUrl, headers: req.headers });
+  return { ...paid, answer: await topUpAnswer(ctx, paid.topUp, resourceUrl) };
+}
+
 export const agentEndpoints = [
   defineEndpoint({
     method: 'post',
@@ -49,9 +65,9 @@ export const agentEndpoints = [
       description: 'The agent, its key and its deposit addresses',
       schema: AgentRegisterResponseSchema,
     },
-    errors: ['registration_capped', 'service_unavailable'],
+    errors: ['registration_capped', 'payment_required', 'conflict', 'service_unavailable'],
     handle: async ({ body, ctx, req }) => {
-      const agent = await onboardAgent(ctx, {
+      const registration = {
         agentName: body.agent_name,
         webhookUrl: body.webhook_url,
         source: body.source,
@@ -59,7 +75,9 @@ export const agentEndpoints = [
         platformVersion: body.agent_version,
         clientAddress: clientAddress(req),
         trialNetwork: trialNetwork(req),
-      });
+      };
+      const paid = body.top_up === undefined ? undefined : await paidRegistration(ctx, req, registration, body.top_up);
+      const agent = paid?.agent ?? (await onboardAgent(ctx, registration));
       const balance = formatUsd(agent.balance);
       return {
         status: 201,
@@ -68,7 +86,7 @@ export const agentEndpoints = [
           api_key: agent.apiKey.key,
           deposit_addresses: agent.depositAddresses,
           asset,
-          balance,
+          balance: paid?.answer.body.balance ?? balance,
           starting_balance: balance,
           trial_credit_applied: agent.trialCreditApplied,
           ...onboarding(ctx.config.server, agent),
@@ -76,7 +94,9 @@ export const agentEndpoints = [
           webhook_secret: agent.webhookSecret,
           // Named beside the secret wherever one is handed out, as PATCH /agents/webhook does.
           ...(agent.webhookSecret ? webhookSignature : {}),
+          ...(paid && { wallet_address: paid.topUp.payer, top_up: paid.answer.body }),
         },
+        headers: paid?.answer.headers,
       };
     },
   }),

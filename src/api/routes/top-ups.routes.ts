@@ -3,14 +3,10 @@
 import { x402Offered } from '../../chain/settings.ts';
 import { publicBaseUrl } from '../../config/config.ts';
 import { FieldError } from '../../domain/errors.ts';
-import { formatUsd } from '../../domain/money.ts';
-import { getAccountSummary } from '../../accounts/accounts.ts';
 import { topUpBalance } from '../../orchestration/top-ups/top-up.ts';
 import { refuseKeylessTopUp } from '../../payments/methods/x402/top-ups.ts';
-import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
-import { paymentResponseHeaders } from '../../payments/methods/x402/requirements.ts';
-import { topUpReceipt } from '../../payments/receipts/top-up-receipt.ts';
 import { endpointDescriptions } from '../descriptions.ts';
+import { topUpAnswer } from '../top-up-answer.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
 import { examplePaymentProbe } from '../discovery/payment-probe.ts';
@@ -62,30 +58,8 @@ const topUpEndpoint = (options: { path: string; operationId: string; kind: 'agen
         resourceUrl,
         headers: req.headers,
       });
-      const identity = {
-        top_up_id: topUp.id,
-        amount: formatUsd(topUp.amount),
-        payer: topUp.payer,
-        network: topUp.network,
-      };
-      if (topUp.status !== 'settled' || !topUp.transaction) {
-        const settling = { status: 'settling' as const, balance: null, transaction: null, receipt: null };
-        return { status: 202, body: { ...identity, ...settling } };
-      }
-      const receipt = await topUpReceipt(await ctx.receiptSigner(), topUp, resourceUrl);
-      const { balance } = await getAccountSummary(ctx.prisma, principal.account.id);
-      const settled = { network: topUp.network, payer: topUp.payer, transaction: topUp.transaction };
-      return {
-        status: 200,
-        body: {
-          ...identity,
-          status: 'settled' as const,
-          balance: formatUsd(balance),
-          transaction: topUp.transaction,
-          receipt,
-        },
-        headers: paymentResponseHeaders({ ...settled, extensions: { [OFFER_RECEIPT]: { info: { receipt } } } }),
-      };
+      const answer = await topUpAnswer(ctx, topUp, resourceUrl);
+      return { status: answer.settled ? 200 : 202, body: answer.body, headers: answer.headers };
     },
   });
 

@@ -8,6 +8,7 @@ import {
   signatureHeader,
 } from './common.schemas.ts';
 import { generateTypes } from '../../domain/values.ts';
+import { topUpAmount, TopUpResponseSchema } from './top-ups.schemas.ts';
 import { boundedInt, safeText, z } from './zod.ts';
 
 export const AgentRegisterRequestSchema = z
@@ -19,6 +20,11 @@ export const AgentRegisterRequestSchema = z
       .optional()
       .openapi({ description: '`openclaw`, `generic`, or any string up to 100 characters' }),
     agent_version: safeText(50).optional(),
+    top_up: topUpAmount.optional().openapi({
+      type: 'number',
+      description:
+        'USD to pay with x402 now (0.01 to 10000): the registration answers 402 with the offer, and once paid the agent is tied to the paying wallet (it can sign in to recover a key) and its balance credited',
+    }),
   })
   .openapi('AgentRegisterRequest');
 
@@ -37,6 +43,8 @@ export const AgentRegisterResponseSchema = z
     webhook_secret: z.string().nullable().optional(),
     signature_header: signatureHeader.optional(),
     signature_algorithm: signatureAlgorithm.optional(),
+    wallet_address: z.string().optional().openapi({ description: 'A paid registration: the wallet that paid' }),
+    top_up: TopUpResponseSchema.optional().openapi({ description: 'A paid registration: its top-up and receipt' }),
   })
   .openapi('AgentRegisterResponse');
 

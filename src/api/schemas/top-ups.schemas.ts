@@ -5,12 +5,13 @@ import { z } from './zod.ts';
 const leastTopUp = 10_000n;
 const mostTopUp = 10_000_000_000n;
 
+/** USD to top a balance up by, paid with x402. */
+export const topUpAmount = usdAmount.refine((micros) => micros >= leastTopUp && micros <= mostTopUp, {
+  message: 'must be between 0.01 and 10000 USD',
+});
+
 export const TopUpRequestSchema = z
-  .strictObject({
-    amount: usdAmount.refine((micros) => micros >= leastTopUp && micros <= mostTopUp, {
-      message: 'must be between 0.01 and 10000 USD',
-    }),
-  })
+  .strictObject({ amount: topUpAmount })
   .openapi('TopUpRequest');
 
 export const SignedReceiptSchema = z

@@ -5,6 +5,8 @@ import type { JWSSigner } from '@x402/extensions/offer-receipt';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { X402TopUp } from '../../generated/prisma/client.ts';
+import { onboardAgent, type OnboardedAgent } from '../../accounts/agents.ts';
+import type { AgentRegistration } from '../../accounts/registration.ts';
 import type { PaymentServices } from '../../payments/methods/registered.ts';
 import { authorizeTopUp, type TopUpRequest } from '../../payments/methods/x402/top-ups.ts';
 import { topUpWorkflowId, type TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
@@ -42,7 +44,29 @@ async function settled(temporal: TemporalDeps, topUp: X402TopUp): Promise<TopUpR
 
 /** The top-up the request's payment makes, settled and credited (or still settling); a 402 without a payment. */
 export async function topUpBalance(deps: TopUpDeps, request: TopUpRequest): Promise<X402TopUp> {
-  const { topUp, refuse } = await authorizeTopUp(deps, request);
+  return settledTopUp(deps, await authorizeTopUp(deps, request));
+}
+
+/**
+ * A registration paid with x402: once the payment is verified the agent is registered, tied to the paying wallet (it
+ * can sign in to recover a key), and the payment tops its balance up. The same payment again is a 409.
+ */
+export async function registerPaidAgent(
+  deps: TopUpDeps & Pick<Parameters<typeof onboardAgent>[0], 'config'>,
+  registration: AgentRegistration,
+  payment: Omit<TopUpRequest, 'accountId'>,
+): Promise<{ agent: OnboardedAgent; topUp: X402TopUp }> {
+  let agent: OnboardedAgent | undefined;
+  const register = async (payer: string) => {
+    agent = await onboardAgent(deps, { ...registration, walletAddress: payer });
+    return agent.agentId;
+  };
+  const authorized = await authorizeTopUp(deps, { ...payment, accountId: register });
+  if (!agent) throw new Error('a paid registration authorized no new agent');
+  return { agent, topUp: await settledTopUp(deps, authorized) };
+}
+
+async function settledTopUp(deps: TopUpDeps, { topUp, refuse }: Awaited<ReturnType<typeof authorizeTopUp>>) {
   if (topUp.status === 'settled') return topUp;
   const result =
     topUp.status === 'failed'

@@ -30,7 +30,8 @@ const minimumValiditySeconds = 120;
 const lastSecondOf9999 = 253_402_300_799;
 
 export interface TopUpRequest {
-  accountId: string;
+  /** The account credited, or the one made for the payer once its payment is verified (a paid registration). */
+  accountId: string | ((payer: string) => Promise<string>);
   amountMicros: bigint;
   /** The URL being paid (the top-up endpoint), as the offer names it. */
   resourceUrl: string;
@@ -51,6 +52,12 @@ export const paymentIdOf = (payload: AnyPaymentPayload): string | null =>
 
 /** The same top-up asked again: it must be for the same account and amount, or the payment is reused. */
 function sameTopUp(row: X402TopUp, request: TopUpRequest): X402TopUp {
+  if (typeof request.accountId === 'function')
+    throw new DomainError(
+      'conflict',
+      `This payment registered agent ${row.accountId} already: sign in with the paying wallet (POST ` +
+        '/api/v1/agents/sign-in) for a new key of it.',
+    );
   if (row.accountId !== request.accountId || row.amount !== request.amountMicros) throw new PaymentReusedError();
   return row;
 }
@@ -130,7 +137,9 @@ export async function authorizeTopUp(
       'authorization_window_too_short',
     );
   }
-  const topUp = await storeTopUp(deps.prisma, request, {
+  const accountId =
+    typeof request.accountId === 'function' ? await request.accountId(identity.payer) : request.accountId;
+  const topUp = await storeTopUp(deps.prisma, { ...request, accountId }, {
     id,
     identity,
     payTo: matched.offer.payTo.toLowerCase(),
@@ -144,7 +153,7 @@ export async function authorizeTopUp(
 /** Writes the verified payment `authorized`; a concurrent twin of the same payment finds the row it wrote. */
 async function storeTopUp(
   prisma: PrismaClient,
-  request: TopUpRequest,
+  request: TopUpRequest & { accountId: string },
   paid: {
     id: string;
     identity: PaymentIdentity;

@@ -1,0 +1,156 @@
+// A wallet, on the real local chain: it registers an agent by paying its first top-up with @x402/fetch (the agent is
+// tied to it), recovers a lost key by signing in with the Sign-In-with-X extension's own client code (signed with
+// viem), and — without paying — gets a read session for the tasks it paid for with x402.
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
+import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
+import type { LocalAccount } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { describe, expect, it } from 'vitest';
+import { pay, payingFetch } from '../../harness/x402-paying-client.ts';
+import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
+import { useGateway } from '../helpers/gateway.ts';
+import { call, waitForEnd } from '../helpers/http.ts';
+
+const chain = useLocalChain();
+const gateway = useGateway(() => x402OnLocalChain(chain));
+const network = () => `eip155:${chain.chainId}` as const;
+
+async function newPayer(amount = 20_000_000n): Promise<LocalAccount> {
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await chain.mint(payer.address, amount);
+  return payer;
+}
+
+const url = (path: string) => `${gateway.app.url}/api/v1${path}`;
+
+async function postJson(fetcher: typeof fetch, path: string, body: object, headers: Record<string, string> = {}) {
+  const response = await fetcher(url(path), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
+}
+
+/** Signs the challenge of `path`'s 402 with `wallet`, as the extension's client does. */
+async function signedIn(wallet: LocalAccount, path: string): Promise<string> {
+  const challenged = await postJson(fetch, path, {});
+  expect(challenged.status).toBe(402);
+  const required = decodePaymentRequiredHeader(challenged.headers.get('payment-required')!);
+  expect(required.accepts).toEqual([]);
+  const extension = required.extensions!['sign-in-with-x'] as SIWxExtension;
+  const [supported] = extension.supportedChains;
+  expect(supported).toEqual({ chainId: network(), type: 'eip191' });
+  const payload = await createSIWxPayload({ ...extension.info, ...supported! }, wallet, url(path));
+  return encodeSIWxHeader(payload);
+}
+
+const registration = { agent_name: 'paid agent', top_up: '2.00' };
+
+describe('an agent registered by a wallet', () => {
+  it('is tied to the wallet that paid, credited once, and recovered by signing in with it', async () => {
+    const wallet = await newPayer();
+    const before = await chain.balanceOf(wallet.address);
+    const paying = payingFetch(wallet, { network: network(), asset: chain.usdcAddress });
+    const registered = await postJson(paying, '/agents/register', registration);
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    expect(registered.body).toMatchObject({
+      wallet_address: wallet.address.toLowerCase(),
+      top_up: { status: 'settled', amount: '2.00', receipt: { format: 'jws' } },
+    });
+    expect(Number(registered.body.balance)).toBeCloseTo(Number(registered.body.starting_balance) + 2, 6);
+    expect(await chain.balanceOf(wallet.address)).toBe(before - 2_000_000n);
+    const lostKey = registered.body.api_key as string;
+
+    // The key is lost: the wallet signs in and gets a new one, revoking the old.
+    const header = await signedIn(wallet, '/agents/sign-in');
+    const recovered = await postJson(
+      fetch,
+      '/agents/sign-in',
+      { revoke_other_keys: true },
+      { 'SIGN-IN-WITH-X': header },
+    );
+    expect(recovered.status, JSON.stringify(recovered.body)).toBe(201);
+    expect(recovered.body).toMatchObject({ agent_id: registered.body.agent_id, revoked_keys: 1 });
+    const balance = await call(gateway, 'GET', '/api/v1/agents/balance', { key: recovered.body.api_key });
+    expect(balance.status).toBe(200);
+    expect(balance.body.balance).toBe(registered.body.balance);
+    expect((await call(gateway, 'GET', '/api/v1/agents/balance', { key: lostKey })).status).toBe(401);
+
+    // The same signed message signs nobody in twice; another wallet registered no agent.
+    const replayed = await postJson(fetch, '/agents/sign-in', {}, { 'SIGN-IN-WITH-X': header });
+    expect(replayed.status).toBe(401);
+    expect(replayed.body.message).toContain('invalid_siwx_nonce');
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const unknown = await postJson(
+      fetch,
+      '/agents/sign-in',
+      {},
+      { 'SIGN-IN-WITH-X': await signedIn(stranger, '/agents/sign-in') },
+    );
+    expect(unknown.status).toBe(404);
+  });
+
+  it('answers 409 to the same payment sent again, registering nothing more', async () => {
+    const wallet = await newPayer();
+    const refused = await postJson(fetch, '/agents/register', registration);
+    expect(refused.status).toBe(402);
+    const required = decodePaymentRequiredHeader(refused.headers.get('payment-required')!) as PaymentRequired;
+    const { payload } = await pay(required, wallet);
+    const send = () =>
+      postJson(fetch, '/agents/register', registration, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
+    expect((await send()).status).toBe(201);
+    const again = await send();
+    expect(again.status).toBe(409);
+    expect(again.body.message).toContain('/api/v1/agents/sign-in');
+    const agents = await gateway.database.prisma.account.count({
+      where: { walletAddress: wallet.address.toLowerCase() },
+    });
+    expect(agents).toBe(1);
+  });
+});
+
+describe('a wallet that paid for a task', () => {
+  it('signs in without paying and reads its own x402 tasks, and nothing more', async () => {
+    const wallet = await newPayer();
+    const paying = payingFetch(wallet, { network: network(), asset: chain.usdcAddress });
+    const created = await postJson(paying, '/generations', {
+      type: 'text-to-audio',
+      model: 'local/espeak',
+      prompt: 'Mine.',
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    await waitForEnd(gateway, { key: created.body.access_token, pollUrl: created.body.poll_url });
+
+    const header = await signedIn(wallet, '/wallets/sign-in');
+    const session = await postJson(fetch, '/wallets/sign-in', {}, { 'SIGN-IN-WITH-X': header });
+    expect(session.status, JSON.stringify(session.body)).toBe(200);
+    expect(session.body).toMatchObject({ token_type: 'Bearer', wallet: wallet.address.toLowerCase() });
+    const token = session.body.access_token as string;
+    expect(token).toMatch(/^wt_/);
+
+    const listed = await call(gateway, 'GET', '/api/v1/generations', { key: token });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.generations.map((task: { id: string }) => task.id)).toEqual([created.body.id]);
+    const read = await call(gateway, 'GET', `/api/v1/generations/${created.body.id}`, { key: token });
+    expect(read.status).toBe(200);
+    expect(read.body.status).toBe('completed');
+    const cancel = await call(gateway, 'POST', `/api/v1/generations/${created.body.id}/cancel`, { key: token });
+    expect(cancel.status).toBe(403);
+    const keys = await call(gateway, 'POST', '/api/v1/keys', { key: token, body: { name: 'nope' } });
+    expect(keys.status).toBe(403);
+    const forged = `${token.slice(0, -4)}AAAA`;
+    expect((await call(gateway, 'GET', '/api/v1/generations', { key: forged })).status).toBe(401);
+
+    // A wallet that never paid here has nothing to read.
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const nothing = await postJson(
+      fetch,
+      '/wallets/sign-in',
+      {},
+      { 'SIGN-IN-WITH-X': await signedIn(stranger, '/wallets/sign-in') },
+    );
+    expect(nothing.status).toBe(404);
+  });
+});
