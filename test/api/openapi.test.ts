@@ -28,6 +28,7 @@ const extensionEndpoints = [
   ['post', '/agents/sign-in', '201'],
   ['get', '/generations', '200'],
   ['post', '/generations/{id}/cancel', '200'],
+  ['get', '/generations/{id}/receipt', '200'],
   ['post', '/uploads', '201'],
   ['get', '/uploads', '200'],
   ['get', '/uploads/{id}', '200'],

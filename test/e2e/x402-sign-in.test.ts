@@ -3,6 +3,7 @@
 // viem), and — without paying — gets a read session for the tasks it paid for with x402.
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
+import { verifyReceiptSignatureJWS } from '@x402/extensions/offer-receipt';
 import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -121,7 +122,20 @@ describe('a wallet that paid for a task', () => {
       prompt: 'Mine.',
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await waitForEnd(gateway, { key: created.body.access_token, pollUrl: created.body.poll_url });
+    const done = await waitForEnd(gateway, { key: created.body.access_token, pollUrl: created.body.poll_url });
+    // Its settled payment has a signed receipt naming the task, the amount and the transfer.
+    const receipts = await call(gateway, 'GET', `/api/v1/generations/${created.body.id}/receipt`, {
+      key: created.body.access_token,
+    });
+    expect(receipts.body.receipts.map((receipt: { kind: string }) => receipt.kind)).toEqual(['payment']);
+    expect(await verifyReceiptSignatureJWS(receipts.body.receipts[0].receipt)).toMatchObject({
+      kind: 'payment',
+      id: created.body.id,
+      network: network(),
+      payer: wallet.address.toLowerCase(),
+      transaction: done.payment.transaction,
+      amount: String(Math.round(done.cost * 1e6)),
+    });
 
     const header = await signedIn(wallet, '/wallets/sign-in');
     const session = await postJson(fetch, '/wallets/sign-in', {}, { 'SIGN-IN-WITH-X': header });

@@ -21,7 +21,7 @@ import { pay, payingFetch } from '../../harness/x402-paying-client.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
-import { call } from '../helpers/http.ts';
+import { call, waitForEnd } from '../helpers/http.ts';
 
 const chain = useLocalChain();
 const gateway = useGateway(() => x402OnLocalChain(chain));
@@ -164,5 +164,65 @@ describe('x402 top-ups', () => {
       body: { amount: '1' },
     });
     expect(agentOnDeveloperRoute.status).toBe(403);
+  });
+
+  it('then pays for generations from the balance with no other payment, each with receipts that verify', async () => {
+    const agent = await createAgentWithKey(gateway.database.prisma);
+    const payer = await newPayer();
+    const paying = payingFetch(payer, { network: network(), asset: chain.usdcAddress }, withKey(agent.apiKey.key));
+    expect((await topUpWith(paying, '1.00')).response.status).toBe(200);
+    const onChain = await chain.balanceOf(payer.address);
+
+    const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid from a topped-up balance.' };
+    const created = await call(gateway, 'POST', '/api/v1/generations', { key: agent.apiKey.key, body: speech });
+    expect(created.status, JSON.stringify(created.body)).toBe(202);
+    const done = await waitForEnd(gateway, { key: agent.apiKey.key, pollUrl: created.body.poll_url });
+    expect(done.status).toBe('completed');
+    const receipts = await call(gateway, 'GET', `/api/v1/generations/${created.body.id}/receipt`, {
+      key: agent.apiKey.key,
+    });
+    expect(receipts.status).toBe(200);
+    const [charge, ...rest] = receipts.body.receipts;
+    expect(rest).toEqual([]);
+    expect(charge).toMatchObject({
+      kind: 'charge',
+      amount: done.cost_formatted ?? expect.any(String),
+      network: 'balance',
+    });
+    expect(await verifyReceiptSignatureJWS(charge.receipt)).toMatchObject({
+      kind: 'charge',
+      id: created.body.id,
+      amount: String(Math.round(done.cost * 1e6)),
+      transaction: charge.transaction,
+      payer: agent.agentId,
+    });
+    expect(await chain.balanceOf(payer.address)).toBe(onChain);
+
+    // A task that fails gives its reservation back: its receipt says so.
+    const failing = {
+      type: 'image-to-video',
+      model: 'local/ken-burns',
+      image_url: `${gateway.app.url}/nothing.png`,
+      duration: 3,
+    };
+    const failed = await call(gateway, 'POST', '/api/v1/generations', { key: agent.apiKey.key, body: failing });
+    expect(failed.status, JSON.stringify(failed.body)).toBe(202);
+    expect((await waitForEnd(gateway, { key: agent.apiKey.key, pollUrl: failed.body.poll_url })).status).toBe('failed');
+    const refunded = await call(gateway, 'GET', `/api/v1/generations/${failed.body.id}/receipt`, {
+      key: agent.apiKey.key,
+    });
+    expect(refunded.body.receipts.map((receipt: { kind: string }) => receipt.kind)).toEqual(['refund']);
+    const refund = await verifyReceiptSignatureJWS(refunded.body.receipts[0].receipt);
+    expect(refund).toMatchObject({
+      kind: 'refund',
+      id: failed.body.id,
+      amount: String(Math.round(failed.body.cost * 1e6)),
+    });
+
+    const other = await createAgentWithKey(gateway.database.prisma);
+    const foreign = await call(gateway, 'GET', `/api/v1/generations/${created.body.id}/receipt`, {
+      key: other.apiKey.key,
+    });
+    expect(foreign.status).toBe(404);
   });
 });

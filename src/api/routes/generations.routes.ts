@@ -6,6 +6,7 @@ import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
 import { admissibleRequest } from '../../orchestration/generations/admissible.ts';
 import { readGeneration } from '../../orchestration/generations/read.ts';
+import { generationReceipts } from '../../orchestration/generations/receipts.ts';
 import { decodeHistoryCursor } from '../../generations/history-cursor.ts';
 import { listTaskHistory } from '../../generations/task-history.ts';
 import type { TaskView } from '../../generations/task-view.ts';
@@ -19,6 +20,7 @@ import { holdLongLived } from '../long-lived.ts';
 import { preferredWaitSeconds, waitApplied } from '../prefer.ts';
 import { hangUpSignal } from '../shutdown-gate.ts';
 import { webhookSignature } from '../webhook-signature.ts';
+import { GenerationReceiptsResponseSchema } from '../schemas/receipts.schemas.ts';
 import {
   CreateGenerationBodySchema,
   CreateGenerationHeadersSchema,
@@ -241,6 +243,36 @@ export const generationEndpoints = [
   }),
   listGenerationsDefinition,
   getGenerationDefinition,
+  defineEndpoint({
+    method: 'get',
+    path: '/generations/{id}/receipt',
+    operationId: 'getGenerationReceipts',
+    summary: "A generation task's signed receipts",
+    description: endpointDescriptions.getGenerationReceipts,
+    tags,
+    auth: 'any_or_task_token',
+    request: { params: GenerationIdParamsSchema },
+    success: { status: 200, description: 'What the task moved, signed', schema: GenerationReceiptsResponseSchema },
+    errors: ['not_found'],
+    handle: async ({ params, principal, ctx }) => {
+      const owner = { onlyTask: principal.task, onlyKey: ownTasksOnly(principal) };
+      const receipts = await generationReceipts(ctx, { taskId: params.id, account: principal.account, ...owner });
+      return {
+        body: {
+          task_id: params.id,
+          receipts: receipts.map(({ kind, amount, network, transaction, payer, issuedAt, receipt }) => ({
+            kind: kind as 'payment' | 'charge' | 'refund',
+            amount: formatUsd(amount),
+            network,
+            transaction,
+            payer,
+            issued_at: issuedAt.toISOString(),
+            receipt,
+          })),
+        },
+      };
+    },
+  }),
   defineEndpoint({
     method: 'post',
     path: '/generations/{id}/cancel',

@@ -1,0 +1,65 @@
+// What a task moved, as signed receipts: an x402 task's settled payment (and, for `upto`, what of its maximum was never
+// taken), or a balance task's charge and what its reservation gave back (a failed or cancelled task: all of it). Each
+// is signed when asked for, from the rows that record it, so the same facts always make the same payload.
+import type { JWSSigner } from '@x402/extensions/offer-receipt';
+import type { PrismaClient } from '../../db/prisma.ts';
+import { type ReceiptFacts, type ReceiptKind, signReceipt } from './receipts.ts';
+
+/** The ledger is the transaction of a balance's movement: `balance` stands where a chain's id would. */
+const balanceNetwork = 'balance';
+
+interface TaskRef {
+  id: string;
+  accountId: string;
+}
+
+async function x402Facts(prisma: PrismaClient, task: TaskRef, resourceUrl: string): Promise<ReceiptFacts[] | null> {
+  const payment = await prisma.x402Payment.findUnique({ where: { taskId: task.id } });
+  if (!payment) return null;
+  if (payment.status !== 'settled' || !payment.transaction || payment.amountSettled === null || !payment.settledAt)
+    return [];
+  const { payer, network, transaction, settledAt: issuedAt } = payment;
+  const facts = (kind: ReceiptKind, amount: bigint) => ({
+    kind,
+    id: task.id,
+    resourceUrl,
+    payer,
+    network,
+    transaction,
+    amount,
+    issuedAt,
+  });
+  const unspent = payment.amount - payment.amountSettled;
+  return [facts('payment', payment.amountSettled), ...(unspent > 0n ? [facts('refund', unspent)] : [])];
+}
+
+async function balanceFacts(prisma: PrismaClient, task: TaskRef, resourceUrl: string): Promise<ReceiptFacts[]> {
+  const entries = await prisma.ledgerEntry.findMany({
+    where: { taskId: task.id, accountId: task.accountId, kind: { in: ['charge', 'release'] } },
+    orderBy: { id: 'asc' },
+  });
+  return entries.flatMap((entry) => {
+    const amount = entry.kind === 'charge' ? -entry.amount : -entry.reservedDelta;
+    if (amount <= 0n) return [];
+    const kind: ReceiptKind = entry.kind === 'charge' ? 'charge' : 'refund';
+    const transaction = `ledger:${entry.id}`;
+    return [
+      {
+        kind,
+        id: task.id,
+        resourceUrl,
+        payer: task.accountId,
+        network: balanceNetwork,
+        transaction,
+        amount,
+        issuedAt: entry.createdAt,
+      },
+    ];
+  });
+}
+
+/** The task's receipts, oldest first: none while nothing has moved. */
+export async function taskReceipts(prisma: PrismaClient, signer: JWSSigner, task: TaskRef, resourceUrl: string) {
+  const facts = (await x402Facts(prisma, task, resourceUrl)) ?? (await balanceFacts(prisma, task, resourceUrl));
+  return Promise.all(facts.map(async (fact) => ({ ...fact, receipt: await signReceipt(signer, fact) })));
+}
