@@ -23,6 +23,7 @@ import {
   heldPaymentRules,
   PayerBusyError,
   PaymentNotSettledError,
+  PaymentTakenError,
   type PaymentSettlementDeps,
   settleTaskPayment,
 } from '../src/payments/methods/registered.ts';
@@ -89,6 +90,8 @@ function refusedAdmission(error: unknown): TaskAdmission {
     throw ApplicationFailure.nonRetryable(error.message, 'AdmissionAbandoned');
   // A refusal of the ledger (no balance row, a key reused) will not change on retry.
   if (error instanceof LedgerError) throw ApplicationFailure.nonRetryable(error.message, 'LedgerError');
+  // Nor will a payment that pays another task: the caller's retry is answered that task.
+  if (error instanceof PaymentTakenError) throw ApplicationFailure.nonRetryable(error.message, 'PaymentTaken');
   throw error;
 }
 

@@ -170,7 +170,7 @@ describe('OpenAPI document', () => {
     expect(create.description).not.toMatch(/PAYMENT-SIGNATURE/);
   });
 
-  it('declares x402 on POST /generations only, where the server takes x402 payments', () => {
+  it('declares x402 on POST /generations and the top-ups only, where the server takes x402 payments', () => {
     const paid = buildOpenApiDocument(apiEndpoints, { x402: true }) as any;
     expect(paid.components.securitySchemes.x402).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-payment' });
     const create = paid.paths['/generations'].post;
@@ -184,7 +184,7 @@ describe('OpenAPI document', () => {
         .filter(([, operation]) => JSON.stringify(operation.security).includes('x402'))
         .map(([method]) => `${method} ${path}`),
     );
-    expect(withX402).toEqual(['post /generations']);
+    expect([...withX402].sort()).toEqual(['post /account/topup', 'post /agents/topup', 'post /generations']);
     // The same operations carry draft-payment-discovery's mark of a paid operation; none where x402 is off.
     const marked = Object.entries<any>(paid.paths).flatMap(([path, operations]) =>
       Object.entries<any>(operations)

@@ -51,6 +51,7 @@ describe('the MCP server', () => {
       'register_agent',
       'revoke_key',
       'set_webhook',
+      'top_up',
     ]);
     const generate = tools.find((tool) => tool.name === 'generate')!;
     expect(generate.inputSchema.required).toEqual(expect.arrayContaining(['type', 'model']));
@@ -86,7 +87,7 @@ describe('the MCP server', () => {
     ]);
     expect(named('destructiveHint')).toEqual(['cancel_generation', 'revoke_key', 'set_webhook']);
     // Only these reach past the gateway: a model's provider, the chain.
-    expect(named('openWorldHint')).toEqual(['deposit', 'generate']);
+    expect(named('openWorldHint')).toEqual(['deposit', 'generate', 'top_up']);
     expect(hints.generate).toMatchObject({ idempotentHint: false });
     // Every tool declares its answers (the SDK client of every test here checks each result against them).
     for (const tool of tools)

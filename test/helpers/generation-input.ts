@@ -9,6 +9,7 @@ import { admissibleRequest } from '../../src/orchestration/generations/admissibl
 import { balanceTaskId } from '../../src/payments/methods/balance/balance-method.ts';
 import { generationInput } from '../../src/orchestration/generations/workflow-input.ts';
 import { paidTask, paymentAuthorization } from '../../src/payments/methods/x402/admission.ts';
+import { paymentIdOf } from '../../src/payments/methods/x402/payment-extensions.ts';
 import type { PaymentIdentity } from '../../src/payments/methods/x402/payment-header.ts';
 import type { GenerationInput } from '../../workflows/contracts/generation.types.ts';
 
@@ -36,7 +37,7 @@ export function paidGenerationInput(
 ): GenerationInput {
   const admissible = admissibleRequest(deps, body);
   const claim = {
-    ...paidTask(deps.config.x402.taskIdSecret, paid.identity),
+    ...paidTask(deps.config.x402.taskIdSecret, paid.identity, paymentIdOf(paid.payload)),
     idempotencyKey: null,
     requestHash: requestHash(admissible.request),
     payment: paymentAuthorization(deps.config, paid),

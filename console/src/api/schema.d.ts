@@ -160,6 +160,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up the balance with an x402 payment
+         * @description Tops up the calling account's balance with an x402 payment of `amount` (USD; 0.01 to 10000). Without a payment it answers **402** `payment_required` with an `exact` USDC offer for that amount on each enabled chain (body `requirements` and the `PAYMENT-REQUIRED` header, signed offers in its `offer-receipt` extension; `x402Version: 1` and `accepts` for v1 clients), so `@x402/fetch` pays it with no code of its own. Paid (`PAYMENT-SIGNATURE`, or v1's `X-PAYMENT`), the payment is verified, settled on chain by its own workflow and credited once, as a ledger entry of kind `x402_topup` naming the transaction: **200** with the new `balance`, the `transaction` and a signed `receipt` (also in the `PAYMENT-RESPONSE` header's `offer-receipt` extension). The same payment sent again, or another carrying the same x402 `payment-identifier`, answers the same top-up and credits nothing more; the same payment for another amount or account is 409 `conflict`. **202** `settling`: the transfer has not been confirmed within 30 seconds; call again with the same payment for the outcome.
+         */
+        post: operations["topUpAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/topup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up the balance with an x402 payment
+         * @description Tops up the calling account's balance with an x402 payment of `amount` (USD; 0.01 to 10000). Without a payment it answers **402** `payment_required` with an `exact` USDC offer for that amount on each enabled chain (body `requirements` and the `PAYMENT-REQUIRED` header, signed offers in its `offer-receipt` extension; `x402Version: 1` and `accepts` for v1 clients), so `@x402/fetch` pays it with no code of its own. Paid (`PAYMENT-SIGNATURE`, or v1's `X-PAYMENT`), the payment is verified, settled on chain by its own workflow and credited once, as a ledger entry of kind `x402_topup` naming the transaction: **200** with the new `balance`, the `transaction` and a signed `receipt` (also in the `PAYMENT-RESPONSE` header's `offer-receipt` extension). The same payment sent again, or another carrying the same x402 `payment-identifier`, answers the same top-up and credits nothing more; the same payment for another amount or account is 409 `conflict`. **202** `settling`: the transfer has not been confirmed within 30 seconds; call again with the same payment for the outcome.
+         */
+        post: operations["topUpAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a wallet to read its x402 tasks
+         * @description Signs a wallet in with x402's Sign-In-with-X extension (CAIP-122; SIWE on the enabled EVM chains), without paying. Without the `SIGN-IN-WITH-X` header the answer is **402** `payment_required` whose `requirements` (and `PAYMENT-REQUIRED` header) carry no offers and a `sign-in-with-x` extension: the challenge (domain, uri, nonce, issuedAt, expirationTime) and the chains it may be signed on. Signed within five minutes (the extension's `createSIWxPayload`, then `encodeSIWxHeader`), the answer is a read session: `access_token` (`wt_…`, an hour) that lists and reads the wallet's own x402 tasks, their events and outputs (GET /generations, GET /generations/{id}, …/events), and nothing else. Each challenge signs in once; a message for another origin, too old, or whose signature does not recover its address is 401. A wallet that never paid here is 404.
+         */
+        post: operations["signInWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recover an agent key by signing in with the wallet that registered it
+         * @description Recovers an agent registered by an x402 payment (POST /agents/register with `top_up`): signed in with the wallet that paid (Sign-In-with-X, as POST /wallets/sign-in), it answers a new `rf_` key for the agent (`agent_id` names one when the wallet registered several); `revoke_other_keys: true` revokes its other keys in the same step. Without the header: **402** with the challenge. A wallet that registered no agent (or not the one named) is 404.
+         */
+        post: operations["signInAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/generations": {
         parameters: {
             query?: never;
@@ -177,7 +257,7 @@ export interface paths {
          * Create a generation task
          * @description Validates and prices the request (the same price as POST /agents/quote), reserves that cost, and answers 202 with the task id and `poll_url` once the reservation and the task are durable. Both layouts are accepted: the top-level fields, or `{ model, input: { … }, webhook }`. The priced options `sound` and `generate_type` are checked against the model as the quote checks them (400 naming the field), priced alike and sent to the model. For text-to-text without `prompt`, system `messages` become `system_prompt` and the others a "User: … / Assistant: …" transcript. An `Idempotency-Key` header (1 to 255 visible ASCII characters, per account) makes retries return the same task (a different body with the same key is 409 `idempotency_key_reused`); such a retry answers the original admission (`status: queued`), so poll `poll_url` for the current state. 402 `insufficient_balance` carries `cost` and `balance_available` and reserves nothing. A model priced on the length of an input (per minute of audio, lip-sync) is priced on the length of the file itself, which is downloaded and measured before anything is reserved: not on `duration`; an input that cannot be downloaded or read, or is longer than the model takes, is 400 naming its field. Gateway extension: with `Prefer: wait=N` (at most 60 s) the answer is held for the task to end: 201 with the whole task (completed or failed), `Location` and `Preference-Applied: wait=N` if it ended in time, else the usual 202.
          *
-         *     Without an API key (x402 is on here; `supports_x402` in GET /models names the models): 402 `payment_required` with the x402 `requirements` (and the `PAYMENT-REQUIRED` header); a valid payment (`PAYMENT-SIGNATURE` or `X-PAYMENT`) admits the task (202 with a task-scoped `access_token`, and `webhook_secret` when a `webhook_url` was named), settles only once the outputs are stored and never for a failed task; the same payment again answers the same task (the payment, not `Idempotency-Key`, identifies a retry), for another body 409 `conflict`; a payer over `X402_MAX_TASKS_PER_PAYER` tasks in flight gets 429 `rate_limited`.
+         *     Without an API key (x402 is on here; `supports_x402` in GET /models names the models): 402 `payment_required` with the x402 `requirements` (and the `PAYMENT-REQUIRED` header); a valid payment (`PAYMENT-SIGNATURE` or `X-PAYMENT`) admits the task (202 with a task-scoped `access_token`, and `webhook_secret` when a `webhook_url` was named), settles only once the outputs are stored and never for a failed task; the same payment again answers the same task (the payment, not `Idempotency-Key`, identifies a retry), and so does another payment carrying the same x402 `payment-identifier` id (checked first; only the first payment is ever settled), for another body 409 `conflict`; a payer over `X402_MAX_TASKS_PER_PAYER` tasks in flight gets 429 `rate_limited`.
          */
         post: operations["createGeneration"];
         delete?: never;
@@ -198,6 +278,26 @@ export interface paths {
          * @description The caller's own task, as its workflow last recorded it. Someone else's task id answers 404 exactly like an unknown one. An x402-paid task is read with its `access_token` as the bearer (that task only) and shows its `payment`; its outputs appear once the payment has settled. While the task runs, `started_at` and `progress` (`stage`, `percent`, `queue_position`, where known) say how far it is. With `Prefer: wait=N` (at most 60 s) the answer is held until the task ends, then carries `Preference-Applied: wait=N`; without that header the wait ran out. A completed task's `outputs_expire_at` says when its outputs are deleted (OUTPUT_RETENTION_DAYS after it completed); from then on their links answer 410 `output_expired`.
          */
         get: operations["getGeneration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/generations/{id}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A generation task's signed receipts
+         * @description The task's signed receipts (x402's offer-receipt extension: a JWS, ES256, whose `kid` is this server's did:web; the key is published at `/.well-known/did.json`, where the extension's `verifyReceiptSignatureJWS` finds it): an x402 task's settled `payment` (network, payer, transaction) and, for `upto`, a `refund` of what of its maximum was never taken; a balance task's `charge` and the `refund` of what its reservation gave back (a failed or cancelled task: all of it), with `transaction` `ledger:<entry id>`. Each signed payload names the task (`id`, `resourceUrl`), the `amount` (micro-USD, USDC's atomic units) and the transaction. Empty while nothing has moved (an x402 task before settling; a failed x402 task, whose payment never moves).
+         */
+        get: operations["getGenerationReceipts"];
         put?: never;
         post?: never;
         delete?: never;
@@ -628,11 +728,41 @@ export interface components {
              * @example hmac-sha256
              */
             signature_algorithm?: string;
+            /** @description A paid registration: the wallet that paid */
+            wallet_address?: string;
+            top_up?: components["schemas"]["TopUpResponse"];
         };
         /** @description Deposit address per enabled chain (keys: base, polygon, ethereum) */
         DepositAddresses: {
             [key: string]: string;
         };
+        /** @description A paid registration: its top-up and receipt */
+        TopUpResponse: {
+            top_up_id: string;
+            /**
+             * @description `settling`: the transfer is under way; call again with the same payment for the outcome
+             * @enum {string}
+             */
+            status: "settled" | "settling";
+            /** @example 1.000000 */
+            amount: string;
+            /**
+             * @description The balance after the credit (null while settling)
+             * @example 1.000000
+             */
+            balance: string | null;
+            payer: string;
+            network: string;
+            transaction: string | null;
+            receipt: components["schemas"]["SignedReceipt"];
+        };
+        /** @description x402 offer-receipt extension's signed receipt */
+        SignedReceipt: {
+            /** @enum {string} */
+            format: "jws";
+            /** @description JWS (ES256) over the receipt's canonical payload; its kid is a did:web whose key is at /.well-known/did.json */
+            signature: string;
+        } | null;
         AgentRegisterRequest: {
             agent_name: string;
             /** Format: uri */
@@ -641,6 +771,11 @@ export interface components {
             /** @description `openclaw`, `generic`, or any string up to 100 characters */
             agent_platform?: string;
             agent_version?: string;
+            /**
+             * @description USD to pay with x402 now (0.01 to 10000): the registration answers 402 with the offer, and once paid the agent is tied to the paying wallet (it can sign in to recover a key) and its balance credited
+             * @example 5
+             */
+            top_up?: number;
         };
         AgentDepositResponse: {
             success: boolean;
@@ -813,6 +948,39 @@ export interface components {
              * @example hmac-sha256
              */
             signature_algorithm: string;
+        };
+        TopUpRequest: {
+            /**
+             * @description USD, at most six decimals (a decimal string is also taken)
+             * @example 5
+             */
+            amount: number;
+        };
+        WalletSignInResponse: {
+            /** @description wt_…: reads this wallet’s own x402 tasks, their events and outputs */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            expires_in: number;
+            wallet: string;
+            account_id: string;
+        };
+        AgentSignInResponse: {
+            agent_id: string;
+            /** @description Shown once; store it now */
+            api_key: string;
+            key_id: string;
+            wallet: string;
+            revoked_keys: number;
+        };
+        AgentSignInRequest: {
+            /** @description The agent to recover, when the wallet registered several */
+            agent_id?: string;
+            /**
+             * @description Revoke the agent's other keys (the lost one may be in someone else's hands)
+             * @default false
+             */
+            revoke_other_keys: boolean;
         };
         GenerationStatusResponse: {
             id: string;
@@ -1010,6 +1178,29 @@ export interface components {
             generations: components["schemas"]["GenerationStatusResponse"][];
             /** @description Pass as `cursor` for the next page; null on the last page */
             next_cursor: string | null;
+        };
+        GenerationReceiptsResponse: {
+            task_id: string;
+            /** @description Oldest first; empty while nothing has moved */
+            receipts: components["schemas"]["GenerationReceipt"][];
+        };
+        GenerationReceipt: {
+            /**
+             * @description `payment`: an x402 payment settled on chain; `charge`: what the balance paid; `refund`: what was given back (a failed or cancelled task, a reservation above the cost, an `upto` settled below its maximum)
+             * @enum {string}
+             */
+            kind: "payment" | "charge" | "refund";
+            /** @example 1.000000 */
+            amount: string;
+            /** @description `eip155:<chain id>` for an on-chain payment; `balance` for the ledger */
+            network: string;
+            /** @description The transfer’s hash, or `ledger:<entry id>` */
+            transaction: string;
+            /** @description The paying wallet, or the account id */
+            payer: string;
+            /** Format: date-time */
+            issued_at: string;
+            receipt: components["schemas"]["SignedReceipt"];
         };
         /** @description One server-sent event; idle streams also carry `: keep-alive` comment lines (no event) */
         TaskStreamEvent: {
@@ -1459,6 +1650,26 @@ export interface operations {
             };
             /** @description `validation_error`: The request failed validation; the message names the field. `invalid_json`: The body is not valid JSON. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payment_required`: An x402 payment is required or does not cover the cost. */
+            402: {
+                headers: {
+                    /** @description x402 v2: the payment requirements of the body (`requirements`), as base64-encoded JSON */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredError"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with a resource that exists already, or with its state (a cancel of a task that has ended: body `status`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2056,6 +2267,438 @@ export interface operations {
             };
         };
     };
+    topUpAgent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpRequest"];
+            };
+        };
+        responses: {
+            /** @description Settled and credited, with its signed receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpResponse"];
+                };
+            };
+            /** @description Paid, the transfer still settling: call again with the same payment */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpResponse"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. `invalid_json`: The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payment_required`: An x402 payment is required or does not cover the cost. */
+            402: {
+                headers: {
+                    /** @description x402 v2: the payment requirements of the body (`requirements`), as base64-encoded JSON */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredError"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with a resource that exists already, or with its state (a cancel of a task that has ended: body `status`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    topUpAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TopUpRequest"];
+            };
+        };
+        responses: {
+            /** @description Settled and credited, with its signed receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpResponse"];
+                };
+            };
+            /** @description Paid, the transfer still settling: call again with the same payment */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopUpResponse"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. `invalid_json`: The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payment_required`: An x402 payment is required or does not cover the cost. */
+            402: {
+                headers: {
+                    /** @description x402 v2: the payment requirements of the body (`requirements`), as base64-encoded JSON */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredError"];
+                };
+            };
+            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with a resource that exists already, or with its state (a cancel of a task that has ended: body `status`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signInWallet: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description x402's Sign-In-with-X: the signed challenge (SIWE message fields and signature) as base64 JSON; absent, the answer is a 402 with the challenge */
+                "SIGN-IN-WITH-X"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A read session for the wallet */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletSignInResponse"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payment_required`: An x402 payment is required or does not cover the cost. */
+            402: {
+                headers: {
+                    /** @description x402 v2: the payment requirements of the body (`requirements`), as base64-encoded JSON */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredError"];
+                };
+            };
+            /** @description `not_found`: No such route or resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signInAgent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description x402's Sign-In-with-X: the signed challenge (SIWE message fields and signature) as base64 JSON; absent, the answer is a 402 with the challenge */
+                "SIGN-IN-WITH-X"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentSignInRequest"];
+            };
+        };
+        responses: {
+            /** @description A new key for the agent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentSignInResponse"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. `invalid_json`: The body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payment_required`: An x402 payment is required or does not cover the cost. */
+            402: {
+                headers: {
+                    /** @description x402 v2: the payment requirements of the body (`requirements`), as base64-encoded JSON */
+                    "PAYMENT-REQUIRED"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentRequiredError"];
+                };
+            };
+            /** @description `not_found`: No such route or resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: The body exceeds the size limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listGenerations: {
         parameters: {
             query?: {
@@ -2380,6 +3023,102 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GenerationStatusResponse"];
+                };
+            };
+            /** @description `validation_error`: The request failed validation; the message names the field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The API key is missing, malformed, unknown, expired or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: No such route or resource. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: An unexpected error; the message carries the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: A dependency (database, Temporal, the file store) is down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGenerationReceipts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Task id from creation (gen_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the task moved, signed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GenerationReceiptsResponse"];
                 };
             };
             /** @description `validation_error`: The request failed validation; the message names the field. */

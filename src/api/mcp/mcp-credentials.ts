@@ -1,7 +1,7 @@
 // Who a POST /mcp speaks for, before the transport: a call that needs an account and carries no credential answers
 // HTTP 401 with the Protected Resource Metadata's address (RFC 9728 §5.1), so a host starts OAuth; an OAuth access
 // token that no longer holds answers 401 `invalid_token`, so it refreshes. API keys and keyless calls (tools/list,
-// list_models, register_agent, and generate where x402 is on) pass as before.
+// list_models, register_agent, and the paid tools, generate and top_up, where x402 is on) pass as before.
 import type { NextFunction, Request, Response } from 'express';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import { looksLikeAccessToken } from '../../accounts/oauth/access-tokens.ts';

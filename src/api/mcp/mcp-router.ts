@@ -35,7 +35,7 @@ const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
 export const mcpServerInfo = { name: 'generation-gateway', version: '1.1.0' };
 
 const instructions =
-  'Generate images, video, audio, 3D and text. Without a key: register_agent, then send its api_key as a Bearer token (or pay generate with x402). list_models and quote first; generate answers a task id, get_generation follows it.';
+  'Generate images, video, audio, 3D and text. Without a key: register_agent, then send its api_key as a Bearer token (or pay generate with x402). list_models and quote first; generate answers a task id, get_generation follows it. top_up pays your balance with x402.';
 
 type Listing = ReturnType<typeof listingOf>;
 

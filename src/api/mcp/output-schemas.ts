@@ -32,14 +32,16 @@ const PaymentRequiredSchema = z.object({
 
 /**
  * The tool's output schema: any of its answers, or a refusal (`isError`: the API's `{ error, message }`, or for a
- * tool that creates a task x402's PaymentRequired), since hosts check `structuredContent` against it either way.
+ * tool whose endpoint may ask for an x402 payment, x402's PaymentRequired), since hosts check `structuredContent`
+ * against it either way.
  */
 export function toolOutputSchema(tool: ToolDefinition, endpoints: Map<string, Endpoint>): ObjectSchema {
-  const answers = answeringOperations(tool).flatMap((operationId) => {
-    const { success } = endpoints.get(operationId)!;
+  const answering = answeringOperations(tool).map((operationId) => endpoints.get(operationId)!);
+  const answers = answering.flatMap(({ success }) => {
     const alternative = success.alternative?.schema;
     return [success.schema, ...(alternative ? [alternative] : [])];
   });
-  const refusals = [ErrorSchema, ...(tool.creates ? [PaymentRequiredSchema] : [])];
+  const asksPayment = answering.some((endpoint) => endpoint.errors?.includes('payment_required'));
+  const refusals = [ErrorSchema, ...(asksPayment ? [PaymentRequiredSchema] : [])];
   return { type: 'object', anyOf: [...new Set([...answers, ...refusals])].map(answerSchema) };
 }

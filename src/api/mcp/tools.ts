@@ -14,6 +14,7 @@ import {
   GenerationRequestSchema,
 } from '../schemas/generations.schemas.ts';
 import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
+import { TopUpRequestSchema } from '../schemas/top-ups.schemas.ts';
 import { UsageQuerySchema } from '../schemas/usage.schemas.ts';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { type Endpoint, type RawRequest, takesKeylessPayment } from '../endpoint.ts';
@@ -42,7 +43,10 @@ export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
-  /** The REST endpoint the tool runs; one for agents' keys and one for the others where they differ (get_balance). */
+  /**
+   * The REST endpoint the tool runs; one for agents' keys and one for the others where they differ (get_balance,
+   * top_up).
+   */
   operationId: string | { agent: string; other: string };
   input: z.ZodObject;
   /** The endpoint's request parts from the tool's arguments. */
@@ -205,6 +209,17 @@ export const tools: ToolDefinition[] = [
     request: asBody,
     // Reads the chain; a transfer is credited once, however often it is claimed.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  },
+  {
+    name: 'top_up',
+    title: 'Top up your balance',
+    description:
+      'Tops your balance up by `amount` USD (0.01 to 10000; the same body as POST /api/v1/agents/topup, or /account/topup with a developer key) with an x402 payment. Called without one, it answers the payment requirements (an `exact` USDC offer for exactly that amount): call again with the same arguments and the payment in `_meta["x402/payment"]`. Settled on chain, then credited once (the same payment again credits nothing more); the result is the top-up with the balance after it, its signed receipt also in `_meta["x402/payment-response"]`. Needs an API key.',
+    operationId: { agent: 'topUpAgent', other: 'topUpAccount' },
+    input: TopUpRequestSchema,
+    request: asBody,
+    // Moves the payer's USDC on chain; another payment with the same arguments credits again.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   },
   {
     name: 'set_webhook',

@@ -15,6 +15,8 @@ export type { BalancePayer } from './balance/balance-method.ts';
 export type { X402Payer } from './x402/x402-method.ts';
 /** An x402 payer with as many tasks in flight as it may have: its admission is refused, nothing charged. */
 export { PayerBusyError } from './x402/paid-tasks.ts';
+/** A payment that pays another task already (a twin under another id raced it): this one is never admitted. */
+export { PaymentTakenError } from './x402/paid-tasks.ts';
 /** A payment that will never move: the task fails instead of retrying its settlement. */
 export { PaymentNotSettledError } from './x402/settlement.ts';
 /** Task access tokens: how a payer without an API key follows its task (x402's, kept with its payment's row). */

@@ -1,7 +1,7 @@
 // x402's part in admitting a task: what a request must pay (the requirements: one `exact` USDC offer per enabled chain,
 // to X402_PAY_TO, at admission's own price, in v2's form and v1's) and whether the payment it carries pays it. One
-// authorization names one task (its id derives from the authorization), so a retried payment finds its task; the
-// money moves only on delivery.
+// authorization, or the client's payment id, names one task (its id derives from it), so a retried payment finds its
+// task; the money moves only on delivery.
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import {
   createJWSOfferReceiptIssuer,
@@ -28,6 +28,7 @@ import {
   type RequestHeaders,
 } from './payment-header.ts';
 import { generationDiscovery } from './bazaar.ts';
+import { paymentIdentifierDeclaration, paymentIdOf } from './payment-extensions.ts';
 import { networkOf, paymentRequiredHeader, paymentRequirementsFor } from './requirements.ts';
 import { matchV1Requirement, type RequirementsV1, v1Identity, v1PaymentRequired } from './v1-payments.ts';
 
@@ -74,14 +75,18 @@ export function offeredPayment(config: Pick<Config, 'chains'>, headers: RequestH
 }
 
 /**
- * The task an authorization names, whoever sends it and however often, and its payer's wallet account. Keyed with a
- * server secret: the payer, nonce and network are public on chain once settled, and the id names the output files.
+ * The task a payment names, whoever sends it and however often, and its payer's wallet account: by the client's
+ * payment id where it gives one (every payment of the payer under it is one task, as with an Idempotency-Key), else by
+ * the authorization. Keyed with a server secret: payer, nonce and network are public once settled; the id names files.
  */
-export const paidTask = (secret: string, identity: PaymentIdentity) => ({
+export const paidTask = (secret: string, identity: PaymentIdentity, paymentId: string | null = null) => ({
   taskId: secretDerivedId(
     'gen',
     secret,
-    ['x402', identity.network, identity.asset, identity.payer, identity.nonce].join('\n'),
+    (paymentId
+      ? ['x402-payment-id', identity.payer, paymentId]
+      : ['x402', identity.network, identity.asset, identity.payer, identity.nonce]
+    ).join('\n'),
   ),
   accountId: walletAccountId(identity.payer),
 });
@@ -126,6 +131,7 @@ export function paymentAuthorization(
 ): X402Authorization {
   const { identity, requirement } = paid;
   const offer = paid.offer ?? (requirement as PaymentRequirements);
+  const paymentId = paymentIdOf(paid.payload);
   return {
     scheme: offer.scheme,
     network: identity.network,
@@ -138,6 +144,7 @@ export function paymentAuthorization(
     payload: paid.payload,
     requirement,
     maxTasksInFlight: config.x402.maxTasksPerPayer,
+    ...(paymentId && { paymentId }),
   };
 }
 
@@ -230,7 +237,8 @@ function requirementsOf(deps: X402Deps, { model, costMicros }: Priced, resourceU
     maxTimeoutSeconds: runSeconds(deps.config, model) + collectionSeconds + settlementSeconds,
     resource: { url: resourceUrl, description: `${model.name} (${model.id})`, mimeType: 'application/json' },
     upto: true,
-    extensions: generationDiscovery({ type: model.type, model: model.id }),
+    // A client's payment id names its task: a payment signed anew under it is a retry, not a second task.
+    extensions: { ...generationDiscovery({ type: model.type, model: model.id }), ...paymentIdentifierDeclaration() },
   });
 }
 

@@ -17,4 +17,6 @@ export interface X402Authorization {
   requirement: object;
   /** How many of this payer's tasks may be queued or processing at once. */
   maxTasksInFlight: number;
+  /** The client's payment identifier (x402's payment-identifier extension): it names the task for a retry. */
+  paymentId?: string;
 }

@@ -1,10 +1,20 @@
 // The x402 extensions every paid route of ours declares beside the Bazaar's description of it: payment-identifier
-// (optional: a client's id for its payment names a retry), and for a top-up its own Bazaar entry.
+// (optional: a client's id for its payment names a retry, read back here), and for a top-up its own Bazaar entry.
+import type { PaymentPayload } from '@x402/core/types';
 import { bazaarResourceServerExtension, BAZAAR, declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
+import {
+  declarePaymentIdentifierExtension,
+  extractPaymentIdentifier,
+  PAYMENT_IDENTIFIER,
+} from '@x402/extensions/payment-identifier';
+import { type AnyPaymentPayload, isV1Payload } from './payment-header.ts';
 
 /** payment-identifier, not required: a client that sends one gets the same task or top-up for a retry. */
 export const paymentIdentifierDeclaration = () => ({ [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) });
+
+/** The client's payment identifier, where its v2 payload carries a valid one (v1 has no extensions). */
+export const paymentIdOf = (payload: AnyPaymentPayload): string | null =>
+  isV1Payload(payload) ? null : extractPaymentIdentifier(payload as PaymentPayload);
 
 const topUpOutput = {
   type: 'object',

@@ -1,8 +1,6 @@
 // Topping a balance up with x402: an `exact` offer for the amount asked, on each enabled chain; a verified payment is
 // kept as a row (its id derives from the authorization, so the same payment always names the same top-up) and its
 // workflow settles it, then credits the balance once. A client's payment identifier names a retry before the nonce.
-import type { PaymentPayload } from '@x402/core/types';
-import { extractPaymentIdentifier } from '@x402/extensions/payment-identifier';
 import { enabledChains } from '../../../chain/settings.ts';
 import type { PrismaClient } from '../../../db/prisma.ts';
 import { DomainError, FieldError, PaymentReusedError } from '../../../domain/errors.ts';
@@ -20,8 +18,8 @@ import {
   verified,
   type X402Deps,
 } from './admission.ts';
-import { paymentDiscoveryExtensions } from './payment-extensions.ts';
-import { type AnyPaymentPayload, isV1Payload, type PaymentIdentity, type RequestHeaders } from './payment-header.ts';
+import { paymentDiscoveryExtensions, paymentIdOf } from './payment-extensions.ts';
+import type { AnyPaymentPayload, PaymentIdentity, RequestHeaders } from './payment-header.ts';
 
 /** Long enough to settle at once, and again after a crash: what the offer asks an authorization to last. */
 const topUpTimeoutSeconds = 600;
@@ -45,10 +43,6 @@ const topUpId = (secret: string, identity: PaymentIdentity) =>
     secret,
     ['x402-topup', identity.network, identity.asset, identity.payer, identity.nonce].join('\n'),
   );
-
-/** The client's payment identifier (x402's payment-identifier extension), where its v2 payload carries one. */
-export const paymentIdOf = (payload: AnyPaymentPayload): string | null =>
-  isV1Payload(payload) ? null : extractPaymentIdentifier(payload as PaymentPayload);
 
 /** The same top-up asked again: it must be for the same account and amount, or the payment is reused. */
 function sameTopUp(row: X402TopUp, request: TopUpRequest): X402TopUp {
@@ -139,14 +133,18 @@ export async function authorizeTopUp(
   }
   const accountId =
     typeof request.accountId === 'function' ? await request.accountId(identity.payer) : request.accountId;
-  const topUp = await storeTopUp(deps.prisma, { ...request, accountId }, {
-    id,
-    identity,
-    payTo: matched.offer.payTo.toLowerCase(),
-    payload,
-    requirement: matched.requirement,
-    paymentId: paymentIdOf(payload),
-  });
+  const topUp = await storeTopUp(
+    deps.prisma,
+    { ...request, accountId },
+    {
+      id,
+      identity,
+      payTo: matched.offer.payTo.toLowerCase(),
+      payload,
+      requirement: matched.requirement,
+      paymentId: paymentIdOf(payload),
+    },
+  );
   return { topUp, refuse };
 }
 

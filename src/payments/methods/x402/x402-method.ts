@@ -1,13 +1,15 @@
-// Paying with x402: no account, the payment in the request's headers pays for `resourceUrl`. Its authorization names
-// the task (a retry is the same payment), the facilitator verifies it here, and it settles once the task delivered.
+// Paying with x402: no account, the payment in the request's headers pays for `resourceUrl`. The client's payment id,
+// else its authorization, names the task (a retry is the same payment, or another under the same id), the
+// facilitator verifies it here, and it settles once the task delivered: the payment it was admitted with, only.
 import type { IncomingHttpHeaders } from 'node:http';
 import { x402Offered } from '../../../chain/settings.ts';
 import type { Config } from '../../../config/config.ts';
+import type { PrismaClient } from '../../../db/prisma.ts';
 import { PaymentReusedError, ServiceUnavailableError } from '../../../domain/errors.ts';
-import { findTaskForAccount } from '../../../generations/tasks.ts';
 import type { PaymentMethod } from '../payment-method.ts';
 import {
   authorizePayment,
+  type OfferedPayment,
   offeredPayment,
   paidTask,
   sameAuthorization,
@@ -16,7 +18,8 @@ import {
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
 import { x402HeldPayment } from './held-payment.ts';
-import { admitPaidTask } from './paid-tasks.ts';
+import { admitPaidTask, findPaidTask, storedAuthorization } from './paid-tasks.ts';
+import { paymentIdOf } from './payment-extensions.ts';
 import { x402McpPaymentHeaders, x402McpReceiptMeta } from './mcp-transport.ts';
 import { paymentResponseHeaders } from './requirements.ts';
 import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
@@ -43,6 +46,26 @@ function verifierOf(deps: X402MethodDeps): X402Deps {
 const unavailableMessage =
   'The generation could not be confirmed in time. Retry with the same payment: it names the same task, paid once.';
 
+type EarlierPaidTask = NonNullable<Awaited<ReturnType<typeof findPaidTask>>>;
+
+/**
+ * The task a payment admitted before: by the client's payment id first (any payment of the payer under that id), then
+ * by its authorization, only with the same signature: nobody else claims a payer's task by its nonce.
+ */
+async function earlierPaidTask(prisma: PrismaClient, offered: OfferedPayment): Promise<EarlierPaidTask | null> {
+  if (offered.state !== 'offered' || !offered.identity) return null;
+  const { payer, network, asset, nonce } = offered.identity;
+  const paymentId = paymentIdOf(offered.payload);
+  const named = paymentId ? await findPaidTask(prisma, { payer_paymentId: { payer, paymentId } }) : null;
+  if (named) return named;
+  const authorized = await findPaidTask(prisma, { network_asset_payer_nonce: { network, asset, payer, nonce } });
+  return authorized && sameAuthorization(authorized.payment.payload as object, offered.payload) ? authorized : null;
+}
+
+/** Another payment than the one `task` was admitted with (signed anew under the same payment id). */
+const resigned = (task: EarlierPaidTask, offered: OfferedPayment) =>
+  offered.state === 'offered' && !sameAuthorization(task.payment.payload as object, offered.payload);
+
 export const x402Method = {
   kind: 'x402',
   admit: (prisma, { payment, ...input }) => {
@@ -52,26 +75,27 @@ export const x402Method = {
   admission: (deps, payer) => {
     const config: Pick<Config, 'x402' | 'chains'> = deps.config;
     const offered = offeredPayment(config, payer.headers);
-    const identity = offered.state === 'offered' ? offered.identity : null;
-    // The task this payment names, when it names a payer (`null`: no payment yet).
-    const paid = identity && paidTask(config.x402.taskIdSecret, identity);
     const { resourceUrl } = payer;
+    // What earlierTask found: a retry is admitted as that task, with the payment it was admitted with.
+    let earlier: EarlierPaidTask | null = null;
     return {
       accountKind: 'wallet',
       uploadsOwner: null,
       handsAccess: true,
-      // Only the same signed authorization finds the task: nobody else claims a payer's task by its nonce.
-      earlierTask: async (prisma) => {
-        if (!paid || offered.state !== 'offered') return null;
-        const task = await findTaskForAccount(prisma, paid.taskId, paid.accountId);
-        return task?.payment && sameAuthorization(task.payment.payload as object, offered.payload) ? task : null;
-      },
+      earlierTask: async (prisma) => (earlier = await earlierPaidTask(prisma, offered)),
       checkBeforeMeasuring: (declared, leastMicros) =>
         verifyAtOfferedAmount(verifierOf(deps), declared, offered, { resourceUrl, leastMicros }),
       authorize: async (priced, admittedEarlier) => {
-        const options = { resourceUrl, verified: admittedEarlier };
+        // A payment signed anew under the task's payment id is verified (its payer signed it), though never moved.
+        const verified = admittedEarlier && !(earlier && resigned(earlier, offered));
+        const options = { resourceUrl, verified };
         const { identity, authorization } = await authorizePayment(verifierOf(deps), priced, offered, options);
-        return { ...paidTask(config.x402.taskIdSecret, identity), idempotencyKey: null, payment: authorization };
+        if (earlier) {
+          const payment = storedAuthorization(earlier.payment, config.x402.maxTasksPerPayer);
+          return { taskId: earlier.id, accountId: earlier.accountId, idempotencyKey: null, payment };
+        }
+        const task = paidTask(config.x402.taskIdSecret, identity, authorization.paymentId);
+        return { ...task, idempotencyKey: null, payment: authorization };
       },
       reusedError: () => new PaymentReusedError(),
       unavailableError: () => new ServiceUnavailableError(unavailableMessage),
