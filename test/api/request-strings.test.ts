@@ -51,6 +51,7 @@ function stringLeaves(schema: z.ZodType, path: Path = [], branch = 0): Leaf[] {
 /** A valid body per endpoint (per union member), so the field under test is the only thing wrong. */
 const validBodies: Record<string, Record<string, unknown>[]> = {
   registerAgent: [{ agent_name: 'Ada' }],
+  signInAgent: [{}],
   creditDeposit: [{ chain: 'base', tx_hash: `0x${'a'.repeat(64)}` }],
   quoteGeneration: [{ type: 'text-to-image', model: 'fal/flux-schnell' }],
   updateAgentWebhook: [{ webhook_url: 'https://hooks.example/a' }],
