@@ -5,7 +5,6 @@ import { encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 import type { LocalAccount } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { pay } from '../../harness/x402-paying-client.ts';
 import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
@@ -13,7 +12,7 @@ import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow
 import { admitPaidTask } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { matchRequirement, paymentIdentity } from '../../src/payments/methods/x402/payment-header.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
-import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
+import { newPayer, useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { paidGenerationInput } from '../helpers/generation-input.ts';
 import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
@@ -21,12 +20,6 @@ import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
 const chain = useLocalChain();
 const gateway = useGateway(() => x402OnLocalChain(chain));
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid once under one payment id.' };
-
-async function newPayer(): Promise<LocalAccount> {
-  const payer = privateKeyToAccount(generatePrivateKey());
-  await chain.mint(payer.address, 2_000_000n);
-  return payer;
-}
 
 /** The requirements a body's 402 states. */
 async function requiredFor(body: object): Promise<PaymentRequired> {
@@ -62,7 +55,7 @@ const nonceOf = (payload: PaymentPayload) =>
 
 describe('a payment id on a paid generation', () => {
   it('makes a payment signed anew the same task: one row, the first payment settled, once', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const before = await chain.balanceOf(payer.address);
     const required = await requiredFor(speech);
     const paymentId = generatePaymentId();
@@ -91,7 +84,7 @@ describe('a payment id on a paid generation', () => {
   });
 
   it('makes two payments under one id sent at once one task, settled once', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const before = await chain.balanceOf(payer.address);
     const required = await requiredFor(speech);
     const paymentId = generatePaymentId();
@@ -109,7 +102,7 @@ describe('a payment id on a paid generation', () => {
   });
 
   it('verifies a payment signed anew while its task is queued, and answers it the task and its token', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const before = await chain.balanceOf(payer.address);
     const required = await requiredFor(speech);
     const paymentId = generatePaymentId();
@@ -150,7 +143,7 @@ describe('a payment id on a paid generation', () => {
   });
 
   it('for another body is 409: nothing is admitted or moved', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const paymentId = generatePaymentId();
     const created = await postPaid(await signed(await requiredFor(speech), payer, paymentId));
     expect(created.status).toBe(202);
@@ -163,7 +156,7 @@ describe('a payment id on a paid generation', () => {
   });
 
   it('refuses at once a twin of an admitted payment under another id (a race it lost): 503, nothing written', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const required = await requiredFor(speech);
     const first = await signed(required, payer, generatePaymentId());
     const created = await postPaid(first);
@@ -189,7 +182,7 @@ describe('a payment id on a paid generation', () => {
   });
 
   it('names nothing when absent: each payment is a task of its own, the same payment the same task', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const required = await requiredFor(speech);
     const [first, second] = [await signed(required, payer), await signed(required, payer)];
     const [a, b] = [await postPaid(first), await postPaid(second)];

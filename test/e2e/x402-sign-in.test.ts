@@ -9,19 +9,13 @@ import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { pay, payingFetch } from '../../harness/x402-paying-client.ts';
-import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
+import { newPayer, useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 
 const chain = useLocalChain();
 const gateway = useGateway(() => x402OnLocalChain(chain));
 const network = () => `eip155:${chain.chainId}` as const;
-
-async function newPayer(amount = 20_000_000n): Promise<LocalAccount> {
-  const payer = privateKeyToAccount(generatePrivateKey());
-  await chain.mint(payer.address, amount);
-  return payer;
-}
 
 const url = (path: string) => `${gateway.app.url}/api/v1${path}`;
 
@@ -51,7 +45,7 @@ const registration = { agent_name: 'paid agent', top_up: '2.00' };
 
 describe('an agent registered by a wallet', () => {
   it('is tied to the wallet that paid, credited once, and recovered by signing in with it', async () => {
-    const wallet = await newPayer();
+    const wallet = await newPayer(chain, 20_000_000n);
     const before = await chain.balanceOf(wallet.address);
     const paying = payingFetch(wallet, { network: network(), asset: chain.usdcAddress });
     const registered = await postJson(paying, '/agents/register', registration);
@@ -94,7 +88,7 @@ describe('an agent registered by a wallet', () => {
   });
 
   it('answers 409 to the same payment sent again, registering nothing more', async () => {
-    const wallet = await newPayer();
+    const wallet = await newPayer(chain, 20_000_000n);
     const refused = await postJson(fetch, '/agents/register', registration);
     expect(refused.status).toBe(402);
     const required = decodePaymentRequiredHeader(refused.headers.get('payment-required')!) as PaymentRequired;
@@ -114,7 +108,7 @@ describe('an agent registered by a wallet', () => {
 
 describe('a wallet that paid for a task', () => {
   it('signs in without paying and reads its own x402 tasks, and nothing more', async () => {
-    const wallet = await newPayer();
+    const wallet = await newPayer(chain, 20_000_000n);
     const paying = payingFetch(wallet, { network: network(), asset: chain.usdcAddress });
     const created = await postJson(paying, '/generations', {
       type: 'text-to-audio',

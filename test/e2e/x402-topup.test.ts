@@ -14,24 +14,16 @@ import {
   verifyReceiptSignatureJWS,
 } from '@x402/extensions/offer-receipt';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
-import type { LocalAccount } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { pay, payingFetch } from '../../harness/x402-paying-client.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
-import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
+import { newPayer, useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 
 const chain = useLocalChain();
 const gateway = useGateway(() => x402OnLocalChain(chain));
 const network = () => `eip155:${chain.chainId}` as const;
-
-async function newPayer(amount = 20_000_000n): Promise<LocalAccount> {
-  const payer = privateKeyToAccount(generatePrivateKey());
-  await chain.mint(payer.address, amount);
-  return payer;
-}
 
 /** The API key rides along on every request the x402 client makes. */
 const withKey =
@@ -67,7 +59,7 @@ async function offerFor(key: string, amount: string): Promise<PaymentRequired> {
 describe('x402 top-ups', () => {
   it('offers the amount, credits it once when paid, and answers a receipt that verifies', async () => {
     const agent = await createAgentWithKey(gateway.database.prisma);
-    const payer = await newPayer();
+    const payer = await newPayer(chain, 20_000_000n);
     const required = await offerFor(agent.apiKey.key, '3.25');
     expect(required.accepts).toEqual([
       expect.objectContaining({ scheme: 'exact', network: network(), amount: '3250000', asset: chain.usdcAddress }),
@@ -110,7 +102,7 @@ describe('x402 top-ups', () => {
 
   it('answers the same top-up for the same payment, and for another payment under the same payment identifier', async () => {
     const agent = await createAgentWithKey(gateway.database.prisma);
-    const payer = await newPayer();
+    const payer = await newPayer(chain, 20_000_000n);
     const required = await offerFor(agent.apiKey.key, '1.00');
     const paymentId = generatePaymentId();
     const signed = async () => {
@@ -145,7 +137,7 @@ describe('x402 top-ups', () => {
 
   it('tops up a developer account too, and refuses amounts out of range naming the field', async () => {
     const developer = await createDeveloperWithKey(gateway.database.prisma);
-    const payer = await newPayer();
+    const payer = await newPayer(chain, 20_000_000n);
     const paying = payingFetch(payer, { network: network(), asset: chain.usdcAddress }, withKey(developer.apiKey.key));
     const { response, body } = await topUpWith(paying, '2.00', '/account/topup');
     expect(response.status, JSON.stringify(body)).toBe(200);
@@ -168,7 +160,7 @@ describe('x402 top-ups', () => {
 
   it('then pays for generations from the balance with no other payment, each with receipts that verify', async () => {
     const agent = await createAgentWithKey(gateway.database.prisma);
-    const payer = await newPayer();
+    const payer = await newPayer(chain, 20_000_000n);
     const paying = payingFetch(payer, { network: network(), asset: chain.usdcAddress }, withKey(agent.apiKey.key));
     expect((await topUpWith(paying, '1.00')).response.status).toBe(200);
     const onChain = await chain.balanceOf(payer.address);

@@ -16,7 +16,7 @@ import { admitPaidTask, walletAccountId } from '../../src/payments/methods/x402/
 import { matchRequirement, paymentIdentity } from '../../src/payments/methods/x402/payment-header.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import type { PaymentFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
-import { useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
+import { newPayer, useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { paidGenerationInput } from '../helpers/generation-input.ts';
 import { type ApiResponse, call, waitForEnd } from '../helpers/http.ts';
@@ -61,13 +61,6 @@ const wrappingSettle =
     ) => ReturnType<PaymentFacilitator['settle']>,
   ) =>
   (): PaymentFacilitator => ({ ...realFacilitator(), settle: (...args) => settle(realFacilitator(), ...args) });
-
-/** A fresh payer holding `amount` of the test token (and no ETH: the facilitator pays the gas). */
-async function newPayer(amount = 2_000_000n): Promise<LocalAccount> {
-  const payer = privateKeyToAccount(generatePrivateKey());
-  await chain.mint(payer.address, amount);
-  return payer;
-}
 
 const network = () => `eip155:${chain.chainId}` as const;
 const postUrl = () => `${gateway.app.url}/api/v1/generations`;
@@ -120,7 +113,7 @@ const priceMicros = (created: ApiResponse) => BigInt(Math.round(created.body.cos
 
 describe('a generation paid with x402', () => {
   it('402 → paid by @x402/fetch → 202 → completed, and exactly the price moved from payer to payTo', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
 
     const created = await payAndPost(payer);
@@ -180,8 +173,8 @@ describe('a generation paid with x402', () => {
   });
 
   it('its access_token reads that task (and its event stream) only: another task is 404, any other endpoint 401', async () => {
-    const first = await payAndPost(await newPayer());
-    const second = await payAndPost(await newPayer());
+    const first = await payAndPost(await newPayer(chain));
+    const second = await payAndPost(await newPayer(chain));
     expect([first.status, second.status]).toEqual([202, 202]);
     const token = first.body.access_token;
     expect((await call(gateway, 'GET', first.body.poll_url, { key: token })).status).toBe(200);
@@ -218,7 +211,7 @@ describe('a generation paid with x402', () => {
   });
 
   it('the same payment sent again is the same task, settled once; for another body it is 409', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const payToBefore = await chain.balanceOf(payTo);
     const payload = await paymentFor(payer);
     const [a, b] = await Promise.all([postPaid(payload), postPaid(payload)]);
@@ -260,7 +253,7 @@ describe('a generation paid with x402', () => {
   };
 
   it('the same payment sent again finishes an admission whose update Temporal lost: run, settled once', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const payToBefore = await chain.balanceOf(payTo);
     // What the admit update's local activity committed before Temporal died, and a workflow that never got the update.
     const { input, payload } = await paidTaskAwaitingAdmission(payer);
@@ -272,7 +265,7 @@ describe('a generation paid with x402', () => {
   });
 
   it('its access_token cancels that task: failed "cancelled", the payment abandoned, nothing moved', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
     // A task held queued: admitted (payment verified, row committed), its workflow waiting for the admission.
     const { input } = await paidTaskAwaitingAdmission(payer);
@@ -299,7 +292,7 @@ describe('a generation paid with x402', () => {
   it('reads the v1 header name X-PAYMENT, and signs the webhook with the secret it hands out', async () => {
     const receiver = await startReceiver();
     try {
-      const payer = await newPayer();
+      const payer = await newPayer(chain);
       const withWebhook = { ...speech, webhook_url: receiver.url };
       const created = await postPaid(await paymentFor(payer, withWebhook), withWebhook, 'X-PAYMENT');
       expect(created.status).toBe(202);
@@ -322,7 +315,7 @@ describe('a generation paid with x402', () => {
     const receiver = await startReceiver();
     try {
       const withWebhook = { ...speech, webhook_url: receiver.url };
-      const payload = await paymentFor(await newPayer(), withWebhook);
+      const payload = await paymentFor(await newPayer(chain), withWebhook);
       const first = await postPaid(payload, withWebhook);
       expect(first).toMatchObject({
         status: 202,
@@ -346,7 +339,7 @@ describe('a generation paid with x402', () => {
   });
 
   it('a task that fails costs nothing: no transfer, the payment abandoned', async () => {
-    const payer = await newPayer();
+    const payer = await newPayer(chain);
     const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
     const failing = { type: 'upscale', model: 'local/lanczos', image_url: `${gateway.app.url}/missing.png` };
     const created = await payAndPost(payer, failing);
@@ -433,7 +426,7 @@ describe('a model priced on its input’s length (issue 16)', () => {
     const inputs = await startInputServer({ '/150s.wav': { body: wavTone(150), contentType: 'audio/wav' } });
     try {
       const body = recording(inputs.url);
-      const payer = await newPayer();
+      const payer = await newPayer(chain);
       const declared = await postPaid(await paymentFor(payer, body), body);
       expect(declared.status).toBe(402);
       expect(declared.body).toMatchObject({
@@ -457,7 +450,7 @@ describe('a model priced on its input’s length (issue 16)', () => {
 describe('a payer’s tasks in flight', () => {
   it('are capped (X402_MAX_TASKS_PER_PAYER): one more is 429 with Retry-After, and nothing is taken for it', async () => {
     const cap = gateway.config.x402.maxTasksPerPayer;
-    const payer = await newPayer(10_000_000n);
+    const payer = await newPayer(chain, 10_000_000n);
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -533,7 +526,7 @@ describe('settlement survives a worker crash', () => {
     ['exact', 'after sending'],
     ['upto', 'after sending'],
   ] as const)('%s: killed %s the transfer, the task still settles exactly once', async (scheme, stage) => {
-    const payer = scheme === 'upto' ? await uptoPayer(4) : await newPayer();
+    const payer = scheme === 'upto' ? await uptoPayer(4) : await newPayer(chain);
     const [payerBefore, payToBefore] = [await chain.balanceOf(payer.address), await chain.balanceOf(payTo)];
     let reached!: (transaction: string | undefined) => void;
     const stalled = new Promise<string | undefined>((resolve) => {

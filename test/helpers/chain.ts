@@ -8,8 +8,10 @@ import {
   type Address,
   type Hash,
   type Hex,
+  type LocalAccount,
   type PublicClient,
 } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll } from 'vitest';
 import {
   anvilDevAccount,
@@ -122,4 +124,11 @@ export function useLocalChain(options: { chainId?: number } = {}): TestChain {
     await anvil?.stop();
   });
   return chain;
+}
+
+/** A fresh payer holding `amount` of the test token (and no ETH: an x402 facilitator pays the gas). */
+export async function newPayer(chain: TestChain, amount = 2_000_000n): Promise<LocalAccount> {
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await chain.mint(payer.address, amount);
+  return payer;
 }
