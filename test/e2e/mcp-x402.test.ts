@@ -39,17 +39,7 @@ describe('x402 over MCP', () => {
     });
     expect(JSON.parse((asked.content[0] as { text: string }).text)).toEqual(required);
 
-    const wallet = new x402Client();
-    registerExactEvmScheme(wallet, { signer: payer, networks: [`eip155:${chain.chainId}`] });
-    // The local chain's test token is no default asset of x402's client: allowed here by name, as a payer would.
-    wallet.setSpendControls({
-      allowedAssets: required.accepts.map(({ network, asset, amount }) => ({
-        network,
-        asset,
-        maxAmountPerPayment: amount,
-      })),
-    });
-    const payment = await wallet.createPaymentPayload(required);
+    const payment = await paymentFor(required, payer);
     const price = BigInt(payment.accepted.amount);
     const payToBefore = await chain.balanceOf(developmentPayTo as Address);
 
