@@ -3,7 +3,11 @@
 // viem), and — without paying — gets a read session for the tasks it paid for with x402.
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
-import { verifyReceiptSignatureJWS } from '@x402/extensions/offer-receipt';
+import {
+  extractReceiptFromResponse,
+  type JWSSignedReceipt,
+  verifyReceiptSignatureJWS,
+} from '@x402/extensions/offer-receipt';
 import { createSIWxPayload, encodeSIWxHeader, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -117,7 +121,13 @@ describe('a wallet that paid for a task', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
     const done = await waitForEnd(gateway, { key: created.body.access_token, pollUrl: created.body.poll_url });
-    // Its settled payment has a signed receipt naming the task, the amount and the transfer.
+    // Its settled payment has a signed receipt naming the task, the amount and the transfer: in the task's
+    // PAYMENT-RESPONSE, where the extension's client looks, and at …/receipt.
+    const answered = await fetch(`${gateway.app.url}${created.body.poll_url}`, {
+      headers: { authorization: `Bearer ${created.body.access_token}` },
+    });
+    const inHeader = extractReceiptFromResponse(answered) as JWSSignedReceipt;
+    expect(await verifyReceiptSignatureJWS(inHeader)).toMatchObject({ kind: 'payment', id: created.body.id });
     const receipts = await call(gateway, 'GET', `/api/v1/generations/${created.body.id}/receipt`, {
       key: created.body.access_token,
     });

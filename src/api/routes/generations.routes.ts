@@ -6,11 +6,11 @@ import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
 import { admissibleRequest } from '../../orchestration/generations/admissible.ts';
 import { readGeneration } from '../../orchestration/generations/read.ts';
-import { generationReceipts } from '../../orchestration/generations/receipts.ts';
+import { generationReceipts, paymentHeadersOf } from '../../orchestration/generations/receipts.ts';
 import { decodeHistoryCursor } from '../../generations/history-cursor.ts';
 import { listTaskHistory } from '../../generations/task-history.ts';
 import type { TaskView } from '../../generations/task-view.ts';
-import { keylessPayer, paymentReceiptHeaders } from '../../payments/methods/registered.ts';
+import { keylessPayer } from '../../payments/methods/registered.ts';
 import { exampleGeneration } from '../../payments/methods/x402/bazaar.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { examplePaymentProbe } from '../discovery/payment-probe.ts';
@@ -56,8 +56,9 @@ const queuedBody = (task: QueuedGeneration) => ({
 });
 
 /** The task; a settled payment also answers in its method's receipt headers (x402's PAYMENT-RESPONSE). */
-function taskAnswer(task: TaskView) {
-  const headers = task.payment && paymentReceiptHeaders(task.payment);
+/** A task as answered: its payment's receipt headers, once an x402 payment has settled (signed). */
+async function taskAnswer(ctx: ApiContext, task: TaskView) {
+  const headers = await paymentHeadersOf(ctx, task);
   return headers ? { body: task, headers } : { body: task };
 }
 
@@ -139,7 +140,7 @@ const getGenerationDefinition = defineEndpoint({
       ...hold,
     };
     const { task, ended } = await readGeneration(ctx, read);
-    const answer = taskAnswer(task);
+    const answer = await taskAnswer(ctx, task);
     if (waitSeconds === undefined || !ended) return answer;
     return { ...answer, headers: { ...answer.headers, ...waitApplied(waitSeconds) } };
   },
@@ -228,7 +229,7 @@ export const generationEndpoints = [
       );
       if (!ended || waitSeconds === undefined) return { status: 202, body: queuedBody(queued) };
       const location = { Location: `/api/v1/generations/${queued.id}`, ...waitApplied(waitSeconds) };
-      const answer = taskAnswer(ended);
+      const answer = await taskAnswer(ctx, ended);
       return { status: 201, body: answer.body, headers: { ...answer.headers, ...location } };
     },
     handleUnpaid: async ({ body, ctx, req }) => {
@@ -322,7 +323,7 @@ export const generationEndpoints = [
         onlyTask: principal.task,
         onlyKey: ownTasksOnly(principal),
       };
-      return taskAnswer((await readGeneration(ctx, read)).task);
+      return taskAnswer(ctx, (await readGeneration(ctx, read)).task);
     },
   }),
 ];

@@ -71,8 +71,11 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */
   describe(paidBy: PaidBy): string;
-  /** The headers a task's answer carries for its payment once settled (a receipt the payer's client reads). */
-  receiptHeaders?(payment: TaskPaymentView): Record<string, string> | undefined;
+  /**
+   * The headers a task's answer carries for its payment once settled (a receipt the payer's client reads), with the
+   * extensions' answers (offer-receipt's signed receipt).
+   */
+  receiptHeaders?(payment: TaskPaymentView, extensions?: Record<string, unknown>): Record<string, string> | undefined;
   /** MCP: the HTTP headers a tool call's `_meta` carries this method's payment as (none: it carries none). */
   mcpPaymentHeaders?(meta: Record<string, unknown> | undefined): Record<string, string>;
   /** MCP: the tool result's `_meta` for the receipt an answer's headers carry, where they carry this method's. */

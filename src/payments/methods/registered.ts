@@ -97,9 +97,12 @@ export const settleTaskPayment = (deps: PaymentSettlementDeps, task: { taskId: s
   x402Method.settle(deps, task);
 
 /** The receipt headers of a task's payment, where its method answers with one (x402 once settled). */
-export const paymentReceiptHeaders = (payment: TaskPaymentView): Record<string, string> | undefined =>
+export const paymentReceiptHeaders = (
+  payment: TaskPaymentView,
+  extensions?: Record<string, unknown>,
+): Record<string, string> | undefined =>
   registered.reduce<Record<string, string> | undefined>(
-    (found, method) => found ?? method.receiptHeaders?.(payment),
+    (found, method) => found ?? method.receiptHeaders?.(payment, extensions),
     undefined,
   );
 

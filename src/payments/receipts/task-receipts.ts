@@ -1,7 +1,7 @@
 // What a task moved, as signed receipts: an x402 task's settled payment (and, for `upto`, what of its maximum was never
 // taken), or a balance task's charge and what its reservation gave back (a failed or cancelled task: all of it). Each
 // is signed when asked for, from the rows that record it, so the same facts always make the same payload.
-import type { JWSSigner } from '@x402/extensions/offer-receipt';
+import { type JWSSigner, OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
 import type { PrismaClient } from '../../db/prisma.ts';
 import { type ReceiptFacts, type ReceiptKind, signReceipt } from './receipts.ts';
 
@@ -13,15 +13,15 @@ interface TaskRef {
   accountId: string;
 }
 
-async function x402Facts(prisma: PrismaClient, task: TaskRef, resourceUrl: string): Promise<ReceiptFacts[] | null> {
-  const payment = await prisma.x402Payment.findUnique({ where: { taskId: task.id } });
+async function x402Facts(prisma: PrismaClient, taskId: string, resourceUrl: string): Promise<ReceiptFacts[] | null> {
+  const payment = await prisma.x402Payment.findUnique({ where: { taskId } });
   if (!payment) return null;
   if (payment.status !== 'settled' || !payment.transaction || payment.amountSettled === null || !payment.settledAt)
     return [];
   const { payer, network, transaction, settledAt: issuedAt } = payment;
   const facts = (kind: ReceiptKind, amount: bigint) => ({
     kind,
-    id: task.id,
+    id: taskId,
     resourceUrl,
     payer,
     network,
@@ -60,6 +60,17 @@ async function balanceFacts(prisma: PrismaClient, task: TaskRef, resourceUrl: st
 
 /** The task's receipts, oldest first: none while nothing has moved. */
 export async function taskReceipts(prisma: PrismaClient, signer: JWSSigner, task: TaskRef, resourceUrl: string) {
-  const facts = (await x402Facts(prisma, task, resourceUrl)) ?? (await balanceFacts(prisma, task, resourceUrl));
+  const facts = (await x402Facts(prisma, task.id, resourceUrl)) ?? (await balanceFacts(prisma, task, resourceUrl));
   return Promise.all(facts.map(async (fact) => ({ ...fact, receipt: await signReceipt(signer, fact) })));
+}
+
+/** A settled x402 task's `payment` receipt, as the offer-receipt extension puts it in PAYMENT-RESPONSE; else none. */
+export async function settlementReceiptExtension(
+  prisma: PrismaClient,
+  signer: JWSSigner,
+  taskId: string,
+  resourceUrl: string,
+): Promise<Record<string, unknown> | undefined> {
+  const payment = (await x402Facts(prisma, taskId, resourceUrl))?.find((fact) => fact.kind === 'payment');
+  return payment && { [OFFER_RECEIPT]: { info: { receipt: await signReceipt(signer, payment) } } };
 }

@@ -110,9 +110,9 @@ export const x402Method = {
   bannerLines: x402BannerLines,
   held: x402HeldPayment,
   settle: settleTaskPayment,
-  receiptHeaders: ({ method, status, network, payer, transaction }) =>
+  receiptHeaders: ({ method, status, network, payer, transaction }, extensions) =>
     method === 'x402' && status === 'settled' && transaction
-      ? paymentResponseHeaders({ network, payer, transaction })
+      ? paymentResponseHeaders({ network, payer, transaction, extensions })
       : undefined,
   mcpPaymentHeaders: x402McpPaymentHeaders,
   mcpReceiptMeta: x402McpReceiptMeta,
