@@ -25,17 +25,18 @@ export class SignInRefusedError extends DomainError {
   }
 }
 
-const macOf = (secret: string, random: string) =>
-  createHmac('sha256', secret).update(`siwx-nonce\n${random}`).digest('hex').slice(0, 32);
+// The MAC binds the nonce to the URL it was issued for: a message signed to read tasks cannot recover a key.
+const macOf = (secret: string, random: string, resourceUrl: string) =>
+  createHmac('sha256', secret).update(`siwx-nonce\n${resourceUrl}\n${random}`).digest('hex').slice(0, 32);
 
-function issuedNonce(secret: string): string {
+function issuedNonce(secret: string, resourceUrl: string): string {
   const random = randomBytes(16).toString('hex');
-  return `${random}${macOf(secret, random)}`;
+  return `${random}${macOf(secret, random, resourceUrl)}`;
 }
 
-function isOurNonce(secret: string, nonce: string): boolean {
+function isOurNonce(secret: string, nonce: string, resourceUrl: string): boolean {
   if (!/^[0-9a-f]{64}$/.test(nonce)) return false;
-  const expected = Buffer.from(macOf(secret, nonce.slice(0, 32)));
+  const expected = Buffer.from(macOf(secret, nonce.slice(0, 32), resourceUrl));
   return timingSafeEqual(expected, Buffer.from(nonce.slice(32)));
 }
 
@@ -53,7 +54,7 @@ export function signInChallenge(
       uri: resourceUrl,
       statement,
       version: '1',
-      nonce: issuedNonce(secret),
+      nonce: issuedNonce(secret, resourceUrl),
       issuedAt: now.toISOString(),
       expirationTime: new Date(now.getTime() + challengeSeconds * 1000).toISOString(),
       resources: [resourceUrl],
@@ -67,13 +68,14 @@ export function signInChallenge(
 export const signInHeaderOf = (get: (name: string) => string | undefined) => get(signInHeader);
 
 /**
- * The wallet address (lowercase) the signed message proves, for this server's origin. Refuses a message of another
- * origin, too old, not of our nonce, already used, or whose signature does not recover its address.
+ * The wallet address (lowercase) the signed message proves, for `resourceUrl` (the sign-in endpoint it was issued
+ * for). Refuses a message for another URL or origin, too old, not of our nonce, already used, or whose signature does
+ * not recover its address.
  */
 export async function verifySignIn(
   deps: { prisma: PrismaClient; secret: string },
   header: string,
-  origin: string,
+  resourceUrl: string,
 ): Promise<string> {
   let payload: ReturnType<typeof parseSIWxHeader>;
   try {
@@ -81,11 +83,13 @@ export async function verifySignIn(
   } catch (error) {
     throw new SignInRefusedError('invalid_siwx_header', (error as Error).message);
   }
-  const validation = await validateSIWxMessage(payload, new URL(origin), {
+  const validation = await validateSIWxMessage(payload, new URL(resourceUrl), {
     maxAge: challengeSeconds * 1000,
-    checkNonce: (nonce) => isOurNonce(deps.secret, nonce),
+    checkNonce: (nonce) => isOurNonce(deps.secret, nonce, resourceUrl),
   });
   if (!validation.isValid) throw new SignInRefusedError(validation.invalidReason, validation.invalidMessage);
+  if (payload.uri !== resourceUrl)
+    throw new SignInRefusedError('invalid_siwx_uri_mismatch', `the message signs in at ${payload.uri}, not here`);
   // Wallets here are EVM addresses (x402's payers): a Solana signature names no account of ours.
   if (!payload.chainId.startsWith('eip155:'))
     throw new SignInRefusedError('invalid_siwx_unsupported_chain', `sign in on an EVM chain, not ${payload.chainId}`);

@@ -77,6 +77,35 @@ describe('an agent registered by a wallet', () => {
     expect(balance.body.balance).toBe(registered.body.balance);
     expect((await call(gateway, 'GET', '/api/v1/agents/balance', { key: lostKey })).status).toBe(401);
 
+    // A message signed to read tasks recovers no key: its nonce is bound to the URL it was issued for.
+    const forReading = await signedIn(wallet, '/wallets/sign-in');
+    const misused = await postJson(fetch, '/agents/sign-in', {}, { 'SIGN-IN-WITH-X': forReading });
+    expect(misused.status).toBe(401);
+
+    // A second agent of the same wallet: a sign-in must then name the one it recovers.
+    const second = await postJson(
+      payingFetch(wallet, { network: network(), asset: chain.usdcAddress }),
+      '/agents/register',
+      registration,
+    );
+    expect(second.status).toBe(201);
+    const unnamed = await postJson(
+      fetch,
+      '/agents/sign-in',
+      {},
+      { 'SIGN-IN-WITH-X': await signedIn(wallet, '/agents/sign-in') },
+    );
+    expect(unnamed.status).toBe(400);
+    expect(unnamed.body.message).toContain('agent_id');
+    const named = await postJson(
+      fetch,
+      '/agents/sign-in',
+      { agent_id: second.body.agent_id },
+      { 'SIGN-IN-WITH-X': await signedIn(wallet, '/agents/sign-in') },
+    );
+    expect(named.status, JSON.stringify(named.body)).toBe(201);
+    expect(named.body.agent_id).toBe(second.body.agent_id);
+
     // The same signed message signs nobody in twice; another wallet registered no agent.
     const replayed = await postJson(fetch, '/agents/sign-in', {}, { 'SIGN-IN-WITH-X': header });
     expect(replayed.status).toBe(401);
@@ -158,6 +187,10 @@ describe('a wallet that paid for a task', () => {
     expect(cancel.status).toBe(403);
     const keys = await call(gateway, 'POST', '/api/v1/keys', { key: token, body: { name: 'nope' } });
     expect(keys.status).toBe(403);
+    const currentKey = await call(gateway, 'GET', '/api/v1/keys/current', { key: token });
+    expect(currentKey.status).toBe(403);
+    expect(currentKey.body.error).toBe('forbidden');
+    expect((await call(gateway, 'GET', '/api/v1/keys', { key: token })).body.error).toBe('scope_required');
     const forged = `${token.slice(0, -4)}AAAA`;
     expect((await call(gateway, 'GET', '/api/v1/generations', { key: forged })).status).toBe(401);
 

@@ -124,6 +124,13 @@ describe('x402 top-ups', () => {
     expect(await ledgerTopUps(agent.agentId)).toHaveLength(1);
     expect(await gateway.database.prisma.x402TopUp.count({ where: { payer: payer.address.toLowerCase() } })).toBe(1);
 
+    // An authorization that topped a balance up pays for no generation.
+    const asGeneration = await call(gateway, 'POST', '/api/v1/generations', {
+      body: { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid twice?' },
+      headers: { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(first as never) },
+    });
+    expect(asGeneration.status, JSON.stringify(asGeneration.body)).toBe(409);
+
     // The same payment for another amount, or for another account, is a conflict: nothing is credited.
     const other = await createAgentWithKey(gateway.database.prisma);
     const reused = await call(gateway, 'POST', '/api/v1/agents/topup', {

@@ -18,6 +18,7 @@ import type { Tier } from '../../domain/values.ts';
 import type { Principal } from '../../accounts/api-keys.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { defineEndpoint } from '../endpoint.ts';
+import { ApiError } from '../errors.ts';
 import {
   CreatedKeySchema,
   CreateKeyBodySchema,
@@ -91,8 +92,11 @@ export const changesOf = (body: KeyBody): KeyChanges => ({
   }),
 });
 
-/** Every keys endpoint is called with an API key (a task token never reaches them): its holder. */
-export const holderOf = (principal: Principal): KeyHolder => ({ account: principal.account, key: principal.apiKey! });
+/** The key a keys endpoint acts for; a caller without one (a wallet's sign-in session) manages no keys. */
+export function holderOf(principal: Principal): KeyHolder {
+  if (!principal.apiKey) throw new ApiError('forbidden', 'Keys are managed with an API key; a wallet session has none.');
+  return { account: principal.account, key: principal.apiKey };
+}
 
 /** The account tier's generations a minute (none: unlimited), which a key's own limit may not exceed. */
 export function tierRatePerMinute(config: Config, tier: string | null): number | null {
@@ -132,6 +136,7 @@ export const keyEndpoints = [
     description: endpointDescriptions.listKeys,
     tags,
     auth: 'any',
+    errors: ['forbidden'],
     scope: 'keys',
     success: { status: 200, description: 'The keys, oldest first, never their secrets', schema: KeyListSchema },
     handle: async ({ principal, ctx }) => ({
@@ -146,6 +151,7 @@ export const keyEndpoints = [
     description: endpointDescriptions.getCurrentKey,
     tags,
     auth: 'any',
+    errors: ['forbidden'],
     // Any key may see its own limits and what is left of them, whatever its scopes.
     scope: 'read',
     success: { status: 200, description: 'The key and its current window', schema: KeyWithWindowSchema },
@@ -164,7 +170,7 @@ export const keyEndpoints = [
     scope: 'keys',
     request: { params: KeyIdParamsSchema },
     success: { status: 200, description: 'The key and its current window', schema: KeyWithWindowSchema },
-    errors: ['not_found'],
+    errors: ['not_found', 'forbidden'],
     handle: async ({ params, principal, ctx }) => ({
       body: keyWithWindowBody(await showKey(ctx.prisma, holderOf(principal), params.id)),
     }),
@@ -198,7 +204,7 @@ export const keyEndpoints = [
     scope: 'keys',
     request: { params: KeyIdParamsSchema },
     success: { status: 200, description: 'The key, revoked', schema: KeySchema },
-    errors: ['not_found'],
+    errors: ['not_found', 'forbidden'],
     handle: async ({ params, principal, ctx }) => ({
       body: keyBody(await revokeKey(ctx.prisma, holderOf(principal), params.id)),
     }),

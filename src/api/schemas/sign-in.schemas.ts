@@ -23,7 +23,7 @@ export const AgentSignInRequestSchema = z
   .strictObject({
     agent_id: z
       .string()
-      .regex(/^agt_[0-9A-Za-z]{16}$/, 'must be an agent id (agt_…)')
+      .regex(/^agt_[0-9A-Za-z]{22}$/, 'must be an agent id (agt_…)')
       .optional()
       .openapi({
         description: 'The agent to recover, when the wallet registered several',

@@ -11,6 +11,7 @@ import type { PaymentServices } from '../../payments/methods/registered.ts';
 import { authorizeTopUp, type TopUpRequest } from '../../payments/methods/x402/top-ups.ts';
 import { topUpWorkflowId, type TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
 import type { TemporalDeps } from '../generations/workflow-client.ts';
+import { DomainError } from '../../domain/errors.ts';
 
 export interface TopUpDeps {
   prisma: PrismaClient;
@@ -38,8 +39,14 @@ async function settled(temporal: TemporalDeps, topUp: X402TopUp): Promise<TopUpR
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
   }
   const handle = temporal.client.workflow.getHandle(workflowId);
+  // The long poll is cut when the wait is up: the workflow goes on, a retry of the payment joins it.
+  const controller = new AbortController();
+  const ended = temporal.client.withAbortSignal(controller.signal, () => handle.result() as Promise<TopUpResult>);
   const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), settleWaitMs).unref());
-  return Promise.race([handle.result() as Promise<TopUpResult>, timeout]);
+  return Promise.race([ended, timeout]).finally(() => {
+    controller.abort();
+    ended.catch(() => undefined);
+  });
 }
 
 /** The top-up the request's payment makes, settled and credited (or still settling); a 402 without a payment. */
@@ -62,8 +69,14 @@ export async function registerPaidAgent(
     return agent.agentId;
   };
   const authorized = await authorizeTopUp(deps, { ...payment, accountId: register });
-  if (!agent) throw new Error('a paid registration authorized no new agent');
-  return { agent, topUp: await settledTopUp(deps, authorized) };
+  const topUp = await settledTopUp(deps, authorized);
+  if (agent) return { agent, topUp };
+  // The same payment again: its agent was registered (and, settled now, credited) by the first request.
+  throw new DomainError(
+    'conflict',
+    `This payment registered agent ${topUp.accountId} already: sign in with the paying wallet (POST ` +
+      '/api/v1/agents/sign-in) for a new key of it.',
+  );
 }
 
 async function settledTopUp(deps: TopUpDeps, { topUp, refuse }: Awaited<ReturnType<typeof authorizeTopUp>>) {

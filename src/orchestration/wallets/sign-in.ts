@@ -30,9 +30,8 @@ export class SignInRequiredError extends DomainError {
 
 /** The wallet the request's signed message proves, or a 402 with a fresh challenge for `path`. */
 async function signedInWallet(deps: SignInDeps, header: string | undefined, path: string, statement: string) {
-  const origin = publicBaseUrl(deps.config.server);
-  if (header) return verifySignIn({ prisma: deps.prisma, secret: deps.config.x402.taskIdSecret }, header, origin);
-  const resourceUrl = `${origin}/api/v1${path}`;
+  const resourceUrl = `${publicBaseUrl(deps.config.server)}/api/v1${path}`;
+  if (header) return verifySignIn({ prisma: deps.prisma, secret: deps.config.x402.taskIdSecret }, header, resourceUrl);
   const networks = enabledChains(deps.config.chains).map(networkOf);
   const challenge = signInChallenge(deps.config.x402.taskIdSecret, resourceUrl, networks, statement);
   const requirements = {

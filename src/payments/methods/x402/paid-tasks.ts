@@ -7,6 +7,7 @@ import type { PrismaClient } from '../../../db/prisma.ts';
 import { Prisma, type X402Payment } from '../../../generated/prisma/client.ts';
 import { type AdmitTaskInput, insertTask, type TaskRow } from '../../../generations/tasks.ts';
 import type { X402Authorization } from './authorization.ts';
+import { claimAuthorization } from './authorization-claims.ts';
 
 export type { X402Authorization } from './authorization.ts';
 
@@ -21,7 +22,7 @@ export class PayerBusyError extends Error {
 export class PaymentTakenError extends Error {
   override name = 'PaymentTakenError';
   constructor(readonly taskId: string) {
-    super(`this payment pays task ${taskId} already`);
+    super(`this payment pays ${taskId.startsWith('top_') ? 'top-up' : 'task'} ${taskId} already`);
   }
 }
 
@@ -74,6 +75,8 @@ async function admitOnce(prisma: PrismaClient, input: AdmitTaskInput & { payment
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`x402-payer:${accountId}`}, 0))`;
     const inFlight = await tx.task.count({ where: { accountId, status: { in: ['queued', 'processing'] } } });
     if (inFlight >= payment.maxTasksInFlight) throw new PayerBusyError(payment.maxTasksInFlight);
+    const topUp = await claimAuthorization(tx, payment, 'task');
+    if (topUp) throw new PaymentTakenError(topUp);
     const task = await insertTask(tx, input);
     const paid = await tx.x402Payment.create({
       data: {

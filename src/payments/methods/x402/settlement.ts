@@ -97,6 +97,15 @@ const amountToSettle = (payment: X402Payment, usedMicros: bigint) =>
 const amountSettled = (requirement: AnyRequirements, amount: bigint): AnyRequirements =>
   'maxAmountRequired' in requirement ? requirement : { ...requirement, amount: amount.toString() };
 
+/** Whether a task's payment or a top-up records the transfer already. */
+async function recordedElsewhere(prisma: PrismaClient, transaction: string): Promise<boolean> {
+  const [payments, topUps] = await Promise.all([
+    prisma.x402Payment.count({ where: { transaction } }),
+    prisma.x402TopUp.count({ where: { transaction } }),
+  ]);
+  return payments + topUps > 0;
+}
+
 /** After a settle that did not succeed: settled after all, final, or worth another attempt (a throw). */
 async function afterFailedSettle<T>(
   deps: SettlementDeps,
@@ -109,6 +118,9 @@ async function afterFailedSettle<T>(
   const authorization = authorizationOf(payment);
   if (await isAuthorizationSpent(chain, authorization)) {
     const earlier = await findSettlement(chain, authorization);
+    // A transfer another row recorded (the authorization sent for a task and a top-up alike) is not this one's.
+    if (earlier && (await recordedElsewhere(deps.prisma, earlier.transaction)))
+      throw new PaymentNotSettledError('authorization_spent_elsewhere');
     if (earlier) return record(earlier);
     // Spent, but not (yet found to be) by us: a retry looks again; once expired it is someone else's use.
     if (payment.validBefore.getTime() < Date.now()) throw new PaymentNotSettledError('authorization_spent_elsewhere');

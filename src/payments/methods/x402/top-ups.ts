@@ -18,6 +18,7 @@ import {
   verified,
   type X402Deps,
 } from './admission.ts';
+import { claimAuthorization } from './authorization-claims.ts';
 import { paymentDiscoveryExtensions, paymentIdOf } from './payment-extensions.ts';
 import type { AnyPaymentPayload, PaymentIdentity, RequestHeaders } from './payment-header.ts';
 
@@ -46,12 +47,8 @@ const topUpId = (secret: string, identity: PaymentIdentity) =>
 
 /** The same top-up asked again: it must be for the same account and amount, or the payment is reused. */
 function sameTopUp(row: X402TopUp, request: TopUpRequest): X402TopUp {
-  if (typeof request.accountId === 'function')
-    throw new DomainError(
-      'conflict',
-      `This payment registered agent ${row.accountId} already: sign in with the paying wallet (POST ` +
-        '/api/v1/agents/sign-in) for a new key of it.',
-    );
+  // A paid registration asked again: its agent exists already (the caller says so once the top-up is settled).
+  if (typeof request.accountId === 'function') return row;
   if (row.accountId !== request.accountId || row.amount !== request.amountMicros) throw new PaymentReusedError();
   return row;
 }
@@ -67,7 +64,10 @@ async function earlierTopUp(
     paymentId && paid.identity
       ? await prisma.x402TopUp.findUnique({ where: { payer_paymentId: { payer: paid.identity.payer, paymentId } } })
       : null;
-  if (byPaymentId) return sameTopUp(byPaymentId, request);
+  // A payment that failed frees its id for the next one ("pay again" under the same id); else the id names the top-up.
+  if (byPaymentId?.status === 'failed' && !sameAuthorization(byPaymentId.payload as object, paid.payload))
+    await prisma.x402TopUp.update({ where: { id: byPaymentId.id }, data: { paymentId: null } });
+  else if (byPaymentId) return sameTopUp(byPaymentId, request);
   const byAuthorization = paid.id ? await prisma.x402TopUp.findUnique({ where: { id: paid.id } }) : null;
   if (!byAuthorization) return null;
   if (!sameAuthorization(byAuthorization.payload as object, paid.payload)) throw new PaymentReusedError();
@@ -163,22 +163,26 @@ async function storeTopUp(
 ): Promise<X402TopUp> {
   const { identity } = paid;
   try {
-    return await prisma.x402TopUp.create({
-      data: {
-        id: paid.id,
-        accountId: request.accountId,
-        scheme: 'exact',
-        network: identity.network,
-        asset: identity.asset,
-        payer: identity.payer,
-        payTo: paid.payTo,
-        nonce: identity.nonce,
-        amount: request.amountMicros,
-        validBefore: new Date(Math.min(Number(identity.validBefore), lastSecondOf9999) * 1000),
-        payload: paid.payload,
-        requirement: paid.requirement,
-        paymentId: paid.paymentId,
-      },
+    return await prisma.$transaction(async (tx) => {
+      // An authorization that pays a task pays for nothing else (the same lock as the task's admission takes).
+      if (await claimAuthorization(tx, identity, 'top-up')) throw new PaymentReusedError();
+      return tx.x402TopUp.create({
+        data: {
+          id: paid.id,
+          accountId: request.accountId,
+          scheme: 'exact',
+          network: identity.network,
+          asset: identity.asset,
+          payer: identity.payer,
+          payTo: paid.payTo,
+          nonce: identity.nonce,
+          amount: request.amountMicros,
+          validBefore: new Date(Math.min(Number(identity.validBefore), lastSecondOf9999) * 1000),
+          payload: paid.payload,
+          requirement: paid.requirement,
+          paymentId: paid.paymentId,
+        },
+      });
     });
   } catch (error) {
     if (!(error instanceof Prisma.PrismaClientKnownRequestError) || error.code !== 'P2002') throw error;

@@ -59,7 +59,13 @@ async function earlierPaidTask(prisma: PrismaClient, offered: OfferedPayment): P
   const named = paymentId ? await findPaidTask(prisma, { payer_paymentId: { payer, paymentId } }) : null;
   if (named) return named;
   const authorized = await findPaidTask(prisma, { network_asset_payer_nonce: { network, asset, payer, nonce } });
-  return authorized && sameAuthorization(authorized.payment.payload as object, offered.payload) ? authorized : null;
+  if (authorized) return sameAuthorization(authorized.payment.payload as object, offered.payload) ? authorized : null;
+  // An authorization that topped a balance up pays for nothing else (checked again under its lock at admission).
+  const topUp = await prisma.x402TopUp.findUnique({
+    where: { network_asset_payer_nonce: { network, asset, payer, nonce } },
+  });
+  if (topUp) throw new PaymentReusedError();
+  return null;
 }
 
 /** Another payment than the one `task` was admitted with (signed anew under the same payment id). */
