@@ -94,7 +94,8 @@ export const changesOf = (body: KeyBody): KeyChanges => ({
 
 /** The key a keys endpoint acts for; a caller without one (a wallet's sign-in session) manages no keys. */
 export function holderOf(principal: Principal): KeyHolder {
-  if (!principal.apiKey) throw new ApiError('forbidden', 'Keys are managed with an API key; a wallet session has none.');
+  if (!principal.apiKey)
+    throw new ApiError('forbidden', 'Keys are managed with an API key; a wallet session has none.');
   return { account: principal.account, key: principal.apiKey };
 }
 

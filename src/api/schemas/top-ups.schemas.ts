@@ -10,9 +10,7 @@ export const topUpAmount = usdAmount.refine((micros) => micros >= leastTopUp && 
   message: 'must be between 0.01 and 10000 USD',
 });
 
-export const TopUpRequestSchema = z
-  .strictObject({ amount: topUpAmount })
-  .openapi('TopUpRequest');
+export const TopUpRequestSchema = z.strictObject({ amount: topUpAmount }).openapi('TopUpRequest');
 
 export const SignedReceiptSchema = z
   .object({
