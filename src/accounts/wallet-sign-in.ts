@@ -97,6 +97,11 @@ export async function verifySignIn(
   if (!verified.isValid) throw new SignInRefusedError(verified.invalidReason, verified.invalidMessage);
   try {
     await deps.prisma.siwxNonce.create({ data: { nonce: payload.nonce } });
+    // Used nonces matter only while their messages are young enough to be taken: older ones go, now and then.
+    if (Math.random() < 0.01) {
+      const stale = new Date(Date.now() - 2 * challengeSeconds * 1000);
+      await deps.prisma.siwxNonce.deleteMany({ where: { usedAt: { lt: stale } } });
+    }
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
       throw new SignInRefusedError('invalid_siwx_nonce', 'this signed message was used already; sign a new challenge');
