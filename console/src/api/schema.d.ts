@@ -4026,7 +4026,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4207,7 +4207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4293,7 +4293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4388,7 +4388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
