@@ -88,6 +88,10 @@ export function publicBaseUrl(server: Pick<ServerConfig, 'publicBaseUrl' | 'port
   return server.publicBaseUrl ?? `http://localhost:${server.port}`;
 }
 
+/** The public URL of an API path (`/generations`, …): what an x402 offer or a receipt names as its resource. */
+export const publicApiUrl = (server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>, path: string) =>
+  `${publicBaseUrl(server)}/api/v1${path}`;
+
 /**
  * How SHUTDOWN_GRACE_SECONDS is shared out, in stop order: requests in flight may finish (then get 503), the
  * worker's activities may finish (then are cancelled) until the worker is cut off, and what is left stops the

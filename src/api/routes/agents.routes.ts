@@ -8,7 +8,7 @@ import { endpointDescriptions } from '../descriptions.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import type { Request } from 'express';
 import { x402Offered } from '../../chain/settings.ts';
-import { publicBaseUrl } from '../../config/config.ts';
+import { publicApiUrl } from '../../config/config.ts';
 import { FieldError } from '../../domain/errors.ts';
 import type { AgentRegistration } from '../../accounts/registration.ts';
 import { registerPaidAgent } from '../../orchestration/top-ups/top-up.ts';
@@ -45,7 +45,7 @@ const webhookSavedMessage =
 async function paidRegistration(ctx: ApiContext, req: Request, registration: AgentRegistration, amountMicros: bigint) {
   if (!x402Offered(ctx.config))
     throw new FieldError('top_up', 'this server takes no x402 payments; register without it');
-  const resourceUrl = `${publicBaseUrl(ctx.config.server)}/api/v1/agents/register`;
+  const resourceUrl = publicApiUrl(ctx.config.server, '/agents/register');
   const paid = await registerPaidAgent(ctx, registration, { amountMicros, resourceUrl, headers: req.headers });
   return { ...paid, answer: await topUpAnswer(ctx, paid.topUp, resourceUrl) };
 }

@@ -1,7 +1,7 @@
 import { ownTasksOnly } from '../../accounts/api-keys.ts';
 import type { Request, RequestHandler, Response } from 'express';
 import { formatUsd, usdNumber } from '../../domain/money.ts';
-import { publicBaseUrl } from '../../config/config.ts';
+import { publicApiUrl } from '../../config/config.ts';
 import { cancelGeneration } from '../../orchestration/generations/cancel.ts';
 import { admitGeneration, type QueuedGeneration } from '../../orchestration/generations/admit.ts';
 import { admissibleRequest } from '../../orchestration/generations/admissible.ts';
@@ -233,7 +233,7 @@ export const generationEndpoints = [
       return { status: 201, body: answer.body, headers: { ...answer.headers, ...location } };
     },
     handleUnpaid: async ({ body, ctx, req }) => {
-      const resourceUrl = `${publicBaseUrl(ctx.config.server)}/api/v1/generations`;
+      const resourceUrl = publicApiUrl(ctx.config.server, '/generations');
       const { queued, access } = await admitGeneration(ctx, { body }, keylessPayer(req.headers, resourceUrl));
       // A repeat of the payment once its task has started gets the task without its token or secret.
       const token = access ? { access_token: access.accessToken } : {};

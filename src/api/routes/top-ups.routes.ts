@@ -1,7 +1,7 @@
 // POST /agents/topup and /account/topup: a balance topped up with an x402 payment (a 402 offers the amount; paid, it
 // is settled and credited once). The answer carries the signed receipt, in the body and in PAYMENT-RESPONSE.
 import { x402Offered } from '../../chain/settings.ts';
-import { publicBaseUrl } from '../../config/config.ts';
+import { publicApiUrl } from '../../config/config.ts';
 import { FieldError } from '../../domain/errors.ts';
 import { topUpBalance } from '../../orchestration/top-ups/top-up.ts';
 import { refuseKeylessTopUp } from '../../payments/methods/x402/top-ups.ts';
@@ -15,7 +15,7 @@ import { TopUpRequestSchema, TopUpResponseSchema } from '../schemas/top-ups.sche
 /** What a paymentless probe is offered (the Bazaar's example top-up is the same $5, src/payments/methods/x402). */
 const exampleTopUp = 5_000_000n;
 
-const resourceUrlOf = (ctx: ApiContext, path: string) => `${publicBaseUrl(ctx.config.server)}/api/v1${path}`;
+const resourceUrlOf = (ctx: ApiContext, path: string) => publicApiUrl(ctx.config.server, path);
 
 const wrongKind = {
   agent: 'This top-up is for an agent key (rf_…); developers top up with POST /api/v1/account/topup.',

@@ -1,7 +1,7 @@
 // A task's signed receipts: GET /generations/{id}/receipt (the caller's task, 404 as a read would be, and what it
 // moved), and the receipt a settled x402 task's answer carries in PAYMENT-RESPONSE.
 import type { JWSSigner } from '@x402/extensions/offer-receipt';
-import { publicBaseUrl, type ServerConfig } from '../../config/config.ts';
+import { publicApiUrl, type ServerConfig } from '../../config/config.ts';
 import type { TaskView } from '../../generations/task-view.ts';
 import { paymentReceiptHeaders } from '../../payments/methods/registered.ts';
 import { settlementReceiptExtension, taskReceipts } from '../../payments/receipts/task-receipts.ts';
@@ -9,8 +9,7 @@ import { type GenerationRead, type GenerationReadDeps, readGeneration } from './
 
 type ReceiptDeps = GenerationReadDeps & { receiptSigner: () => Promise<JWSSigner>; config: { server: ServerConfig } };
 
-const taskUrl = (deps: ReceiptDeps, taskId: string) =>
-  `${publicBaseUrl(deps.config.server)}/api/v1/generations/${taskId}`;
+const taskUrl = (deps: ReceiptDeps, taskId: string) => publicApiUrl(deps.config.server, `/generations/${taskId}`);
 
 export async function generationReceipts(deps: ReceiptDeps, read: GenerationRead) {
   const { task } = await readGeneration(deps, read);

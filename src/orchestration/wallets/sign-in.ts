@@ -1,7 +1,7 @@
 // Signing in with a wallet (x402's Sign-In-with-X): without the extension's header the answer is a 402 carrying the
 // challenge; signed, the wallet gets a read session for its own x402 tasks, or a new key for an agent it registered.
 import { enabledChains } from '../../chain/settings.ts';
-import { type Config, publicBaseUrl } from '../../config/config.ts';
+import { type Config, publicApiUrl } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import { DomainError, FieldError, NotFoundError } from '../../domain/errors.ts';
 import { issueApiKey, type IssuedKey } from '../../accounts/api-keys.ts';
@@ -30,7 +30,7 @@ export class SignInRequiredError extends DomainError {
 
 /** The wallet the request's signed message proves, or a 402 with a fresh challenge for `path`. */
 async function signedInWallet(deps: SignInDeps, header: string | undefined, path: string, statement: string) {
-  const resourceUrl = `${publicBaseUrl(deps.config.server)}/api/v1${path}`;
+  const resourceUrl = publicApiUrl(deps.config.server, path);
   if (header) return verifySignIn({ prisma: deps.prisma, secret: deps.config.x402.taskIdSecret }, header, resourceUrl);
   const networks = enabledChains(deps.config.chains).map(networkOf);
   const challenge = signInChallenge(deps.config.x402.taskIdSecret, resourceUrl, networks, statement);

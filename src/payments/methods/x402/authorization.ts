@@ -20,3 +20,10 @@ export interface X402Authorization {
   /** The client's payment identifier (x402's payment-identifier extension): it names the task for a retry. */
   paymentId?: string;
 }
+
+/** An authorization may be valid "for ever" (a uint256); a timestamp column stops at year 9999. */
+const lastSecondOf9999 = 253_402_300_799;
+
+/** When an authorization stops being settleable, as its row stores it (Unix seconds in, capped at 9999). */
+export const authorizationDeadline = (validBefore: string | bigint) =>
+  new Date(Math.min(Number(validBefore), lastSecondOf9999) * 1000);

@@ -6,7 +6,7 @@ import { newAccessToken } from './task-tokens.ts';
 import type { PrismaClient } from '../../../db/prisma.ts';
 import { Prisma, type X402Payment } from '../../../generated/prisma/client.ts';
 import { type AdmitTaskInput, insertTask, type TaskRow } from '../../../generations/tasks.ts';
-import type { X402Authorization } from './authorization.ts';
+import { authorizationDeadline, type X402Authorization } from './authorization.ts';
 import { claimAuthorization } from './authorization-claims.ts';
 
 export type { X402Authorization } from './authorization.ts';
@@ -28,9 +28,6 @@ export class PaymentTakenError extends Error {
 
 /** The wallet account of a payer address: the same address always names the same account. */
 export const walletAccountId = (payer: string) => derivedId('wal', payer.toLowerCase());
-
-/** An authorization may be valid "for ever" (a uint256); a timestamp column stops at year 9999. */
-const lastSecondOf9999 = 253_402_300_799;
 
 /** Creates the payer's wallet account (and its zero balance) on first payment. */
 async function ensureWalletAccount(tx: Prisma.TransactionClient, accountId: string, payer: string): Promise<void> {
@@ -89,7 +86,7 @@ async function admitOnce(prisma: PrismaClient, input: AdmitTaskInput & { payment
         payTo: payment.payTo,
         nonce: payment.nonce,
         amount: BigInt(payment.amount),
-        validBefore: new Date(Math.min(Number(payment.validBefore), lastSecondOf9999) * 1000),
+        validBefore: authorizationDeadline(payment.validBefore),
         payload: payment.payload,
         requirement: payment.requirement,
         accessToken: newAccessToken(),

@@ -19,14 +19,13 @@ import {
   type X402Deps,
 } from './admission.ts';
 import { claimAuthorization } from './authorization-claims.ts';
+import { authorizationDeadline } from './authorization.ts';
 import { paymentDiscoveryExtensions, paymentIdOf } from './payment-extensions.ts';
 import type { AnyPaymentPayload, PaymentIdentity, RequestHeaders } from './payment-header.ts';
 
 /** Long enough to settle at once, and again after a crash: what the offer asks an authorization to last. */
 const topUpTimeoutSeconds = 600;
 const minimumValiditySeconds = 120;
-/** An authorization may be valid "for ever" (a uint256); a timestamp column stops at year 9999. */
-const lastSecondOf9999 = 253_402_300_799;
 
 export interface TopUpRequest {
   /** The account credited, or the one made for the payer once its payment is verified (a paid registration). */
@@ -177,7 +176,7 @@ async function storeTopUp(
           payTo: paid.payTo,
           nonce: identity.nonce,
           amount: request.amountMicros,
-          validBefore: new Date(Math.min(Number(identity.validBefore), lastSecondOf9999) * 1000),
+          validBefore: authorizationDeadline(identity.validBefore),
           payload: paid.payload,
           requirement: paid.requirement,
           paymentId: paid.paymentId,
