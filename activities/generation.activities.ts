@@ -8,7 +8,7 @@ import { AdmissionAbandonedError, adoptOrAbandonAdmission } from '../src/generat
 import { InsufficientFundsError, LedgerError } from '../src/ledger/ledger.ts';
 import { KeyPolicyError } from '../src/accounts/key-policy.ts';
 import { notifyBudgetAlerts } from '../src/accounts/budget-alert-notices.ts';
-import type { WebhookEventInput } from '../src/webhooks/messages.ts';
+import { type CreatedMessage, createWebhookMessage, type WebhookEventInput } from '../src/webhooks/messages.ts';
 import {
   completeTask,
   type Delivered,
@@ -38,6 +38,12 @@ const heartbeatEveryMs = 3_000;
 
 /** The workflow run an activity works for: admission attempts and the give-up are fenced by it. */
 const runIdOf = () => Context.current().info.workflowExecution?.runId;
+
+/** A settled task, and its final event's message when the workflow is to deliver one. */
+export interface Settled {
+  task: TaskView;
+  webhook: CreatedMessage | null;
+}
 
 export interface GenerationActivityDeps extends PaymentSettlementDeps {
   catalog: Catalog;
@@ -163,25 +169,26 @@ export function createGenerationActivities(deps: GenerationActivityDeps) {
     },
 
     /**
-     * Completes the task, charging what it used; with `notify`, then sends its final event to its webhooks in the same
-     * step, as the notify step would (most tasks have none: a step of its own only to learn that costs a round trip).
-     * A retry finds the task ended and the message made, and completes what the attempt before left undone.
+     * Completes the task, charging what it used; with `notify`, then writes its final event's message in the same
+     * step, as the notify step would (most tasks have no webhook: a step of its own only to learn that costs a round
+     * trip), for the workflow to deliver. A retry finds the task ended and the message written.
      */
     async settleTask(
       input: { taskId: string; modelId: string; notify?: boolean } & GeneratedOutputs,
-    ): Promise<TaskView> {
+    ): Promise<Settled> {
       const task = await completeTask(deps.prisma, modelOf(deps.catalog, input.modelId), input, heldPaymentRules);
       const ended = view(task);
-      if (input.notify && (ended.status === 'completed' || ended.status === 'failed'))
-        await deps.starter.notifyWebhook(Context.current().client, {
-          event: `generation.${ended.status}`,
-          subject: task.id,
-          accountId: task.accountId,
-          taskId: task.id,
-          taskWebhook: task,
-          data: ended,
-        });
-      return ended;
+      if (!input.notify || (ended.status !== 'completed' && ended.status !== 'failed'))
+        return { task: ended, webhook: null };
+      const webhook = await createWebhookMessage(deps.prisma, {
+        event: `generation.${ended.status}`,
+        subject: task.id,
+        accountId: task.accountId,
+        taskId: task.id,
+        taskWebhook: task,
+        data: ended,
+      });
+      return { task: ended, webhook };
     },
 
     async failTask(input: { taskId: string; error: string }): Promise<TaskView | null> {

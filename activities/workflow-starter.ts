@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import type { CreatedMessage, WebhookEventInput } from '../src/webhooks/messages.ts';
 import type { DepositInput } from '../workflows/contracts/deposit.types.ts';
+import type { WebhookDeliveryInput } from '../workflows/contracts/webhook-delivery.types.ts';
 import type { ReplayOutcome } from '../workflows/contracts/replay-batch.types.ts';
 import type { ReconcileInput, ReconcileReport } from '../workflows/contracts/task-reconciler.types.ts';
 
@@ -12,6 +13,8 @@ export interface WorkflowStarter {
   startDeposit(client: Client, input: DepositInput): Promise<string>;
   /** Writes the event's message and starts one delivery workflow per target, once: a repeat finds both. */
   notifyWebhook(client: Client, input: WebhookEventInput): Promise<CreatedMessage>;
+  /** Starts the delivery workflow that continues a target's schedule after the emitter's first attempt, once. */
+  handOverWebhook(client: Client, input: WebhookDeliveryInput): Promise<void>;
   /** Admits the replay of one failed task by the same update-with-start as POST /generations. */
   replayTask(client: Client, input: { batchId: string; taskId: string }): Promise<ReplayOutcome>;
   /** The reconciler's pass over tasks still queued: admitted again, or released and failed. */

@@ -97,7 +97,7 @@ export async function x402Rows(api: string, dataDir: string, request: object): P
     loadRow('POST /generations without a key (x402 402)', x402PerSecond, unpaidRuns),
     withTarget(
       loadRow('POST /generations with an x402 payment (verify + admit)', x402PerSecond, paidRuns),
-      'p50 ≤ 150 ms (issue 28: 490)',
+      'p50 ≤ 150 ms',
       percentile(paidRuns.latencies, 50) <= 150,
     ),
   ];

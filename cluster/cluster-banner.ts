@@ -31,7 +31,7 @@ const pid = (proc: Running) => `pid ${proc.pid}`;
 
 export function clusterBanner(pieces: ClusterPieces): string[] {
   const { config, publicUrl, clusterDir, apis, workers, ui, temporal, postgres, store } = pieces;
-  const { taskQueue, webhookTaskQueue, namespace } = config.temporal;
+  const { taskQueue, namespace } = config.temporal;
   return [
     `API           ${publicUrl}/api/v1   (Caddy ${pid(pieces.balancer)}, balancing ${apis.length} api processes)`,
     `Docs          ${publicUrl}/docs`,
@@ -42,7 +42,7 @@ export function clusterBanner(pieces: ClusterPieces): string[] {
     ),
     ...workers.map(
       ({ name, metricsPort, temporalMetricsPort, process }) =>
-        `${name.padEnd(14)}task queues ${taskQueue}, ${webhookTaskQueue}, metrics :${metricsPort} and :${temporalMetricsPort} (Temporal SDK)   (${pid(process)})`,
+        `${name.padEnd(14)}task queue ${taskQueue}, metrics :${metricsPort} and :${temporalMetricsPort} (Temporal SDK)   (${pid(process)})`,
     ),
     `Metrics       Prometheus targets in ${metricsTargetsFile(clusterDir)} (file_sd_configs)`,
     `Temporal UI   ${ui.url}   (${pid(ui.process)})`,

@@ -1,4 +1,5 @@
 // The worker role: runs workflows and activities. It survives a Temporal outage by recreating itself.
+import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import {
   type ActivityDeps,
@@ -54,9 +55,20 @@ function workflowBundle(interceptorModules: string[]): Promise<WorkflowBundleOpt
 }
 
 /**
- * The workers of one process: the main task queue (workflows and database steps), one queue per provider, each
- * limited to its configured concurrency, and the webhooks queue. `workflows` is a bundle or the sources' path; with
- * `tracing`, a bundle must include its workflow interceptors (workflowInterceptorModules).
+ * Whether deliveries an earlier build started on the webhooks task queue are still open: their workflows finish
+ * there. Deliveries now run on the main queue, so once they are gone that queue's worker (and its isolate) is not made.
+ */
+async function earlierDeliveriesOpen(connection: NativeConnection, namespace: string, queue: string): Promise<boolean> {
+  const client = new Client({ connection, namespace });
+  const { count } = await client.workflow.count(`TaskQueue = '${queue}' AND ExecutionStatus = 'Running'`);
+  return count > 0;
+}
+
+/**
+ * The workers of one process: the main task queue (workflows, database steps and webhook deliveries), one queue per
+ * provider, each limited to its configured concurrency, and the webhooks queue while an earlier build's deliveries
+ * are open there. `workflows` is a bundle or the sources' path; with `tracing`, a bundle must include its workflow
+ * interceptors (workflowInterceptorModules).
  */
 export async function createWorkers(
   connection: NativeConnection,
@@ -81,6 +93,8 @@ export async function createWorkers(
     ...options.tracing?.workerOptions,
   };
   const providerActivities = createProviderActivities(deps);
+  const webhookQueue = options.config.temporal.webhookTaskQueue;
+  const drainWebhookQueue = await earlierDeliveriesOpen(connection, common.namespace, webhookQueue);
   const created = await Promise.allSettled([
     // The provider activities stay on the main queue too, for tasks an earlier build scheduled there.
     Worker.create({
@@ -97,13 +111,16 @@ export async function createWorkers(
         maxConcurrentActivityTaskExecutions: provider.concurrency(options.config.providers),
       }),
     ),
-    // Webhook deliveries (their workflows and activities) poll their own queue, sized apart from generations.
-    Worker.create({
-      ...common,
-      taskQueue: options.config.temporal.webhookTaskQueue,
-      ...options.workflows,
-      activities: createWebhookActivities(deps),
-    }),
+    ...(drainWebhookQueue
+      ? [
+          Worker.create({
+            ...common,
+            taskQueue: webhookQueue,
+            ...options.workflows,
+            activities: createWebhookActivities(deps),
+          }),
+        ]
+      : []),
   ]);
   const workers = created.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   const failure = created.find((result) => result.status === 'rejected');
@@ -165,7 +182,6 @@ export function startWorker(deps: WorkerDeps): RunningWorker {
         log.info(
           {
             taskQueue: deps.config.temporal.taskQueue,
-            webhookTaskQueue: deps.config.temporal.webhookTaskQueue,
             providerQueues: providerList.length,
           },
           'worker running',

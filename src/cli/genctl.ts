@@ -161,7 +161,7 @@ const commands = new Map<string, (context: CommandContext) => Promise<Output>>([
   [
     'webhooks redeliver',
     ({ prisma, temporal, config, target, values }) =>
-      redeliverWebhookCommand({ prisma, temporal, taskQueue: config.temporal.webhookTaskQueue }, target, values),
+      redeliverWebhookCommand({ prisma, temporal, taskQueue: config.temporal.taskQueue }, target, values),
   ],
   ['deposits list', ({ prisma, values }) => listDepositsCommand(prisma, values)],
   ['deposits show', ({ prisma, target, values }) => showDepositCommand(prisma, target, values)],

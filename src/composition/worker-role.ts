@@ -18,7 +18,7 @@ export async function startWorkerRole(services: SharedServices, stops: Stop[]): 
   const worker = startWorker(services);
   stops.push({ name: 'worker', stop: worker.stop });
   return [
-    `Worker        task queues ${config.temporal.taskQueue} (providers: ${config.temporal.taskQueue}-<provider>), ${config.temporal.webhookTaskQueue}`,
+    `Worker        task queues ${config.temporal.taskQueue} (providers: ${config.temporal.taskQueue}-<provider>)`,
     ...(await startSchedules(config, services.logger, stops)),
   ];
 }

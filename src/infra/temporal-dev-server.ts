@@ -152,9 +152,11 @@ export type DevServerTuning = Pick<
 
 /** `temporal server start-dev` arguments that apply the tuning. */
 export function devServerTuningArgs(tuning: DevServerTuning): string[] {
-  const dynamic = (key: string, value: number) => ['--dynamic-config-value', `${key}=${value}`];
+  const dynamic = (key: string, value: number | boolean) => ['--dynamic-config-value', `${key}=${value}`];
   return [
     ...dynamic('history.transferProcessorMaxPollRPS', tuning.transferPollRps),
+    // Every attribute is registered by the start-dev arguments, before any worker: no read needs the cache refreshed.
+    ...dynamic('system.forceSearchAttributesCacheRefreshOnRead', false),
     ...dynamic('matching.numTaskqueueReadPartitions', tuning.taskQueuePartitions),
     ...dynamic('matching.numTaskqueueWritePartitions', tuning.taskQueuePartitions),
     ...(tuning.sqliteWal ? ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),

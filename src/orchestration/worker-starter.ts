@@ -10,7 +10,8 @@ import { startDepositWorkflow } from './deposits/workflow-client.ts';
 import type { AdmissionDeps } from './generations/admit.ts';
 import { replayTask } from './generations/replays.ts';
 import { reconcileQueuedTasks, releaseClosedTasks } from './generations/task-reconciler.ts';
-import { notifyWebhookEvent } from './webhooks/deliveries.ts';
+import { notifyWebhookEvent, startWebhookDelivery } from './webhooks/deliveries.ts';
+import type { WebhookDeliveryInput } from '../../workflows/contracts/webhook-delivery.types.ts';
 
 interface StarterDeps {
   prisma: PrismaClient;
@@ -23,10 +24,16 @@ export const depositStarter = (deps: Pick<StarterDeps, 'config'>) => ({
     startDepositWorkflow({ client, taskQueue: deps.config.temporal.taskQueue }, input),
 });
 
-/** Webhook deliveries on the webhooks task queue (the emitters' notify steps). */
+/**
+ * Webhook deliveries on the main task queue: whole schedules for events an activity emits (budget alerts), the rest
+ * of one after a workflow's own first attempt failed.
+ */
 export const webhookStarter = (deps: StarterDeps) => ({
   notifyWebhook: (client: Client, input: WebhookEventInput) =>
-    notifyWebhookEvent({ prisma: deps.prisma, client, taskQueue: deps.config.temporal.webhookTaskQueue }, input),
+    notifyWebhookEvent({ prisma: deps.prisma, client, taskQueue: deps.config.temporal.taskQueue }, input),
+  handOverWebhook: async (client: Client, input: WebhookDeliveryInput) => {
+    await startWebhookDelivery(client, deps.config.temporal.taskQueue, input, 'once');
+  },
 });
 
 /** Replays, admitted on the main task queue with the worker's admission dependencies. */
@@ -40,7 +47,7 @@ export const reconcilerStarter = (deps: StarterDeps) => {
   const reconciler = (client: Client) => ({
     prisma: deps.prisma,
     client,
-    webhookTaskQueue: deps.config.temporal.webhookTaskQueue,
+    deliveryTaskQueue: deps.config.temporal.taskQueue,
     retention: deps.config.outputs,
   });
   return {

@@ -131,8 +131,8 @@ describe('each money-moving activity, called twice with the same input, moves mo
     await runActivity(activities.markProcessing, input.taskId);
     const settle = { taskId: input.taskId, modelId: input.request.model, outputs: ['http://files.test/out.png'] };
     const before = await lanczosMetrics();
-    const first = await runActivity(activities.settleTask, settle);
-    const second = await runActivity(activities.settleTask, settle);
+    const { task: first } = await runActivity(activities.settleTask, settle);
+    const { task: second } = await runActivity(activities.settleTask, settle);
     // Counted by the call that ended the task, not again by its retry.
     expect(minus(await lanczosMetrics(), before)).toEqual({ completed: 1, failed: 0, charged: 300_000, released: 0 });
     expect(first).toMatchObject({ status: 'completed', cost: 0.3, output: 'http://files.test/out.png' });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   // /flaky is gone (410) the first time, then takes the redelivery; /down always answers 500.
   receiver = await startReceiver(({ path }, index) => ({ status: path === '/down' ? 500 : index === 0 ? 410 : 200 }));
   const config = mergeConfig(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), {
-    temporal: { webhookTaskQueue: taskQueue },
+    temporal: { taskQueue },
   });
   worker = await Worker.create({
     connection: stack.env.nativeConnection,
@@ -47,7 +47,7 @@ afterAll(async () => {
 
 const genctl = (...args: string[]) =>
   runGenctl(
-    { DATABASE_URL: stack.database.url, TEMPORAL_ADDRESS: stack.env.address, TEMPORAL_WEBHOOK_TASK_QUEUE: taskQueue },
+    { DATABASE_URL: stack.database.url, TEMPORAL_ADDRESS: stack.env.address, TEMPORAL_TASK_QUEUE: taskQueue },
     args,
   );
 

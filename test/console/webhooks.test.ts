@@ -13,7 +13,6 @@ import {
   seriousAccessibilityViolations,
   signIn,
 } from '../../console/test-support/browser.ts';
-import { deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait } from '../helpers/http.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
@@ -79,9 +78,8 @@ describe('console webhooks', () => {
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshot('webhooks'), fullPage: true });
 
-    // Redelivery starts once the first schedule has ended (before, the API answers 409 and the page says so).
-    const messageId = String(hooks.received[0]!.headers['webhook-id']);
-    await gateway.env.client.workflow.getHandle(deliveryWorkflowId(messageId, hooks.url)).result();
+    // Redelivery starts once the first schedule has ended (here, with the task's workflow: its first attempt landed).
+    await gateway.env.client.workflow.getHandle(task.id).result();
     await log.getByRole('button', { name: 'Redeliver' }).click();
     await log.getByText('Sent again.').waitFor();
     await expect.poll(() => hooks.received.length).toBe(2);

@@ -3,7 +3,6 @@
 // redelivery sends the same webhook-id and body again as a new attempt; another account sees none of it; a key without the
 // `keys` scope may read the webhook but not the log nor change anything; pages follow next_cursor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait } from '../helpers/http.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
@@ -57,7 +56,8 @@ describe('account webhook and delivery log', () => {
 
     // Sent again once its schedule has ended (while it runs, redelivery answers 409): the same webhook-id and body,
     // a second attempt in the log, answered 200 this time.
-    await gateway.env.client.workflow.getHandle(deliveryWorkflowId(logged.id, url)).result();
+    // (Its first attempt was the task's own step: the schedule ended with the task's workflow.)
+    await gateway.env.client.workflow.getHandle(task.id).result();
     const again = await call(gateway, 'POST', `/webhooks/deliveries/${logged.id}/redeliver`, { key: developer.key });
     expect(again.status).toBe(202);
     expect(again.body).toEqual({ id: logged.id, targets: [{ url, redelivery: 'started', first_attempt: 2 }] });

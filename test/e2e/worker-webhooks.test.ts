@@ -1,5 +1,6 @@
-// The worker role as operators run it (`npm start -- --role worker`, its own process) polls the webhooks task
-// queue beside the generations one: a delivery started there reaches a real receiver, signed.
+// The worker role as operators run it (`npm start -- --role worker`, its own process) runs webhook deliveries on its
+// main task queue, and drains the webhooks task queue where an earlier build left deliveries open: both reach a real
+// receiver, signed.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,28 +17,14 @@ import type { GatewayProcess } from '../../harness/stacks/gateway-process.ts';
 
 const stack = useDevServerAndDatabase();
 const webhookTaskQueue = uniqueTaskQueue('role-webhooks');
+const taskQueue = uniqueTaskQueue('role');
 let dataDir: string;
 let receiver: Receiver;
 let worker: GatewayProcess | undefined;
+let earlier: { accountId: string; taskId: string };
 
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'gateway-worker-webhooks-'));
-  receiver = await startReceiver();
-  worker = await launchWorkerProcess({
-    databaseUrl: stack.database.url,
-    temporalAddress: stack.env.address,
-    taskQueue: uniqueTaskQueue('role'),
-    dataDir,
-    env: { TEMPORAL_WEBHOOK_TASK_QUEUE: webhookTaskQueue, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' },
-  });
-});
-afterAll(async () => {
-  await worker?.stop();
-  await receiver?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-it('delivers from the webhooks task queue', async () => {
+/** A generation.failed message to the receiver, for a new account. */
+async function failedTaskMessage() {
   const accountId = await createFundedAccount(stack.database.prisma, { kind: 'agent' });
   await stack.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: receiver.url } });
   const taskId = newId('gen');
@@ -48,12 +35,55 @@ it('delivers from the webhooks task queue', async () => {
     taskId,
     data: { id: taskId, status: 'failed' },
   });
-  await startWebhookDelivery(stack.env.client, webhookTaskQueue, { messageId, url: receiver.url }, 'once');
+  return { accountId, taskId, messageId };
+}
 
-  await expect.poll(() => receiver.received.length, { timeout: 60_000 }).toBe(1);
+async function expectDelivered({ accountId, taskId }: { accountId: string; taskId: string }) {
+  await expect.poll(() => receiver.received.some((each) => each.body.includes(taskId)), { timeout: 60_000 }).toBe(true);
   const secret = (await stack.database.prisma.account.findUniqueOrThrow({ where: { id: accountId } })).webhookSecret!;
-  expect(verifyDelivery(secret, receiver.received[0]!)).toEqual({
+  expect(
+    verifyDelivery(
+      secret,
+      receiver.received.find((each) => each.body.includes(taskId))!,
+    ),
+  ).toEqual({
     event: 'generation.failed',
     data: { id: taskId, status: 'failed' },
   });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-worker-webhooks-'));
+  receiver = await startReceiver();
+  // A delivery an earlier build started on the webhooks queue, open when this build's worker starts.
+  const message = await failedTaskMessage();
+  earlier = message;
+  await startWebhookDelivery(
+    stack.env.client,
+    webhookTaskQueue,
+    { messageId: message.messageId, url: receiver.url },
+    'once',
+  );
+  worker = await launchWorkerProcess({
+    databaseUrl: stack.database.url,
+    temporalAddress: stack.env.address,
+    taskQueue,
+    dataDir,
+    env: { TEMPORAL_WEBHOOK_TASK_QUEUE: webhookTaskQueue, ALLOW_PRIVATE_WEBHOOK_URLS: 'true' },
+  });
+});
+afterAll(async () => {
+  await worker?.stop();
+  await receiver?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+it('delivers on its main task queue', async () => {
+  const message = await failedTaskMessage();
+  await startWebhookDelivery(stack.env.client, taskQueue, { messageId: message.messageId, url: receiver.url }, 'once');
+  await expectDelivered(message);
+}, 90_000);
+
+it('finishes the deliveries an earlier build left open on the webhooks task queue', async () => {
+  await expectDelivered(earlier);
 }, 90_000);

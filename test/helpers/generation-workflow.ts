@@ -18,6 +18,7 @@ import { generationWorkflow } from '../../workflows/generation/generation.workfl
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
+import { mergeConfig } from './config.ts';
 import { testStorage } from './app.ts';
 import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
 
@@ -49,6 +50,8 @@ export interface RunOptions {
   fallback?: Partial<ProviderActivities>;
   /** Provider calls the provider's worker runs at once (its *_CONCURRENCY); 0: no provider worker at all. */
   providerSlots?: number;
+  /** Runs after the task's workflow closed, its workers still running (a delivery workflow it handed over to). */
+  afterwards?: () => Promise<void>;
 }
 
 /** `context` is read at each call, so it may be filled in by a beforeAll after this is called. */
@@ -57,23 +60,24 @@ export function generationWorkflowHarness(context: {
   database: TestDatabase;
   workflowBundle: WorkflowBundleWithSourceMap;
 }) {
-  const config = loadConfig({}, []);
-  // The webhook activities too: the notify step runs here (these tasks have no webhook to send to).
-  const realActivities = () => ({
-    ...createGenerationActivities({
-      prisma: context.database.prisma,
-      storage: testStorage(),
-      catalog: loadCatalog(),
-      config,
-      facilitator: configuredFacilitator(config),
-      starter: webhookStarter({ prisma: context.database.prisma, config }),
-    }),
-    ...createWebhookActivities({
-      prisma: context.database.prisma,
-      config,
-      starter: webhookStarter({ prisma: context.database.prisma, config }),
-    }),
-  });
+  const baseConfig = loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []);
+  // The webhook activities too: the notify step runs here, and hands a failed first attempt to a delivery workflow
+  // on the worker's own queue.
+  const realActivities = (taskQueue: string) => {
+    const config = mergeConfig(baseConfig, { temporal: { taskQueue } });
+    const starter = webhookStarter({ prisma: context.database.prisma, config });
+    return {
+      ...createGenerationActivities({
+        prisma: context.database.prisma,
+        storage: testStorage(),
+        catalog: loadCatalog(),
+        config,
+        facilitator: configuredFacilitator(config),
+        starter,
+      }),
+      ...createWebhookActivities({ prisma: context.database.prisma, config, starter }),
+    };
+  };
 
   /** A task of a fresh account holding 1.00. */
   async function newTaskInput({
@@ -115,7 +119,7 @@ export function generationWorkflowHarness(context: {
       connection: context.env.nativeConnection,
       taskQueue,
       workflowBundle: context.workflowBundle,
-      activities: { ...realActivities(), ...(admitTask ? { admitTask } : {}) },
+      activities: { ...realActivities(taskQueue), ...(admitTask ? { admitTask } : {}) },
     });
     const providerWorker =
       providerSlots === 0
@@ -144,7 +148,12 @@ export function generationWorkflowHarness(context: {
   /** Starts the workflow on `taskQueue`, admits it through its update (as the API does), and waits for the end. */
   async function admitAndAwait(
     taskQueue: string,
-    { input, whileRunning, admit = true }: Pick<RunOptions, 'input' | 'whileRunning' | 'admit'>,
+    {
+      input,
+      whileRunning,
+      admit = true,
+      afterwards,
+    }: Pick<RunOptions, 'input' | 'whileRunning' | 'admit' | 'afterwards'>,
   ) {
     const handle = await context.env.client.workflow.start(generationWorkflow, {
       taskQueue,
@@ -161,6 +170,7 @@ export function generationWorkflowHarness(context: {
       (result) => ({ result, failure: undefined }),
       (failure: unknown) => ({ result: undefined, failure }),
     );
+    await afterwards?.();
     return { admission, ...outcome, history: await handle.fetchHistory() };
   }
 

@@ -8,6 +8,7 @@ import { mergeConfig } from './config.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { createWebhookMessage } from '../../src/webhooks/messages.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/webhooks/webhook-delivery.workflow.ts';
+import type { WebhookDeliveryInput } from '../../workflows/contracts/webhook-delivery.types.ts';
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { freePort } from '../../harness/ports.ts';
@@ -57,13 +58,16 @@ export function webhookDeliveryHarness(context: {
   async function deliver({
     message,
     activities = {},
+    from = {},
   }: {
     message: Pick<WebhookMessage, 'messageId' | 'url'>;
     activities?: Partial<WebhookActivities>;
+    /** Where in the schedule it starts, as after an emitter's failed first attempt. */
+    from?: Pick<WebhookDeliveryInput, 'firstAttempt' | 'scheduleFrom' | 'nextAttemptAt'>;
   }) {
     const taskQueue = uniqueTaskQueue('webhooks');
     const config = mergeConfig(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), {
-      temporal: { webhookTaskQueue: taskQueue },
+      temporal: { taskQueue },
     });
     const worker = await Worker.create({
       connection: context.env.nativeConnection,
@@ -83,7 +87,7 @@ export function webhookDeliveryHarness(context: {
       context.env.client.workflow.execute(webhookDeliveryWorkflow, {
         taskQueue,
         workflowId,
-        args: [{ messageId: message.messageId, url: message.url }],
+        args: [{ messageId: message.messageId, url: message.url, ...from }],
       }),
     );
     return { ...result, history: () => context.env.client.workflow.getHandle(workflowId).fetchHistory() };

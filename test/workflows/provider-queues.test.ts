@@ -80,8 +80,7 @@ it("runs each provider's calls on its own queue, at most its configured concurre
     `${taskQueue}-local`,
     `${taskQueue}-openai`,
     `${taskQueue}-replicate`,
-    `${taskQueue}-webhooks`,
-  ]);
+  ]); // no webhooks queue: deliveries run on the main one, and no earlier build left any there
 
   const accountId = await createFundedAccount(database.prisma);
   await credit(database.prisma, {

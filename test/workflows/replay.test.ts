@@ -12,6 +12,8 @@ import { bundleWorkflows } from '../helpers/temporal.ts';
 const histories = [
   'generation-completed.binpb',
   'generation-failed.binpb',
+  'generation-completed-webhook.binpb',
+  'generation-failed-webhook-handed-over.binpb',
   'generation-refused.binpb',
   'generation-upstream-job.binpb',
   'generation-provider-fallback.binpb',

@@ -1,18 +1,17 @@
 // Webhook delivery on the time-skipping server, with the real activities on a real database against real
 // receivers: the retry schedule and its 24-hour horizon, 410, Retry-After, refusals, a receiver that is down and
-// comes up, and the notify step's fan-out of an event to its targets.
+// comes up, the hand-over from an emitter's first attempt, and the notify step's message and targets.
 import { MockActivityEnvironment, type TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { type CreatedMessage, deliveryWorkflowId, webhookMessageId } from '../../src/webhooks/messages.ts';
-import { deliverySchedule, maxRetryAfterMs } from '../../workflows/webhooks/webhook-delivery.workflow.ts';
+import { deliverySchedule, maxRetryAfterMs } from '../../workflows/webhooks/delivery-attempt.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
-import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
+import { bundleWorkflows, createTimeSkippingEnv } from '../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../helpers/webhook-delivery-workflow.ts';
 import { type ReceivedWebhook, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
@@ -150,19 +149,33 @@ describe('webhookDeliveryWorkflow', () => {
   });
 });
 
-describe('notifyWebhooks (the notify step)', () => {
-  it("starts one delivery per distinct target, the task's webhook and the account's, under one webhook-id; a repeat starts none", async () => {
+describe("the hand-over and the notify step's message", () => {
+  it("continues a schedule an emitter started: from the second attempt, when the first one's log said", async () => {
+    const down = await receiver({ answers: [{ status: 503 }] });
+    const message = await messageTo(down.url);
+    const startedAt = await env.currentTimeMs();
+    const nextAttemptAt = new Date(startedAt + 5 * second).toISOString();
+
+    const result = await deliver({ message, from: { firstAttempt: 2, scheduleFrom: 1, nextAttemptAt } });
+
+    expect(result).toMatchObject({ outcome: 'delivered', attempts: 2 });
+    expect(down.received).toHaveLength(2);
+    expect(down.received[0]!.at! - startedAt).toBeGreaterThanOrEqual(5 * second);
+    // The third scheduled delay (5 min) came next, not the second one again.
+    expect(gaps(down.received)[0]).toBeGreaterThanOrEqual(5 * 60 * second * 0.9);
+    expect((await logOf(message.messageId)).map((row) => [row.attempt, row.statusCode])).toEqual([
+      [2, 503],
+      [3, 200],
+    ]);
+  });
+
+  it("writes one message per event with each distinct target, the task's webhook and the account's; a repeat finds it", async () => {
     const [taskHook, accountHook] = [await receiver(), await receiver()];
     const accountId = await createFundedAccount(database.prisma, { kind: 'developer' });
     await database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: accountHook.url } });
-    const taskQueue = uniqueTaskQueue('webhook-notify');
-    const config = mergeConfig(loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []), {
-      temporal: { webhookTaskQueue: taskQueue },
-    });
-    const deps = { prisma: database.prisma, config };
+    const deps = { prisma: database.prisma, config: loadConfig({ ALLOW_PRIVATE_WEBHOOK_URLS: 'true' }, []) };
     const activities = createWebhookActivities({ ...deps, starter: webhookStarter(deps) });
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities });
-    const notifyFor = async (webhookUrl: string) => {
+    const prepareFor = async (webhookUrl: string) => {
       const taskId = newId('gen');
       await database.prisma.task.create({
         data: {
@@ -183,44 +196,28 @@ describe('notifyWebhooks (the notify step)', () => {
         taskId,
         data: { id: taskId, status: 'completed' },
       };
-      const notify = () =>
-        new MockActivityEnvironment({}, { client: env.client }).run(
-          activities.notifyWebhooks,
-          input,
-        ) as Promise<CreatedMessage>;
-      return { taskId, notify };
+      const prepare = () =>
+        new MockActivityEnvironment().run(activities.prepareWebhookMessage, input) as Promise<CreatedMessage>;
+      return { taskId, prepare };
     };
 
-    await worker.runUntil(async () => {
-      const both = await notifyFor(taskHook.url);
-      const messageId = webhookMessageId(both.taskId, 'generation.completed');
-      expect(await both.notify()).toEqual({
-        messageId,
-        targets: [taskHook.url, accountHook.url].map((url) => ({
-          url,
-          workflowId: deliveryWorkflowId(messageId, url),
-        })),
-      });
-      const same = await notifyFor(accountHook.url);
-      expect((await same.notify()).targets.map((target) => target.url)).toEqual([accountHook.url]);
-      await expect.poll(() => accountHook.received.length + taskHook.received.length, { timeout: 10_000 }).toBe(3);
-      // The step retried after its deliveries ended (a worker died before reporting): nothing is sent again.
-      await env.client.workflow.getHandle(deliveryWorkflowId(messageId, taskHook.url)).result();
-      await both.notify();
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    });
-
-    expect(taskHook.received).toHaveLength(1);
-    expect(accountHook.received).toHaveLength(2);
-    const secret = await secretOf(accountId); // created for the developer at the first delivery
-    expect(secret).toMatch(/^whsec_/);
-    for (const delivery of [...taskHook.received, ...accountHook.received]) verifyDelivery(secret, delivery);
-    expect(taskHook.received[0]!.headers['webhook-id']).toBe(
-      accountHook.received.find((delivery) => delivery.body === taskHook.received[0]!.body)!.headers['webhook-id'],
-    );
-    expect(JSON.parse(taskHook.received[0]!.body)).toEqual({
+    const both = await prepareFor(taskHook.url);
+    const messageId = webhookMessageId(both.taskId, 'generation.completed');
+    const expected = {
+      messageId,
+      targets: [taskHook.url, accountHook.url].map((url) => ({ url, workflowId: deliveryWorkflowId(messageId, url) })),
+    };
+    expect(await both.prepare()).toEqual(expected);
+    expect(await both.prepare()).toEqual(expected);
+    expect(await database.prisma.webhookMessage.count({ where: { id: messageId } })).toBe(1);
+    // The same URL as the task's and the account's webhook: one target.
+    const same = await prepareFor(accountHook.url);
+    expect((await same.prepare()).targets.map((target) => target.url)).toEqual([accountHook.url]);
+    expect(
+      JSON.parse((await database.prisma.webhookMessage.findUniqueOrThrow({ where: { id: messageId } })).body),
+    ).toEqual({
       event: 'generation.completed',
-      data: expect.objectContaining({ status: 'completed' }),
+      data: { id: both.taskId, status: 'completed' },
     });
   });
 });

@@ -1,12 +1,16 @@
-// The delivery workflow as its starters see it (the notify activity, operators' redeliveries). Types only, and
-// nothing from activities/: the notify activity imports this, so importing back would close a cycle.
+// The delivery workflow as its starters see it (the hand-over of a failed first attempt, operators' redeliveries).
+// Types only, and nothing from activities/: the webhook activities import this, so importing back would close a cycle.
 import type { AttemptOutcome } from '../../src/webhooks/send.ts';
 
 export interface WebhookDeliveryInput {
   messageId: string;
   url: string;
-  /** Attempt numbers continue across an operator's redeliveries. */
+  /** Attempt numbers continue across a hand-over and an operator's redeliveries. */
   firstAttempt?: number;
+  /** Where in the schedule it starts (0, the immediate attempt, unless an emitter made that one). */
+  scheduleFrom?: number;
+  /** When its first attempt is due (ISO time), as the attempt before logged it; none: at once. */
+  nextAttemptAt?: string;
 }
 
 export interface WebhookDeliveryResult {
@@ -15,5 +19,5 @@ export interface WebhookDeliveryResult {
   attempts: number;
 }
 
-/** Started by name (`webhookDeliveryWorkflow`), on the webhooks task queue. */
+/** Started by name (`webhookDeliveryWorkflow`), on the main task queue. */
 export type WebhookDeliveryWorkflow = (input: WebhookDeliveryInput) => Promise<WebhookDeliveryResult>;

@@ -6,12 +6,13 @@ import {
   CancellationScope,
   condition,
   proxyActivities,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { GenerationActivities } from '../../activities/generation.activities.ts';
+import type { GenerationActivities, Settled } from '../../activities/generation.activities.ts';
 import type { TaskView } from '../../src/generations/task-view.ts';
 import { compensation, local, settlementActivities } from './activity-options.ts';
 import { type AdmitUpdateHandler, awaitAdmission, handleAdmitUpdate } from './generation-admission.ts';
@@ -21,7 +22,8 @@ import { cancelledError, type GenerationInput, stateQuery } from '../contracts/g
 import { genStatus, type GenStatus } from '../contracts/search-attributes.ts';
 import { providerSlugOf, providerTaskQueue } from '../contracts/task-queues.ts';
 import { type UpstreamJob, upstreamJobOf } from './upstream-job.ts';
-import { notify } from '../webhooks/webhook-notify.ts';
+import { deliver, notify } from '../webhooks/webhook-notify.ts';
+import { lighterTaskPatch } from '../patches.ts';
 
 const { markProcessing, settleTask } = proxyLocalActivities<GenerationActivities>(local);
 const { failTask } = proxyActivities<GenerationActivities>(compensation);
@@ -50,10 +52,13 @@ function refused(): null {
   return null;
 }
 
-/** Admission marks a task processing as it admits it; a row adopted after a lost update is marked here. */
+/**
+ * Admission marks a task processing as it admits it; a row adopted after a lost update is marked here. GenStatus says
+ * `processing` from the start (runs recorded before the patch started `queued`, and said so here).
+ */
 async function startProcessing(taskId: string, markedAtAdmission: TaskView | undefined): Promise<TaskView> {
   const view = markedAtAdmission ?? (await markProcessing(taskId));
-  recordStatus('processing');
+  if (!patched(lighterTaskPatch)) recordStatus('processing');
   return view;
 }
 
@@ -61,13 +66,16 @@ async function startProcessing(taskId: string, markedAtAdmission: TaskView | und
  * Not cancellable: a cancel arriving now must not race the charge. An x402 payment moves on chain first, and only
  * now: a task that failed before this point never takes the payer's money.
  */
-function settle(input: GenerationInput, { produced, servedBy }: Served): Promise<TaskView> {
+function settle(input: GenerationInput, { produced, servedBy }: Served): Promise<Settled> {
   return CancellationScope.nonCancellable(async () => {
-    // Settling also sends the final event: no notify step of its own (see notifyEnded).
+    // Settling also writes the final event's message: no notify step of its own (see notifyEnded). Runs recorded
+    // before the patch got the view alone (their settling started the deliveries).
+    const inline = patched(lighterTaskPatch);
+    const settled = (result: Settled) => (inline ? result : { task: result as unknown as TaskView, webhook: null });
     const delivered = { taskId: input.taskId, modelId: input.modelId, ...produced, servedBy, notify: true };
-    if (!input.payment) return settleTask(delivered);
+    if (!input.payment) return settled(await settleTask(delivered));
     await settlementActivities(input).settlePayment(delivered);
-    return completePaidTask(delivered);
+    return settled(await completePaidTask(delivered));
   });
 }
 
@@ -94,7 +102,7 @@ async function compensate(
   return view;
 }
 
-/** Deliveries run in workflows of their own, so this one closes now and they cannot touch the task. */
+/** The first attempts run here; a failed one continues in a delivery workflow, so this one closes at once. */
 async function notifyEnded(input: GenerationInput, view: TaskView | null): Promise<void> {
   if (!hasEnded(view)) return;
   const event = `generation.${view.status}` as const;
@@ -103,7 +111,8 @@ async function notifyEnded(input: GenerationInput, view: TaskView | null): Promi
 
 export async function generationWorkflow(input: GenerationInput): Promise<TaskView | null> {
   let view: TaskView | null = null;
-  let notified = false;
+  // The message settling wrote, to deliver once the status is recorded.
+  let settled: Settled | undefined;
   setHandler(stateQuery, () => view);
   const admitting = handleAdmitUpdate(input, (admitted) => {
     view ??= admitted;
@@ -121,15 +130,16 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     // 3. Run on the model's routes: the provider activity stores the outputs as it collects them.
     const served = await runOnRoutes(input, upstream);
     // 4. Settle: charge the reservation (or settle the x402 payment) and complete the task.
-    view = await settle(input, served);
-    notified = true;
+    settled = await settle(input, served);
+    view = settled.task;
   } catch (error) {
     // Compensation: release what admission reserved and end `failed`.
     view = await compensate(input, error, { admitting, upstream });
   }
   recordStatus(view?.status ?? 'failed');
-  // 5. Notify the account's webhooks that the task ended (settling did, for a task that completed).
-  if (!notified) await notifyEnded(input, view);
+  // 5. Notify the account's webhooks that the task ended (settling wrote the message, for a task that completed).
+  if (settled) await deliver(settled.webhook, `generation.${view?.status}`);
+  else await notifyEnded(input, view);
   await condition(allHandlersFinished);
   return view;
 }

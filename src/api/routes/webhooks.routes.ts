@@ -129,7 +129,7 @@ export const webhookEndpoints = [
       const deps = {
         prisma: ctx.prisma,
         temporal: async () => ctx.temporal.client,
-        taskQueue: ctx.config.temporal.webhookTaskQueue,
+        taskQueue: ctx.config.temporal.taskQueue,
       };
       const redelivery = await redeliverMessage(deps, params.id, { accountId: principal.account.id });
       return {

@@ -64,7 +64,7 @@ async function failWithoutWorkflow(deps: CancelDeps, task: TaskRow): Promise<Tas
   const failed = await failTask(deps.prisma, { taskId: task.id, error: cancelledError, onlyIf }, heldPaymentRules);
   if (!failed || !isCancelled(failed)) return failed ?? task;
   await notifyWebhookEvent(
-    { prisma: deps.prisma, client: deps.temporal.client, taskQueue: deps.config.temporal.webhookTaskQueue },
+    { prisma: deps.prisma, client: deps.temporal.client, taskQueue: deps.config.temporal.taskQueue },
     {
       event: 'generation.failed',
       subject: task.id,

@@ -48,7 +48,7 @@ const updateWaitMs = 10_000;
 export interface ReconcilerDeps {
   prisma: PrismaClient;
   client: Client;
-  webhookTaskQueue: string;
+  deliveryTaskQueue: string;
   /** OUTPUT_RETENTION_DAYS, for the view its webhooks carry. */
   retention: OutputRetention;
 }
@@ -86,7 +86,7 @@ async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: strin
   const failed = await failTask(deps.prisma, { taskId: task.id, error, onlyIf: status }, heldPaymentRules);
   if (failed?.status !== 'failed') return { taskId: task.id, workflow, action: 'started' };
   await notifyWebhookEvent(
-    { prisma: deps.prisma, client: deps.client, taskQueue: deps.webhookTaskQueue },
+    { prisma: deps.prisma, client: deps.client, taskQueue: deps.deliveryTaskQueue },
     {
       event: 'generation.failed',
       subject: task.id,
@@ -144,7 +144,7 @@ export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileI
  * but its worker stopped before starting them. Inside this pass, so that the reconciler's workflow is unchanged.
  */
 function notifyLeftBudgetAlerts(deps: ReconcilerDeps, input: ReconcileInput): Promise<number> {
-  const webhooks = { prisma: deps.prisma, client: deps.client, taskQueue: deps.webhookTaskQueue };
+  const webhooks = { prisma: deps.prisma, client: deps.client, taskQueue: deps.deliveryTaskQueue };
   return notifyBudgetAlerts(deps.prisma, (event) => notifyWebhookEvent(webhooks, event), {
     createdBefore: new Date(Date.now() - input.olderThanSeconds * 1000),
     limit: input.limit,

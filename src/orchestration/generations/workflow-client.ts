@@ -46,10 +46,13 @@ export type AdmissionOutcome =
   /** Admission could not be confirmed (the database or Temporal unreachable, …): a retry with the same claim finds its task. */
   | { outcome: 'unavailable' };
 
-/** What the starter knows of the task, for the Web UI's filters; the workflow keeps GenStatus current. */
+/**
+ * What the starter knows of the task, for the Web UI's filters; the workflow keeps GenStatus current. `processing`
+ * from the start: admission marks the task so in the same step, and an upsert of its own would cost a visibility write.
+ */
 export function generationSearchAttributes(input: GenerationInput, accountKind: AccountKind) {
   return [
-    { key: genStatus, value: 'queued' },
+    { key: genStatus, value: 'processing' },
     { key: genType, value: input.request.type },
     { key: genModel, value: input.modelId },
     { key: genProvider, value: providerSlugOf(input.modelId) },

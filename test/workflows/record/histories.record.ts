@@ -22,6 +22,7 @@ import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts
 import {
   generationWorkflowHarness,
   schnellRequest,
+  upscaleRequest,
   submittedJob,
   textToVideoRequest,
 } from '../../helpers/generation-workflow.ts';
@@ -107,6 +108,38 @@ it('generation-failed.binpb: the provider refuses; the task fails, its status ke
   });
   expect(result?.status).toBe('failed');
   await save('generation-failed.binpb', history);
+});
+
+// After patch webhook-first-attempt-inline: the final event's first attempt is the task's own step (local
+// activities); a failed one is handed to a delivery workflow.
+it('generation-completed-webhook.binpb: a task with a webhook completes; its first attempt delivers', async () => {
+  const hook = await webhooks.receiver();
+  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url } });
+  const { result, history } = await generation.run({
+    input,
+    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+  });
+  expect(result?.status).toBe('completed');
+  expect(hook.received).toHaveLength(1);
+  await save('generation-completed-webhook.binpb', history);
+});
+
+it('generation-failed-webhook-handed-over.binpb: a task with a webhook fails; its first attempt fails, handed over', async () => {
+  const hook = await webhooks.receiver({ answers: [{ status: 503 }] });
+  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url } });
+  const { result, history } = await generation.run({
+    input,
+    provider: async () => {
+      throw ApplicationFailure.nonRetryable('refused', 'ProviderRefusal');
+    },
+    afterwards: () =>
+      expect
+        .poll(() => hook.received.length, { timeout: 20_000 })
+        .toBe(2)
+        .then(() => undefined),
+  });
+  expect(result?.status).toBe('failed');
+  await save('generation-failed-webhook-handed-over.binpb', history);
 });
 
 it('generation-refused.binpb: admission refused (no funds), its status `refused`', async () => {
