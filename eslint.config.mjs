@@ -37,6 +37,12 @@ export default tseslint.config(
   },
   // Workflow code replays: no assertion may hide a value that is not there.
   { files: ['workflows/**/*.ts'], rules: { '@typescript-eslint/no-non-null-assertion': 'error' } },
-  { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  { files: ['**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['**/*.mjs'], languageOptions: { globals: globals.node } },
+  // A preload for `node --require` (scripts/workflow-thread-preload.cjs) is CommonJS.
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { globals: globals.node, sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

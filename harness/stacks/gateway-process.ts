@@ -10,6 +10,7 @@ import {
   type SupervisedProcess,
   untilOutput,
 } from '../../src/infra/processes/supervised-process.ts';
+import { serviceNodeOptions } from '../../scripts/service-node-options.mjs';
 
 const root = join(import.meta.dirname, '..', '..');
 /** What both scripts print once everything is up. */
@@ -58,13 +59,15 @@ export async function launchGatewayProcess(options: GatewayProcessOptions): Prom
     await appendFile(options.logFile, `--- ${new Date().toISOString()} start ${args.join(' ')}\n`);
   }
   let output = '';
+  // As `npm start` and `npm run cluster` run it: with the service's default heap cap unless NODE_OPTIONS has one.
+  const env = { ...process.env, ...options.env };
   // SIGTERM if this process exits first: its ordered shutdown, which stops what it started.
   const proc: SupervisedProcess = await startSupervised({
     name: options.name,
     command: process.execPath,
     args,
     cwd: root,
-    env: { ...process.env, ...options.env },
+    env: { ...env, NODE_OPTIONS: serviceNodeOptions(env.NODE_OPTIONS) },
     logFile: options.logFile,
     exitSignal: 'SIGTERM',
     onOutput: (text) => (output += text),

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.ts';
 import { startWebhookDelivery } from '../../src/orchestration/webhooks/deliveries.ts';
-import { createWebhookMessage } from '../../src/webhooks/messages.ts';
+import { createWebhookMessage, deliveryWorkflowId } from '../../src/webhooks/messages.ts';
+import { freePort } from '../../harness/ports.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
@@ -86,4 +87,19 @@ it('delivers on its main task queue', async () => {
 
 it('finishes the deliveries an earlier build left open on the webhooks task queue', async () => {
   await expectDelivered(earlier);
+}, 90_000);
+
+it('runs its workflow thread without the stack-trace promise hook (scripts/workflow-thread-preload.cjs)', async () => {
+  const nobody = `http://127.0.0.1:${await freePort()}/hook`;
+  const message = await failedTaskMessage();
+  await startWebhookDelivery(stack.env.client, taskQueue, { messageId: message.messageId, url: nobody }, 'once');
+  const delivery = stack.env.client.workflow.getHandle(deliveryWorkflowId(message.messageId, nobody));
+  // Waiting for its next attempt, on the worker process: the stack-trace query is answered as not enabled.
+  await expect
+    .poll(() => stack.database.prisma.webhookDelivery.count({ where: { messageId: message.messageId } }), {
+      timeout: 30_000,
+    })
+    .toBe(1);
+  await expect(delivery.query('__stack_trace')).rejects.toThrow(/stack traces are not enabled/);
+  await delivery.terminate('test over');
 }, 90_000);
