@@ -257,7 +257,7 @@ export const envSchema = z.object({
   PROVIDER_QUEUE_TIMEOUT_SECONDS: positiveInt.default(600),
   // Workflows a worker keeps in memory between their steps; one evicted is replayed from its history on its next
   // step. Sized for the tasks in flight at the benchmark's highest rate, at ~0.1 MB each.
-  WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).default(250),
+  WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).default(1000),
   // Tracing is on exactly when this is set (the standard OpenTelemetry variables; see src/infra/tracing.ts).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   OTEL_SERVICE_NAME: optionalText,
