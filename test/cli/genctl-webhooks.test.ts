@@ -14,6 +14,7 @@ import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { messageToWebhook } from '../helpers/webhook-messages.ts';
 
 const stack = useDevServerAndDatabase();
 const taskQueue = uniqueTaskQueue('genctl-webhooks');
@@ -53,16 +54,10 @@ const genctl = (...args: string[]) =>
 
 /** A generation.completed message for a new agent whose webhook is `path` on the receiver, delivered once. */
 async function deliveredMessage(path: string) {
-  const accountId = await createFundedAccount(stack.database.prisma, { kind: 'agent' });
-  const url = `http://127.0.0.1:${receiver.port}${path}`;
-  await stack.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
-  const taskId = newId('gen');
-  const { messageId } = await createWebhookMessage(stack.database.prisma, {
+  const { accountId, url, taskId, messageId } = await messageToWebhook(stack.database.prisma, {
+    url: `http://127.0.0.1:${receiver.port}${path}`,
     event: 'generation.completed',
-    subject: taskId,
-    accountId,
-    taskId,
-    data: { id: taskId },
+    data: (id) => ({ id }),
   });
   await startWebhookDelivery(stack.env.client, taskQueue, { messageId, url }, 'once');
   await expect

@@ -5,16 +5,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { newId } from '../../src/domain/ids.ts';
 import { startWebhookDelivery } from '../../src/orchestration/webhooks/deliveries.ts';
-import { createWebhookMessage, deliveryWorkflowId } from '../../src/webhooks/messages.ts';
+import { deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { freePort } from '../../harness/ports.ts';
-import { createFundedAccount } from '../helpers/accounts.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { uniqueTaskQueue } from '../helpers/temporal.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { launchWorkerProcess } from '../helpers/worker-process.ts';
 import type { GatewayProcess } from '../../harness/stacks/gateway-process.ts';
+import { messageToWebhook } from '../helpers/webhook-messages.ts';
 
 const stack = useDevServerAndDatabase();
 const webhookTaskQueue = uniqueTaskQueue('role-webhooks');
@@ -25,19 +24,12 @@ let worker: GatewayProcess | undefined;
 let earlier: { accountId: string; taskId: string };
 
 /** A generation.failed message to the receiver, for a new account. */
-async function failedTaskMessage() {
-  const accountId = await createFundedAccount(stack.database.prisma, { kind: 'agent' });
-  await stack.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: receiver.url } });
-  const taskId = newId('gen');
-  const { messageId } = await createWebhookMessage(stack.database.prisma, {
+const failedTaskMessage = () =>
+  messageToWebhook(stack.database.prisma, {
+    url: receiver.url,
     event: 'generation.failed',
-    subject: taskId,
-    accountId,
-    taskId,
-    data: { id: taskId, status: 'failed' },
+    data: (taskId) => ({ id: taskId, status: 'failed' }),
   });
-  return { accountId, taskId, messageId };
-}
 
 async function expectDelivered({ accountId, taskId }: { accountId: string; taskId: string }) {
   await expect.poll(() => receiver.received.some((each) => each.body.includes(taskId)), { timeout: 60_000 }).toBe(true);

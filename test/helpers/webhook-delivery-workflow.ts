@@ -5,16 +5,14 @@ import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createWebhookActivities, type WebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { mergeConfig } from './config.ts';
-import { newId } from '../../src/domain/ids.ts';
-import { createWebhookMessage } from '../../src/webhooks/messages.ts';
 import { webhookDeliveryWorkflow } from '../../workflows/webhooks/webhook-delivery.workflow.ts';
 import type { WebhookDeliveryInput } from '../../workflows/contracts/webhook-delivery.types.ts';
-import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { freePort } from '../../harness/ports.ts';
 import { uniqueTaskQueue } from './temporal.ts';
 import { type Answer, type Receiver, startReceiver } from '../../harness/webhook-receiver.ts';
 import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { messageToWebhook } from './webhook-messages.ts';
 
 export interface WebhookMessage {
   accountId: string;
@@ -42,16 +40,12 @@ export function webhookDeliveryHarness(context: {
 
   /** An account whose webhook is `url`, and a generation.completed message for it. */
   async function messageTo(url: string): Promise<WebhookMessage> {
-    const accountId = await createFundedAccount(context.database.prisma, { kind: 'agent' });
-    await context.database.prisma.account.update({ where: { id: accountId }, data: { webhookUrl: url } });
-    const taskId = newId('gen');
-    const message = await createWebhookMessage(context.database.prisma, {
+    const { accountId, messageId } = await messageToWebhook(context.database.prisma, {
+      url,
       event: 'generation.completed',
-      subject: taskId,
-      accountId,
-      data: { id: taskId, status: 'completed' },
+      data: (taskId) => ({ id: taskId, status: 'completed' }),
     });
-    return { accountId, messageId: message.messageId, url };
+    return { accountId, messageId, url };
   }
 
   /** Runs one delivery of `message` to its URL to its end, with the real activities unless `activities` replace some. */
