@@ -5,8 +5,12 @@ import { Context } from '@temporalio/activity';
 import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import { type AttemptRecord, recordAttempt } from '../src/webhooks/delivery-log.ts';
-import { type CreatedMessage, createWebhookMessage, type WebhookEventInput } from '../src/webhooks/messages.ts';
-import { webhookSecretOf } from '../src/webhooks/secrets.ts';
+import {
+  type CreatedMessage,
+  createWebhookMessage,
+  messageToSend,
+  type WebhookEventInput,
+} from '../src/webhooks/messages.ts';
 import { type AttemptResult, sendWebhook } from '../src/webhooks/send.ts';
 import { classifyFailures } from './failures.ts';
 import type { WebhookDeliveryInput } from '../workflows/contracts/webhook-delivery.types.ts';
@@ -35,8 +39,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
 
     /** One attempt, signed with the account's secret as it is now (a rotated secret signs the next attempt). */
     async sendWebhook(input: { messageId: string; url: string }): Promise<AttemptResult> {
-      const message = await deps.prisma.webhookMessage.findUniqueOrThrow({ where: { id: input.messageId } });
-      const secret = message.accountId ? await webhookSecretOf(deps.prisma, message.accountId) : null;
+      const { body, secret } = await messageToSend(deps.prisma, input.messageId);
       if (!secret)
         return {
           outcome: 'refused',
@@ -47,8 +50,8 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
         };
       return sendWebhook({
         url: input.url,
-        messageId: message.id,
-        body: message.body,
+        messageId: input.messageId,
+        body,
         secret,
         allowPrivate: deps.config.webhooks.allowPrivateUrls,
       });

@@ -18,6 +18,8 @@ export interface BenchService {
   layout: string;
   /** CPU used so far, ms, by kind of process. */
   sampleCpu(): Record<string, number>;
+  /** CPU used so far, ms, by the service's Node threads by name, where the benchmark can tell them apart. */
+  sampleThreads?(): Map<string, number>;
   /** Peak resident memory, MB, of each process that serves the gateway (the table's memory rows). */
   peakRss(): Map<string, number>;
   prisma: PrismaClient;

@@ -4,8 +4,10 @@
 // measured the same way: an Express hello-world route in this process and the server's bare update-with-start.
 // Every task carries a webhook, as users' do, to a receiver in this process, and a phase ends once its webhooks
 // have arrived; one more phase at the cost rate posts without, to show what the webhook costs.
-// Prints one table and exits. BENCH_PHASE_SECONDS (default 20) sets how long each open-loop phase offers load.
+// Prints one table and exits. BENCH_PHASE_SECONDS (default 20) sets how long each open-loop phase offers load;
+// BENCH_SERVICE_NODE_OPTIONS, the service process's NODE_OPTIONS.
 // `--cluster`: the same table on `npm run cluster`'s layout (bench/cluster-service.ts), requests through Caddy.
+// `--cost`: only the cost rows (the two phases at the cost rate), `--cost=N` N times over: a quick before and after.
 import { createServer } from 'node:http';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import express from 'express';
@@ -18,6 +20,7 @@ import { startInputs } from './inputs.ts';
 import { startUpscaleClient } from './upscale-client.ts';
 import { depositRow, x402Rows } from './payment-rows.ts';
 import { historyCost, writeTransactions } from './task-cost.ts';
+import { threadCpuBetween } from './thread-cpu.ts';
 import { formatTable, loadRow, type Row, withTarget } from './table.ts';
 import { listenLocally } from '../harness/local-server.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
@@ -38,6 +41,9 @@ type CostVariant = typeof withWebhook;
 const endToEndRate = 10;
 const finishedReadRate = 200;
 const runningReadRate = 100;
+
+const costArgument = process.argv.find((argument) => argument.startsWith('--cost'));
+const costRounds = costArgument ? Number(costArgument.split('=')[1] ?? 1) : 0;
 
 const ratio = (value: number, reference: number) => `${(value / reference).toFixed(2)} ×`;
 
@@ -110,6 +116,7 @@ async function saturation({ upscales, rows }: Bench, echoRate: number) {
 
 interface CostPhase {
   cpuBefore: Record<string, number>;
+  threadsBefore?: Map<string, number>;
   xidsBefore: bigint;
   firstTask: number;
   tasks: number;
@@ -133,6 +140,19 @@ async function costRows({ service, upscales, rows }: Bench, client: Client, phas
       total <= variant.cpuTarget,
     ),
   );
+  const threads = phase.threadsBefore && threadCpuBetween(phase.threadsBefore, service.sampleThreads!());
+  if (threads) {
+    const result = threads
+      .filter(([, ms]) => ms / phase.tasks >= 0.1)
+      .map(([name, ms]) => `${name} ${(ms / phase.tasks).toFixed(1)}`)
+      .join(', ');
+    rows.push({
+      name: `Service threads per task, ${variant.name} (ms)`,
+      offered: `${costRate}/s`,
+      requests: phase.tasks,
+      result,
+    });
+  }
   const history = await historyCost(client, upscales.ids.slice(phase.firstTask));
   const writesPerTask = writes / phase.tasks;
   const result =
@@ -152,12 +172,13 @@ async function costRows({ service, upscales, rows }: Bench, client: Client, phas
 /** One open-loop phase of admissions at `rate`, drained (webhooks delivered too); what the cost rows need of it. */
 async function admissionPhase({ service, upscales }: Bench, rate: number, webhook: boolean) {
   const cpuBefore = service.sampleCpu();
+  const threadsBefore = service.sampleThreads?.();
   const [xidsBefore, firstTask] = [await writeTransactions(service.prisma), upscales.ids.length];
   const admitted = await openLoop(rate, phaseSeconds, async (i) => {
     await upscales.create(`in-${rate}-${webhook ? 'webhook' : 'bare'}-${i}`, { webhook });
   });
   await upscales.drain();
-  const cost: CostPhase = { cpuBefore, xidsBefore, firstTask, tasks: admitted.latencies.length };
+  const cost: CostPhase = { cpuBefore, threadsBefore, xidsBefore, firstTask, tasks: admitted.latencies.length };
   return { admitted, cost };
 }
 
@@ -180,6 +201,21 @@ async function admissions(bench: Bench, client: Client, echoRate: number) {
     if (rate !== costRate) continue;
     await costRows(bench, client, cost, withWebhook);
     await withoutWebhooks(bench, client);
+  }
+}
+
+/** The cost phases alone, with a webhook and without (`--cost`). */
+async function costPhases(bench: Bench) {
+  const connection = await Connection.connect({ address: bench.service.temporalAddress });
+  const client = new Client({ connection, namespace: bench.service.config.temporal.namespace });
+  try {
+    progress(`admissions at ${costRate}/s`);
+    const { admitted, cost } = await admissionPhase(bench, costRate, true);
+    bench.rows.push(loadRow('POST /generations (admission, 202)', costRate, admitted));
+    await costRows(bench, client, cost, withWebhook);
+    await withoutWebhooks(bench, client);
+  } finally {
+    await client.connection.close();
   }
 }
 
@@ -276,7 +312,13 @@ const receiverTotals = (webhooks: WebhookReceiver) =>
   `Webhook receiver: ${webhooks.delivered} deliveries for ${webhooks.tasks} tasks, ${webhooks.duplicates} duplicates`;
 
 async function main() {
-  const env = { ALLOW_PRIVATE_INPUT_URLS: 'true', ALLOW_PRIVATE_WEBHOOK_URLS: 'true', X402_ENABLED: 'true' };
+  const env = {
+    ALLOW_PRIVATE_INPUT_URLS: 'true',
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+    X402_ENABLED: 'true',
+    // E.g. `--cpu-prof --cpu-prof-dir=<dir>`: a V8 profile of each of the service's threads, written as it stops.
+    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+  };
   const service = process.argv.includes('--cluster')
     ? await startClusterService('bench', env)
     : await startNpmStartService('bench', env);
@@ -291,15 +333,19 @@ async function main() {
     // (made in a child process, whose CPU would otherwise weigh on the references).
     for (let i = 0; i < 10; i++) await upscales.create(`warm-${i}`);
     await upscales.drain();
-    const { client, helloRate, echoRate } = await references(bench);
-    await admissions(bench, client, echoRate);
-    const finished = await endToEnd(bench);
-    await finishedReads(bench, finished, helloRate);
-    await runningReads(bench, inputs);
-    progress('deposits and x402');
-    rows.push(await depositRow(service.api, service.dataDir, service.config.chains.local.confirmations));
-    const paidUpscale = { type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url}/paid.png` };
-    rows.push(...(await x402Rows(service.api, service.dataDir, paidUpscale)));
+    if (costRounds > 0) {
+      for (let round = 0; round < costRounds; round++) await costPhases(bench);
+    } else {
+      const { client, helloRate, echoRate } = await references(bench);
+      await admissions(bench, client, echoRate);
+      const finished = await endToEnd(bench);
+      await finishedReads(bench, finished, helloRate);
+      await runningReads(bench, inputs);
+      progress('deposits and x402');
+      rows.push(await depositRow(service.api, service.dataDir, service.config.chains.local.confirmations));
+      const paidUpscale = { type: 'upscale', model: 'local/lanczos', image_url: `${inputs.url}/paid.png` };
+      rows.push(...(await x402Rows(service.api, service.dataDir, paidUpscale)));
+    }
     peakRssRows(bench);
     totals = receiverTotals(webhooks);
   } finally {

@@ -10,7 +10,8 @@ import { launchGatewayProcess } from '../harness/stacks/gateway-process.ts';
 import { scratchServiceEnv } from '../harness/scratch-env.ts';
 import { startedOrStopped } from '../harness/stacks/in-process-embedded.ts';
 import { type BenchService, embeddedEndpoints } from './embedded-service.ts';
-import { peakRssMb, treeCpuByKind } from './process-cpu.ts';
+import { peakRssMb, treeCpuByKind, treePids } from './process-cpu.ts';
+import { sampleThreadCpu } from './thread-cpu.ts';
 
 /** The service's processes by kind: PostgreSQL's backends and the dev server apart from the Node processes. */
 function kindOf(command: string): string {
@@ -47,6 +48,7 @@ export async function startNpmStartService(name: string, env: Record<string, str
       const usage = process.cpuUsage();
       return { ...treeCpuByKind(service.pid, kindOf), 'this client': (usage.user + usage.system) / 1000 };
     },
+    sampleThreads: () => sampleThreadCpu(treePids(service.pid, kindOf, 'service (Node)')),
     peakRss: () => new Map([['the service process (api and worker)', peakRssMb(service.pid)]]),
     stops,
     stop,

@@ -55,6 +55,19 @@ export function treeCpuMs(roots: number[]): Map<number, number> {
   return new Map(roots.map((pid) => [pid, total(byPid.get(pid))]));
 }
 
+/** `rootPid` and its descendants whose command `kindOf` names `kind`. */
+export function treePids(rootPid: number, kindOf: (command: string) => string, kind: string): number[] {
+  const { byPid, children } = processTree();
+  const found: number[] = [];
+  const visit = (stat: ProcessStat | undefined) => {
+    if (!stat) return;
+    if (kindOf(stat.command) === kind) found.push(stat.pid);
+    for (const child of children.get(stat.pid) ?? []) visit(child);
+  };
+  visit(byPid.get(rootPid));
+  return found;
+}
+
 /** The most memory `pid` has held resident (VmHWM), in MB. */
 export function peakRssMb(pid: number): number {
   const kilobytes = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];

@@ -7,6 +7,7 @@ import { Session } from 'node:inspector/promises';
 import { startEmbeddedService } from './embedded-service.ts';
 import { startInputs } from './inputs.ts';
 import { startUpscaleClient } from './upscale-client.ts';
+import { startWebhookReceiver } from './webhook-receiver.ts';
 import { achievedRate, closedLoop, type Measured, openLoop, percentile } from './load.ts';
 import { cpuBetween, sampleCpu } from './process-cpu.ts';
 import { sampleThreadCpu, threadCpuBetween } from './thread-cpu.ts';
@@ -56,11 +57,15 @@ async function profiled(load: () => Promise<Measured>) {
 }
 
 async function main(mode: Mode) {
-  const service = await startEmbeddedService('profile', { ALLOW_PRIVATE_INPUT_URLS: 'true' });
+  const service = await startEmbeddedService('profile', {
+    ALLOW_PRIVATE_INPUT_URLS: 'true',
+    ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
+  });
   const { api, prisma, stops } = service;
   try {
     const inputs = await startInputs(stops);
-    const { headers, ids, create, drain } = await startUpscaleClient(service, inputs.url, 'profile');
+    const webhooks = await startWebhookReceiver(stops);
+    const { headers, ids, create, drain } = await startUpscaleClient(service, inputs.url, 'profile', webhooks);
     const read = async (i: number) => {
       const response = await fetch(`${api}/generations/${ids[i % ids.length]}`, { headers });
       if (response.status !== 200) throw new Error(`GET answered ${response.status}`);

@@ -18,31 +18,25 @@ export interface AttemptRecord {
   nextAttemptAt: string | null;
 }
 
+/** Logs an attempt, its message's columns copied in the same statement (no read of the message first). */
 export async function recordAttempt(prisma: PrismaClient, record: AttemptRecord): Promise<void> {
-  const message = await prisma.webhookMessage.findUniqueOrThrow({ where: { id: record.messageId } });
-  const written = await prisma.webhookDelivery.createMany({
-    data: [
-      {
-        id: derivedId('whd', `${record.workflowId}\n${record.runId}\n${record.attempt}`),
-        messageId: message.id,
-        accountId: message.accountId,
-        taskId: message.taskId,
-        event: message.event,
-        url: record.url,
-        attempt: record.attempt,
-        statusCode: record.statusCode,
-        error: record.error,
-        durationMs: record.durationMs,
-        nextAttemptAt: record.nextAttemptAt ? new Date(record.nextAttemptAt) : null,
-      },
-    ],
-    skipDuplicates: true,
-  });
+  const id = derivedId('whd', `${record.workflowId}\n${record.runId}\n${record.attempt}`);
+  const nextAttemptAt = record.nextAttemptAt ? new Date(record.nextAttemptAt) : null;
+  const written = await prisma.$queryRaw<{ event: string }[]>`
+    INSERT INTO webhook_deliveries (id, message_id, account_id, task_id, event, url, attempt, status_code, error,
+      duration_ms, next_attempt_at, created_at)
+    SELECT ${id}, m.id, m.account_id, m.task_id, m.event, ${record.url}, ${record.attempt}::int,
+      ${record.statusCode}::int, ${record.error}, ${record.durationMs}::int, ${nextAttemptAt}::timestamptz,
+      ${new Date()}::timestamptz
+    FROM webhook_messages m WHERE m.id = ${record.messageId}
+    ON CONFLICT (id) DO NOTHING
+    RETURNING event`;
   // Counted once per attempt: a retried write of the same attempt adds no row.
-  if (written.count === 0) return;
+  const [row] = written;
+  if (!row) return;
   const outcome = stateOf(record);
-  metrics.webhookAttempts.inc({ event: message.event, outcome });
-  if (outcome !== 'retrying') metrics.webhookDeliveries.inc({ event: message.event, outcome });
+  metrics.webhookAttempts.inc({ event: row.event, outcome });
+  if (outcome !== 'retrying') metrics.webhookDeliveries.inc({ event: row.event, outcome });
 }
 
 export type DeliveryState = 'delivered' | 'gone' | 'retrying' | 'failed';

@@ -5,6 +5,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import { derivedId } from '../domain/ids.ts';
 import type { GenerationRequest } from '../domain/generation-request.ts';
 import type { WebhookEventFilter } from '../domain/values.ts';
+import { webhookSecretOf } from './secrets.ts';
 
 export const webhookEvents = [
   'generation.completed',
@@ -108,4 +109,22 @@ export async function createWebhookMessage(prisma: PrismaClient, input: WebhookE
     });
   }
   return { messageId, targets: urls.map((url) => ({ url, workflowId: deliveryWorkflowId(messageId, url) })) };
+}
+
+/** A written message as an attempt sends it: its exact body, signed with its account's secret as it is now. */
+export interface MessageToSend {
+  body: string;
+  /** Null when the account no longer exists. */
+  secret: string | null;
+}
+
+/** The message and its account's secret in one read; an account with no secret yet gets one (its first delivery). */
+export async function messageToSend(prisma: PrismaClient, messageId: string): Promise<MessageToSend> {
+  const [found] = await prisma.$queryRaw<{ body: string; account_id: string | null; secret: string | null }[]>`
+    SELECT m.body, m.account_id, a.webhook_secret AS secret
+    FROM webhook_messages m LEFT JOIN accounts a ON a.id = m.account_id
+    WHERE m.id = ${messageId}`;
+  if (!found) throw new Error(`webhook message ${messageId} does not exist`);
+  const secret = found.secret ?? (found.account_id ? await webhookSecretOf(prisma, found.account_id) : null);
+  return { body: found.body, secret };
 }

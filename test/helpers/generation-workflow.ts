@@ -15,6 +15,7 @@ import { newId } from '../../src/domain/ids.ts';
 import { providerSlugOf, providerTaskQueue } from '../../workflows/contracts/task-queues.ts';
 import { admitUpdate, type GenerationInput } from '../../workflows/contracts/generation.types.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
+import { lighterTaskShape } from '../../workflows/contracts/generation.types.ts';
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
@@ -34,6 +35,8 @@ export interface TaskInputOptions {
   timeoutSeconds?: number;
   queueTimeoutSeconds?: number;
   request?: GenerationRequest;
+  /** The input's `shape` (workflows/patches.ts): the api's by default; 0 = none (a run started before it). */
+  shape?: number;
 }
 
 export interface RunOptions {
@@ -85,6 +88,7 @@ export function generationWorkflowHarness(context: {
     timeoutSeconds = 120,
     queueTimeoutSeconds,
     request = upscaleRequest,
+    shape = lighterTaskShape,
   }: TaskInputOptions = {}): Promise<GenerationInput> {
     const accountId = await createFundedAccount(context.database.prisma, { deposit: 1_000_000n });
     return {
@@ -97,6 +101,7 @@ export function generationWorkflowHarness(context: {
       requestHash: requestHash(request),
       timeoutSeconds,
       ...(queueTimeoutSeconds ? { queueTimeoutSeconds } : {}),
+      ...(shape ? { shape } : {}),
     };
   }
 

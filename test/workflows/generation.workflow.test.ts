@@ -72,6 +72,22 @@ describe('generationWorkflow', () => {
     expect(await moneyOf(input.accountId)).toEqual({ balance: 500_000n, reserved: 0n, spent: 500_000n });
   });
 
+  it("a run started with the api's shape takes the lighter branch without a patch; one started without asks it", async () => {
+    const completes = async () => ({ outputs: ['http://files.test/out.png'] });
+    const shaped = await run({ input: await newTaskInput(), provider: completes });
+    const unshaped = await run({ input: await newTaskInput({ shape: 0 }), provider: completes });
+    // A patch costs a marker and a TemporalChangeVersion upsert (a visibility write); GenStatus is upserted once, at
+    // the end, on both (the lighter branch starts `processing`).
+    const costOf = ({ history }: { history: temporal.api.history.v1.IHistory }) => ({
+      patchMarkers: history.events!.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_patch')
+        .length,
+      upserts: history.events!.filter((event) => event.upsertWorkflowSearchAttributesEventAttributes).length,
+    });
+    expect([shaped.result?.status, unshaped.result?.status]).toEqual(['completed', 'completed']);
+    expect(costOf(shaped)).toEqual({ patchMarkers: 0, upserts: 1 });
+    expect(costOf(unshaped)).toEqual({ patchMarkers: 1, upserts: 2 });
+  });
+
   it('a provider refusal fails the task with its message and releases everything, without retrying', async () => {
     const input = await newTaskInput();
     let calls = 0;

@@ -14,6 +14,8 @@ const histories = [
   'generation-failed.binpb',
   'generation-completed-webhook.binpb',
   'generation-failed-webhook-handed-over.binpb',
+  'generation-completed-webhook-shaped.binpb',
+  'generation-failed-webhook-shaped.binpb',
   'generation-refused.binpb',
   'generation-upstream-job.binpb',
   'generation-provider-fallback.binpb',

@@ -48,7 +48,19 @@ export interface GenerationInput extends AdmitInput {
   queueTimeoutSeconds?: number;
   /** The providers of the model's fallback routes, in catalog order (route 1, 2, …): each has its own task queue. */
   fallbackProviders?: string[];
+  /**
+   * The shape the starter asks the workflow to run in (workflows/patches.ts): lighterTaskShape = lighterTaskPatch's
+   * branch, without calling patched(). Absent (runs started earlier): the patch decides.
+   */
+  shape?: number;
 }
+
+/**
+ * The generation input's `shape` that takes the lighter-task patch's branch without asking the patch. A patch costs
+ * every run a marker and an upsert of TemporalChangeVersion (a visibility write): on the path every task takes, the
+ * starter says which shape to run; runs started without one (before, or by an older api) still ask the patch.
+ */
+export const lighterTaskShape = 2;
 
 /** The admit update's answer: the admitTask activity's, or a conflict (same Idempotency-Key, another body). */
 export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };

@@ -6,7 +6,6 @@ import {
   CancellationScope,
   condition,
   proxyActivities,
-  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -23,7 +22,7 @@ import { genStatus, type GenStatus } from '../contracts/search-attributes.ts';
 import { providerSlugOf, providerTaskQueue } from '../contracts/task-queues.ts';
 import { type UpstreamJob, upstreamJobOf } from './upstream-job.ts';
 import { deliver, notify } from '../webhooks/webhook-notify.ts';
-import { lighterTaskPatch } from '../patches.ts';
+import { takesLighterTask } from '../patches.ts';
 
 const { markProcessing, settleTask } = proxyLocalActivities<GenerationActivities>(local);
 const { failTask } = proxyActivities<GenerationActivities>(compensation);
@@ -56,9 +55,9 @@ function refused(): null {
  * Admission marks a task processing as it admits it; a row adopted after a lost update is marked here. GenStatus says
  * `processing` from the start (runs recorded before the patch started `queued`, and said so here).
  */
-async function startProcessing(taskId: string, markedAtAdmission: TaskView | undefined): Promise<TaskView> {
-  const view = markedAtAdmission ?? (await markProcessing(taskId));
-  if (!patched(lighterTaskPatch)) recordStatus('processing');
+async function startProcessing(input: GenerationInput, markedAtAdmission: TaskView | undefined): Promise<TaskView> {
+  const view = markedAtAdmission ?? (await markProcessing(input.taskId));
+  if (!takesLighterTask(input)) recordStatus('processing');
   return view;
 }
 
@@ -70,7 +69,7 @@ function settle(input: GenerationInput, { produced, servedBy }: Served): Promise
   return CancellationScope.nonCancellable(async () => {
     // Settling also writes the final event's message: no notify step of its own (see notifyEnded). Runs recorded
     // before the patch got the view alone (their settling started the deliveries).
-    const inline = patched(lighterTaskPatch);
+    const inline = takesLighterTask(input);
     const settled = (result: Settled) => (inline ? result : { task: result as unknown as TaskView, webhook: null });
     const delivered = { taskId: input.taskId, modelId: input.modelId, ...produced, servedBy, notify: true };
     if (!input.payment) return settled(await settleTask(delivered));
@@ -106,7 +105,10 @@ async function compensate(
 async function notifyEnded(input: GenerationInput, view: TaskView | null): Promise<void> {
   if (!hasEnded(view)) return;
   const event = `generation.${view.status}` as const;
-  await notify({ event, subject: input.taskId, accountId: input.accountId, taskId: input.taskId, data: view });
+  await notify(
+    { event, subject: input.taskId, accountId: input.accountId, taskId: input.taskId, data: view },
+    takesLighterTask(input),
+  );
 }
 
 export async function generationWorkflow(input: GenerationInput): Promise<TaskView | null> {
@@ -126,7 +128,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
     if (!admitted) return refused();
     if (hasEnded(admitted.task)) return await endedBefore(admitted.task);
     // 2. Processing (marked by admission's own step).
-    view = await startProcessing(input.taskId, admitted.processing);
+    view = await startProcessing(input, admitted.processing);
     // 3. Run on the model's routes: the provider activity stores the outputs as it collects them.
     const served = await runOnRoutes(input, upstream);
     // 4. Settle: charge the reservation (or settle the x402 payment) and complete the task.

@@ -60,11 +60,13 @@ export async function deliver(message: CreatedMessage | null, event: string): Pr
   }
 }
 
-/** Writes the event's message and delivers it (see deliver). Never throws. */
-export async function notify(input: WebhookEventInput): Promise<void> {
+/**
+ * Writes the event's message and delivers it (see deliver). Never throws. `inline`: the emitter's run takes
+ * lighterTaskPatch's branch (asked of the patch when not given).
+ */
+export async function notify(input: WebhookEventInput, inline = patched(lighterTaskPatch)): Promise<void> {
   let message: CreatedMessage | null = null;
   try {
-    const inline = patched(lighterTaskPatch);
     await CancellationScope.nonCancellable(async () => {
       if (inline) message = await prepareWebhookMessage(input);
       else await notifyWebhooks(input);

@@ -114,7 +114,7 @@ it('generation-failed.binpb: the provider refuses; the task fails, its status ke
 // activities); a failed one is handed to a delivery workflow.
 it('generation-completed-webhook.binpb: a task with a webhook completes; its first attempt delivers', async () => {
   const hook = await webhooks.receiver();
-  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url } });
+  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url }, shape: 0 });
   const { result, history } = await generation.run({
     input,
     provider: async () => ({ outputs: ['http://files.test/out.png'] }),
@@ -125,6 +125,37 @@ it('generation-completed-webhook.binpb: a task with a webhook completes; its fir
 });
 
 it('generation-failed-webhook-handed-over.binpb: a task with a webhook fails; its first attempt fails, handed over', async () => {
+  const hook = await webhooks.receiver({ answers: [{ status: 503 }] });
+  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url }, shape: 0 });
+  const { result, history } = await generation.run({
+    input,
+    provider: async () => {
+      throw ApplicationFailure.nonRetryable('refused', 'ProviderRefusal');
+    },
+    afterwards: () =>
+      expect
+        .poll(() => hook.received.length, { timeout: 20_000 })
+        .toBe(2)
+        .then(() => undefined),
+  });
+  expect(result?.status).toBe('failed');
+  await save('generation-failed-webhook-handed-over.binpb', history);
+});
+
+// Since the input's shape: the same runs, without the patch's marker and TemporalChangeVersion upsert.
+it('generation-completed-webhook-shaped.binpb: as above, started with the input shape (no patch marker)', async () => {
+  const hook = await webhooks.receiver();
+  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url } });
+  const { result, history } = await generation.run({
+    input,
+    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
+  });
+  expect(result?.status).toBe('completed');
+  expect(hook.received).toHaveLength(1);
+  await save('generation-completed-webhook-shaped.binpb', history);
+});
+
+it('generation-failed-webhook-shaped.binpb: as above, started with the input shape (no patch marker)', async () => {
   const hook = await webhooks.receiver({ answers: [{ status: 503 }] });
   const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url } });
   const { result, history } = await generation.run({
@@ -139,7 +170,7 @@ it('generation-failed-webhook-handed-over.binpb: a task with a webhook fails; it
         .then(() => undefined),
   });
   expect(result?.status).toBe('failed');
-  await save('generation-failed-webhook-handed-over.binpb', history);
+  await save('generation-failed-webhook-shaped.binpb', history);
 });
 
 it('generation-refused.binpb: admission refused (no funds), its status `refused`', async () => {

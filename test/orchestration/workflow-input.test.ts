@@ -1,0 +1,15 @@
+// The generation workflow's input as admission sends it: it names the shape the run takes, so the run never asks the
+// patch (a marker and a TemporalChangeVersion upsert per task; workflows/patches.ts).
+import { expect, it } from 'vitest';
+import { loadCatalog } from '../../src/catalog/catalog.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { lighterTaskShape } from '../../workflows/contracts/generation.types.ts';
+import { balanceGenerationInput } from '../helpers/generation-input.ts';
+import { upscaleRequest } from '../helpers/generation-workflow.ts';
+
+it('names the lighter shape, so the run takes its branch without a patch', () => {
+  const deps = { config: loadConfig({ NODE_ENV: 'test' }, []), catalog: loadCatalog() };
+  const input = balanceGenerationInput(deps, { accountId: 'dev_1', body: upscaleRequest, idempotencyKey: null });
+  expect(input.shape).toBe(lighterTaskShape);
+  expect(lighterTaskShape).toBeGreaterThanOrEqual(2);
+});
