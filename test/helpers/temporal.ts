@@ -7,6 +7,7 @@ import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.t
 import { devServerTuningArgs } from '../../src/infra/temporal-dev-server.ts';
 import { searchAttributeTypes } from '../../src/orchestration/temporal/search-attributes.ts';
 import { workflowsPath } from '../../src/orchestration/temporal/workflows-path.ts';
+import { sharedWorkflowModules } from '../../src/orchestration/temporal/shared-workflow-modules.mjs';
 import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
 
 /** With the service's search attributes registered, as `npm start` registers them (the workflows set them). */
@@ -43,6 +44,7 @@ export function bundleWorkflows(workflowInterceptorModules: string[] = []): Prom
   return bundleWorkflowCode({
     workflowsPath: workflowsPath(),
     workflowInterceptorModules,
+    preloadModules: sharedWorkflowModules(workflowsPath()),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
 }

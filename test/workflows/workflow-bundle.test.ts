@@ -34,6 +34,10 @@ describe('bundleWorkflowsApart', () => {
     const bundle = await bundleWorkflowsApart(logger);
 
     expect(lines).toContainEqual({ level: 'INFO', message: 'Workflow bundle created' });
+    // The SDK's libraries and the workflows are loaded once per worker thread, not once per workflow.
+    const preloaded = /exports\.preloadModules = function preloadModules\(\) \{([^}]*)\}/.exec(bundle.code)?.[1];
+    for (const module of ['@temporalio/workflow', '@temporalio/common', './workflows/index.ts'])
+      expect(preloaded, module).toContain(`/*! ${module} */`);
     const env = await createTimeSkippingEnv();
     try {
       const activities: SystemActivities = {

@@ -2,6 +2,7 @@
 // service (see workflow-bundle.ts). Arguments: the workflows' entry file, then workflow interceptor modules. Over IPC it sends each log line of the
 // bundler as `{ log }`, then `{ code }` (the bundle, with its inline source map) or `{ error }`, and exits.
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { sharedWorkflowModules } from './shared-workflow-modules.mjs';
 
 // The service that asked is gone: nobody wants the bundle any more.
 process.once('disconnect', () => process.exit(1));
@@ -20,7 +21,8 @@ const logger = {
 
 try {
   const [workflowsPath, ...workflowInterceptorModules] = process.argv.slice(2);
-  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger });
+  const preloadModules = sharedWorkflowModules(workflowsPath);
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, preloadModules, logger });
   await send({ code });
   process.exit(0);
 } catch (error) {

@@ -1,0 +1,1 @@
+export declare function sharedWorkflowModules(workflowsPath: string): string[];
