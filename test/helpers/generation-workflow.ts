@@ -15,7 +15,7 @@ import { newId } from '../../src/domain/ids.ts';
 import { providerSlugOf, providerTaskQueue } from '../../workflows/contracts/task-queues.ts';
 import { admitUpdate, type GenerationInput } from '../../workflows/contracts/generation.types.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
-import { lighterTaskShape } from '../../workflows/contracts/generation.types.ts';
+import { generationShape } from '../../workflows/contracts/generation.types.ts';
 import { createFundedAccount } from './accounts.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
@@ -88,7 +88,7 @@ export function generationWorkflowHarness(context: {
     timeoutSeconds = 120,
     queueTimeoutSeconds,
     request = upscaleRequest,
-    shape = lighterTaskShape,
+    shape = generationShape,
   }: TaskInputOptions = {}): Promise<GenerationInput> {
     const accountId = await createFundedAccount(context.database.prisma, { deposit: 1_000_000n });
     return {

@@ -3,13 +3,13 @@
 import { expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { lighterTaskShape } from '../../workflows/contracts/generation.types.ts';
+import { earlyAdoptionShape, generationShape, lighterTaskShape } from '../../workflows/contracts/generation.types.ts';
 import { balanceGenerationInput } from '../helpers/generation-input.ts';
 import { upscaleRequest } from '../helpers/generation-workflow.ts';
 
-it('names the lighter shape, so the run takes its branch without a patch', () => {
+it('names the latest shape: the lighter branch without a patch, the early look for a lost update', () => {
   const deps = { config: loadConfig({ NODE_ENV: 'test' }, []), catalog: loadCatalog() };
   const input = balanceGenerationInput(deps, { accountId: 'dev_1', body: upscaleRequest, idempotencyKey: null });
-  expect(input.shape).toBe(lighterTaskShape);
-  expect(lighterTaskShape).toBeGreaterThanOrEqual(2);
+  expect(input.shape).toBe(generationShape);
+  expect(generationShape).toBeGreaterThanOrEqual(Math.max(lighterTaskShape, earlyAdoptionShape));
 });

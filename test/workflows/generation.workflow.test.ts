@@ -282,7 +282,7 @@ describe('generationWorkflow', () => {
   // Temporal died after the update's local activity committed the row, before it saved the update: the workflow never
   // hears of its admission. A task without an Idempotency-Key (a random id, as here) has no retried POST to save it.
   describe('an admission whose update was lost', () => {
-    it('the workflow adopts the row the lost update committed after its admission timeout: run, charged once', async () => {
+    it('the workflow adopts the row the lost update committed at its 30 s look: run, charged once', async () => {
       const input = await newTaskInput();
       await admitTask(database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
       expect(await moneyOf(input.accountId)).toEqual({ balance: 1_000_000n, reserved: 500_000n, spent: 0n });
@@ -301,6 +301,11 @@ describe('generationWorkflow', () => {
       expect(await ledgerKinds(input.taskId)).toEqual(['charge', 'reserve']);
       const timers = history.events?.filter((event) => event.timerFiredEventAttributes) ?? [];
       expect(timers).toHaveLength(1);
+      // The look for a lost update's row, not the 5-minute admission timeout.
+      const started = history.events?.filter((event) => event.timerStartedEventAttributes) ?? [];
+      expect(started.map((event) => Number(event.timerStartedEventAttributes!.startToFireTimeout!.seconds))).toEqual([
+        30,
+      ]);
     });
 
     it('without a row (the update never ran), the workflow ends failed after its timeout and reserves nothing', async () => {

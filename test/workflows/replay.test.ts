@@ -21,6 +21,7 @@ const histories = [
   'generation-provider-fallback.binpb',
   'generation-provider-queue.binpb',
   'generation-adopted.binpb',
+  'generation-adopted-early.binpb',
   'generation-cancelled.binpb',
   'generation-answer-lost.binpb',
   'generation-answer-lost-adopted.binpb',

@@ -61,6 +61,10 @@ export interface GenerationInput extends AdmitInput {
  * starter says which shape to run; runs started without one (before, or by an older api) still ask the patch.
  */
 export const lighterTaskShape = 2;
+/** From this shape on, a run still waiting for its admission after a short while looks for a row a lost update left. */
+export const earlyAdoptionShape = 3;
+/** The shape admission starts generations with: the latest. */
+export const generationShape = earlyAdoptionShape;
 
 /** The admit update's answer: the admitTask activity's, or a conflict (same Idempotency-Key, another body). */
 export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };

@@ -26,6 +26,9 @@ type Refusal = Exclude<TaskAdmission, { outcome: 'admitted' }>;
 
 // Far longer than an admit update takes (the api gives up on it within a minute): past it, the update was lost.
 const admissionTimeout = '5 minutes';
+// A run still waiting this long looks for a row: only an update that was lost (Temporal died after its step
+// committed) can have left one, so it is adopted at once rather than after the timeout; none, the wait goes on.
+const lostUpdateCheck = '30 seconds';
 
 /** An admitted task as the api was told (`task`: queued), and as admission left it (`processing`, when it did). */
 export type Admitted = { state: 'admitted'; task: TaskView; processing?: TaskView };
@@ -42,6 +45,8 @@ export type Admission =
 export interface AdmitUpdateHandler {
   admission: () => Admission;
   adopt: () => void;
+  /** Adopts the row a lost update committed, if there is one (a pending run cannot have any other). */
+  adoptIfCommitted: () => Promise<void>;
 }
 
 async function admissionOf(reservation: Promise<TaskAdmission>): Promise<Admission> {
@@ -118,15 +123,26 @@ export function handleAdmitUpdate(input: GenerationInput, onAdmitted: (task: Tas
     adopt: () => {
       if (admission.state === 'pending') decide(adoption(input.taskId));
     },
+    adoptIfCommitted: async () => {
+      if (admission.state !== 'pending') return;
+      const task = await findAdmittedTask(input.taskId);
+      // An update may have come meanwhile: its decision stands.
+      if (task && admission.state === 'pending') decide(Promise.resolve({ outcome: 'admitted', task }));
+    },
   };
 }
 
 /**
  * Waits until the admit update has decided: the task, or null for a refusal once the api has its answer. An update
  * that never comes (lost with Temporal) does not keep it waiting for ever: the row it may have committed is adopted.
+ * `checksEarly` (runs started with earlyAdoptionShape): a row is looked for after 30 s already.
  */
-export async function awaitAdmission({ admission, adopt }: AdmitUpdateHandler): Promise<Admitted | null> {
+export async function awaitAdmission(
+  { admission, adopt, adoptIfCommitted }: AdmitUpdateHandler,
+  checksEarly: boolean,
+): Promise<Admitted | null> {
   const decided = () => !['pending', 'reserving'].includes(admission().state);
+  if (checksEarly && !(await condition(decided, lostUpdateCheck))) await adoptIfCommitted();
   if (!(await condition(decided, admissionTimeout))) adopt();
   await condition(decided);
   // A failure, not an Error: an Error fails only the workflow task, which would then retry for ever.

@@ -3,7 +3,7 @@
 import type { CatalogModel } from '../../catalog/catalog.ts';
 import type { Config } from '../../config/config.ts';
 import type { PaidBy } from '../../payments/methods/payment-method.ts';
-import { type GenerationInput, lighterTaskShape } from '../../../workflows/contracts/generation.types.ts';
+import { type GenerationInput, generationShape } from '../../../workflows/contracts/generation.types.ts';
 import type { AdmissibleRequest } from './admissible.ts';
 
 /** Who a task is for and how a retry names it; `requestHash` is what the admit update compares, sent once from here. */
@@ -35,7 +35,7 @@ export function generationInput(
     timeoutSeconds: model.timeout_seconds,
     queueTimeoutSeconds: config.providers.queueTimeoutSeconds,
     ...fallbackProvidersOf(model),
-    shape: lighterTaskShape,
+    shape: generationShape,
     ...(inputSeconds !== undefined ? { inputSeconds } : {}),
     ...(claim.replayOf ? { replayOf: claim.replayOf } : {}),
     ...(claim.payment ? { payment: claim.payment } : {}),

@@ -110,23 +110,23 @@ it('generation-failed.binpb: the provider refuses; the task fails, its status ke
   await save('generation-failed.binpb', history);
 });
 
-// After patch webhook-first-attempt-inline: the final event's first attempt is the task's own step (local
-// activities); a failed one is handed to a delivery workflow.
-it('generation-completed-webhook.binpb: a task with a webhook completes; its first attempt delivers', async () => {
+/** A task with a webhook completes; its first attempt delivers. `shape` 0: started as before the input named one. */
+async function completedWithWebhook(file: string, shape?: number) {
   const hook = await webhooks.receiver();
-  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url }, shape: 0 });
+  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url }, shape });
   const { result, history } = await generation.run({
     input,
     provider: async () => ({ outputs: ['http://files.test/out.png'] }),
   });
   expect(result?.status).toBe('completed');
   expect(hook.received).toHaveLength(1);
-  await save('generation-completed-webhook.binpb', history);
-});
+  await save(file, history);
+}
 
-it('generation-failed-webhook-handed-over.binpb: a task with a webhook fails; its first attempt fails, handed over', async () => {
+/** A task with a webhook fails; its first attempt fails and is handed over to a delivery workflow. */
+async function failedWithWebhookHandedOver(file: string, shape?: number) {
   const hook = await webhooks.receiver({ answers: [{ status: 503 }] });
-  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url }, shape: 0 });
+  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url }, shape });
   const { result, history } = await generation.run({
     input,
     provider: async () => {
@@ -139,39 +139,23 @@ it('generation-failed-webhook-handed-over.binpb: a task with a webhook fails; it
         .then(() => undefined),
   });
   expect(result?.status).toBe('failed');
-  await save('generation-failed-webhook-handed-over.binpb', history);
-});
+  await save(file, history);
+}
+
+// After patch lighter-task: the final event's first attempt is the task's own step (local activities); a failed one
+// is handed to a delivery workflow. Recorded as runs started before the input named a shape asked the patch.
+it('generation-completed-webhook.binpb: a task with a webhook completes; its first attempt delivers', () =>
+  completedWithWebhook('generation-completed-webhook.binpb', 0));
+
+it('generation-failed-webhook-handed-over.binpb: a task with a webhook fails; its first attempt fails, handed over', () =>
+  failedWithWebhookHandedOver('generation-failed-webhook-handed-over.binpb', 0));
 
 // Since the input's shape: the same runs, without the patch's marker and TemporalChangeVersion upsert.
-it('generation-completed-webhook-shaped.binpb: as above, started with the input shape (no patch marker)', async () => {
-  const hook = await webhooks.receiver();
-  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url } });
-  const { result, history } = await generation.run({
-    input,
-    provider: async () => ({ outputs: ['http://files.test/out.png'] }),
-  });
-  expect(result?.status).toBe('completed');
-  expect(hook.received).toHaveLength(1);
-  await save('generation-completed-webhook-shaped.binpb', history);
-});
+it('generation-completed-webhook-shaped.binpb: as above, started with the input shape (no patch marker)', () =>
+  completedWithWebhook('generation-completed-webhook-shaped.binpb'));
 
-it('generation-failed-webhook-shaped.binpb: as above, started with the input shape (no patch marker)', async () => {
-  const hook = await webhooks.receiver({ answers: [{ status: 503 }] });
-  const input = await generation.newTaskInput({ request: { ...upscaleRequest, webhook_url: hook.url } });
-  const { result, history } = await generation.run({
-    input,
-    provider: async () => {
-      throw ApplicationFailure.nonRetryable('refused', 'ProviderRefusal');
-    },
-    afterwards: () =>
-      expect
-        .poll(() => hook.received.length, { timeout: 20_000 })
-        .toBe(2)
-        .then(() => undefined),
-  });
-  expect(result?.status).toBe('failed');
-  await save('generation-failed-webhook-shaped.binpb', history);
-});
+it('generation-failed-webhook-shaped.binpb: as above, started with the input shape (no patch marker)', () =>
+  failedWithWebhookHandedOver('generation-failed-webhook-shaped.binpb'));
 
 it('generation-refused.binpb: admission refused (no funds), its status `refused`', async () => {
   const input = await generation.newTaskInput({ costMicros: 2_000_000n });
@@ -241,8 +225,9 @@ it('generation-provider-queue.binpb: no fal slot within the queue bound; Replica
   await save('generation-provider-queue.binpb', history);
 });
 
-it('generation-adopted.binpb: an admission whose update was lost, adopted after its timeout, then completed', async () => {
-  const input = await generation.newTaskInput();
+/** An admission whose update was lost (its row committed), adopted, then completed. */
+async function adoptedAfterLostUpdate(file: string, shape?: number) {
+  const input = await generation.newTaskInput({ shape });
   await admitTask(context.database.prisma, { ...input, costMicros: BigInt(input.costMicros) });
   const { result, history } = await generation.run({
     input,
@@ -250,8 +235,15 @@ it('generation-adopted.binpb: an admission whose update was lost, adopted after 
     provider: async () => ({ outputs: ['http://files.test/out.png'] }),
   });
   expect(result?.status).toBe('completed');
-  await save('generation-adopted.binpb', history);
-});
+  await save(file, history);
+}
+
+it('generation-adopted.binpb: an admission whose update was lost, adopted after its timeout, then completed', () =>
+  adoptedAfterLostUpdate('generation-adopted.binpb', 0));
+
+// Since earlyAdoptionShape: the row is looked for after 30 s, not after the 5-minute timeout.
+it('generation-adopted-early.binpb: as above, adopted at the 30 s look for a lost update', () =>
+  adoptedAfterLostUpdate('generation-adopted-early.binpb'));
 
 /** An admit step whose every attempt commits (the first writes the row) and then loses its answer: the database away. */
 const answerLost =
@@ -276,7 +268,7 @@ it.skip('generation-answer-lost.binpb: the row committed, the attempts ran out: 
 });
 
 it('generation-answer-lost-adopted.binpb: the row committed, the attempts ran out: adopted, then completed', async () => {
-  const input = await generation.newTaskInput();
+  const input = await generation.newTaskInput({ shape: 0 });
   const { admission, result, history } = await generation.run({
     input,
     admitTask: answerLost(context.database.prisma),
