@@ -49,8 +49,9 @@ export interface GenerationInput extends AdmitInput {
   /** The providers of the model's fallback routes, in catalog order (route 1, 2, …): each has its own task queue. */
   fallbackProviders?: string[];
   /**
-   * The shape the starter asks the workflow to run in (workflows/patches.ts): lighterTaskShape = lighterTaskPatch's
-   * branch, without calling patched(). Absent (runs started earlier): the patch decides.
+   * The shape the starter asks the workflow to run in, a version carried by the input instead of a patch (below):
+   * from lighterTaskShape, lighterTaskPatch's branch without calling patched(); from earlyAdoptionShape, the early look
+   * for a lost update's row. Absent (runs started earlier): the patch decides, and the look waits the whole timeout.
    */
   shape?: number;
 }
