@@ -1,7 +1,7 @@
 // The ids of the workflow changes carried as patches (docs/development.md, "Changing a workflow"): runs recorded before
 // a patch replay through its old branch.
 import { patched } from '@temporalio/workflow';
-import { lighterTaskShape } from './contracts/generation.types.ts';
+import { lighterTaskShape, startedWithShape } from './contracts/generation.types.ts';
 
 /**
  * Issue 41: the notify step makes each target's first attempt itself (before: a delivery workflow per target, which
@@ -11,4 +11,4 @@ export const lighterTaskPatch = 'lighter-task';
 
 /** Whether a generation run takes lighterTaskPatch's branch: its input says so, or else the patch. */
 export const takesLighterTask = (input: { shape?: number }): boolean =>
-  (input.shape ?? 0) >= lighterTaskShape || patched(lighterTaskPatch);
+  startedWithShape(input, lighterTaskShape) || patched(lighterTaskPatch);

@@ -66,6 +66,8 @@ export const lighterTaskShape = 2;
 export const earlyAdoptionShape = 3;
 /** The shape admission starts generations with: the latest. */
 export const generationShape = earlyAdoptionShape;
+/** Whether a run was started with `shape` or a later one (none: before shapes). */
+export const startedWithShape = (input: { shape?: number }, shape: number): boolean => (input.shape ?? 0) >= shape;
 
 /** The admit update's answer: the admitTask activity's, or a conflict (same Idempotency-Key, another body). */
 export type AdmitUpdateResult = TaskAdmission | { outcome: 'conflict' };

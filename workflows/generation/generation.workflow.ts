@@ -17,7 +17,13 @@ import { compensation, local, settlementActivities } from './activity-options.ts
 import { type AdmitUpdateHandler, awaitAdmission, handleAdmitUpdate } from './generation-admission.ts';
 import { callerSafeError } from './generation-failures.ts';
 import { runOnRoutes, type Served } from './generation-routes.ts';
-import { cancelledError, earlyAdoptionShape, type GenerationInput, stateQuery } from '../contracts/generation.types.ts';
+import {
+  cancelledError,
+  earlyAdoptionShape,
+  type GenerationInput,
+  startedWithShape,
+  stateQuery,
+} from '../contracts/generation.types.ts';
 import { genStatus, type GenStatus } from '../contracts/search-attributes.ts';
 import { providerSlugOf, providerTaskQueue } from '../contracts/task-queues.ts';
 import { type UpstreamJob, upstreamJobOf } from './upstream-job.ts';
@@ -124,7 +130,7 @@ export async function generationWorkflow(input: GenerationInput): Promise<TaskVi
   const upstream = upstreamJobOf({ taskId: input.taskId, modelId: input.modelId }, providerQueue);
   try {
     // 1. Admit: the api is answered from the update; the long tail follows.
-    const admitted = await awaitAdmission(admitting, (input.shape ?? 0) >= earlyAdoptionShape);
+    const admitted = await awaitAdmission(admitting, startedWithShape(input, earlyAdoptionShape));
     if (!admitted) return refused();
     if (hasEnded(admitted.task)) return await endedBefore(admitted.task);
     // 2. Processing (marked by admission's own step).
