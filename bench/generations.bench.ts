@@ -316,7 +316,7 @@ async function main() {
     ALLOW_PRIVATE_INPUT_URLS: 'true',
     ALLOW_PRIVATE_WEBHOOK_URLS: 'true',
     X402_ENABLED: 'true',
-    // E.g. `--cpu-prof --cpu-prof-dir=<dir>`: a V8 profile of each of the service's threads, written as it stops.
+    // E.g. `--heapsnapshot-signal=SIGUSR2` or a `--require` of a profiler preload (Node refuses `--cpu-prof` there).
     ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
   };
   const service = process.argv.includes('--cluster')

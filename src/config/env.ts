@@ -255,9 +255,9 @@ export const envSchema = z.object({
   OPENAI_CONCURRENCY: positiveInt.default(20),
   // How long a task may wait for one of those slots; the wait does not count against the model's timeout.
   PROVIDER_QUEUE_TIMEOUT_SECONDS: positiveInt.default(600),
-  // Workflows a worker keeps in memory between their steps; one evicted is replayed from its history on its next
-  // step. Sized for the tasks in flight at the benchmark's highest rate, at ~0.1 MB each.
-  WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).default(1000),
+  // Workflows a worker keeps in memory between their steps; one it has no room for is replayed from its history at
+  // its next step. Above the tasks in flight after a crash at the rate one machine sustains (docs/configuration.md).
+  WORKFLOW_CACHE_SIZE: z.coerce.number().int().min(2).default(500),
   // Tracing is on exactly when this is set (the standard OpenTelemetry variables; see src/infra/tracing.ts).
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   OTEL_SERVICE_NAME: optionalText,
