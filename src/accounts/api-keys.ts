@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Account, AccountKind, Prisma } from '../generated/prisma/client.ts';
 import { newId, randomBase62 } from '../domain/ids.ts';
-import { type KeyPolicy, type KeyScope, keyScopes, policyOf, storedPolicyOf } from './key-policy.ts';
+import { type KeyPolicy, type KeyScope, keyScopes, storedPolicyOf } from './key-policy.ts';
+import { cappedLimits, chainFailure, chainRateLimits, type ChainRow, chainRowSelect, makersOf } from './key-chain.ts';
 
 type Db = PrismaClient | Prisma.TransactionClient;
 
@@ -77,21 +78,31 @@ export interface PrincipalKey {
   scopes: KeyScope[];
   policy: KeyPolicy | null;
   parentId: string | null;
+  /** The keys above it (its makers), nearest first. */
+  ancestorIds: string[];
+  /** The per-minute limits its generations count against: its own and its makers', nearest first. */
+  rateLimits: { keyId: string; perMinute: number }[];
 }
 
-export const principalKeyOf = (row: ApiKeyRow): PrincipalKey => ({
-  id: row.id,
-  name: row.name,
-  keyPrefix: row.keyPrefix,
-  lastUsedAt: row.lastUsedAt,
-  expiresAt: row.expiresAt,
-  // A key of before scopes (a null column) has them all, as every key then could.
-  scopes: (row.scopes ?? keyScopes).filter((scope): scope is KeyScope =>
-    (keyScopes as readonly string[]).includes(scope),
-  ),
-  policy: policyOf(row.policy),
-  parentId: row.parentId,
-});
+/** A key's own limits, as its row holds them (authentication caps them by its makers': principalKeyIn). */
+export const principalKeyOf = (row: ApiKeyRow): PrincipalKey => principalKeyIn(row, []);
+
+/** A key as it acts: its scopes and expiry capped by its makers', their policy when it has none, their rate limits. */
+function principalKeyIn(row: ApiKeyRow, makers: ChainRow[]): PrincipalKey {
+  const limits = cappedLimits(row, makers);
+  return {
+    id: row.id,
+    name: row.name,
+    keyPrefix: row.keyPrefix,
+    lastUsedAt: row.lastUsedAt,
+    expiresAt: limits.expiresAt,
+    scopes: limits.scopes as KeyScope[],
+    policy: limits.policy,
+    parentId: row.parentId,
+    ancestorIds: row.ancestorIds,
+    rateLimits: chainRateLimits(row, makers),
+  };
+}
 
 export type AuthFailure = 'missing' | 'malformed' | 'unknown' | 'expired' | 'revoked';
 
@@ -118,24 +129,33 @@ export async function authenticateApiKey(db: Db, key: string | undefined, now = 
   const row = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(key) }, include: { account: true } });
   // A hash collision across kinds is not a concern; a key whose prefix disagrees with its account is forged.
   if (!row || row.account.kind !== prefixKinds[shape[1] as KeyPrefix]) return { ok: false, failure: 'unknown' };
-  return standingKey(row, now);
+  return standingKey(db, row, now);
 }
 
 /** The key an OAuth access token names (its grant): the same checks as a key presented itself. */
 export async function authenticateKeyById(db: Db, keyId: string, now = new Date()): Promise<AuthResult> {
   const row = await db.apiKey.findUnique({ where: { id: keyId }, include: { account: true } });
-  return row ? standingKey(row, now) : { ok: false, failure: 'unknown' };
+  return row ? standingKey(db, row, now) : { ok: false, failure: 'unknown' };
 }
 
-function standingKey(row: ApiKeyRow & { account: Account }, now: Date): AuthResult {
-  if (row.revokedAt) return { ok: false, failure: 'revoked' };
-  if (row.expiresAt && row.expiresAt <= now) return { ok: false, failure: 'expired' };
+/** The makers of a key, nearest first (none for a key made at registration or by genctl). */
+export async function makersOfKey(db: Db, key: { ancestorIds: string[] }): Promise<ChainRow[]> {
+  if (key.ancestorIds.length === 0) return [];
+  const rows = await db.apiKey.findMany({ where: { id: { in: key.ancestorIds } }, select: chainRowSelect });
+  return makersOf(key.ancestorIds, rows);
+}
+
+/** A key stands while it and every key above it is neither revoked nor expired. */
+async function standingKey(db: Db, row: ApiKeyRow & { account: Account }, now: Date): Promise<AuthResult> {
+  const makers = await makersOfKey(db, row);
+  const failure = chainFailure([row, ...makers], now);
+  if (failure) return { ok: false, failure };
   const { account } = row;
   return {
     ok: true,
     principal: {
       account: { id: account.id, kind: account.kind, name: account.name, tier: account.tier, status: account.status },
-      apiKey: principalKeyOf(row),
+      apiKey: principalKeyIn(row, makers),
     },
   };
 }

@@ -68,6 +68,7 @@ export interface KeyLimits {
   expiresAt: Date | null;
 }
 
+// A longer window holds a budget to its amount over more time: `$5 a month` is narrower than `$5 a day`.
 const windowLength: Record<BudgetWindow, number> = { day: 1, week: 7, month: 31, total: Number.POSITIVE_INFINITY };
 
 /** Where `wanted` goes beyond `holder` (a field name and why), or null when it stays within. */
@@ -85,7 +86,7 @@ function policyWidening(wanted: KeyPolicy, holder: KeyPolicy): { field: string; 
     budget &&
     (!wanted.budget ||
       wanted.budget.amountMicros > budget.amountMicros ||
-      windowLength[wanted.budget.window] > windowLength[budget.window])
+      windowLength[wanted.budget.window] < windowLength[budget.window])
   )
     return {
       field: 'policy.budget',

@@ -53,15 +53,19 @@ export async function enforceRateLimit(
     answerRateLimit(state, `${what[bucket]} every ${state.windowSeconds} seconds for this ${caller.label}`, res);
 }
 
-/** A generation of a key whose policy sets `rate_limit_per_minute`: counted against the key too. */
+/**
+ * A generation of a key: counted against its own `rate_limit_per_minute` and every one of the keys above it, nearest
+ * first, so sub-keys share their maker's limit rather than each having it anew.
+ */
 export async function enforceKeyRateLimit(
   limiter: RateLimiter,
-  key: { id: string; policy: { rateLimitPerMinute?: number } | null },
+  key: { id: string; rateLimits: readonly { keyId: string; perMinute: number }[] },
   res: Response,
 ): Promise<void> {
-  const perMinute = key.policy?.rateLimitPerMinute;
-  if (perMinute === undefined) return;
-  answerRateLimit(await limiter.takeKey(key.id, perMinute), 'generations a minute for this API key', res);
+  for (const { keyId, perMinute } of key.rateLimits) {
+    const whose = keyId === key.id ? 'this API key' : 'a key above this API key';
+    answerRateLimit(await limiter.takeKey(keyId, perMinute), `generations a minute for ${whose}`, res);
+  }
 }
 
 function answerRateLimit(state: RateLimitState, limitText: string, res: Response): void {

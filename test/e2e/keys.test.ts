@@ -35,7 +35,7 @@ const createKey = (key: string, body: object) => call(gateway, 'POST', '/api/v1/
 
 describe('keys', () => {
   it('creates a key shown once, lists it without its secret, and the first key has every scope and no policy', async () => {
-    const created = await createKey(developer.key, { name: 'ci' });
+    const created = await createKey(developer.key, { name: 'ci', scopes: ['generate', 'read', 'keys'] });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'ci', scopes: ['generate', 'read', 'keys'], policy: null });
     expect(created.body.api_key).toMatch(/^sk_/);
@@ -67,21 +67,22 @@ describe('keys', () => {
   it('never lets a sub-key create a key wider than itself, nor widen itself', async () => {
     const sub = await createKey(developer.key, {
       name: 'agent',
-      policy: { budget: { amount: 1, window: 'day' }, types: ['text-to-audio'] },
+      scopes: ['generate', 'read', 'keys'],
+      policy: { budget: { amount: 1, window: 'week' }, types: ['text-to-audio'] },
     });
     const key = sub.body.api_key;
-    const wider = await createKey(key, { name: 'wider', policy: { budget: { amount: 2, window: 'day' } } });
+    const wider = await createKey(key, { name: 'wider', policy: { budget: { amount: 2, window: 'week' } } });
     expect(wider.status).toBe(403);
     expect(wider.body).toMatchObject({ error: 'forbidden', field: 'policy.budget' });
-    const longer = await createKey(key, { name: 'longer', policy: { budget: { amount: 1, window: 'week' } } });
-    expect(longer.body).toMatchObject({ error: 'forbidden', field: 'policy.budget' });
+    const shorter = await createKey(key, { name: 'shorter', policy: { budget: { amount: 1, window: 'day' } } });
+    expect(shorter.body).toMatchObject({ error: 'forbidden', field: 'policy.budget' });
     // What the request leaves out is inherited: the types allowlist stays.
-    const inherited = await createKey(key, { name: 'half', policy: { budget: { amount: 0.5, window: 'day' } } });
+    const inherited = await createKey(key, { name: 'half', policy: { budget: { amount: 0.5, window: 'week' } } });
     expect(inherited.status).toBe(201);
-    expect(inherited.body.policy).toEqual({ budget: { amount: 0.5, window: 'day' }, types: ['text-to-audio'] });
+    expect(inherited.body.policy).toEqual({ budget: { amount: 0.5, window: 'week' }, types: ['text-to-audio'] });
     const self = await call(gateway, 'PATCH', `/api/v1/keys/${sub.body.id}`, {
       key,
-      body: { policy: { budget: { amount: 5, window: 'day' } } },
+      body: { policy: { budget: { amount: 5, window: 'week' } } },
     });
     expect(self.body).toMatchObject({ error: 'forbidden', field: 'policy.budget' });
     // A sub-key manages only itself and what it made: not the account's first key.
@@ -92,7 +93,7 @@ describe('keys', () => {
   });
 
   it('a revoked sub-key (and the keys it made) is refused within a second', async () => {
-    const sub = await createKey(developer.key, { name: 'temp' });
+    const sub = await createKey(developer.key, { name: 'temp', scopes: ['generate', 'read', 'keys'] });
     const grandchild = await createKey(sub.body.api_key, { name: 'temp-child' });
     const revoked = await call(gateway, 'DELETE', `/api/v1/keys/${sub.body.id}`, { key: developer.key });
     expect(revoked.status).toBe(200);
@@ -221,7 +222,11 @@ describe('keys', () => {
   });
   it("never reaches a key it does not manage: another account's, a sibling's, its maker's, or an id in disguise", async () => {
     const theirs = await createKey(stranger.key, { name: 'theirs' });
-    const first = await createKey(developer.key, { name: 'first', policy: { types: ['text-to-audio'] } });
+    const first = await createKey(developer.key, {
+      name: 'first',
+      scopes: ['generate', 'read', 'keys'],
+      policy: { types: ['text-to-audio'] },
+    });
     const sibling = await createKey(developer.key, { name: 'sibling', policy: { types: ['text-to-audio'] } });
     const own = await call(gateway, 'GET', '/api/v1/keys', { key: developer.key });
     const maker = own.body.keys.find((key: { name: string; policy: unknown }) => key.policy === null)!;

@@ -25,9 +25,10 @@ export interface KeyDraft extends PolicyDraft {
   expiresOn: string;
 }
 
+/** A new key starts with the caller's scopes but `keys`: managing keys is given on purpose, as the API does. */
 export const emptyKeyDraft = (scopes: KeyScope[]): KeyDraft => ({
   name: '',
-  scopes,
+  scopes: scopes.filter((scope) => scope !== 'keys'),
   budget: '',
   window: 'month',
   models: [],
