@@ -444,13 +444,13 @@ export interface paths {
         };
         /**
          * The API keys this key manages
-         * @description Gateway extension. The keys the calling key manages, oldest first, never their secrets: every key of the account for a key without a policy, else itself and the keys it created (and theirs). Needs the `keys` scope.
+         * @description Gateway extension. The keys the calling key manages, oldest first, never their secrets: itself, and the keys of the account within its own scopes, policy and expiry (for a key with a policy, only the keys it created, and theirs), never a key above it. Needs the `keys` scope.
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create an API key
-         * @description Gateway extension. Creates a key of the calling key's account (`sk_…` for a developer, `rf_…` for an agent), answered 201 with its secret in `api_key` this once. Needs the `keys` scope. The new key is never wider than the calling key: its `scopes` (default: the caller's), its `policy` (what the caller limits and the request leaves out is kept: `budget` `{amount, window}` with `window` one of day, week, month (UTC calendar windows) or total; `models`, `types`, `max_cost_per_task`, `rate_limit_per_minute`, at most the account tier's) and its `expires_at` (default: the caller's) stay within the caller's, else 403 `forbidden` naming the field. A task of a sub-key counts against its own budget and every budget above it.
+         * @description Gateway extension. Creates a key of the calling key's account (`sk_…` for a developer, `rf_…` for an agent), answered 201 with its secret in `api_key` this once. Needs the `keys` scope. The new key is never wider than the calling key: its `scopes` (default: the caller's but `keys`, which is given only when asked for), its `policy` (what the caller limits and the request leaves out is kept: `budget` `{amount, window}` with `window` one of day, week, month (UTC calendar windows) or total, within the caller's when its amount is not larger and its window not shorter; `models`, `types`, `max_cost_per_task`, `rate_limit_per_minute`, at most the account tier's) and its `expires_at` (default: the caller's) stay within the caller's, else 403 `forbidden` naming the field. A task of a sub-key counts against its own budget and every budget above it, and its generations against every `rate_limit_per_minute` above it; a key acts with at most the scopes and expiry of every key above it, and stops when any of them is revoked or expires.
          */
         post: operations["createKey"];
         delete?: never;
@@ -502,7 +502,7 @@ export interface paths {
         head?: never;
         /**
          * Change an API key's name, scopes, policy or expiry
-         * @description Gateway extension. Changes a key's `name`, `scopes`, `policy` or `expires_at`, within the calling key's own (a key never widens itself: 403 `forbidden` naming the field). Needs the `keys` scope.
+         * @description Gateway extension. Changes a key's `name`, `scopes`, `policy` or `expires_at`, within the calling key's own (a key never widens itself nor changes its own budget: 403 `forbidden` naming the field). Needs the `keys` scope.
          */
         patch: operations["updateKey"];
         trace?: never;
