@@ -1,5 +1,6 @@
 import { createDepositActivities, type DepositActivityDeps } from './deposit.activities.ts';
 import { createGenerationActivities, type GenerationActivityDeps } from './generation.activities.ts';
+import { createOAuthActivities, type OAuthActivityDeps } from './oauth.activities.ts';
 import { createOutputActivities, type OutputActivityDeps } from './output.activities.ts';
 import { createProviderActivities, type ProviderActivityDeps } from './provider.activities.ts';
 import { createReplayActivities, type ReplayActivityDeps } from './replay.activities.ts';
@@ -18,7 +19,8 @@ export type ActivityDeps = SystemActivityDeps &
   TopUpActivityDeps &
   ReplayActivityDeps &
   UploadActivityDeps &
-  OutputActivityDeps;
+  OutputActivityDeps &
+  OAuthActivityDeps;
 
 /** The activities of the main task queue: database steps and chain reads, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -32,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReplayActivities(deps),
     ...createUploadActivities(deps),
     ...createOutputActivities(deps),
+    ...createOAuthActivities(deps),
   };
 }
 

@@ -14,6 +14,7 @@ import { writeMetricsTargets } from './metrics-targets.ts';
 import { clusterBanner } from './cluster-banner.ts';
 import { clusterPublicPorts } from './public-ports.ts';
 import { type ClusterSecrets, clusterSecrets } from './cluster-secrets.ts';
+import { developmentTokenSecret } from '../src/accounts/oauth/signing-secret.ts';
 import { startObjectStore, storePorts, storeRegion } from './object-store.ts';
 import type { SupervisedProcess } from '../src/infra/processes/supervised-process.ts';
 import { setUpTemporalSchema } from './temporal-schema.ts';
@@ -69,6 +70,8 @@ interface Cluster {
   parts: ClusterPart[];
   chainBanner: string[];
   secrets: ClusterSecrets;
+  /** The OAuth token secret every api process shares: the operator's, or one made for this data directory. */
+  oauthTokenSecret: string;
   database: EmbeddedDatabase;
   postgres: { host: string; port: number; user: string; password: string };
   bucket: string;
@@ -175,6 +178,7 @@ async function supervisedPiece<T extends { process: SupervisedProcess }>(
 
 async function readSecretsPart(cluster: Cluster) {
   cluster.secrets = await clusterSecrets(cluster.clusterDir);
+  cluster.oauthTokenSecret = cluster.given.oauth.tokenSecret ?? (await developmentTokenSecret(cluster.clusterDir));
 }
 
 async function startPostgresPart(cluster: Cluster) {
@@ -285,7 +289,7 @@ function sharedPieces(cluster: Cluster): SharedPieces {
       AWS_SECRET_ACCESS_KEY: secrets.storeSecretAccessKey,
     },
     chain: localChainEnvironment(config),
-    environment: cluster.environment,
+    environment: { ...cluster.environment, OAUTH_TOKEN_SECRET: cluster.oauthTokenSecret },
   };
 }
 

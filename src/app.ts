@@ -94,7 +94,12 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
 
 /** What the REST endpoints and the MCP tools that run them share: one context per app. */
 function apiContext(deps: AppDeps, receiptKey: () => Promise<ReceiptKey>): ApiContext {
-  const oauth = oauthSite(deps.prisma, deps.config.server, deps.clientMetadata ?? clientMetadataFetcher());
+  const oauth = oauthSite(
+    deps.prisma,
+    deps.config.server,
+    deps.config.oauth,
+    deps.clientMetadata ?? clientMetadataFetcher(),
+  );
   const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) =>
     deps.logger.warn({ err: error }, 'could not record key use'),
   );

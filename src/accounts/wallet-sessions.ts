@@ -1,5 +1,5 @@
 // A wallet signed in (Sign-In-with-X) gets a read token for its own account: `wt_` and a JWT (HS256 with the
-// gateway's token secret) naming its wallet account, valid an hour. It reads that account's x402 tasks, their events
+// wallet sessions' own key) naming its wallet account, valid an hour. It reads that account's x402 tasks, their events
 // and outputs; it creates, cancels and manages nothing.
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
@@ -21,7 +21,7 @@ export async function signWalletSession(site: TokenSite, accountId: string, now 
     .setIssuedAt(Math.floor(now.getTime() / 1000))
     .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
     .setJti(randomUUID())
-    .sign(site.secret);
+    .sign(site.keys.wallet_session);
   return { token: `${prefix}${jwt}`, expiresAt };
 }
 
@@ -29,7 +29,7 @@ export async function signWalletSession(site: TokenSite, accountId: string, now 
 export async function verifyWalletSession(site: TokenSite, token: string): Promise<string | null> {
   if (!isWalletSessionToken(token)) return null;
   try {
-    const { payload } = await jwtVerify(token.slice(prefix.length), site.secret, {
+    const { payload } = await jwtVerify(token.slice(prefix.length), site.keys.wallet_session, {
       issuer: site.issuer,
       audience: audience(site.issuer),
       typ: 'wallet+jwt',

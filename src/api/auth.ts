@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { type AuthFailure, authenticateKeyById, type AuthResult, type Principal } from '../accounts/api-keys.ts';
 import { createApiKeyAuthentication } from '../accounts/api-key-cache.ts';
 import { looksLikeAccessToken, verifyAccessToken } from '../accounts/oauth/access-tokens.ts';
+import { isClientGrant } from '../accounts/oauth/grants.ts';
 import { isWalletSessionToken, verifyWalletSession } from '../accounts/wallet-sessions.ts';
 import type { OAuthSite } from './oauth/oauth-site.ts';
 import { authenticateTaskToken, isTaskToken } from '../payments/methods/registered.ts';
@@ -40,14 +41,18 @@ export function bearerToken(req: Request): string | undefined | null {
   return match ? match[1]! : null;
 }
 
-/** On /mcp, an OAuth access token for it: its grant's key, checked as a key presented itself. */
+/**
+ * On /mcp, an OAuth access token for it: its grant's key, checked as a key presented itself. Only a key granted to the
+ * token's client on the consent screen is one: a token naming any other key is refused, however well signed.
+ */
 export async function authenticateAccessToken(
   prisma: PrismaClient,
   oauth: OAuthSite,
   token: string,
 ): Promise<AuthResult | { ok: false; failure: 'access_token' }> {
-  const claims = await verifyAccessToken(await oauth.tokenSite(), token, oauth.resource);
-  if (!claims) return { ok: false, failure: 'access_token' };
+  const claims = await verifyAccessToken(oauth.tokenSite(), token, oauth.resource);
+  if (!claims || !(await isClientGrant(prisma, claims.keyId, claims.clientId)))
+    return { ok: false, failure: 'access_token' };
   const result = await authenticateKeyById(prisma, claims.keyId);
   if (!result.ok) return { ok: false, failure: 'access_token' };
   // The token may hold fewer scopes than its grant (a refresh that narrowed them): it acts with those only.
@@ -62,7 +67,7 @@ async function authenticateWalletSession(
   oauth: OAuthSite | undefined,
   token: string,
 ): Promise<AuthResult | { ok: false; failure: 'wallet_session' }> {
-  const accountId = oauth && (await verifyWalletSession(await oauth.tokenSite(), token));
+  const accountId = oauth && (await verifyWalletSession(oauth.tokenSite(), token));
   const account = accountId ? await prisma.account.findUnique({ where: { id: accountId } }) : null;
   if (!account || account.kind !== 'wallet') return { ok: false, failure: 'wallet_session' };
   const { id, kind, name, tier, status } = account;

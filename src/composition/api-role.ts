@@ -8,12 +8,17 @@ import { createApp, createShutdownGate } from '../app.ts';
 import { publicBaseUrl, shutdownBudget } from '../config/config.ts';
 import { databaseProbe, temporalProbe } from '../health.ts';
 import type { Stop } from '../infra/processes/stops.ts';
+import { developmentSecretFile, developmentTokenSecret } from '../accounts/oauth/signing-secret.ts';
 import { connectOptions } from '../orchestration/temporal/connection.ts';
 import type { SharedServices } from './shared-services.ts';
 
 /** Serves the API, pushing its stop onto `stops`; returns its banner lines. */
 export async function startApiRole(services: SharedServices, stops: Stop[]): Promise<string[]> {
-  const { config, tracing } = services;
+  const { tracing } = services;
+  // Production has its own (config.ts refuses to start without it); elsewhere one is made in DATA_DIR and kept.
+  const tokenSecret =
+    services.config.oauth.tokenSecret ?? (await developmentTokenSecret(services.config.server.dataDir));
+  const config = { ...services.config, oauth: { ...services.config.oauth, tokenSecret } };
   // Lazy: the API comes up (and /healthz reports it) even while Temporal is unreachable. Never closed: a request
   // answered 503 at shutdown may still be retrying a call on it, and grpc-js throws (uncaught) from a retry
   // timer that finds its channel closed. The process exit ends it.
@@ -51,5 +56,8 @@ export async function startApiRole(services: SharedServices, stops: Stop[]): Pro
     `Console       ${base}/console`,
     `Docs          ${base}/docs`,
     `Health        ${base}/healthz`,
+    ...(services.config.oauth.tokenSecret
+      ? []
+      : [`OAuth         tokens signed with the development secret in ${developmentSecretFile(config.server.dataDir)}`]),
   ];
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../infra/logger.ts';
 import type { Stop } from '../infra/processes/stops.ts';
 import { ensureDepositScanSchedules } from '../orchestration/deposits/scan-schedules.ts';
 import { ensureTaskReconcilerSchedule } from '../orchestration/generations/task-reconciler.ts';
+import { ensureOAuthSweepSchedule } from '../orchestration/oauth/sweep-schedule.ts';
 import { ensureOutputExpirySchedule } from '../orchestration/outputs/expiry-schedule.ts';
 import { connectOptions } from '../orchestration/temporal/connection.ts';
 import { ensureUploadExpirySchedule } from '../orchestration/uploads/expiry-schedule.ts';
@@ -24,7 +25,7 @@ export async function startWorkerRole(services: SharedServices, stops: Stop[]): 
 }
 
 /**
- * The worker's schedules: the task reconciler, upload and output expiry, and the deposit watcher's, one per enabled
+ * The worker's schedules: the task reconciler, upload and output expiry, the OAuth sweep, and the deposit watcher's, one per enabled
  * chain. Without Temporal now, the next start makes them.
  */
 async function startSchedules(config: Config, logger: Logger, stops: Stop[]) {
@@ -35,6 +36,7 @@ async function startSchedules(config: Config, logger: Logger, stops: Stop[]) {
     const reconciler = await ensureTaskReconcilerSchedule(client, config);
     const uploadExpiry = await ensureUploadExpirySchedule(client, config);
     const outputExpiry = await ensureOutputExpirySchedule(client, config);
+    const oauthSweep = await ensureOAuthSweepSchedule(client, config);
     const { retentionDays, expiryIntervalSeconds } = config.outputs;
     const banner = [
       `Reconciler    ${reconciler}: every ${config.reconciler.intervalSeconds} s, tasks queued over ${config.reconciler.afterSeconds} s are run or refunded`,
@@ -42,6 +44,7 @@ async function startSchedules(config: Config, logger: Logger, stops: Stop[]) {
       retentionDays > 0
         ? `Outputs       ${outputExpiry}: every ${expiryIntervalSeconds} s, outputs of tasks ended over ${retentionDays} days ago are deleted`
         : `Outputs       kept forever (OUTPUT_RETENTION_DAYS=0)`,
+      `OAuth         ${oauthSweep}: every ${config.oauth.sweepIntervalSeconds} s, expired codes and tokens are deleted, unredeemed grants revoked`,
     ];
     if (enabledChains(config.chains).length === 0) return banner;
     const schedules = await ensureDepositScanSchedules(client, config);
@@ -52,7 +55,7 @@ async function startSchedules(config: Config, logger: Logger, stops: Stop[]) {
   } catch (error) {
     logger.warn(
       { err: error },
-      'the schedules could not be made (task reconciler, upload and output expiry, deposit watcher); the next start makes them',
+      'the schedules could not be made (task reconciler, upload and output expiry, OAuth sweep, deposit watcher); the next start makes them',
     );
     return [];
   }

@@ -64,6 +64,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   // Public keys stand in for the operator's own only on the local chain: anywhere real, they would give its money away.
   const publicKeys = developmentKeyProblems(config);
   if (publicKeys.length > 0) throw new ConfigError(`Invalid configuration — ${publicKeys.join('; ')}`);
+  // Tokens signed with a secret nobody configured would stop verifying at the next start, and on every other process.
+  if (config.NODE_ENV === 'production' && !config.OAUTH_TOKEN_SECRET)
+    throw new ConfigError(
+      'Invalid configuration — OAUTH_TOKEN_SECRET: required in production; set a random secret of 32 characters or more (openssl rand -hex 32)',
+    );
   return toSections(config, temporalProfile);
 }
 

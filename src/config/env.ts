@@ -182,6 +182,15 @@ export const envSchema = z.object({
   // The whole server's trial credits per 24 hours, whatever the addresses (0: no trials at all).
   TRIAL_CREDITS_PER_DAY: z.coerce.number().int().min(0).default(100),
   REGISTRATION_CAP_PER_ADDRESS: positiveInt.default(20),
+  // OAuth on /mcp: the secret its tokens and the wallet sessions' are signed with (each kind with a key derived from
+  // it); unset, `npm start` makes one in DATA_DIR on first start, and production refuses to start.
+  OAUTH_TOKEN_SECRET: z.string().min(32, 'expected at least 32 characters').optional(),
+  // Requests per 15 minutes to each OAuth endpoint: per client and address for a client the gateway knows, else (and
+  // for registrations) per address, so hosts sharing egress addresses each keep their own count.
+  OAUTH_REQUESTS_PER_CLIENT: positiveInt.default(100),
+  OAUTH_REQUESTS_PER_ADDRESS: positiveInt.default(100),
+  // The OAuth sweep: grants whose code expired unredeemed are revoked, expired codes and refresh tokens deleted.
+  OAUTH_SWEEP_INTERVAL_SECONDS: positiveInt.default(600),
   REGISTRATION_CAP_WINDOW_MINUTES: positiveInt.default(60),
   // Requests with an API key per account and window, by tier (agents and x402 payers count as free): admissions
   // (POST /generations) and every other call with a key ("reads": tasks, balances, quotes, …).

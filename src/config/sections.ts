@@ -168,6 +168,13 @@ export function toSections(env: Env, temporalProfile: TemporalProfile) {
     x402: x402Of(env),
     /** API keys and agent registration. */
     accounts: accountsOf(env),
+    /** OAuth on /mcp: the token secret (unset: the runtime makes a development one) and the endpoints' limits. */
+    oauth: {
+      tokenSecret: env.OAUTH_TOKEN_SECRET,
+      requestsPerClient: env.OAUTH_REQUESTS_PER_CLIENT,
+      requestsPerAddress: env.OAUTH_REQUESTS_PER_ADDRESS,
+      sweepIntervalSeconds: env.OAUTH_SWEEP_INTERVAL_SECONDS,
+    },
     rateLimits: {
       windowSeconds: env.RATE_LIMIT_WINDOW_SECONDS,
       admissions: env.RATE_LIMIT_ADMISSIONS,
@@ -221,6 +228,7 @@ export type DepositsConfig = Config['deposits'];
 export type ReconcilerConfig = Config['reconciler'];
 export type X402Config = Config['x402'];
 export type AccountsConfig = Config['accounts'];
+export type OAuthConfig = Config['oauth'];
 export type RateLimitsConfig = Config['rateLimits'];
 export type InputsConfig = Config['inputs'];
 export type UploadsConfig = Config['uploads'];

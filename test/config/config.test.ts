@@ -124,7 +124,11 @@ describe('loadConfig', () => {
     const ownKey = { ...payTo, X402_FACILITATOR_PRIVATE_KEY: `0x${'42'.repeat(32)}` };
     expect(() => loadConfig(ownKey, [])).toThrow(/X402_TASK_ID_SECRET: the development secret/);
     expect(() => loadConfig({ ...ownKey, X402_TASK_ID_SECRET: 'short' }, [])).toThrow(/X402_TASK_ID_SECRET/);
-    const config = loadConfig({ ...ownKey, X402_TASK_ID_SECRET: 'x'.repeat(40) }, []);
+    const ownSecret = { ...ownKey, X402_TASK_ID_SECRET: 'x'.repeat(40) };
+    expect(() => loadConfig(ownSecret, [])).toThrow(/OAUTH_TOKEN_SECRET: required in production/);
+    expect(() => loadConfig({ ...ownSecret, OAUTH_TOKEN_SECRET: 'short' }, [])).toThrow(/OAUTH_TOKEN_SECRET/);
+    const config = loadConfig({ ...ownSecret, OAUTH_TOKEN_SECRET: 'o'.repeat(64) }, []);
+    expect(config.oauth.tokenSecret).toBe('o'.repeat(64));
     expect(config).toMatchObject({ x402: { enabled: true, schemes: ['exact', 'upto'] } });
     expect(() => loadConfig({ X402_SCHEMES: 'exact,batch' }, [])).toThrow(/X402_SCHEMES/);
   });

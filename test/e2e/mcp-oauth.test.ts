@@ -242,8 +242,10 @@ describe('OAuth on /mcp', () => {
     expect(await remote.json()).toMatchObject({ error: 'invalid_client_metadata' });
     const nul = await register({ client_name: 'a\u0000b', redirect_uris: [redirectUrl] });
     expect(nul.status).toBe(400);
-    const app = await register({ client_name: 'desktop', redirect_uris: ['cursor://oauth/callback'] });
+    const app = await register({ client_name: 'desktop', redirect_uris: ['com.example.desktop:/oauth/callback'] });
     expect(app.status).toBe(201);
+    const bareScheme = await register({ client_name: 'desktop', redirect_uris: ['desktop://oauth/callback'] });
+    expect(bareScheme.status).toBe(400);
   });
 
   it('refuses plain PKCE and a token for another resource', async () => {

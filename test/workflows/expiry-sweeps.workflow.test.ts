@@ -1,12 +1,13 @@
-// The expiry sweeps (uploads, and outputs past their retention) page through what expired: each calls its activity
+// The expiry sweeps (uploads, outputs past their retention, and OAuth's expired grants and tokens) page through what expired: each calls its activity
 // until a page comes back short, and never more than `maxPages` times in one run (the next scheduled run takes the
 // rest). Real Temporal, a typed stand-in for each activity (the e2e tests run the real ones through their schedules).
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OAuthActivities } from '../../activities/oauth.activities.ts';
 import type { OutputActivities } from '../../activities/output.activities.ts';
 import type { UploadActivities } from '../../activities/upload.activities.ts';
-import { outputExpiryWorkflow, uploadExpiryWorkflow } from '../../workflows/index.ts';
+import { oauthSweepWorkflow, outputExpiryWorkflow, uploadExpiryWorkflow } from '../../workflows/index.ts';
 import { bundleWorkflows, createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 
 let workflowBundle: WorkflowBundleWithSourceMap;
@@ -30,6 +31,12 @@ const sweeps = [
     workflow: outputExpiryWorkflow,
     prefix: 'gen',
     activities: (page: PageOf): OutputActivities => ({ deleteExpiredOutputs: async ({ limit }) => page(limit) }),
+  },
+  {
+    name: 'oauthSweepWorkflow',
+    workflow: oauthSweepWorkflow,
+    prefix: 'oauth',
+    activities: (page: PageOf): OAuthActivities => ({ sweepOAuthGrants: async ({ limit }) => page(limit) }),
   },
 ];
 

@@ -522,7 +522,7 @@ export interface paths {
         put?: never;
         /**
          * Grant or refuse an OAuth authorization request
-         * @description Gateway extension, for the console's consent screen. Grants (`approve: true`) or refuses an MCP host's OAuth authorization request. A grant is a new key of the calling key's account made for the client (`oauth_client_id`), within the calling key's scopes, policy and expiry as POST /keys would make it: the `policy` (budget and window, models, types, max cost per task) and `expires_at` chosen here bound everything the host does with its tokens, and revoking the key (DELETE /keys/{id}) ends every token at once. Answers where to send the browser: the client's redirect URI with the authorization code (or `error=access_denied`), its `state` and `iss`. Needs the `keys` scope.
+         * @description Gateway extension, for the console's consent screen. Grants (`approve: true`) or refuses an MCP host's OAuth authorization request. A grant is a new key of the calling key's account made for the client (`oauth_client_id`), within the calling key's scopes, policy and expiry as POST /keys would make it: the `policy` (budget and window, models, types, max cost per task) and `expires_at` chosen here bound everything the host does with its tokens, and revoking the key (DELETE /keys/{id}) ends every token at once. Answers where to send the browser: the client's redirect URI with the authorization code, its `state` and `iss`; for a refusal, with `error=access_denied` where that URI stays on the person's machine (loopback http), else the gateway's own page `/oauth/ended` (never an open redirect). A request is answered once: answered already (either way), 409 `conflict`, and nothing is granted. Needs the `keys` scope.
          */
         post: operations["answerOAuthConsent"];
         delete?: never;
@@ -1374,7 +1374,7 @@ export interface components {
             resource: string;
         };
         OAuthConsentAnswered: {
-            /** @description Where to send the person's browser now: the client's redirect URI */
+            /** @description Where to send the person's browser now: the client's redirect URI, or for a refusal that would leave the person's machine, the gateway's page `/oauth/ended` */
             redirect_to: string;
             /** @description The grant: a key listed and revoked under /keys; null if refused */
             key_id: string | null;
@@ -4691,6 +4691,15 @@ export interface operations {
             };
             /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict`: The request conflicts with a resource that exists already, or with its state (a cancel of a task that has ended: body `status`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,8 +1,9 @@
-// OAuth access tokens: JWTs (RFC 9068 shape, HS256 with the gateway's secret) naming the grant's key, the client and
-// the resource they were issued for (RFC 8707). Verifying checks the signature, issuer, audience and expiry; whether
-// the key still stands is the caller's next read.
+// OAuth access tokens: JWTs (RFC 9068 shape, HS256 with the access tokens' own key) naming the grant's key, the client
+// and the resource they were issued for (RFC 8707). Verifying checks the signature, type, issuer, audience and expiry;
+// whether the key still stands, and is that client's grant, is the caller's next read.
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
+import type { TokenKeys } from './signing-secret.ts';
 
 export const accessTokenSeconds = 3600;
 
@@ -16,7 +17,8 @@ export interface AccessTokenClaims {
 
 export interface TokenSite {
   issuer: string;
-  secret: Uint8Array;
+  /** One key per kind of token (signing-secret.ts). */
+  keys: TokenKeys;
 }
 
 export async function signAccessToken(
@@ -33,7 +35,7 @@ export async function signAccessToken(
     .setIssuedAt(Math.floor(now.getTime() / 1000))
     .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
     .setJti(randomUUID())
-    .sign(site.secret);
+    .sign(site.keys.access_token);
   return { token, expiresAt };
 }
 
@@ -47,7 +49,7 @@ export async function verifyAccessToken(
   resource: string,
 ): Promise<AccessTokenClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, site.secret, {
+    const { payload } = await jwtVerify(token, site.keys.access_token, {
       issuer: site.issuer,
       audience: resource,
       typ: 'at+jwt',

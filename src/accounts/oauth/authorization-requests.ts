@@ -1,5 +1,7 @@
 // An authorization request the SDK's /authorize checked (client, redirect URI, PKCE challenge), carried signed to the
-// console's consent screen and back, so nothing is stored for a request nobody answers. It lives ten minutes.
+// console's consent screen and back, so nothing is stored for a request nobody answers. It lives ten minutes, and is
+// answered once (its id, recorded by grants.ts when answered).
+import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { TokenSite } from './access-tokens.ts';
 
@@ -14,6 +16,12 @@ export interface AuthorizationRequest {
   resource: string;
 }
 
+/** A request as read back: what was asked, its id and when it stops being answerable. */
+export interface PendingRequest extends AuthorizationRequest {
+  id: string;
+  expiresAt: Date;
+}
+
 const requestSeconds = 600;
 const audience = 'consent';
 const typ = 'oauth-authz-req+jwt';
@@ -25,19 +33,21 @@ export async function signAuthorizationRequest(site: TokenSite, request: Authori
     .setAudience(audience)
     .setIssuedAt()
     .setExpirationTime(`${requestSeconds}s`)
-    .sign(site.secret);
+    .setJti(randomUUID())
+    .sign(site.keys.authorization_request);
 }
 
 /** The request, or null when it is not one we signed or it has expired. */
-export async function readAuthorizationRequest(site: TokenSite, token: string): Promise<AuthorizationRequest | null> {
+export async function readAuthorizationRequest(site: TokenSite, token: string): Promise<PendingRequest | null> {
   try {
-    const { payload } = await jwtVerify(token, site.secret, {
+    const { payload } = await jwtVerify(token, site.keys.authorization_request, {
       issuer: site.issuer,
       audience,
       typ,
       algorithms: ['HS256'],
+      requiredClaims: ['jti', 'exp'],
     });
-    return payload.request as AuthorizationRequest;
+    return { ...(payload.request as AuthorizationRequest), id: payload.jti!, expiresAt: new Date(payload.exp! * 1000) };
   } catch {
     return null;
   }

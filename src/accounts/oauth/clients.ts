@@ -15,15 +15,30 @@ const maxNameLength = 200;
 const loopbackHosts = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
- * What OAuth 2.1 allows a redirect URI to be: https, http on the loopback interface (a native app's local server), or
- * a scheme of the app's own (`vscode:`, `cursor:`).
+ * RFC 8252 §7.1: a native app's own scheme is a reverse domain name it controls (`com.example.app:`), so no other app
+ * claims it; a bare word (`myapp:`, `javascript:`) is not one.
  */
-function allowedRedirect(uri: string): boolean {
-  const { protocol, hostname } = new URL(uri);
-  if (protocol === 'https:') return true;
-  if (protocol === 'http:') return loopbackHosts.has(hostname);
-  return !['javascript:', 'data:', 'vbscript:', 'file:'].includes(protocol);
+const reverseDomainScheme = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/;
+/** Native hosts' callbacks from before that form, each exactly (PKCE binds the code to the app that asked). */
+const knownAppCallbacks = new Set(['cursor://anysphere.cursor-mcp/oauth/callback']);
+
+/**
+ * The forms a redirect URI may take, and nothing else: https; http on the loopback interface (a native app's local
+ * server, RFC 8252 §7.3); a reverse-domain private-use scheme (§7.1); or a known app's callback. No fragment and no
+ * credentials (RFC 6749 §3.1.2).
+ */
+export function allowedRedirect(uri: string): boolean {
+  if (!URL.canParse(uri)) return false;
+  const url = new URL(uri);
+  if (url.hash || uri.includes('#') || url.username || url.password) return false;
+  if (url.protocol === 'https:') return url.hostname !== '';
+  if (url.protocol === 'http:') return loopbackHosts.has(url.hostname);
+  return reverseDomainScheme.test(url.protocol) || knownAppCallbacks.has(uri);
 }
+
+/** A redirect the gateway follows unasked with an error: one that stays on the person's machine (loopback http). */
+export const redirectStaysLocal = (uri: string) =>
+  URL.canParse(uri) && new URL(uri).protocol === 'http:' && loopbackHosts.has(new URL(uri).hostname);
 
 /** Why a client's metadata cannot be kept (PostgreSQL's JSON takes no NUL), or null when it can. */
 export function unusableMetadata(metadata: Partial<Registration>): string | null {
@@ -32,7 +47,9 @@ export function unusableMetadata(metadata: Partial<Registration>): string | null
   if (Buffer.byteLength(text) > maxMetadataBytes) return `the metadata is larger than ${maxMetadataBytes} bytes`;
   if ((metadata.client_name?.length ?? 0) > maxNameLength) return `client_name is longer than ${maxNameLength}`;
   const refused = (metadata.redirect_uris ?? []).find((uri) => !allowedRedirect(String(uri)));
-  return refused ? `redirect_uris: ${refused} is not https, loopback http or an app's own scheme` : null;
+  return refused
+    ? `redirect_uris: ${refused} is not https, loopback http or a reverse-domain app scheme (com.example.app:/…), or has a fragment`
+    : null;
 }
 type ClientRow = { id: string; metadata: unknown; createdAt: Date; fetchedAt: Date | null };
 
@@ -87,6 +104,10 @@ export function oauthClientsStore(prisma: PrismaClient, fetchMetadata: FetchClie
   }
 
   return {
+    /** Whether the client is registered, or its metadata document kept (nothing is fetched). */
+    async isKnown(clientId: string): Promise<boolean> {
+      return (await prisma.oAuthClient.count({ where: { id: clientId } })) > 0;
+    },
     async getClient(clientId: string): Promise<OAuthClientInformationFull | undefined> {
       const row = await prisma.oAuthClient.findUnique({ where: { id: clientId } });
       if (isClientMetadataUrl(clientId)) return documentClient(clientId, row);

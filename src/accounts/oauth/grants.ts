@@ -1,12 +1,16 @@
 // An OAuth grant is a key: a sub-key of the key that consented, with the policy chosen on the consent screen. Its
 // authorization code and refresh tokens are stored as SHA-256 only; each is used once (a code or refresh token
 // presented twice revokes the grant, RFC 9700 §4.14), and revoking the key ends every token of the grant at once.
+// A consent request is answered once, and a grant whose code expired unredeemed is revoked.
+import { createHmac } from 'node:crypto';
 import type { PrismaClient } from '../../db/prisma.ts';
-import { randomBase62 } from '../../domain/ids.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { randomBase62, toBase62 } from '../../domain/ids.ts';
 import type { KeyScope } from '../key-policy.ts';
 import { hashApiKey, revokeApiKey } from '../api-keys.ts';
 import { createKey, type KeyChanges, type KeyHolder } from '../managed-keys.ts';
-import type { AuthorizationRequest } from './authorization-requests.ts';
+import type { AuthorizationRequest, PendingRequest } from './authorization-requests.ts';
+import { oauthScopes } from './oauth-scopes.ts';
 
 const codeSeconds = 300;
 const refreshTokenDays = 30;
@@ -30,6 +34,36 @@ export interface Grant {
   clientId: string;
   scopes: KeyScope[];
   resource: string;
+}
+
+/** A consent request answered already (allowed or denied): a second answer would mint a second grant. */
+export class RequestAnsweredError extends DomainError {
+  override name = 'RequestAnsweredError';
+  constructor() {
+    super('conflict', 'This authorization request was answered already: start again from the application.');
+  }
+}
+
+/**
+ * Answers the request once: claimed first, so a second answer (in this process or another) is refused and mints
+ * nothing; an answer refused on its merits (a policy wider than the key's) gives the claim back, to be answered again.
+ */
+export async function answerOnce<T>(
+  prisma: PrismaClient,
+  request: PendingRequest,
+  answer: () => Promise<T>,
+): Promise<T> {
+  const claimed = await prisma.oAuthAnsweredRequest.createMany({
+    data: [{ id: request.id, expiresAt: request.expiresAt }],
+    skipDuplicates: true,
+  });
+  if (claimed.count === 0) throw new RequestAnsweredError();
+  try {
+    return await answer();
+  } catch (error) {
+    await prisma.oAuthAnsweredRequest.deleteMany({ where: { id: request.id } });
+    throw error;
+  }
 }
 
 /** The person's consent: a grant key for the client, and the code that the client exchanges for its tokens. */
@@ -60,6 +94,13 @@ export async function grantAuthorization(
     },
   });
   return { code, keyId: key.id };
+}
+
+/** Whether `keyId` is a key granted to `clientId` on the consent screen, with OAuth's scopes only: what a token may name. */
+export async function isClientGrant(prisma: PrismaClient, keyId: string, clientId: string): Promise<boolean> {
+  const key = await prisma.apiKey.findUnique({ where: { id: keyId }, select: { oauthClientId: true, scopes: true } });
+  const grantable: readonly string[] = oauthScopes;
+  return key !== null && key.oauthClientId === clientId && key.scopes.every((scope) => grantable.includes(scope));
 }
 
 /** The PKCE challenge a code was issued with (checked by the SDK's token handler before the exchange). */
@@ -124,6 +165,8 @@ export async function redeemCode(
   if (!row.usedAt) {
     if (input.redirectUri !== undefined && input.redirectUri !== row.redirectUri)
       throw new GrantRefusedError('invalid_grant', 'redirect_uri differs from the authorization request.');
+    // A code that expired unredeemed leaves no token to its grant: the grant ends with it (as the sweep ends others).
+    if (row.expiresAt <= now) await revokeApiKey(prisma, row.apiKeyId);
     await checkStanding(prisma, row, input, now, 'authorization code');
   }
   const code = {
@@ -135,17 +178,26 @@ export async function redeemCode(
   return { keyId: row.apiKeyId, clientId: row.clientId, scopes: scopesOf(row.scopes), resource: row.resource };
 }
 
-/** A new refresh token for the grant, living 30 days or until the grant's key expires. */
+/**
+ * The refresh token that follows `presented`: the same at every presentation (an HMAC of it), so a host's calls
+ * refreshing at once within the grace window all get the one successor, not a family each.
+ */
+export const successorRefreshToken = (key: Uint8Array, presented: string) =>
+  `ort_${toBase62(createHmac('sha256', key).update(presented).digest())}`;
+
+/** A refresh token for the grant (new, or `token`: a successor), living 30 days or until the grant's key expires. */
 export async function issueRefreshToken(
   prisma: PrismaClient,
   grant: Grant,
+  token = `ort_${randomBase62(32)}`,
   now = new Date(),
 ): Promise<{ token: string; expiresAt: Date }> {
-  const token = `ort_${randomBase62(32)}`;
   const keyExpiry = await keyStands(prisma, grant.keyId, now);
   const ordinary = new Date(now.getTime() + refreshTokenDays * 86_400_000);
   const expiresAt = keyExpiry && keyExpiry < ordinary ? keyExpiry : ordinary;
-  await prisma.oAuthRefreshToken.create({
+  // A successor issued already (the same token presented again within the grace window) stays as it was.
+  await prisma.oAuthRefreshToken.createMany({
+    skipDuplicates: true,
     data: {
       tokenHash: hashApiKey(token),
       clientId: grant.clientId,

@@ -24,10 +24,12 @@ import {
   codeChallenge,
   type Grant,
   GrantRefusedError,
+  isClientGrant,
   issueRefreshToken,
   redeemCode,
   redeemRefreshToken,
   revokeGrantOfRefreshToken,
+  successorRefreshToken,
 } from '../../accounts/oauth/grants.ts';
 import { requestedScopes } from '../../accounts/oauth/oauth-scopes.ts';
 import type { OAuthSite } from './oauth-site.ts';
@@ -56,11 +58,12 @@ function resourceOf(site: OAuthSite, asked: URL | undefined): string {
 }
 
 export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAuthServerProvider {
-  /** An access token for `accessScopes` (the grant's by default) and the grant's next refresh token. */
-  const tokensFor = async (grant: Grant, accessScopes = grant.scopes): Promise<OAuthTokens> => {
-    const tokenSite = await site.tokenSite();
+  /** An access token for `accessScopes` and the grant's next refresh token (after `presented`: its one successor). */
+  const tokensFor = async (grant: Grant, accessScopes = grant.scopes, presented?: string): Promise<OAuthTokens> => {
+    const tokenSite = site.tokenSite();
     const access = await signAccessToken(tokenSite, { ...grant, scopes: accessScopes });
-    const refresh = await issueRefreshToken(prisma, grant);
+    const successor = presented && successorRefreshToken(tokenSite.keys.refresh_successor, presented);
+    const refresh = await issueRefreshToken(prisma, grant, successor || undefined);
     return {
       access_token: access.token,
       token_type: 'Bearer',
@@ -73,7 +76,7 @@ export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAu
     clientsStore: site.clients,
     async authorize(client, params, res) {
       const scopes = requestedScopes(params.scopes);
-      const request = await signAuthorizationRequest(await site.tokenSite(), {
+      const request = await signAuthorizationRequest(site.tokenSite(), {
         clientId: client.client_id,
         redirectUri: params.redirectUri,
         codeChallenge: params.codeChallenge,
@@ -104,10 +107,10 @@ export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAu
           resource: resourceOf(site, resource),
         }),
       );
-      return tokensFor(grant, grant.accessScopes);
+      return tokensFor(grant, grant.accessScopes, refreshToken);
     },
     async verifyAccessToken(token): Promise<AuthInfo> {
-      const claims = await verifyAccessToken(await site.tokenSite(), token, site.resource);
+      const claims = await verifyAccessToken(site.tokenSite(), token, site.resource);
       if (!claims) throw new InvalidTokenError('The access token is invalid or has expired.');
       return {
         token,
@@ -121,8 +124,9 @@ export function gatewayOAuthProvider(prisma: PrismaClient, site: OAuthSite): OAu
     // RFC 7009: either token ends the whole grant (its key); an unknown or foreign token is not an error.
     async revokeToken(client, { token }) {
       if (!looksLikeAccessToken(token)) return revokeGrantOfRefreshToken(prisma, client.client_id, token);
-      const claims = await verifyAccessToken(await site.tokenSite(), token, site.resource);
-      if (claims && claims.clientId === client.client_id) await revokeApiKey(prisma, claims.keyId);
+      const claims = await verifyAccessToken(site.tokenSite(), token, site.resource);
+      if (claims?.clientId === client.client_id && (await isClientGrant(prisma, claims.keyId, client.client_id)))
+        await revokeApiKey(prisma, claims.keyId);
     },
   };
 }

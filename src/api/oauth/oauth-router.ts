@@ -9,20 +9,39 @@ import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handler
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { type RequestHandler, Router } from 'express';
+import { redirectStaysLocal } from '../../accounts/oauth/clients.ts';
 import { oauthScopes } from '../../accounts/oauth/oauth-scopes.ts';
 import type { ApiContext } from '../endpoint.ts';
+import { sendOAuthErrorPage } from './error-page.ts';
 import { gatewayOAuthProvider } from './oauth-provider.ts';
+import { oauthRateLimit, registrationRateLimit } from './oauth-rate-limits.ts';
 import type { OAuthSite } from './oauth-site.ts';
-
-// The SDK's per-address limits stay; its trust-proxy warnings do not apply (TRUST_PROXY sets req.ip for it).
-const rateLimit = { validate: { trustProxy: false, xForwardedForHeader: false } };
 
 export const oauthPaths = {
   authorize: '/oauth/authorize',
   token: '/oauth/token',
   register: '/oauth/register',
   revoke: '/oauth/revoke',
+  /** Where an authorization ends without going back to an application whose redirect would leave the machine. */
+  ended: '/oauth/ended',
 };
+
+/**
+ * /authorize's errors go back to the client's redirect URI only where it stays on the person's machine; any other is
+ * shown as a page here, so no registered client turns the gateway into an open redirector.
+ */
+function errorPageUnlessLocal(site: OAuthSite): RequestHandler {
+  return (_req, res, next) => {
+    const redirect = res.redirect.bind(res) as (status: number, url: string) => void;
+    res.redirect = ((...args: [number, string] | [string]) => {
+      const [status, url] = args.length === 2 ? args : [302, args[0]];
+      if (url.startsWith(`${site.consentUrl}?`) || redirectStaysLocal(url)) return redirect(status, url);
+      const answer = new URL(url).searchParams;
+      sendOAuthErrorPage(res, 400, answer.get('error') ?? 'server_error', answer.get('error_description') ?? undefined);
+    }) as typeof res.redirect;
+    next();
+  };
+}
 
 /** The two metadata documents for the site's current origin. */
 function metadataOf(oauth: OAuthSite): { server: OAuthMetadata; resource: OAuthProtectedResourceMetadata } {
@@ -67,6 +86,7 @@ function currentMetadata(oauth: OAuthSite, pick: (documents: ReturnType<typeof m
 
 export function oauthRouter(ctx: ApiContext): Router {
   const provider = gatewayOAuthProvider(ctx.prisma, ctx.oauth);
+  const rateLimit = oauthRateLimit(ctx.oauth, ctx.config.oauth);
   const router = Router();
   const resourceMetadata = currentMetadata(ctx.oauth, (documents) => documents.resource);
   router.use(
@@ -75,12 +95,20 @@ export function oauthRouter(ctx: ApiContext): Router {
   );
   router.use('/.well-known/oauth-protected-resource/mcp', resourceMetadata);
   router.use('/.well-known/oauth-protected-resource', resourceMetadata);
-  router.use(oauthPaths.authorize, authorizationHandler({ provider, rateLimit }));
+  router.use(oauthPaths.authorize, errorPageUnlessLocal(ctx.oauth), authorizationHandler({ provider, rateLimit }));
   router.use(oauthPaths.token, tokenHandler({ provider, rateLimit }));
   router.use(
     oauthPaths.register,
-    clientRegistrationHandler({ clientsStore: provider.clientsStore, clientSecretExpirySeconds: 0, rateLimit }),
+    clientRegistrationHandler({
+      clientsStore: provider.clientsStore,
+      clientSecretExpirySeconds: 0,
+      rateLimit: registrationRateLimit(ctx.config.oauth),
+    }),
   );
   router.use(oauthPaths.revoke, revocationHandler({ provider, rateLimit }));
+  router.get(oauthPaths.ended, (req, res) => {
+    const error = typeof req.query.error === 'string' ? req.query.error : 'server_error';
+    sendOAuthErrorPage(res, 400, error);
+  });
   return router;
 }

@@ -1,11 +1,12 @@
 // Where OAuth lives on this gateway: the issuer is the public origin, the protected resource the MCP endpoint, and
-// the consent screen the console's; tokens are signed with the secret kept in PostgreSQL. Read from the server's
+// the consent screen the console's; tokens are signed with keys derived from OAUTH_TOKEN_SECRET. Read from the server's
 // configuration at each use: a server learns its public URL when it listens (an ephemeral port, PUBLIC_BASE_URL).
+import { randomBytes } from 'node:crypto';
 import type { TokenSite } from '../../accounts/oauth/access-tokens.ts';
 import type { FetchClientMetadata } from '../../accounts/oauth/client-metadata-documents.ts';
 import { oauthClientsStore, type OAuthClientsStore } from '../../accounts/oauth/clients.ts';
-import { oauthSecretSource } from '../../accounts/oauth/signing-secret.ts';
-import { publicBaseUrl, type ServerConfig } from '../../config/config.ts';
+import { tokenKeys } from '../../accounts/oauth/signing-secret.ts';
+import { type OAuthConfig, publicBaseUrl, type ServerConfig } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 
 export interface OAuthSite {
@@ -16,7 +17,7 @@ export interface OAuthSite {
   /** Protected Resource Metadata for /mcp (RFC 9728, path form). */
   readonly resourceMetadataUrl: string;
   readonly consentUrl: string;
-  tokenSite(): Promise<TokenSite>;
+  tokenSite(): TokenSite;
   /** Registered clients, and clients known by their metadata documents. */
   clients: OAuthClientsStore;
 }
@@ -24,10 +25,12 @@ export interface OAuthSite {
 export function oauthSite(
   prisma: PrismaClient,
   server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>,
+  oauth: Pick<OAuthConfig, 'tokenSecret'>,
   fetchClientMetadata: FetchClientMetadata,
 ): OAuthSite {
   const origin = () => new URL(publicBaseUrl(server)).origin;
-  const secret = oauthSecretSource(prisma);
+  // Unset only where no runtime started the app (tests in one process): a secret of this process alone.
+  const keys = tokenKeys(oauth.tokenSecret ?? randomBytes(32).toString('hex'));
   return {
     get issuer() {
       return origin();
@@ -41,7 +44,7 @@ export function oauthSite(
     get consentUrl() {
       return `${origin()}/console/authorize`;
     },
-    tokenSite: async () => ({ issuer: origin(), secret: await secret() }),
+    tokenSite: () => ({ issuer: origin(), keys }),
     clients: oauthClientsStore(prisma, fetchClientMetadata),
   };
 }

@@ -1,9 +1,14 @@
 // The console's consent screen for OAuth on /mcp: what an authorization request asks, and the person's answer (a
 // grant key with the policy they chose, and the code the host redeems at /oauth/token).
 import { readAuthorizationRequest, type AuthorizationRequest } from '../../accounts/oauth/authorization-requests.ts';
-import { grantAuthorization } from '../../accounts/oauth/grants.ts';
+import { answerOnce, grantAuthorization } from '../../accounts/oauth/grants.ts';
+import { redirectStaysLocal } from '../../accounts/oauth/clients.ts';
+import { oauthPaths } from '../oauth/oauth-router.ts';
 import { requestedScopes } from '../../accounts/oauth/oauth-scopes.ts';
 import { redirectUriMatches } from '@modelcontextprotocol/sdk/server/auth/handlers/authorize.js';
+import type { OAuthClientInformationFull } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { z } from 'zod';
+import type { Principal } from '../../accounts/api-keys.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { type ApiContext, defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
@@ -22,7 +27,7 @@ const tags = ['OAuth'];
  * redirect URI no longer the client's.
  */
 async function pendingRequest(ctx: ApiContext, token: string, where: 'query' | 'body') {
-  const request = await readAuthorizationRequest(await ctx.oauth.tokenSite(), token);
+  const request = await readAuthorizationRequest(ctx.oauth.tokenSite(), token);
   const client = request && (await ctx.oauth.clients.getClient(request.clientId));
   // A metadata document may have changed since /oauth/authorize checked the redirect URI: checked again.
   const redirects = client?.redirect_uris.some((uri) => redirectUriMatches(request!.redirectUri, uri));
@@ -34,13 +39,45 @@ async function pendingRequest(ctx: ApiContext, token: string, where: 'query' | '
   return { request, client };
 }
 
-/** The client's redirect URI with the answer's parameters, and the issuer (RFC 9207). */
+/**
+ * The client's redirect URI with the answer's parameters, and the issuer (RFC 9207). A refusal goes there only when it
+ * stays on the person's machine; else to the gateway's own page (never an open redirect for a client anyone registers).
+ */
 function redirectWith(ctx: ApiContext, request: AuthorizationRequest, answer: Record<string, string>): string {
+  if (answer.error !== undefined && !redirectStaysLocal(request.redirectUri))
+    return `${ctx.oauth.issuer}${oauthPaths.ended}?error=${encodeURIComponent(answer.error)}`;
   const url = new URL(request.redirectUri);
   for (const [name, value] of Object.entries(answer)) url.searchParams.set(name, value);
   if (request.state !== undefined) url.searchParams.set('state', request.state);
   url.searchParams.set('iss', ctx.oauth.issuer);
   return url.href;
+}
+
+/** The person's answer: a grant and its code, or a refusal, and where the browser goes with it. */
+async function answer(
+  ctx: ApiContext,
+  principal: Principal,
+  body: z.infer<typeof ConsentAnswerBodySchema>,
+  request: AuthorizationRequest,
+  client: OAuthClientInformationFull,
+) {
+  if (!body.approve)
+    return {
+      redirect_to: redirectWith(ctx, request, { error: 'access_denied', error_description: 'The person refused.' }),
+      key_id: null,
+    };
+  const { name, ...changes } = changesOf({
+    ...body,
+    name: body.name ?? (client.client_name ?? client.client_id).slice(0, 100),
+  });
+  const granted = await grantAuthorization(
+    ctx.prisma,
+    holderOf(principal),
+    { ...request, scopes: requestedScopes(request.scopes) },
+    { ...changes, name: name! },
+    tierRatePerMinute(ctx.config, principal.account.tier),
+  );
+  return { redirect_to: redirectWith(ctx, request, { code: granted.code }), key_id: granted.keyId };
 }
 
 export const oauthEndpoints = [
@@ -82,31 +119,10 @@ export const oauthEndpoints = [
     scope: 'keys',
     request: { body: ConsentAnswerBodySchema },
     success: { status: 200, description: "Where to send the person's browser", schema: ConsentAnsweredSchema },
-    errors: ['forbidden'],
+    errors: ['forbidden', 'conflict'],
     handle: async ({ body, principal, ctx }) => {
       const { request, client } = await pendingRequest(ctx, body.request, 'body');
-      if (!body.approve)
-        return {
-          body: {
-            redirect_to: redirectWith(ctx, request, {
-              error: 'access_denied',
-              error_description: 'The person refused.',
-            }),
-            key_id: null,
-          },
-        };
-      const { name, ...changes } = changesOf({
-        ...body,
-        name: body.name ?? (client.client_name ?? client.client_id).slice(0, 100),
-      });
-      const granted = await grantAuthorization(
-        ctx.prisma,
-        holderOf(principal),
-        { ...request, scopes: requestedScopes(request.scopes) },
-        { ...changes, name: name! },
-        tierRatePerMinute(ctx.config, principal.account.tier),
-      );
-      return { body: { redirect_to: redirectWith(ctx, request, { code: granted.code }), key_id: granted.keyId } };
+      return { body: await answerOnce(ctx.prisma, request, () => answer(ctx, principal, body, request, client)) };
     },
   }),
 ];

@@ -37,9 +37,10 @@ export const ConsentAnswerBodySchema = z
 
 export const ConsentAnsweredSchema = z
   .object({
-    redirect_to: z
-      .string()
-      .openapi({ description: "Where to send the person's browser now: the client's redirect URI" }),
+    redirect_to: z.string().openapi({
+      description:
+        "Where to send the person's browser now: the client's redirect URI, or for a refusal that would leave the person's machine, the gateway's page `/oauth/ended`",
+    }),
     key_id: z
       .string()
       .nullable()

@@ -48,12 +48,12 @@ async function signedInWallet(deps: SignInDeps, header: string | undefined, path
 }
 
 /** A read session for the signed-in wallet's own account (its x402 tasks). */
-export async function signInWallet(deps: SignInDeps & { tokenSite: () => Promise<TokenSite> }, header?: string) {
+export async function signInWallet(deps: SignInDeps & { tokenSite: () => TokenSite }, header?: string) {
   const wallet = await signedInWallet(deps, header, '/wallets/sign-in', 'Read the tasks this wallet paid for.');
   const accountId = walletAccountId(wallet);
   const account = await deps.prisma.account.findUnique({ where: { id: accountId } });
   if (!account) throw new NotFoundError(`Wallet ${wallet} has paid for nothing on this server yet.`);
-  const session = await signWalletSession(await deps.tokenSite(), accountId);
+  const session = await signWalletSession(deps.tokenSite(), accountId);
   return { wallet, accountId, ...session };
 }
 
