@@ -1,6 +1,7 @@
 // The OAuth consent screen (/console/authorize?request=…, where /oauth/authorize sends the person): which application
 // asks, for what, and where the answer goes; what the grant may spend (a budget and window, models, an expiry); Allow or
-// Deny, then the browser goes back to the application with its code or `access_denied`. Outside the shell's navigation.
+// Deny, then the browser goes where the answer says: the application with its code (or, on a loopback redirect,
+// `access_denied`), else the gateway's own /oauth/ended page. Outside the shell's navigation.
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useState } from 'react';
 import { useSearch } from 'wouter';
