@@ -15,6 +15,7 @@ const operatorEnvironment: Record<string, string> = {
     'xpub6EFHUEbYV13535ChA9yg5xZTWowwFCmFoWnhLbwkd91xHoirGu89GTZwBSUBnBpFeY5EV2cgof8yuyDnkeGALcD8DgGYJSiQfkxKpunWTX1',
   BASE_RPC_URL: 'https://mainnet.base.org',
   POSTGRES_PASSWORD: 'b3a1f0c9d2e4',
+  SIGNING_KEYS_SECRET: 'e4c1a9b07d2f4e6a8c3b5d7f9a1c3e5b',
 };
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 // Compose's forms: `${NAME}`, `${NAME:?message}` (required) and `${NAME:-default}` (optional: the default).

@@ -1,11 +1,12 @@
 // Where OAuth lives on this gateway: the issuer is the public origin, the protected resource the MCP endpoint, and
-// the consent screen the console's; tokens are signed with the secret kept in PostgreSQL. Read from the server's
-// configuration at each use: a server learns its public URL when it listens (an ephemeral port, PUBLIC_BASE_URL).
+// the consent screen the console's; tokens are signed with the secret kept in PostgreSQL. Read at each use: the
+// origin is the request's (public-origin.ts: PUBLIC_BASE_URL, or in development the loopback address it came to).
 import type { TokenSite } from '../../accounts/oauth/access-tokens.ts';
 import type { FetchClientMetadata } from '../../accounts/oauth/client-metadata-documents.ts';
 import { oauthClientsStore, type OAuthClientsStore } from '../../accounts/oauth/clients.ts';
 import { oauthSecretSource } from '../../accounts/oauth/signing-secret.ts';
 import { publicBaseUrl, type ServerConfig } from '../../config/config.ts';
+import { currentPublicBase } from '../public-origin.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 
 export interface OAuthSite {
@@ -26,7 +27,7 @@ export function oauthSite(
   server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>,
   fetchClientMetadata: FetchClientMetadata,
 ): OAuthSite {
-  const origin = () => new URL(publicBaseUrl(server)).origin;
+  const origin = () => new URL(currentPublicBase() ?? publicBaseUrl(server)).origin;
   const secret = oauthSecretSource(prisma);
   return {
     get issuer() {
