@@ -2,9 +2,10 @@
 import express, { Router, type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Catalog } from './catalog/catalog.ts';
-import { type Config, publicBaseUrl } from './config/config.ts';
-import { type ReceiptKey, receiptKeySource } from './payments/receipts/signing-key.ts';
-import { receiptSignerSource } from './payments/receipts/receipts.ts';
+import type { Config } from './config/config.ts';
+import { type SigningKeys, signingKeySources } from './payments/receipts/signing-key.ts';
+import { signerSources } from './payments/receipts/receipts.ts';
+import { publicBaseScope } from './api/public-origin.ts';
 import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
 import { createAuthenticator } from './api/auth.ts';
@@ -93,7 +94,7 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
 }
 
 /** What the REST endpoints and the MCP tools that run them share: one context per app. */
-function apiContext(deps: AppDeps, receiptKey: () => Promise<ReceiptKey>): ApiContext {
+function apiContext(deps: AppDeps, signingKeys: SigningKeys): ApiContext {
   const oauth = oauthSite(
     deps.prisma,
     deps.config.server,
@@ -111,7 +112,7 @@ function apiContext(deps: AppDeps, receiptKey: () => Promise<ReceiptKey>): ApiCo
     authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000, oauth),
     oauth,
     facilitator: deps.facilitator,
-    receiptSigner: receiptSignerSource(receiptKey, () => publicBaseUrl(deps.config.server)),
+    signers: signerSources(signingKeys),
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
     storage: deps.storage,
     endedTasks: createEndedTasks(),
@@ -154,13 +155,14 @@ export function createApp(deps: AppDeps): Express {
   const metricsToken = deps.config.metrics.token;
   if (metricsToken) app.get('/metrics', (req, res, next) => answerScrape(req, res, metricsToken).catch(next));
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
-  const receiptKey = receiptKeySource(deps.prisma);
+  app.use(publicBaseScope(deps.config.server));
+  const signingKeys = signingKeySources(deps.prisma, deps.config.receipts.signingKeysSecret);
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   app.use('/console', routeLabel('/console/*'), consoleRouter());
   app.use(llmsTxtRouter(deps.config, deps.catalog));
   app.use(wellKnownRouter(deps.config, deps.catalog));
-  app.use(didDocumentRouter(deps.config.server, receiptKey));
+  app.use(didDocumentRouter(deps.config.server, signingKeys));
   // Generated outputs, once their task has completed, until OUTPUT_RETENTION_DAYS (410 after); immutable once written.
   app.use(
     '/files',
@@ -175,7 +177,7 @@ export function createApp(deps: AppDeps): Express {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);
   });
   const endpoints = deps.endpoints ?? apiEndpoints;
-  const ctx = apiContext(deps, receiptKey);
+  const ctx = apiContext(deps, signingKeys);
   app.use(apiBasePath, apiRouter(deps, endpoints, ctx));
   app.use(oauthRouter(ctx));
   app.use(mcpRouter(endpoints, ctx, deps.config.server.jsonBodyLimit));

@@ -13,7 +13,7 @@ import type { TemporalDeps } from '../orchestration/generations/workflow-client.
 import type { StreamedEvent } from '../orchestration/generations/events.ts';
 import type { TaskEventFeed } from '../generations/events/event-feed.ts';
 import { writeEventStream } from './events/sse.ts';
-import type { JWSSigner } from '@x402/extensions/offer-receipt';
+import type { Signers } from '../payments/receipts/receipts.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import type { OAuthSite } from './oauth/oauth-site.ts';
 import { ApiError, type ErrorCode, validationError } from './errors.ts';
@@ -22,6 +22,9 @@ import type { RateLimitBucket, RateLimiter } from '../accounts/rate-limiter.ts';
 import { enforceKeyRateLimit, enforceRateLimit, keylessCaller } from './rate-limit.ts';
 import { type KeyScope, scopeRequired } from '../accounts/key-policy.ts';
 import type { LongLivedSlots } from './long-lived.ts';
+import { publicBaseUrl } from '../config/config.ts';
+import { publicBase } from './public-origin.ts';
+import { relinked, relinkedEvents } from './stored-links.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -34,8 +37,8 @@ export interface ApiContext {
   authenticate: Authenticator;
   /** Verifies and settles payments (the registered methods' services); made on first use. */
   facilitator: PaymentServices['facilitator'];
-  /** Signs offers and receipts (x402's offer-receipt extension) with the key the DID document publishes. */
-  receiptSigner: () => Promise<JWSSigner>;
+  /** Sign offers and receipts (x402's offer-receipt extension), each with its own key the DID document publishes. */
+  signers: Signers;
   /** Counts calls with a key against their account's limits. */
   rateLimiter: RateLimiter;
   /** Where outputs and uploads are stored. */
@@ -61,6 +64,8 @@ export interface HandlerInput<B, Q, P, H = unknown> {
   ctx: ApiContext;
   req: Request;
   res: Response;
+  /** The base URL of this request's links (public-origin.ts): PUBLIC_BASE_URL, or the loopback address it came to. */
+  base: string;
 }
 
 export interface HandlerResult {
@@ -273,6 +278,7 @@ async function executeParts(
     ctx,
     req,
     res,
+    base: publicBase(ctx.config.server, req),
   };
   // Counted once the request is valid (a malformed one costs nothing to refuse), before any work is done; an x402
   // call, without a key, counts against its address. Public endpoints (the catalog, registration's own cap) do not.
@@ -296,9 +302,18 @@ async function executeParts(
     throw new Error(`Response of ${endpoint.operationId} breaks its schema: ${checked.error.message}`);
   }
   const answer = { status: result.status ?? endpoint.success.status, body: result.body, headers: result.headers ?? {} };
+  const stored = publicBaseUrl(ctx.config.server);
+  if (input.base === stored)
+    return {
+      ...answer,
+      ...(result.events && { events: result.events }),
+      ...(result.csv !== undefined && { csv: result.csv }),
+    };
+  const [from, to] = [`${stored}/files/`, `${input.base}/files/`];
   return {
     ...answer,
-    ...(result.events && { events: result.events }),
+    body: relinked(answer.body, from, to),
+    ...(result.events && { events: relinkedEvents(result.events, from, to) }),
     ...(result.csv !== undefined && { csv: result.csv }),
   };
 }

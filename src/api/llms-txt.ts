@@ -61,12 +61,12 @@ export function llmsTxt(config: Pick<Config, 'x402' | 'chains' | 'accounts'>, ca
 
 /** The document for PUBLIC_BASE_URL, or for the address the request came to. */
 export function llmsTxtRouter(
-  config: Pick<Config, 'x402' | 'chains' | 'accounts'> & { server: { publicBaseUrl?: string } },
+  config: Pick<Config, 'x402' | 'chains' | 'accounts' | 'server'>,
   catalog: Catalog,
 ): Router {
   const router = Router();
   router.get('/llms.txt', (req, res) => {
-    const { base, cacheControl } = documentBase(config.server.publicBaseUrl, req);
+    const { base, cacheControl } = documentBase(config.server, req);
     res
       .type('text/markdown; charset=utf-8')
       .set('Cache-Control', cacheControl)

@@ -1,5 +1,4 @@
 // The tips and next steps a newly registered agent reads: enough to make its first paid generation unaided.
-import { publicBaseUrl, type ServerConfig } from '../config/config.ts';
 import { formatUsd } from '../domain/money.ts';
 import type { OnboardedAgent } from '../accounts/agents.ts';
 import type { TrialRefusal } from '../accounts/registration.ts';
@@ -10,8 +9,8 @@ const noTrialReasons: Record<TrialRefusal, string> = {
   budget: "today's trial credits on this server are used up",
 };
 
-export function onboarding(server: ServerConfig, agent: OnboardedAgent) {
-  const base = publicBaseUrl(server);
+/** `base`: the request's public base URL. */
+export function onboarding(base: string, agent: OnboardedAgent) {
   const chains = Object.keys(agent.depositAddresses).join(', ');
   const address = Object.values(agent.depositAddresses)[0];
   return {

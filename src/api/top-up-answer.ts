@@ -6,6 +6,7 @@ import { formatUsd } from '../domain/money.ts';
 import type { X402TopUp } from '../generated/prisma/client.ts';
 import { paymentResponseHeaders } from '../payments/methods/x402/requirements.ts';
 import { topUpReceipt } from '../payments/receipts/top-up-receipt.ts';
+import { apiUrlBase } from '../config/config.ts';
 import type { ApiContext } from './endpoint.ts';
 
 export async function topUpAnswer(ctx: ApiContext, topUp: X402TopUp, resourceUrl: string) {
@@ -14,7 +15,7 @@ export async function topUpAnswer(ctx: ApiContext, topUp: X402TopUp, resourceUrl
     const settling = { status: 'settling' as const, balance: null, transaction: null, receipt: null };
     return { settled: false, body: { ...identity, ...settling }, headers: {} };
   }
-  const receipt = await topUpReceipt(await ctx.receiptSigner(), topUp, resourceUrl);
+  const receipt = await topUpReceipt(await ctx.signers.receipts(apiUrlBase(resourceUrl)), topUp, resourceUrl);
   const { balance } = await getAccountSummary(ctx.prisma, topUp.accountId);
   const { network, payer, transaction } = topUp;
   return {

@@ -3,7 +3,7 @@
 // out in sections by feature (sections.ts).
 import { type Chain, chains } from '../domain/values.ts';
 import { developmentKeyProblems } from './development-keys.ts';
-import { type Env, envSchema } from './env.ts';
+import { developmentSigningKeysSecret, type Env, envSchema } from './env.ts';
 import { type Config, type DatabaseConfig, type ServerConfig, toSections } from './sections.ts';
 import { type TemporalProfile, temporalProfileOf } from './temporal-profile.ts';
 
@@ -64,12 +64,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, argv: string[] 
   // Public keys stand in for the operator's own only on the local chain: anywhere real, they would give its money away.
   const publicKeys = developmentKeyProblems(config);
   if (publicKeys.length > 0) throw new ConfigError(`Invalid configuration — ${publicKeys.join('; ')}`);
-  // Tokens signed with a secret nobody configured would stop verifying at the next start, and on every other process.
-  if (config.NODE_ENV === 'production' && !config.OAUTH_TOKEN_SECRET)
-    throw new ConfigError(
-      'Invalid configuration — OAUTH_TOKEN_SECRET: required in production; set a random secret of 32 characters or more (openssl rand -hex 32)',
-    );
+  const unset = productionProblems(config);
+  if (unset.length > 0) throw new ConfigError(`Invalid configuration — ${unset.join('; ')}`);
   return toSections(config, temporalProfile);
+}
+
+/** What production must set itself: what development derives from the request, or takes from a public default. */
+function productionProblems(env: Env): string[] {
+  if (env.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  // Receipts, OAuth and every link name this address; a request's own Host is trusted only in development.
+  if (!env.PUBLIC_BASE_URL)
+    problems.push(
+      'PUBLIC_BASE_URL: required in production (the address clients reach this server at, e.g. https://gateway.example.com)',
+    );
+  // Tokens signed with a secret nobody configured would stop verifying at the next start, and on every other process.
+  if (!env.OAUTH_TOKEN_SECRET)
+    problems.push(
+      'OAUTH_TOKEN_SECRET: required in production; set a random secret of 32 characters or more (openssl rand -hex 32)',
+    );
+  if (env.SIGNING_KEYS_SECRET === developmentSigningKeysSecret)
+    problems.push(
+      'SIGNING_KEYS_SECRET: the development secret is public, not allowed in production; set a random secret of 32 characters or more',
+    );
+  return problems;
 }
 
 /** The Temporal connection's profile; a file that cannot be read or lacks the profile stops the start. */
@@ -89,13 +107,19 @@ export function embeddedDatabaseUrl(database: Pick<DatabaseConfig, 'embeddedPort
   return `postgresql://gateway:gateway@127.0.0.1:${database.embeddedPort}/gateway`;
 }
 
+/**
+ * The links' base URL where no request names one (webhooks, stored outputs, the banner), without a trailing slash:
+ * PUBLIC_BASE_URL, else localhost at PORT (development only: production requires PUBLIC_BASE_URL).
+ */
 export function publicBaseUrl(server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>): string {
-  return server.publicBaseUrl ?? `http://localhost:${server.port}`;
+  return server.publicBaseUrl?.replace(/\/+$/, '') ?? `http://localhost:${server.port}`;
 }
 
-/** The public URL of an API path (`/generations`, …): what an x402 offer or a receipt names as its resource. */
-export const publicApiUrl = (server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>, path: string) =>
-  `${publicBaseUrl(server)}/api/v1${path}`;
+/** The public URL of an API path (`/generations`, …) under a base: what an x402 offer or a receipt names. */
+export const publicApiUrl = (base: string, path: string) => `${base}/api/v1${path}`;
+
+/** The base URL an API URL of publicApiUrl's names: whose did:web signs what is said about it. */
+export const apiUrlBase = (apiUrl: string) => apiUrl.slice(0, apiUrl.indexOf('/api/v1/'));
 
 /**
  * How SHUTDOWN_GRACE_SECONDS is shared out, in stop order: requests in flight may finish (then get 503), the

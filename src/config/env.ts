@@ -27,6 +27,9 @@ export const developmentPayTo = '0x98e503f35D0a019cB0a251aD243a4cCFCF371F46';
 /** Development default for X402_TASK_ID_SECRET (public, so production refuses it). */
 export const developmentTaskIdSecret = 'development-only-x402-task-id-secret-not-for-production';
 
+/** Development default for SIGNING_KEYS_SECRET (public, so production and a real chain refuse it). */
+export const developmentSigningKeysSecret = 'development-only-signing-keys-secret-not-for-production';
+
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 512kb or 1mb');
@@ -161,6 +164,8 @@ export const envSchema = z.object({
     .default(developmentFacilitatorKey),
   X402_MAX_TASKS_PER_PAYER: positiveInt.default(5),
   X402_TASK_ID_SECRET: z.string().min(32, 'expected at least 32 characters').default(developmentTaskIdSecret),
+  // Encrypts the private keys that sign offers and receipts where PostgreSQL keeps them.
+  SIGNING_KEYS_SECRET: z.string().min(32, 'expected at least 32 characters').default(developmentSigningKeysSecret),
   X402_SCHEMES: z
     .string()
     .default('exact,upto')

@@ -166,6 +166,8 @@ export function toSections(env: Env, temporalProfile: TemporalProfile) {
       afterSeconds: env.TASK_RECONCILE_AFTER_SECONDS,
     },
     x402: x402Of(env),
+    /** Offers and receipts: the secret their signing keys are kept under. */
+    receipts: { signingKeysSecret: env.SIGNING_KEYS_SECRET },
     /** API keys and agent registration. */
     accounts: accountsOf(env),
     /** OAuth on /mcp: the token secret (unset: the runtime makes a development one) and the endpoints' limits. */

@@ -2,6 +2,7 @@
 // `uploads/…`), and the links the API gives out for them (`/files/<key>`), the same for both drivers.
 import type { ByteRange, ObjectHead, ObjectMetadata, ObjectStore, StoredObject } from './object-store.ts';
 import { storeAvailability } from './store-availability.ts';
+import { loopbackAliases } from '../net/loopback.ts';
 
 /** A link straight to an object in the store, and how long it lasts. */
 export interface PresignedUrl {
@@ -79,9 +80,12 @@ export function createStorage(
     remove: (...keys) => store.remove(...keys),
     available: storeAvailability(store),
     removeFolders: (...folders) => store.removeFolders(...folders),
+    // A loopback base is ours under each loopback name: a link answered at 127.0.0.1 names the same file.
     keyOf(candidate) {
-      const prefix = `${base()}/files/`;
-      return candidate.startsWith(prefix) ? linkedKey(candidate.slice(prefix.length)) : null;
+      const prefix = loopbackAliases(base())
+        .map((alias) => `${alias}/files/`)
+        .find((own) => candidate.startsWith(own));
+      return prefix ? linkedKey(candidate.slice(prefix.length)) : null;
     },
   };
 }

@@ -1,6 +1,7 @@
 // The discovery documents (/llms.txt, the well-known cards) are built for an address (issue 35, point 13): with
 // PUBLIC_BASE_URL they name it whatever Host or X-Forwarded-Proto a request carries, and may be cached by anyone;
-// without it they name the address the request came to, so they are cached by that caller only.
+// without it they name the loopback address the request came to (issue 55, point 22), never a Host the caller made up,
+// and are cached by that caller only.
 import { get } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { useAppWithDatabase } from '../helpers/app.ts';
@@ -34,9 +35,18 @@ describe.each(documents)('GET %s', (path) => {
     expect(cacheControl).toBe('public, max-age=300');
   });
 
-  it('without it: names the address asked, and is cached by that caller only', async () => {
-    const { cacheControl, body } = await read(unpublished.app.url, path, foreign);
-    expect(body).toContain('https://attacker.example/');
-    expect(cacheControl).toBe('private, max-age=300');
+  it('without it: names the loopback address asked, and is cached by that caller only', async () => {
+    const port = new URL(unpublished.app.url).port;
+    for (const host of ['127.0.0.1', 'localhost']) {
+      const { cacheControl, body } = await read(unpublished.app.url, path, { host: `${host}:${port}` });
+      expect(body).toContain(`http://${host}:${port}/`);
+      expect(cacheControl).toBe('private, max-age=300');
+    }
+  });
+
+  it('without it: names the default address for any other Host', async () => {
+    const { body } = await read(unpublished.app.url, path, foreign);
+    expect(body).not.toContain('attacker.example');
+    expect(body).toContain(`http://localhost:${unpublished.app.config.server.port}/`);
   });
 });

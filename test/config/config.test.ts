@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { ConfigError, loadConfig, publicBaseUrl } from '../../src/config/config.ts';
 
 describe('loadConfig', () => {
   it('gives the embedded defaults on an empty environment', () => {
@@ -124,12 +124,32 @@ describe('loadConfig', () => {
     const ownKey = { ...payTo, X402_FACILITATOR_PRIVATE_KEY: `0x${'42'.repeat(32)}` };
     expect(() => loadConfig(ownKey, [])).toThrow(/X402_TASK_ID_SECRET: the development secret/);
     expect(() => loadConfig({ ...ownKey, X402_TASK_ID_SECRET: 'short' }, [])).toThrow(/X402_TASK_ID_SECRET/);
-    const ownSecret = { ...ownKey, X402_TASK_ID_SECRET: 'x'.repeat(40) };
-    expect(() => loadConfig(ownSecret, [])).toThrow(/OAUTH_TOKEN_SECRET: required in production/);
-    expect(() => loadConfig({ ...ownSecret, OAUTH_TOKEN_SECRET: 'short' }, [])).toThrow(/OAUTH_TOKEN_SECRET/);
-    const config = loadConfig({ ...ownSecret, OAUTH_TOKEN_SECRET: 'o'.repeat(64) }, []);
+    const ownSecrets = { ...ownKey, X402_TASK_ID_SECRET: 'x'.repeat(40), SIGNING_KEYS_SECRET: 'y'.repeat(40) };
+    const located = { ...ownSecrets, PUBLIC_BASE_URL: 'https://gateway.example.com' };
+    expect(() => loadConfig(located, [])).toThrow(/OAUTH_TOKEN_SECRET: required in production/);
+    expect(() => loadConfig({ ...located, OAUTH_TOKEN_SECRET: 'short' }, [])).toThrow(/OAUTH_TOKEN_SECRET/);
+    const config = loadConfig({ ...located, OAUTH_TOKEN_SECRET: 'o'.repeat(64) }, []);
     expect(config.oauth.tokenSecret).toBe('o'.repeat(64));
     expect(config).toMatchObject({ x402: { enabled: true, schemes: ['exact', 'upto'] } });
     expect(() => loadConfig({ X402_SCHEMES: 'exact,batch' }, [])).toThrow(/X402_SCHEMES/);
+  });
+
+  it('refuses production without PUBLIC_BASE_URL, naming it, since receipts and links would name localhost (issue 55, point 18 c)', () => {
+    const production = {
+      NODE_ENV: 'production',
+      BASE_RPC_URL: 'https://base.example',
+      DEPOSIT_XPUB:
+        'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
+      SIGNING_KEYS_SECRET: 'y'.repeat(40),
+      OAUTH_TOKEN_SECRET: 'o'.repeat(64),
+    };
+    expect(() => loadConfig(production, [])).toThrow(ConfigError);
+    expect(() => loadConfig(production, [])).toThrow(
+      /^Invalid configuration — PUBLIC_BASE_URL: required in production \(the address clients reach this server at/,
+    );
+    const published = loadConfig({ ...production, PUBLIC_BASE_URL: 'https://gateway.example.com/' }, []);
+    expect(publicBaseUrl(published.server)).toBe('https://gateway.example.com');
+    // Development keeps its default, and names localhost where no request says otherwise.
+    expect(publicBaseUrl(loadConfig({ PORT: '3100' }, []).server)).toBe('http://localhost:3100');
   });
 });

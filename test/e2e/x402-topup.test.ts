@@ -9,8 +9,11 @@ import {
 } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import {
+  extractJWSHeader,
   extractReceiptFromResponse,
+  type JWSSignedOffer,
   type JWSSignedReceipt,
+  verifyOfferSignatureJWS,
   verifyReceiptSignatureJWS,
 } from '@x402/extensions/offer-receipt';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
@@ -49,6 +52,22 @@ async function ledgerTopUps(accountId: string) {
   return gateway.database.prisma.ledgerEntry.findMany({ where: { accountId, kind: 'x402_topup' } });
 }
 
+/**
+ * A receipt of this gateway, verified as docs/x402.md says: its kid must name the receipt key (`#receipts-1`) and the
+ * signature must verify with that key from the DID document; the extension's verifier alone would take any key the
+ * document publishes, the offer key among them.
+ */
+async function verifyGatewayReceipt(receipt: JWSSignedReceipt, base: string) {
+  const kid = extractJWSHeader(receipt.signature).kid ?? '';
+  if (!kid.endsWith('#receipts-1')) throw new Error(`${kid} is not this gateway's receipt key`);
+  const did = (await (await fetch(`${base}/.well-known/did.json`)).json()) as {
+    verificationMethod: { id: string; publicKeyJwk: object }[];
+  };
+  const method = did.verificationMethod.find((candidate) => candidate.id === kid);
+  if (!method) throw new Error(`${kid} is not in the DID document`);
+  return verifyReceiptSignatureJWS(receipt, method.publicKeyJwk as never);
+}
+
 /** The offer of a top-up, as its 402 states it. */
 async function offerFor(key: string, amount: string): Promise<PaymentRequired> {
   const refused = await call(gateway, 'POST', '/api/v1/agents/topup', { key, body: { amount } });
@@ -84,6 +103,7 @@ describe('x402 top-ups', () => {
     expect(receipt).toEqual(body.receipt);
     expect(decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction).toBe(body.transaction);
     const verified = await verifyReceiptSignatureJWS(receipt);
+    expect(await verifyGatewayReceipt(receipt, gateway.app.url)).toEqual(verified);
     expect(verified).toMatchObject({
       kind: 'top_up',
       id: body.top_up_id,
@@ -98,6 +118,23 @@ describe('x402 top-ups', () => {
     const forged = `${header}.${Buffer.from(altered).toString('base64url')}.${signature}`;
     await expect(verifyReceiptSignatureJWS({ format: 'jws', signature: forged })).rejects.toThrow();
     expect(await ledgerTopUps(agent.agentId)).toHaveLength(1);
+  });
+
+  it('signs offers with a key of their own: an offer never verifies as a receipt (issue 55, point 8)', async () => {
+    const agent = await createAgentWithKey(gateway.database.prisma);
+    const required = await offerFor(agent.apiKey.key, '7.50');
+    const [offer] = (required.extensions?.['offer-receipt'] as { info: { offers: JWSSignedOffer[] } }).info.offers;
+    // The offer is genuine, under the offer key, and names any amount the server was asked for.
+    expect(extractJWSHeader(offer!.signature).kid).toMatch(/^did:web:127\.0\.0\.1%3A\d+#offers-1$/);
+    expect(await verifyOfferSignatureJWS(offer!)).toMatchObject({ amount: '7500000', scheme: 'exact' });
+    // Presented as a receipt, the documented verification refuses it: not the receipt key, and not signed by it.
+    const asReceipt = { format: 'jws' as const, signature: offer!.signature };
+    await expect(verifyGatewayReceipt(asReceipt, gateway.app.url)).rejects.toThrow(/not this gateway's receipt key/);
+    const did = (await (await fetch(`${gateway.app.url}/.well-known/did.json`)).json()) as {
+      verificationMethod: { id: string; publicKeyJwk: object }[];
+    };
+    const receiptKey = did.verificationMethod.find((method) => method.id.endsWith('#receipts-1'))!.publicKeyJwk;
+    await expect(verifyReceiptSignatureJWS(asReceipt, receiptKey as never)).rejects.toThrow();
   });
 
   it('answers the same top-up for the same payment, and for another payment under the same payment identifier', async () => {

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { verifyReceiptSignatureJWS } from '@x402/extensions/offer-receipt';
 import type { PaymentPayload } from '@x402/core/types';
 import { type Address, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -504,6 +505,21 @@ describe('upto: a text generation settles what it used', () => {
       where: { taskId: task.id, kind: 'charge' },
     });
     expect(charge.amount).toBe(-settled);
+
+    // The receipts say what moved: the one transfer, and what of the maximum was never taken, which no transfer
+    // gave back, so it names no transaction (issue 55, point 18 a).
+    const receipts = await call(gateway, 'GET', `/api/v1/generations/${task.id}/receipt`, {
+      key: created.body.access_token,
+    });
+    expect(receipts.status).toBe(200);
+    const [payment, refund] = receipts.body.receipts;
+    expect(receipts.body.receipts).toHaveLength(2);
+    expect(payment).toMatchObject({ kind: 'payment', transaction: task.payment.transaction });
+    expect(refund).toMatchObject({ kind: 'refund', network: network() });
+    expect(refund).not.toHaveProperty('transaction');
+    const signed = await verifyReceiptSignatureJWS(refund.receipt);
+    expect(signed).toMatchObject({ kind: 'refund', amount: String(authorized - settled) });
+    expect(signed).not.toHaveProperty('transaction');
   });
 });
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { Client } from '@temporalio/client';
 import { type Catalog, loadCatalog } from '../../src/catalog/catalog.ts';
-import { type Config, loadConfig } from '../../src/config/config.ts';
+import { type Config, loadConfig, publicBaseUrl } from '../../src/config/config.ts';
 import { type ConfigOverrides, mergeConfig } from './config.ts';
 import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
 import { credit } from '../../src/ledger/ledger.ts';
@@ -36,8 +36,16 @@ export interface Gateway extends RealStack {
   tracing?: Tracing;
 }
 
+export interface GatewayOptions {
+  /** Leave PUBLIC_BASE_URL unset, as `npm start` does: links name localhost at the app's port, or the request's. */
+  unpublished?: boolean;
+}
+
 /** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
-export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOverrides = () => ({})): Gateway {
+export function useGateway(
+  configure: () => Promise<ConfigOverrides> | ConfigOverrides = () => ({}),
+  { unpublished = false }: GatewayOptions = {},
+): Gateway {
   const stack = useDevServerAndDatabase();
   const gateway = stack as Gateway;
   let stopWorkers: (() => void) | undefined;
@@ -61,7 +69,7 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
     dataDir = await mkdtemp(join(tmpdir(), 'gateway-data-'));
     gateway.filesDir = filesDirectory(dataDir);
     // The API's address is known once it listens (on a port of its own choosing, so no other process can take it).
-    const storage = configuredStorage(gateway.config.storage, dataDir, () => gateway.config.server.publicBaseUrl!);
+    const storage = configuredStorage(gateway.config.storage, dataDir, () => publicBaseUrl(gateway.config.server));
     const taskQueue = gateway.config.temporal.taskQueue;
     gateway.tracing = await startTracing(gateway.config.tracing, gateway.config.server.role);
     const tracing = await temporalTracing(gateway.tracing);
@@ -117,8 +125,10 @@ export function useGateway(configure: () => Promise<ConfigOverrides> | ConfigOve
         taskQueue,
       },
     });
-    gateway.config.server.publicBaseUrl = gateway.app.url;
-    gateway.app.config.server.publicBaseUrl = gateway.app.url;
+    for (const server of [gateway.config.server, gateway.app.config.server]) {
+      if (unpublished) server.port = Number(new URL(gateway.app.url).port);
+      else server.publicBaseUrl = gateway.app.url;
+    }
   });
   afterAll(async () => {
     await gateway.app?.close();

@@ -4,8 +4,8 @@
 import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { verifyReceiptSignatureJWS } from '@x402/extensions/offer-receipt';
 import { describe, expect, it } from 'vitest';
-import { didDocument, didWebOf, receiptKid } from '../../src/payments/receipts/did.ts';
-import { receiptSigner, signReceipt } from '../../src/payments/receipts/receipts.ts';
+import { didDocument, didWebOf, kidOf } from '../../src/payments/receipts/did.ts';
+import { jwsSigner, signReceipt } from '../../src/payments/receipts/receipts.ts';
 
 const keyPair = () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -28,26 +28,29 @@ describe('receipt signing', () => {
     expect(didWebOf('http://localhost:3000')).toBe('did:web:localhost%3A3000');
     expect(didWebOf('https://gateway.example/')).toBe('did:web:gateway.example');
     expect(didWebOf('https://example.com/gw/v1')).toBe('did:web:example.com:gw:v1');
-    expect(receiptKid('https://gateway.example')).toBe('did:web:gateway.example#receipts-1');
+    expect(kidOf('receipts', 'https://gateway.example')).toBe('did:web:gateway.example#receipts-1');
+    expect(kidOf('offers', 'https://gateway.example')).toBe('did:web:gateway.example#offers-1');
   });
 
-  it('publishes the key under each address, once per distinct one', () => {
-    const { publicJwk } = keyPair();
-    const document = didDocument(
-      ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:3000'],
-      publicJwk,
-    );
+  it('publishes both keys under each address, once per distinct one', () => {
+    const [offers, receipts] = [keyPair().publicJwk, keyPair().publicJwk];
+    const document = didDocument(['http://localhost:3000', 'http://127.0.0.1:3000', 'http://localhost:3000'], {
+      offers,
+      receipts,
+    });
     expect(document.id).toBe('did:web:localhost%3A3000');
-    expect(document.verificationMethod.map((method) => method.id)).toEqual([
-      'did:web:localhost%3A3000#receipts-1',
-      'did:web:127.0.0.1%3A3000#receipts-1',
+    expect(document.verificationMethod.map((method) => [method.id, method.publicKeyJwk])).toEqual([
+      ['did:web:localhost%3A3000#receipts-1', receipts],
+      ['did:web:localhost%3A3000#offers-1', offers],
+      ['did:web:127.0.0.1%3A3000#receipts-1', receipts],
+      ['did:web:127.0.0.1%3A3000#offers-1', offers],
     ]);
-    expect(document.assertionMethod).toHaveLength(2);
+    expect(document.assertionMethod).toHaveLength(4);
   });
 
   it('signs the extension payload with our fields, verifiable with the published key and no other', async () => {
     const key = keyPair();
-    const receipt = await signReceipt(receiptSigner(key, 'https://gateway.example'), facts);
+    const receipt = await signReceipt(jwsSigner('receipts', key, 'https://gateway.example'), facts);
     expect(await verifyReceiptSignatureJWS(receipt, key.publicJwk as never)).toEqual({
       version: 1,
       network: 'balance',

@@ -295,7 +295,7 @@ export interface paths {
         };
         /**
          * A generation task's signed receipts
-         * @description The task's signed receipts (x402's offer-receipt extension: a JWS, ES256, whose `kid` is this server's did:web; the key is published at `/.well-known/did.json`, where the extension's `verifyReceiptSignatureJWS` finds it): an x402 task's settled `payment` (network, payer, transaction) and, for `upto`, a `refund` of what of its maximum was never taken; a balance task's `charge` and the `refund` of what its reservation gave back (a failed or cancelled task: all of it), with `transaction` `ledger:<entry id>`. Each signed payload names the task (`id`, `resourceUrl`), the `amount` (micro-USD, USDC's atomic units) and the transaction. Empty while nothing has moved (an x402 task before settling; a failed x402 task, whose payment never moves).
+         * @description The task's signed receipts (x402's offer-receipt extension: a JWS, ES256, signed with the receipt key, whose `kid` is `<this server's did:web>#receipts-1`; the key is published at `/.well-known/did.json` beside the offer key `#offers-1`, and a verifier of receipts takes only the receipt key: see docs/x402.md): an x402 task's settled `payment` (network, payer, transaction) and, for `upto`, a `refund` of what of its maximum was never taken (no transfer: no `transaction`); a balance task's `charge` and the `refund` of what its reservation gave back (a failed or cancelled task: all of it), with `transaction` `ledger:<entry id>`. Each signed payload names the task (`id`, `resourceUrl`), the `kind`, the `amount` (micro-USD, USDC's atomic units) and the transaction where one moved it. Empty while nothing has moved (an x402 task before settling; a failed x402 task, whose payment never moves).
          */
         get: operations["getGenerationReceipts"];
         put?: never;
@@ -760,7 +760,7 @@ export interface components {
         SignedReceipt: {
             /** @enum {string} */
             format: "jws";
-            /** @description JWS (ES256) over the receipt's canonical payload; its kid is a did:web whose key is at /.well-known/did.json */
+            /** @description JWS (ES256) over the receipt's canonical payload, signed with the receipt key: `#receipts-1` of this server's did:web (/.well-known/did.json), never the offer key (`#offers-1`) */
             signature: string;
         } | null;
         AgentRegisterRequest: {
@@ -1194,8 +1194,8 @@ export interface components {
             amount: string;
             /** @description `eip155:<chain id>` for an on-chain payment; `balance` for the ledger */
             network: string;
-            /** @description The transfer’s hash, or `ledger:<entry id>` */
-            transaction: string;
+            /** @description The transfer’s hash, or `ledger:<entry id>`; absent where nothing moved (what an `upto` payment never took) */
+            transaction?: string;
             /** @description The paying wallet, or the account id */
             payer: string;
             /** Format: date-time */

@@ -1,7 +1,9 @@
-// The address the discovery documents (/llms.txt, the well-known cards) name in their links: PUBLIC_BASE_URL where it
-// is set, the same for every caller; else the one the request came to (Host, X-Forwarded-Proto), which is the caller's
-// own, so no shared cache may hand it to another.
+// The address the discovery documents (/llms.txt, the well-known cards, did.json) name in their links: the request's
+// public base (public-origin.ts). PUBLIC_BASE_URL is the same for every caller; without it the document names the
+// loopback address the request came to, so no shared cache may hand it to another.
 import type { Request } from 'express';
+import type { ServerConfig } from '../../config/config.ts';
+import { publicBase } from '../public-origin.ts';
 
 export interface DocumentBase {
   /** Without a trailing slash. */
@@ -9,7 +11,7 @@ export interface DocumentBase {
   cacheControl: string;
 }
 
-export function documentBase(publicBaseUrl: string | undefined, req: Request): DocumentBase {
-  if (publicBaseUrl) return { base: publicBaseUrl.replace(/\/$/, ''), cacheControl: 'public, max-age=300' };
-  return { base: `${req.protocol}://${req.get('host')}`, cacheControl: 'private, max-age=300' };
+export function documentBase(server: Pick<ServerConfig, 'publicBaseUrl' | 'port'>, req: Request): DocumentBase {
+  const cacheControl = server.publicBaseUrl ? 'public, max-age=300' : 'private, max-age=300';
+  return { base: publicBase(server, req), cacheControl };
 }

@@ -7,6 +7,7 @@ import { paymentHeaderNames } from '../../payments/methods/x402/payment-header.t
 import type { ApiContext, PaymentProbe } from '../endpoint.ts';
 import type { ErrorCode } from '../errors.ts';
 import { knownApiError } from '../middleware/errors.ts';
+import { publicBase } from '../public-origin.ts';
 
 /** The refusals of a request's shape: its body invalid, not JSON, or of another content type. */
 const inputRefusals = new Set<ErrorCode>(['validation_error', 'invalid_json', 'unsupported_media_type']);
@@ -38,7 +39,16 @@ export function examplePaymentProbe(example: (ctx: ApiContext) => unknown): Paym
     const body = example(ctx);
     if (body === undefined) throw refusal;
     // Without a payment the handler can only refuse: its 402 is the example's price and requirements.
-    const unpaid = { body, query: {}, params: {}, headers: {}, ctx, req, res };
+    const unpaid = {
+      body,
+      query: {},
+      params: {},
+      headers: {},
+      ctx,
+      req,
+      res,
+      base: publicBase(ctx.config.server, req),
+    };
     const asked = await Promise.resolve(endpoint.handleUnpaid(unpaid)).then(
       () => new Error(`${endpoint.operationId} admitted its payment probe's example without a payment`),
       (error: unknown) => error,

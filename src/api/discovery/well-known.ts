@@ -9,7 +9,7 @@ import type { Config } from '../../config/config.ts';
 import { apiVersion } from '../openapi.ts';
 import { documentBase } from './document-base.ts';
 
-type DiscoveryConfig = Pick<Config, 'x402' | 'chains'> & { server: { publicBaseUrl?: string } };
+type DiscoveryConfig = Pick<Config, 'x402' | 'chains'> & { server: Pick<Config['server'], 'publicBaseUrl' | 'port'> };
 
 const title = 'Generation Gateway';
 
@@ -115,7 +115,7 @@ export function wellKnownRouter(config: DiscoveryConfig, catalog: Catalog): Rout
   const router = Router();
   const serve = (paths: string[], document: (config: DiscoveryConfig, catalog: Catalog, base: string) => object) =>
     router.get(paths, (req, res) => {
-      const { base, cacheControl } = documentBase(config.server.publicBaseUrl, req);
+      const { base, cacheControl } = documentBase(config.server, req);
       res.set('Cache-Control', cacheControl).json(document(config, catalog, base));
     });
   serve(['/.well-known/mcp/server-card.json', '/.well-known/mcp.json'], mcpServerCard);

@@ -2,25 +2,14 @@
 // browser. So /mcp takes as Host, and as Origin when one is sent (browsers do; other clients need not), only this
 // server's own addresses: PUBLIC_BASE_URL's, and the loopback names at the port the request came in on.
 import type { RequestHandler } from 'express';
+import { loopbackAliases, loopbackHosts, normalHost } from '../../net/loopback.ts';
 import { ApiError } from '../errors.ts';
-
-const loopbackNames = ['localhost', '127.0.0.1', '[::1]'];
-
-/** `host[:port]` as URL writes it (lower case, no default port), or undefined for what is not one. */
-const normalHost = (authority: string) =>
-  URL.canParse(`http://${authority}`) ? new URL(`http://${authority}`).host : undefined;
 
 const originHost = (origin: string) => (URL.canParse(origin) ? new URL(origin).host : undefined);
 
-const loopbackHosts = (port: string | number) => loopbackNames.map((name) => normalHost(`${name}:${port}`)!);
-
 /** PUBLIC_BASE_URL's host; all the loopback names at its port when it is a loopback one (`npm run cluster`'s). */
-function publishedHosts(publicBaseUrl: string | undefined): string[] {
-  if (!publicBaseUrl) return [];
-  const url = new URL(publicBaseUrl);
-  if (!loopbackNames.includes(url.hostname)) return [url.host];
-  return loopbackHosts(url.port || (url.protocol === 'https:' ? 443 : 80));
-}
+const publishedHosts = (publicBaseUrl: string | undefined): string[] =>
+  publicBaseUrl ? loopbackAliases(publicBaseUrl).map((alias) => new URL(alias).host) : [];
 
 const foreign = (header: string, value: string | undefined) =>
   new ApiError(

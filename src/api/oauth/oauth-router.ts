@@ -74,13 +74,13 @@ function metadataOf(oauth: OAuthSite): { server: OAuthMetadata; resource: OAuthP
   };
 }
 
-/** The SDK's metadata handler (CORS, GET only) for the document of the origin the server has now. */
+/** The SDK's metadata handler (CORS, GET only) for the document of the request's origin (each made once). */
 function currentMetadata(oauth: OAuthSite, pick: (documents: ReturnType<typeof metadataOf>) => object) {
-  let handler: { issuer: string; handle: RequestHandler } | undefined;
+  const handlers = new Map<string, RequestHandler>();
   return ((req, res, next) => {
-    if (handler?.issuer !== oauth.issuer)
-      handler = { issuer: oauth.issuer, handle: metadataHandler(pick(metadataOf(oauth)) as OAuthMetadata) };
-    handler.handle(req, res, next);
+    let handle = handlers.get(oauth.issuer);
+    if (!handle) handlers.set(oauth.issuer, (handle = metadataHandler(pick(metadataOf(oauth)) as OAuthMetadata)));
+    handle(req, res, next);
   }) satisfies RequestHandler;
 }
 

@@ -1,12 +1,14 @@
 // Where OAuth lives on this gateway: the issuer is the public origin, the protected resource the MCP endpoint, and
 // the consent screen the console's; tokens are signed with keys derived from OAUTH_TOKEN_SECRET. Read from the server's
-// configuration at each use: a server learns its public URL when it listens (an ephemeral port, PUBLIC_BASE_URL).
+// configuration at each use: the origin is the request's (public-origin.ts: PUBLIC_BASE_URL, or in development the
+// loopback address it came to).
 import { randomBytes } from 'node:crypto';
 import type { TokenSite } from '../../accounts/oauth/access-tokens.ts';
 import type { FetchClientMetadata } from '../../accounts/oauth/client-metadata-documents.ts';
 import { oauthClientsStore, type OAuthClientsStore } from '../../accounts/oauth/clients.ts';
 import { tokenKeys } from '../../accounts/oauth/signing-secret.ts';
 import { type OAuthConfig, publicBaseUrl, type ServerConfig } from '../../config/config.ts';
+import { currentPublicBase } from '../public-origin.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 
 export interface OAuthSite {
@@ -28,7 +30,7 @@ export function oauthSite(
   oauth: Pick<OAuthConfig, 'tokenSecret'>,
   fetchClientMetadata: FetchClientMetadata,
 ): OAuthSite {
-  const origin = () => new URL(publicBaseUrl(server)).origin;
+  const origin = () => new URL(currentPublicBase() ?? publicBaseUrl(server)).origin;
   // Unset only where no runtime started the app (tests in one process): a secret of this process alone.
   const keys = tokenKeys(oauth.tokenSecret ?? randomBytes(32).toString('hex'));
   return {

@@ -42,10 +42,14 @@ const webhookSavedMessage =
   'HMAC-SHA256 over "webhook-id.webhook-timestamp.body"); the previous secret no longer signs.';
 
 /** A registration that pays (`top_up`): answered 402 with the offer until paid, then registered to the wallet. */
-async function paidRegistration(ctx: ApiContext, req: Request, registration: AgentRegistration, amountMicros: bigint) {
+async function paidRegistration(
+  { ctx, req, base }: { ctx: ApiContext; req: Request; base: string },
+  registration: AgentRegistration,
+  amountMicros: bigint,
+) {
   if (!x402Offered(ctx.config))
     throw new FieldError('top_up', 'this server takes no x402 payments; register without it');
-  const resourceUrl = publicApiUrl(ctx.config.server, '/agents/register');
+  const resourceUrl = publicApiUrl(base, '/agents/register');
   const paid = await registerPaidAgent(ctx, registration, { amountMicros, resourceUrl, headers: req.headers });
   return { ...paid, answer: await topUpAnswer(ctx, paid.topUp, resourceUrl) };
 }
@@ -66,7 +70,7 @@ export const agentEndpoints = [
       schema: AgentRegisterResponseSchema,
     },
     errors: ['registration_capped', 'payment_required', 'conflict', 'service_unavailable'],
-    handle: async ({ body, ctx, req }) => {
+    handle: async ({ body, ctx, req, base }) => {
       const registration = {
         agentName: body.agent_name,
         webhookUrl: body.webhook_url,
@@ -76,7 +80,8 @@ export const agentEndpoints = [
         clientAddress: clientAddress(req),
         trialNetwork: trialNetwork(req),
       };
-      const paid = body.top_up === undefined ? undefined : await paidRegistration(ctx, req, registration, body.top_up);
+      const paid =
+        body.top_up === undefined ? undefined : await paidRegistration({ ctx, req, base }, registration, body.top_up);
       const agent = paid?.agent ?? (await onboardAgent(ctx, registration));
       const balance = formatUsd(agent.balance);
       return {
@@ -89,7 +94,7 @@ export const agentEndpoints = [
           balance: paid?.answer.body.balance ?? balance,
           starting_balance: balance,
           trial_credit_applied: agent.trialCreditApplied,
-          ...onboarding(ctx.config.server, agent),
+          ...onboarding(base, agent),
           webhook_url: agent.webhookUrl,
           webhook_secret: agent.webhookSecret,
           // Named beside the secret wherever one is handed out, as PATCH /agents/webhook does.

@@ -57,8 +57,8 @@ const queuedBody = (task: QueuedGeneration) => ({
 
 /** The task; a settled payment also answers in its method's receipt headers (x402's PAYMENT-RESPONSE). */
 /** A task as answered: its payment's receipt headers, once an x402 payment has settled (signed). */
-async function taskAnswer(ctx: ApiContext, task: TaskView) {
-  const headers = await paymentHeadersOf(ctx, task);
+async function taskAnswer(ctx: ApiContext, task: TaskView, base: string) {
+  const headers = await paymentHeadersOf(ctx, task, base);
   return headers ? { body: task, headers } : { body: task };
 }
 
@@ -130,7 +130,7 @@ const getGenerationDefinition = defineEndpoint({
   request: { params: GenerationIdParamsSchema, headers: GetGenerationHeadersSchema },
   success: { ...taskResponse, headers: { ...paymentResponseHeaderDocs, ...preferenceAppliedDoc } },
   errors: ['not_found'],
-  handle: async ({ params, headers, principal, ctx, req, res }) => {
+  handle: async ({ params, headers, principal, ctx, req, res, base }) => {
     const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, req, res, accountId: principal.account.id });
     const read = {
       taskId: params.id,
@@ -140,7 +140,7 @@ const getGenerationDefinition = defineEndpoint({
       ...hold,
     };
     const { task, ended } = await readGeneration(ctx, read);
-    const answer = await taskAnswer(ctx, task);
+    const answer = await taskAnswer(ctx, task, base);
     if (waitSeconds === undefined || !ended) return answer;
     return { ...answer, headers: { ...answer.headers, ...waitApplied(waitSeconds) } };
   },
@@ -215,7 +215,7 @@ export const generationEndpoints = [
       'rate_limited',
       'service_unavailable',
     ],
-    handle: async ({ body, headers, principal, ctx, req, res }) => {
+    handle: async ({ body, headers, principal, ctx, req, res, base }) => {
       const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, req, res, accountId: principal.account.id });
       const { queued, ended } = await admitGeneration(
         ctx,
@@ -229,11 +229,11 @@ export const generationEndpoints = [
       );
       if (!ended || waitSeconds === undefined) return { status: 202, body: queuedBody(queued) };
       const location = { Location: `/api/v1/generations/${queued.id}`, ...waitApplied(waitSeconds) };
-      const answer = await taskAnswer(ctx, ended);
+      const answer = await taskAnswer(ctx, ended, base);
       return { status: 201, body: answer.body, headers: { ...answer.headers, ...location } };
     },
-    handleUnpaid: async ({ body, ctx, req }) => {
-      const resourceUrl = publicApiUrl(ctx.config.server, '/generations');
+    handleUnpaid: async ({ body, ctx, req, base }) => {
+      const resourceUrl = publicApiUrl(base, '/generations');
       const { queued, access } = await admitGeneration(ctx, { body }, keylessPayer(req.headers, resourceUrl));
       // A repeat of the payment once its task has started gets the task without its token or secret.
       const token = access ? { access_token: access.accessToken } : {};
@@ -255,9 +255,10 @@ export const generationEndpoints = [
     request: { params: GenerationIdParamsSchema },
     success: { status: 200, description: 'What the task moved, signed', schema: GenerationReceiptsResponseSchema },
     errors: ['not_found'],
-    handle: async ({ params, principal, ctx }) => {
+    handle: async ({ params, principal, ctx, base }) => {
       const owner = { onlyTask: principal.task, onlyKey: ownTasksOnly(principal) };
-      const receipts = await generationReceipts(ctx, { taskId: params.id, account: principal.account, ...owner });
+      const read = { taskId: params.id, account: principal.account, ...owner };
+      const receipts = await generationReceipts(ctx, read, base);
       return {
         body: {
           task_id: params.id,
@@ -316,14 +317,14 @@ export const generationEndpoints = [
       },
     },
     errors: ['not_found'],
-    handle: async ({ params, principal, ctx }) => {
+    handle: async ({ params, principal, ctx, base }) => {
       const read = {
         taskId: params.taskId,
         account: principal.account,
         onlyTask: principal.task,
         onlyKey: ownTasksOnly(principal),
       };
-      return taskAnswer(ctx, (await readGeneration(ctx, read)).task);
+      return taskAnswer(ctx, (await readGeneration(ctx, read)).task, base);
     },
   }),
 ];

@@ -24,8 +24,9 @@ export const signInEndpoints = [
     request: { headers: signInHeaders },
     success: { status: 200, description: 'A read session for the wallet', schema: WalletSignInResponseSchema },
     errors: ['payment_required', 'unauthorized', 'not_found'],
-    handle: async ({ headers, ctx }) => {
-      const session = await signInWallet({ ...ctx, tokenSite: () => ctx.oauth.tokenSite() }, headers['SIGN-IN-WITH-X']);
+    handle: async ({ headers, ctx, base }) => {
+      const deps = { ...ctx, base, tokenSite: () => ctx.oauth.tokenSite() };
+      const session = await signInWallet(deps, headers['SIGN-IN-WITH-X']);
       return {
         body: {
           access_token: session.token,
@@ -49,12 +50,15 @@ export const signInEndpoints = [
     request: { body: AgentSignInRequestSchema, headers: signInHeaders },
     success: { status: 201, description: 'A new key for the agent', schema: AgentSignInResponseSchema },
     errors: ['payment_required', 'unauthorized', 'not_found'],
-    handle: async ({ body, headers, ctx }) => {
-      const recovered = await signInAgent(ctx, {
-        header: headers['SIGN-IN-WITH-X'],
-        agentId: body.agent_id,
-        revokeOtherKeys: body.revoke_other_keys,
-      });
+    handle: async ({ body, headers, ctx, base }) => {
+      const recovered = await signInAgent(
+        { ...ctx, base },
+        {
+          header: headers['SIGN-IN-WITH-X'],
+          agentId: body.agent_id,
+          revokeOtherKeys: body.revoke_other_keys,
+        },
+      );
       return {
         status: 201,
         body: {

@@ -7,15 +7,13 @@ import { topUpBalance } from '../../orchestration/top-ups/top-up.ts';
 import { refuseKeylessTopUp } from '../../payments/methods/x402/top-ups.ts';
 import { endpointDescriptions } from '../descriptions.ts';
 import { topUpAnswer } from '../top-up-answer.ts';
-import { type ApiContext, defineEndpoint } from '../endpoint.ts';
+import { defineEndpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
 import { examplePaymentProbe } from '../discovery/payment-probe.ts';
 import { TopUpRequestSchema, TopUpResponseSchema } from '../schemas/top-ups.schemas.ts';
 
 /** What a paymentless probe is offered (the Bazaar's example top-up is the same $5, src/payments/methods/x402). */
 const exampleTopUp = 5_000_000n;
-
-const resourceUrlOf = (ctx: ApiContext, path: string) => publicApiUrl(ctx.config.server, path);
 
 const wrongKind = {
   agent: 'This top-up is for an agent key (rf_…); developers top up with POST /api/v1/account/topup.',
@@ -41,17 +39,17 @@ const topUpEndpoint = (options: { path: string; operationId: string; kind: 'agen
     },
     errors: ['payment_required', 'forbidden', 'conflict', 'service_unavailable'],
     paymentProbe: examplePaymentProbe(() => ({ amount: exampleTopUp })),
-    handleUnpaid: ({ body, ctx, req }) =>
+    handleUnpaid: ({ body, ctx, req, base }) =>
       refuseKeylessTopUp(ctx, {
         amountMicros: body.amount,
-        resourceUrl: resourceUrlOf(ctx, options.path),
+        resourceUrl: publicApiUrl(base, options.path),
         headers: req.headers,
       }),
-    handle: async ({ body, principal, ctx, req }) => {
+    handle: async ({ body, principal, ctx, req, base }) => {
       if (principal.account.kind !== options.kind) throw new ApiError('forbidden', wrongKind[options.kind]);
       if (!x402Offered(ctx.config))
         throw new FieldError('amount', 'this server takes no x402 payments; deposit USDC instead');
-      const resourceUrl = resourceUrlOf(ctx, options.path);
+      const resourceUrl = publicApiUrl(base, options.path);
       const topUp = await topUpBalance(ctx, {
         accountId: principal.account.id,
         amountMicros: body.amount,

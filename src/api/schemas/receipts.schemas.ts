@@ -12,7 +12,10 @@ export const GenerationReceiptSchema = z
     network: z
       .string()
       .openapi({ description: '`eip155:<chain id>` for an on-chain payment; `balance` for the ledger' }),
-    transaction: z.string().openapi({ description: 'The transfer’s hash, or `ledger:<entry id>`' }),
+    transaction: z.string().optional().openapi({
+      description:
+        'The transfer’s hash, or `ledger:<entry id>`; absent where nothing moved (what an `upto` payment never took)',
+    }),
     payer: z.string().openapi({ description: 'The paying wallet, or the account id' }),
     issued_at: z.iso.datetime(),
     receipt: SignedReceiptSchema,

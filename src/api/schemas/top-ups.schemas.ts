@@ -17,7 +17,7 @@ export const SignedReceiptSchema = z
     format: z.literal('jws'),
     signature: z.string().openapi({
       description:
-        "JWS (ES256) over the receipt's canonical payload; its kid is a did:web whose key is at /.well-known/did.json",
+        "JWS (ES256) over the receipt's canonical payload, signed with the receipt key: `#receipts-1` of this server's did:web (/.well-known/did.json), never the offer key (`#offers-1`)",
     }),
   })
   .openapi('SignedReceipt', { description: "x402 offer-receipt extension's signed receipt" });

@@ -1,13 +1,13 @@
 // POST /agents/topup and /account/topup: the payment is verified and kept, then its workflow settles it and credits
 // the balance; the answer waits a bounded time for that. A retry with the same payment joins the same workflow.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { JWSSigner } from '@x402/extensions/offer-receipt';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
 import type { X402TopUp } from '../../generated/prisma/client.ts';
 import { onboardAgent, type OnboardedAgent } from '../../accounts/agents.ts';
 import type { AgentRegistration } from '../../accounts/registration.ts';
 import type { PaymentServices } from '../../payments/methods/registered.ts';
+import type { Signers } from '../../payments/receipts/receipts.ts';
 import { authorizeTopUp, type TopUpRequest } from '../../payments/methods/x402/top-ups.ts';
 import { topUpWorkflowId, type TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
 import type { TemporalDeps } from '../generations/workflow-client.ts';
@@ -18,7 +18,7 @@ export interface TopUpDeps {
   config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
   temporal: TemporalDeps;
   facilitator: PaymentServices['facilitator'];
-  receiptSigner: () => Promise<JWSSigner>;
+  signers: Pick<Signers, 'offers'>;
 }
 
 /** Settling on a local chain takes a second or two; a slow chain's top-up is answered `settling` and finishes. */

@@ -14,7 +14,9 @@ import { networkOf } from '../../payments/methods/x402/requirements.ts';
 
 export interface SignInDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'server' | 'chains' | 'x402'>;
+  config: Pick<Config, 'chains' | 'x402'>;
+  /** The request's public base URL: the signed message names its resource there. */
+  base: string;
 }
 
 /** No signature yet: x402's auth-only 402 (no offers), the challenge in its `sign-in-with-x` extension. */
@@ -30,7 +32,7 @@ export class SignInRequiredError extends DomainError {
 
 /** The wallet the request's signed message proves, or a 402 with a fresh challenge for `path`. */
 async function signedInWallet(deps: SignInDeps, header: string | undefined, path: string, statement: string) {
-  const resourceUrl = publicApiUrl(deps.config.server, path);
+  const resourceUrl = publicApiUrl(deps.base, path);
   if (header) return verifySignIn({ prisma: deps.prisma, secret: deps.config.x402.taskIdSecret }, header, resourceUrl);
   const networks = enabledChains(deps.config.chains).map(networkOf);
   const challenge = signInChallenge(deps.config.x402.taskIdSecret, resourceUrl, networks, statement);

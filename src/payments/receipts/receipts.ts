@@ -3,8 +3,8 @@
 // first; `kind`, `id` and `amount` are ours (the extension's verifier returns the whole signed payload).
 import { sign } from 'node:crypto';
 import { createJWS, type JWSSignedReceipt, type JWSSigner, type ReceiptPayload } from '@x402/extensions/offer-receipt';
-import type { ReceiptKey } from './signing-key.ts';
-import { receiptKid } from './did.ts';
+import type { KeyPurpose, SigningKey, SigningKeys } from './signing-key.ts';
+import { kidOf } from './did.ts';
 
 /** A settled payment of a task, what a balance was charged for it, what was given back, or a top-up credited. */
 export type ReceiptKind = 'payment' | 'charge' | 'refund' | 'top_up';
@@ -18,19 +18,24 @@ export interface ReceiptFacts {
   payer: string;
   /** `eip155:<chain id>` of an on-chain transfer; `balance` for a ledger movement. */
   network: string;
-  /** The transfer's hash, or the ledger entry's id. */
-  transaction: string;
+  /** The transfer's hash, or the ledger entry's id; none where nothing moved (what an `upto` payment never took). */
+  transaction?: string;
   /** Atomic units of USDC, which are micro-USD. */
   amount: bigint;
   issuedAt: Date;
 }
 
-export type SignedReceiptPayload = ReceiptPayload & { kind: ReceiptKind; id: string; amount: string };
+export type SignedReceiptPayload = Omit<ReceiptPayload, 'transaction'> & {
+  transaction?: string;
+  kind: ReceiptKind;
+  id: string;
+  amount: string;
+};
 
-/** A JWS signer for the extension's createJWS, from the receipt key. */
-export function receiptSigner(key: ReceiptKey, baseUrl: string): JWSSigner {
+/** A JWS signer for the extension's createJWS: `purpose`'s key, named under this base URL's did:web. */
+export function jwsSigner(purpose: KeyPurpose, key: SigningKey, baseUrl: string): JWSSigner {
   return {
-    kid: receiptKid(baseUrl),
+    kid: kidOf(purpose, baseUrl),
     format: 'jws',
     algorithm: 'ES256',
     sign: async (bytes) =>
@@ -45,7 +50,7 @@ export async function signReceipt(signer: JWSSigner, facts: ReceiptFacts): Promi
     resourceUrl: facts.resourceUrl,
     payer: facts.payer,
     issuedAt: Math.floor(facts.issuedAt.getTime() / 1000),
-    transaction: facts.transaction,
+    ...(facts.transaction !== undefined && { transaction: facts.transaction }),
     kind: facts.kind,
     id: facts.id,
     amount: facts.amount.toString(),
@@ -53,7 +58,15 @@ export async function signReceipt(signer: JWSSigner, facts: ReceiptFacts): Promi
   return { format: 'jws', signature: await createJWS(payload, signer) };
 }
 
-/** The signer of this server's receipts and offers, for its public address (the key read once per process). */
-export function receiptSignerSource(readKey: () => Promise<ReceiptKey>, baseUrl: () => string) {
-  return async (): Promise<JWSSigner> => receiptSigner(await readKey(), baseUrl());
+/** Signs offers or receipts under the did:web of a base URL (the request's public one). */
+export type SignerFor = (baseUrl: string) => Promise<JWSSigner>;
+
+/** The signers of this server's offers and of its receipts (each key read once per process). */
+export type Signers = Record<KeyPurpose, SignerFor>;
+
+export function signerSources(keys: SigningKeys): Signers {
+  return {
+    offers: async (baseUrl) => jwsSigner('offers', await keys.offers(), baseUrl),
+    receipts: async (baseUrl) => jwsSigner('receipts', await keys.receipts(), baseUrl),
+  };
 }

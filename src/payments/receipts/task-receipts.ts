@@ -1,6 +1,7 @@
 // What a task moved, as signed receipts: an x402 task's settled payment (and, for `upto`, what of its maximum was never
-// taken), or a balance task's charge and what its reservation gave back (a failed or cancelled task: all of it). Each
-// is signed when asked for, from the rows that record it, so the same facts always make the same payload.
+// taken: no transfer, so no transaction), or a balance task's charge and what its reservation gave back (a failed or
+// cancelled task: all of it). Each is signed when asked for, from the rows that record it, so the same facts always
+// make the same payload.
 import { type JWSSigner, OFFER_RECEIPT } from '@x402/extensions/offer-receipt';
 import type { PrismaClient } from '../../db/prisma.ts';
 import { type ReceiptFacts, type ReceiptKind, signReceipt } from './receipts.ts';
@@ -16,21 +17,25 @@ interface TaskRef {
 async function x402Facts(prisma: PrismaClient, taskId: string, resourceUrl: string): Promise<ReceiptFacts[] | null> {
   const payment = await prisma.x402Payment.findUnique({ where: { taskId } });
   if (!payment) return null;
-  if (payment.status !== 'settled' || !payment.transaction || payment.amountSettled === null || !payment.settledAt)
-    return [];
-  const { payer, network, transaction, settledAt: issuedAt } = payment;
-  const facts = (kind: ReceiptKind, amount: bigint) => ({
+  if (payment.status !== 'settled' || payment.amountSettled === null || !payment.settledAt) return [];
+  const { payer, network, settledAt: issuedAt } = payment;
+  const facts = (kind: ReceiptKind, amount: bigint, transaction?: string) => ({
     kind,
     id: taskId,
     resourceUrl,
     payer,
     network,
-    transaction,
+    ...(transaction && { transaction }),
     amount,
     issuedAt,
   });
+  // `upto` moves only what was used, in one transfer (none for nothing): what it never took left no transaction.
   const unspent = payment.amount - payment.amountSettled;
-  return [facts('payment', payment.amountSettled), ...(unspent > 0n ? [facts('refund', unspent)] : [])];
+  const moved = payment.amountSettled > 0n && payment.transaction;
+  return [
+    ...(moved ? [facts('payment', payment.amountSettled, payment.transaction!)] : []),
+    ...(unspent > 0n ? [facts('refund', unspent)] : []),
+  ];
 }
 
 async function balanceFacts(prisma: PrismaClient, task: TaskRef, resourceUrl: string): Promise<ReceiptFacts[]> {

@@ -6,12 +6,12 @@ import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import {
   createJWSOfferReceiptIssuer,
   createOfferReceiptExtension,
-  type JWSSigner,
   OFFER_RECEIPT,
 } from '@x402/extensions/offer-receipt';
 import type { CatalogModel } from '../../../catalog/catalog.ts';
 import { type ChainSettings, enabledChains } from '../../../chain/settings.ts';
-import type { Config } from '../../../config/config.ts';
+import { apiUrlBase, type Config } from '../../../config/config.ts';
+import type { Signers } from '../../receipts/receipts.ts';
 import { FieldError, PaymentRequiredError } from '../../../domain/errors.ts';
 import { secretDerivedId } from '../../../domain/ids.ts';
 import { formatUsd } from '../../../domain/money.ts';
@@ -45,8 +45,8 @@ export interface X402Deps {
   config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
   /** Verifies payments; made on first use. */
   facilitator: () => PaymentFacilitator;
-  /** Signs offers (and receipts); none: the offers go unsigned. */
-  receiptSigner?: () => Promise<JWSSigner>;
+  /** Signs offers (with the offer key, never the receipt key); none: the offers go unsigned. */
+  signers?: Pick<Signers, 'offers'>;
 }
 
 /** The payment a request carries: none, one whose header cannot be read, or a payload (and who pays, if it says). */
@@ -194,8 +194,8 @@ export interface OfferTerms {
 
 /** The signed offers of x402's offer-receipt extension, where the server signs them. */
 async function signedOffers(deps: X402Deps, required: PaymentRequired) {
-  if (!deps.receiptSigner) return undefined;
-  const signer = await deps.receiptSigner();
+  if (!deps.signers) return undefined;
+  const signer = await deps.signers.offers(apiUrlBase(required.resource.url));
   const extension = createOfferReceiptExtension(createJWSOfferReceiptIssuer(signer.kid, signer));
   const context = { paymentRequiredResponse: required, requirements: required.accepts };
   return extension.enrichPaymentRequiredResponse!({}, context as never) as Promise<object | undefined>;

@@ -35,12 +35,12 @@ export interface X402Payer {
 export interface X402MethodDeps {
   config: X402Deps['config'];
   facilitator?: X402Deps['facilitator'];
-  receiptSigner?: X402Deps['receiptSigner'];
+  signers?: X402Deps['signers'];
 }
 
 function verifierOf(deps: X402MethodDeps): X402Deps {
   if (!deps.facilitator) throw new Error('x402 admission needs a payment facilitator');
-  return { config: deps.config, facilitator: deps.facilitator, receiptSigner: deps.receiptSigner };
+  return { config: deps.config, facilitator: deps.facilitator, signers: deps.signers };
 }
 
 const unavailableMessage =
