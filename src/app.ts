@@ -36,7 +36,7 @@ import { createRateLimiter } from './accounts/rate-limiter.ts';
 import { createEndedTasks } from './generations/ended-tasks.ts';
 import { createTaskEventFeed } from './generations/events/event-feed.ts';
 import type { Storage } from './storage/storage.ts';
-import { storedFiles } from './api/middleware/stored-files.ts';
+import { sandboxedFiles, storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
 import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { didDocumentRouter } from './api/discovery/did-document.ts';
@@ -167,6 +167,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     '/files',
     routeLabel('/files/*'),
+    sandboxedFiles,
     linkedFileKey,
     deliveredOutputsOnly(deps.prisma, deps.config.outputs),
     storedFiles(deps.storage),

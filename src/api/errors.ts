@@ -49,7 +49,11 @@ export const errorCodes = {
   },
   deposit_wrong_token: { status: 400, description: "The transaction moved another token than the chain's USDC." },
   deposit_already_credited: { status: 400, description: 'The transaction was credited to another account.' },
-  idempotency_key_reused: { status: 409, description: 'This Idempotency-Key was used with a different request.' },
+  idempotency_key_reused: {
+    status: 409,
+    description:
+      'This Idempotency-Key was used with a different request, or (to a key with a policy) by another API key.',
+  },
   conflict: {
     status: 409,
     description:

@@ -11,6 +11,7 @@ export {
   developmentDepositMnemonic,
   developmentDepositXpub,
   developmentFacilitatorKey,
+  developmentKeyedTaskIdSecret,
   developmentPayTo,
   developmentTaskIdSecret,
   type Role,

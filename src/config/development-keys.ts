@@ -4,6 +4,7 @@ import { type Chain, chains } from '../domain/values.ts';
 import {
   developmentDepositXpub,
   developmentFacilitatorKey,
+  developmentKeyedTaskIdSecret,
   developmentPayTo,
   developmentTaskIdSecret,
   type Env,
@@ -29,6 +30,10 @@ export function developmentKeyProblems(env: Env): string[] {
   if (env.DEPOSIT_XPUB === developmentDepositXpub)
     problems.push(
       `DEPOSIT_XPUB: the development key (public test mnemonic) is not allowed ${where}; set your own xpub`,
+    );
+  if (env.TASK_ID_SECRET === developmentKeyedTaskIdSecret)
+    problems.push(
+      `TASK_ID_SECRET: the development secret is public, not allowed ${where} (anyone could compute output links); set a random secret of 32 characters or more`,
     );
   if (x402 && env.X402_PAY_TO === developmentPayTo)
     problems.push(

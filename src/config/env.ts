@@ -30,6 +30,9 @@ export const developmentTaskIdSecret = 'development-only-x402-task-id-secret-not
 /** Development default for SIGNING_KEYS_SECRET (public, so production and a real chain refuse it). */
 export const developmentSigningKeysSecret = 'development-only-signing-keys-secret-not-for-production';
 
+/** Development default for TASK_ID_SECRET (public, so production and a real chain refuse it). */
+export const developmentKeyedTaskIdSecret = 'development-only-task-id-secret-not-for-production';
+
 const port = z.coerce.number().int().min(1).max(65535);
 const optionalText = z.string().trim().min(1).optional();
 const byteSize = z.string().regex(/^\d+(b|kb|mb)$/i, 'expected a size such as 512kb or 1mb');
@@ -237,6 +240,8 @@ export const envSchema = z.object({
   // OUTPUT_EXPIRY_INTERVAL_SECONDS; the task body says when (`outputs_expire_at`).
   OUTPUT_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   OUTPUT_EXPIRY_INTERVAL_SECONDS: positiveInt.default(3600),
+  // Keys the id of a task named by an Idempotency-Key: the id names its output links, so it must not be computable.
+  TASK_ID_SECRET: z.string().min(32, 'expected at least 32 characters').default(developmentKeyedTaskIdSecret),
   // Admission downloads and measures the inputs a price depends on (audio minutes, lip-sync) within this time.
   INPUT_MEASURE_TIMEOUT_SECONDS: positiveInt.default(20),
   ALLOW_PRIVATE_WEBHOOK_URLS: z

@@ -190,10 +190,11 @@ export function toSections(env: Env, temporalProfile: TemporalProfile) {
       measureTimeoutSeconds: env.INPUT_MEASURE_TIMEOUT_SECONDS,
     },
     uploads: uploadsOf(env),
-    /** How long stored outputs are kept, and how often the sweep deletes those past it. */
+    /** How long stored outputs are kept, how often the sweep deletes those past it, and what keys their links. */
     outputs: {
       retentionDays: env.OUTPUT_RETENTION_DAYS,
       expiryIntervalSeconds: env.OUTPUT_EXPIRY_INTERVAL_SECONDS,
+      taskIdSecret: env.TASK_ID_SECRET,
     },
     storage: storageOf(env),
     webhooks: {

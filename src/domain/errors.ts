@@ -57,11 +57,11 @@ export class TaskEndedError extends DomainError {
   }
 }
 
-/** An Idempotency-Key sent again with a different request. */
+/** An Idempotency-Key sent again with a different request, or by a key that may not see the task it names. */
 export class IdempotencyKeyReusedError extends DomainError {
   override name = 'IdempotencyKeyReusedError';
-  constructor() {
-    super('idempotency_key_reused', 'This Idempotency-Key was already used with a different request.');
+  constructor(message = 'This Idempotency-Key was already used with a different request.') {
+    super('idempotency_key_reused', message);
   }
 }
 

@@ -176,7 +176,8 @@ describe('with x402 off (the default wherever a chain has an RPC URL)', () => {
   it('keeps POST /generations for API keys (401) and says so in GET /models', async () => {
     const ownXpub =
       'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz';
-    expect(loadConfig({ BASE_RPC_URL: 'https://base.example', DEPOSIT_XPUB: ownXpub }, []).x402.enabled).toBe(false);
+    const ownKeys = { DEPOSIT_XPUB: ownXpub, TASK_ID_SECRET: 'y'.repeat(40) };
+    expect(loadConfig({ BASE_RPC_URL: 'https://base.example', ...ownKeys }, []).x402.enabled).toBe(false);
     const { status, body } = await call(off, 'POST', '/generations', { body: request });
     expect(status).toBe(401);
     expect(body.error).toBe('unauthorized');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, publicBaseUrl } from '../../src/config/config.ts';
+import { ConfigError, developmentKeyedTaskIdSecret, loadConfig, publicBaseUrl } from '../../src/config/config.ts';
 
 describe('loadConfig', () => {
   it('gives the embedded defaults on an empty environment', () => {
@@ -20,7 +20,7 @@ describe('loadConfig', () => {
       { retentionDays: 3650, expiryIntervalSeconds: 60 },
     ],
   ])('reads the output retention from %o', (env, outputs) => {
-    expect(loadConfig(env, []).outputs).toEqual(outputs);
+    expect(loadConfig(env, []).outputs).toEqual({ ...outputs, taskIdSecret: developmentKeyedTaskIdSecret });
   });
 
   it('coerces numbers and treats empty strings as unset', () => {
@@ -105,6 +105,7 @@ describe('loadConfig', () => {
       X402_PAY_TO: '0x00000000000000000000000000000000000F0402',
       X402_FACILITATOR_PRIVATE_KEY: `0x${'42'.repeat(32)}`,
       X402_TASK_ID_SECRET: 'x'.repeat(40),
+      TASK_ID_SECRET: 'y'.repeat(40),
     };
     expect(loadConfig(realChain, []).x402.enabled).toBe(false);
     expect(loadConfig({ ...realChain, X402_ENABLED: 'true' }, []).x402.enabled).toBe(true);
@@ -117,6 +118,7 @@ describe('loadConfig', () => {
       DEPOSIT_XPUB:
         'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
       X402_ENABLED: 'true',
+      TASK_ID_SECRET: 'y'.repeat(40),
     };
     expect(() => loadConfig(production, [])).toThrow(/X402_PAY_TO: the development address/);
     const payTo = { ...production, X402_PAY_TO: '0x00000000000000000000000000000000000F0402' };
@@ -142,6 +144,7 @@ describe('loadConfig', () => {
         'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',
       SIGNING_KEYS_SECRET: 'y'.repeat(40),
       OAUTH_TOKEN_SECRET: 'o'.repeat(64),
+      TASK_ID_SECRET: 't'.repeat(40),
     };
     expect(() => loadConfig(production, [])).toThrow(ConfigError);
     expect(() => loadConfig(production, [])).toThrow(

@@ -2,7 +2,7 @@
 // `npm start` or `npm run cluster` with a real RPC URL and no keys of one's own would let anyone sweep deposits and
 // payments (issue 35, point 6). The local chain the runtime starts keeps them.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { ConfigError, developmentKeyedTaskIdSecret, loadConfig } from '../../src/config/config.ts';
 
 const realChain = { BASE_RPC_URL: 'https://mainnet.base.org' };
 const ownKeys = {
@@ -11,6 +11,7 @@ const ownKeys = {
   X402_PAY_TO: '0x00000000000000000000000000000000000F0402',
   X402_FACILITATOR_PRIVATE_KEY: `0x${'42'.repeat(32)}`,
   X402_TASK_ID_SECRET: 'x'.repeat(40),
+  TASK_ID_SECRET: 'y'.repeat(40),
 };
 const x402Variables = ['X402_PAY_TO', 'X402_FACILITATOR_PRIVATE_KEY', 'X402_TASK_ID_SECRET'];
 
@@ -36,6 +37,17 @@ describe('the development keys with a real chain configured (issue 35, point 6)'
     for (const variable of ['DEPOSIT_XPUB', ...x402Variables]) expect(message).toContain(`${variable}: `);
     expect(message).toContain('with a real chain (BASE_RPC_URL, POLYGON_RPC_URL)');
     expect(message).toContain('set the address that receives x402 payments');
+  });
+
+  it('refuses the development TASK_ID_SECRET with x402 off too: it keys every output link an Idempotency-Key names', () => {
+    const { TASK_ID_SECRET: _, ...withoutSecret } = ownKeys;
+    const message = startupError({ ...realChain, ...withoutSecret, X402_ENABLED: 'false' });
+    expect(message).toMatch(/^Invalid configuration — TASK_ID_SECRET: the development secret is public, not allowed/);
+    expect(message).toContain('set a random secret of 32 characters or more');
+    expect(startupError({ ...realChain, ...ownKeys, TASK_ID_SECRET: 'short' })).toMatch(/TASK_ID_SECRET: expected/);
+    expect(loadConfig({ ...realChain, ...ownKeys }, []).outputs.taskIdSecret).toBe(ownKeys.TASK_ID_SECRET);
+    // Where the development keys are allowed, so is its secret.
+    expect(loadConfig({}, []).outputs.taskIdSecret).toBe(developmentKeyedTaskIdSecret);
   });
 
   it('names only the keys still at their development values', () => {

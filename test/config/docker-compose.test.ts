@@ -17,6 +17,7 @@ const operatorEnvironment: Record<string, string> = {
   POSTGRES_PASSWORD: 'b3a1f0c9d2e4',
   OAUTH_TOKEN_SECRET: '5f0c1e9a7b3d2c4e6f8a0b1c3d5e7f9a2b4c6d8e0f1a3b5c',
   SIGNING_KEYS_SECRET: 'e4c1a9b07d2f4e6a8c3b5d7f9a1c3e5b',
+  TASK_ID_SECRET: '5f0c9d2e4b3a1f0c9d2e4b3a1f0c9d2e4b3a1f0c',
 };
 const composeText = readFileSync(join(root, 'docker-compose.yml'), 'utf8');
 // Compose's forms: `${NAME}`, `${NAME:?message}` (required) and `${NAME:-default}` (optional: the default).
@@ -131,9 +132,10 @@ describe('docker-compose.yml', () => {
     expect(services.api.ports).toContain(`${new URL(api.server.publicBaseUrl!).port}:${api.server.port}`);
   });
 
-  it("refuses to start without the operator's deposit key and OAuth token secret", () => {
+  it("refuses to start without the operator's deposit key, OAuth token secret and task id secret", () => {
     expect(composeText).toMatch(/DEPOSIT_XPUB: \$\{DEPOSIT_XPUB:\?/);
     expect(composeText).toMatch(/OAUTH_TOKEN_SECRET: \$\{OAUTH_TOKEN_SECRET:\?/);
+    expect(composeText).toMatch(/TASK_ID_SECRET: \$\{TASK_ID_SECRET:\?/);
   });
 
   it('registers every search attribute the workflows set, with its type, before api and worker start', () => {

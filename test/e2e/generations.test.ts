@@ -319,7 +319,9 @@ describe('Idempotency-Key after a refusal', () => {
     const headers = { 'idempotency-key': 'after-top-up' };
     expect((await call(stack, 'POST', '/generations', { key: broke.api_key, body, headers })).status).toBe(402);
     // The refusal is an outcome, not a failure: its workflow completed, so operators filtering on Failed miss it.
-    const refusedRun = stack.env.client.workflow.getHandle(balanceTaskId(broke.agent_id, 'after-top-up'));
+    const refusedRun = stack.env.client.workflow.getHandle(
+      balanceTaskId(stack.config.outputs.taskIdSecret, broke.agent_id, 'after-top-up'),
+    );
     expect(await refusedRun.result()).toBeNull();
     expect((await refusedRun.describe()).status.name).toBe('COMPLETED');
     await credit(stack.database.prisma, {

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { storedFileContentSecurityPolicy } from '../../src/api/middleware/stored-files.ts';
 import { deleteExpiredUploads } from '../../src/uploads/uploads.ts';
 import { deleteExpiredOutputs } from '../../src/generations/expired-outputs.ts';
 import { configuredStorage } from '../../src/storage/configured-storage.ts';
@@ -77,6 +78,9 @@ describe('STORAGE_DRIVER=s3', () => {
       const download = await fetch(task.output);
       expect(download.status).toBe(200);
       expect(download.headers.get('content-type')).toContain(type);
+      // Streamed through the api, under the same headers as a local file (issue 55, point 15).
+      expect(download.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(download.headers.get('content-security-policy')).toBe(storedFileContentSecurityPolicy);
       const bytes = Buffer.from(await download.arrayBuffer());
       expect(bytes.length).toBe(Number(download.headers.get('content-length')));
       expect(bytes.length).toBeGreaterThan(0);

@@ -25,7 +25,8 @@ export function balanceGenerationInput(
 ): GenerationInput {
   const admissible = admissibleRequest(deps, request.body);
   const { accountId, idempotencyKey } = request;
-  const claim = { taskId: balanceTaskId(accountId, idempotencyKey), accountId, idempotencyKey };
+  const taskId = balanceTaskId(deps.config.outputs.taskIdSecret, accountId, idempotencyKey);
+  const claim = { taskId, accountId, idempotencyKey };
   return generationInput(deps.config, { ...claim, requestHash: requestHash(admissible.request) }, admissible);
 }
 

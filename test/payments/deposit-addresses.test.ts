@@ -46,6 +46,7 @@ describe('deposit addresses', () => {
         POLYGON_RPC_URL: rpc,
         ETHEREUM_RPC_URL: rpc,
         DEPOSIT_XPUB: otherXpub,
+        TASK_ID_SECRET: 'y'.repeat(40),
       },
       [],
     );

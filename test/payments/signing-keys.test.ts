@@ -56,6 +56,7 @@ describe('SIGNING_KEYS_SECRET in configuration', () => {
     NODE_ENV: 'production',
     PUBLIC_BASE_URL: 'https://gateway.example.com',
     OAUTH_TOKEN_SECRET: 'o'.repeat(64),
+    TASK_ID_SECRET: 't'.repeat(40),
     BASE_RPC_URL: 'https://base.example',
     DEPOSIT_XPUB:
       'xpub6CUGRUonZSQ4TWtTMmzXdrXDtypWKiKrhko4egpiMZbpiaQL2jkwSB1icqYh2cfDfVxdx4df189oLKnC5fSwqPfgyP3hooxujYzAu3fDVmz',

@@ -10,6 +10,19 @@ import { fileKey } from './delivered-outputs.ts';
 
 const cacheControl = 'public, max-age=604800, immutable';
 
+/**
+ * Outputs share the console's origin: opened on their own they run nothing and reach nothing (a sandbox, no
+ * sources but themselves, for an image or a player's document), and no browser sniffs them into another type.
+ * Embedded as <img>, <audio> or <video> (the console's previews), a response's own CSP does not apply.
+ */
+export const storedFileContentSecurityPolicy =
+  "sandbox allow-same-origin; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'";
+
+export const sandboxedFiles: RequestHandler = (_req, res, next) => {
+  res.set({ 'Content-Security-Policy': storedFileContentSecurityPolicy, 'X-Content-Type-Options': 'nosniff' });
+  next();
+};
+
 export function storedFiles(storage: Storage): RequestHandler {
   const root = storage.root;
   if (root) return (req, res, next) => sendLocalFile(root, fileKey(res), res, next);

@@ -254,7 +254,8 @@ export const CreateGenerationHeadersSchema = z.object({
       param: { name: 'Idempotency-Key', in: 'header' },
       description:
         'Makes retries safe: the same key with the same body answers the task it first created (202, its admission); ' +
-        'with another body, 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters (0x21–0x7E), per account.',
+        'with another body, 409 `idempotency_key_reused`. 1 to 255 visible ASCII characters (0x21–0x7E), per account: ' +
+        "any key of the account retrying it gets its task, except a key with a policy, which sees only its own (another key's is 409).",
       example: 'order-42',
     }),
   Prefer: preferHeader(

@@ -2,7 +2,7 @@
 // folder beside balance/ and x402/, and a line here. Admission finds a payer's method by the payer's `kind`.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';
-import { type BalancePayer, balanceMethod } from './balance/balance-method.ts';
+import { type BalanceMethodDeps, type BalancePayer, balanceMethod } from './balance/balance-method.ts';
 import type { TaskPaymentView } from '../../generations/task-view.ts';
 import type { HeldPaymentRules } from '../../generations/tasks.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
@@ -26,7 +26,7 @@ export { accessTokenOf, authenticateTaskToken, isTaskToken } from './x402/task-t
 export type Payer = BalancePayer | X402Payer;
 
 /** What the registered methods need to admit a payer (each takes the part it uses). */
-export type PaymentMethodDeps = X402MethodDeps;
+export type PaymentMethodDeps = X402MethodDeps & BalanceMethodDeps;
 
 /** What the registered methods need to settle a payment on the worker. */
 export type PaymentSettlementDeps = SettlementDeps;
