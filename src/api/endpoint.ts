@@ -135,6 +135,8 @@ export interface Endpoint<
   rateLimit?: RateLimitBucket;
   /** The scope the calling key needs (default: `read` for a GET, `generate` otherwise). */
   scope?: KeyScope;
+  /** The account's own settings (its webhook, its secret): a key with a policy is refused 403 `forbidden`. */
+  accountWide?: true;
   /** The code of a body that fails validation, when the spec names one (default `validation_error`). */
   validationErrorCode?: ErrorCode;
   /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
@@ -171,11 +173,18 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   // An API key is looked up in the database: while it is down, the answer is 503.
   if (endpoint.auth !== 'none')
     codes.add('unauthorized').add('service_unavailable').add('rate_limited').add('scope_required');
-  if (endpoint.auth === 'agent' || endpoint.auth === 'developer') codes.add('forbidden');
+  if (endpoint.auth === 'agent' || endpoint.auth === 'developer' || endpoint.accountWide) codes.add('forbidden');
   if (endpoint.pendingUntil) codes.add('not_implemented');
   codes.add('internal_error');
   return [...codes];
 }
+
+/** A sub-key limited by a policy acts on its own tasks, never on what every key of its account shares. */
+const policyKeyRefused = () =>
+  new ApiError(
+    'forbidden',
+    "A key with a policy cannot read or change the account's webhook or its secret: use a key without a policy.",
+  );
 
 /** What a key must be allowed to do to call the endpoint. */
 export const scopeOf = (endpoint: Endpoint): KeyScope =>
@@ -258,6 +267,7 @@ async function executeParts(
   const scope = scopeOf(endpoint);
   const held = principal?.apiKey?.scopes ?? principal?.scopes;
   if (held && !held.includes(scope)) throw scopeRequired(scope);
+  if (endpoint.accountWide && principal?.apiKey?.policy) throw policyKeyRefused();
   if (endpoint.request?.body && !raw.hasBody) {
     throw new ApiError(
       endpoint.validationErrorCode ?? 'validation_error',
