@@ -1,5 +1,6 @@
 // Requests held open are capped and bounded: event streams, `Prefer: wait` and MCP waits take slots per account, per
-// client address (429 rate_limited with Retry-After past either) and per process (503); a stream ends after its
+// client network (an IPv4 address or an IPv6 /48; 429 rate_limited with Retry-After past either, neither holding more
+// than a tenth of the process's slots) and per process (503); a stream ends after its
 // lifetime and resumes with Last-Event-ID where it ended; a revoked key's stream ends; MCP waits stay well below the
 // load balancer's timeout.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -23,13 +24,19 @@ const stack = useAppWithDatabase({
     accounts: { apiKeyCacheSeconds: 0 },
   },
 });
-// Two more apps on the same database: one whose process takes two held requests, one whose streams live 1.5 s.
+// More apps on the same database: one whose process takes two held requests, one whose streams live 1.5 s, one whose
+// process takes 20 while its account and address caps (50) are above a tenth of that.
 let smallProcess: TestApp;
 let shortStreams: TestApp;
+let sharedProcess: TestApp;
 beforeAll(async () => {
   smallProcess = await startTestApp({
     database: stack.database,
     config: { server: { trustProxy: 'loopback' }, longLived: { ...caps, perProcess: 2 } },
+  });
+  sharedProcess = await startTestApp({
+    database: stack.database,
+    config: { server: { trustProxy: 'loopback' }, longLived: { perAccount: 50, perAddress: 50, perProcess: 20 } },
   });
   shortStreams = await startTestApp({
     database: stack.database,
@@ -39,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await smallProcess?.close();
   await shortStreams?.close();
+  await sharedProcess?.close();
 });
 
 const connect = useMcpClients(() => stack.app.url);
@@ -84,6 +92,29 @@ describe('caps on requests held open', () => {
       expect((await stream(stack, (await developer()).key, { from })).status).toBe(200);
     }
     expectRefused(await stream(stack, (await developer()).key, { from }), /at most 3 at once from this address/);
+  });
+
+  it('per client network: IPv6 addresses count per /48, as the trial does, whatever their /64', async () => {
+    for (const subnet of [1, 2, 3]) {
+      const from = `2001:db8:55:${subnet}::${subnet}`;
+      expect((await stream(stack, (await developer()).key, { from })).status).toBe(200);
+    }
+    const sameSite = await stream(stack, (await developer()).key, { from: '2001:db8:55:ffff::1' });
+    expectRefused(sameSite, /at most 3 at once from this address/);
+    expect((await stream(stack, (await developer()).key, { from: '2001:db8:56:1::1' })).status).toBe(200);
+  });
+
+  it("an account, or a network, holds at most a tenth of a process's slots, whatever its own cap", async () => {
+    const server = { app: sharedProcess };
+    const { key } = await developer();
+    for (let index = 0; index < 2; index += 1) expect((await stream(server, key)).status).toBe(200);
+    expectRefused(await stream(server, key), /at most 2 at once for this account/);
+    const from = freshClientAddress();
+    for (let index = 0; index < 2; index += 1)
+      expect((await stream(server, (await developer()).key, { from })).status).toBe(200);
+    expectRefused(await stream(server, (await developer()).key, { from }), /at most 2 at once from this address/);
+    // Slots are left for everyone else.
+    expect((await stream(server, (await developer()).key)).status).toBe(200);
   });
 
   it('per process: 503 with Retry-After, so a balancer tries another', async () => {
