@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a wallet to read its x402 tasks
-         * @description Signs a wallet in with x402's Sign-In-with-X extension (CAIP-122; SIWE on the enabled EVM chains), without paying. Without the `SIGN-IN-WITH-X` header the answer is **402** `payment_required` whose `requirements` (and `PAYMENT-REQUIRED` header) carry no offers and a `sign-in-with-x` extension: the challenge (domain, uri, nonce, issuedAt, expirationTime) and the chains it may be signed on. Signed within five minutes (the extension's `createSIWxPayload`, then `encodeSIWxHeader`), the answer is a read session: `access_token` (`wt_…`, an hour) that lists and reads the wallet's own x402 tasks, their events and outputs (GET /generations, GET /generations/{id}, …/events), and nothing else. Each challenge signs in once; a message for another origin, too old, or whose signature does not recover its address is 401. A wallet that never paid here is 404.
+         * @description Signs a wallet in with x402's Sign-In-with-X extension (CAIP-122; SIWE on the enabled EVM chains), without paying. Without the `SIGN-IN-WITH-X` header the answer is **402** `payment_required` whose `requirements` (and `PAYMENT-REQUIRED` header) carry no offers and a `sign-in-with-x` extension: the challenge (domain, uri, nonce, issuedAt, expirationTime) and the chains it may be signed on. Signed within five minutes (the extension's `createSIWxPayload`, then `encodeSIWxHeader`), the answer is a read session: `access_token` (`wt_…`, an hour) that lists and reads the wallet's own x402 tasks, their events and outputs (GET /generations, GET /generations/{id}, …/events), and nothing else. Each challenge signs in once; a message for another origin, too old, or whose signature does not recover its address is 401. A wallet that never paid here is 404. Every call, however malformed, counts against the caller's network as an admission without a key (429 `rate_limited` past it).
          */
         post: operations["signInWallet"];
         delete?: never;
@@ -231,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * Recover an agent key by signing in with the wallet that registered it
-         * @description Recovers an agent registered by an x402 payment (POST /agents/register with `top_up`): signed in with the wallet that paid (Sign-In-with-X, as POST /wallets/sign-in), it answers a new `rf_` key for the agent (`agent_id` names one when the wallet registered several); `revoke_other_keys: true` revokes its other keys in the same step. Without the header: **402** with the challenge. A wallet that registered no agent (or not the one named) is 404.
+         * @description Recovers an agent registered by an x402 payment (POST /agents/register with `top_up`): signed in with the wallet that paid (Sign-In-with-X, as POST /wallets/sign-in), it answers a new `rf_` key for the agent (`agent_id` names one when the wallet registered several); `revoke_other_keys: true` revokes its other keys in the same step. Without the header: **402** with the challenge. A wallet that registered no agent (or not the one named) is 404. Every call, however malformed, counts against the caller's network as an admission without a key (429 `rate_limited` past it).
          */
         post: operations["signInAgent"];
         delete?: never;
@@ -2596,6 +2596,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: An unexpected error; the message carries the request id. */
             500: {
                 headers: {
@@ -2682,6 +2701,25 @@ export interface operations {
             /** @description `unsupported_media_type`: The body is not application/json. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
