@@ -27,7 +27,7 @@ export const errorCodes = {
   budget_exceeded: {
     status: 403,
     description:
-      "The request would take the API key's budget window past its limit (body: limit, spent, reserved, window, resets_at).",
+      "The request would take the API key's budget window past its limit (body: limit, spent, reserved, window, resets_at), or that of a key above it (no figures: they are its maker's).",
   },
   model_not_allowed: { status: 403, description: "The API key's policy does not allow this model (body: allowed)." },
   type_not_allowed: { status: 403, description: "The API key's policy does not allow this type (body: allowed)." },
