@@ -190,7 +190,7 @@ function chainRefusal(
   }
   const budgets = budgetedKeys(chain).map((key) => ({ key, usage: usageOf(key.budget, key.spends, now) }));
   for (const { key, usage } of budgets) {
-    const refusal = budgetRefusal(key.budget, usage, request.costMicros);
+    const refusal = budgetRefusal(key.budget, usage, request.costMicros, key.id === chain[0]?.id ? 'own' : 'above');
     if (refusal) return { refusal, budgets };
   }
   return { refusal: null, budgets };
@@ -228,13 +228,23 @@ export async function reserveKeySpend(
   }));
 }
 
-/** The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. */
+/**
+ * The refusal a budget answers a cost with, given its window's usage, or null while the window has room for it. The
+ * budget of a key above the caller's is its maker's business: the refusal says it has no room, without its figures.
+ */
 function budgetRefusal(
   budget: NonNullable<KeyPolicy['budget']>,
   usage: BudgetUsage,
   costMicros: bigint,
+  whose: 'own' | 'above',
 ): KeyPolicyError | null {
   if (usage.charged + usage.reserved + costMicros <= budget.amountMicros) return null;
+  if (whose === 'above')
+    return new KeyPolicyError(
+      'budget_exceeded',
+      `This request costs $${formatUsd(costMicros)}; a key above this API key (the key that made it, or one above ` +
+        "that) has no room left for it in its budget's current window.",
+    );
   return new KeyPolicyError(
     'budget_exceeded',
     `This request costs $${formatUsd(costMicros)}; this API key's budget of $${formatUsd(budget.amountMicros)} per ` +

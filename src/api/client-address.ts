@@ -27,8 +27,8 @@ export function clientAddress(req: Request): string {
 }
 
 /**
- * Where the trial credit and calls without a key are counted: an IPv4 address, or an IPv6 /48, the block a site is
- * commonly given (a /64 would hand one holder 65,536 trials, or as many rate-limit buckets).
+ * Where the trial credit, calls without a key and requests held open are counted: an IPv4 address, or an IPv6 /48, the
+ * block a site is commonly given (a /64 would hand one holder 65,536 trials, or as many rate-limit buckets).
  */
 export function trialNetwork(req: Request): string {
   return network(callerAddress(req), 3);

@@ -140,6 +140,8 @@ export interface Endpoint<
   rateLimit?: RateLimitBucket;
   /** The scope the calling key needs (default: `read` for a GET, `generate` otherwise). */
   scope?: KeyScope;
+  /** The account's own settings (its webhook, its secret): a key with a policy is refused 403 `forbidden`. */
+  accountWide?: true;
   /** The code of a body that fails validation, when the spec names one (default `validation_error`). */
   validationErrorCode?: ErrorCode;
   /** Set while the endpoint's issue has not landed: it answers 501 and its description says so. */
@@ -176,11 +178,19 @@ export function endpointErrorCodes(endpoint: Endpoint): ErrorCode[] {
   // An API key is looked up in the database: while it is down, the answer is 503.
   if (endpoint.auth !== 'none')
     codes.add('unauthorized').add('service_unavailable').add('rate_limited').add('scope_required');
-  if (endpoint.auth === 'agent' || endpoint.auth === 'developer') codes.add('forbidden');
+  if (endpoint.auth === 'agent' || endpoint.auth === 'developer' || endpoint.accountWide) codes.add('forbidden');
+  if (publicWithLimit(endpoint)) codes.add('rate_limited');
   if (endpoint.pendingUntil) codes.add('not_implemented');
   codes.add('internal_error');
   return [...codes];
 }
+
+/** A sub-key limited by a policy acts on its own tasks, never on what every key of its account shares. */
+const policyKeyRefused = () =>
+  new ApiError(
+    'forbidden',
+    "A key with a policy cannot read or change the account's webhook or its secret: use a key without a policy.",
+  );
 
 /** What a key must be allowed to do to call the endpoint. */
 export const scopeOf = (endpoint: Endpoint): KeyScope =>
@@ -217,6 +227,25 @@ export const takesKeylessPayment = (endpoint: Endpoint, config: Config) =>
 /** A call without an API key to an endpoint that takes a payment instead. */
 export const paysWithoutKey = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
   takesKeylessPayment(endpoint, ctx.config) && !req.headers.authorization;
+
+/**
+ * Calls without a key that count against their network: a public endpoint that names a limit (a wallet's sign-in) and
+ * a call paying instead of a key. Other public endpoints (the catalog, registration's own cap) are not counted.
+ */
+const countsKeylessCall = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
+  publicWithLimit(endpoint) || paysWithoutKey(endpoint, ctx, req);
+
+const publicWithLimit = (endpoint: Endpoint) => endpoint.auth === 'none' && endpoint.rateLimit !== undefined;
+
+/**
+ * Counts a call without a key once, before anything else, however malformed: refusing it, or pricing a probe's example,
+ * is work that must not come free. Its body refused by the JSON parser, it is counted where that refusal is answered.
+ */
+async function countKeylessCall(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
+  if (!countsKeylessCall(endpoint, ctx, req) || res.locals.keylessCallCounted === true) return;
+  res.locals.keylessCallCounted = true;
+  await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', keylessCaller(req), res);
+}
 
 /** A request's parts as they arrived, before the endpoint's schemas parse them. */
 export interface RawRequest {
@@ -263,6 +292,8 @@ async function executeParts(
   const scope = scopeOf(endpoint);
   const held = principal?.apiKey?.scopes ?? principal?.scopes;
   if (held && !held.includes(scope)) throw scopeRequired(scope);
+  if (endpoint.accountWide && principal?.apiKey?.policy) throw policyKeyRefused();
+  if (!principal) await countKeylessCall(endpoint, ctx, req, res);
   if (endpoint.request?.body && !raw.hasBody) {
     throw new ApiError(
       endpoint.validationErrorCode ?? 'validation_error',
@@ -280,10 +311,14 @@ async function executeParts(
     res,
     base: publicBase(ctx.config.server, req),
   };
-  // Counted once the request is valid (a malformed one costs nothing to refuse), before any work is done; an x402
-  // call, without a key, counts against its address. Public endpoints (the catalog, registration's own cap) do not.
-  const caller = principal ? { account: principal.account, label: 'account' as const } : unpaid && keylessCaller(req);
-  if (caller) await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', caller, res);
+  // A call with a key is counted once the request is valid (a malformed one costs nothing to refuse), before any work.
+  if (principal)
+    await enforceRateLimit(
+      ctx.rateLimiter,
+      endpoint.rateLimit ?? 'reads',
+      { account: principal.account, label: 'account' },
+      res,
+    );
   if (principal?.apiKey && endpoint.rateLimit === 'admissions')
     await enforceKeyRateLimit(ctx.rateLimiter, principal.apiKey, res);
   if (!endpoint.handle) {
@@ -369,14 +404,17 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiCo
       res.locals.route = `${req.baseUrl}${path}`;
       return runEndpoint(endpoint, ctx, req, res);
     });
-    // A body the JSON parser refused reaches no route: a paymentless call's refusal goes to the endpoint's probe here.
-    const probe = endpoint.paymentProbe;
-    if (probe)
-      router.use(path, (refusal: unknown, req: Request, res: Response, next: NextFunction) => {
-        if (req.path !== '/' || req.method !== endpoint.method.toUpperCase() || !paysWithoutKey(endpoint, ctx, req))
-          return next(refusal);
-        res.locals.route = req.baseUrl;
-        probe(refusal, { endpoint, ctx, req, res }).catch(next);
-      });
+    // A body the JSON parser refused reaches no route: a call without a key is counted here as the route counts it,
+    // and a paymentless call's refusal goes to the endpoint's probe.
+    if (!publicWithLimit(endpoint) && !takesKeylessPayment(endpoint, ctx.config)) continue;
+    router.use(path, (refusal: unknown, req: Request, res: Response, next: NextFunction) => {
+      if (req.path !== '/' || req.method !== endpoint.method.toUpperCase() || !countsKeylessCall(endpoint, ctx, req))
+        return next(refusal);
+      res.locals.route = req.baseUrl;
+      const probe = paysWithoutKey(endpoint, ctx, req) ? endpoint.paymentProbe : undefined;
+      countKeylessCall(endpoint, ctx, req, res)
+        .then(() => (probe ? probe(refusal, { endpoint, ctx, req, res }) : Promise.reject(refusal)))
+        .catch(next);
+    });
   }
 }

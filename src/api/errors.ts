@@ -18,12 +18,16 @@ export const errorCodes = {
     description: 'The available balance does not cover the cost (body: cost, balance_available).',
   },
   payment_required: { status: 402, description: 'An x402 payment is required or does not cover the cost.' },
-  forbidden: { status: 403, description: 'The key is valid but of the wrong kind for this endpoint.' },
+  forbidden: {
+    status: 403,
+    description:
+      "The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned.",
+  },
   scope_required: { status: 403, description: 'The API key lacks the scope this endpoint needs (body: scope).' },
   budget_exceeded: {
     status: 403,
     description:
-      "The request would take the API key's budget window past its limit (body: limit, spent, reserved, window, resets_at).",
+      "The request would take the API key's budget window past its limit (body: limit, spent, reserved, window, resets_at), or that of a key above it (no figures: they are its maker's).",
   },
   model_not_allowed: { status: 403, description: "The API key's policy does not allow this model (body: allowed)." },
   type_not_allowed: { status: 403, description: "The API key's policy does not allow this type (body: allowed)." },

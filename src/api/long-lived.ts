@@ -1,13 +1,23 @@
 // Requests held open (event streams, `Prefer: wait`, MCP waits) cost a connection for as long as they last, not a
-// read: each takes a slot of its account, its client address and this process until its response closes. Past the
-// account's or the address's cap it is 429 `rate_limited`, past the process's 503, both with Retry-After.
+// read: each takes a slot of its account, its client network and this process until its response closes. Past the
+// account's or the network's cap it is 429 `rate_limited`, past the process's 503, both with Retry-After. The caps are
+// this process's: N api processes behind the balancer hold N times as many.
 import type { Request, Response } from 'express';
 import type { LongLivedConfig } from '../config/config.ts';
-import { clientAddress } from './client-address.ts';
+import { trialNetwork } from './client-address.ts';
 import { ApiError } from './errors.ts';
 
 /** A held request ends within a stream's lifetime or a wait: a slot frees up soon. */
 const retryAfterSeconds = 10;
+
+/** No one account or network holds more than this part of a process's slots, whatever its own cap says. */
+const holderShareOfProcess = 0.1;
+
+/** The caps an account and a client network are held to: their own, within their share of the process's. */
+function holderCaps(caps: LongLivedConfig): { perAccount: number; perAddress: number } {
+  const share = Math.max(1, Math.floor(caps.perProcess * holderShareOfProcess));
+  return { perAccount: Math.min(caps.perAccount, share), perAddress: Math.min(caps.perAddress, share) };
+}
 
 export interface LongLivedSlots {
   /** Takes a slot or throws the refusal; the result gives it back (once, however often it is called). */
@@ -29,19 +39,20 @@ function counter() {
 export function createLongLivedSlots(caps: LongLivedConfig): LongLivedSlots {
   const accounts = counter();
   const addresses = counter();
+  const { perAccount, perAddress } = holderCaps(caps);
   let total = 0;
   const refused = (message: string) =>
     new ApiError('rate_limited', message, {}, { 'Retry-After': String(retryAfterSeconds) });
   return {
     take({ accountId, address }) {
-      if (accountId !== undefined && accounts.count(accountId) >= caps.perAccount) {
+      if (accountId !== undefined && accounts.count(accountId) >= perAccount) {
         throw refused(
-          `Too many open event streams and waits: at most ${caps.perAccount} at once for this account; close one or try again in ${retryAfterSeconds} s.`,
+          `Too many open event streams and waits: at most ${perAccount} at once for this account; close one or try again in ${retryAfterSeconds} s.`,
         );
       }
-      if (addresses.count(address) >= caps.perAddress) {
+      if (addresses.count(address) >= perAddress) {
         throw refused(
-          `Too many open event streams and waits: at most ${caps.perAddress} at once from this address; close one or try again in ${retryAfterSeconds} s.`,
+          `Too many open event streams and waits: at most ${perAddress} at once from this address; close one or try again in ${retryAfterSeconds} s.`,
         );
       }
       if (total >= caps.perProcess) {
@@ -73,7 +84,8 @@ export function createLongLivedSlots(caps: LongLivedConfig): LongLivedSlots {
  */
 export function holdLongLived(slots: LongLivedSlots, req: Request, res: Response, accountId?: string): void {
   if (res.locals.longLivedSlot === true) return;
-  const release = slots.take({ accountId, address: clientAddress(req) });
+  // Per network as the trial counts (an IPv6 /48): a caller holding a whole /64, or more, is still one holder.
+  const release = slots.take({ accountId, address: trialNetwork(req) });
   res.locals.longLivedSlot = true;
   res.once('close', release);
   if (res.closed) release();

@@ -1,6 +1,6 @@
 // The delivery log: every attempt of every message to every target, as operators read it (genctl webhooks).
 import type { PrismaClient } from '../db/prisma.ts';
-import type { WebhookDelivery, WebhookMessage } from '../generated/prisma/client.ts';
+import { Prisma, type WebhookDelivery, type WebhookMessage } from '../generated/prisma/client.ts';
 import { metrics } from '../metrics/metrics.ts';
 import { derivedId } from '../domain/ids.ts';
 
@@ -95,20 +95,51 @@ export async function getMessage(prisma: PrismaClient, messageId: string): Promi
 /** A page of an account's messages, newest first (created_at DESC, id DESC), after `after` when given. */
 export async function pageOfMessages(
   prisma: PrismaClient,
-  page: { accountId: string; taskId?: string; limit: number; after?: { createdAt: Date; id: string } },
+  page: MessagePage & {
+    /** A key with a policy: only the messages about the tasks that key created. */
+    onlyKeyId?: string;
+  },
 ): Promise<MessageSummary[]> {
   const after = page.after;
+  const where =
+    page.onlyKeyId === undefined
+      ? {
+          accountId: page.accountId,
+          taskId: page.taskId,
+          ...(after && {
+            OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
+          }),
+        }
+      : { id: { in: await messageIdsOfKey(prisma, page, page.onlyKeyId) } };
   const messages = await prisma.webhookMessage.findMany({
-    where: {
-      accountId: page.accountId,
-      taskId: page.taskId,
-      ...(after && {
-        OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, id: { lt: after.id } }],
-      }),
-    },
+    where,
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: page.limit,
     include: { deliveries: { orderBy: attemptOrder } },
   });
   return messages.map(summarise);
+}
+
+interface MessagePage {
+  accountId: string;
+  taskId?: string;
+  limit: number;
+  after?: { createdAt: Date; id: string };
+}
+
+/** The ids of a page of the messages about `keyId`'s tasks: a message names its task but has no relation to it. */
+async function messageIdsOfKey(prisma: PrismaClient, page: MessagePage, keyId: string): Promise<string[]> {
+  const { after } = page;
+  const conditions = [
+    Prisma.sql`m.account_id = ${page.accountId}`,
+    Prisma.sql`t.api_key_id = ${keyId}`,
+    page.taskId && Prisma.sql`m.task_id = ${page.taskId}`,
+    after &&
+      Prisma.sql`(m.created_at < ${after.createdAt} OR (m.created_at = ${after.createdAt} AND m.id < ${after.id}))`,
+  ].filter((condition) => condition instanceof Prisma.Sql);
+  const rows = await prisma.$queryRaw<{ id: string }[]>`
+    SELECT m.id FROM webhook_messages m JOIN tasks t ON t.id = m.task_id
+    WHERE ${Prisma.join(conditions, ' AND ')}
+    ORDER BY m.created_at DESC, m.id DESC LIMIT ${page.limit}`;
+  return rows.map((row) => row.id);
 }

@@ -1,10 +1,16 @@
 // Requests held open are capped and bounded: event streams, `Prefer: wait` and MCP waits take slots per account, per
-// client address (429 rate_limited with Retry-After past either) and per process (503); a stream ends after its
-// lifetime and resumes with Last-Event-ID where it ended; a revoked key's stream ends; MCP waits stay well below the
-// load balancer's timeout.
+// client network (an IPv4 address or an IPv6 /48; 429 rate_limited with Retry-After past either, neither holding more
+// than a tenth of the process's slots) and per process (503); a stream ends after its lifetime and resumes with
+// Last-Event-ID where it ended; a revoked key's stream ends, and a wallet session's when its token expires; MCP waits
+// stay well below the load balancer's timeout.
+import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/accounts/api-keys.ts';
+import { tokenKeys } from '../../src/accounts/oauth/signing-secret.ts';
+import { signWalletSession, walletSessionSeconds } from '../../src/accounts/wallet-sessions.ts';
+import { publicBaseUrl } from '../../src/config/config.ts';
+import { walletAccountId } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { caddyConfig } from '../../cluster/caddy.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { startTestApp, type TestApp, useAppWithDatabase } from '../helpers/app.ts';
@@ -14,6 +20,8 @@ import { useMcpClients } from '../helpers/mcp-client.ts';
 import { createTaskRow } from '../helpers/task-rows.ts';
 
 const caps = { perAccount: 2, perAddress: 3, perProcess: 100 };
+// Known here, so a test can sign a wallet session as the app would.
+const tokenSecret = randomBytes(32).toString('hex');
 // Heartbeats often and keys read at every look, so a revocation shows within a fraction of a second.
 const stack = useAppWithDatabase({
   config: {
@@ -21,15 +29,22 @@ const stack = useAppWithDatabase({
     longLived: caps,
     events: { heartbeatMs: 200 },
     accounts: { apiKeyCacheSeconds: 0 },
+    oauth: { tokenSecret },
   },
 });
-// Two more apps on the same database: one whose process takes two held requests, one whose streams live 1.5 s.
+// More apps on the same database: one whose process takes two held requests, one whose streams live 1.5 s, one whose
+// process takes 20 while its account and address caps (50) are above a tenth of that.
 let smallProcess: TestApp;
 let shortStreams: TestApp;
+let sharedProcess: TestApp;
 beforeAll(async () => {
   smallProcess = await startTestApp({
     database: stack.database,
     config: { server: { trustProxy: 'loopback' }, longLived: { ...caps, perProcess: 2 } },
+  });
+  sharedProcess = await startTestApp({
+    database: stack.database,
+    config: { server: { trustProxy: 'loopback' }, longLived: { perAccount: 50, perAddress: 50, perProcess: 20 } },
   });
   shortStreams = await startTestApp({
     database: stack.database,
@@ -39,6 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await smallProcess?.close();
   await shortStreams?.close();
+  await sharedProcess?.close();
 });
 
 const connect = useMcpClients(() => stack.app.url);
@@ -84,6 +100,29 @@ describe('caps on requests held open', () => {
       expect((await stream(stack, (await developer()).key, { from })).status).toBe(200);
     }
     expectRefused(await stream(stack, (await developer()).key, { from }), /at most 3 at once from this address/);
+  });
+
+  it('per client network: IPv6 addresses count per /48, as the trial does, whatever their /64', async () => {
+    for (const subnet of [1, 2, 3]) {
+      const from = `2001:db8:55:${subnet}::${subnet}`;
+      expect((await stream(stack, (await developer()).key, { from })).status).toBe(200);
+    }
+    const sameSite = await stream(stack, (await developer()).key, { from: '2001:db8:55:ffff::1' });
+    expectRefused(sameSite, /at most 3 at once from this address/);
+    expect((await stream(stack, (await developer()).key, { from: '2001:db8:56:1::1' })).status).toBe(200);
+  });
+
+  it("an account, or a network, holds at most a tenth of a process's slots, whatever its own cap", async () => {
+    const server = { app: sharedProcess };
+    const { key } = await developer();
+    for (let index = 0; index < 2; index += 1) expect((await stream(server, key)).status).toBe(200);
+    expectRefused(await stream(server, key), /at most 2 at once for this account/);
+    const from = freshClientAddress();
+    for (let index = 0; index < 2; index += 1)
+      expect((await stream(server, (await developer()).key, { from })).status).toBe(200);
+    expectRefused(await stream(server, (await developer()).key, { from }), /at most 2 at once from this address/);
+    // Slots are left for everyone else.
+    expect((await stream(server, (await developer()).key)).status).toBe(200);
   });
 
   it('per process: 503 with Retry-After, so a balancer tries another', async () => {
@@ -137,6 +176,22 @@ describe('bounds on a stream', () => {
     await revokeApiKey(stack.database.prisma, keyId);
     // Open, it would run until the test's own limit; checked at each 200 ms heartbeat, it ends within moments.
     await expect(opened.rest(30_000)).resolves.toEqual([]);
+  });
+
+  it("opened with a wallet's session token ends when the token expires", async () => {
+    const { prisma } = stack.database;
+    const payer = `0x${randomBytes(20).toString('hex')}`;
+    const accountId = walletAccountId(payer);
+    await prisma.account.create({ data: { id: accountId, kind: 'wallet', name: payer, balance: { create: {} } } });
+    const site = { issuer: new URL(publicBaseUrl(stack.app.config.server)).origin, keys: tokenKeys(tokenSecret) };
+    // A session signed an hour less eight seconds ago: eight seconds left to open the stream.
+    const signedAt = new Date(Date.now() - (walletSessionSeconds - 8) * 1000);
+    const { token, expiresAt } = await signWalletSession(site, accountId, signedAt);
+    const opened = await stream(stack, token);
+    expect(opened.status).toBe(200);
+    // Open, it would run until the test's own limit; checked at each 200 ms heartbeat, it ends once the token expires.
+    await expect(opened.rest(30_000)).resolves.toEqual([]);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt.getTime() - 1_000);
   });
 });
 

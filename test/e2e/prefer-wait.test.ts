@@ -13,7 +13,7 @@ import { usePngInputServer } from '../helpers/png-input-server.ts';
 // test's hundred waits of one account from one address (capped by default at 10 and 20).
 const gateway = useGateway(() => ({
   providers: { local: { concurrency: 16 } },
-  longLived: { perAccount: 1_000, perAddress: 1_000 },
+  longLived: { perAccount: 1_000, perAddress: 1_000, perProcess: 10_000 },
 }));
 const developer = useFundedDeveloper(gateway);
 

@@ -128,10 +128,14 @@ describe('an agent registered by a wallet', () => {
     const { payload } = await pay(required, wallet);
     const send = () =>
       postJson(fetch, '/agents/register', registration, { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) });
-    expect((await send()).status).toBe(201);
+    const first = await send();
+    expect(first.status).toBe(201);
     const again = await send();
     expect(again.status).toBe(409);
-    expect(again.body.message).toContain('/api/v1/agents/sign-in');
+    expect(again.body).toEqual({ error: 'conflict', message: expect.stringContaining('/api/v1/agents/sign-in') });
+    // Whoever replays a payment seen on the wire learns nothing of the agent it registered.
+    expect(again.body.message).not.toContain(first.body.agent_id);
+    expect(again.body.message).not.toContain(registration.agent_name);
     const agents = await gateway.database.prisma.account.count({
       where: { walletAddress: wallet.address.toLowerCase() },
     });

@@ -115,7 +115,7 @@ export interface paths {
         head?: never;
         /**
          * Set or replace the agent's webhook
-         * @description Sets the webhook URL and rotates its signing secret: deliveries are signed with the new secret from now on. `signature_header` (`webhook-signature`) and `signature_algorithm` (`hmac-sha256`) name the Standard Webhooks scheme. A URL that is not http(s) answers 400 `invalid_webhook_url`.
+         * @description Sets the webhook URL and rotates its signing secret: deliveries are signed with the new secret from now on. `signature_header` (`webhook-signature`) and `signature_algorithm` (`hmac-sha256`) name the Standard Webhooks scheme. A URL that is not http(s) answers 400 `invalid_webhook_url`. Needs the `keys` scope and a key without a policy (a key with one: 403 `forbidden`).
          */
         patch: operations["updateAgentWebhook"];
         trace?: never;
@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * The secret that signs your webhooks
-         * @description Gateway extension (not in interface 1.1.0). Every webhook sent for your account, to a generation's `webhook_url` and to an agent's own webhook, is signed with this secret (Standard Webhooks: headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). It is created at the first call or the first delivery, whichever comes first. Developer and agent keys; agents also receive it from registration with a webhook and from `PATCH /agents/webhook`, which rotates it.
+         * @description Gateway extension (not in interface 1.1.0). Every webhook sent for your account, to a generation's `webhook_url` and to an agent's own webhook, is signed with this secret (Standard Webhooks: headers `webhook-id`, `webhook-timestamp`, `webhook-signature`). It is created at the first call or the first delivery, whichever comes first. Developer and agent keys; agents also receive it from registration with a webhook and from `PATCH /agents/webhook`, which rotates it. Needs the `keys` scope and a key without a policy (a key with one: 403 `forbidden`).
          */
         get: operations["getWebhookSecret"];
         put?: never;
@@ -211,7 +211,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a wallet to read its x402 tasks
-         * @description Signs a wallet in with x402's Sign-In-with-X extension (CAIP-122; SIWE on the enabled EVM chains), without paying. Without the `SIGN-IN-WITH-X` header the answer is **402** `payment_required` whose `requirements` (and `PAYMENT-REQUIRED` header) carry no offers and a `sign-in-with-x` extension: the challenge (domain, uri, nonce, issuedAt, expirationTime) and the chains it may be signed on. Signed within five minutes (the extension's `createSIWxPayload`, then `encodeSIWxHeader`), the answer is a read session: `access_token` (`wt_…`, an hour) that lists and reads the wallet's own x402 tasks, their events and outputs (GET /generations, GET /generations/{id}, …/events), and nothing else. Each challenge signs in once; a message for another origin, too old, or whose signature does not recover its address is 401. A wallet that never paid here is 404.
+         * @description Signs a wallet in with x402's Sign-In-with-X extension (CAIP-122; SIWE on the enabled EVM chains), without paying. Without the `SIGN-IN-WITH-X` header the answer is **402** `payment_required` whose `requirements` (and `PAYMENT-REQUIRED` header) carry no offers and a `sign-in-with-x` extension: the challenge (domain, uri, nonce, issuedAt, expirationTime) and the chains it may be signed on. Signed within five minutes (the extension's `createSIWxPayload`, then `encodeSIWxHeader`), the answer is a read session: `access_token` (`wt_…`, an hour) that lists and reads the wallet's own x402 tasks, their events and outputs (GET /generations, GET /generations/{id}, …/events), and nothing else; an event stream opened with it ends when it expires. Each challenge signs in once; a message for another origin, too old, or whose signature does not recover its address is 401. A wallet that never paid here is 404. Every call, however malformed, counts against the caller's network as an admission without a key (429 `rate_limited` past it).
          */
         post: operations["signInWallet"];
         delete?: never;
@@ -231,7 +231,7 @@ export interface paths {
         put?: never;
         /**
          * Recover an agent key by signing in with the wallet that registered it
-         * @description Recovers an agent registered by an x402 payment (POST /agents/register with `top_up`): signed in with the wallet that paid (Sign-In-with-X, as POST /wallets/sign-in), it answers a new `rf_` key for the agent (`agent_id` names one when the wallet registered several); `revoke_other_keys: true` revokes its other keys in the same step. Without the header: **402** with the challenge. A wallet that registered no agent (or not the one named) is 404.
+         * @description Recovers an agent registered by an x402 payment (POST /agents/register with `top_up`): signed in with the wallet that paid (Sign-In-with-X, as POST /wallets/sign-in), it answers a new `rf_` key for the agent (`agent_id` names one when the wallet registered several); `revoke_other_keys: true` revokes its other keys in the same step. Without the header: **402** with the challenge. A wallet that registered no agent (or not the one named) is 404. Every call, however malformed, counts against the caller's network as an admission without a key (429 `rate_limited` past it).
          */
         post: operations["signInAgent"];
         delete?: never;
@@ -565,7 +565,7 @@ export interface paths {
         get: operations["getAccountWebhook"];
         /**
          * Set or remove your account's webhook
-         * @description Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike, and the events it receives (`events`; absent or empty: every event). Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope.
+         * @description Gateway extension. Sets (`webhook_url`) or removes (`null`) the account's webhook, for developers and agents alike, and the events it receives (`events`; absent or empty: every event). Unlike PATCH /agents/webhook, the signing secret is kept (made if the account had none), so receivers that verify with it keep working. Needs the `keys` scope and a key without a policy (a key with one: 403 `forbidden`).
          */
         put: operations["setAccountWebhook"];
         post?: never;
@@ -584,7 +584,7 @@ export interface paths {
         };
         /**
          * Your webhook messages and every attempt to deliver them
-         * @description Gateway extension. The account's webhook messages, newest first, `limit` (1–100, default 20) a page, `next_cursor` for the next; `task_id` keeps one task's. Each message (its `id` is the `webhook-id` every attempt sends) lists its targets, each with its state and every attempt: the receiver's `status_code` (null: no answer, and `error` says why), `duration_ms`, and `next_attempt_at` while another is scheduled. Needs the `keys` scope.
+         * @description Gateway extension. The account's webhook messages, newest first, `limit` (1–100, default 20) a page, `next_cursor` for the next; `task_id` keeps one task's. Each message (its `id` is the `webhook-id` every attempt sends) lists its targets, each with its state and every attempt: the receiver's `status_code` (null: no answer, and `error` says why), `duration_ms`, and `next_attempt_at` while another is scheduled. A key with a policy sees only the messages about the tasks it created (not the account's other tasks, deposits or budget alerts). Needs the `keys` scope.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -606,7 +606,7 @@ export interface paths {
         put?: never;
         /**
          * Send a webhook message again
-         * @description Gateway extension. Sends one of the account's messages again, the same `webhook-id` and body, on a fresh retry schedule, to each of its targets (a receiver that deduplicates by `webhook-id` ignores it). 202 with each target's `redelivery`: `started`, or `still_running` when its schedule is still going. 404 for a message that is not the account's; 409 `conflict` when it has no target or every target is still being tried. Needs the `keys` scope.
+         * @description Gateway extension. Sends one of the account's messages again, the same `webhook-id` and body, on a fresh retry schedule, to each of its targets (a receiver that deduplicates by `webhook-id` ignores it). 202 with each target's `redelivery`: `started`, or `still_running` when its schedule is still going. 404 for a message that is not the account's (for a key with a policy: not about a task it created); 409 `conflict` when it has no target or every target is still being tried. Needs the `keys` scope.
          */
         post: operations["redeliverWebhook"];
         delete?: never;
@@ -1764,7 +1764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but of the wrong kind for this endpoint. */
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1857,7 +1857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but of the wrong kind for this endpoint. */
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2051,7 +2051,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but of the wrong kind for this endpoint. */
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2144,7 +2144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but of the wrong kind for this endpoint. */
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2327,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequiredError"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2462,7 +2462,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentRequiredError"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2596,6 +2596,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: An unexpected error; the message carries the request id. */
             500: {
                 headers: {
@@ -2682,6 +2701,25 @@ export interface operations {
             /** @description `unsupported_media_type`: The body is not application/json. */
             415: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: the account's rate limit for this kind of call (see the RateLimit headers; Retry-After says when to try again), or an x402 payer's tasks in flight. */
+            429: {
+                headers: {
+                    /** @description Requests of this kind the account may send per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window ends */
+                    "RateLimit-Reset"?: number;
+                    /** @description The limit and its window, e.g. `60;w=60` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,7 +4064,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4114,7 +4152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4207,7 +4245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4293,7 +4331,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4388,7 +4426,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4487,7 +4525,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4689,7 +4727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `forbidden`: The key is valid but of the wrong kind for this endpoint. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4971,7 +5009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). */
+            /** @description `scope_required`: The API key lacks the scope this endpoint needs (body: scope). `forbidden`: The key is valid but may not do this: of the wrong kind for this endpoint, asking for more than it holds, or limited by a policy where the account's own settings are concerned. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 // When an event stream ends besides with its events: its caller goes or the server shuts down, its lifetime is up
-// (the client resumes with Last-Event-ID, as EventSource does by itself), or its API key no longer authenticates,
-// looked at on every heartbeat, so a revoked key's stream ends within the key cache's few seconds.
+// (the client resumes with Last-Event-ID, as EventSource does by itself), or its credential no longer authenticates,
+// looked at on every heartbeat: a revoked key's stream ends within the key cache's few seconds, a wallet session's
+// once its token expires.
 import type { Request, Response } from 'express';
 import type { Principal } from '../../accounts/api-keys.ts';
 import type { AuthRequirement } from '../auth.ts';
@@ -20,9 +21,10 @@ export function eventStreamSignal(
   const ended = new AbortController();
   const { heartbeatMs, maxStreamMs } = ctx.config.events;
   const lifetime = setTimeout(() => ended.abort(), maxStreamMs);
-  // A task's token is never revoked (it ends with its task's stream); an API key may be at any time.
+  // A task's token is never revoked (it ends with its task's stream); an API key may be at any time, and a wallet's
+  // session token expires.
   const recheck =
-    principal.apiKey && auth !== 'none'
+    principal.task === undefined && auth !== 'none'
       ? setInterval(() => {
           ctx.authenticate(req, detachedResponse(), auth).catch(() => ended.abort());
         }, heartbeatMs)

@@ -48,8 +48,9 @@ export const accountEndpoints = [
     method: 'get',
     path: '/account/webhook-secret',
     operationId: 'getWebhookSecret',
-    // A secret of the account's, not a task's: only a key that manages the account reads it.
+    // A secret of the account's, not a task's: only a key that manages the account reads it, and no sub-key.
     scope: 'keys',
+    accountWide: true,
     summary: 'The secret that signs your webhooks',
     description: endpointDescriptions.getWebhookSecret,
     tags: ['Account'],

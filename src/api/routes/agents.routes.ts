@@ -227,8 +227,9 @@ export const agentEndpoints = [
     method: 'patch',
     path: '/agents/webhook',
     operationId: 'updateAgentWebhook',
-    // Where every task's events go, and a new signing secret: the account's to manage, as its keys are.
+    // Where every task's events go, and a new signing secret: the account's to manage (as its keys are), no sub-key's.
     scope: 'keys',
+    accountWide: true,
     summary: "Set or replace the agent's webhook",
     description: endpointDescriptions.updateAgentWebhook,
     tags,

@@ -1,3 +1,4 @@
+import { ownTasksOnly } from '../../accounts/api-keys.ts';
 import { type AccountWebhook, accountWebhook, setAccountWebhook } from '../../accounts/accounts.ts';
 import { decodePositionCursor, encodeHistoryCursor } from '../../generations/history-cursor.ts';
 import type { WebhookDelivery } from '../../generated/prisma/client.ts';
@@ -66,8 +67,9 @@ export const webhookEndpoints = [
     method: 'put',
     path: '/webhooks',
     operationId: 'setAccountWebhook',
-    // Where every task's events go: the account's to manage, as its keys are.
+    // Where every task's events go: the account's to manage, as its keys are, and no sub-key's.
     scope: 'keys',
+    accountWide: true,
     summary: "Set or remove your account's webhook",
     description: endpointDescriptions.setAccountWebhook,
     tags,
@@ -100,6 +102,7 @@ export const webhookEndpoints = [
       const page = await pageOfMessages(ctx.prisma, {
         accountId: principal.account.id,
         taskId: query.task_id,
+        onlyKeyId: ownTasksOnly(principal),
         limit: query.limit + 1,
         after,
       });
@@ -131,7 +134,10 @@ export const webhookEndpoints = [
         temporal: async () => ctx.temporal.client,
         taskQueue: ctx.config.temporal.taskQueue,
       };
-      const redelivery = await redeliverMessage(deps, params.id, { accountId: principal.account.id });
+      const redelivery = await redeliverMessage(deps, params.id, {
+        accountId: principal.account.id,
+        onlyKeyId: ownTasksOnly(principal),
+      });
       return {
         status: 202,
         body: {

@@ -71,11 +71,12 @@ export async function registerPaidAgent(
   const authorized = await authorizeTopUp(deps, { ...payment, accountId: register });
   const topUp = await settledTopUp(deps, authorized);
   if (agent) return { agent, topUp };
-  // The same payment again: its agent was registered (and, settled now, credited) by the first request.
+  // The same payment again: its agent was registered (and, settled now, credited) by the first request. Whoever
+  // replays it learns nothing of that agent; the paying wallet signs in to reach it.
   throw new DomainError(
     'conflict',
-    `This payment registered agent ${topUp.accountId} already: sign in with the paying wallet (POST ` +
-      '/api/v1/agents/sign-in) for a new key of it.',
+    'This payment registered an agent already: sign in with the paying wallet (POST /api/v1/agents/sign-in) for a ' +
+      'new key of it.',
   );
 }
 

@@ -18,15 +18,21 @@ export interface Redelivery {
   targets: { url: string; redelivery: 'started' | 'still_running'; firstAttempt: number }[];
 }
 
-/** `accountId`: the caller's account, whose messages alone it may send again (another's is not found). */
+/**
+ * `accountId`: the caller's account, whose messages alone it may send again (another's is not found); `onlyKeyId`: a
+ * key with a policy, which may send again only the messages about the tasks it created.
+ */
 export async function redeliverMessage(
   deps: RedeliveryDeps,
   messageId: string,
-  { url, accountId }: { url?: string; accountId?: string } = {},
+  { url, accountId, onlyKeyId }: { url?: string; accountId?: string; onlyKeyId?: string } = {},
 ): Promise<Redelivery> {
   const summary = await getMessage(deps.prisma, messageId);
-  if (!summary || (accountId !== undefined && summary.message.accountId !== accountId))
-    throw new NotFoundError(`There is no webhook message ${messageId}.`);
+  const seen =
+    summary &&
+    (accountId === undefined || summary.message.accountId === accountId) &&
+    (onlyKeyId === undefined || (await taskOfKey(deps.prisma, summary.message.taskId, onlyKeyId)));
+  if (!summary || !seen) throw new NotFoundError(`There is no webhook message ${messageId}.`);
   // A message whose notify step gave up before any attempt has no targets in the log: its task's and account's
   // webhooks, as they are now, are where it was meant to go.
   const known =
@@ -66,4 +72,10 @@ export async function redeliverMessage(
       `${messageId} is still being delivered to ${targets.map((target) => target.url).join(', ')}; its schedule continues`,
     );
   return { messageId, targets: results };
+}
+
+async function taskOfKey(prisma: PrismaClient, taskId: string | null, keyId: string): Promise<boolean> {
+  if (taskId === null) return false;
+  const task = await prisma.task.findUnique({ where: { id: taskId }, select: { apiKeyId: true } });
+  return task?.apiKeyId === keyId;
 }
