@@ -4,7 +4,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { JWSSigner } from '@x402/extensions/offer-receipt';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
-import type { X402TopUp } from '../../generated/prisma/client.ts';
+import type { Prisma, X402TopUp } from '../../generated/prisma/client.ts';
 import { onboardAgent, type OnboardedAgent } from '../../accounts/agents.ts';
 import type { AgentRegistration } from '../../accounts/registration.ts';
 import type { PaymentServices } from '../../payments/methods/registered.ts';
@@ -64,13 +64,14 @@ export async function registerPaidAgent(
   payment: Omit<TopUpRequest, 'accountId'>,
 ): Promise<{ agent: OnboardedAgent; topUp: X402TopUp }> {
   let agent: OnboardedAgent | undefined;
-  const register = async (payer: string) => {
-    agent = await onboardAgent(deps, { ...registration, walletAddress: payer });
+  const register = async (tx: Prisma.TransactionClient, payer: string) => {
+    agent = await onboardAgent(deps, { ...registration, walletAddress: payer }, tx);
     return agent.agentId;
   };
   const authorized = await authorizeTopUp(deps, { ...payment, accountId: register });
   const topUp = await settledTopUp(deps, authorized);
-  if (agent) return { agent, topUp };
+  // Only the agent its top-up names was kept: one made in a transaction that then rolled back is no agent.
+  if (agent?.agentId === topUp.accountId) return { agent, topUp };
   // The same payment again: its agent was registered (and, settled now, credited) by the first request.
   throw new DomainError(
     'conflict',
