@@ -23,6 +23,8 @@ async function reportedPass(
     const level = repair.action === 'unanswered' ? 'warn' : 'info';
     log[level](`task reconciler: ${repair.taskId} ${repair.action}`, { ...repair });
   }
+  for (const topUp of report.topUpsResumed ?? [])
+    log.info(`task reconciler: top-up ${topUp.topUpId} resumed`, { ...topUp });
   return report;
 }
 

@@ -11,16 +11,21 @@ export interface Backend {
 }
 
 /**
- * Who may have a request sent twice: an idempotent method, an Idempotency-Key, or an x402 payment (its task id
- * derives from the payment, which only counts without an API key). A keyless POST /generations sent twice would be
- * admitted and charged twice. A CEL expression over Caddy's request placeholders (an absent header reads "").
+ * The one POST that names its retry: POST /api/v1/generations, whose task id derives from its Idempotency-Key or,
+ * without an API key, from its x402 payment. Elsewhere neither header is read (a registration, a key, an upload sent
+ * twice is made twice). The exact path only: another spelling the api would route the same is simply not sent again.
  */
-const answersTheSameTwice = [
-  '{http.request.method} in ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]',
-  '{http.request.header.Idempotency-Key} != ""',
-  '({http.request.header.Authorization} == "" && ' +
-    '({http.request.header.Payment-Signature} != "" || {http.request.header.X-Payment} != ""))',
-].join(' || ');
+const namesItsRetry =
+  '{http.request.method} == "POST" && {http.request.uri.path} == "/api/v1/generations" && (' +
+  '{http.request.header.Idempotency-Key} != "" || ({http.request.header.Authorization} == "" && ' +
+  '({http.request.header.Payment-Signature} != "" || {http.request.header.X-Payment} != "")))';
+
+/**
+ * Who may have a request sent twice: an idempotent method, or the POST that names its retry. A keyless POST
+ * /generations sent twice would be admitted and charged twice. A CEL expression over Caddy's request placeholders
+ * (an absent header reads "").
+ */
+const answersTheSameTwice = `{http.request.method} in ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"] || (${namesItsRetry})`;
 
 /**
  * When a request that reached a process is sent to the next one. Caddy always retries a request that never reached

@@ -4,6 +4,7 @@ import { type Price, pricedTokens, priceRequest, type PricingInput } from '../ca
 import { resolveModel } from '../catalog/resolve.ts';
 import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import type { GenerationType } from '../domain/values.ts';
 import type { Principal } from './api-keys.ts';
 import type { KeyPolicyError } from './key-policy.ts';
@@ -23,12 +24,13 @@ export interface OnboardedAgent extends RegisteredAgent {
   depositAddresses: Record<string, string>;
 }
 
-/** Registers the agent and derives its deposit address on every enabled chain. */
+/** Registers the agent (inside `tx` when given) and derives its deposit address on every enabled chain. */
 export async function onboardAgent(
   deps: Pick<AgentServiceDeps, 'prisma' | 'config'>,
   registration: AgentRegistration,
+  tx?: Prisma.TransactionClient,
 ): Promise<OnboardedAgent> {
-  const agent = await registerAgent(deps.prisma, deps.config, registration);
+  const agent = await registerAgent(tx ? { tx } : deps.prisma, deps.config, registration);
   return { ...agent, depositAddresses: depositAddresses(deps.config, agent.depositIndex) };
 }
 

@@ -98,13 +98,16 @@ async function nextDepositIndex(tx: Prisma.TransactionClient): Promise<number> {
   return row.index;
 }
 
+/** The client, or a caller's open transaction (`{ tx }`): a paid registration commits with its payment's row. */
+export type RegistrationDb = PrismaClient | { tx: Prisma.TransactionClient };
+
 export async function registerAgent(
-  prisma: PrismaClient,
+  db: RegistrationDb,
   config: Pick<Config, 'accounts' | 'deposits'>,
   input: AgentRegistration,
 ): Promise<RegisteredAgent> {
   const guardrails: Guardrails = config.accounts;
-  return prisma.$transaction(async (tx) => {
+  const run = async (tx: Prisma.TransactionClient): Promise<RegisteredAgent> => {
     await admitRegistration(tx, guardrails, input.clientAddress);
     const refusal = await trialRefusal(tx, guardrails, input.trialNetwork);
     const depositIndex = await nextDepositIndex(tx);
@@ -153,5 +156,6 @@ export async function registerAgent(
       webhookUrl,
       webhookSecret,
     };
-  });
+  };
+  return 'tx' in db ? run(db.tx) : db.$transaction(run);
 }

@@ -47,7 +47,7 @@ export const reconcilerStarter = (deps: StarterDeps) => {
   const reconciler = (client: Client) => ({
     prisma: deps.prisma,
     client,
-    deliveryTaskQueue: deps.config.temporal.taskQueue,
+    taskQueue: deps.config.temporal.taskQueue,
     retention: deps.config.outputs,
   });
   return {

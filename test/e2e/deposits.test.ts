@@ -5,7 +5,7 @@ import { encodeFunctionData, keccak256, type Address, type Hash, type Hex } from
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
-import { ledgerTotals } from '../../src/ledger/ledger.ts';
+import { credit, ledgerTotals } from '../../src/ledger/ledger.ts';
 import { ensureDepositScanSchedules } from '../../src/orchestration/deposits/scan-schedules.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
@@ -438,6 +438,35 @@ describe('POST /agents/deposit', () => {
     expect((await balanceOf(agent)).recent_deposits).toEqual([
       expect.objectContaining({ tx_hash: txHash, amount_usd: '5.50', status: 'credited' }),
     ]);
+    await expectLedgerMatchesBalance(agent);
+  });
+
+  it('answers a ledger refusal of the credit as that, not as an unreadable chain, and credits nothing', async () => {
+    const agent = await newAgent();
+    const txHash = await pay(addressOf(agent), usdc('5'));
+    await chain.mine(confirmations);
+    // The ledger holds an entry under this transfer's key for another operation (an operator's adjustment written under
+    // it by mistake): it refuses the credit, on every attempt.
+    const other = await newAgent();
+    const idempotencyKey = `deposit:base:${txHash.toLowerCase()}#0`;
+    await credit(stack.database.prisma, { accountId: other.agent_id, amount: 1n, kind: 'adjustment', idempotencyKey });
+    const before = await balanceOf(agent);
+
+    let refused = await deposit(agent, txHash);
+    // Within the claim's wait the run usually ends; if not, a later claim answers its end.
+    for (let tries = 0; refused.status === 200 && tries < 20; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      refused = await deposit(agent, txHash);
+    }
+    expect(refused.status, JSON.stringify(refused.body)).toBe(500);
+    expect(refused.body).toEqual({ error: 'internal_error', message: expect.stringContaining('the ledger refused') });
+    expect(refused.body.message).toContain(txHash.toLowerCase());
+    expect(refused.headers.get('retry-after')).toBeNull();
+    expect((await balanceOf(agent)).balance).toBe(before.balance);
+    const deposits = await stack.database.prisma.ledgerEntry.count({
+      where: { accountId: agent.agent_id, kind: 'deposit' },
+    });
+    expect(deposits).toBe(0);
     await expectLedgerMatchesBalance(agent);
   });
 

@@ -141,6 +141,35 @@ describe('an agent registered by a wallet', () => {
     });
     expect(agents).toBe(1);
   });
+
+  it('registers one agent when the same payment is sent twice at once: the other answers as the replay does', async () => {
+    const wallet = await newPayer(chain, 20_000_000n);
+    const before = await chain.balanceOf(wallet.address);
+    const refused = await postJson(fetch, '/agents/register', registration);
+    const required = decodePaymentRequiredHeader(refused.headers.get('payment-required')!) as PaymentRequired;
+    const { payload } = await pay(required, wallet);
+    const headers = { 'PAYMENT-SIGNATURE': encodePaymentSignatureHeader(payload) };
+    const answers = await Promise.all([1, 2].map(() => postJson(fetch, '/agents/register', registration, headers)));
+
+    expect(answers.map(({ status }) => status).sort(), JSON.stringify(answers.map(({ body }) => body))).toEqual([
+      201, 409,
+    ]);
+    const registered = answers.find(({ status }) => status === 201)!.body;
+    expect(answers.find(({ status }) => status === 409)!.body.message).toContain(registered.agent_id);
+    const { prisma } = gateway.database;
+    const agents = await prisma.account.findMany({ where: { walletAddress: wallet.address.toLowerCase() } });
+    expect(agents.map(({ id }) => id)).toEqual([registered.agent_id]);
+    // Paid once, credited once, to that agent.
+    expect(await chain.balanceOf(wallet.address)).toBe(before - 2_000_000n);
+    const topUps = await prisma.x402TopUp.findMany({ where: { payer: wallet.address.toLowerCase() } });
+    expect(topUps.map(({ accountId, status }) => ({ accountId, status }))).toEqual([
+      { accountId: registered.agent_id, status: 'settled' },
+    ]);
+    const entries = await prisma.ledgerEntry.findMany({
+      where: { accountId: registered.agent_id, kind: 'x402_topup' },
+    });
+    expect(entries.map(({ amount }) => amount)).toEqual([2_000_000n]);
+  });
 });
 
 describe('a wallet that paid for a task', () => {

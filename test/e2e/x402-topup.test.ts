@@ -17,9 +17,18 @@ import {
   verifyReceiptSignatureJWS,
 } from '@x402/extensions/offer-receipt';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
+import type { LocalAccount } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { pay, payingFetch } from '../../harness/x402-paying-client.ts';
+import { anvilDevAccount } from '../../src/chain/local-chain.ts';
+import {
+  ensureTaskReconcilerSchedule,
+  taskReconcilerScheduleId,
+} from '../../src/orchestration/generations/task-reconciler.ts';
+import { authorizeTopUp } from '../../src/payments/methods/x402/top-ups.ts';
+import type { ReconcileReport } from '../../workflows/contracts/task-reconciler.types.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
+import { checkedBalance } from '../helpers/balance.ts';
 import { newPayer, useLocalChain, x402OnLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
@@ -260,5 +269,101 @@ describe('x402 top-ups', () => {
       key: other.apiKey.key,
     });
     expect(foreign.status).toBe(404);
+  });
+});
+
+/**
+ * What an api process that died between keeping a payment and starting its workflow leaves: the top-up `authorized`
+ * (verified and written by the service function the endpoint calls first) and no workflow.
+ */
+async function keptTopUp(key: string, accountId: string, payer: LocalAccount, amount: string) {
+  const { payload } = await pay(await offerFor(key, amount), payer);
+  const deps = { config: gateway.config, facilitator: gateway.facilitator, prisma: gateway.database.prisma };
+  const headers = { 'payment-signature': encodePaymentSignatureHeader(payload) };
+  const amountMicros = BigInt(Math.round(Number(amount) * 1e6));
+  const { topUp } = await authorizeTopUp(deps, { accountId, amountMicros, resourceUrl: topUpUrl(), headers });
+  expect(topUp.status).toBe('authorized');
+  return topUp;
+}
+
+/** Every top-up the reconciler's runs so far resumed, merged. */
+async function resumedTopUps() {
+  const schedule = await gateway.env.client.schedule.getHandle(taskReconcilerScheduleId).describe();
+  const reports = await Promise.all(
+    schedule.info.recentActions.map(
+      ({ action }) =>
+        gateway.env.client.workflow.getHandle(action.workflow.workflowId).result() as Promise<ReconcileReport>,
+    ),
+  );
+  return reports.flatMap((report) => report.topUpsResumed ?? []);
+}
+
+describe('x402 top-ups left unsettled (their api process died)', () => {
+  it('are settled or failed by the task reconciler after TASK_RECONCILE_AFTER_SECONDS, each credited once', async () => {
+    const { prisma } = gateway.database;
+    const agent = await createAgentWithKey(prisma);
+    const key = agent.apiKey.key;
+    const before = await checkedBalance(prisma, agent.agentId);
+    const payer = await newPayer(chain, 20_000_000n);
+    const onChain = await chain.balanceOf(payer.address);
+
+    // Kept, never settled; kept and moved on chain, but the process died before recording it (`settling`); kept from
+    // a payer whose funds then left (it can never move); and one kept just now, younger than the reconciler's bound.
+    const kept = await keptTopUp(key, agent.agentId, payer, '1.25');
+    const moved = await keptTopUp(key, agent.agentId, payer, '2.50');
+    const settledOnChain = await gateway.facilitator().settle(moved.payload as never, moved.requirement as never);
+    expect(settledOnChain.success).toBe(true);
+    await prisma.x402TopUp.update({ where: { id: moved.id }, data: { status: 'settling' } });
+    const spender = anvilDevAccount(5);
+    await chain.mint(spender.address, 1_000_000n);
+    const unfunded = await keptTopUp(key, agent.agentId, spender, '1.00');
+    await chain.transfer({ from: spender, to: payer.address, amount: await chain.balanceOf(spender.address) });
+    const young = await keptTopUp(key, agent.agentId, payer, '0.75');
+    const stranded = [kept.id, moved.id, unfunded.id];
+    await prisma.x402TopUp.updateMany({
+      where: { id: { in: stranded } },
+      data: { createdAt: new Date(Date.now() - 20 * 60_000) },
+    });
+
+    await ensureTaskReconcilerSchedule(gateway.env.client, gateway.config);
+    const schedule = gateway.env.client.schedule.getHandle(taskReconcilerScheduleId);
+    await schedule.trigger();
+    const statusOf = async (id: string) => (await prisma.x402TopUp.findUniqueOrThrow({ where: { id } })).status;
+    await expect.poll(() => statusOf(kept.id), { timeout: 30_000 }).toBe('settled');
+    await expect.poll(() => statusOf(moved.id), { timeout: 30_000 }).toBe('settled');
+    await expect.poll(() => statusOf(unfunded.id), { timeout: 30_000 }).toBe('failed');
+    expect(await statusOf(young.id)).toBe('authorized');
+    expect(await resumedTopUps()).toEqual(
+      expect.arrayContaining(stranded.map((topUpId) => ({ topUpId, workflow: 'NOT_FOUND' }))),
+    );
+    expect((await resumedTopUps()).map(({ topUpId }) => topUpId)).not.toContain(young.id);
+
+    // Money exact: each settled top-up credited once, the transfer made before the crash recorded, not made again.
+    const moved2 = await prisma.x402TopUp.findUniqueOrThrow({ where: { id: moved.id } });
+    expect(moved2.transaction).toBe(settledOnChain.transaction);
+    const credited = async () =>
+      (await ledgerTopUps(agent.agentId)).map(({ amount, idempotencyKey }) => [idempotencyKey, amount]).sort();
+    const expected = [
+      [`${kept.id}:x402-topup`, 1_250_000n],
+      [`${moved.id}:x402-topup`, 2_500_000n],
+    ].sort();
+    expect(await credited()).toEqual(expected);
+    expect(await checkedBalance(prisma, agent.agentId)).toEqual({ ...before, balance: before.balance + 3_750_000n });
+    expect(await chain.balanceOf(payer.address)).toBe(onChain - 3_750_000n + 1_000_000n);
+
+    // Another run finds nothing left to resume and moves nothing.
+    const runs = (await schedule.describe()).info.recentActions.length;
+    await schedule.trigger();
+    await expect
+      .poll(async () => (await schedule.describe()).info.recentActions.length, { timeout: 30_000 })
+      .toBe(runs + 1);
+    const last = (await schedule.describe()).info.recentActions.at(-1)!;
+    const report = (await gateway.env.client.workflow
+      .getHandle(last.action.workflow.workflowId)
+      .result()) as ReconcileReport;
+    expect(report.topUpsResumed).toEqual([]);
+    expect(await credited()).toEqual(expected);
+    expect(await checkedBalance(prisma, agent.agentId)).toEqual({ ...before, balance: before.balance + 3_750_000n });
+    await schedule.delete();
   });
 });

@@ -22,6 +22,13 @@ export interface Repair {
   detail?: string;
 }
 
+/** A top-up neither settled nor failed long after its payment was kept, whose workflow was started again. */
+export interface ResumedTopUp {
+  topUpId: string;
+  /** Its workflow's status when it was looked at (`COMPLETED`, `FAILED`, …), or `NOT_FOUND`. */
+  workflow: string;
+}
+
 export interface ReconcileReport {
   checked: number;
   repairs: Repair[];
@@ -29,6 +36,8 @@ export interface ReconcileReport {
   abandonedAdmissionsPruned?: number;
   /** Budget alerts whose webhook their admission's worker did not start (it stopped first), started by this run. */
   budgetAlertsNotified?: number;
+  /** Top-ups left unsettled (their api process or workflow gone), whose workflow this run started again. */
+  topUpsResumed?: ResumedTopUp[];
 }
 
 /** Started by name (`taskReconcilerWorkflow`) by its schedule, on the main task queue. */

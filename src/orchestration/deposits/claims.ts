@@ -3,9 +3,9 @@
 import { chainSettings } from '../../chain/settings.ts';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
-import { DepositRefusedError, FieldError, ServiceUnavailableError } from '../../domain/errors.ts';
+import { DepositRefusedError, DomainError, FieldError, ServiceUnavailableError } from '../../domain/errors.ts';
 import type { Chain } from '../../domain/values.ts';
-import { claimDepositWorkflow } from './workflow-client.ts';
+import { claimDepositWorkflow, type DepositFailure } from './workflow-client.ts';
 import type { TemporalDeps } from '../generations/workflow-client.ts';
 import type { DepositRejection, DepositResult } from '../../../workflows/contracts/deposit.types.ts';
 import { getAccountSummary } from '../../accounts/accounts.ts';
@@ -43,6 +43,26 @@ function fromCallersSide(claim: DepositClaim, result: DepositResult): DepositCla
   return { credited: true, credit };
 }
 
+/** A run that failed, told as it failed: an outage may pass (503), a ledger refusal will not (500, for the operator). */
+function failedClaim(claim: DepositClaim, why: DepositFailure): DomainError {
+  switch (why) {
+    case 'chain_unreadable':
+      return new ServiceUnavailableError(
+        'The chain could not be read for a long while; nothing was credited. Try again.',
+      );
+    case 'database_unavailable':
+      return new ServiceUnavailableError(
+        'The deposit could not be recorded for a long while (the database was unavailable); nothing was credited. Try again.',
+      );
+    case 'ledger_refused':
+      return new DomainError(
+        'internal_error',
+        `The transaction ${claim.txHash} was found on chain, but the ledger refused to record or credit it; nothing was ` +
+          'credited, and claiming it again will not change that. Report the transaction hash to the operator.',
+      );
+  }
+}
+
 export async function claimDeposit(
   deps: { config: Pick<Config, 'chains' | 'deposits'>; temporal: TemporalDeps; prisma: PrismaClient },
   claim: DepositClaim,
@@ -63,9 +83,7 @@ export async function claimDeposit(
     case 'ended':
       return fromCallersSide(claim, progress.result);
     case 'failed':
-      throw new ServiceUnavailableError(
-        'The chain could not be read for a long while; nothing was credited. Try again.',
-      );
+      throw failedClaim(claim, progress.why);
     case 'running': {
       const { state } = progress;
       if ('outcome' in state) return fromCallersSide(claim, state);

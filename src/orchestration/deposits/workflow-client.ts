@@ -1,5 +1,11 @@
 // The api's side of the deposit workflow: start or join the one workflow of a transaction, and wait a bounded time.
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowFailedError } from '@temporalio/client';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  type Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+} from '@temporalio/client';
 import {
   type DepositInput,
   type DepositResult,
@@ -64,11 +70,29 @@ export async function startDepositWorkflow(
   return workflowId;
 }
 
+/**
+ * Why a run failed, nothing credited: the chain or the database away for the hour its steps retry (a claim again may
+ * credit it), or the ledger refusing the credit (activities/failures.ts: no attempt changes that).
+ */
+export type DepositFailure = 'chain_unreadable' | 'database_unavailable' | 'ledger_refused';
+
 export type DepositProgress =
   | { status: 'ended'; result: DepositResult }
-  /** The run gave up (the chain unreachable for an hour): nothing was credited; the hash may be claimed again. */
-  | { status: 'failed' }
+  /** The run gave up: nothing was credited; the hash may be claimed again. */
+  | { status: 'failed'; why: DepositFailure }
   | { status: 'running'; state: DepositState };
+
+const chainReads = new Set(['inspectDeposit', 'depositConfirmations']);
+/** The non-retryable failures activities/failures.ts makes of a refusal by the ledger or the database. */
+const refusals = new Set(['LedgerError', 'DeterministicFailure']);
+
+function whyFailed(error: WorkflowFailedError): DepositFailure {
+  const step = error.cause instanceof ActivityFailure ? error.cause : undefined;
+  const cause = step?.cause;
+  if (cause instanceof ApplicationFailure && cause.nonRetryable && refusals.has(cause.type ?? ''))
+    return 'ledger_refused';
+  return step && !chainReads.has(step.activityType ?? '') ? 'database_unavailable' : 'chain_unreadable';
+}
 
 /**
  * Starts the transaction's workflow, or joins the one that runs or ran (see startDepositWorkflow), then waits up to
@@ -94,7 +118,7 @@ export async function claimDepositWorkflow(
   if (first && 'result' in first) return { status: 'ended', result: first.result };
   if (first) {
     const { error } = first;
-    if (error instanceof WorkflowFailedError) return { status: 'failed' };
+    if (error instanceof WorkflowFailedError) return { status: 'failed', why: whyFailed(error) };
     throw error;
   }
   return { status: 'running', state: await handle.query(depositStateQuery) };

@@ -2,13 +2,9 @@
 // `queued` long after they were admitted and makes each one end: a running workflow is sent its admission again (it
 // adopts the row), a task whose workflow closed or never existed is released and failed. Tasks `processing` whose
 // workflow closed (terminated, or its compensation gave up) are released and failed too: no reservation outlives its
-// workflow. Budget alerts whose webhook was never started are started. Each run's report is its result in the Web UI.
-import {
-  type Client,
-  type ScheduleOptions,
-  type ScheduleOptionsStartWorkflowAction,
-  WorkflowNotFoundError,
-} from '@temporalio/client';
+// workflow. Budget alerts whose webhook was never started are started, and top-ups left unsettled are settled or
+// failed by their workflow, started again. Each run's report is its result in the Web UI.
+import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
 import { admitUpdate } from '../../../workflows/contracts/generation.types.ts';
 import type {
   ReconcileInput,
@@ -27,6 +23,8 @@ import { findLongProcessingTasks, releasedBy } from '../../generations/stranded-
 import { heldPaymentRules } from '../../payments/methods/registered.ts';
 import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../../generations/tasks.ts';
 import { ensureSchedule } from '../temporal/schedules.ts';
+import { workflowStatus } from '../temporal/workflow-status.ts';
+import { resumeStrandedTopUps } from '../top-ups/stranded-top-ups.ts';
 import { notifyWebhookEvent } from '../webhooks/deliveries.ts';
 
 export const taskReconcilerScheduleId = 'task-reconciler';
@@ -48,18 +46,10 @@ const updateWaitMs = 10_000;
 export interface ReconcilerDeps {
   prisma: PrismaClient;
   client: Client;
-  deliveryTaskQueue: string;
+  /** The main task queue: webhook deliveries and top-up workflows. */
+  taskQueue: string;
   /** OUTPUT_RETENTION_DAYS, for the view its webhooks carry. */
   retention: OutputRetention;
-}
-
-async function workflowStatus(client: Client, taskId: string): Promise<string> {
-  try {
-    return (await client.workflow.getHandle(taskId).describe()).status.name;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return 'NOT_FOUND';
-    throw error;
-  }
 }
 
 /** Sends the admit update again, as a retried POST would: admitTask finds the row and reserves nothing more. */
@@ -86,7 +76,7 @@ async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: strin
   const failed = await failTask(deps.prisma, { taskId: task.id, error, onlyIf: status }, heldPaymentRules);
   if (failed?.status !== 'failed') return { taskId: task.id, workflow, action: 'started' };
   await notifyWebhookEvent(
-    { prisma: deps.prisma, client: deps.client, taskQueue: deps.deliveryTaskQueue },
+    { prisma: deps.prisma, client: deps.client, taskQueue: deps.taskQueue },
     {
       event: 'generation.failed',
       subject: task.id,
@@ -114,7 +104,8 @@ export async function reconcileQueuedTasks(deps: ReconcilerDeps, input: Reconcil
 
 /**
  * Releases and fails every task `processing` (untouched for `olderThanSeconds`) whose workflow has closed or is gone;
- * a running one is left alone. Also prunes admission tombstones too old to guard anything.
+ * a running one is left alone. Also prunes admission tombstones too old to guard anything, and starts again the
+ * workflows of top-ups left unsettled that long.
  */
 export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileInput): Promise<ReconcileReport> {
   const updatedBefore = new Date(Date.now() - input.olderThanSeconds * 1000);
@@ -136,7 +127,9 @@ export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileI
   }
   const pruned = await pruneAbandonedAdmissions(deps.prisma, new Date(Date.now() - abandonedAdmissionTtlMs));
   const notified = await notifyLeftBudgetAlerts(deps, input);
-  return { checked, repairs, abandonedAdmissionsPruned: pruned, budgetAlertsNotified: notified };
+  const createdBefore = new Date(Date.now() - input.olderThanSeconds * 1000);
+  const topUps = await resumeStrandedTopUps(deps, { createdBefore, limit: input.limit });
+  return { checked, repairs, abandonedAdmissionsPruned: pruned, budgetAlertsNotified: notified, topUpsResumed: topUps };
 }
 
 /**
@@ -144,7 +137,7 @@ export async function releaseClosedTasks(deps: ReconcilerDeps, input: ReconcileI
  * but its worker stopped before starting them. Inside this pass, so that the reconciler's workflow is unchanged.
  */
 function notifyLeftBudgetAlerts(deps: ReconcilerDeps, input: ReconcileInput): Promise<number> {
-  const webhooks = { prisma: deps.prisma, client: deps.client, taskQueue: deps.deliveryTaskQueue };
+  const webhooks = { prisma: deps.prisma, client: deps.client, taskQueue: deps.taskQueue };
   return notifyBudgetAlerts(deps.prisma, (event) => notifyWebhookEvent(webhooks, event), {
     createdBefore: new Date(Date.now() - input.olderThanSeconds * 1000),
     limit: input.limit,

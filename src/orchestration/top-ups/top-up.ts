@@ -1,17 +1,17 @@
 // POST /agents/topup and /account/topup: the payment is verified and kept, then its workflow settles it and credits
 // the balance; the answer waits a bounded time for that. A retry with the same payment joins the same workflow.
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
-import type { X402TopUp } from '../../generated/prisma/client.ts';
+import type { Prisma, X402TopUp } from '../../generated/prisma/client.ts';
 import { onboardAgent, type OnboardedAgent } from '../../accounts/agents.ts';
 import type { AgentRegistration } from '../../accounts/registration.ts';
 import type { PaymentServices } from '../../payments/methods/registered.ts';
 import type { Signers } from '../../payments/receipts/receipts.ts';
 import { authorizeTopUp, type TopUpRequest } from '../../payments/methods/x402/top-ups.ts';
-import { topUpWorkflowId, type TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
+import type { TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
 import type { TemporalDeps } from '../generations/workflow-client.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { startTopUpWorkflow } from './workflow-client.ts';
 
 export interface TopUpDeps {
   prisma: PrismaClient;
@@ -25,19 +25,7 @@ export interface TopUpDeps {
 const settleWaitMs = 30_000;
 
 async function settled(temporal: TemporalDeps, topUp: X402TopUp): Promise<TopUpResult | null> {
-  const workflowId = topUpWorkflowId(topUp.id);
-  try {
-    await temporal.client.workflow.start('topUpWorkflow', {
-      workflowId,
-      taskQueue: temporal.taskQueue,
-      args: [{ topUpId: topUp.id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
-      staticSummary: `x402 top-up of ${topUp.accountId} by ${topUp.payer} on ${topUp.network}`,
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  const workflowId = await startTopUpWorkflow(temporal, topUp, 'ALLOW_DUPLICATE_FAILED_ONLY');
   const handle = temporal.client.workflow.getHandle(workflowId);
   // The long poll is cut when the wait is up: the workflow goes on, a retry of the payment joins it.
   const controller = new AbortController();
@@ -64,13 +52,14 @@ export async function registerPaidAgent(
   payment: Omit<TopUpRequest, 'accountId'>,
 ): Promise<{ agent: OnboardedAgent; topUp: X402TopUp }> {
   let agent: OnboardedAgent | undefined;
-  const register = async (payer: string) => {
-    agent = await onboardAgent(deps, { ...registration, walletAddress: payer });
+  const register = async (tx: Prisma.TransactionClient, payer: string) => {
+    agent = await onboardAgent(deps, { ...registration, walletAddress: payer }, tx);
     return agent.agentId;
   };
   const authorized = await authorizeTopUp(deps, { ...payment, accountId: register });
   const topUp = await settledTopUp(deps, authorized);
-  if (agent) return { agent, topUp };
+  // Only the agent its top-up names was kept: one made in a transaction that then rolled back is no agent.
+  if (agent?.agentId === topUp.accountId) return { agent, topUp };
   // The same payment again: its agent was registered (and, settled now, credited) by the first request. Whoever
   // replays it learns nothing of that agent; the paying wallet signs in to reach it.
   throw new DomainError(

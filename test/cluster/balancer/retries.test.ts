@@ -50,7 +50,7 @@ function standIn(name: string): Server {
 }
 
 let paths = 0;
-const nextPath = () => `/api/v1/generations?attempt=${++paths}`;
+const nextPath = (path = '/api/v1/generations') => `${path}?attempt=${++paths}`;
 const receiptsOf = (path: string) => standIns.received.filter((each) => each.path === path);
 
 async function startBalancer() {
@@ -128,6 +128,33 @@ describe('the cluster balancer, when a process fails a request', () => {
         expect(receipts).toHaveLength(2);
         expect(await answered.json()).toEqual({ process: receipts[1]!.process });
         expect(receipts[0]!.process).not.toBe(receipts[1]!.process);
+      }
+    });
+  }
+
+  for (const failure of ['no answer', 'draining'] as const) {
+    it(`does not send again a POST elsewhere than /generations that reached it, whatever its headers (${failure})`, async () => {
+      standIns.failure = failure;
+      // Only POST /generations derives what it makes from an Idempotency-Key or a payment: elsewhere a second copy
+      // registers a second agent, mints a second key, redelivers twice.
+      const keyed = { ...json, authorization: 'Bearer gw_key', 'idempotency-key': 'k-2' };
+      const paid = { ...json, 'payment-signature': 'eyJ4NDAyVmVyc2lvbiI6Mn0=' };
+      const requests: [string, Record<string, string>][] = [
+        ['/api/v1/agents/register', { ...json, 'idempotency-key': 'k-3' }],
+        ['/api/v1/agents/register', paid],
+        ['/api/v1/agents/topup', { ...json, 'x-payment': 'eyJ4NDAyVmVyc2lvbiI6MX0=' }],
+        ['/api/v1/keys', keyed],
+        ['/api/v1/uploads', keyed],
+        ['/api/v1/webhooks/deliveries/dlv_1/redeliver', keyed],
+        ['/api/v1/generations/gen_1/cancel', keyed],
+        ['/mcp', paid],
+        ['/api/v1/generations/', keyed],
+      ];
+      for (const [base, headers] of requests) {
+        const path = nextPath(base);
+        const status = await statusOf(`${balancer.url}${path}`, { method: 'POST', headers, body: generation });
+        expect(failure === 'draining' ? [503] : [0, 502], `${base} ${JSON.stringify(headers)}`).toContain(status);
+        expect(receiptsOf(path), `${base} ${JSON.stringify(headers)}`).toHaveLength(1);
       }
     });
   }

@@ -92,10 +92,24 @@ export interface LocalFacilitatorOptions {
   privateKey: Hex;
 }
 
+const sending = new Map<string, Promise<unknown>>();
+
+/**
+ * One transaction built and sent at a time per account. viem's nonce manager hands concurrent sends consecutive nonces;
+ * one refused before it reaches the chain (its gas estimate: a spent authorization, a payer's funds gone) leaves its
+ * nonce unused, and a send holding the next one would wait behind that gap, its settlement stuck.
+ */
+function oneSendAtATime<T>(account: string, send: () => Promise<T>): Promise<T> {
+  const next = (sending.get(account) ?? Promise.resolve()).catch(() => undefined).then(send);
+  sending.set(account, next);
+  void next.finally(() => sending.get(account) === next && sending.delete(account)).catch(() => undefined);
+  return next;
+}
+
 /**
  * x402's own facilitator in this process: the `exact` (EIP-3009) and `upto` (Permit2) schemes on each chain, its
  * network `eip155:<chainId>`, and v1's `exact` on a chain v1 can name. The account's nonces come from viem's nonce
- * manager, so concurrent settlements do not collide.
+ * manager, so concurrent settlements do not collide; their sends go one at a time (their receipts are awaited apart).
  */
 export function createLocalFacilitator(options: LocalFacilitatorOptions): PaymentFacilitator & {
   /** The account paying the gas. */
@@ -131,7 +145,13 @@ export function createLocalFacilitator(options: LocalFacilitatorOptions): Paymen
       .extend(publicActions)
       // toFacilitatorEvmSigner reads the signer's address from `address`, which a wallet client does not have; upto
       // compares it with the facilitator a payer's witness names.
-      .extend(() => ({ address: account.address }));
+      .extend((sender) => ({
+        address: account.address,
+        writeContract: ((request) =>
+          oneSendAtATime(account.address, () => sender.writeContract(request))) as typeof sender.writeContract,
+        sendTransaction: ((request) =>
+          oneSendAtATime(account.address, () => sender.sendTransaction(request))) as typeof sender.sendTransaction,
+      }));
     // Types only: viem 2.57 types verifyTypedData's parameter as a union (block hash/number/tag variants) that the
     // signer's plain parameter object is not assignable to; the call itself is the one toFacilitatorEvmSigner expects.
     const signer = toFacilitatorEvmSigner(client as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);

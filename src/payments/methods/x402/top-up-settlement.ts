@@ -48,3 +48,12 @@ export async function settleTopUp(deps: SettlementDeps, topUpId: string): Promis
     throw error;
   }
 }
+
+/** Top-ups kept before `createdBefore` and still neither settled nor failed, oldest first: what the reconciler resumes. */
+export function findUnsettledTopUps(prisma: PrismaClient, input: { createdBefore: Date; limit: number }) {
+  return prisma.x402TopUp.findMany({
+    where: { status: { in: ['authorized', 'settling'] }, createdAt: { lt: input.createdBefore } },
+    orderBy: { createdAt: 'asc' },
+    take: input.limit,
+  });
+}

@@ -28,8 +28,11 @@ const topUpTimeoutSeconds = 600;
 const minimumValiditySeconds = 120;
 
 export interface TopUpRequest {
-  /** The account credited, or the one made for the payer once its payment is verified (a paid registration). */
-  accountId: string | ((payer: string) => Promise<string>);
+  /**
+   * The account credited, or the one made for the payer once its payment is verified (a paid registration): made in
+   * the transaction that writes the payment's row, under its lock, so a twin of the payment makes none.
+   */
+  accountId: string | ((tx: Prisma.TransactionClient, payer: string) => Promise<string>);
   amountMicros: bigint;
   /** The URL being paid (the top-up endpoint), as the offer names it. */
   resourceUrl: string;
@@ -130,27 +133,21 @@ export async function authorizeTopUp(
       'authorization_window_too_short',
     );
   }
-  const accountId =
-    typeof request.accountId === 'function' ? await request.accountId(identity.payer) : request.accountId;
-  const topUp = await storeTopUp(
-    deps.prisma,
-    { ...request, accountId },
-    {
-      id,
-      identity,
-      payTo: matched.offer.payTo.toLowerCase(),
-      payload,
-      requirement: matched.requirement,
-      paymentId: paymentIdOf(payload),
-    },
-  );
+  const topUp = await storeTopUp(deps.prisma, request, {
+    id,
+    identity,
+    payTo: matched.offer.payTo.toLowerCase(),
+    payload,
+    requirement: matched.requirement,
+    paymentId: paymentIdOf(payload),
+  });
   return { topUp, refuse };
 }
 
 /** Writes the verified payment `authorized`; a concurrent twin of the same payment finds the row it wrote. */
 async function storeTopUp(
   prisma: PrismaClient,
-  request: TopUpRequest & { accountId: string },
+  request: TopUpRequest,
   paid: {
     id: string;
     identity: PaymentIdentity;
@@ -165,10 +162,15 @@ async function storeTopUp(
     return await prisma.$transaction(async (tx) => {
       // An authorization that pays a task pays for nothing else (the same lock as the task's admission takes).
       if (await claimAuthorization(tx, identity, 'top-up')) throw new PaymentReusedError();
+      // A twin that held the lock first wrote the row (and made its account): this one writes and makes nothing.
+      const twin = await tx.x402TopUp.findUnique({ where: { id: paid.id } });
+      if (twin) return sameTopUp(twin, request);
+      const accountId =
+        typeof request.accountId === 'function' ? await request.accountId(tx, identity.payer) : request.accountId;
       return tx.x402TopUp.create({
         data: {
           id: paid.id,
-          accountId: request.accountId,
+          accountId,
           scheme: 'exact',
           network: identity.network,
           asset: identity.asset,

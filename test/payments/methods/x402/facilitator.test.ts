@@ -213,6 +213,28 @@ describe('createLocalFacilitator', () => {
     expect(await balances()).toEqual({ payer: before.payer - 3n * price, payTo: before.payTo + 3n * price });
   });
 
+  it('settles valid payments sent beside ones the chain refuses at once: no nonce is left unused ahead of them', async () => {
+    // Verified, then refused at the send (the payer's funds gone, a nonce spent): viem has handed out a nonce by then.
+    const spender = anvilDevAccount(6) as LocalAccount;
+    await chain.mint(spender.address, price * 3n);
+    const doomed = await Promise.all([1, 2, 3].map(async () => (await pay(required, spender)).payload));
+    await chain.transfer({ from: spender, to: stranger, amount: await usdcBalance(spender.address) });
+    const valid = await Promise.all([1, 2, 3].map(async () => (await pay(required, payer)).payload));
+    const before = await balances();
+    const sent = await sentTransactions();
+    // A settlement stuck behind a nonce gap waits for a receipt that never comes: bounded far above a local settle.
+    const bound = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 20_000).unref());
+    const results = await Promise.race([
+      Promise.all([...doomed, ...valid].map((payload) => facilitator.settle(payload, requirement))),
+      bound,
+    ]);
+    expect(results).not.toBe('stuck');
+    const outcomes = (results as Awaited<ReturnType<PaymentFacilitator['settle']>>[]).map((result) => result.success);
+    expect(outcomes).toEqual([false, false, false, true, true, true]);
+    expect(await balances()).toEqual({ payer: before.payer - 3n * price, payTo: before.payTo + 3n * price });
+    expect(await sentTransactions()).toBe(sent + 3);
+  });
+
   it('settles one payload twice at once only once, without sending the second', async () => {
     const { payload } = await pay(required, payer);
     const before = await balances();
