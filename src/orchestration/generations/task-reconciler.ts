@@ -4,7 +4,7 @@
 // workflow closed (terminated, or its compensation gave up) are released and failed too: no reservation outlives its
 // workflow. Budget alerts whose webhook was never started are started, and top-ups left unsettled are settled or
 // failed by their workflow, started again. Each run's report is its result in the Web UI.
-import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { admitUpdate } from '../../../workflows/contracts/generation.types.ts';
 import type {
   ReconcileInput,
@@ -22,7 +22,7 @@ import { notifyBudgetAlerts } from '../../accounts/budget-alert-notices.ts';
 import { findLongProcessingTasks, releasedBy } from '../../generations/stranded-tasks.ts';
 import { heldPaymentRules } from '../../payments/methods/registered.ts';
 import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../../generations/tasks.ts';
-import { ensureSchedule } from '../temporal/schedules.ts';
+import { ensureIntervalSchedule } from '../temporal/schedules.ts';
 import { workflowStatus } from '../temporal/workflow-status.ts';
 import { resumeStrandedTopUps } from '../top-ups/stranded-top-ups.ts';
 import { notifyWebhookEvent } from '../webhooks/deliveries.ts';
@@ -149,17 +149,11 @@ export async function ensureTaskReconcilerSchedule(
   client: Client,
   config: Pick<Config, 'reconciler' | 'temporal'>,
 ): Promise<string> {
-  const options = {
+  return ensureIntervalSchedule<TaskReconcilerWorkflow>(client, {
     scheduleId: taskReconcilerScheduleId,
-    spec: { intervals: [{ every: `${config.reconciler.intervalSeconds} seconds` }] },
-    action: {
-      type: 'startWorkflow' as const,
-      workflowType: 'taskReconcilerWorkflow',
-      workflowId: taskReconcilerScheduleId,
-      args: [{ olderThanSeconds: config.reconciler.afterSeconds, limit: 50 }],
-      taskQueue: config.temporal.taskQueue,
-    },
-    policies: { overlap: 'SKIP' as const },
-  } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<TaskReconcilerWorkflow>>;
-  return ensureSchedule(client, options);
+    workflowType: 'taskReconcilerWorkflow',
+    everySeconds: config.reconciler.intervalSeconds,
+    args: [{ olderThanSeconds: config.reconciler.afterSeconds, limit: 50 }],
+    taskQueue: config.temporal.taskQueue,
+  });
 }

@@ -1,9 +1,9 @@
 // Uploads expire: a Temporal Schedule runs uploadExpiryWorkflow every UPLOAD_EXPIRY_INTERVAL_SECONDS, which deletes
 // the files of uploads past their `expires_at` and marks them deleted (reads answer 404 from expiry on regardless).
-import type { Client, ScheduleOptions, ScheduleOptionsStartWorkflowAction } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { UploadExpiryWorkflow } from '../../../workflows/contracts/upload-expiry.types.ts';
 import type { Config } from '../../config/config.ts';
-import { ensureSchedule } from '../temporal/schedules.ts';
+import { ensureIntervalSchedule } from '../temporal/schedules.ts';
 
 export const uploadExpiryScheduleId = 'upload-expiry';
 
@@ -11,17 +11,11 @@ export async function ensureUploadExpirySchedule(
   client: Client,
   config: Pick<Config, 'uploads' | 'temporal'>,
 ): Promise<string> {
-  const options = {
+  return ensureIntervalSchedule<UploadExpiryWorkflow>(client, {
     scheduleId: uploadExpiryScheduleId,
-    spec: { intervals: [{ every: `${config.uploads.expiryIntervalSeconds} seconds` }] },
-    action: {
-      type: 'startWorkflow' as const,
-      workflowType: 'uploadExpiryWorkflow',
-      workflowId: uploadExpiryScheduleId,
-      args: [{ limit: 200, maxPages: 20 }],
-      taskQueue: config.temporal.taskQueue,
-    },
-    policies: { overlap: 'SKIP' as const },
-  } satisfies ScheduleOptions<ScheduleOptionsStartWorkflowAction<UploadExpiryWorkflow>>;
-  return ensureSchedule(client, options);
+    workflowType: 'uploadExpiryWorkflow',
+    everySeconds: config.uploads.expiryIntervalSeconds,
+    args: [{ limit: 200, maxPages: 20 }],
+    taskQueue: config.temporal.taskQueue,
+  });
 }
