@@ -1272,7 +1272,7 @@ export interface components {
         };
         CreateKeyRequest: {
             name: string;
-            /** @description Default: the calling key's scopes */
+            /** @description Default (a new key): the calling key's scopes but `keys`, which is given only when asked for */
             scopes?: components["schemas"]["KeyScope"][];
             /** @description Default: the calling key's; what the calling key limits is kept unless narrowed */
             policy?: {
@@ -1326,7 +1326,7 @@ export interface components {
         };
         UpdateKeyRequest: {
             name?: string;
-            /** @description Default: the calling key's scopes */
+            /** @description Default (a new key): the calling key's scopes but `keys`, which is given only when asked for */
             scopes?: components["schemas"]["KeyScope"][];
             /** @description Default: the calling key's; what the calling key limits is kept unless narrowed */
             policy?: {

@@ -254,7 +254,7 @@ export const tools: ToolDefinition[] = [
     name: 'create_key',
     title: 'Create a key',
     description:
-      "A new API key of your account within your key's own scopes and policy (needs the keys scope), e.g. for a sub-agent: a budget per day/week/month/total, allowed models and types, a cap per task. Its secret is answered once.",
+      "A new API key of your account within your key's own scopes and policy (needs the keys scope; it gets the keys scope only when asked for), e.g. for a sub-agent: a budget per day/week/month/total, allowed models and types, a cap per task. Its secret is answered once.",
     operationId: 'createKey',
     input: CreateKeyBodySchema,
     request: asBody,
