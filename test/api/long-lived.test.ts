@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../src/accounts/api-keys.ts';
 import { tokenKeys } from '../../src/accounts/oauth/signing-secret.ts';
 import { signWalletSession, walletSessionSeconds } from '../../src/accounts/wallet-sessions.ts';
-import { publicBaseUrl } from '../../src/config/config.ts';
 import { walletAccountId } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { caddyConfig } from '../../cluster/caddy.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
@@ -183,7 +182,8 @@ describe('bounds on a stream', () => {
     const payer = `0x${randomBytes(20).toString('hex')}`;
     const accountId = walletAccountId(payer);
     await prisma.account.create({ data: { id: accountId, kind: 'wallet', name: payer, balance: { create: {} } } });
-    const site = { issuer: new URL(publicBaseUrl(stack.app.config.server)).origin, keys: tokenKeys(tokenSecret) };
+    // Signed for the origin the stream is opened at, as the app signs for the loopback address it is asked at.
+    const site = { issuer: new URL(stack.app.url).origin, keys: tokenKeys(tokenSecret) };
     // A session signed an hour less eight seconds ago: eight seconds left to open the stream.
     const signedAt = new Date(Date.now() - (walletSessionSeconds - 8) * 1000);
     const { token, expiresAt } = await signWalletSession(site, accountId, signedAt);
