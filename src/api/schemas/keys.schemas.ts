@@ -33,13 +33,9 @@ const expiresAt = z.iso
 export const CreateKeyBodySchema = z
   .strictObject({
     name: safeText(100).trim().min(1),
-    scopes: z
-      .array(KeyScopeSchema)
-      .min(1)
-      .optional()
-      .openapi({
-        description: "Default (a new key): the calling key's scopes but `keys`, which is given only when asked for",
-      }),
+    scopes: z.array(KeyScopeSchema).min(1).optional().openapi({
+      description: "Default (a new key): the calling key's scopes but `keys`, which is given only when asked for",
+    }),
     policy: PolicyRequestSchema.nullable()
       .optional()
       .openapi({ description: "Default: the calling key's; what the calling key limits is kept unless narrowed" }),
