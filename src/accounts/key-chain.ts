@@ -25,8 +25,11 @@ export function chainFailure(chain: readonly ChainRow[], now: Date): 'revoked' |
 }
 
 /** The makers of a key, nearest first, from rows read in any order (a maker no longer stored is left out). */
-export function makersOf(ancestorIds: readonly string[], rows: readonly ChainRow[]): ChainRow[] {
-  const byId = new Map(rows.map((row) => [row.id, row]));
+export function makersOf<Row extends ChainRow>(
+  ancestorIds: readonly string[],
+  rows: readonly Row[] | ReadonlyMap<string, Row>,
+): Row[] {
+  const byId = rows instanceof Map ? rows : new Map((rows as readonly Row[]).map((row) => [row.id, row]));
   return ancestorIds.flatMap((id) => byId.get(id) ?? []);
 }
 

@@ -136,9 +136,10 @@ function manages(holder: KeyHolder, key: CandidateKey): boolean {
 
 /** Keys with their limits as their makers cap them: makers found among `known`, else read. */
 async function withLimits(prisma: PrismaClient, rows: ApiKeyRow[], known: ApiKeyRow[] = rows): Promise<CandidateKey[]> {
+  const knownById = new Map(known.map((row) => [row.id, row]));
   return Promise.all(
     rows.map(async (row) => {
-      const found = makersOf(row.ancestorIds, known);
+      const found = makersOf(row.ancestorIds, knownById);
       const rowMakers = found.length === row.ancestorIds.length ? found : await makersOfKey(prisma, row);
       return { ...row, limits: cappedLimits(row, rowMakers) };
     }),
