@@ -26,9 +26,9 @@ import { x402Offered } from './chain/settings.ts';
 
 // The runtime closes the server it listens on through the app's gate.
 export { createShutdownGate, type ShutdownGate } from './api/shutdown-gate.ts';
-import { apiEndpoints } from './api/routes/index.ts';
+import { apiEndpoints } from './api/resources/index.ts';
 import { upstreamCallbacksRouter } from './api/upstream-callbacks.ts';
-import { deprecatedAliasHeaders } from './api/routes/generations.routes.ts';
+import { deprecatedAliasHeaders } from './api/resources/generations/generations.routes.ts';
 import { checkHealth, type HealthProbes } from './health.ts';
 import type { Providers } from './providers/registry.ts';
 import { createLastUsedRecorder } from './accounts/api-keys.ts';
@@ -42,7 +42,7 @@ import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { didDocumentRouter } from './api/discovery/did-document.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
 import { createLongLivedSlots } from './api/long-lived.ts';
-import type { TemporalDeps } from './orchestration/generations/workflow-client.ts';
+import type { TemporalDeps } from './use-cases/temporal/generation-workflows.ts';
 import type { PaymentServices } from './payments/methods/registered.ts';
 import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';

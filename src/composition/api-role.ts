@@ -9,7 +9,7 @@ import { publicBaseUrl, shutdownBudget } from '../config/config.ts';
 import { databaseProbe, temporalProbe } from '../health.ts';
 import type { Stop } from '../infra/processes/stops.ts';
 import { developmentSecretFile, developmentTokenSecret } from '../accounts/oauth/signing-secret.ts';
-import { connectOptions } from '../orchestration/temporal/connection.ts';
+import { connectOptions } from '../use-cases/temporal/connection.ts';
 import type { SharedServices } from './shared-services.ts';
 
 /** Serves the API, pushing its stop onto `stops`; returns its banner lines. */
