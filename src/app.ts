@@ -43,7 +43,7 @@ import { didDocumentRouter } from './api/discovery/did-document.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
 import { createLongLivedSlots } from './api/long-lived.ts';
 import type { TemporalDeps } from './use-cases/temporal/generation-workflows.ts';
-import type { PaymentServices } from './payments/methods/registered.ts';
+import { paymentMethods, type PaymentMethods, type PaymentServices } from './payments/methods/registered.ts';
 import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
@@ -64,6 +64,8 @@ export interface AppDeps {
   providers: Providers;
   /** The x402 facilitator, one per process: its nonce manager must see every settlement the process sends. */
   facilitator: PaymentServices['facilitator'];
+  /** The ways to pay; default: this build's registered methods (a test may register one of its own). */
+  paymentMethods?: PaymentMethods;
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
   endpoints?: Endpoint[];
   /** Answers 503 while the server shuts down (the runtime's); without it, requests are never refused for that. */
@@ -111,6 +113,7 @@ function apiContext(deps: AppDeps, signingKeys: SigningKeys): ApiContext {
     temporal: deps.temporal,
     authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000, oauth),
     oauth,
+    payments: deps.paymentMethods ?? paymentMethods,
     facilitator: deps.facilitator,
     signers: signerSources(signingKeys),
     rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),

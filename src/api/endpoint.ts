@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config/config.ts';
-import { keylessPaymentOffered } from '../payments/methods/registered.ts';
+import { paymentMethods, type PaymentMethods } from '../payments/methods/registered.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Principal } from '../accounts/api-keys.ts';
 import type { EndedTasks } from '../generations/ended-tasks.ts';
@@ -35,6 +35,8 @@ export interface ApiContext {
   catalog: Catalog;
   temporal: TemporalDeps;
   authenticate: Authenticator;
+  /** The ways to pay (registered.ts's, or a test's): which one a request's credential names, and its 402. */
+  payments: PaymentMethods;
   /** Verifies and settles payments (the registered methods' services); made on first use. */
   facilitator: PaymentServices['facilitator'];
   /** Sign offers and receipts (x402's offer-receipt extension), each with its own key the DID document publishes. */
@@ -221,12 +223,12 @@ export function hasBody(req: Request): boolean {
 }
 
 /** An endpoint a caller without an API key may pay for instead, where this server takes such payments (x402 on). */
-export const takesKeylessPayment = (endpoint: Endpoint, config: Config) =>
-  endpoint.auth === 'any_or_keyless_payment' && endpoint.handleUnpaid !== undefined && keylessPaymentOffered(config);
+export const takesKeylessPayment = (endpoint: Endpoint, config: Config, payments: PaymentMethods = paymentMethods) =>
+  endpoint.auth === 'any_or_keyless_payment' && endpoint.handleUnpaid !== undefined && payments.takesKeyless(config);
 
-/** A call without an API key to an endpoint that takes a payment instead. */
+/** A call to an endpoint that takes a payment instead of an API key, whose credential (or none) is not a key. */
 export const paysWithoutKey = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
-  takesKeylessPayment(endpoint, ctx.config) && !req.headers.authorization;
+  takesKeylessPayment(endpoint, ctx.config, ctx.payments) && ctx.payments.paysWithoutKey(ctx.config, req.headers);
 
 /**
  * Calls without a key that count against their network: a public endpoint that names a limit (a wallet's sign-in) and
@@ -406,7 +408,7 @@ export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiCo
     });
     // A body the JSON parser refused reaches no route: a call without a key is counted here as the route counts it,
     // and a paymentless call's refusal goes to the endpoint's probe.
-    if (!publicWithLimit(endpoint) && !takesKeylessPayment(endpoint, ctx.config)) continue;
+    if (!publicWithLimit(endpoint) && !takesKeylessPayment(endpoint, ctx.config, ctx.payments)) continue;
     router.use(path, (refusal: unknown, req: Request, res: Response, next: NextFunction) => {
       if (req.path !== '/' || req.method !== endpoint.method.toUpperCase() || !countsKeylessCall(endpoint, ctx, req))
         return next(refusal);

@@ -1,12 +1,11 @@
 // Uniswap's Permit2 on the local chain: the committed runtime code (Permit2.runtime.json), its immutables patched for
 // the canonical address and the chain's id, and the reads a service needs (domain separator, spent nonces).
-import { PERMIT2_ADDRESS } from '@x402/evm';
 import { domainSeparator, parseAbi, toHex, type Address, type Hex, type PublicClient } from 'viem';
 import fixtureJson from './contracts/Permit2.runtime.json' with { type: 'json' };
 import { permit2Domain, type ImmutableWord, type Permit2Fixture } from './permit2-extract.ts';
 
-/** Permit2's address on every chain, where x402's clients sign for it. */
-export const permit2Address: Address = PERMIT2_ADDRESS;
+/** Permit2's canonical address on every chain, where x402's clients sign for it (@x402/evm's PERMIT2_ADDRESS). */
+export const permit2Address: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 
 export const permit2Fixture = fixtureJson as Permit2Fixture;
 

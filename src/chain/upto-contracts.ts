@@ -1,12 +1,12 @@
 // What x402's `upto` scheme needs on chain, installed on the local chain at the addresses @x402/evm hardcodes:
 // Permit2 and our own X402UptoProxy (runtime code with anvil_setCode: no deployer, nonce or block).
-import { x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { createPublicClient, createTestClient, http, type Address, type Hex } from 'viem';
 import type { Logger } from '../infra/logger.ts';
 import proxyArtifact from './contracts/X402UptoProxy.json' with { type: 'json' };
 import { permit2Address, permit2RuntimeCode } from './permit2.ts';
 
-export const uptoProxyAddress: Address = x402UptoPermit2ProxyAddress;
+/** Where @x402/evm's clients and facilitators expect the proxy (its x402UptoPermit2ProxyAddress; a test holds them equal). */
+export const uptoProxyAddress: Address = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002';
 export const uptoProxyRuntimeCode = proxyArtifact.deployedBytecode as Hex;
 
 /**

@@ -1,10 +1,11 @@
 // Our upto proxy: the committed runtime code is what the source compiles to, and its ABI is the one @x402/evm calls.
 import { readFileSync } from 'node:fs';
-import { x402UptoPermit2ProxyABI } from '@x402/evm';
+import { PERMIT2_ADDRESS, x402UptoPermit2ProxyABI, x402UptoPermit2ProxyAddress } from '@x402/evm';
 import { type AbiParameter } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { compileContract, renderArtifact, x402UptoProxySource } from '../../src/chain/compile-contracts.ts';
-import { uptoProxyRuntimeCode } from '../../src/chain/upto-contracts.ts';
+import { permit2Address } from '../../src/chain/permit2.ts';
+import { uptoProxyAddress, uptoProxyRuntimeCode } from '../../src/chain/upto-contracts.ts';
 
 /** An ABI entry without internalType (x402's names the structs of its own contract). */
 function shape(entry: {
@@ -24,6 +25,11 @@ function shape(entry: {
 
 describe('X402UptoProxy artifact', () => {
   const compiled = compileContract(x402UptoProxySource);
+
+  it('is installed where @x402/evm expects it and Permit2 (src/chain names the addresses without importing x402)', () => {
+    expect(uptoProxyAddress).toBe(x402UptoPermit2ProxyAddress);
+    expect(permit2Address).toBe(PERMIT2_ADDRESS);
+  });
 
   it('has the runtime code and ABI the source compiles to', () => {
     expect(uptoProxyRuntimeCode).toBe(compiled.deployedBytecode);

@@ -3,7 +3,6 @@
 // is answered the 402 of an example request instead, its message naming what was refused; nothing is charged either way.
 import { PaymentRequiredError } from '../../domain/errors.ts';
 import { formatUsd } from '../../domain/money.ts';
-import { paymentHeaderNames } from '../../payments/methods/x402/payment-header.ts';
 import type { ApiContext, PaymentProbe } from '../endpoint.ts';
 import type { ErrorCode } from '../errors.ts';
 import { knownApiError } from '../middleware/errors.ts';
@@ -11,10 +10,6 @@ import { publicBase } from '../public-origin.ts';
 
 /** The refusals of a request's shape: its body invalid, not JSON, or of another content type. */
 const inputRefusals = new Set<ErrorCode>(['validation_error', 'invalid_json', 'unsupported_media_type']);
-
-// With a payment the caller means to pay for this very request: its refusal stands (400), nothing is charged.
-const carriesPayment = (headers: Record<string, unknown>) =>
-  paymentHeaderNames.some((name) => headers[name.toLowerCase()] !== undefined);
 
 /** The refusal, then what the 402 is instead: the example's price, which the caller is not asked to pay for its own. */
 function probeMessage(refusal: string, example: PaymentRequiredError): string {
@@ -34,7 +29,13 @@ function probeMessage(refusal: string, example: PaymentRequiredError): string {
 export function examplePaymentProbe(example: (ctx: ApiContext) => unknown): PaymentProbe {
   return async (refusal, { endpoint, ctx, req, res }) => {
     const refused = knownApiError(refusal);
-    if (!refused || !inputRefusals.has(refused.code) || carriesPayment(req.headers) || !endpoint.handleUnpaid)
+    // With a payment the caller means to pay for this very request: its refusal stands (400), nothing is charged.
+    if (
+      !refused ||
+      !inputRefusals.has(refused.code) ||
+      ctx.payments.carriesPayment(req.headers) ||
+      !endpoint.handleUnpaid
+    )
       throw refusal;
     const body = example(ctx);
     if (body === undefined) throw refusal;

@@ -13,7 +13,13 @@ import { taskView, type TaskView } from '../../generations/task-view.ts';
 import type { OutputRetention } from '../../generations/output-retention.ts';
 import { InsufficientFundsError } from '../../ledger/ledger.ts';
 import type { EarlierTask, PayerAdmission } from '../../payments/methods/payment-method.ts';
-import { accessTokenOf, admissionOf, type Payer, type PaymentMethodDeps } from '../../payments/methods/registered.ts';
+import {
+  accessTokenOf,
+  admissionOf,
+  type Payer,
+  type PaymentMethodDeps,
+  type PaymentMethods,
+} from '../../payments/methods/registered.ts';
 import { StoreUnavailableError } from '../../storage/object-store.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { checkUploadInputs } from '../../uploads/uploads.ts';
@@ -31,6 +37,8 @@ export interface AdmissionDeps extends PaymentMethodDeps {
   config: PaymentMethodDeps['config'] & Pick<Config, 'inputs' | 'providers' | 'outputs'>;
   catalog: Catalog;
   temporal: TemporalDeps;
+  /** The ways to pay (the app's); default: this build's registered methods. */
+  payments?: PaymentMethods;
   /** Where uploads live: an input URL naming one must be the caller's (without it, such URLs are downloaded). */
   storage?: Storage;
   /** Ended tasks already read: answered again without the database. */

@@ -4,7 +4,7 @@
 // ledger's key for the top-up credits it at most once.
 import type { Client } from '@temporalio/client';
 import type { PrismaClient } from '../../db/prisma.ts';
-import { findUnsettledTopUps } from '../../payments/methods/x402/top-up-settlement.ts';
+import { paymentMethods } from '../../payments/methods/registered.ts';
 import { topUpWorkflowId } from '../../../workflows/contracts/top-up.types.ts';
 import type { ResumedTopUp } from '../../../workflows/contracts/task-reconciler.types.ts';
 import { workflowStatus } from '../temporal/workflow-status.ts';
@@ -15,7 +15,7 @@ export async function resumeStrandedTopUps(
   deps: { prisma: PrismaClient; client: Client; taskQueue: string },
   input: { createdBefore: Date; limit: number },
 ): Promise<ResumedTopUp[]> {
-  const topUps = await findUnsettledTopUps(deps.prisma, input);
+  const topUps = (await paymentMethods.topUps()?.unsettled(deps.prisma, input)) ?? [];
   const resumed = await Promise.all(
     topUps.map(async (topUp): Promise<ResumedTopUp | null> => {
       const workflow = await workflowStatus(deps.client, topUpWorkflowId(topUp.id));

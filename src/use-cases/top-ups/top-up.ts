@@ -1,13 +1,13 @@
-// POST /agents/topup and /account/topup: the payment is verified and kept, then its workflow settles it and credits
+// POST /agents/topup and /account/topup (and a paid registration), by the method that offers top-ups: the payment is verified and kept, then its workflow settles it and credits
 // the balance; the answer waits a bounded time for that. A retry with the same payment joins the same workflow.
-import type { Config } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
-import type { Prisma, X402TopUp } from '../../generated/prisma/client.ts';
+import type { Prisma } from '../../generated/prisma/client.ts';
+import type { TopUpRow } from '../../payments/methods/payment-method.ts';
 import { onboardAgent, type OnboardedAgent } from '../../accounts/agents.ts';
 import type { AgentRegistration } from '../../accounts/registration.ts';
-import type { PaymentServices } from '../../payments/methods/registered.ts';
+import type { PaymentMethodDeps, PaymentMethods, PaymentServices } from '../../payments/methods/registered.ts';
+import type { TopUpRequest, TopUps } from '../../payments/methods/payment-method.ts';
 import type { Signers } from '../../payments/receipts/receipts.ts';
-import { authorizeTopUp, type TopUpRequest } from '../../payments/methods/x402/top-ups.ts';
 import type { TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
 import type { TemporalDeps } from '../temporal/generation-workflows.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -15,16 +15,27 @@ import { startTopUpWorkflow } from '../temporal/top-up-workflows.ts';
 
 export interface TopUpDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
+  config: PaymentMethodDeps['config'];
   temporal: TemporalDeps;
   facilitator: PaymentServices['facilitator'];
   signers: Pick<Signers, 'offers'>;
+  /** The ways to pay: the one that offers top-ups takes them. */
+  payments: PaymentMethods;
 }
+
+/** The top-ups this server takes (the route checks they are offered before asking). */
+export function topUpsOf(payments: PaymentMethods): TopUps<unknown, unknown> {
+  const topUps = payments.topUps();
+  if (!topUps) throw new Error('no payment method offers top-ups');
+  return topUps;
+}
+
+const authorizeTopUp = (deps: TopUpDeps, request: TopUpRequest) => topUpsOf(deps.payments).authorize(deps, request);
 
 /** Settling on a local chain takes a second or two; a slow chain's top-up is answered `settling` and finishes. */
 const settleWaitMs = 30_000;
 
-async function settled(temporal: TemporalDeps, topUp: X402TopUp): Promise<TopUpResult | null> {
+async function settled(temporal: TemporalDeps, topUp: TopUpRow): Promise<TopUpResult | null> {
   const workflowId = await startTopUpWorkflow(temporal, topUp, 'ALLOW_DUPLICATE_FAILED_ONLY');
   const handle = temporal.client.workflow.getHandle(workflowId);
   // The long poll is cut when the wait is up: the workflow goes on, a retry of the payment joins it.
@@ -38,19 +49,19 @@ async function settled(temporal: TemporalDeps, topUp: X402TopUp): Promise<TopUpR
 }
 
 /** The top-up the request's payment makes, settled and credited (or still settling); a 402 without a payment. */
-export async function topUpBalance(deps: TopUpDeps, request: TopUpRequest): Promise<X402TopUp> {
+export async function topUpBalance(deps: TopUpDeps, request: TopUpRequest): Promise<TopUpRow> {
   return settledTopUp(deps, await authorizeTopUp(deps, request));
 }
 
 /**
- * A registration paid with x402: once the payment is verified the agent is registered, tied to the paying wallet (it
+ * A registration paid with a top-up: once the payment is verified the agent is registered, tied to the paying wallet (it
  * can sign in to recover a key), and the payment tops its balance up. The same payment again is a 409.
  */
 export async function registerPaidAgent(
   deps: TopUpDeps & Pick<Parameters<typeof onboardAgent>[0], 'config'>,
   registration: AgentRegistration,
   payment: Omit<TopUpRequest, 'accountId'>,
-): Promise<{ agent: OnboardedAgent; topUp: X402TopUp }> {
+): Promise<{ agent: OnboardedAgent; topUp: TopUpRow }> {
   let agent: OnboardedAgent | undefined;
   const register = async (tx: Prisma.TransactionClient, payer: string) => {
     agent = await onboardAgent(deps, { ...registration, walletAddress: payer }, tx);
@@ -59,7 +70,8 @@ export async function registerPaidAgent(
   const authorized = await authorizeTopUp(deps, { ...payment, accountId: register });
   const topUp = await settledTopUp(deps, authorized);
   // Only the agent its top-up names was kept: one made in a transaction that then rolled back is no agent.
-  if (agent?.agentId === topUp.accountId) return { agent, topUp };
+  const made = agent as OnboardedAgent | undefined;
+  if (made && made.agentId === topUp.accountId) return { agent: made, topUp };
   // The same payment again: its agent was registered (and, settled now, credited) by the first request. Whoever
   // replays it learns nothing of that agent; the paying wallet signs in to reach it.
   throw new DomainError(
@@ -69,7 +81,7 @@ export async function registerPaidAgent(
   );
 }
 
-async function settledTopUp(deps: TopUpDeps, { topUp, refuse }: Awaited<ReturnType<typeof authorizeTopUp>>) {
+async function settledTopUp(deps: TopUpDeps, { topUp, refuse }: Awaited<ReturnType<TopUps['authorize']>>) {
   if (topUp.status === 'settled') return topUp;
   const result =
     topUp.status === 'failed'
@@ -81,5 +93,5 @@ async function settledTopUp(deps: TopUpDeps, { topUp, refuse }: Awaited<ReturnTy
       result.reason,
     );
   }
-  return deps.prisma.x402TopUp.findUniqueOrThrow({ where: { id: topUp.id } });
+  return topUpsOf(deps.payments).find(deps.prisma, topUp.id);
 }

@@ -1,58 +1,36 @@
-// Signing in with a wallet (x402's Sign-In-with-X): without the extension's header the answer is a 402 carrying the
-// challenge; signed, the wallet gets a read session for its own x402 tasks, or a new key for an agent it registered.
-import { enabledChains } from '../../chain/settings.ts';
-import { type Config, publicApiUrl } from '../../config/config.ts';
+// Signing in with a wallet, as the method that offers it does (x402's Sign-In-with-X): without its header the answer is
+// a 402 carrying the challenge; signed, the wallet gets a read session for the tasks it paid for, or a new key for an
+// agent it registered.
+import { publicApiUrl } from '../../config/config.ts';
 import type { PrismaClient } from '../../db/prisma.ts';
-import { DomainError, FieldError, NotFoundError } from '../../domain/errors.ts';
+import { FieldError, NotFoundError } from '../../domain/errors.ts';
 import { issueApiKey, type IssuedKey } from '../../accounts/api-keys.ts';
 import type { TokenSite } from '../../accounts/oauth/access-tokens.ts';
-import { signInChallenge, verifySignIn } from '../../accounts/wallet-sign-in.ts';
 import { signWalletSession } from '../../accounts/wallet-sessions.ts';
-import { walletAccountId } from '../../payments/methods/x402/paid-tasks.ts';
-import { paymentRequiredHeader, x402Version } from '../../payments/methods/x402/requirements.ts';
-import { networkOf } from '../../payments/methods/x402/requirements.ts';
+import type { PaymentMethodDeps, PaymentMethods } from '../../payments/methods/registered.ts';
 
-export interface SignInDeps {
+export interface SignInDeps extends PaymentMethodDeps {
   prisma: PrismaClient;
-  config: Pick<Config, 'chains' | 'x402'>;
+  /** The ways to pay: the one that offers a wallet's sign-in takes it. */
+  payments: PaymentMethods;
   /** The request's public base URL: the signed message names its resource there. */
   base: string;
 }
 
-/** No signature yet: x402's auth-only 402 (no offers), the challenge in its `sign-in-with-x` extension. */
-export class SignInRequiredError extends DomainError {
-  override name = 'SignInRequiredError';
-  constructor(message: string, requirements: object) {
-    super('payment_required', message, {
-      details: { requirements },
-      headers: { 'PAYMENT-REQUIRED': paymentRequiredHeader(requirements as never) },
-    });
-  }
+function walletSignIn(payments: PaymentMethods) {
+  const signIn = payments.signIn();
+  if (!signIn) throw new NotFoundError('This server offers no sign-in with a wallet.');
+  return signIn;
 }
 
 /** The wallet the request's signed message proves, or a 402 with a fresh challenge for `path`. */
-async function signedInWallet(deps: SignInDeps, header: string | undefined, path: string, statement: string) {
-  const resourceUrl = publicApiUrl(deps.base, path);
-  if (header) return verifySignIn({ prisma: deps.prisma, secret: deps.config.x402.taskIdSecret }, header, resourceUrl);
-  const networks = enabledChains(deps.config.chains).map(networkOf);
-  const challenge = signInChallenge(deps.config.x402.taskIdSecret, resourceUrl, networks, statement);
-  const requirements = {
-    x402Version,
-    resource: { url: resourceUrl, description: statement, mimeType: 'application/json' },
-    accepts: [],
-    extensions: { 'sign-in-with-x': challenge },
-  };
-  throw new SignInRequiredError(
-    `Sign in with your wallet: sign the challenge in this answer's sign-in-with-x extension (SIWE) and send it ` +
-      'base64-encoded in the SIGN-IN-WITH-X header. Nothing is paid.',
-    requirements,
-  );
-}
+const signedInWallet = (deps: SignInDeps, header: string | undefined, path: string, statement: string) =>
+  walletSignIn(deps.payments).signedIn(deps, { header, resourceUrl: publicApiUrl(deps.base, path), statement });
 
 /** A read session for the signed-in wallet's own account (its x402 tasks). */
 export async function signInWallet(deps: SignInDeps & { tokenSite: () => TokenSite }, header?: string) {
   const wallet = await signedInWallet(deps, header, '/wallets/sign-in', 'Read the tasks this wallet paid for.');
-  const accountId = walletAccountId(wallet);
+  const accountId = walletSignIn(deps.payments).accountOf(wallet);
   const account = await deps.prisma.account.findUnique({ where: { id: accountId } });
   if (!account) throw new NotFoundError(`Wallet ${wallet} has paid for nothing on this server yet.`);
   const session = await signWalletSession(deps.tokenSite(), accountId);

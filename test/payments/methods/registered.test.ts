@@ -5,12 +5,12 @@ import type { PrismaClient } from '../../../src/db/prisma.ts';
 import { IdempotencyKeyReusedError, PaymentReusedError } from '../../../src/domain/errors.ts';
 import {
   admissionOf,
-  keylessPayer,
   keylessPaymentOffered,
   mcpPaymentHeaders,
   mcpReceiptMeta,
   paymentDescription,
   paymentKindOf,
+  paymentMethods,
 } from '../../../src/payments/methods/registered.ts';
 import type { PaidBy } from '../../../src/payments/methods/payment-method.ts';
 
@@ -50,14 +50,35 @@ describe('registered payment methods', () => {
   it('makes a request without an API key an x402 payer, where x402 is offered', () => {
     const resourceUrl = 'http://localhost/api/v1/generations';
     const headers = { 'payment-signature': 'abc' };
-    expect(keylessPayer(headers, resourceUrl)).toEqual({ kind: 'x402', headers, resourceUrl });
     // Offered once x402 is on and a chain is there to be paid on; without a chain, or switched off, it is not.
     const base = { ...config.chains.base, rpcUrl: 'http://127.0.0.1:8545' };
     const chains = { ...config.chains, base, enabled: ['base' as const] };
     const withChain = { ...config, chains, x402: { ...config.x402, enabled: true } };
+    expect(paymentMethods.keylessPayer(withChain, headers, resourceUrl)).toEqual({
+      kind: 'x402',
+      headers,
+      resourceUrl,
+    });
+    expect(paymentMethods.keylessPayer(withChain, {}, resourceUrl)).toEqual({ kind: 'x402', headers: {}, resourceUrl });
     expect(keylessPaymentOffered(withChain)).toBe(true);
     expect(keylessPaymentOffered({ ...withChain, x402: { ...withChain.x402, enabled: false } })).toBe(false);
     expect(keylessPaymentOffered({ ...config, x402: { ...config.x402, enabled: true } })).toBe(false);
+    expect(paymentMethods.paysWithoutKey(withChain, {})).toBe(true);
+    expect(paymentMethods.paysWithoutKey(config, {})).toBe(false);
+  });
+
+  it("finds who pays by the request's credential: an API key's Authorization, else x402's own headers, else nobody", () => {
+    const claimed = (headers: Record<string, string>) => {
+      const claimant = paymentMethods.claimant(headers);
+      return claimant.by === 'method' ? claimant.method.kind : claimant.by;
+    };
+    expect(claimed({ authorization: 'Bearer sk_test' })).toBe('key');
+    expect(claimed({ authorization: 'Bearer sk_test', 'x-payment': 'abc' })).toBe('key');
+    expect(claimed({ 'payment-signature': 'abc' })).toBe('x402');
+    expect(claimed({ 'x-payment': 'abc' })).toBe('x402');
+    expect(claimed({})).toBe('none');
+    expect(paymentMethods.carriesPayment({ 'x-payment': 'abc' })).toBe(true);
+    expect(paymentMethods.carriesPayment({})).toBe(false);
   });
 
   it("moves an MCP tool call's x402 payment into its HTTP header, and a settlement receipt back into _meta", () => {

@@ -6,7 +6,6 @@ import { depositView } from '../../../deposits/view.ts';
 import { clientAddress, trialNetwork } from '../../client-address.ts';
 import { type ApiContext, defineEndpoint } from '../../endpoint.ts';
 import type { Request } from 'express';
-import { x402Offered } from '../../../chain/settings.ts';
 import { publicApiUrl } from '../../../config/config.ts';
 import { FieldError } from '../../../domain/errors.ts';
 import type { AgentRegistration } from '../../../accounts/registration.ts';
@@ -46,7 +45,7 @@ async function paidRegistration(
   registration: AgentRegistration,
   amountMicros: bigint,
 ) {
-  if (!x402Offered(ctx.config))
+  if (!ctx.payments.topUps(ctx.config))
     throw new FieldError('top_up', 'this server takes no x402 payments; register without it');
   const resourceUrl = publicApiUrl(base, '/agents/register');
   const paid = await registerPaidAgent(ctx, registration, { amountMicros, resourceUrl, headers: req.headers });

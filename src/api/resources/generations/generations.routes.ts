@@ -10,8 +10,7 @@ import { generationReceipts, paymentHeadersOf } from '../../../use-cases/generat
 import { decodeHistoryCursor } from '../../../generations/history-cursor.ts';
 import { listTaskHistory } from '../../../generations/task-history.ts';
 import type { TaskView } from '../../../generations/task-view.ts';
-import { keylessPayer } from '../../../payments/methods/registered.ts';
-import { exampleGeneration } from '../../../payments/methods/x402/bazaar.ts';
+import { exampleGeneration } from '../../../generations/example-request.ts';
 import { DomainError } from '../../../domain/errors.ts';
 import { examplePaymentProbe } from '../../discovery/payment-probe.ts';
 import { type ApiContext, defineEndpoint } from '../../endpoint.ts';
@@ -240,7 +239,8 @@ export const generationEndpoints = [
     },
     handleUnpaid: async ({ body, ctx, req, base }) => {
       const resourceUrl = publicApiUrl(base, '/generations');
-      const { queued, access } = await admitGeneration(ctx, { body }, keylessPayer(req.headers, resourceUrl));
+      const payer = ctx.payments.keylessPayer(ctx.config, req.headers, resourceUrl);
+      const { queued, access } = await admitGeneration(ctx, { body }, payer);
       // A repeat of the payment once its task has started gets the task without its token or secret.
       const token = access ? { access_token: access.accessToken } : {};
       const secret = access?.webhookSecret ? { webhook_secret: access.webhookSecret, ...webhookSignature } : {};

@@ -1,17 +1,15 @@
 // POST /agents/topup and /account/topup: a balance topped up with an x402 payment (a 402 offers the amount; paid, it
 // is settled and credited once). The answer carries the signed receipt, in the body and in PAYMENT-RESPONSE.
-import { x402Offered } from '../../../chain/settings.ts';
 import { publicApiUrl } from '../../../config/config.ts';
 import { FieldError } from '../../../domain/errors.ts';
-import { topUpBalance } from '../../../use-cases/top-ups/top-up.ts';
-import { refuseKeylessTopUp } from '../../../payments/methods/x402/top-ups.ts';
+import { topUpBalance, topUpsOf } from '../../../use-cases/top-ups/top-up.ts';
 import { topUpAnswer } from './top-up-answer.ts';
 import { defineEndpoint } from '../../endpoint.ts';
 import { ApiError } from '../../errors.ts';
 import { examplePaymentProbe } from '../../discovery/payment-probe.ts';
 import { TopUpRequestSchema, TopUpResponseSchema } from './top-ups.schemas.ts';
 
-/** What a paymentless probe is offered (the Bazaar's example top-up is the same $5, src/payments/methods/x402). */
+/** What a paymentless probe is offered (the Bazaar's example top-up is the same $5, in the method's discovery). */
 const exampleTopUp = 5_000_000n;
 
 const wrongKind = {
@@ -40,14 +38,14 @@ const topUpEndpoint = (options: { path: string; operationId: string; kind: 'agen
     errors: ['payment_required', 'forbidden', 'conflict', 'service_unavailable'],
     paymentProbe: examplePaymentProbe(() => ({ amount: exampleTopUp })),
     handleUnpaid: ({ body, ctx, req, base }) =>
-      refuseKeylessTopUp(ctx, {
+      topUpsOf(ctx.payments).refuseKeyless(ctx, {
         amountMicros: body.amount,
         resourceUrl: publicApiUrl(base, options.path),
         headers: req.headers,
       }),
     handle: async ({ body, principal, ctx, req, base }) => {
       if (principal.account.kind !== options.kind) throw new ApiError('forbidden', wrongKind[options.kind]);
-      if (!x402Offered(ctx.config))
+      if (!ctx.payments.topUps(ctx.config))
         throw new FieldError('amount', 'this server takes no x402 payments; deposit USDC instead');
       const resourceUrl = publicApiUrl(base, options.path);
       const topUp = await topUpBalance(ctx, {

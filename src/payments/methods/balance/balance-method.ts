@@ -58,6 +58,8 @@ function visibleEarlierTask<T extends { apiKeyId: string | null }>(key: BalanceP
 
 export const balanceMethod: PaymentMethod<BalancePayer, BalanceMethodDeps> = {
   kind: 'balance',
+  // Its payer's credential is an API key: any `Authorization` no other method's scheme claims.
+  keyed: true,
   admit: (prisma, input) => admitTask(prisma, input),
   admission: (deps, payer) => {
     const { account, idempotencyKey, key } = payer;

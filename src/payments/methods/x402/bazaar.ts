@@ -3,6 +3,7 @@
 // input schema names the request's main fields; GET /api/v1/openapi.json has every one.
 import { bazaarResourceServerExtension, BAZAAR, declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { generateTypes, generationTypes, webhookEventFilters } from '../../../domain/values.ts';
+import { exampleGeneration } from '../../../generations/example-request.ts';
 
 const text = { type: 'string' } as const;
 const url = { type: 'string', format: 'uri' } as const;
@@ -57,12 +58,6 @@ const outputSchema = {
   },
   required: ['id', 'status', 'poll_url', 'access_token'],
 };
-
-/** The example request of a model: its discovery's `input`, and what a probe with no valid body is priced as. */
-export const exampleGeneration = (example: { type: string; model: string }) => ({
-  ...example,
-  prompt: 'A lighthouse at dawn',
-});
 
 /** The `bazaar` extension of POST /api/v1/generations, with the request being paid for as its example. */
 export function generationDiscovery(example: { type: string; model: string }): Record<string, unknown> {

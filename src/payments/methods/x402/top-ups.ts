@@ -21,23 +21,14 @@ import {
 import { claimAuthorization } from './authorization-claims.ts';
 import { authorizationDeadline } from './authorization.ts';
 import { paymentDiscoveryExtensions, paymentIdOf } from './payment-extensions.ts';
-import type { AnyPaymentPayload, PaymentIdentity, RequestHeaders } from './payment-header.ts';
+import type { AnyPaymentPayload, PaymentIdentity } from './payment-header.ts';
+import type { TopUpRequest } from '../payment-method.ts';
+
+export type { TopUpRequest } from '../payment-method.ts';
 
 /** Long enough to settle at once, and again after a crash: what the offer asks an authorization to last. */
 const topUpTimeoutSeconds = 600;
 const minimumValiditySeconds = 120;
-
-export interface TopUpRequest {
-  /**
-   * The account credited, or the one made for the payer once its payment is verified (a paid registration): made in
-   * the transaction that writes the payment's row, under its lock, so a twin of the payment makes none.
-   */
-  accountId: string | ((tx: Prisma.TransactionClient, payer: string) => Promise<string>);
-  amountMicros: bigint;
-  /** The URL being paid (the top-up endpoint), as the offer names it. */
-  resourceUrl: string;
-  headers: RequestHeaders;
-}
 
 /** The top-up an authorization names, whoever sends it and however often. */
 const topUpId = (secret: string, identity: PaymentIdentity) =>

@@ -14,7 +14,6 @@ import {
   paidTask,
   sameAuthorization,
   verifyAtOfferedAmount,
-  type X402Deps,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
 import { x402HeldPayment } from './held-payment.ts';
@@ -22,25 +21,19 @@ import { admitPaidTask, findPaidTask, storedAuthorization } from './paid-tasks.t
 import { paymentIdOf } from './payment-extensions.ts';
 import { x402McpPaymentHeaders, x402McpReceiptMeta } from './mcp-transport.ts';
 import { paymentResponseHeaders } from './requirements.ts';
+import { paymentHeaderNames } from './payment-header.ts';
 import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
+import { x402TopUps } from './top-up-method.ts';
+import { x402WalletSignIn } from './wallet-sign-in.ts';
+import { verifierOf, type X402MethodDeps } from './x402-deps.ts';
+
+export type { X402MethodDeps } from './x402-deps.ts';
 
 /** No account: the x402 payment in the request's headers pays for `resourceUrl`, and names a retry itself. */
 export interface X402Payer {
   kind: 'x402';
   headers: IncomingHttpHeaders;
   resourceUrl: string;
-}
-
-/** What admitting an x402 payment needs; the facilitator only where payments are taken (not genctl's replays). */
-export interface X402MethodDeps {
-  config: X402Deps['config'];
-  facilitator?: X402Deps['facilitator'];
-  signers?: X402Deps['signers'];
-}
-
-function verifierOf(deps: X402MethodDeps): X402Deps {
-  if (!deps.facilitator) throw new Error('x402 admission needs a payment facilitator');
-  return { config: deps.config, facilitator: deps.facilitator, signers: deps.signers };
 }
 
 const unavailableMessage =
@@ -107,6 +100,9 @@ export const x402Method = {
       unavailableError: () => new ServiceUnavailableError(unavailableMessage),
     };
   },
+  // The payment rides in headers of its own (v2 PAYMENT-SIGNATURE, v1 X-PAYMENT); without one, its 402 offers it.
+  credential: (headers) =>
+    paymentHeaderNames.some((name) => headers[name.toLowerCase()] !== undefined) ? 'own-headers' : undefined,
   keyless: {
     offered: x402Offered,
     payer: (headers, resourceUrl) => ({ kind: 'x402', headers, resourceUrl }),
@@ -122,4 +118,6 @@ export const x402Method = {
       : undefined,
   mcpPaymentHeaders: x402McpPaymentHeaders,
   mcpReceiptMeta: x402McpReceiptMeta,
+  topUps: x402TopUps,
+  signIn: x402WalletSignIn,
 } satisfies PaymentMethod<X402Payer, X402MethodDeps, SettlementDeps>;

@@ -10,9 +10,9 @@ import {
   validateSIWxMessage,
   verifySIWxSignature,
 } from '@x402/extensions/sign-in-with-x';
-import type { PrismaClient } from '../db/prisma.ts';
-import { DomainError } from '../domain/errors.ts';
-import { Prisma } from '../generated/prisma/client.ts';
+import type { PrismaClient } from '../../../db/prisma.ts';
+import { DomainError } from '../../../domain/errors.ts';
+import { Prisma } from '../../../generated/prisma/client.ts';
 
 /** How long a challenge may be answered (validateSIWxMessage's own limit on a message's age is the same). */
 const challengeSeconds = 300;
