@@ -115,6 +115,19 @@ const isClusterCode = (path: string) => path.startsWith('cluster/');
 const isService = (path: string) =>
   ['src/', 'workflows/', 'activities/'].some((dir) => path.startsWith(dir)) && !isClusterCode(path);
 
+// Rule 9: a payment method's folder is private to it, as is each package only it speaks. The files directly in
+// src/payments/methods/ (the registry) are the ones that may name a method; receipts are signed in x402's offer-receipt
+// format (a JWS), which every method's receipts share.
+const methodsDir = 'src/payments/methods/';
+const methodFolders = readdirSync(join(root, methodsDir), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const methodPackages: Record<string, string[]> = { x402: ['@x402/', 'x402-fetch', 'x402-axios', 'x402-express'] };
+const sharedPackageUses: { file: string; to: string }[] = [
+  { file: 'src/payments/receipts/', to: '@x402/extensions/offer-receipt' },
+];
+const isRegistry = (file: string) => file.startsWith(methodsDir) && !file.slice(methodsDir.length).includes('/');
+
 /** The imports of the files under `folder` that break a rule, as `file → target`. */
 const offendingImports = (folder: string, breaks: (file: string, edge: Edge) => boolean) =>
   files
@@ -200,6 +213,26 @@ describe('import graph', () => {
       'src/use-cases/',
       (file, edge) =>
         !file.startsWith('src/use-cases/temporal/') && !edge.typeOnly && edge.to.startsWith('@temporalio/'),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("9. keeps a payment method's folder and its packages private: only the registry names a method", () => {
+    expect(methodFolders).toEqual(expect.arrayContaining(['balance', 'x402']));
+    const offenders = files.filter(isService).flatMap((file) =>
+      methodFolders.flatMap((method) => {
+        const folder = `${methodsDir}${method}/`;
+        if (file.startsWith(folder) || isRegistry(file)) return [];
+        const packages = methodPackages[method] ?? [];
+        return (graph.get(file) ?? [])
+          .filter(
+            (edge) =>
+              edge.to.startsWith(folder) ||
+              (packages.some((name) => edge.to.startsWith(name)) &&
+                !sharedPackageUses.some((shared) => file.startsWith(shared.file) && edge.to === shared.to)),
+          )
+          .map((edge) => `${file} → ${edge.to}`);
+      }),
     );
     expect(offenders).toEqual([]);
   });
