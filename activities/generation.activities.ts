@@ -19,13 +19,12 @@ import {
   usedCost,
 } from '../src/generations/tasks.ts';
 import {
-  admitTaskPaidBy,
-  heldPaymentRules,
   PayerBusyError,
   PaymentNotSettledError,
   PaymentTakenError,
+  paymentMethods,
+  type PaymentMethods,
   type PaymentSettlementDeps,
-  settleTaskPayment,
 } from '../src/payments/methods/registered.ts';
 import { modelOf } from './catalog-lookup.ts';
 import type { AdmitInput, TaskAdmission } from '../workflows/contracts/generation.types.ts';
@@ -50,6 +49,8 @@ export interface GenerationActivityDeps extends PaymentSettlementDeps {
   config: Pick<Config, 'chains' | 'outputs' | 'temporal'>;
   storage: Pick<Storage, 'removeFolders'>;
   starter: Pick<WorkflowStarter, 'notifyWebhook'>;
+  /** The ways to pay (the process's registry; a test's may hold one of its own). */
+  payments?: PaymentMethods;
 }
 
 // Admission has committed by then: a database lost in between must not fail it. The workflow marks the task itself.
@@ -112,7 +113,7 @@ async function settleUsedPayment(
   try {
     const task = await deps.prisma.task.findUniqueOrThrow({ where: { id: input.taskId } });
     const usedMicros = usedCost(modelOf(deps.catalog, input.modelId), task, input);
-    await settleTaskPayment(deps, { taskId: input.taskId, usedMicros });
+    await (deps.payments ?? paymentMethods).settle(deps, { taskId: input.taskId, usedMicros });
   } catch (error) {
     if (error instanceof PaymentNotSettledError)
       throw ApplicationFailure.nonRetryable(error.message, 'PaymentNotSettled');
@@ -124,11 +125,13 @@ async function settleUsedPayment(
 
 export function createGenerationActivities(deps: GenerationActivityDeps) {
   const view = (task: TaskRow) => taskView(task, deps.config.outputs);
+  const payments = deps.payments ?? paymentMethods;
+  const { heldPaymentRules } = payments;
   return classifyFailures({
     async admitTask(input: AdmitInput): Promise<TaskAdmission> {
       try {
         const admission = { ...input, costMicros: BigInt(input.costMicros), runId: runIdOf() };
-        const task = await admitTaskPaidBy(deps.prisma, admission);
+        const task = await payments.admitTask(deps.prisma, admission);
         // Marked processing in this same step (one of its own would cost a round trip); the answer shows it queued.
         const processing = await markedProcessing(deps.prisma, task);
         // Only the admission that recorded alerts starts them (a retry that found the row leaves its to the reconciler).

@@ -1,6 +1,7 @@
 // The import rules of docs/architecture.md ("Import rules", numbered as there): no cycle; the API only at the top;
 // workflow code free of I/O; src/ sees a workflow only through its contract; every import points down the layers;
-// the worker side stays beneath the client side; nothing in the service imports the benchmark, the faults or the cluster.
+// the worker side stays beneath the client side; nothing in the service imports the benchmark, the faults or the cluster;
+// a payment method's folder is its own.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';

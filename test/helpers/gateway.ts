@@ -21,6 +21,7 @@ import { type GenerationOptions, startGeneration } from './http.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
 import { configuredFacilitator, type PaymentFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { createWorkerStarter } from '../../src/use-cases/temporal/worker-starter.ts';
+import type { PaymentMethods } from '../../src/payments/methods/registered.ts';
 
 export interface Gateway extends RealStack {
   app: TestApp;
@@ -39,12 +40,14 @@ export interface Gateway extends RealStack {
 export interface GatewayOptions {
   /** Leave PUBLIC_BASE_URL unset, as `npm start` does: links name localhost at the app's port, or the request's. */
   unpublished?: boolean;
+  /** The ways to pay of both the app and the workers (default: the build's registered methods). */
+  paymentMethods?: PaymentMethods;
 }
 
 /** `configure` runs in beforeAll (so it may start stand-ins) and returns configuration overrides. */
 export function useGateway(
   configure: () => Promise<ConfigOverrides> | ConfigOverrides = () => ({}),
-  { unpublished = false }: GatewayOptions = {},
+  { unpublished = false, paymentMethods }: GatewayOptions = {},
 ): Gateway {
   const stack = useDevServerAndDatabase();
   const gateway = stack as Gateway;
@@ -82,6 +85,7 @@ export function useGateway(
       storage,
       config: gateway.config,
       facilitator: () => gateway.facilitator(),
+      ...(paymentMethods && { payments: paymentMethods }),
     };
     const startWorkers = async () => {
       const workers = await createWorkers(
@@ -109,6 +113,7 @@ export function useGateway(
     };
     await startWorkers();
     gateway.app = await startTestApp({
+      ...(paymentMethods && { paymentMethods }),
       database: stack.database,
       config: gateway.config,
       catalog: gateway.catalog,

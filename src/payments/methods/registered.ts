@@ -23,6 +23,8 @@ export { accessTokenOf, authenticateTaskToken, isTaskToken } from './x402/task-t
 
 /** Whoever pays for a request, as its method recognises it. */
 export type Payer = BalancePayer | X402Payer;
+/** A payer of these methods, or of another a registry holds (its method reads it). */
+export type AnyPayer = Payer | { kind: string };
 
 /** What the registered methods need to admit a payer (each takes the part it uses). */
 export type PaymentMethodDeps = X402MethodDeps & BalanceMethodDeps;
@@ -33,7 +35,8 @@ export type PaymentSettlementDeps = SettlementDeps;
 /** The registry of this build's methods: a new method is one more `register`. */
 export const paymentMethods = new PaymentRegistry<never>().register(balanceMethod).register(x402Method);
 
-export type PaymentMethods = PaymentRegistry<Payer>;
+/** A registry as the app and the worker take it: of these methods, or of more (a test registers its own). */
+export type PaymentMethods = PaymentRegistry<{ kind: string }>;
 
 /**
  * The services the methods share across requests, made once per process (the api's context, the worker's activities):
@@ -46,7 +49,7 @@ export const paymentServices = (config: Pick<Config, 'x402' | 'chains'>) => ({
 export type PaymentServices = ReturnType<typeof paymentServices>;
 
 /** The payer's request as its method admits it (by the app's registry where it has one). */
-export const admissionOf = (deps: PaymentMethodDeps & { payments?: PaymentMethods }, payer: Payer): PayerAdmission =>
+export const admissionOf = (deps: PaymentMethodDeps & { payments?: PaymentMethods }, payer: AnyPayer): PayerAdmission =>
   (deps.payments ?? paymentMethods).admission(deps, payer);
 
 /** Whether this server takes a payment from a caller without an API key (and has what that payment needs). */

@@ -16,7 +16,7 @@ import type { EarlierTask, PayerAdmission } from '../../payments/methods/payment
 import {
   accessTokenOf,
   admissionOf,
-  type Payer,
+  type AnyPayer,
   type PaymentMethodDeps,
   type PaymentMethods,
 } from '../../payments/methods/registered.ts';
@@ -171,7 +171,7 @@ function admissionRefusal(
 export async function admitGeneration(
   deps: AdmissionDeps,
   request: NewGeneration,
-  payer: Payer,
+  payer: AnyPayer,
 ): Promise<AdmittedGeneration> {
   const declared = admissibleRequest(deps, request.body);
   const admission = admissionOf(deps, payer);
@@ -193,7 +193,8 @@ export async function admitGeneration(
 
   const replayOf = request.replayOf ? { replayOf: request.replayOf } : {};
   const input = generationInput(deps.config, { ...paidBy, requestHash: hash, ...replayOf }, priced);
-  const outcome = await executeAdmitUpdate(deps.temporal, input, { accountKind: admission.accountKind });
+  const caller = { accountKind: admission.accountKind, payments: deps.payments };
+  const outcome = await executeAdmitUpdate(deps.temporal, input, caller);
   if (outcome.outcome === 'admitted') {
     // The update answers the task as admitted: its row is not read again (a payment's access token aside).
     const { task } = outcome;

@@ -24,7 +24,7 @@ import {
 import { providerSlugOf } from '../../../workflows/contracts/task-queues.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import { formatUsd } from '../../domain/money.ts';
-import { paymentDescription, paymentKindOf } from '../../payments/methods/registered.ts';
+import { paymentMethods, type PaymentMethods } from '../../payments/methods/registered.ts';
 import { isTemporalUnreachable, isWorkflowBusy } from './unreachable.ts';
 import { deadline } from '../../net/deadline.ts';
 import { watchClosed } from './closed-watch.ts';
@@ -50,7 +50,11 @@ export type AdmissionOutcome =
  * What the starter knows of the task, for the Web UI's filters; the workflow keeps GenStatus current. `processing`
  * from the start: admission marks the task so in the same step, and an upsert of its own would cost a visibility write.
  */
-export function generationSearchAttributes(input: GenerationInput, accountKind: AccountKind) {
+export function generationSearchAttributes(
+  input: GenerationInput,
+  accountKind: AccountKind,
+  payments: PaymentMethods = paymentMethods,
+) {
   return [
     { key: genStatus, value: 'processing' },
     { key: genType, value: input.request.type },
@@ -58,13 +62,17 @@ export function generationSearchAttributes(input: GenerationInput, accountKind: 
     { key: genProvider, value: providerSlugOf(input.modelId) },
     { key: genAccountId, value: input.accountId },
     { key: genAccountKind, value: accountKind },
-    { key: genPaymentMethod, value: paymentKindOf(input) },
+    { key: genPaymentMethod, value: payments.kindOf(input) },
   ];
 }
 
 /** The line the Web UI's list shows for the task (user metadata): what, which model, what it costs, for whom. */
-export function generationSummary(input: GenerationInput, accountKind: AccountKind) {
-  const paid = paymentDescription(input);
+export function generationSummary(
+  input: GenerationInput,
+  accountKind: AccountKind,
+  payments: PaymentMethods = paymentMethods,
+) {
+  const paid = payments.describe(input);
   return {
     staticSummary: `${input.request.type} · ${input.modelId} · $${formatUsd(BigInt(input.costMicros))} · ${accountKind} ${input.accountId}`,
     staticDetails: [
@@ -84,14 +92,14 @@ export function generationSummary(input: GenerationInput, accountKind: AccountKi
 export async function executeAdmitUpdate(
   temporal: TemporalDeps,
   input: GenerationInput,
-  caller: { accountKind: AccountKind },
+  caller: { accountKind: AccountKind; payments?: PaymentMethods },
 ): Promise<AdmissionOutcome> {
   const start = new WithStartWorkflowOperation<GenerationWorkflow>('generationWorkflow', {
     workflowId: input.taskId,
     taskQueue: temporal.taskQueue,
     args: [input],
-    typedSearchAttributes: generationSearchAttributes(input, caller.accountKind),
-    ...generationSummary(input, caller.accountKind),
+    typedSearchAttributes: generationSearchAttributes(input, caller.accountKind, caller.payments),
+    ...generationSummary(input, caller.accountKind, caller.payments),
     workflowIdConflictPolicy: 'USE_EXISTING',
     // A refused admission completes its run; a later one of the same id starts anew (a task that ended already
     // answers from its row, and a run started for it anyway ends at once: admitTask finds the row ended).

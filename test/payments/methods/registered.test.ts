@@ -17,7 +17,7 @@ import type { PaidBy } from '../../../src/payments/methods/payment-method.ts';
 const config = loadConfig({}, []);
 const noDatabase = {} as PrismaClient;
 const balancePaid: PaidBy = { taskId: 'gen_1', accountId: 'acc_1', idempotencyKey: null };
-const x402Paid = { ...balancePaid, payment: { payer: '0xabc' } } as PaidBy;
+const x402Paid = { ...balancePaid, payment: { scheme: 'exact', payer: '0xabc' } } as PaidBy;
 
 describe('registered payment methods', () => {
   it("admits a balance payer by its account, and an x402 payer as a wallet's, each with its own errors", async () => {

@@ -16,6 +16,7 @@ import {
   verifyAtOfferedAmount,
 } from './admission.ts';
 import { x402BannerLines } from './banner.ts';
+import type { X402Scheme } from './facilitator.ts';
 import { x402HeldPayment } from './held-payment.ts';
 import { admitPaidTask, findPaidTask, storedAuthorization } from './paid-tasks.ts';
 import { paymentIdOf } from './payment-extensions.ts';
@@ -65,6 +66,8 @@ async function earlierPaidTask(prisma: PrismaClient, offered: OfferedPayment): P
 const resigned = (task: EarlierPaidTask, offered: OfferedPayment) =>
   offered.state === 'offered' && !sameAuthorization(task.payment.payload as object, offered.payload);
 
+const x402Schemes: readonly string[] = ['exact', 'upto'] satisfies X402Scheme[];
+
 export const x402Method = {
   kind: 'x402',
   admit: (prisma, { payment, ...input }) => {
@@ -107,7 +110,8 @@ export const x402Method = {
     offered: x402Offered,
     payer: (headers, resourceUrl) => ({ kind: 'x402', headers, resourceUrl }),
   },
-  paid: (paidBy) => paidBy.payment !== undefined,
+  // Its schemes' authorizations (another method's held payment names a scheme of its own).
+  paid: (paidBy) => paidBy.payment !== undefined && x402Schemes.includes(paidBy.payment.scheme),
   describe: (paidBy) => `paid with x402 by ${paidBy.payment?.payer}`,
   bannerLines: x402BannerLines,
   held: x402HeldPayment,
