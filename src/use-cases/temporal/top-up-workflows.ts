@@ -1,7 +1,7 @@
 // The api's and the reconciler's side of a top-up's workflow (`topup:<id>`): start it, or join the one that runs.
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { X402TopUp } from '../../generated/prisma/client.ts';
-import { topUpWorkflowId } from '../../../workflows/contracts/top-up.types.ts';
+import { type TopUpWorkflow, topUpWorkflowId } from '../../../workflows/contracts/top-up.types.ts';
 
 /**
  * Starts the top-up's workflow unless one runs. `ALLOW_DUPLICATE_FAILED_ONLY`: the api's, a run that settled or
@@ -15,7 +15,7 @@ export async function startTopUpWorkflow(
 ): Promise<string> {
   const workflowId = topUpWorkflowId(topUp.id);
   try {
-    await temporal.client.workflow.start('topUpWorkflow', {
+    await temporal.client.workflow.start<TopUpWorkflow>('topUpWorkflow', {
       workflowId,
       taskQueue: temporal.taskQueue,
       args: [{ topUpId: topUp.id }],
