@@ -2,7 +2,7 @@
 // asks, for what, and where the answer goes; what the grant may spend (a budget and window, models, an expiry); Allow or
 // Deny, then the browser goes where the answer says: the application with its code (or, on a loopback redirect,
 // `access_denied`), else the gateway's own /oauth/ended page. Outside the shell's navigation.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useState } from 'react';
 import { useSearch } from 'wouter';
 import { dataOf } from '../../api/answer';
@@ -29,15 +29,12 @@ const scopeMeanings: Record<KeyScope, string> = {
 };
 
 function useConsentRequest(request: string) {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['oauth-consent', request],
-    queryFn: async () => dataOf(await client.GET('/oauth/consent', { params: { query: { request } } })),
-    enabled: request !== '',
-    retry: false,
-    staleTime: Infinity,
-    refetchOnWindowFocus: false,
-  });
+  return useSession().api.useQuery(
+    'get',
+    '/oauth/consent',
+    { params: { query: { request } } },
+    { enabled: request !== '', retry: false, staleTime: 'static', refetchOnWindowFocus: false },
+  );
 }
 
 function useAnswer(request: string) {

@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dataOf } from '../../api/answer';
+import { invalidatePath } from '../../api/query-keys';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
@@ -15,7 +16,7 @@ function useClaim() {
   return useMutation({
     mutationFn: async (body: { chain: Chain; tx_hash: string }) =>
       dataOf(await client.POST('/agents/deposit', { body })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['balance'] }),
+    onSettled: () => invalidatePath(queryClient, '/agents/balance'),
   });
 }
 

@@ -1,7 +1,5 @@
 // An agent's deposits: each chain's address (copy, QR code), a claim by transaction hash, and the recent deposits
 // with their state (GET /agents/balance).
-import { useQuery } from '@tanstack/react-query';
-import { dataOf } from '../../api/answer';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatTime, formatUsd } from '../../format';
@@ -21,10 +19,7 @@ const confirmationsText = ({ confirmations, confirmations_required }: Deposit) =
 const claimable: Chain[] = ['base', 'polygon', 'ethereum'];
 
 function useAgentBalance() {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['balance', 'agent'],
-    queryFn: async () => dataOf(await client.GET('/agents/balance')),
+  return useSession().api.useQuery('get', '/agents/balance', undefined, {
     // A deposit confirming gains a confirmation with each block: counted again every few seconds until credited.
     refetchInterval: (query) =>
       query.state.data?.recent_deposits?.some((deposit) => deposit.status === 'pending') ? 5_000 : false,

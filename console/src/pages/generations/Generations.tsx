@@ -11,16 +11,13 @@ import { HistoryFilters } from './HistoryFilters';
 const pageSize = 20;
 
 function useHistory(filters: Filters) {
-  const { client } = useSession();
+  const { client, api } = useSession();
+  const query = { ...historyQuery(filters), limit: pageSize };
   return useInfiniteQuery({
-    queryKey: ['generations', 'history', filters],
+    queryKey: api.queryOptions('get', '/generations', { params: { query } }).queryKey,
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      dataOf(
-        await client.GET('/generations', {
-          params: { query: { ...historyQuery(filters), limit: pageSize, cursor: pageParam } },
-        }),
-      ),
+    queryFn: async ({ pageParam, signal }) =>
+      dataOf(await client.GET('/generations', { params: { query: { ...query, cursor: pageParam } }, signal })),
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
 }

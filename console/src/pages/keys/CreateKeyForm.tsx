@@ -3,6 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dataOf } from '../../api/answer';
+import { invalidatePath } from '../../api/query-keys';
 import { useSession } from '../../api/session';
 import { typesOf, useModels } from '../../catalog/use-models';
 import { createKeyRequest, emptyKeyDraft, type KeyDraft, type KeyScope } from './key-draft';
@@ -18,7 +19,7 @@ function useCreateKey(onCreated: (secret: string) => void) {
     mutationFn: async (draft: KeyDraft) => dataOf(await client.POST('/keys', { body: createKeyRequest(draft) })),
     onSuccess: (created) => {
       onCreated(created.api_key);
-      void queryClient.invalidateQueries({ queryKey: ['keys'] });
+      void invalidatePath(queryClient, '/keys');
     },
   });
 }

@@ -2,6 +2,7 @@
 // Revoke.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { dataOf } from '../../api/answer';
+import { invalidatePath } from '../../api/query-keys';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatTime, formatUsd } from '../../format';
@@ -25,7 +26,7 @@ function useRevoke(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async () => dataOf(await client.DELETE('/keys/{id}', { params: { path: { id } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['keys'] }),
+    onSettled: () => invalidatePath(queryClient, '/keys'),
   });
 }
 

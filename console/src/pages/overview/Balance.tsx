@@ -1,16 +1,12 @@
 // Available and reserved: an agent's from GET /agents/balance, a developer's from GET /account/balance.
-import { useQuery } from '@tanstack/react-query';
-import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
 
 function useBalance() {
-  const { client, kind } = useSession();
-  return useQuery({
-    queryKey: ['balance', kind],
-    queryFn: async () =>
-      kind === 'agent' ? dataOf(await client.GET('/agents/balance')) : dataOf(await client.GET('/account/balance')),
-  });
+  const { api, kind } = useSession();
+  const agent = api.useQuery('get', '/agents/balance', undefined, { enabled: kind === 'agent' });
+  const developer = api.useQuery('get', '/account/balance', undefined, { enabled: kind === 'developer' });
+  return kind === 'agent' ? agent : developer;
 }
 
 export function Balance() {

@@ -1,16 +1,15 @@
 // The ten latest tasks (GET /generations?limit=10), each with its status, model, cost, time and output preview.
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { TaskSummary } from '../../tasks/TaskSummary';
 
 function useLatestTasks() {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['generations', 'latest'],
-    queryFn: async () => dataOf(await client.GET('/generations', { params: { query: { limit: 10 } } })).generations,
-  });
+  return useSession().api.useQuery(
+    'get',
+    '/generations',
+    { params: { query: { limit: 10 } } },
+    { select: (page) => page.generations },
+  );
 }
 
 export function LatestTasks() {

@@ -1,22 +1,12 @@
 // Spend over the last 30 days (GET /usage?group_by=day) as a bar chart.
-import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { useSession } from '../../api/session';
-import { usageReport } from '../../api/usage-report';
+import { useUsageReport } from '../../api/usage-report';
 import { formatUsd } from '../../format';
 import { DayBars } from '../../charts/DayBars';
 import { spendSeries } from '../../charts/spend-days';
 
-function useSpend() {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['usage', 'day'],
-    queryFn: () => usageReport(client, { group_by: 'day' }),
-  });
-}
-
 export function SpendChart() {
-  const spend = useSpend();
+  const spend = useUsageReport({ group_by: 'day' });
   const series = useMemo(
     () => spend.data && spendSeries(spend.data.rows, spend.data.from, spend.data.to),
     [spend.data],

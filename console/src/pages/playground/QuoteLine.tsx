@@ -1,7 +1,7 @@
 // The quote for the request as it stands (POST /agents/quote), shown before Generate: its cost, whether the balance
 // covers it, and whether the calling key's policy would admit it.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { dataOf } from '../../api/answer';
+import { keepPreviousData } from '@tanstack/react-query';
+import { errorMessage } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
@@ -10,13 +10,12 @@ type QuoteRequest = components['schemas']['AgentQuoteRequest'];
 export type Quote = components['schemas']['AgentQuoteResponse'];
 
 export function useQuote(request: QuoteRequest) {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['quote', request],
-    queryFn: async () => dataOf(await client.POST('/agents/quote', { body: request })),
-    placeholderData: keepPreviousData,
-    staleTime: 10_000,
-  });
+  return useSession().api.useQuery(
+    'post',
+    '/agents/quote',
+    { body: request },
+    { placeholderData: keepPreviousData, staleTime: 10_000 },
+  );
 }
 
 /** Why Generate would be refused now, or undefined. */
@@ -27,11 +26,11 @@ export function quoteRefusal(quote: Quote | undefined): string | undefined {
   return undefined;
 }
 
-export function QuoteLine({ quote, error }: { quote: Quote | undefined; error: Error | null }) {
+export function QuoteLine({ quote, error }: { quote: Quote | undefined; error: unknown }) {
   const refusal = quoteRefusal(quote);
   return (
     <div className="quote" aria-live="polite">
-      {error && <p className="error">{error.message}</p>}
+      {!!error && <p className="error">{errorMessage(error)}</p>}
       {quote && (
         <>
           <p>

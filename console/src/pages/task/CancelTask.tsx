@@ -2,14 +2,18 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
+import { taskParams } from '../../tasks/use-task';
 import { ConfirmButton } from '../../ui/ConfirmButton';
 
 export function CancelTask({ id }: { id: string }) {
-  const { client } = useSession();
+  const { client, api } = useSession();
   const queryClient = useQueryClient();
   const cancel = useMutation({
-    mutationFn: async () => dataOf(await client.POST('/generations/{id}/cancel', { params: { path: { id } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['task', id] }),
+    mutationFn: async () => dataOf(await client.POST('/generations/{id}/cancel', taskParams(id))),
+    onSettled: () =>
+      queryClient.invalidateQueries({
+        queryKey: api.queryOptions('get', '/generations/{id}', taskParams(id)).queryKey,
+      }),
   });
   return (
     <div className="actions">

@@ -1,9 +1,9 @@
 // Usage (GET /usage) over a period, grouped by day, model, type or key: a chart, the table with units, and the same
 // report as CSV (the server writes it, Accept: text/csv).
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { useSession } from '../../api/session';
-import { usageCsv, usageReport, type UsageQuery } from '../../api/usage-report';
+import { usageCsv, type UsageQuery, useUsageReport } from '../../api/usage-report';
 import { DayBars } from '../../charts/DayBars';
 import { spendSeries } from '../../charts/spend-days';
 import { formatUsd } from '../../format';
@@ -13,11 +13,6 @@ import { type Grouping, groupLabel, unitsText } from './usage-rows';
 const groupings: Grouping[] = ['day', 'model', 'type', 'key'];
 const dayMs = 86_400_000;
 const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);
-
-function useUsage(query: UsageQuery) {
-  const { client } = useSession();
-  return useQuery({ queryKey: ['usage', query], queryFn: () => usageReport(client, query) });
-}
 
 function download(blob: Blob, name: string) {
   const link = document.createElement('a');
@@ -34,7 +29,7 @@ export function Usage() {
   const [to, setTo] = useState(() => utcDay(Date.now()));
   const [grouping, setGrouping] = useState<Grouping>('day');
   const query: UsageQuery = { from, to, group_by: grouping };
-  const usage = useUsage(query);
+  const usage = useUsageReport(query);
   const csv = useMutation({
     mutationFn: () => usageCsv(client, query),
     onSuccess: (blob) => download(blob, `usage-${from}-${to}-by-${grouping}.csv`),

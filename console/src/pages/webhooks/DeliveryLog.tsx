@@ -3,6 +3,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { dataOf } from '../../api/answer';
+import { invalidatePath } from '../../api/query-keys';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatMoment } from '../../format';
@@ -11,12 +12,13 @@ type Message = components['schemas']['WebhookMessage'];
 type Attempt = Message['targets'][number]['attempts'][number];
 
 function useDeliveryLog() {
-  const { client } = useSession();
+  const { client, api } = useSession();
+  const query = { limit: 20 };
   return useInfiniteQuery({
-    queryKey: ['webhook-deliveries'],
+    queryKey: api.queryOptions('get', '/webhooks/deliveries', { params: { query } }).queryKey,
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      dataOf(await client.GET('/webhooks/deliveries', { params: { query: { limit: 20, cursor: pageParam } } })),
+    queryFn: async ({ pageParam, signal }) =>
+      dataOf(await client.GET('/webhooks/deliveries', { params: { query: { ...query, cursor: pageParam } }, signal })),
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
 }
@@ -30,7 +32,7 @@ function Redeliver({ id }: { id: string }) {
   const redeliver = useMutation({
     mutationFn: async () =>
       dataOf(await client.POST('/webhooks/deliveries/{id}/redeliver', { params: { path: { id } } })),
-    onSettled: () => setTimeout(() => void queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] }), 1_000),
+    onSettled: () => setTimeout(() => void invalidatePath(queryClient, '/webhooks/deliveries'), 1_000),
   });
   return (
     <span className="actions">

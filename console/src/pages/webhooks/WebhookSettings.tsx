@@ -1,6 +1,6 @@
 // The account's webhook: its URL (set, change, remove: PUT /webhooks) and the secret that signs it, revealed on request
 // (GET /account/webhook-secret). A key without the `keys` scope sees the URL only.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { dataOf } from '../../api/answer';
 import type { components } from '../../api/schema';
@@ -8,8 +8,7 @@ import { useSession } from '../../api/session';
 import { toggled } from '../../ui/toggled';
 
 function useWebhook() {
-  const { client } = useSession();
-  return useQuery({ queryKey: ['webhook'], queryFn: async () => dataOf(await client.GET('/webhooks')) });
+  return useSession().api.useQuery('get', '/webhooks');
 }
 
 type WebhookEvent = components['schemas']['AccountWebhook']['events'][number];
@@ -24,11 +23,11 @@ const eventLabels: Record<WebhookEvent, string> = {
 };
 
 function useSetWebhook() {
-  const { client } = useSession();
+  const { client, api } = useSession();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (body: Setting) => dataOf(await client.PUT('/webhooks', { body })),
-    onSuccess: (saved) => queryClient.setQueryData(['webhook'], saved),
+    onSuccess: (saved) => queryClient.setQueryData(api.queryOptions('get', '/webhooks').queryKey, saved),
   });
 }
 
