@@ -5,6 +5,8 @@ import { useSession } from '../../api/session';
 import { formatTime, formatUsd } from '../../format';
 import { ClaimDeposit } from './ClaimDeposit';
 import { DepositAddress } from './DepositAddress';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 type Chain = components['schemas']['Chain'];
 type Deposit = NonNullable<components['schemas']['AgentBalanceResponse']['recent_deposits']>[number];
@@ -34,22 +36,19 @@ export function Deposits() {
   return (
     <>
       <h1>Deposits</h1>
-      {balance.isPending && <p className="muted">Loading…</p>}
-      {balance.isError && <p className="error">{balance.error.message}</p>}
+      <QueryStatus query={balance} />
       {data && (
         <>
-          <section className="card" aria-labelledby="addresses-heading">
-            <h2 id="addresses-heading">Deposit addresses</h2>
+          <Section title="Deposit addresses">
             {addresses.length === 0 && <p className="muted">This gateway takes no on-chain deposits.</p>}
             <ul className="deposit-addresses">
               {addresses.map(([chain, address]) => (
                 <DepositAddress key={chain} chain={chain} address={address} asset={data.asset} />
               ))}
             </ul>
-          </section>
+          </Section>
           {chains.length > 0 && <ClaimDeposit chains={chains} />}
-          <section className="card" aria-labelledby="recent-heading">
-            <h2 id="recent-heading">Recent deposits</h2>
+          <Section title="Recent deposits">
             {!data.recent_deposits?.length ? (
               <p className="muted">No deposits yet.</p>
             ) : (
@@ -80,7 +79,7 @@ export function Deposits() {
                 </table>
               </div>
             )}
-          </section>
+          </Section>
         </>
       )}
     </>

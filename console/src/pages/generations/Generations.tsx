@@ -7,6 +7,8 @@ import { useSession } from '../../api/session';
 import { TaskSummary } from '../../tasks/TaskSummary';
 import { type Filters, filtersFrom, historyQuery, searchOf } from './filters';
 import { HistoryFilters } from './HistoryFilters';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 const pageSize = 20;
 
@@ -33,12 +35,8 @@ export function Generations() {
     <>
       <h1>Generations</h1>
       <HistoryFilters filters={filters} onChange={(next) => setSearch(searchOf(next))} />
-      <section className="card" aria-labelledby="history-heading">
-        <h2 id="history-heading" className="visually-hidden">
-          Tasks
-        </h2>
-        {history.isPending && <p className="muted">Loading…</p>}
-        {history.isError && <p className="error">{history.error.message}</p>}
+      <Section title="Tasks" titleHidden>
+        <QueryStatus query={history} />
         {tasks?.length === 0 && (
           <p className="muted">{filtered ? 'No task matches these filters.' : 'No tasks yet.'}</p>
         )}
@@ -57,7 +55,7 @@ export function Generations() {
             {history.isFetchingNextPage ? 'Loading…' : 'Load more'}
           </button>
         )}
-      </section>
+      </Section>
     </>
   );
 }

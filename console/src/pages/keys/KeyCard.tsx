@@ -7,6 +7,7 @@ import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatTime, formatUsd } from '../../format';
 import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ErrorLine } from '../../ui/ErrorLine';
 import { BudgetBar } from './BudgetBar';
 
 type KeyWindow = components['schemas']['KeyWithWindow'];
@@ -65,11 +66,7 @@ export function KeyCard({ keyWindow, isCurrent }: { keyWindow: KeyWindow; isCurr
           onConfirm={() => revoke.mutate()}
         />
       )}
-      {revoke.isError && (
-        <p className="error" role="alert">
-          {revoke.error.message}
-        </p>
-      )}
+      <ErrorLine error={revoke.error} />
     </li>
   );
 }

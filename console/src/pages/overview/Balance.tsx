@@ -1,6 +1,8 @@
 // Available and reserved: an agent's from GET /agents/balance, a developer's from GET /account/balance.
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 function useBalance() {
   const { api, kind } = useSession();
@@ -12,10 +14,8 @@ function useBalance() {
 export function Balance() {
   const balance = useBalance();
   return (
-    <section className="card" aria-labelledby="balance-heading">
-      <h2 id="balance-heading">Balance</h2>
-      {balance.isPending && <p className="muted">Loading…</p>}
-      {balance.isError && <p className="error">{balance.error.message}</p>}
+    <Section title="Balance">
+      <QueryStatus query={balance} />
       {balance.data && (
         <dl className="figures">
           <div>
@@ -28,6 +28,6 @@ export function Balance() {
           </div>
         </dl>
       )}
-    </section>
+    </Section>
   );
 }

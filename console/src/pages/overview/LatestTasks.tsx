@@ -2,6 +2,8 @@
 import { Link } from 'wouter';
 import { useSession } from '../../api/session';
 import { TaskSummary } from '../../tasks/TaskSummary';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 function useLatestTasks() {
   return useSession().api.useQuery(
@@ -15,10 +17,8 @@ function useLatestTasks() {
 export function LatestTasks() {
   const tasks = useLatestTasks();
   return (
-    <section className="card" aria-labelledby="latest-heading">
-      <h2 id="latest-heading">Latest tasks</h2>
-      {tasks.isPending && <p className="muted">Loading…</p>}
-      {tasks.isError && <p className="error">{tasks.error.message}</p>}
+    <Section title="Latest tasks">
+      <QueryStatus query={tasks} />
       {tasks.data?.length === 0 && (
         <p className="muted">
           No tasks yet: the <Link href="/playground">Playground</Link> runs your first one.
@@ -30,6 +30,6 @@ export function LatestTasks() {
         ))}
       </ul>
       {!!tasks.data?.length && <Link href="/generations">All generations</Link>}
-    </section>
+    </Section>
   );
 }

@@ -4,6 +4,8 @@ import { useUsageReport } from '../../api/usage-report';
 import { formatUsd } from '../../format';
 import { DayBars } from '../../charts/DayBars';
 import { spendSeries } from '../../charts/spend-days';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 export function SpendChart() {
   const spend = useUsageReport({ group_by: 'day' });
@@ -12,10 +14,8 @@ export function SpendChart() {
     [spend.data],
   );
   return (
-    <section className="card" aria-labelledby="spend-heading">
-      <h2 id="spend-heading">Spend, last 30 days</h2>
-      {spend.isPending && <p className="muted">Loading…</p>}
-      {spend.isError && <p className="error">{spend.error.message}</p>}
+    <Section title="Spend, last 30 days">
+      <QueryStatus query={spend} />
       {spend.data && series && (
         <>
           <p className="figure">{formatUsd(spend.data.totals.cost)}</p>
@@ -26,6 +26,6 @@ export function SpendChart() {
           <DayBars data={series} />
         </>
       )}
-    </section>
+    </Section>
   );
 }

@@ -1,10 +1,10 @@
 // The quote for the request as it stands (POST /agents/quote), shown before Generate: its cost, whether the balance
 // covers it, and whether the calling key's policy would admit it.
 import { keepPreviousData } from '@tanstack/react-query';
-import { errorMessage } from '../../api/client';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
+import { ErrorLine } from '../../ui/ErrorLine';
 
 type QuoteRequest = components['schemas']['AgentQuoteRequest'];
 export type Quote = components['schemas']['AgentQuoteResponse'];
@@ -29,18 +29,18 @@ export function quoteRefusal(quote: Quote | undefined): string | undefined {
 export function QuoteLine({ quote, error }: { quote: Quote | undefined; error: unknown }) {
   const refusal = quoteRefusal(quote);
   return (
-    <div className="quote" aria-live="polite">
-      {!!error && <p className="error">{errorMessage(error)}</p>}
-      {quote && (
-        <>
-          <p>
+    <div className="quote">
+      <ErrorLine error={error} />
+      <p role="status">
+        {quote && (
+          <>
             <span className="muted">Cost </span>
             <strong className="quote-cost">{formatUsd(quote.cost_usd)}</strong>
             <span className="muted"> · balance available {formatUsd(quote.your_balance)}</span>
-          </p>
-          {refusal && <p className="error">{refusal}</p>}
-        </>
-      )}
+          </>
+        )}
+      </p>
+      <ErrorLine error={refusal} />
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { taskParams } from '../../tasks/use-task';
 import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ErrorLine } from '../../ui/ErrorLine';
 
 export function CancelTask({ id }: { id: string }) {
   const { client, api } = useSession();
@@ -25,11 +26,7 @@ export function CancelTask({ id }: { id: string }) {
         isPending={cancel.isPending}
         onConfirm={() => cancel.mutate()}
       />
-      {cancel.isError && (
-        <p className="error" role="alert">
-          {cancel.error.message}
-        </p>
-      )}
+      <ErrorLine error={cancel.error} />
     </div>
   );
 }

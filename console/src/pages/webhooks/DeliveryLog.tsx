@@ -7,6 +7,9 @@ import { invalidatePath } from '../../api/query-keys';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatMoment } from '../../format';
+import { ErrorLine } from '../../ui/ErrorLine';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 type Message = components['schemas']['WebhookMessage'];
 type Attempt = Message['targets'][number]['attempts'][number];
@@ -42,7 +45,7 @@ function Redeliver({ id }: { id: string }) {
       <span role="status" className="muted">
         {redeliver.isSuccess && 'Sent again.'}
       </span>
-      {redeliver.isError && <span className="error">{redeliver.error.message}</span>}
+      <ErrorLine error={redeliver.error} inline />
     </span>
   );
 }
@@ -83,10 +86,8 @@ export function DeliveryLog() {
   const log = useDeliveryLog();
   const messages = log.data?.pages.flatMap((page) => page.messages);
   return (
-    <section className="card" aria-labelledby="deliveries-heading">
-      <h2 id="deliveries-heading">Deliveries</h2>
-      {log.isPending && <p className="muted">Loading…</p>}
-      {log.isError && <p className="error">{log.error.message}</p>}
+    <Section title="Deliveries">
+      <QueryStatus query={log} />
       {messages?.length === 0 && <p className="muted">No webhook messages yet.</p>}
       <ul className="key-list">
         {messages?.map((message) => (
@@ -103,6 +104,6 @@ export function DeliveryLog() {
           {log.isFetchingNextPage ? 'Loading…' : 'Load more'}
         </button>
       )}
-    </section>
+    </Section>
   );
 }
