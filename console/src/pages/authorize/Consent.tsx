@@ -13,7 +13,7 @@ import { useModels } from '../../catalog/use-models';
 import { ErrorLine } from '../../ui/ErrorLine';
 import { Field } from '../../ui/Field';
 import { Loading } from '../../ui/Loading';
-import { ChoiceList, UsdField, WindowField } from '../keys/PolicyFields';
+import { ChoiceList, UsdField, WindowField } from '../../key-policy/PolicyFields';
 import {
   type ConsentAnswer,
   type ConsentDraft,

@@ -11,7 +11,7 @@ import { Field, FieldSet } from '../../ui/Field';
 import { FormSection } from '../../ui/Section';
 import { toggled } from '../../ui/toggled';
 import { createKeyRequest, emptyKeyDraft, type KeyDraft, type KeyScope } from './key-draft';
-import { ChoiceList, UsdField, WindowField } from './PolicyFields';
+import { ChoiceList, UsdField, WindowField } from '../../key-policy/PolicyFields';
 
 const allScopes: KeyScope[] = ['generate', 'read', 'keys'];
 

@@ -1,7 +1,7 @@
 // The fields of a key's policy, shared by the new-key form and the OAuth consent screen: an amount in USD, the budget's
 // window, and a list to choose from (models, types; none chosen: any).
-import { Field } from '../../ui/Field';
-import { budgetWindows, type BudgetWindow } from './key-draft';
+import { Field } from '../ui/Field';
+import { budgetWindows, type BudgetWindow } from './policy-draft';
 
 interface FieldProps<Value> {
   label: string;
