@@ -1,11 +1,11 @@
 // The task history (GET /generations), newest first, page by page, filtered by status, type and model, refreshed live
 // by the account's event stream (the shell follows it); each task with its output's preview, linked to its page.
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useSearchParams } from 'wouter';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { TaskSummary } from '../../tasks/TaskSummary';
-import { type Filters, filtersFrom, historyQuery, searchOf } from './filters';
+import { useUrlFilters } from '../../ui/use-url-filters';
+import { type Filters, filtersFrom, historyQuery } from './filters';
 import { HistoryFilters } from './HistoryFilters';
 import { QueryStatus } from '../../ui/Loading';
 import { Section } from '../../ui/Section';
@@ -25,8 +25,7 @@ function useHistory(filters: Filters) {
 }
 
 export function Generations() {
-  const [search, setSearch] = useSearchParams();
-  const filters = filtersFrom(search);
+  const [filters, setFilters] = useUrlFilters(filtersFrom);
   const history = useHistory(filters);
   const tasks = history.data?.pages.flatMap((page) => page.generations);
   const filtered = Object.values(filters).some(Boolean);
@@ -34,7 +33,7 @@ export function Generations() {
   return (
     <>
       <h1>Generations</h1>
-      <HistoryFilters filters={filters} onChange={(next) => setSearch(searchOf(next))} />
+      <HistoryFilters filters={filters} onChange={setFilters} />
       <Section title="Tasks" titleHidden>
         <QueryStatus query={history} />
         {tasks?.length === 0 && (

@@ -1,9 +1,10 @@
 // Usage (GET /usage) over a period, grouped by day, model, type or key: a chart, the table with units, and the same
-// report as CSV (the server writes it, Accept: text/csv).
+// report as CSV (the server writes it, Accept: text/csv). The period and grouping are in the URL (?from=…&to=…&group_by=…;
+// by default the last 30 days by day).
 import { useMutation } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useSession } from '../../api/session';
-import { usageCsv, type UsageQuery, useUsageReport } from '../../api/usage-report';
+import { usageCsv, useUsageReport } from '../../api/usage-report';
 import { DayBars } from '../../charts/DayBars';
 import { spendSeries } from '../../charts/spend-days';
 import { formatUsd } from '../../format';
@@ -11,6 +12,7 @@ import { ErrorLine } from '../../ui/ErrorLine';
 import { Field } from '../../ui/Field';
 import { QueryStatus } from '../../ui/Loading';
 import { Section } from '../../ui/Section';
+import { dayOf, useUrlFilters } from '../../ui/use-url-filters';
 import { CategoryBars } from './CategoryBars';
 import { type Grouping, groupLabel, unitsText, type UsageReport } from './usage-rows';
 
@@ -21,7 +23,16 @@ const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);
 interface Period {
   from: string;
   to: string;
-  grouping: Grouping;
+  group_by: Grouping;
+}
+
+/** The period the URL names, each part the default where it names none. */
+function periodFrom(search: URLSearchParams): Period {
+  return {
+    from: dayOf(search.get('from')) ?? utcDay(Date.now() - 29 * dayMs),
+    to: dayOf(search.get('to')) ?? utcDay(Date.now()),
+    group_by: groupings.find((each) => each === search.get('group_by')) ?? 'day',
+  };
 }
 
 function download(blob: Blob, name: string) {
@@ -32,7 +43,7 @@ function download(blob: Blob, name: string) {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
-function useCsvDownload({ from, to, grouping }: Period) {
+function useCsvDownload({ from, to, group_by: grouping }: Period) {
   const { client } = useSession();
   return useMutation({
     mutationFn: () => usageCsv(client, { from, to, group_by: grouping }),
@@ -42,7 +53,7 @@ function useCsvDownload({ from, to, grouping }: Period) {
 
 /** The period and grouping, and the CSV of the report they make. */
 function PeriodForm({ period, onChange }: { period: Period; onChange: (period: Period) => void }) {
-  const { from, to, grouping } = period;
+  const { from, to, group_by: grouping } = period;
   const csv = useCsvDownload(period);
   return (
     <>
@@ -74,7 +85,7 @@ function PeriodForm({ period, onChange }: { period: Period; onChange: (period: P
             <select
               {...control}
               value={grouping}
-              onChange={(e) => onChange({ ...period, grouping: e.target.value as Grouping })}
+              onChange={(e) => onChange({ ...period, group_by: e.target.value as Grouping })}
             >
               {groupings.map((each) => (
                 <option key={each}>{each}</option>
@@ -82,12 +93,7 @@ function PeriodForm({ period, onChange }: { period: Period; onChange: (period: P
             </select>
           )}
         </Field>
-        <button
-          type="button"
-          className="secondary usage-download"
-          disabled={csv.isPending}
-          onClick={() => csv.mutate()}
-        >
+        <button type="button" className="secondary" disabled={csv.isPending} onClick={() => csv.mutate()}>
           {csv.isPending ? 'Preparing…' : 'Download CSV'}
         </button>
       </form>
@@ -146,13 +152,9 @@ function Table({ report, grouping }: { report: UsageReport; grouping: Grouping }
 }
 
 export function Usage() {
-  const [period, setPeriod] = useState<Period>(() => ({
-    from: utcDay(Date.now() - 29 * dayMs),
-    to: utcDay(Date.now()),
-    grouping: 'day',
-  }));
-  const query: UsageQuery = { from: period.from, to: period.to, group_by: period.grouping };
-  const usage = useUsageReport(query);
+  const [period, setPeriod] = useUrlFilters(periodFrom);
+  const usage = useUsageReport(period);
+  const grouping = period.group_by;
   const report = usage.data;
   return (
     <>
@@ -161,12 +163,12 @@ export function Usage() {
       <QueryStatus query={usage} />
       {report && (
         <>
-          <Total report={report} grouping={period.grouping} />
-          <Section title={`By ${period.grouping}`}>
+          <Total report={report} grouping={grouping} />
+          <Section title={`By ${grouping}`}>
             {report.rows.length === 0 ? (
               <p className="muted">No task ended in this period.</p>
             ) : (
-              <Table report={report} grouping={period.grouping} />
+              <Table report={report} grouping={grouping} />
             )}
           </Section>
         </>

@@ -1,6 +1,8 @@
 // The account's webhook messages (GET /webhooks/deliveries), newest first, each with every attempt to every target
-// and its answer, and Redeliver (the same webhook-id and body, on a fresh schedule).
+// and its answer, and Redeliver (the same webhook-id and body, on a fresh schedule); those of one task only with the
+// task filter, kept in the URL (?task_id=…).
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link } from 'wouter';
 import { dataOf } from '../../api/answer';
 import { invalidatePath } from '../../api/query-keys';
@@ -9,14 +11,20 @@ import { useSession } from '../../api/session';
 import { formatMoment } from '../../format';
 import { ErrorLine } from '../../ui/ErrorLine';
 import { QueryStatus } from '../../ui/Loading';
+import { Field } from '../../ui/Field';
 import { Section } from '../../ui/Section';
+import { useUrlFilters } from '../../ui/use-url-filters';
 
 type Message = components['schemas']['WebhookMessage'];
 type Attempt = Message['targets'][number]['attempts'][number];
 
-function useDeliveryLog() {
+type LogFilters = { task_id?: string };
+
+const logFiltersFrom = (search: URLSearchParams): LogFilters => ({ task_id: search.get('task_id') || undefined });
+
+function useDeliveryLog(filters: LogFilters) {
   const { client, api } = useSession();
-  const query = { limit: 20 };
+  const query = { limit: 20, ...filters };
   return useInfiniteQuery({
     queryKey: api.queryOptions('get', '/webhooks/deliveries', { params: { query } }).queryKey,
     initialPageParam: undefined as string | undefined,
@@ -82,13 +90,53 @@ function MessageItem({ message }: { message: Message }) {
   );
 }
 
+/** A task's id to see its messages only: applied on Enter or "Filter", emptied to see them all. */
+function TaskFilter({ taskId, onChange }: { taskId: string | undefined; onChange: (taskId?: string) => void }) {
+  const [draft, setDraft] = useState(taskId ?? '');
+  return (
+    <form
+      className="filters"
+      aria-label="Deliveries filter"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onChange(draft.trim() || undefined);
+      }}
+    >
+      <Field label="Task" className="task-filter">
+        {(control) => (
+          <input
+            {...control}
+            type="search"
+            spellCheck={false}
+            placeholder="Any task"
+            value={draft}
+            onChange={(event) => setDraft(event.target.value)}
+          />
+        )}
+      </Field>
+      <button type="submit" className="secondary">
+        Filter
+      </button>
+    </form>
+  );
+}
+
 export function DeliveryLog() {
-  const log = useDeliveryLog();
+  const [filters, setFilters] = useUrlFilters(logFiltersFrom);
+  const log = useDeliveryLog(filters);
   const messages = log.data?.pages.flatMap((page) => page.messages);
   return (
     <Section title="Deliveries">
+      {/* Keyed by the URL's filter: Back shows the task it names. */}
+      <TaskFilter
+        key={filters.task_id ?? ''}
+        taskId={filters.task_id}
+        onChange={(task_id) => setFilters({ task_id })}
+      />
       <QueryStatus query={log} />
-      {messages?.length === 0 && <p className="muted">No webhook messages yet.</p>}
+      {messages?.length === 0 && (
+        <p className="muted">{filters.task_id ? 'No webhook message about this task.' : 'No webhook messages yet.'}</p>
+      )}
       <ul className="key-list">
         {messages?.map((message) => (
           <MessageItem key={message.id} message={message} />
