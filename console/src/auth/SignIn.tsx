@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { apiClient, errorMessage } from '../api/client';
 import { Field } from '../ui/Field';
 import { keyKind } from './key-store';
+import './sign-in.css';
 
 interface Props {
   onSignedIn: (key: string, remember: boolean) => void;

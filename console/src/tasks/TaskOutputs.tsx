@@ -2,6 +2,7 @@
 import { ErrorLine } from '../ui/ErrorLine';
 import { OutputView } from './OutputPreview';
 import { isRunning, statusText, type Task } from './TaskSummary';
+import './tasks.css';
 
 export function TaskOutputs({ task }: { task: Task }) {
   const outputs = task.outputs?.length ? task.outputs : task.output ? [task.output] : [];

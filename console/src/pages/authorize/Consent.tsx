@@ -22,6 +22,7 @@ import {
   expiries,
   grantAnswer,
 } from './consent-draft';
+import './consent.css';
 
 type KeyScope = components['schemas']['KeyScope'];
 type ConsentRequest = components['schemas']['OAuthConsentRequest'];

@@ -7,6 +7,7 @@ import { ClaimDeposit } from './ClaimDeposit';
 import { DepositAddress } from './DepositAddress';
 import { QueryStatus } from '../../ui/Loading';
 import { Section } from '../../ui/Section';
+import './deposits.css';
 
 type Chain = components['schemas']['Chain'];
 type Deposit = NonNullable<components['schemas']['AgentBalanceResponse']['recent_deposits']>[number];

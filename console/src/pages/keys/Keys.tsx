@@ -10,6 +10,7 @@ import { NewKeySecret } from './NewKeySecret';
 import { ErrorLine } from '../../ui/ErrorLine';
 import { Loading } from '../../ui/Loading';
 import { Section } from '../../ui/Section';
+import './keys.css';
 
 function useKeys() {
   return { current: useCurrentKey(), managed: useManagedKeys() };

@@ -16,6 +16,7 @@ import { MediaInput } from './MediaInput';
 import { ModelOptions } from './ModelOptions';
 import { PlaygroundResult } from './PlaygroundResult';
 import { QuoteLine, quoteRefusal, useQuote } from './QuoteLine';
+import './playground.css';
 
 function useGenerate(onCreated: (id: string) => void) {
   const { client } = useSession();

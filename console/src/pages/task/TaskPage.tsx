@@ -11,6 +11,7 @@ import { useTaskTimeline } from './use-task-timeline';
 import { ErrorLine } from '../../ui/ErrorLine';
 import { QueryStatus } from '../../ui/Loading';
 import { Section } from '../../ui/Section';
+import './task-page.css';
 
 function Facts({ task }: { task: Task }) {
   const facts: [string, string | number | undefined][] = [

@@ -15,6 +15,7 @@ import { Section } from '../../ui/Section';
 import { dayOf, useUrlFilters } from '../../ui/use-url-filters';
 import { CategoryBars } from './CategoryBars';
 import { type Grouping, groupLabel, unitsText, type UsageReport } from './usage-rows';
+import './usage.css';
 
 const groupings: Grouping[] = ['day', 'model', 'type', 'key'];
 const dayMs = 86_400_000;

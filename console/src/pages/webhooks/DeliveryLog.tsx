@@ -61,7 +61,7 @@ function Redeliver({ id }: { id: string }) {
 function MessageItem({ message }: { message: Message }) {
   return (
     <li className="message" aria-label={`${message.event} ${message.id}`}>
-      <div className="key-head">
+      <div className="message-head">
         <h3>{message.event}</h3>
         <span className="mono muted">{message.id}</span>
         {message.task_id && <Link href={`/generations/${message.task_id}`}>{message.task_id}</Link>}
@@ -137,7 +137,7 @@ export function DeliveryLog() {
       {messages?.length === 0 && (
         <p className="muted">{filters.task_id ? 'No webhook message about this task.' : 'No webhook messages yet.'}</p>
       )}
-      <ul className="key-list">
+      <ul className="message-list">
         {messages?.map((message) => (
           <MessageItem key={message.id} message={message} />
         ))}
