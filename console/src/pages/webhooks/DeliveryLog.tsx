@@ -108,6 +108,8 @@ function TaskFilter({ taskId, onChange }: { taskId: string | undefined; onChange
             {...control}
             type="search"
             spellCheck={false}
+            pattern="gen_[0-9A-Za-z]{22}"
+            title="A task's id: gen_ and 22 letters and digits"
             placeholder="Any task"
             value={draft}
             onChange={(event) => setDraft(event.target.value)}
