@@ -14,7 +14,8 @@ import { clientMetadataFetcher, type FetchClientMetadata } from './accounts/oaut
 import { oauthSite } from './api/oauth/oauth-site.ts';
 import { consoleRouter } from './api/console.ts';
 import { docsRouter } from './api/docs.ts';
-import { type ApiContext, type Endpoint, mountEndpoints } from './api/endpoint.ts';
+import type { ApiContext, Endpoint } from './api/endpoint.ts';
+import { mountEndpoints } from './api/express-adapter.ts';
 import { ApiError } from './api/errors.ts';
 import { errorHandler, notFound } from './api/middleware/errors.ts';
 import { jsonBody } from './api/middleware/json-body.ts';
