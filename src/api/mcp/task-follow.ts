@@ -15,7 +15,7 @@ const unfollowedReadMs = 2_000;
 export interface TaskBody {
   id: string;
   status: string;
-  progress?: { stage?: string; percent?: number };
+  progress?: { stage?: string; percent?: number } | null;
 }
 
 /** The highest percent reported to the client so far: kept across waits that follow one task in turn. */
@@ -70,11 +70,15 @@ async function taskChanges(
   };
 }
 
-/** MCP asks that progress only ever increases: a percent is reported once it moves. */
+/**
+ * Where the task is: queued, or running once it reports its progress (its first stage, then each percent). MCP asks
+ * that progress only ever increases, so a percent is reported once it moves.
+ */
 async function reportProgress(task: TaskBody, extra: Extra, reported: ReportedProgress): Promise<void> {
   const progressToken = extra._meta?.progressToken;
   const percent = task.progress?.percent ?? 0;
-  if (progressToken === undefined || percent <= reported.percent) return;
+  const known = task.status !== 'processing' || task.progress;
+  if (progressToken === undefined || !known || percent <= reported.percent) return;
   reported.percent = percent;
   const message = [task.status, task.progress?.stage].filter(Boolean).join(': ');
   await extra.sendNotification({
