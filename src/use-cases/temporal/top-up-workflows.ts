@@ -1,7 +1,7 @@
 // The api's and the reconciler's side of a top-up's workflow (`topup:<id>`): start it, or join the one that runs.
 import type { Client } from '@temporalio/client';
 import type { X402TopUp } from '../../generated/prisma/client.ts';
-import { topUpWorkflowId } from '../../../workflows/contracts/top-up.types.ts';
+import { type TopUpWorkflow, topUpWorkflowId } from '../../../workflows/contracts/top-up.types.ts';
 import { startOrJoin } from './start-or-join.ts';
 
 /**
@@ -15,7 +15,7 @@ export async function startTopUpWorkflow(
   reuse: 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE',
 ): Promise<string> {
   const workflowId = topUpWorkflowId(topUp.id);
-  await startOrJoin(temporal.client, 'topUpWorkflow', {
+  await startOrJoin<TopUpWorkflow>(temporal.client, 'topUpWorkflow', {
     workflowId,
     taskQueue: temporal.taskQueue,
     args: [{ topUpId: topUp.id }],
