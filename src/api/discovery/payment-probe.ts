@@ -7,7 +7,6 @@ import { paymentHeaderNames } from '../../payments/methods/x402/payment-header.t
 import type { ApiContext, PaymentProbe } from '../endpoint.ts';
 import type { ErrorCode } from '../errors.ts';
 import { knownApiError } from '../middleware/errors.ts';
-import { publicBase } from '../public-origin.ts';
 
 /** The refusals of a request's shape: its body invalid, not JSON, or of another content type. */
 const inputRefusals = new Set<ErrorCode>(['validation_error', 'invalid_json', 'unsupported_media_type']);
@@ -32,9 +31,9 @@ function probeMessage(refusal: string, example: PaymentRequiredError): string {
  * prices instead (none: the refusal stands).
  */
 export function examplePaymentProbe(example: (ctx: ApiContext) => unknown): PaymentProbe {
-  return async (refusal, { endpoint, ctx, req, res }) => {
+  return async (refusal, { endpoint, ctx, call }) => {
     const refused = knownApiError(refusal);
-    if (!refused || !inputRefusals.has(refused.code) || carriesPayment(req.headers) || !endpoint.handleUnpaid)
+    if (!refused || !inputRefusals.has(refused.code) || carriesPayment(call.headers) || !endpoint.handleUnpaid)
       throw refusal;
     const body = example(ctx);
     if (body === undefined) throw refusal;
@@ -45,9 +44,8 @@ export function examplePaymentProbe(example: (ctx: ApiContext) => unknown): Paym
       params: {},
       headers: {},
       ctx,
-      req,
-      res,
-      base: publicBase(ctx.config.server, req),
+      call,
+      base: call.base,
     };
     const asked = await Promise.resolve(endpoint.handleUnpaid(unpaid)).then(
       () => new Error(`${endpoint.operationId} admitted its payment probe's example without a payment`),
