@@ -1,4 +1,4 @@
-// Activities of the deposit workflow: reads of the chain (viem) and the deposit's rows and credit (src/payments/deposits).
+// Activities of the deposit workflow: reads of the chain (viem) and the deposit's rows and credit (src/deposits).
 // An RPC failure is a plain error, retried with backoff by the workflow's policy; it never rejects a deposit.
 import { Context } from '@temporalio/activity';
 import type { Hex } from 'viem';
@@ -7,7 +7,7 @@ import { type ChainSettings, chainSettings } from '../src/chain/settings.ts';
 import type { Config } from '../src/config/config.ts';
 import type { PrismaClient } from '../src/db/prisma.ts';
 import type { Chain } from '../src/domain/values.ts';
-import { agentsByDepositAddress } from '../src/payments/deposits/addresses.ts';
+import { agentsByDepositAddress } from '../src/deposits/addresses.ts';
 import {
   type AgentTransfer,
   creditDeposit,
@@ -15,9 +15,9 @@ import {
   type DepositRef,
   recordDeposit,
   rejectDeposit,
-} from '../src/payments/deposits/deposits.ts';
-import { type AccountCreditView, accountCreditView } from '../src/payments/deposits/view.ts';
-import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/payments/deposits/scan.ts';
+} from '../src/deposits/deposits.ts';
+import { type AccountCreditView, accountCreditView } from '../src/deposits/view.ts';
+import { advanceScanCursor, agentDepositsIn, nextScanWindow } from '../src/deposits/scan.ts';
 import type { DepositScanInput, DepositScanReport } from '../workflows/contracts/deposit.types.ts';
 import { refusal } from './refusal.ts';
 import { classifyFailures } from './failures.ts';

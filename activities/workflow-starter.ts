@@ -1,5 +1,5 @@
 // What the activities ask of the Temporal client side: starting deposits, webhook deliveries and replays, and the
-// reconciler's passes. The worker's composition (src/worker.ts) gives it from src/orchestration, so activities start
+// reconciler's passes. The worker's composition (src/worker.ts) gives it from src/use-cases/temporal, so activities start
 // no workflow themselves and never import the client side. Each step runs with the asking activity's client.
 import type { Client } from '@temporalio/client';
 import type { CreatedMessage, WebhookEventInput } from '../src/webhooks/messages.ts';

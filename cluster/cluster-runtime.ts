@@ -22,8 +22,8 @@ import { ensureNamespace, startTemporalServer, temporalPorts, waitUntilSearchabl
 import { startTemporalUi } from './temporal-ui.ts';
 import type { Logger } from '../src/infra/logger.ts';
 import { ensurePortsFree, freePorts } from '../src/infra/ports.ts';
-import { embeddedTarget } from '../src/orchestration/temporal/connection.ts';
-import { checkSearchAttributes } from '../src/orchestration/temporal/search-attributes.ts';
+import { embeddedTarget } from '../src/use-cases/temporal/connection.ts';
+import { checkSearchAttributes } from '../src/use-cases/temporal/search-attributes.ts';
 import { paymentBannerLines } from '../src/payments/methods/registered.ts';
 import { readRuntimeFile, removeRuntimeFile, writeRuntimeFile } from '../src/runtime-file.ts';
 import { type Part, type Stop, startParts } from '../src/infra/processes/stops.ts';

@@ -14,16 +14,16 @@ import { devServerTuningArgs, startTemporalDevServer } from './infra/temporal-de
 import { temporalCliPath } from './infra/tools.ts';
 import type { Logger } from './infra/logger.ts';
 import { startMetricsServer } from './metrics/exposition.ts';
-import { storeMissingDepositAddresses } from './payments/deposits/addresses.ts';
+import { storeMissingDepositAddresses } from './deposits/addresses.ts';
 import { paymentBannerLines } from './payments/methods/registered.ts';
 import { describedStorage } from './storage/configured-storage.ts';
 import { installTemporalRuntimeLogger } from './worker.ts';
 import { buildSharedServices, type SharedServices } from './composition/shared-services.ts';
 import { startApiRole } from './composition/api-role.ts';
 import { startWorkerRole } from './composition/worker-role.ts';
-import { embeddedTarget } from './orchestration/temporal/connection.ts';
-import { checkSearchAttributes, devServerSearchAttributeArgs } from './orchestration/temporal/search-attributes.ts';
-import { temporalTracing } from './orchestration/temporal/tracing.ts';
+import { embeddedTarget } from './use-cases/temporal/connection.ts';
+import { checkSearchAttributes, devServerSearchAttributeArgs } from './use-cases/temporal/search-attributes.ts';
+import { temporalTracing } from './use-cases/temporal/tracing.ts';
 import { type Part, type Stop, startParts } from './infra/processes/stops.ts';
 
 /** What the parts of a start share: each adds what the later ones need. */

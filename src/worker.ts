@@ -14,12 +14,12 @@ import type { PrismaClient } from './db/prisma.ts';
 import { providerList } from './providers/provider-list.ts';
 import type { Logger } from './infra/logger.ts';
 import type { Storage } from './storage/storage.ts';
-import type { TemporalTracing } from './orchestration/temporal/tracing.ts';
-import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './orchestration/temporal/workflow-bundle.ts';
+import type { TemporalTracing } from './use-cases/temporal/tracing.ts';
+import { bundleWorkflowsApart, prebuiltWorkflowBundle } from './use-cases/temporal/workflow-bundle.ts';
 import type { PaymentServices } from './payments/methods/registered.ts';
-import { createWorkerStarter } from './orchestration/worker-starter.ts';
+import { createWorkerStarter } from './use-cases/temporal/worker-starter.ts';
 import type { Providers } from './providers/registry.ts';
-import { connectOptions } from './orchestration/temporal/connection.ts';
+import { connectOptions } from './use-cases/temporal/connection.ts';
 
 export interface WorkerDeps {
   /** `config.temporal` names the server, with its TLS and API key (connectOptions). */

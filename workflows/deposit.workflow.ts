@@ -2,7 +2,7 @@
 // once, to the agent it paid. Refusals are outcomes, not failures: the run completes saying why.
 import { proxyActivities, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DepositActivities, DepositInspection } from '../activities/deposit.activities.ts';
-import type { DepositFacts, DepositRef } from '../src/payments/deposits/deposits.ts';
+import type { DepositFacts, DepositRef } from '../src/deposits/deposits.ts';
 import {
   type DepositInput,
   type DepositRejection,

@@ -1,7 +1,7 @@
 // The console's API types, generated from the gateway's own OpenAPI document so the console cannot drift from the API.
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../../src/api/openapi.ts';
-import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { apiEndpoints } from '../../src/api/resources/index.ts';
 
 export const schemaPath = new URL('../src/api/schema.d.ts', import.meta.url);
 

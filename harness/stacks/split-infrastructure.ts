@@ -7,7 +7,7 @@ import { createLogger } from '../../src/infra/logger.ts';
 import { killGroup, sleep } from '../../src/infra/processes/supervised-process.ts';
 import { startTemporalDevServer, type TemporalDevServer } from '../../src/infra/temporal-dev-server.ts';
 import { temporalCliPath } from '../../src/infra/tools.ts';
-import { devServerSearchAttributeArgs } from '../../src/orchestration/temporal/search-attributes.ts';
+import { devServerSearchAttributeArgs } from '../../src/use-cases/temporal/search-attributes.ts';
 import { freePort } from '../ports.ts';
 
 export interface SplitInfrastructure {

@@ -10,8 +10,8 @@ import type { Principal } from './api-keys.ts';
 import type { KeyPolicyError } from './key-policy.ts';
 import { keyRefusal } from './key-spend.ts';
 import { type AccountSummary, getAccountSummary, recentDeposits } from './accounts.ts';
-import { depositAddresses } from '../payments/deposits/addresses.ts';
-import { type DepositConfirmations, depositConfirmations } from '../payments/deposits/confirmations.ts';
+import { depositAddresses } from '../deposits/addresses.ts';
+import { type DepositConfirmations, depositConfirmations } from '../deposits/confirmations.ts';
 import { type AgentRegistration, type RegisteredAgent, registerAgent } from './registration.ts';
 
 export interface AgentServiceDeps {

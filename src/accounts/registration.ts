@@ -5,7 +5,7 @@ import type { AccountsConfig, Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { issueApiKey, type IssuedKey } from './api-keys.ts';
-import { deriveDepositAddress } from '../payments/deposits/addresses.ts';
+import { deriveDepositAddress } from '../deposits/addresses.ts';
 import { DomainError } from '../domain/errors.ts';
 import { newId, newWebhookSecret } from '../domain/ids.ts';
 import { credit } from '../ledger/ledger.ts';

@@ -1,7 +1,7 @@
 // Links to our files are stored (a task's outputs) or made without a request, so they name the default base
 // (PUBLIC_BASE_URL, else localhost). Where a request came to another of our own addresses (127.0.0.1 in development),
 // its answer names them there: a page is linked at its own origin, which its Content-Security-Policy allows.
-import type { StreamedEvent } from '../orchestration/generations/events.ts';
+import type { StreamedEvent } from '../use-cases/generations/events.ts';
 
 /** `value` with every string that starts with `from` starting with `to` instead (JSON values only). */
 export function relinked<T>(value: T, from: string, to: string): T {

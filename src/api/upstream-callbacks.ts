@@ -2,8 +2,8 @@
 import express, { Router } from 'express';
 import type { Logger } from '../infra/logger.ts';
 import type { Providers } from '../providers/registry.ts';
-import { createUpstreamCallbackReceiver } from '../orchestration/generations/upstream-callbacks.ts';
-import type { TemporalDeps } from '../orchestration/generations/workflow-client.ts';
+import { createUpstreamCallbackReceiver } from '../use-cases/generations/upstream-callbacks.ts';
+import type { TemporalDeps } from '../use-cases/temporal/generation-workflows.ts';
 
 export function upstreamCallbacksRouter(deps: {
   providers: Providers;

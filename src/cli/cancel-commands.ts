@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { NotFoundError, TaskEndedError } from '../domain/errors.ts';
-import { cancelGeneration } from '../orchestration/generations/cancel.ts';
+import { cancelGeneration } from '../use-cases/generations/cancel.ts';
 import { CommandError, type Output } from './commands.ts';
 
 export interface CancelCommandDeps {

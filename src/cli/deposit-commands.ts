@@ -2,7 +2,7 @@
 import type { PrismaClient } from '../db/prisma.ts';
 import type { Deposit, Prisma } from '../generated/prisma/client.ts';
 import { formatUsd } from '../domain/money.ts';
-import type { DepositStatus } from '../payments/deposits/deposits.ts';
+import type { DepositStatus } from '../deposits/deposits.ts';
 import { CommandError, iso, limitOf, type Output } from './commands.ts';
 
 const depositStatuses = ['pending', 'confirmed', 'credited', 'rejected'] as const satisfies readonly DepositStatus[];

@@ -24,7 +24,7 @@ import { listPaymentsCommand } from './payment-commands.ts';
 import { listTasksCommand, showTaskCommand } from './task-commands.ts';
 import { deleteUploadCommand, listUploadsCommand } from './upload-commands.ts';
 import { listWebhooksCommand, redeliverWebhookCommand, showWebhookCommand } from './webhook-commands.ts';
-import { connectOptions, embeddedTarget } from '../orchestration/temporal/connection.ts';
+import { connectOptions, embeddedTarget } from '../use-cases/temporal/connection.ts';
 
 const usage = `genctl: operate the generation gateway
 

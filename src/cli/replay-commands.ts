@@ -6,13 +6,13 @@ import type { Config } from '../config/config.ts';
 import type { PrismaClient } from '../db/prisma.ts';
 import { formatUsd } from '../domain/money.ts';
 import { replayBatchId, selectReplayCandidates } from '../generations/replay-selection.ts';
-import { planReplay, type ReplayPlan } from '../orchestration/generations/replays.ts';
+import { planReplay, type ReplayPlan } from '../use-cases/generations/replays.ts';
 import {
   isBatchRunning,
   replayProgress,
   type ReplayBatchHandle,
   startReplayBatch,
-} from '../orchestration/generations/replay-batches.ts';
+} from '../use-cases/temporal/replay-batches.ts';
 import { providerNamed, providerSlugs } from '../providers/provider-list.ts';
 import type {
   ReplayBatchInput,

@@ -3,7 +3,7 @@ import type { PrismaClient } from '../db/prisma.ts';
 import type { WebhookDelivery } from '../generated/prisma/client.ts';
 import { DomainError } from '../domain/errors.ts';
 import { getMessage, listMessages, type MessageSummary, type TargetSummary } from '../webhooks/delivery-log.ts';
-import { redeliverMessage, type RedeliveryDeps } from '../orchestration/webhooks/redelivery.ts';
+import { redeliverMessage, type RedeliveryDeps } from '../use-cases/webhooks/redelivery.ts';
 import { CommandError, type Output } from './commands.ts';
 
 const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;

@@ -5,7 +5,7 @@ import { type Config, publicBaseUrl } from '../config/config.ts';
 import { createPrisma, type PrismaClient } from '../db/prisma.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { Stop } from '../infra/processes/stops.ts';
-import type { TemporalTracing } from '../orchestration/temporal/tracing.ts';
+import type { TemporalTracing } from '../use-cases/temporal/tracing.ts';
 import { paymentServices, type PaymentServices } from '../payments/methods/registered.ts';
 import { createProviders, type Providers } from '../providers/registry.ts';
 import { configuredStorage } from '../storage/configured-storage.ts';

@@ -4,12 +4,12 @@ import { enabledChains } from '../chain/settings.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../infra/logger.ts';
 import type { Stop } from '../infra/processes/stops.ts';
-import { ensureDepositScanSchedules } from '../orchestration/deposits/scan-schedules.ts';
-import { ensureTaskReconcilerSchedule } from '../orchestration/generations/task-reconciler.ts';
-import { ensureOAuthSweepSchedule } from '../orchestration/oauth/sweep-schedule.ts';
-import { ensureOutputExpirySchedule } from '../orchestration/outputs/expiry-schedule.ts';
-import { connectOptions } from '../orchestration/temporal/connection.ts';
-import { ensureUploadExpirySchedule } from '../orchestration/uploads/expiry-schedule.ts';
+import { ensureDepositScanSchedules } from '../use-cases/temporal/deposit-scan-schedules.ts';
+import { ensureTaskReconcilerSchedule } from '../use-cases/generations/task-reconciler.ts';
+import { ensureOAuthSweepSchedule } from '../use-cases/temporal/oauth-sweep-schedule.ts';
+import { ensureOutputExpirySchedule } from '../use-cases/temporal/output-expiry-schedule.ts';
+import { connectOptions } from '../use-cases/temporal/connection.ts';
+import { ensureUploadExpirySchedule } from '../use-cases/temporal/upload-expiry-schedule.ts';
 import { startWorker } from '../worker.ts';
 import type { SharedServices } from './shared-services.ts';
 

@@ -13,7 +13,7 @@ const temporalOf = (env: Env, profile: TemporalProfile) => ({
   /** TEMPORAL_ADDRESS, else the profile's (TEMPORAL_CONFIG_FILE); unset, the all-in-one role embeds a dev server. */
   address: profile.address,
   namespace: profile.namespace ?? 'default',
-  /** TLS, API key and gRPC metadata for `address` (connectOptions in src/orchestration/temporal/connection.ts). */
+  /** TLS, API key and gRPC metadata for `address` (connectOptions in src/use-cases/temporal/connection.ts). */
   connection: profile.connection,
   taskQueue: env.TEMPORAL_TASK_QUEUE,
   webhookTaskQueue: env.TEMPORAL_WEBHOOK_TASK_QUEUE,

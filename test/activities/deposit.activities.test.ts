@@ -4,13 +4,13 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDepositActivities } from '../../activities/deposit.activities.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { recordDeposit } from '../../src/payments/deposits/deposits.ts';
+import { recordDeposit } from '../../src/deposits/deposits.ts';
 import { getAccountSummary } from '../../src/accounts/accounts.ts';
 import { reserve } from '../../src/ledger/ledger.ts';
 import { formatUsd } from '../../src/domain/money.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { depositStarter } from '../../src/orchestration/worker-starter.ts';
+import { depositStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 let database: TestDatabase;
 beforeAll(async () => {

@@ -17,7 +17,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { parseSamples, sumOf } from '../helpers/prometheus.ts';
 import { registry } from '../../src/metrics/metrics.ts';
 import { testFilesDir, testStorage } from '../helpers/app.ts';
-import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 let database: TestDatabase;
 let activities: ReturnType<typeof createGenerationActivities>;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { developmentDepositXpub } from '../../src/config/config.ts';
 import { charge, credit, reserve } from '../../src/ledger/ledger.ts';
-import { deriveDepositAddress } from '../../src/payments/deposits/addresses.ts';
+import { deriveDepositAddress } from '../../src/deposits/addresses.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { checkedBalance } from '../helpers/balance.ts';

@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defineEndpoint } from '../../src/api/endpoint.ts';
-import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { apiEndpoints } from '../../src/api/resources/index.ts';
 import { z } from '../../src/api/schemas/zod.ts';
 import { createAgentWithKey, createFundedAccount } from '../helpers/accounts.ts';
 import { testFilesDir, useAppWithDatabase } from '../helpers/app.ts';

@@ -1,7 +1,7 @@
 // GET /llms.txt: the agents' front page. Every call it tells an agent to make is an endpoint this server has, every
 // link answers, and it names only the payment routes this server takes.
 import { describe, expect, it } from 'vitest';
-import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { apiEndpoints } from '../../src/api/resources/index.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 
 const withX402 = useAppWithDatabase({

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { errorCodes } from '../../src/api/errors.ts';
 import { buildOpenApiDocument } from '../../src/api/openapi.ts';
 import { httpUrl } from '../../src/api/schemas/common.schemas.ts';
-import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { apiEndpoints } from '../../src/api/resources/index.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { useAppWithDatabase } from '../helpers/app.ts';
 

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { Endpoint } from '../../src/api/endpoint.ts';
-import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { apiEndpoints } from '../../src/api/resources/index.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';
 import { unreadChains, useAppWithDatabase } from '../helpers/app.ts';
 import { call } from '../helpers/http.ts';

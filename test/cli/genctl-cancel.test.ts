@@ -1,7 +1,7 @@
 // genctl tasks cancel: the real command line against the whole gateway (dev server, database, worker), cancelling
 // any account's task through the service the API uses.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { CreateGenerationBodySchema } from '../../src/api/resources/generations/generations.schemas.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';

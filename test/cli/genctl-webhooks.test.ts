@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhook.activities.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { newId } from '../../src/domain/ids.ts';
-import { startWebhookDelivery } from '../../src/orchestration/webhooks/deliveries.ts';
+import { startWebhookDelivery } from '../../src/use-cases/temporal/webhook-deliveries.ts';
 import { createWebhookMessage, deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { mergeConfig } from '../helpers/config.ts';
@@ -13,7 +13,7 @@ import { runGenctl } from '../helpers/genctl.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';
 import { bundleWorkflows, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
-import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 import { messageToWebhook } from '../helpers/webhook-messages.ts';
 
 const stack = useDevServerAndDatabase();

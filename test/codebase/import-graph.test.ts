@@ -73,11 +73,12 @@ const layerOf: Record<string, number> = {
   cli: 6,
   composition: 6,
   api: 5,
-  orchestration: 4,
+  'use-cases': 4,
   generations: 3,
   payments: 3,
   ledger: 2,
   accounts: 3,
+  deposits: 3,
   uploads: 3,
   webhooks: 3,
   catalog: 2,
@@ -91,6 +92,17 @@ const layerOf: Record<string, number> = {
   config: 1,
   domain: 0,
   generated: 0,
+};
+
+// Inside the feature layer, folders in order too (rule 5): a feature imports only the ones ranked below it, so no two
+// features import each other, even through a third.
+const featureRank: Record<string, number> = {
+  payments: 3,
+  generations: 2,
+  accounts: 1,
+  deposits: 0,
+  uploads: 0,
+  webhooks: 0,
 };
 
 // The workflows' contracts (inputs, results, updates, signals, queries, task queues, search attributes): beneath both
@@ -129,11 +141,12 @@ describe('import graph', () => {
     expect(findCycle(() => true)).toBeNull();
   });
 
-  it('2. imports src/api only from the API layer and the app that mounts it', () => {
+  it('2. imports src/api only from the API layer, the app that mounts it and the composition that builds its services', () => {
     const offenders = files.filter(
       (file) =>
         isService(file) &&
         !file.startsWith(join('src', 'api')) &&
+        !file.startsWith(join('src', 'composition') + '/') &&
         file !== join('src', 'app.ts') &&
         graph.get(file)?.some((edge) => edge.to.startsWith(join('src', 'api') + '/')),
     );
@@ -165,10 +178,29 @@ describe('import graph', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('5. points every import in src down the layers (api → orchestration → features → building blocks)', () => {
+  it('5. points every import in src down the layers (api → use cases → features → building blocks)', () => {
     const offenders = offendingImports(
       'src/',
       (file, edge) => edge.to.startsWith('src/') && layerOf[folderOf(edge.to)]! > layerOf[folderOf(file)]!,
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('5. orders the feature folders: payments → generations → accounts → deposits, uploads, webhooks (no folder loop)', () => {
+    const offenders = offendingImports('src/', (file, edge) => {
+      const [from, to] = [folderOf(file), folderOf(edge.to)];
+      return edge.to.startsWith('src/') && from !== to && from in featureRank && to in featureRank
+        ? featureRank[to]! >= featureRank[from]!
+        : false;
+    });
+    expect(offenders).toEqual([]);
+  });
+
+  it('5. keeps Temporal client code in src/use-cases/temporal: no other use case imports @temporalio at run time', () => {
+    const offenders = offendingImports(
+      'src/use-cases/',
+      (file, edge) =>
+        !file.startsWith('src/use-cases/temporal/') && !edge.typeOnly && edge.to.startsWith('@temporalio/'),
     );
     expect(offenders).toEqual([]);
   });
@@ -178,7 +210,7 @@ describe('import graph', () => {
       if (edge.to.startsWith('workflows/')) return !edge.to.startsWith(contracts);
       if (!edge.to.startsWith('src/'))
         return ['bench/', 'chaos/', 'cluster/', 'test/'].some((dir) => edge.to.startsWith(dir));
-      return ['api', 'orchestration', 'cli', 'src'].includes(folderOf(edge.to)) || isClusterCode(edge.to);
+      return ['api', 'use-cases', 'cli', 'src'].includes(folderOf(edge.to)) || isClusterCode(edge.to);
     });
     expect(offenders).toEqual([]);
   });

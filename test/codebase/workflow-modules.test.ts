@@ -1,5 +1,5 @@
 // The workflow bundle shares the gateway's workflow modules between all the workflows of a worker thread
-// (src/orchestration/temporal/shared-workflow-modules.mjs): a module-scope binding that changes, or a collection made
+// (src/use-cases/temporal/shared-workflow-modules.mjs): a module-scope binding that changes, or a collection made
 // at module scope, would carry one workflow's state into another. Checked with TypeScript's own parser.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';

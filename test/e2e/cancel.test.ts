@@ -5,10 +5,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { CreateGenerationBodySchema } from '../../src/api/resources/generations/generations.schemas.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { NotFoundError } from '../../src/domain/errors.ts';
-import { cancelGeneration } from '../../src/orchestration/generations/cancel.ts';
+import { cancelGeneration } from '../../src/use-cases/generations/cancel.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { checkedBalance } from '../helpers/balance.ts';

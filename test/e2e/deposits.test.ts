@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anvilDevAccount, localChainClients } from '../../src/chain/local-chain.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { credit, ledgerTotals } from '../../src/ledger/ledger.ts';
-import { ensureDepositScanSchedules } from '../../src/orchestration/deposits/scan-schedules.ts';
+import { ensureDepositScanSchedules } from '../../src/use-cases/temporal/deposit-scan-schedules.ts';
 import { useLocalChain } from '../helpers/chain.ts';
 import { useGateway } from '../helpers/gateway.ts';
 import { call, type RegisteredAgent, registerAgent } from '../helpers/http.ts';

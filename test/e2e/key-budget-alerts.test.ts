@@ -4,13 +4,13 @@
 // policy streams only its own tasks and the alerts of its own keys.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { CreateGenerationBodySchema } from '../../src/api/resources/generations/generations.schemas.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { credit } from '../../src/ledger/ledger.ts';
 import {
   ensureTaskReconcilerSchedule,
   taskReconcilerScheduleId,
-} from '../../src/orchestration/generations/task-reconciler.ts';
+} from '../../src/use-cases/generations/task-reconciler.ts';
 import { balanceGenerationInput } from '../helpers/generation-input.ts';
 import { type Receiver, startReceiver, verifyDelivery } from '../../harness/webhook-receiver.ts';
 import { openEventStream, type OpenedEventStream, type StreamEvent } from '../helpers/event-stream.ts';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/accounts/oauth/access-tokens.ts';
 import { tokenKeys } from '../../src/accounts/oauth/signing-secret.ts';
 import { signWalletSession } from '../../src/accounts/wallet-sessions.ts';
-import { ensureOAuthSweepSchedule, oauthSweepScheduleId } from '../../src/orchestration/oauth/sweep-schedule.ts';
+import { ensureOAuthSweepSchedule, oauthSweepScheduleId } from '../../src/use-cases/temporal/oauth-sweep-schedule.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call } from '../helpers/http.ts';
 import { consent } from '../helpers/oauth-host.ts';

@@ -5,7 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensureOutputExpirySchedule, outputExpiryScheduleId } from '../../src/orchestration/outputs/expiry-schedule.ts';
+import {
+  ensureOutputExpirySchedule,
+  outputExpiryScheduleId,
+} from '../../src/use-cases/temporal/output-expiry-schedule.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
 import type { OutputExpiryReport } from '../../workflows/contracts/output-expiry.types.ts';
 import { startTestApp } from '../helpers/app.ts';

@@ -2,7 +2,7 @@
 // is its outputs' link, so knowing an account id and an Idempotency-Key must not be enough to compute it, and a key
 // with a policy must not reach another key's task through the key they share.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { CreateGenerationBodySchema } from '../../src/api/resources/generations/generations.schemas.ts';
 import { derivedId } from '../../src/domain/ids.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import { checkedBalance } from '../helpers/balance.ts';

@@ -12,7 +12,7 @@ import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { createPublicClient, http } from 'viem';
 import { describe, expect, it } from 'vitest';
-import { apiEndpoints } from '../../src/api/routes/index.ts';
+import { apiEndpoints } from '../../src/api/resources/index.ts';
 import { projectRoot } from '../../src/infra/project-root.ts';
 import { localChainFile, readLocalChainFile } from '../../src/chain/local-chain-file.ts';
 import { testUsdcAbi } from '../../src/chain/test-usdc.ts';

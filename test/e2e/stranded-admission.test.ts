@@ -2,7 +2,7 @@
 // directly: the admit update's local activity committed the row and its reservation, and Temporal lost the update
 // (the workflow waits without it), or lost the workflow itself. Every such task must end, charged at most once.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { CreateGenerationBodySchema } from '../../src/api/resources/generations/generations.schemas.ts';
 import { credit } from '../../src/ledger/ledger.ts';
 import { admitTask } from '../../src/generations/tasks.ts';
 import type { ReconcileReport } from '../../workflows/contracts/task-reconciler.types.ts';
@@ -11,7 +11,7 @@ import {
   interruptedTaskError,
   strandedTaskError,
   taskReconcilerScheduleId,
-} from '../../src/orchestration/generations/task-reconciler.ts';
+} from '../../src/use-cases/generations/task-reconciler.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { checkedBalance } from '../helpers/balance.ts';

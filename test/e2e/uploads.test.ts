@@ -5,7 +5,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ensureUploadExpirySchedule, uploadExpiryScheduleId } from '../../src/orchestration/uploads/expiry-schedule.ts';
+import {
+  ensureUploadExpirySchedule,
+  uploadExpiryScheduleId,
+} from '../../src/use-cases/temporal/upload-expiry-schedule.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, generateAndWait, postGeneration, registerAgent } from '../helpers/http.ts';
 import { mp4Clip, pngImage, wavTone } from '../helpers/media.ts';

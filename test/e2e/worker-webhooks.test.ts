@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startWebhookDelivery } from '../../src/orchestration/webhooks/deliveries.ts';
+import { startWebhookDelivery } from '../../src/use-cases/temporal/webhook-deliveries.ts';
 import { deliveryWorkflowId } from '../../src/webhooks/messages.ts';
 import { freePort } from '../../harness/ports.ts';
 import { useDevServerAndDatabase } from '../helpers/stack.ts';

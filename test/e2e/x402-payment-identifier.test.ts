@@ -7,8 +7,8 @@ import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/ex
 import type { LocalAccount } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { pay } from '../../harness/x402-paying-client.ts';
-import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
-import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
+import { CreateGenerationBodySchema } from '../../src/api/resources/generations/generations.schemas.ts';
+import { executeAdmitUpdate } from '../../src/use-cases/temporal/generation-workflows.ts';
 import { admitPaidTask } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { matchRequirement, paymentIdentity } from '../../src/payments/methods/x402/payment-header.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';

@@ -24,7 +24,7 @@ import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import {
   ensureTaskReconcilerSchedule,
   taskReconcilerScheduleId,
-} from '../../src/orchestration/generations/task-reconciler.ts';
+} from '../../src/use-cases/generations/task-reconciler.ts';
 import { authorizeTopUp } from '../../src/payments/methods/x402/top-ups.ts';
 import type { ReconcileReport } from '../../workflows/contracts/task-reconciler.types.ts';
 import { createAgentWithKey, createDeveloperWithKey } from '../helpers/accounts.ts';

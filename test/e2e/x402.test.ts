@@ -12,7 +12,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { anvilDevAccount } from '../../src/chain/local-chain.ts';
 import { developmentPayTo } from '../../src/config/config.ts';
-import { CreateGenerationBodySchema } from '../../src/api/schemas/generations.schemas.ts';
+import { CreateGenerationBodySchema } from '../../src/api/resources/generations/generations.schemas.ts';
 import { admitPaidTask, walletAccountId } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { matchRequirement, paymentIdentity } from '../../src/payments/methods/x402/payment-header.ts';
 import { generationWorkflow } from '../../workflows/generation/generation.workflow.ts';

@@ -9,7 +9,7 @@ import type { DepositInput } from '../../workflows/contracts/deposit.types.ts';
 import { depositWorkflow } from '../../workflows/deposit.workflow.ts';
 import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
-import { depositStarter, webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { depositStarter, webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 export type ScriptedChain = Pick<DepositActivities, 'inspectDeposit' | 'depositConfirmations'>;
 

@@ -12,7 +12,7 @@ import { startTracing, type Tracing } from '../../src/infra/tracing.ts';
 import { credit } from '../../src/ledger/ledger.ts';
 import { configuredStorage } from '../../src/storage/configured-storage.ts';
 import { filesDirectory } from '../../src/storage/local-storage.ts';
-import { temporalTracing } from '../../src/orchestration/temporal/tracing.ts';
+import { temporalTracing } from '../../src/use-cases/temporal/tracing.ts';
 import { createWorkers, runWorkers } from '../../src/worker.ts';
 import { createDeveloperWithKey } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
@@ -20,7 +20,7 @@ import { type RealStack, useDevServerAndDatabase } from './stack.ts';
 import { type GenerationOptions, startGeneration } from './http.ts';
 import { bundleWorkflows, uniqueTaskQueue } from './temporal.ts';
 import { configuredFacilitator, type PaymentFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
-import { createWorkerStarter } from '../../src/orchestration/worker-starter.ts';
+import { createWorkerStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 export interface Gateway extends RealStack {
   app: TestApp;

@@ -20,7 +20,7 @@ import type { TestDatabase } from './database.ts';
 import { uniqueTaskQueue } from './temporal.ts';
 import { mergeConfig } from './config.ts';
 import { testStorage } from './app.ts';
-import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 export const upscaleRequest: GenerationRequest = {
   type: 'upscale',

@@ -9,9 +9,9 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 import { loadConfig } from '../../src/config/config.ts';
 import { temporalCliPath, temporalTestServerPath } from '../../src/infra/tools.ts';
 import { devServerTuningArgs } from '../../src/infra/temporal-dev-server.ts';
-import { searchAttributeTypes } from '../../src/orchestration/temporal/search-attributes.ts';
-import { workflowsPath } from '../../src/orchestration/temporal/workflows-path.ts';
-import { sharedWorkflowModules } from '../../src/orchestration/temporal/shared-workflow-modules.mjs';
+import { searchAttributeTypes } from '../../src/use-cases/temporal/search-attributes.ts';
+import { workflowsPath } from '../../src/use-cases/temporal/workflows-path.ts';
+import { sharedWorkflowModules } from '../../src/use-cases/temporal/shared-workflow-modules.mjs';
 import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
 
 /** With the service's search attributes registered, as `npm start` registers them (the workflows set them). */

@@ -11,7 +11,7 @@ import type { TestDatabase } from './database.ts';
 import { freePort } from '../../harness/ports.ts';
 import { uniqueTaskQueue } from './temporal.ts';
 import { type Answer, type Receiver, startReceiver } from '../../harness/webhook-receiver.ts';
-import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 import { messageToWebhook } from './webhook-messages.ts';
 
 export interface WebhookMessage {

@@ -6,7 +6,7 @@ import { trace } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { startTracing, tracingServiceName } from '../../src/infra/tracing.ts';
-import { temporalTracing } from '../../src/orchestration/temporal/tracing.ts';
+import { temporalTracing } from '../../src/use-cases/temporal/tracing.ts';
 import { closeServer, listenLocally } from '../../harness/local-server.ts';
 
 const recording = () => trace.getTracer('test').startSpan('probe').isRecording();

@@ -2,7 +2,7 @@
 // their metrics (counted only when the write changed something).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { registry } from '../../src/metrics/metrics.ts';
-import { creditDeposit, recordDeposit } from '../../src/payments/deposits/deposits.ts';
+import { creditDeposit, recordDeposit } from '../../src/deposits/deposits.ts';
 import { recordAttempt } from '../../src/webhooks/delivery-log.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';

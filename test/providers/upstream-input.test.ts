@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { upstreamInput } from '../../src/providers/upstream-input.ts';
-import { admissibleRequest } from '../../src/orchestration/generations/admissible.ts';
+import { admissibleRequest } from '../../src/use-cases/generations/admissible.ts';
 import { sampleRequest } from '../helpers/sample-requests.ts';
 
 const catalog = loadCatalog();

@@ -13,13 +13,13 @@ import { createWebhookActivities } from '../../activities/webhook.activities.ts'
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { ledgerTotals } from '../../src/ledger/ledger.ts';
-import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
+import { executeAdmitUpdate } from '../../src/use-cases/temporal/generation-workflows.ts';
 import type { GenerationInput } from '../../workflows/contracts/generation.types.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { generationWorkflowHarness } from '../helpers/generation-workflow.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { testStorage } from '../helpers/app.ts';
-import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;

@@ -24,7 +24,7 @@ import { createFundedAccount } from '../helpers/accounts.ts';
 import { mergeConfig } from '../helpers/config.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
-import { createWorkerStarter } from '../../src/orchestration/worker-starter.ts';
+import { createWorkerStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 let env: TestWorkflowEnvironment;
 let database: TestDatabase;

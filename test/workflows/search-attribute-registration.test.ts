@@ -1,4 +1,4 @@
-// The boot check (src/orchestration/temporal/search-attributes.ts) on real dev servers: a namespace without the attributes gets
+// The boot check (src/use-cases/temporal/search-attributes.ts) on real dev servers: a namespace without the attributes gets
 // them registered; one that cannot take them (its Keyword slots all used) fails the start naming each missing one.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -9,7 +9,7 @@ import {
   ensureSearchAttributes,
   SearchAttributesMissingError,
   searchAttributeTypes,
-} from '../../src/orchestration/temporal/search-attributes.ts';
+} from '../../src/use-cases/temporal/search-attributes.ts';
 import { searchAttributeKeys } from '../../workflows/contracts/search-attributes.ts';
 import { testLogger } from '../helpers/logger.ts';
 import { freePort } from '../../harness/ports.ts';

@@ -12,8 +12,8 @@ import { createWebhookActivities } from '../../activities/webhook.activities.ts'
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { AccountKind } from '../../src/generated/prisma/client.ts';
-import { startDepositWorkflow } from '../../src/orchestration/deposits/workflow-client.ts';
-import { executeAdmitUpdate } from '../../src/orchestration/generations/workflow-client.ts';
+import { startDepositWorkflow } from '../../src/use-cases/temporal/deposit-workflows.ts';
+import { executeAdmitUpdate } from '../../src/use-cases/temporal/generation-workflows.ts';
 import { configuredFacilitator } from '../../src/payments/methods/x402/facilitator.ts';
 import { depositStateQuery } from '../../workflows/contracts/deposit.types.ts';
 import { genModel, genStatus } from '../../workflows/contracts/search-attributes.ts';
@@ -24,7 +24,7 @@ import { minedDeposit, type ScriptedChain } from '../helpers/deposit-workflow.ts
 import { generationWorkflowHarness, textToVideoRequest, upscaleRequest } from '../helpers/generation-workflow.ts';
 import { bundleWorkflows, createDevServerEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 import { testStorage } from '../helpers/app.ts';
-import { depositStarter, webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { depositStarter, webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;

@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { bundleWorkflows, createTimeSkippingEnv } from '../helpers/temporal.ts';
 import { webhookDeliveryHarness } from '../helpers/webhook-delivery-workflow.ts';
 import { type ReceivedWebhook, verifyDelivery } from '../../harness/webhook-receiver.ts';
-import { webhookStarter } from '../../src/orchestration/worker-starter.ts';
+import { webhookStarter } from '../../src/use-cases/temporal/worker-starter.ts';
 
 const context = {} as {
   env: TestWorkflowEnvironment;

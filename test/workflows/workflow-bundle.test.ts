@@ -5,7 +5,7 @@ import type { LogLevel } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import type { SystemActivities } from '../../activities/system.activities.ts';
-import { bundleWorkflowsApart } from '../../src/orchestration/temporal/workflow-bundle.ts';
+import { bundleWorkflowsApart } from '../../src/use-cases/temporal/workflow-bundle.ts';
 import { pingWorkflow } from '../../workflows/index.ts';
 import { createTimeSkippingEnv, uniqueTaskQueue } from '../helpers/temporal.ts';
 

@@ -1,8 +1,8 @@
 // The deposit workflow's contract with its callers (the api, the watcher): its input, result, state query and
 // signature. Types and the query only, so the client side never imports the workflow's activities.
 import { defineQuery } from '@temporalio/workflow';
-import type { AccountCreditView } from '../../src/payments/deposits/view.ts';
-import type { DepositRef } from '../../src/payments/deposits/deposits.ts';
+import type { AccountCreditView } from '../../src/deposits/view.ts';
+import type { DepositRef } from '../../src/deposits/deposits.ts';
 import type { Chain } from '../../src/domain/values.ts';
 
 export interface DepositInput extends DepositRef {

@@ -1,5 +1,5 @@
 // The generation workflow's contract: its input, the admit update, the state query and the upstream callback signal,
-// and the task errors callers match. The api (src/orchestration) imports this, never the workflow body; the
+// and the task errors callers match. The api (src/use-cases) imports this, never the workflow body; the
 // generation activities take their input and answer types from here, so nothing here imports from activities/.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { GenerationRequest } from '../../src/domain/generation-request.ts';

@@ -2,7 +2,7 @@
 // `id:` (what a reconnecting client sends back as Last-Event-ID), and a comment line while idle, so proxies and load
 // balancers that close quiet connections keep it open. The stream ends with its events or when the caller goes.
 import type { Response } from 'express';
-import type { StreamedEvent } from '../../orchestration/generations/events.ts';
+import type { StreamedEvent } from '../../use-cases/generations/events.ts';
 
 /** What EventSource waits before reconnecting after the stream drops. */
 const reconnectMs = 3_000;

@@ -1,21 +1,21 @@
 // The MCP tools: each is one REST endpoint (by operationId), its arguments the endpoint's own zod schemas, so a tool
 // is validated, authorized, rate-limited, run and answered exactly as the route is (src/api/endpoint.ts).
-import { CreateKeyBodySchema } from '../schemas/keys.schemas.ts';
+import { CreateKeyBodySchema } from '../resources/keys/keys.schemas.ts';
 import { z } from 'zod';
 import {
   AgentDepositRequestSchema,
   AgentQuoteRequestSchema,
   AgentRegisterRequestSchema,
   AgentWebhookRequestSchema,
-} from '../schemas/agents.schemas.ts';
+} from '../resources/agents/agents.schemas.ts';
 import {
   CreateGenerationHeadersSchema,
   GenerationHistoryQuerySchema,
   GenerationRequestSchema,
-} from '../schemas/generations.schemas.ts';
-import { ModelsQuerySchema } from '../schemas/models.schemas.ts';
-import { TopUpRequestSchema } from '../schemas/top-ups.schemas.ts';
-import { UsageQuerySchema } from '../schemas/usage.schemas.ts';
+} from '../resources/generations/generations.schemas.ts';
+import { ModelsQuerySchema } from '../resources/models/models.schemas.ts';
+import { TopUpRequestSchema } from '../resources/top-ups/top-ups.schemas.ts';
+import { UsageQuerySchema } from '../resources/usage/usage.schemas.ts';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { type Endpoint, type RawRequest, takesKeylessPayment } from '../endpoint.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';

@@ -4,7 +4,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError, ServiceUnavailableError } from '../../domain/errors.ts';
 import { isDatabaseUnreachable } from '../../db/unreachable.ts';
 import { Prisma } from '../../generated/prisma/client.ts';
-import { isTemporalUnreachable } from '../../orchestration/temporal/unreachable.ts';
+import { isTemporalUnreachable } from '../../use-cases/temporal/unreachable.ts';
 import { recordErrorCode } from '../../metrics/http-metrics.ts';
 import { ApiError } from '../errors.ts';
 import { answeredAtShutdown } from '../shutdown-gate.ts';

@@ -1,4 +1,4 @@
-// What every way to pay answers for admission (src/orchestration/generations/admit.ts), so the pipeline is one for
+// What every way to pay answers for admission (src/use-cases/generations/admit.ts), so the pipeline is one for
 // all of them: a method is registered in src/payments/methods/registered.ts, and its own folder holds all it knows.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/config.ts';

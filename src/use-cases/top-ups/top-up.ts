@@ -1,0 +1,85 @@
+// POST /agents/topup and /account/topup: the payment is verified and kept, then its workflow settles it and credits
+// the balance; the answer waits a bounded time for that. A retry with the same payment joins the same workflow.
+import type { Config } from '../../config/config.ts';
+import type { PrismaClient } from '../../db/prisma.ts';
+import type { Prisma, X402TopUp } from '../../generated/prisma/client.ts';
+import { onboardAgent, type OnboardedAgent } from '../../accounts/agents.ts';
+import type { AgentRegistration } from '../../accounts/registration.ts';
+import type { PaymentServices } from '../../payments/methods/registered.ts';
+import type { Signers } from '../../payments/receipts/receipts.ts';
+import { authorizeTopUp, type TopUpRequest } from '../../payments/methods/x402/top-ups.ts';
+import type { TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
+import type { TemporalDeps } from '../temporal/generation-workflows.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { startTopUpWorkflow } from '../temporal/top-up-workflows.ts';
+
+export interface TopUpDeps {
+  prisma: PrismaClient;
+  config: Pick<Config, 'inputs' | 'providers' | 'x402' | 'chains'>;
+  temporal: TemporalDeps;
+  facilitator: PaymentServices['facilitator'];
+  signers: Pick<Signers, 'offers'>;
+}
+
+/** Settling on a local chain takes a second or two; a slow chain's top-up is answered `settling` and finishes. */
+const settleWaitMs = 30_000;
+
+async function settled(temporal: TemporalDeps, topUp: X402TopUp): Promise<TopUpResult | null> {
+  const workflowId = await startTopUpWorkflow(temporal, topUp, 'ALLOW_DUPLICATE_FAILED_ONLY');
+  const handle = temporal.client.workflow.getHandle(workflowId);
+  // The long poll is cut when the wait is up: the workflow goes on, a retry of the payment joins it.
+  const controller = new AbortController();
+  const ended = temporal.client.withAbortSignal(controller.signal, () => handle.result() as Promise<TopUpResult>);
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), settleWaitMs).unref());
+  return Promise.race([ended, timeout]).finally(() => {
+    controller.abort();
+    ended.catch(() => undefined);
+  });
+}
+
+/** The top-up the request's payment makes, settled and credited (or still settling); a 402 without a payment. */
+export async function topUpBalance(deps: TopUpDeps, request: TopUpRequest): Promise<X402TopUp> {
+  return settledTopUp(deps, await authorizeTopUp(deps, request));
+}
+
+/**
+ * A registration paid with x402: once the payment is verified the agent is registered, tied to the paying wallet (it
+ * can sign in to recover a key), and the payment tops its balance up. The same payment again is a 409.
+ */
+export async function registerPaidAgent(
+  deps: TopUpDeps & Pick<Parameters<typeof onboardAgent>[0], 'config'>,
+  registration: AgentRegistration,
+  payment: Omit<TopUpRequest, 'accountId'>,
+): Promise<{ agent: OnboardedAgent; topUp: X402TopUp }> {
+  let agent: OnboardedAgent | undefined;
+  const register = async (tx: Prisma.TransactionClient, payer: string) => {
+    agent = await onboardAgent(deps, { ...registration, walletAddress: payer }, tx);
+    return agent.agentId;
+  };
+  const authorized = await authorizeTopUp(deps, { ...payment, accountId: register });
+  const topUp = await settledTopUp(deps, authorized);
+  // Only the agent its top-up names was kept: one made in a transaction that then rolled back is no agent.
+  if (agent?.agentId === topUp.accountId) return { agent, topUp };
+  // The same payment again: its agent was registered (and, settled now, credited) by the first request. Whoever
+  // replays it learns nothing of that agent; the paying wallet signs in to reach it.
+  throw new DomainError(
+    'conflict',
+    'This payment registered an agent already: sign in with the paying wallet (POST /api/v1/agents/sign-in) for a ' +
+      'new key of it.',
+  );
+}
+
+async function settledTopUp(deps: TopUpDeps, { topUp, refuse }: Awaited<ReturnType<typeof authorizeTopUp>>) {
+  if (topUp.status === 'settled') return topUp;
+  const result =
+    topUp.status === 'failed'
+      ? { outcome: 'failed' as const, reason: topUp.error ?? 'failed' }
+      : await settled(deps.temporal, topUp);
+  if (result?.outcome === 'failed') {
+    throw refuse(
+      `The payment could not be settled (${result.reason}); nothing was credited. Pay again.`,
+      result.reason,
+    );
+  }
+  return deps.prisma.x402TopUp.findUniqueOrThrow({ where: { id: topUp.id } });
+}
