@@ -1,9 +1,14 @@
 // Builds Go programs once from the Go module proxy into a project-local folder, and reuses them while its stamp names
 // the same pins. Built in a scratch folder and renamed into place, so an interrupted build leaves nothing half-done.
+// A finished build is also kept in a cache outside the clone, one folder per stamp (goBuildCacheRoot): another clone
+// on the same machine, or this one after `git clean`, takes it from there (hard links, or a copy across file systems)
+// with no Go build at all.
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, copyFile, cp, link, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 
 export interface GoBuild {
   /** What the log calls it: "the Temporal server". */
@@ -24,7 +29,8 @@ export interface GoBuild {
   asMainModule?: boolean;
 }
 
-const stampOf = ({ module, version, toolchain, binaries, files }: GoBuild) =>
+/** What `.build` holds: the pins a build was made at. */
+export const stampOf = ({ module, version, toolchain, binaries, files }: GoBuild) =>
   JSON.stringify({ module, version, toolchain, binaries, files });
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<string> {
@@ -91,31 +97,100 @@ async function buildInto(scratch: string, build: GoBuild): Promise<void> {
   await writeFile(join(scratch, '.build'), `${stampOf(build)}\n`);
 }
 
-/** True when `build` is in place at its pins (nothing to do). */
-export async function goBuildIsCurrent(build: GoBuild): Promise<boolean> {
-  const stamp = await readFile(join(build.dir, '.build'), 'utf8').catch(() => '');
+/** True when `dir` holds `build` at its pins (its stamp, and every binary). */
+async function holdsBuild(dir: string, build: GoBuild): Promise<boolean> {
+  const stamp = await readFile(join(dir, '.build'), 'utf8').catch(() => '');
   return (
-    stamp.trim() === stampOf(build) && Object.values(build.binaries).every((name) => existsSync(binPath(build, name)))
+    stamp.trim() === stampOf(build) && Object.values(build.binaries).every((name) => existsSync(join(dir, 'bin', name)))
   );
 }
 
+/** True when `build` is in place at its pins (nothing to do). */
+export const goBuildIsCurrent = (build: GoBuild): Promise<boolean> => holdsBuild(build.dir, build);
+
 export const binPath = (build: GoBuild, name: string) => join(build.dir, 'bin', name);
 
-/** Builds `build` unless it is current; returns the seconds it took (0 when reused). */
-export async function ensureGoBuild(build: GoBuild, log: (line: string) => void): Promise<number> {
-  if (await goBuildIsCurrent(build)) return 0;
-  const started = Date.now();
-  log(`building ${build.what} ${build.version} from the Go module proxy (once; it is reused afterwards)…`);
-  const scratch = `${build.dir}.partial-${process.pid}`;
+/**
+ * The machine's cache of finished builds, shared by every clone: `CLUSTER_BUILD_CACHE` when set (`off`: none), else
+ * `$XDG_CACHE_HOME/generation-gateway/go-builds` (`~/.cache/…` without XDG_CACHE_HOME).
+ */
+export function goBuildCacheRoot(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const chosen = env.CLUSTER_BUILD_CACHE?.trim();
+  if (chosen === 'off') return undefined;
+  if (chosen) return resolve(chosen);
+  return join(env.XDG_CACHE_HOME?.trim() || join(homedir(), '.cache'), 'generation-gateway', 'go-builds');
+}
+
+/** The cache's folder for `build` at its pins: the clone's folder name and the stamp's digest. */
+export const goBuildCacheDir = (build: GoBuild, root: string) =>
+  join(root, `${basename(build.dir)}-${createHash('sha256').update(stampOf(build)).digest('hex').slice(0, 16)}`);
+
+/** `from`'s files into `to` (new), hard-linked where the file system allows, copied where it does not. */
+async function linkTree(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const [source, target] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isDirectory()) await linkTree(source, target);
+    else await link(source, target).catch(() => copyFile(source, target));
+  }
+}
+
+/** Fills `dir` by `fill(scratch)` into a scratch folder beside it, renamed into place once whole. */
+async function replaceAtomically(dir: string, fill: (scratch: string) => Promise<void>): Promise<void> {
+  const scratch = `${dir}.partial-${process.pid}`;
   await rm(scratch, { recursive: true, force: true });
   try {
-    await buildInto(scratch, build);
+    await fill(scratch);
   } catch (error) {
     await rm(scratch, { recursive: true, force: true });
     throw error;
   }
-  await rm(build.dir, { recursive: true, force: true });
-  await rename(scratch, build.dir);
+  await rm(dir, { recursive: true, force: true });
+  await rename(scratch, dir);
+}
+
+/** Builds `build` into the cache's `cached` folder (a build another process put there meanwhile is kept). */
+async function buildIntoCache(build: GoBuild, cached: string): Promise<void> {
+  await mkdir(join(cached, '..'), { recursive: true });
+  const scratch = `${cached}.partial-${process.pid}`;
+  await rm(scratch, { recursive: true, force: true });
+  try {
+    await buildInto(scratch, build);
+    if (await holdsBuild(cached, build)) return;
+    await rm(cached, { recursive: true, force: true });
+    await rename(scratch, cached);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+export interface GoBuildOptions {
+  /** The machine's cache of builds (default: goBuildCacheRoot()); null: build into the clone only. */
+  cacheRoot?: string | null;
+}
+
+/**
+ * Builds `build` unless it is current, or takes it from the machine's cache when that holds it at the same pins;
+ * returns the seconds it took to build (0 when nothing was built).
+ */
+export async function ensureGoBuild(
+  build: GoBuild,
+  log: (line: string) => void,
+  { cacheRoot = goBuildCacheRoot() ?? null }: GoBuildOptions = {},
+): Promise<number> {
+  if (await goBuildIsCurrent(build)) return 0;
+  const cached = cacheRoot === null ? undefined : goBuildCacheDir(build, cacheRoot);
+  if (cached && (await holdsBuild(cached, build))) {
+    await replaceAtomically(build.dir, (scratch) => linkTree(cached, scratch));
+    log(`took ${build.what} ${build.version} from the cache of builds (${cached})`);
+    return 0;
+  }
+  const started = Date.now();
+  log(`building ${build.what} ${build.version} from the Go module proxy (once per machine; it is reused afterwards)…`);
+  if (cached) {
+    await buildIntoCache(build, cached);
+    await replaceAtomically(build.dir, (scratch) => linkTree(cached, scratch));
+  } else await replaceAtomically(build.dir, (scratch) => buildInto(scratch, build));
   const seconds = Math.round((Date.now() - started) / 1000);
   log(`built ${build.what} in ${seconds} s`);
   return seconds;

@@ -1,20 +1,14 @@
 // The Express application, without listen(): the api role serves it, tests drive it in-process.
 import express, { Router, type Express } from 'express';
 import { pinoHttp } from 'pino-http';
-import type { Catalog } from './catalog/catalog.ts';
-import type { Config } from './config/config.ts';
-import { type SigningKeys, signingKeySources } from './payments/receipts/signing-key.ts';
-import { signerSources } from './payments/receipts/receipts.ts';
 import { publicBaseScope } from './api/public-origin.ts';
-import type { PrismaClient } from './db/prisma.ts';
 import type { Logger } from './infra/logger.ts';
-import { createAuthenticator } from './api/auth.ts';
+import type { SigningKeys } from './payments/receipts/signing-key.ts';
 import { oauthRouter } from './api/oauth/oauth-router.ts';
-import { clientMetadataFetcher, type FetchClientMetadata } from './accounts/oauth/client-metadata-documents.ts';
-import { oauthSite } from './api/oauth/oauth-site.ts';
 import { consoleRouter } from './api/console.ts';
 import { docsRouter } from './api/docs.ts';
-import { type ApiContext, type Endpoint, mountEndpoints } from './api/endpoint.ts';
+import type { ApiContext, Endpoint } from './api/endpoint.ts';
+import { mountEndpoints } from './api/express-adapter.ts';
 import { ApiError } from './api/errors.ts';
 import { errorHandler, notFound } from './api/middleware/errors.ts';
 import { jsonBody } from './api/middleware/json-body.ts';
@@ -31,47 +25,31 @@ import { upstreamCallbacksRouter } from './api/upstream-callbacks.ts';
 import { deprecatedAliasHeaders } from './api/resources/generations/generations.routes.ts';
 import { checkHealth, type HealthProbes } from './health.ts';
 import type { Providers } from './providers/registry.ts';
-import { createLastUsedRecorder } from './accounts/api-keys.ts';
-import { createRateLimiter } from './accounts/rate-limiter.ts';
-import { createEndedTasks } from './generations/ended-tasks.ts';
-import { createTaskEventFeed } from './generations/events/event-feed.ts';
-import type { Storage } from './storage/storage.ts';
 import { sandboxedFiles, storedFiles } from './api/middleware/stored-files.ts';
 import { llmsTxtRouter } from './api/llms-txt.ts';
 import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { didDocumentRouter } from './api/discovery/did-document.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
-import { createLongLivedSlots } from './api/long-lived.ts';
-import type { TemporalDeps } from './use-cases/temporal/generation-workflows.ts';
-import { paymentMethods, type PaymentMethods, type PaymentServices } from './payments/methods/registered.ts';
 import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
 
 export const apiBasePath = '/api/v1';
 
+/** What the app mounts: the services are built by the composition root (src/composition/api-services.ts). */
 export interface AppDeps {
-  config: Config;
-  prisma: PrismaClient;
-  /** The database `prisma` reaches: the task event feed LISTENs on a connection of its own to it. */
-  databaseUrl: string;
-  catalog: Catalog;
-  storage: Storage;
-  temporal: TemporalDeps;
+  /** What every endpoint and MCP tool runs with (its `config` is the app's). */
+  ctx: ApiContext;
+  /** The offer and receipt keys the DID document publishes. */
+  signingKeys: SigningKeys;
   logger: Logger;
   health: HealthProbes;
   /** The providers' adapters (upstream callbacks), shared with the worker when both roles run in one process. */
   providers: Providers;
-  /** The x402 facilitator, one per process: its nonce manager must see every settlement the process sends. */
-  facilitator: PaymentServices['facilitator'];
-  /** The ways to pay; default: this build's registered methods (a test may register one of its own). */
-  paymentMethods?: PaymentMethods;
   /** The interface's endpoints; tests may add their own to exercise the shared machinery. */
   endpoints?: Endpoint[];
   /** Answers 503 while the server shuts down (the runtime's); without it, requests are never refused for that. */
   shutdownGate?: ShutdownGate;
-  /** How OAuth client metadata documents are read (tests trust their own certificate); default: the public web. */
-  clientMetadata?: FetchClientMetadata;
 }
 
 function healthRouter(probes: HealthProbes, logger: Logger): Router {
@@ -95,42 +73,11 @@ function healthRouter(probes: HealthProbes, logger: Logger): Router {
   return router;
 }
 
-/** What the REST endpoints and the MCP tools that run them share: one context per app. */
-function apiContext(deps: AppDeps, signingKeys: SigningKeys): ApiContext {
-  const oauth = oauthSite(
-    deps.prisma,
-    deps.config.server,
-    deps.config.oauth,
-    deps.clientMetadata ?? clientMetadataFetcher(),
-  );
-  const recordKeyUse = createLastUsedRecorder(deps.prisma, 60_000, (error) =>
-    deps.logger.warn({ err: error }, 'could not record key use'),
-  );
-  return {
-    prisma: deps.prisma,
-    config: deps.config,
-    catalog: deps.catalog,
-    temporal: deps.temporal,
-    authenticate: createAuthenticator(deps.prisma, recordKeyUse, deps.config.accounts.apiKeyCacheSeconds * 1000, oauth),
-    oauth,
-    payments: deps.paymentMethods ?? paymentMethods,
-    facilitator: deps.facilitator,
-    signers: signerSources(signingKeys),
-    rateLimiter: createRateLimiter(deps.prisma, deps.config.rateLimits),
-    storage: deps.storage,
-    endedTasks: createEndedTasks(),
-    taskEvents: createTaskEventFeed(deps.databaseUrl, (error) =>
-      deps.logger.warn({ err: error }, 'the task event feed lost its database connection'),
-    ),
-    longLived: createLongLivedSlots(deps.config.longLived),
-  };
-}
-
-function apiRouter(deps: AppDeps, endpoints: Endpoint[], ctx: ApiContext): Router {
+function apiRouter(endpoints: Endpoint[], ctx: ApiContext): Router {
   const router = Router();
-  const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(deps.config) });
+  const openApiDocument = buildOpenApiDocument(endpoints, { serverUrl: apiBasePath, x402: x402Offered(ctx.config) });
   const rawBodyPaths = endpoints.filter((endpoint) => endpoint.rawBody).map((endpoint) => endpoint.path);
-  router.use(jsonBody(deps.config.server.jsonBodyLimit, rawBodyPaths));
+  router.use(jsonBody(ctx.config.server.jsonBodyLimit, rawBodyPaths));
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
@@ -148,32 +95,33 @@ function trustProxy(value: string | undefined): boolean | number | string {
 }
 
 export function createApp(deps: AppDeps): Express {
+  const { ctx, signingKeys } = deps;
+  const config = ctx.config;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', trustProxy(deps.config.server.trustProxy));
+  app.set('trust proxy', trustProxy(config.server.trustProxy));
   // First, so the request's span covers all of it; only when tracing is on (src/infra/tracing.ts).
-  if (deps.config.tracing.otlpEndpoint) app.use(requestSpan);
+  if (config.tracing.otlpEndpoint) app.use(requestSpan);
   app.use(pinoHttp({ logger: deps.logger, genReqId: assignRequestId, quietReqLogger: true }));
   app.use(httpMetrics);
-  const metricsToken = deps.config.metrics.token;
+  const metricsToken = config.metrics.token;
   if (metricsToken) app.get('/metrics', (req, res, next) => answerScrape(req, res, metricsToken).catch(next));
   if (deps.shutdownGate) app.use(deps.shutdownGate.middleware);
-  app.use(publicBaseScope(deps.config.server));
-  const signingKeys = signingKeySources(deps.prisma, deps.config.receipts.signingKeysSecret);
+  app.use(publicBaseScope(config.server));
   app.use(healthRouter(deps.health, deps.logger));
   app.use(docsRouter(`${apiBasePath}/openapi.json`));
   app.use('/console', routeLabel('/console/*'), consoleRouter());
-  app.use(llmsTxtRouter(deps.config, deps.catalog));
-  app.use(wellKnownRouter(deps.config, deps.catalog));
-  app.use(didDocumentRouter(deps.config.server, signingKeys));
+  app.use(llmsTxtRouter(config, ctx.catalog));
+  app.use(wellKnownRouter(config, ctx.catalog));
+  app.use(didDocumentRouter(config.server, signingKeys));
   // Generated outputs, once their task has completed, until OUTPUT_RETENTION_DAYS (410 after); immutable once written.
   app.use(
     '/files',
     routeLabel('/files/*'),
     sandboxedFiles,
     linkedFileKey,
-    deliveredOutputsOnly(deps.prisma, deps.config.outputs),
-    storedFiles(deps.storage),
+    deliveredOutputsOnly(ctx.prisma, config.outputs),
+    storedFiles(ctx.storage),
     noFile,
   );
   // Spec §9: the old /v1/* prefix moved to /api/v1/*; 308 keeps the method and body.
@@ -181,16 +129,15 @@ export function createApp(deps: AppDeps): Express {
     res.set('Deprecation', 'true').redirect(308, `${apiBasePath}${req.url}`);
   });
   const endpoints = deps.endpoints ?? apiEndpoints;
-  const ctx = apiContext(deps, signingKeys);
-  app.use(apiBasePath, apiRouter(deps, endpoints, ctx));
+  app.use(apiBasePath, apiRouter(endpoints, ctx));
   app.use(oauthRouter(ctx));
-  app.use(mcpRouter(endpoints, ctx, deps.config.server.jsonBodyLimit));
+  app.use(mcpRouter(endpoints, ctx, config.server.jsonBodyLimit));
   app.use(
     '/callbacks',
     routeLabel('/callbacks/:provider/:taskId'),
     upstreamCallbacksRouter({
       providers: deps.providers,
-      temporal: deps.temporal,
+      temporal: ctx.temporal,
       logger: deps.logger,
     }),
   );

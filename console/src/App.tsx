@@ -3,7 +3,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Route, Router, Switch, useRoute } from 'wouter';
-import { apiClient } from './api/client';
+import { apiClient, apiQueries } from './api/client';
 import { SessionContext } from './api/session';
 import { forgetKey, keyKind, storedKey, storeKey } from './auth/key-store';
 import { SignIn } from './auth/SignIn';
@@ -23,7 +23,11 @@ function SignedOut({ onSignedIn }: { onSignedIn: (key: string, remember: boolean
 export function App() {
   const [key, setKey] = useState(storedKey);
   const queryClient = useMemo(() => new QueryClient({ defaultOptions: { queries: { staleTime: 15_000 } } }), [key]);
-  const session = useMemo(() => (key ? { client: apiClient(key), kind: keyKind(key) } : undefined), [key]);
+  const session = useMemo(() => {
+    if (!key) return undefined;
+    const client = apiClient(key);
+    return { client, api: apiQueries(client), kind: keyKind(key) };
+  }, [key]);
 
   function signIn(newKey: string, remember: boolean) {
     storeKey(newKey, remember);

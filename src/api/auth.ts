@@ -1,5 +1,5 @@
 // Bearer API keys: 401 for a missing, malformed, unknown, expired or revoked key; 403 for a key of the wrong kind.
-import type { Request, Response } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 import { type AuthFailure, authenticateKeyById, type AuthResult, type Principal } from '../accounts/api-keys.ts';
 import { createApiKeyAuthentication } from '../accounts/api-key-cache.ts';
 import { looksLikeAccessToken, verifyAccessToken } from '../accounts/oauth/access-tokens.ts';
@@ -34,15 +34,15 @@ const wrongKind = {
 } as const;
 
 /** The Authorization header's bearer token: undefined when there is none, null when it is not `Bearer <token>`. */
-export function bearerToken(req: Request): string | undefined | null {
-  const header = req.headers.authorization;
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined | null {
+  const header = headers.authorization;
   if (header === undefined || header.trim() === '') return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match ? match[1]! : null;
 }
 
 /**
- * On /mcp, an OAuth access token for it: its grant's key, checked as a key presented itself. Only a key granted to the
+ * An OAuth access token for the MCP endpoint: its grant's key, checked as a key presented itself. Only a key granted to the
  * token's client on the consent screen is one: a token naming any other key is refused, however well signed.
  */
 export async function authenticateAccessToken(
@@ -74,21 +74,24 @@ async function authenticateWalletSession(
   return { ok: true, principal: { account: { id, kind, name, tier, status }, apiKey: null, scopes: ['read'] } };
 }
 
-const onMcp = (req: Request) => /^\/mcp\/?(\?|$)/i.test(req.originalUrl);
+/** How a transport takes credentials: MCP also takes the OAuth access tokens issued for it. */
+export interface CredentialOptions {
+  accessTokens?: boolean;
+}
 
-/** An API key; where the endpoint takes one, an x402 task's token; on /mcp, an OAuth access token. */
+/** An API key; where the endpoint takes one, an x402 task's token; where the transport takes them, an access token. */
 async function authenticateBearer(
   prisma: PrismaClient,
   authenticateApiKey: ReturnType<typeof createApiKeyAuthentication>,
-  req: Request,
+  headers: IncomingHttpHeaders,
   requirement: AuthRequirement,
-  oauth: OAuthSite | undefined,
+  { oauth, accessTokens }: { oauth: OAuthSite | undefined; accessTokens: boolean },
 ): Promise<AuthResult | { ok: false; failure: Failure }> {
-  const token = bearerToken(req);
+  const token = bearerToken(headers);
   if (token === null) return { ok: false, failure: 'malformed' };
   if (token !== undefined && isWalletSessionToken(token)) return authenticateWalletSession(prisma, oauth, token);
   if (token !== undefined && oauth && looksLikeAccessToken(token))
-    return onMcp(req)
+    return accessTokens
       ? authenticateAccessToken(prisma, oauth, token)
       : { ok: false, failure: 'access_token_elsewhere' };
   if (token === undefined || !isTaskToken(token)) return authenticateApiKey(token);
@@ -96,8 +99,13 @@ async function authenticateBearer(
   return authenticateTaskToken(prisma, token);
 }
 
+/** The caller the headers' credentials name; a refusal is 401 (with its `WWW-Authenticate`) or 403. */
 export interface Authenticator {
-  (req: Request, res: Response, requirement: Exclude<AuthRequirement, 'none'>): Promise<Principal>;
+  (
+    headers: IncomingHttpHeaders,
+    requirement: Exclude<AuthRequirement, 'none'>,
+    options?: CredentialOptions,
+  ): Promise<Principal>;
 }
 
 /**
@@ -111,11 +119,12 @@ export function createAuthenticator(
   oauth?: OAuthSite,
 ): Authenticator {
   const authenticateApiKey = createApiKeyAuthentication(prisma, keyCacheMs);
-  return async (req, res, requirement) => {
-    const result = await authenticateBearer(prisma, authenticateApiKey, req, requirement, oauth);
+  return async (headers, requirement, options = {}) => {
+    const accessTokens = options.accessTokens === true;
+    const result = await authenticateBearer(prisma, authenticateApiKey, headers, requirement, { oauth, accessTokens });
     if (!result.ok) {
-      res.set('WWW-Authenticate', 'Bearer realm="api"');
-      throw new ApiError('unauthorized', failureMessages[result.failure]);
+      const challenge = { 'WWW-Authenticate': 'Bearer realm="api"' };
+      throw new ApiError('unauthorized', failureMessages[result.failure], {}, challenge);
     }
     const { principal } = result;
     if ((requirement === 'agent' || requirement === 'developer') && principal.account.kind !== requirement) {

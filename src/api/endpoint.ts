@@ -1,6 +1,8 @@
 // An endpoint is declared once: its zod schemas validate the request and the response, feed the OpenAPI
-// document, and the same declaration mounts the Express route. Routes stay thin: parse, call, map.
-import type { NextFunction, Request, Response, Router } from 'express';
+// document, and the same declaration serves every transport: a handler takes a call (call.ts) and answers a result or
+// throws a domain error; the Express routes (express-adapter.ts) and the MCP tools (mcp/) are adapters of it.
+// Routes stay thin: parse, call, map.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { Config } from '../config/config.ts';
@@ -12,7 +14,6 @@ import type { Storage } from '../storage/storage.ts';
 import type { TemporalDeps } from '../use-cases/temporal/generation-workflows.ts';
 import type { StreamedEvent } from '../use-cases/generations/events.ts';
 import type { TaskEventFeed } from '../generations/events/event-feed.ts';
-import { writeEventStream } from './events/sse.ts';
 import type { Signers } from '../payments/receipts/receipts.ts';
 import type { Authenticator, AuthRequirement } from './auth.ts';
 import type { OAuthSite } from './oauth/oauth-site.ts';
@@ -23,7 +24,8 @@ import { enforceKeyRateLimit, enforceRateLimit, keylessCaller } from './rate-lim
 import { type KeyScope, scopeRequired } from '../accounts/key-policy.ts';
 import type { LongLivedSlots } from './long-lived.ts';
 import { publicBaseUrl } from '../config/config.ts';
-import { publicBase } from './public-origin.ts';
+import type { Call } from './call.ts';
+import { headerOf } from './call.ts';
 import { relinked, relinkedEvents } from './stored-links.ts';
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -64,8 +66,8 @@ export interface HandlerInput<B, Q, P, H = unknown> {
   /** The authenticated caller; endpoints with `auth: 'none'` get none. */
   principal: Principal;
   ctx: ApiContext;
-  req: Request;
-  res: Response;
+  /** The call as its transport gave it: every header, content negotiation, the caller's address, when it ends. */
+  call: Call;
   /** The base URL of this request's links (public-origin.ts): PUBLIC_BASE_URL, or the loopback address it came to. */
   base: string;
 }
@@ -86,7 +88,7 @@ export interface HandlerResult {
  */
 export type PaymentProbe = (
   refusal: unknown,
-  call: { endpoint: Endpoint; ctx: ApiContext; req: Request; res: Response },
+  at: { endpoint: Endpoint; ctx: ApiContext; call: Call },
 ) => Promise<never>;
 
 export interface HeaderDoc {
@@ -198,8 +200,6 @@ const policyKeyRefused = () =>
 export const scopeOf = (endpoint: Endpoint): KeyScope =>
   endpoint.scope ?? (endpoint.method === 'get' ? 'read' : 'generate');
 
-export const toExpressPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');
-
 function parsePart<S extends z.ZodType>(
   schema: S | undefined,
   value: unknown,
@@ -212,14 +212,14 @@ function parsePart<S extends z.ZodType>(
   return parsed.data;
 }
 
-/** The declared headers of a request, by their declared names (Express matches names case-insensitively). */
-function declaredHeaders(schema: z.ZodObject | undefined, req: Request): Record<string, string | undefined> {
+/** The declared headers of a call, by their declared names (matched case-insensitively, as HTTP does). */
+function declaredHeaders(schema: z.ZodObject | undefined, headers: IncomingHttpHeaders): Record<string, unknown> {
   if (!schema) return {};
-  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, req.get(name)]));
+  return Object.fromEntries(Object.keys(schema.shape).map((name) => [name, headerOf(headers, name)]));
 }
 
-export function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  return headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0;
 }
 
 /** An endpoint a caller without an API key may pay for instead, where this server takes such payments (x402 on). */
@@ -227,102 +227,78 @@ export const takesKeylessPayment = (endpoint: Endpoint, config: Config, payments
   endpoint.auth === 'any_or_keyless_payment' && endpoint.handleUnpaid !== undefined && payments.takesKeyless(config);
 
 /** A call to an endpoint that takes a payment instead of an API key, whose credential (or none) is not a key. */
-export const paysWithoutKey = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
-  takesKeylessPayment(endpoint, ctx.config, ctx.payments) && ctx.payments.paysWithoutKey(ctx.config, req.headers);
+export const paysWithoutKey = (endpoint: Endpoint, ctx: ApiContext, call: Pick<Call, 'headers'>) =>
+  takesKeylessPayment(endpoint, ctx.config, ctx.payments) && ctx.payments.paysWithoutKey(ctx.config, call.headers);
 
 /**
  * Calls without a key that count against their network: a public endpoint that names a limit (a wallet's sign-in) and
  * a call paying instead of a key. Other public endpoints (the catalog, registration's own cap) are not counted.
  */
-const countsKeylessCall = (endpoint: Endpoint, ctx: ApiContext, req: Request) =>
-  publicWithLimit(endpoint) || paysWithoutKey(endpoint, ctx, req);
+export const countsKeylessCall = (endpoint: Endpoint, ctx: ApiContext, call: Pick<Call, 'headers'>) =>
+  publicWithLimit(endpoint) || paysWithoutKey(endpoint, ctx, call);
 
-const publicWithLimit = (endpoint: Endpoint) => endpoint.auth === 'none' && endpoint.rateLimit !== undefined;
+export const publicWithLimit = (endpoint: Endpoint) => endpoint.auth === 'none' && endpoint.rateLimit !== undefined;
 
 /**
  * Counts a call without a key once, before anything else, however malformed: refusing it, or pricing a probe's example,
  * is work that must not come free. Its body refused by the JSON parser, it is counted where that refusal is answered.
  */
-async function countKeylessCall(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
-  if (!countsKeylessCall(endpoint, ctx, req) || res.locals.keylessCallCounted === true) return;
-  res.locals.keylessCallCounted = true;
-  await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', keylessCaller(req), res);
-}
-
-/** A request's parts as they arrived, before the endpoint's schemas parse them. */
-export interface RawRequest {
-  body: unknown;
-  query: unknown;
-  params: unknown;
-  /** The endpoint's declared headers, by their declared names. */
-  headers: Record<string, string | undefined>;
-  hasBody: boolean;
+export async function countKeylessCall(endpoint: Endpoint, ctx: ApiContext, call: Call): Promise<void> {
+  if (!countsKeylessCall(endpoint, ctx, call) || call.exchange.taken.has('keyless-counted')) return;
+  call.exchange.taken.add('keyless-counted');
+  const caller = keylessCaller(call.address);
+  await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', caller, call.answerHeaders);
 }
 
 export type EndpointAnswer = Required<Omit<HandlerResult, 'events' | 'csv'>> & Pick<HandlerResult, 'events' | 'csv'>;
 
 /**
- * Runs an endpoint as its route does (authentication, validation, rate limit, handler, response check) on parts
- * given by the caller: the route's own request, or an MCP tool call's arguments (src/api/mcp).
+ * Runs an endpoint on a call, whichever transport made it (authentication, validation, rate limit, handler, response
+ * check): its answer, or the refusal thrown.
  */
-export function executeEndpoint(
-  endpoint: Endpoint,
-  ctx: ApiContext,
-  req: Request,
-  res: Response,
-  raw: RawRequest,
-): Promise<EndpointAnswer> {
-  const unpaid = paysWithoutKey(endpoint, ctx, req);
-  const answer = executeParts(endpoint, ctx, req, res, raw, unpaid);
+export function executeEndpoint(endpoint: Endpoint, ctx: ApiContext, call: Call): Promise<EndpointAnswer> {
+  const unpaid = paysWithoutKey(endpoint, ctx, call);
+  const answer = executeParts(endpoint, ctx, call, unpaid);
   const probe = unpaid && endpoint.paymentProbe;
-  return probe ? answer.catch((refusal: unknown) => probe(refusal, { endpoint, ctx, req, res })) : answer;
+  return probe ? answer.catch((refusal: unknown) => probe(refusal, { endpoint, ctx, call })) : answer;
 }
 
-async function executeParts(
-  endpoint: Endpoint,
-  ctx: ApiContext,
-  req: Request,
-  res: Response,
-  raw: RawRequest,
-  unpaid: boolean,
-): Promise<EndpointAnswer> {
+async function executeParts(endpoint: Endpoint, ctx: ApiContext, call: Call, unpaid: boolean): Promise<EndpointAnswer> {
   // Who is calling comes first: an anonymous caller learns nothing from validation messages.
   const principal =
-    endpoint.auth === 'none' || unpaid
-      ? (undefined as unknown as Principal)
-      : await ctx.authenticate(req, res, endpoint.auth);
+    endpoint.auth === 'none' || unpaid ? (undefined as unknown as Principal) : await call.authenticate(endpoint.auth);
   const scope = scopeOf(endpoint);
   const held = principal?.apiKey?.scopes ?? principal?.scopes;
   if (held && !held.includes(scope)) throw scopeRequired(scope);
   if (endpoint.accountWide && principal?.apiKey?.policy) throw policyKeyRefused();
-  if (!principal) await countKeylessCall(endpoint, ctx, req, res);
-  if (endpoint.request?.body && !raw.hasBody) {
+  if (!principal) await countKeylessCall(endpoint, ctx, call);
+  if (endpoint.request?.body && !call.hasBody) {
     throw new ApiError(
       endpoint.validationErrorCode ?? 'validation_error',
       'Invalid body: body: a JSON object is required.',
     );
   }
+  const { request } = endpoint;
   const input = {
-    body: parsePart(endpoint.request?.body, raw.body, 'body', endpoint.validationErrorCode),
-    query: parsePart(endpoint.request?.query, raw.query, 'query'),
-    params: parsePart(endpoint.request?.params, raw.params, 'path'),
-    headers: parsePart(endpoint.request?.headers, raw.headers, 'header') as Record<string, unknown>,
+    body: parsePart(request?.body, call.body, 'body', endpoint.validationErrorCode),
+    query: parsePart(request?.query, call.query, 'query'),
+    params: parsePart(request?.params, call.params, 'path'),
+    headers: parsePart(request?.headers, declaredHeaders(request?.headers, call.headers), 'header') as Record<
+      string,
+      unknown
+    >,
     principal,
     ctx,
-    req,
-    res,
-    base: publicBase(ctx.config.server, req),
+    call,
+    base: call.base,
   };
   // A call with a key is counted once the request is valid (a malformed one costs nothing to refuse), before any work.
-  if (principal)
-    await enforceRateLimit(
-      ctx.rateLimiter,
-      endpoint.rateLimit ?? 'reads',
-      { account: principal.account, label: 'account' },
-      res,
-    );
+  if (principal) {
+    const caller = { account: principal.account, label: 'account' as const };
+    await enforceRateLimit(ctx.rateLimiter, endpoint.rateLimit ?? 'reads', caller, call.answerHeaders);
+  }
   if (principal?.apiKey && endpoint.rateLimit === 'admissions')
-    await enforceKeyRateLimit(ctx.rateLimiter, principal.apiKey, res);
+    await enforceKeyRateLimit(ctx.rateLimiter, principal.apiKey, call.answerHeaders);
   if (!endpoint.handle) {
     throw new ApiError(
       'not_implemented',
@@ -353,70 +329,4 @@ async function executeParts(
     ...(result.events && { events: relinkedEvents(result.events, from, to) }),
     ...(result.csv !== undefined && { csv: result.csv }),
   };
-}
-
-async function runEndpoint(endpoint: Endpoint, ctx: ApiContext, req: Request, res: Response): Promise<void> {
-  const raw = {
-    body: req.body,
-    query: req.query,
-    params: req.params,
-    headers: declaredHeaders(endpoint.request?.headers, req),
-    hasBody: hasBody(req),
-  };
-  const answer = await executeEndpoint(endpoint, ctx, req, res, raw);
-  if (answer.events) {
-    const { heartbeatMs } = ctx.config.events;
-    return writeEventStream(res, answer.events, { heartbeatMs, headers: answer.headers });
-  }
-  // What a negotiated answer is depends on Accept: caches must keep the two apart.
-  if (endpoint.success.csv) res.vary('Accept');
-  if (answer.csv !== undefined) res.status(answer.status).set(answer.headers).type('text/csv').send(answer.csv);
-  else if (answer.body === undefined) res.status(answer.status).set(answer.headers).end();
-  else res.status(answer.status).set(answer.headers).json(answer.body);
-}
-
-/**
- * Answers 405 (with Allow) for known paths called with another method, then mounts the endpoints. The 405s come
- * first, in the endpoints' order, so a fixed path (`/keys/current`) is not taken for a parameter (`/keys/{id}`).
- */
-export function mountEndpoints(router: Router, endpoints: Endpoint[], ctx: ApiContext): void {
-  const methodsByPath = new Map<string, Set<string>>();
-  for (const endpoint of endpoints) {
-    const path = toExpressPath(endpoint.path);
-    const methods = methodsByPath.get(path) ?? new Set<string>();
-    methods.add(endpoint.method.toUpperCase());
-    if (endpoint.method === 'get') methods.add('HEAD');
-    methodsByPath.set(path, methods);
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allow = [...methods].join(', ');
-    router.all(path, (req, res, next) => {
-      if (methods.has(req.method)) return next();
-      res.locals.route = `${req.baseUrl}${path}`;
-      res.set('Allow', allow);
-      throw new ApiError(
-        'method_not_allowed',
-        `${req.method} is not allowed on ${req.baseUrl}${req.path}; allowed: ${allow}.`,
-      );
-    });
-  }
-  for (const endpoint of endpoints) {
-    const path = toExpressPath(endpoint.path);
-    router[endpoint.method](path, (req, res) => {
-      res.locals.route = `${req.baseUrl}${path}`;
-      return runEndpoint(endpoint, ctx, req, res);
-    });
-    // A body the JSON parser refused reaches no route: a call without a key is counted here as the route counts it,
-    // and a paymentless call's refusal goes to the endpoint's probe.
-    if (!publicWithLimit(endpoint) && !takesKeylessPayment(endpoint, ctx.config, ctx.payments)) continue;
-    router.use(path, (refusal: unknown, req: Request, res: Response, next: NextFunction) => {
-      if (req.path !== '/' || req.method !== endpoint.method.toUpperCase() || !countsKeylessCall(endpoint, ctx, req))
-        return next(refusal);
-      res.locals.route = req.baseUrl;
-      const probe = paysWithoutKey(endpoint, ctx, req) ? endpoint.paymentProbe : undefined;
-      countKeylessCall(endpoint, ctx, req, res)
-        .then(() => (probe ? probe(refusal, { endpoint, ctx, req, res }) : Promise.reject(refusal)))
-        .catch(next);
-    });
-  }
 }

@@ -2,8 +2,8 @@
 // read: each takes a slot of its account, its client network and this process until its response closes. Past the
 // account's or the network's cap it is 429 `rate_limited`, past the process's 503, both with Retry-After. The caps are
 // this process's: N api processes behind the balancer hold N times as many.
-import type { Request, Response } from 'express';
 import type { LongLivedConfig } from '../config/config.ts';
+import type { Call } from './call.ts';
 import { trialNetwork } from './client-address.ts';
 import { ApiError } from './errors.ts';
 
@@ -79,14 +79,17 @@ export function createLongLivedSlots(caps: LongLivedConfig): LongLivedSlots {
 }
 
 /**
- * Holds a slot for this response until it closes. One response holds one slot: an MCP wait's looks at its task
- * (each a `Prefer: wait` on the same response) run within the slot their wait took.
+ * Holds a slot for the call's exchange until it ends. One exchange holds one slot: an MCP wait's reads of its task run
+ * within the slot their wait took.
  */
-export function holdLongLived(slots: LongLivedSlots, req: Request, res: Response, accountId?: string): void {
-  if (res.locals.longLivedSlot === true) return;
+export function holdLongLived(
+  slots: LongLivedSlots,
+  { address, exchange }: Pick<Call, 'address' | 'exchange'>,
+  accountId?: string,
+): void {
+  if (exchange.taken.has('long-lived')) return;
   // Per network as the trial counts (an IPv6 /48): a caller holding a whole /64, or more, is still one holder.
-  const release = slots.take({ accountId, address: trialNetwork(req) });
-  res.locals.longLivedSlot = true;
-  res.once('close', release);
-  if (res.closed) release();
+  const release = slots.take({ accountId, address: trialNetwork(address) });
+  exchange.taken.add('long-lived');
+  exchange.onEnd(release);
 }

@@ -1,7 +1,6 @@
 // The API side of the rate limits: a call counted against its account, and the answer's headers. Headers follow
 // the IETF draft (draft-ietf-httpapi-ratelimit-headers-06, as express-rate-limit's "draft-6"): RateLimit-Limit,
 // -Remaining, -Reset (seconds) and RateLimit-Policy, on every counted response; a refusal adds Retry-After.
-import type { Request, Response } from 'express';
 import type { RateLimitBucket, RateLimiter, RateLimitState } from '../accounts/rate-limiter.ts';
 import { trialNetwork } from './client-address.ts';
 import { ApiError } from './errors.ts';
@@ -36,21 +35,28 @@ const what: Record<RateLimitBucket, string> = {
 export type RateLimitedCaller = { account: { id: string; tier: string | null }; label: 'account' | 'address' };
 
 /** Per IPv6 /48, as trial credits are: one holder of a /48 could otherwise spread its calls over 65,536 /64s. */
-export const keylessCaller = (req: Request): RateLimitedCaller => ({
-  account: { id: `address:${trialNetwork(req)}`, tier: null },
+export const keylessCaller = (address: string): RateLimitedCaller => ({
+  account: { id: `address:${trialNetwork(address)}`, tier: null },
   label: 'address',
 });
 
-/** Counts the request against its caller; a refusal is 429 `rate_limited` with Retry-After. */
+/**
+ * Counts the request against its caller, its state written into `answerHeaders` (the answer's, whatever it is); a
+ * refusal is 429 `rate_limited` with Retry-After.
+ */
 export async function enforceRateLimit(
   limiter: RateLimiter,
   bucket: RateLimitBucket,
   caller: RateLimitedCaller,
-  res: Response,
+  answerHeaders: Record<string, string>,
 ): Promise<void> {
   const state = await limiter.take(bucket, caller.account);
   if (state)
-    answerRateLimit(state, `${what[bucket]} every ${state.windowSeconds} seconds for this ${caller.label}`, res);
+    answerRateLimit(
+      state,
+      `${what[bucket]} every ${state.windowSeconds} seconds for this ${caller.label}`,
+      answerHeaders,
+    );
 }
 
 /**
@@ -60,16 +66,16 @@ export async function enforceRateLimit(
 export async function enforceKeyRateLimit(
   limiter: RateLimiter,
   key: { id: string; rateLimits: readonly { keyId: string; perMinute: number }[] },
-  res: Response,
+  answerHeaders: Record<string, string>,
 ): Promise<void> {
   for (const { keyId, perMinute } of key.rateLimits) {
     const whose = keyId === key.id ? 'this API key' : 'a key above this API key';
-    answerRateLimit(await limiter.takeKey(keyId, perMinute), `generations a minute for ${whose}`, res);
+    answerRateLimit(await limiter.takeKey(keyId, perMinute), `generations a minute for ${whose}`, answerHeaders);
   }
 }
 
-function answerRateLimit(state: RateLimitState, limitText: string, res: Response): void {
-  res.set(headers(state));
+function answerRateLimit(state: RateLimitState, limitText: string, answerHeaders: Record<string, string>): void {
+  Object.assign(answerHeaders, headers(state));
   if (state.allowed) return;
   throw new ApiError(
     'rate_limited',

@@ -17,8 +17,6 @@ import {
   revokeKeyCommand,
   showAccountCommand,
 } from './commands.ts';
-import { cancelTaskCommand } from './cancel-commands.ts';
-import { fundCommand, sendCommand } from './chain-commands.ts';
 import { listDepositsCommand, showDepositCommand } from './deposit-commands.ts';
 import { listPaymentsCommand } from './payment-commands.ts';
 import { listTasksCommand, showTaskCommand } from './task-commands.ts';
@@ -190,12 +188,26 @@ const commands = new Map<string, (context: CommandContext) => Promise<Output>>([
         target,
       ),
   ],
-  ['tasks cancel', ({ prisma, temporal, config, target }) => cancelTaskCommand({ prisma, temporal, config }, target)],
+  // Loaded when run, as replay's: cancelling brings in the payment methods (x402's chain clients), the chain commands
+  // viem; loading them for every command tripled each one's start.
+  [
+    'tasks cancel',
+    async ({ prisma, temporal, config, target }) =>
+      (await import('./cancel-commands.ts')).cancelTaskCommand({ prisma, temporal, config }, target),
+  ],
   ['tasks replay', replayCommand],
-  ['chain fund', ({ config, target, values }) => fundCommand(config.server.dataDir, target, values)],
+  [
+    'chain fund',
+    async ({ config, target, values }) =>
+      (await import('./chain-commands.ts')).fundCommand(config.server.dataDir, target, values),
+  ],
   [
     'chain send',
-    ({ config, values }) => sendCommand(config.server.dataDir, { ...values, fromKey: values['from-key'] }),
+    async ({ config, values }) =>
+      (await import('./chain-commands.ts')).sendCommand(config.server.dataDir, {
+        ...values,
+        fromKey: values['from-key'],
+      }),
   ],
   [
     'status',

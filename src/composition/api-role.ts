@@ -10,6 +10,7 @@ import { databaseProbe, temporalProbe } from '../health.ts';
 import type { Stop } from '../infra/processes/stops.ts';
 import { developmentSecretFile, developmentTokenSecret } from '../accounts/oauth/signing-secret.ts';
 import { connectOptions } from '../use-cases/temporal/connection.ts';
+import { buildApiServices } from './api-services.ts';
 import type { SharedServices } from './shared-services.ts';
 
 /** Serves the API, pushing its stop onto `stops`; returns its banner lines. */
@@ -24,13 +25,12 @@ export async function startApiRole(services: SharedServices, stops: Stop[]): Pro
   // timer that finds its channel closed. The process exit ends it.
   const connection = Connection.lazy(connectOptions(config.temporal));
   const shutdownGate = createShutdownGate();
-  const app = createApp({
+  const { ctx, signingKeys } = buildApiServices({
     config,
     prisma: services.prisma,
     databaseUrl: services.databaseUrl,
     catalog: services.catalog,
     storage: services.storage,
-    providers: services.providers,
     facilitator: services.facilitator,
     temporal: {
       client: new Client({
@@ -40,6 +40,12 @@ export async function startApiRole(services: SharedServices, stops: Stop[]): Pro
       }),
       taskQueue: config.temporal.taskQueue,
     },
+    logger: services.logger,
+  });
+  const app = createApp({
+    ctx,
+    signingKeys,
+    providers: services.providers,
     logger: services.logger,
     health: {
       database: databaseProbe(services.prisma),

@@ -70,6 +70,8 @@ export async function startEmbeddedPostgres(options: {
   password?: string;
   /** The password a data directory made before may still have: replaced by `password`. */
   formerPassword?: string;
+  /** Server settings (`-c name=value`) on top of the defaults: the test suite's throwaway cluster skips fsync. */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedDatabase> {
   const log = options.logger.child({ component: 'postgres' });
   const credentials = { user, password: options.password ?? defaultPassword };
@@ -91,7 +93,7 @@ export async function startEmbeddedPostgres(options: {
   });
   // The package runs initdb; the server runs in a process group of its own (spawnPostgres).
   if (fresh) await postgres.initialise();
-  const server = await spawnPostgres(binaries.postgres, databaseDir, options.port, log);
+  const server = await spawnPostgres(binaries.postgres, databaseDir, options.port, log, options.settings);
   try {
     const ready = untilOutput(server, 'database system is ready to accept connections', {
       timeoutMs: 60_000,
@@ -156,11 +158,20 @@ function postgresUser(): { uid?: number; gid?: number } {
  * ended, the data is consistent; SIGKILL to its group if it hangs), on an exit that skipped that, and the watchdog
  * if we die first.
  */
-async function spawnPostgres(binary: string, databaseDir: string, port: number, log: Logger) {
+async function spawnPostgres(
+  binary: string,
+  databaseDir: string,
+  port: number,
+  log: Logger,
+  settings: Record<string, string> = {},
+) {
   const server = await startSupervised({
     name: 'postgres',
     command: binary,
-    args: ['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'],
+    args: [
+      ...['-D', databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1'],
+      ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    ],
     ...postgresUser(),
     // Its readiness is read from its log, which must be in English.
     env: { ...process.env, LC_MESSAGES: 'C' },

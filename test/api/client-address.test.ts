@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { expect, it } from 'vitest';
-import { clientAddress, trialNetwork } from '../../src/api/client-address.ts';
+import { callerAddress, clientAddress, trialNetwork } from '../../src/api/client-address.ts';
 
 const request = (ip: string) => ({ ip, socket: {} }) as unknown as Request;
 
@@ -14,6 +14,6 @@ it.each([
   ['2001:db8::1', '2001:db8:0:0::/64', '2001:db8:0::/48'],
   ['::1', '0:0:0:0::/64', '0:0:0::/48'],
 ])('%s counts as %s for the registration cap and as %s for the trial', (ip, address, network) => {
-  expect(clientAddress(request(ip))).toBe(address);
-  expect(trialNetwork(request(ip))).toBe(network);
+  expect(clientAddress(callerAddress(request(ip)))).toBe(address);
+  expect(trialNetwork(callerAddress(request(ip)))).toBe(network);
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { Client, Connection } from '@temporalio/client';
 import { createApp, type AppDeps } from '../../src/app.ts';
+import { buildApiServices, type ApiServiceDeps } from '../../src/composition/api-services.ts';
 import type { Config } from '../../src/config/config.ts';
 import { loadCatalog } from '../../src/catalog/catalog.ts';
 import { createLocalStorage } from '../../src/storage/local-storage.ts';
@@ -22,11 +23,12 @@ export interface TestApp {
 }
 
 /** `database`: the client the app queries and the URL its event feed listens on (TestDatabase has both). */
-export type TestAppDeps = Omit<Partial<AppDeps>, 'config' | 'prisma' | 'databaseUrl'> & {
-  database: Pick<TestDatabase, 'prisma' | 'url'>;
-  config?: ConfigOverrides;
-  port?: number;
-};
+export type TestAppDeps = Pick<Partial<AppDeps>, 'endpoints' | 'health' | 'shutdownGate' | 'providers' | 'logger'> &
+  Omit<Partial<ApiServiceDeps>, 'config' | 'prisma' | 'databaseUrl'> & {
+    database: Pick<TestDatabase, 'prisma' | 'url'>;
+    config?: ConfigOverrides;
+    port?: number;
+  };
 
 /** Where the test app's local storage keeps its files (its /files/ links serve them). */
 export const testFilesDir = join(tmpdir(), 'gateway-test-files');
@@ -43,18 +45,25 @@ const unusedTemporal = () => ({
 
 export async function startTestApp({ config, port = 0, database, ...deps }: TestAppDeps): Promise<TestApp> {
   const appConfig = testConfig(config ?? {});
-  const app = createApp({
+  const services = buildApiServices({
     config: appConfig,
     prisma: database.prisma,
     databaseUrl: database.url,
-    providers: createProviders(appConfig),
-    facilitator: configuredFacilitator(appConfig),
-    logger: testLogger,
-    health: {},
-    catalog: loadCatalog(),
-    storage: testStorage(),
-    temporal: unusedTemporal(),
-    ...deps,
+    facilitator: deps.facilitator ?? configuredFacilitator(appConfig),
+    logger: deps.logger ?? testLogger,
+    catalog: deps.catalog ?? loadCatalog(),
+    storage: deps.storage ?? testStorage(),
+    temporal: deps.temporal ?? unusedTemporal(),
+    clientMetadata: deps.clientMetadata,
+    paymentMethods: deps.paymentMethods,
+  });
+  const app = createApp({
+    ...services,
+    providers: deps.providers ?? createProviders(appConfig),
+    logger: deps.logger ?? testLogger,
+    health: deps.health ?? {},
+    endpoints: deps.endpoints,
+    shutdownGate: deps.shutdownGate,
   });
   const server = createServer(app);
   const { url } = await listenLocally(server, port);

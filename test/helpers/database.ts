@@ -1,4 +1,5 @@
-// A fresh, migrated database per test file, inside the run's embedded PostgreSQL.
+// A fresh, migrated database per test file, inside the run's embedded PostgreSQL: a copy of the run's migrated
+// template (test/global-setup.ts), which takes a fraction of the time of applying every migration again.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
@@ -23,24 +24,29 @@ async function adminQuery(sql: string): Promise<void> {
 }
 
 /** An empty database (no migrations): for tests of the migration runner itself. */
-export async function createEmptyDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+export function createEmptyDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  return createDatabase();
+}
+
+async function createDatabase(template?: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `test_${randomBytes(6).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE "${name}"`);
+  await adminQuery(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   const url = new URL(inject('databaseAdminUrl'));
   url.pathname = `/${name}`;
   return { name, url: url.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const empty = await createEmptyDatabase();
-  await applyMigrations(empty.url);
-  const prisma = createPrisma(empty.url);
+  const migrated = await createDatabase(inject('databaseTemplate'));
+  // Finds every migration applied (and would apply one the template lacked).
+  await applyMigrations(migrated.url);
+  const prisma = createPrisma(migrated.url);
   return {
-    ...empty,
+    ...migrated,
     prisma,
     async drop() {
       await prisma.$disconnect();
-      await empty.drop();
+      await migrated.drop();
     },
   };
 }

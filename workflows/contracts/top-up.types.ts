@@ -11,3 +11,6 @@ export type TopUpResult =
   | { outcome: 'failed'; reason: string };
 
 export const topUpWorkflowId = (topUpId: string) => `topup:${topUpId}`;
+
+/** The workflow's signature, as the client side starts and awaits it (never the body itself). */
+export type TopUpWorkflow = (input: TopUpInput) => Promise<TopUpResult>;

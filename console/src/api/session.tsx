@@ -1,10 +1,12 @@
-// The signed-in key and its client, shared by every page through React context.
+// The signed-in key, its client and its queries, shared by every page through React context.
 import { createContext, useContext } from 'react';
 import type { KeyKind } from '../auth/key-store';
-import type { ApiClient } from './client';
+import type { ApiClient, ApiQueries } from './client';
 
 export interface Session {
   client: ApiClient;
+  /** The client's queries: `api.useQuery('get', '/keys')`, keyed by the path and its parameters. */
+  api: ApiQueries;
   kind: KeyKind;
 }
 

@@ -1,9 +1,10 @@
-// The account's event stream (GET /events) keeps every page current: a task's event refreshes the lists, the task,
-// the balance, the usage, the keys' budgets and the webhook deliveries it changes. Answers whether the stream is
-// open, for the "Live" mark.
+// The account's event stream (GET /events) keeps every page current: a task's event refreshes every query of the API
+// (the lists, the task, the balance, the usage, the keys' budgets, the webhook deliveries, and those of pages added
+// later), their keys being their paths. Answers whether the stream is open, for the "Live" mark.
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { followEvents } from './event-stream';
+import { invalidateApi } from './query-keys';
 import { useSession } from './session';
 
 const refreshDelayMs = 300;
@@ -20,8 +21,7 @@ export function useLiveUpdates(): boolean {
     const refreshSoon = () => {
       refresh ??= setTimeout(() => {
         refresh = undefined;
-        for (const queryKey of [['generations'], ['task'], ['balance'], ['usage'], ['keys'], ['webhook-deliveries']])
-          void queryClient.invalidateQueries({ queryKey });
+        void invalidateApi(queryClient);
       }, refreshDelayMs);
     };
     const open = async (lastEventId: string | undefined, signal: AbortSignal) => {

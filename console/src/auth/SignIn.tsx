@@ -1,7 +1,9 @@
 // The sign-in screen: the key is checked against the API before it is kept.
-import { type FormEvent, useId, useState } from 'react';
+import { type FormEvent, useState } from 'react';
 import { apiClient, errorMessage } from '../api/client';
+import { Field } from '../ui/Field';
 import { keyKind } from './key-store';
+import './sign-in.css';
 
 interface Props {
   onSignedIn: (key: string, remember: boolean) => void;
@@ -21,7 +23,6 @@ export function SignIn({ onSignedIn, purpose }: Props) {
   const [remember, setRemember] = useState(false);
   const [problem, setProblem] = useState<string>();
   const [checking, setChecking] = useState(false);
-  const problemId = useId();
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -45,28 +46,24 @@ export function SignIn({ onSignedIn, purpose }: Props) {
         <h1>Generation Gateway</h1>
         {purpose && <p>{purpose}</p>}
         <p className="muted">Sign in with an API key (sk_…, vega_… or rf_…).</p>
-        <label htmlFor="api-key">API key</label>
-        <input
-          id="api-key"
-          name="api-key"
-          type="password"
-          autoComplete="off"
-          spellCheck={false}
-          required
-          value={key}
-          onChange={(event) => setKey(event.target.value)}
-          aria-invalid={problem ? true : undefined}
-          aria-describedby={problem ? problemId : undefined}
-        />
+        <Field label="API key" error={problem}>
+          {(control) => (
+            <input
+              {...control}
+              name="api-key"
+              type="password"
+              autoComplete="off"
+              spellCheck={false}
+              required
+              value={key}
+              onChange={(event) => setKey(event.target.value)}
+            />
+          )}
+        </Field>
         <label className="checkbox">
           <input type="checkbox" checked={remember} onChange={(event) => setRemember(event.target.checked)} />
           Remember on this device
         </label>
-        {problem && (
-          <p id={problemId} role="alert" className="error">
-            {problem}
-          </p>
-        )}
         <button type="submit" disabled={checking}>
           {checking ? 'Signing in…' : 'Sign in'}
         </button>

@@ -3,6 +3,7 @@ import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatUsd } from '../format';
+import './charts.css';
 
 function chartOptions(width: number): uPlot.Options {
   const accent = getComputedStyle(document.documentElement).getPropertyValue('--accent').trim() || '#3b6ea8';

@@ -10,6 +10,7 @@ import { Playground } from '../pages/playground/Playground';
 import { TaskPage } from '../pages/task/TaskPage';
 import { Usage } from '../pages/usage/Usage';
 import { Webhooks } from '../pages/webhooks/Webhooks';
+import './shell.css';
 
 interface Page {
   path: string;

@@ -1,6 +1,7 @@
 // A GLB output in <model-viewer> (Google's web component: orbit, zoom, one shared WebGL context for the page). Its
 // code, three.js with it, loads only when a 3D output is shown, so the first page stays light.
 import { useEffect, useRef, useState } from 'react';
+import './tasks.css';
 
 type ViewerError = CustomEvent<{ type?: string; sourceError?: { message?: string } }>;
 

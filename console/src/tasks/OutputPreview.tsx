@@ -8,13 +8,14 @@ type Task = components['schemas']['GenerationStatusResponse'];
 
 function TextExcerpt({ url, length }: { url: string; length: number }) {
   const text = useQuery({
-    queryKey: ['output-text', url],
+    // Keyed by the file's URL (not an API path: the account's events leave it be, and an output never changes).
+    queryKey: [url],
     queryFn: async () => {
       const response = await fetch(url);
       if (!response.ok) throw new Error(`${response.status}`);
       return response.text();
     },
-    staleTime: Infinity,
+    staleTime: 'static',
   });
   const shown = text.data && (text.data.length > length ? `${text.data.slice(0, length)}…` : text.data);
   return <p className="excerpt">{shown ?? (text.isError ? 'The text could not be loaded.' : '…')}</p>;

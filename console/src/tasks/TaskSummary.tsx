@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import type { components } from '../api/schema';
 import { formatTime, formatUsd } from '../format';
 import { OutputPreview } from './OutputPreview';
+import './tasks.css';
 
 export type Task = components['schemas']['GenerationStatusResponse'];
 

@@ -6,7 +6,6 @@ import { formatUsd } from '../../domain/money.ts';
 import type { ApiContext, PaymentProbe } from '../endpoint.ts';
 import type { ErrorCode } from '../errors.ts';
 import { knownApiError } from '../middleware/errors.ts';
-import { publicBase } from '../public-origin.ts';
 
 /** The refusals of a request's shape: its body invalid, not JSON, or of another content type. */
 const inputRefusals = new Set<ErrorCode>(['validation_error', 'invalid_json', 'unsupported_media_type']);
@@ -27,13 +26,13 @@ function probeMessage(refusal: string, example: PaymentRequiredError): string {
  * prices instead (none: the refusal stands).
  */
 export function examplePaymentProbe(example: (ctx: ApiContext) => unknown): PaymentProbe {
-  return async (refusal, { endpoint, ctx, req, res }) => {
+  return async (refusal, { endpoint, ctx, call }) => {
     const refused = knownApiError(refusal);
     // With a payment the caller means to pay for this very request: its refusal stands (400), nothing is charged.
     if (
       !refused ||
       !inputRefusals.has(refused.code) ||
-      ctx.payments.carriesPayment(req.headers) ||
+      ctx.payments.carriesPayment(call.headers) ||
       !endpoint.handleUnpaid
     )
       throw refusal;
@@ -46,9 +45,8 @@ export function examplePaymentProbe(example: (ctx: ApiContext) => unknown): Paym
       params: {},
       headers: {},
       ctx,
-      req,
-      res,
-      base: publicBase(ctx.config.server, req),
+      call,
+      base: call.base,
     };
     const asked = await Promise.resolve(endpoint.handleUnpaid(unpaid)).then(
       () => new Error(`${endpoint.operationId} admitted its payment probe's example without a payment`),

@@ -2,10 +2,10 @@
 // HTTP 401 with the Protected Resource Metadata's address (RFC 9728 §5.1), so a host starts OAuth; an OAuth access
 // token that no longer holds answers 401 `invalid_token`, so it refreshes. API keys and keyless calls (tools/list,
 // list_models, register_agent, and the paid tools, generate and top_up, where x402 is on) pass as before.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import { looksLikeAccessToken } from '../../accounts/oauth/access-tokens.ts';
-import { keylessPaymentOffered } from '../../payments/methods/registered.ts';
 import { authenticateAccessToken, bearerToken } from '../auth.ts';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
 import { answeringOperations, type ToolDefinition } from './tools.ts';
@@ -13,15 +13,10 @@ import { answeringOperations, type ToolDefinition } from './tools.ts';
 const accountKindLocal = 'mcpAccountKind';
 
 /** The bearer token of a well-formed Authorization header. */
-export const bearerOf = (req: Request) => bearerToken(req) ?? undefined;
+export const bearerOf = (headers: IncomingHttpHeaders) => bearerToken(headers) ?? undefined;
 
-/** The caller's account kind where a credential says it: an OAuth grant's account, or an API key's prefix. */
-export function callerKind(req: Request, res: Response): AccountKind | undefined {
-  const granted = res.locals[accountKindLocal] as AccountKind | undefined;
-  if (granted) return granted;
-  const bearer = bearerOf(req);
-  return bearer === undefined ? undefined : bearer.startsWith('rf_') ? 'agent' : 'developer';
-}
+/** The account kind of the OAuth grant the POST's access token names, once checked here. */
+export const grantedKind = (res: Response) => res.locals[accountKindLocal] as AccountKind | undefined;
 
 interface JsonRpcMessage {
   method?: unknown;
@@ -32,7 +27,7 @@ interface JsonRpcMessage {
 const answersKeyless = (endpoint: Endpoint | undefined, ctx: ApiContext) =>
   !endpoint ||
   endpoint.auth === 'none' ||
-  (endpoint.auth === 'any_or_keyless_payment' && keylessPaymentOffered(ctx.config));
+  (endpoint.auth === 'any_or_keyless_payment' && ctx.payments.takesKeyless(ctx.config));
 
 /**
  * Whether a message can only be answered for an account: a task's methods, a call made as a task (read later with
@@ -76,7 +71,7 @@ export function mcpCredentials(ctx: ApiContext, tools: Map<string, ToolDefinitio
   const call = { ctx, tools, endpoints };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const bearer = bearerOf(req);
+      const bearer = bearerOf(req.headers);
       if (bearer !== undefined && looksLikeAccessToken(bearer)) {
         const result = await authenticateAccessToken(ctx.prisma, ctx.oauth, bearer);
         if (!result.ok)

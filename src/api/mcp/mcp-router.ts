@@ -9,6 +9,7 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } fr
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
+import { toolCallContext } from './mcp-call.ts';
 import { mcpCredentials } from './mcp-credentials.ts';
 import { createTask, serveTasks, taskCapabilities } from './mcp-tasks.ts';
 import { toolOutputSchema } from './output-schemas.ts';
@@ -47,7 +48,7 @@ function mcpServerFor(
   res: Response,
 ): Server {
   const server = new Server(mcpServerInfo, { capabilities: { tools: {}, tasks: taskCapabilities }, instructions });
-  const call = { endpoints, ctx, req, res };
+  const call = toolCallContext(endpoints, ctx, req, res);
   serveTasks(server, call);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => {

@@ -16,18 +16,11 @@ import {
 import { cancelledError } from '../../../workflows/contracts/generation.types.ts';
 import { hasEnded } from '../../domain/values.ts';
 import { knownApiError } from '../middleware/errors.ts';
-import { shutdownSignal } from '../shutdown-gate.ts';
 import { maxWaitSeconds, type ToolDefinition } from './tools.ts';
 import { bearerOf } from './mcp-credentials.ts';
-import {
-  answerResult,
-  type Extra,
-  follow,
-  holdWaitSlot,
-  run,
-  type TaskBody,
-  type ToolCallContext,
-} from './tool-calls.ts';
+import { holdWaitSlot, run, type ToolCallContext } from './mcp-call.ts';
+import { type Extra, follow, type TaskBody } from './task-follow.ts';
+import { answerResult } from './tool-calls.ts';
 
 /** What the server says it does with tasks: tools/call as a task, list and cancel. */
 export const taskCapabilities = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
@@ -112,7 +105,7 @@ async function answering<T>(step: () => Promise<T>): Promise<T> {
 
 /** Only a key reads a task later: a keyless (x402) call is paid and answered as an ordinary call. */
 function requireKey(call: ToolCallContext): void {
-  if (!bearerOf(call.req)) {
+  if (!bearerOf(call.headers)) {
     throw new TaskRequestError(
       ErrorCode.InvalidRequest,
       'A task needs an API key (Authorization: Bearer), which tasks/get and tasks/result are read with; without one, call generate without `task` (x402 pays that call).',
@@ -146,19 +139,18 @@ export function serveTasks(server: Server, call: ToolCallContext): void {
       return taskOf(call, await readGeneration(call, params.taskId));
     }),
   );
-  // Held until the generation ends (a look at most every few seconds, progress reported), then its tool result.
+  // Held until the generation ends (read once per event of its, progress reported), then its tool result.
   server.setRequestHandler(GetTaskPayloadRequestSchema, ({ params }, extra: Extra) =>
     answering(async () => {
       requireKey(call);
       await holdWaitSlot(call);
-      const shutdown = shutdownSignal(call.res);
       const reported = { percent: -1 };
-      let answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req, reported);
+      let answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.headers, reported);
       while (!hasEnded((answer.body as Generation).status)) {
         // The task runs on; a client that asks again (this process or another) gets its result.
-        if (extra.signal.aborted || shutdown?.aborted)
+        if (extra.signal.aborted || call.exchange.signal.aborted)
           throw new TaskRequestError(ErrorCode.InternalError, 'The server is shutting down: ask for the result again.');
-        answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.req, reported);
+        answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.headers, reported);
       }
       const generation = answer.body as Generation;
       const result = await answerResult(call, generation);

@@ -17,7 +17,7 @@ import { ModelsQuerySchema } from '../resources/models/models.schemas.ts';
 import { TopUpRequestSchema } from '../resources/top-ups/top-ups.schemas.ts';
 import { UsageQuerySchema } from '../resources/usage/usage.schemas.ts';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { type Endpoint, type RawRequest, takesKeylessPayment } from '../endpoint.ts';
+import { type Endpoint, takesKeylessPayment } from '../endpoint.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import type { Config } from '../../config/config.ts';
 
@@ -39,6 +39,15 @@ const waitSeconds = z
 
 const taskId = z.string().min(1).max(100).describe('The task id (`gen_…`) that generate answered');
 
+/** A tool's request of its endpoint: the parts its arguments make, the headers by their declared names. */
+export interface ToolRequest {
+  body?: unknown;
+  query?: unknown;
+  params?: unknown;
+  headers?: Record<string, string | undefined>;
+  hasBody?: boolean;
+}
+
 export interface ToolDefinition {
   name: string;
   title: string;
@@ -50,7 +59,7 @@ export interface ToolDefinition {
   operationId: string | { agent: string; other: string };
   input: z.ZodObject;
   /** The endpoint's request parts from the tool's arguments. */
-  request(args: Record<string, unknown>): Partial<RawRequest>;
+  request(args: Record<string, unknown>): ToolRequest;
   /** The task a waiting tool follows until it ends (generate, get_generation). */
   follows?: true;
   /**

@@ -11,7 +11,7 @@ const jsonTypes = ['application/json', 'application/*+json'];
 const requireJsonContentType =
   (rawBodyPaths: string[]): RequestHandler =>
   (req, _res, next) => {
-    if (hasBody(req) && !rawBodyPaths.includes(req.path) && !req.is(jsonTypes)) {
+    if (hasBody(req.headers) && !rawBodyPaths.includes(req.path) && !req.is(jsonTypes)) {
       throw new ApiError(
         'unsupported_media_type',
         `Content-Type must be application/json, got ${req.headers['content-type'] ?? 'none'}.`,

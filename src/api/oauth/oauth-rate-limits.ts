@@ -4,7 +4,7 @@
 // request (an unknown client id, a registration) counts per address, so made-up client ids buy no fresh counts.
 import type { Request } from 'express';
 import type { OAuthConfig } from '../../config/config.ts';
-import { trialNetwork } from '../client-address.ts';
+import { callerAddress, trialNetwork } from '../client-address.ts';
 import type { OAuthSite } from './oauth-site.ts';
 
 const windowMs = 15 * 60_000;
@@ -20,7 +20,7 @@ export function oauthRateLimit(site: OAuthSite, config: Pick<OAuthConfig, 'reque
   return {
     windowMs,
     async keyGenerator(req: Request) {
-      const address = trialNetwork(req);
+      const address = trialNetwork(callerAddress(req));
       const clientId = clientIdOf(req);
       if (clientId === undefined || !(await site.clients.isKnown(clientId))) return `address:${address}`;
       countedPerClient.add(req);
@@ -36,6 +36,6 @@ export function oauthRateLimit(site: OAuthSite, config: Pick<OAuthConfig, 'reque
 export const registrationRateLimit = (config: Pick<OAuthConfig, 'requestsPerAddress'>) => ({
   windowMs,
   limit: config.requestsPerAddress,
-  keyGenerator: (req: Request) => `address:${trialNetwork(req)}`,
+  keyGenerator: (req: Request) => `address:${trialNetwork(callerAddress(req))}`,
   validate: { trustProxy: false, xForwardedForHeader: false, keyGeneratorIpFallback: false },
 });

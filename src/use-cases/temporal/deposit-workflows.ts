@@ -1,11 +1,5 @@
 // The api's side of the deposit workflow: start or join the one workflow of a transaction, and wait a bounded time.
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  type Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-} from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, type Client, WorkflowFailedError } from '@temporalio/client';
 import {
   type DepositInput,
   type DepositResult,
@@ -16,32 +10,27 @@ import {
 } from '../../../workflows/contracts/deposit.types.ts';
 import { depositChain, depositStatus } from '../../../workflows/contracts/search-attributes.ts';
 import type { DepositRef } from '../../deposits/deposits.ts';
+import { resultWithin, startOrJoin } from './start-or-join.ts';
 
 export const depositWorkflowId = ({ chain, txHash }: DepositRef) => `deposit:${chain}:${txHash}`;
 
 type ReusePolicy = 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE';
 
 /** Starts a run (or joins the running one); false when a closed run's outcome stands under this reuse policy. */
-async function start(temporal: { client: Client; taskQueue: string }, input: DepositInput, reuse: ReusePolicy) {
-  try {
-    await temporal.client.workflow.start<DepositWorkflow>('depositWorkflow', {
-      workflowId: depositWorkflowId(input),
-      taskQueue: temporal.taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: reuse,
-      // For the Web UI's filters; the workflow adds the account and keeps the status current.
-      typedSearchAttributes: [
-        { key: depositChain, value: input.chain },
-        { key: depositStatus, value: 'inspecting' },
-      ],
-      staticSummary: `USDC deposit on ${input.chain} · tx ${input.txHash}${input.recheck ? ' (looked up again)' : ''}`,
-    });
-    return true;
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return false;
-  }
+function start(temporal: { client: Client; taskQueue: string }, input: DepositInput, reuse: ReusePolicy) {
+  return startOrJoin<DepositWorkflow>(temporal.client, 'depositWorkflow', {
+    workflowId: depositWorkflowId(input),
+    taskQueue: temporal.taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: reuse,
+    // For the Web UI's filters; the workflow adds the account and keeps the status current.
+    typedSearchAttributes: [
+      { key: depositChain, value: input.chain },
+      { key: depositStatus, value: 'inspecting' },
+    ],
+    staticSummary: `USDC deposit on ${input.chain} · tx ${input.txHash}${input.recheck ? ' (looked up again)' : ''}`,
+  });
 }
 
 /** Whether the closed run refused the hash for a reason time may undo: never seen, or dropped by a reorganisation. */
@@ -104,22 +93,13 @@ export async function claimDepositWorkflow(
   waitMs: number,
 ): Promise<DepositProgress> {
   const workflowId = await startDepositWorkflow(temporal, input);
-  const handle = temporal.client.workflow.getHandle<DepositWorkflow>(workflowId);
-  const controller = new AbortController();
-  // Settles either way, so the long poll aborted after a timeout leaves no rejection behind.
-  const ended = temporal.client
-    .withAbortSignal(controller.signal, () => handle.result())
-    .then(
-      (result) => ({ result }),
-      (error: unknown) => ({ error }),
-    );
-  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), waitMs).unref());
-  const first = await Promise.race([ended, timeout]).finally(() => controller.abort());
-  if (first && 'result' in first) return { status: 'ended', result: first.result };
-  if (first) {
-    const { error } = first;
+  try {
+    const ended = await resultWithin<DepositResult>(temporal.client, workflowId, waitMs);
+    if (ended) return { status: 'ended', result: ended.result };
+  } catch (error) {
     if (error instanceof WorkflowFailedError) return { status: 'failed', why: whyFailed(error) };
     throw error;
   }
+  const handle = temporal.client.workflow.getHandle<DepositWorkflow>(workflowId);
   return { status: 'running', state: await handle.query(depositStateQuery) };
 }

@@ -28,6 +28,7 @@ import { paymentMethods, type PaymentMethods } from '../../payments/methods/regi
 import { isTemporalUnreachable, isWorkflowBusy } from './unreachable.ts';
 import { deadline } from '../../net/deadline.ts';
 import { watchClosed } from './closed-watch.ts';
+import { startOrJoinWithUpdate } from './start-or-join.ts';
 
 export { cancelledError };
 
@@ -106,12 +107,8 @@ export async function executeAdmitUpdate(
     workflowIdReusePolicy: 'ALLOW_DUPLICATE',
   });
   try {
-    return await temporal.client.withDeadline(Date.now() + admissionWaitMs, () =>
-      temporal.client.workflow.executeUpdateWithStart(admitUpdate, {
-        args: [{ requestHash: input.requestHash }],
-        startWorkflowOperation: start,
-      }),
-    );
+    const args: [{ requestHash: string }] = [{ requestHash: input.requestHash }];
+    return await startOrJoinWithUpdate(temporal.client, admitUpdate, args, start, admissionWaitMs);
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError || isTemporalUnreachable(error) || isWorkflowBusy(error))
       return { outcome: 'unavailable' };

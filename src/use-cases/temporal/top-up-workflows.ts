@@ -1,7 +1,8 @@
 // The api's and the reconciler's side of a top-up's workflow (`topup:<id>`): start it, or join the one that runs.
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { X402TopUp } from '../../generated/prisma/client.ts';
-import { topUpWorkflowId } from '../../../workflows/contracts/top-up.types.ts';
+import { type TopUpWorkflow, topUpWorkflowId } from '../../../workflows/contracts/top-up.types.ts';
+import { startOrJoin } from './start-or-join.ts';
 
 /**
  * Starts the top-up's workflow unless one runs. `ALLOW_DUPLICATE_FAILED_ONLY`: the api's, a run that settled or
@@ -14,17 +15,13 @@ export async function startTopUpWorkflow(
   reuse: 'ALLOW_DUPLICATE_FAILED_ONLY' | 'ALLOW_DUPLICATE',
 ): Promise<string> {
   const workflowId = topUpWorkflowId(topUp.id);
-  try {
-    await temporal.client.workflow.start('topUpWorkflow', {
-      workflowId,
-      taskQueue: temporal.taskQueue,
-      args: [{ topUpId: topUp.id }],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: reuse,
-      staticSummary: `x402 top-up of ${topUp.accountId} by ${topUp.payer} on ${topUp.network}`,
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
+  await startOrJoin<TopUpWorkflow>(temporal.client, 'topUpWorkflow', {
+    workflowId,
+    taskQueue: temporal.taskQueue,
+    args: [{ topUpId: topUp.id }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: reuse,
+    staticSummary: `x402 top-up of ${topUp.accountId} by ${topUp.payer} on ${topUp.network}`,
+  });
   return workflowId;
 }

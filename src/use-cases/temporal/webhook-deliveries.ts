@@ -1,5 +1,5 @@
 // Starting webhook deliveries from outside a workflow: the notify activity, and operators' redeliveries.
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type {
   WebhookDeliveryInput,
   WebhookDeliveryWorkflow,
@@ -11,6 +11,7 @@ import {
   deliveryWorkflowId,
   type WebhookEventInput,
 } from '../../webhooks/messages.ts';
+import { startOrJoin } from './start-or-join.ts';
 
 export type DeliveryStart = 'started' | 'running' | 'ended';
 
@@ -26,19 +27,15 @@ export async function startWebhookDelivery(
   mode: 'once' | 'again',
 ): Promise<DeliveryStart> {
   const workflowId = deliveryWorkflowId(input.messageId, input.url);
-  try {
-    await client.workflow.start<WebhookDeliveryWorkflow>('webhookDeliveryWorkflow', {
-      workflowId,
-      taskQueue,
-      args: [input],
-      workflowIdConflictPolicy: mode === 'once' ? 'USE_EXISTING' : 'FAIL',
-      workflowIdReusePolicy: mode === 'once' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
-    });
-    return 'started';
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    return mode === 'once' ? 'ended' : 'running';
-  }
+  const started = await startOrJoin<WebhookDeliveryWorkflow>(client, 'webhookDeliveryWorkflow', {
+    workflowId,
+    taskQueue,
+    args: [input],
+    workflowIdConflictPolicy: mode === 'once' ? 'USE_EXISTING' : 'FAIL',
+    workflowIdReusePolicy: mode === 'once' ? 'REJECT_DUPLICATE' : 'ALLOW_DUPLICATE',
+  });
+  if (started) return 'started';
+  return mode === 'once' ? 'ended' : 'running';
 }
 
 /**

@@ -11,6 +11,7 @@ import type { Signers } from '../../payments/receipts/receipts.ts';
 import type { TopUpResult } from '../../../workflows/contracts/top-up.types.ts';
 import type { TemporalDeps } from '../temporal/generation-workflows.ts';
 import { DomainError } from '../../domain/errors.ts';
+import { resultWithin } from '../temporal/start-or-join.ts';
 import { startTopUpWorkflow } from '../temporal/top-up-workflows.ts';
 
 export interface TopUpDeps {
@@ -37,15 +38,9 @@ const settleWaitMs = 30_000;
 
 async function settled(temporal: TemporalDeps, topUp: TopUpRow): Promise<TopUpResult | null> {
   const workflowId = await startTopUpWorkflow(temporal, topUp, 'ALLOW_DUPLICATE_FAILED_ONLY');
-  const handle = temporal.client.workflow.getHandle(workflowId);
-  // The long poll is cut when the wait is up: the workflow goes on, a retry of the payment joins it.
-  const controller = new AbortController();
-  const ended = temporal.client.withAbortSignal(controller.signal, () => handle.result() as Promise<TopUpResult>);
-  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), settleWaitMs).unref());
-  return Promise.race([ended, timeout]).finally(() => {
-    controller.abort();
-    ended.catch(() => undefined);
-  });
+  // Past the wait the workflow goes on: a retry of the payment joins it.
+  const ended = await resultWithin<TopUpResult>(temporal.client, workflowId, settleWaitMs);
+  return ended?.result ?? null;
 }
 
 /** The top-up the request's payment makes, settled and credited (or still settling); a 402 without a payment. */

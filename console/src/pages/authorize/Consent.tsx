@@ -2,7 +2,7 @@
 // asks, for what, and where the answer goes; what the grant may spend (a budget and window, models, an expiry); Allow or
 // Deny, then the browser goes where the answer says: the application with its code (or, on a loopback redirect,
 // `access_denied`), else the gateway's own /oauth/ended page. Outside the shell's navigation.
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useId, useState } from 'react';
 import { useSearch } from 'wouter';
 import { dataOf } from '../../api/answer';
@@ -10,7 +10,10 @@ import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { useCurrentKey } from '../../api/use-current-key';
 import { useModels } from '../../catalog/use-models';
-import { ChoiceList, UsdField, WindowField } from '../keys/PolicyFields';
+import { ErrorLine } from '../../ui/ErrorLine';
+import { Field } from '../../ui/Field';
+import { Loading } from '../../ui/Loading';
+import { ChoiceList, UsdField, WindowField } from '../../key-policy/PolicyFields';
 import {
   type ConsentAnswer,
   type ConsentDraft,
@@ -19,8 +22,10 @@ import {
   expiries,
   grantAnswer,
 } from './consent-draft';
+import './consent.css';
 
 type KeyScope = components['schemas']['KeyScope'];
+type ConsentRequest = components['schemas']['OAuthConsentRequest'];
 
 const scopeMeanings: Record<KeyScope, string> = {
   generate: 'start and cancel generations, paid from your balance',
@@ -29,15 +34,12 @@ const scopeMeanings: Record<KeyScope, string> = {
 };
 
 function useConsentRequest(request: string) {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['oauth-consent', request],
-    queryFn: async () => dataOf(await client.GET('/oauth/consent', { params: { query: { request } } })),
-    enabled: request !== '',
-    retry: false,
-    staleTime: Infinity,
-    refetchOnWindowFocus: false,
-  });
+  return useSession().api.useQuery(
+    'get',
+    '/oauth/consent',
+    { params: { query: { request } } },
+    { enabled: request !== '', retry: false, staleTime: 'static', refetchOnWindowFocus: false },
+  );
 }
 
 function useAnswer(request: string) {
@@ -81,14 +83,8 @@ function ConsentCard({
   );
 }
 
-function ConsentForm({ request, asked }: { request: string; asked: components['schemas']['OAuthConsentRequest'] }) {
-  const id = useId();
-  const models = useModels().data ?? [];
-  const [draft, setDraft] = useState<ConsentDraft>(defaultConsentDraft);
-  const answer = useAnswer(request);
-  const set = (change: Partial<ConsentDraft>) => setDraft({ ...draft, ...change });
-  const destination = destinationOf(asked.redirect_uri);
-  const busy = answer.isPending || answer.isSuccess;
+/** Who asks, for what, and where the answer goes. */
+function Asked({ asked, destination }: { asked: ConsentRequest; destination: string }) {
   return (
     <>
       <p>
@@ -117,6 +113,53 @@ function ConsentForm({ request, asked }: { request: string; asked: components['s
         The name is the one the application gave itself: allow only if you started this from it. The grant is a key you
         can revoke at any time on the Keys page.
       </p>
+    </>
+  );
+}
+
+/** What the grant may spend: a budget and its window, an expiry, the models allowed. */
+function GrantLimits({ draft, set }: { draft: ConsentDraft; set: (change: Partial<ConsentDraft>) => void }) {
+  const models = useModels().data ?? [];
+  return (
+    <fieldset>
+      <legend>What it may spend</legend>
+      <div className="options">
+        <UsdField label="Budget (USD)" value={draft.budget} onChange={(budget) => set({ budget })} />
+        <WindowField label="Budget window" value={draft.window} onChange={(window) => set({ window })} />
+        <Field label="Expires">
+          {(control) => (
+            <select
+              {...control}
+              value={draft.expiresInDays}
+              onChange={(event) => set({ expiresInDays: event.target.value })}
+            >
+              {expiries.map((expiry) => (
+                <option key={expiry.days} value={expiry.days}>
+                  {expiry.label}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <ChoiceList
+        label="Models allowed (none chosen: any)"
+        options={models.map((model) => model.id)}
+        value={draft.models}
+        onChange={(chosen) => set({ models: chosen })}
+      />
+    </fieldset>
+  );
+}
+
+function ConsentForm({ request, asked }: { request: string; asked: ConsentRequest }) {
+  const [draft, setDraft] = useState<ConsentDraft>(defaultConsentDraft);
+  const answer = useAnswer(request);
+  const destination = destinationOf(asked.redirect_uri);
+  const busy = answer.isPending || answer.isSuccess;
+  return (
+    <>
+      <Asked asked={asked} destination={destination} />
       <form
         className="consent-form"
         onSubmit={(event) => {
@@ -124,49 +167,8 @@ function ConsentForm({ request, asked }: { request: string; asked: components['s
           answer.mutate(grantAnswer(draft));
         }}
       >
-        <fieldset>
-          <legend>What it may spend</legend>
-          <div className="options">
-            <UsdField
-              id={`${id}-budget`}
-              label="Budget (USD)"
-              value={draft.budget}
-              onChange={(budget) => set({ budget })}
-            />
-            <WindowField
-              id={`${id}-window`}
-              label="Budget window"
-              value={draft.window}
-              onChange={(window) => set({ window })}
-            />
-            <div className="field">
-              <label htmlFor={`${id}-expires`}>Expires</label>
-              <select
-                id={`${id}-expires`}
-                value={draft.expiresInDays}
-                onChange={(event) => set({ expiresInDays: event.target.value })}
-              >
-                {expiries.map((expiry) => (
-                  <option key={expiry.days} value={expiry.days}>
-                    {expiry.label}
-                  </option>
-                ))}
-              </select>
-            </div>
-          </div>
-          <ChoiceList
-            id={`${id}-models`}
-            label="Models allowed (none chosen: any)"
-            options={models.map((model) => model.id)}
-            value={draft.models}
-            onChange={(chosen) => set({ models: chosen })}
-          />
-        </fieldset>
-        {answer.isError && (
-          <p className="error" role="alert">
-            {answer.error.message}
-          </p>
-        )}
+        <GrantLimits draft={draft} set={(change) => setDraft({ ...draft, ...change })} />
+        <ErrorLine error={answer.error} />
         <div className="actions">
           <button type="submit" disabled={busy}>
             Allow
@@ -194,9 +196,7 @@ export function Consent({ onSignOut }: { onSignOut: () => void }) {
   if (!request || asked.isError)
     return (
       <ConsentCard heading="This authorization request cannot be used" onSignOut={onSignOut}>
-        <p className="error" role="alert">
-          {asked.isError ? asked.error.message : 'This address carries no authorization request.'}
-        </p>
+        <ErrorLine error={asked.isError ? asked.error : 'This address carries no authorization request.'} />
         <p>
           Start again from the application that sent you here. <a href="/console/overview">Open the console</a>
         </p>
@@ -205,9 +205,7 @@ export function Consent({ onSignOut }: { onSignOut: () => void }) {
   if (!asked.data)
     return (
       <ConsentCard heading="Authorize an application" onSignOut={onSignOut}>
-        <p className="muted" role="status">
-          Loading the request…
-        </p>
+        <Loading>Loading the request…</Loading>
       </ConsentCard>
     );
   return (

@@ -1,7 +1,7 @@
 // The consent screen's choices as typed, and the POST /oauth/consent answer that grants with them: the budget, window
-// and models of the grant's policy (the key-draft's, shared with the new-key form) and how long it lasts.
+// and models of the grant's policy (key-policy's, shared with the new-key form) and how long it lasts.
 import type { components } from '../../api/schema';
-import { type PolicyDraft, policyRequest } from '../keys/key-draft';
+import { type PolicyDraft, policyRequest } from '../../key-policy/policy-draft';
 
 export type ConsentAnswer = Omit<components['schemas']['OAuthConsentAnswer'], 'request'>;
 

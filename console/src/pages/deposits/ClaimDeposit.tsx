@@ -1,11 +1,15 @@
 // Claim a deposit by its transaction hash (POST /agents/deposit): credited once it has its confirmations, or told how
 // many it still needs. The deposit watcher credits it without a claim too; a claim is only faster.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { dataOf } from '../../api/answer';
+import { invalidatePath } from '../../api/query-keys';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
+import { ErrorLine } from '../../ui/ErrorLine';
+import { Field } from '../../ui/Field';
+import { FormSection } from '../../ui/Section';
 
 type Chain = components['schemas']['Chain'];
 
@@ -15,48 +19,45 @@ function useClaim() {
   return useMutation({
     mutationFn: async (body: { chain: Chain; tx_hash: string }) =>
       dataOf(await client.POST('/agents/deposit', { body })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['balance'] }),
+    onSettled: () => invalidatePath(queryClient, '/agents/balance'),
   });
 }
 
 export function ClaimDeposit({ chains }: { chains: Chain[] }) {
-  const id = useId();
   const [chain, setChain] = useState<Chain>(chains[0]!);
   const [hash, setHash] = useState('');
   const claim = useClaim();
   const answer = claim.data;
   return (
-    <form
-      className="card claim"
-      aria-labelledby={`${id}-heading`}
-      onSubmit={(event) => {
-        event.preventDefault();
-        claim.mutate({ chain, tx_hash: hash.trim() });
-      }}
+    <FormSection
+      title="Claim a deposit"
+      className="claim"
+      onSubmit={() => claim.mutate({ chain, tx_hash: hash.trim() })}
     >
-      <h2 id={`${id}-heading`}>Claim a deposit</h2>
       <div className="options">
-        <div className="field">
-          <label htmlFor={`${id}-chain`}>Chain</label>
-          <select id={`${id}-chain`} value={chain} onChange={(event) => setChain(event.target.value as Chain)}>
-            {chains.map((each) => (
-              <option key={each}>{each}</option>
-            ))}
-          </select>
-        </div>
-        <div className="field claim-hash">
-          <label htmlFor={`${id}-hash`}>Transaction hash</label>
-          <input
-            id={`${id}-hash`}
-            type="text"
-            required
-            spellCheck={false}
-            pattern="0x[0-9a-fA-F]{64}"
-            title="0x and 64 hexadecimal digits"
-            value={hash}
-            onChange={(event) => setHash(event.target.value)}
-          />
-        </div>
+        <Field label="Chain">
+          {(control) => (
+            <select {...control} value={chain} onChange={(event) => setChain(event.target.value as Chain)}>
+              {chains.map((each) => (
+                <option key={each}>{each}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Transaction hash" className="claim-hash">
+          {(control) => (
+            <input
+              {...control}
+              type="text"
+              required
+              spellCheck={false}
+              pattern="0x[0-9a-fA-F]{64}"
+              title="0x and 64 hexadecimal digits"
+              value={hash}
+              onChange={(event) => setHash(event.target.value)}
+            />
+          )}
+        </Field>
         <button type="submit" disabled={claim.isPending}>
           {claim.isPending ? 'Claiming…' : 'Claim'}
         </button>
@@ -70,11 +71,7 @@ export function ClaimDeposit({ chains }: { chains: Chain[] }) {
           </p>
         )}
       </div>
-      {claim.isError && (
-        <p className="error" role="alert">
-          {claim.error.message}
-        </p>
-      )}
-    </form>
+      <ErrorLine error={claim.error} />
+    </FormSection>
   );
 }

@@ -1,18 +1,29 @@
 // One chain's deposit address: the address to copy, and as a QR code for a phone wallet.
-import { useQuery } from '@tanstack/react-query';
 import QRCode from 'qrcode';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+
+/** The address's QR code as a data URL, once drawn. */
+function useQrCode(address: string): string | undefined {
+  const [drawn, setDrawn] = useState<{ address: string; url: string }>();
+  useEffect(() => {
+    let current = true;
+    QRCode.toDataURL(address, { margin: 1, width: 176 }).then(
+      (url) => current && setDrawn({ address, url }),
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [address]);
+  return drawn?.address === address ? drawn.url : undefined;
+}
 
 export function DepositAddress({ chain, address, asset }: { chain: string; address: string; asset: string }) {
   const [copied, setCopied] = useState<string>();
-  const qr = useQuery({
-    queryKey: ['qr', address],
-    queryFn: () => QRCode.toDataURL(address, { margin: 1, width: 176 }),
-    staleTime: Infinity,
-  });
+  const qr = useQrCode(address);
   return (
     <li className="deposit-address" aria-label={`${chain} deposit address`}>
-      {qr.data && <img src={qr.data} width={176} height={176} alt={`QR code of the ${chain} address ${address}`} />}
+      {qr && <img src={qr} width={176} height={176} alt={`QR code of the ${chain} address ${address}`} />}
       <div>
         <h3>{chain}</h3>
         <p className="muted">

@@ -1,12 +1,13 @@
 // An agent's deposits: each chain's address (copy, QR code), a claim by transaction hash, and the recent deposits
 // with their state (GET /agents/balance).
-import { useQuery } from '@tanstack/react-query';
-import { dataOf } from '../../api/answer';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatTime, formatUsd } from '../../format';
 import { ClaimDeposit } from './ClaimDeposit';
 import { DepositAddress } from './DepositAddress';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
+import './deposits.css';
 
 type Chain = components['schemas']['Chain'];
 type Deposit = NonNullable<components['schemas']['AgentBalanceResponse']['recent_deposits']>[number];
@@ -21,10 +22,7 @@ const confirmationsText = ({ confirmations, confirmations_required }: Deposit) =
 const claimable: Chain[] = ['base', 'polygon', 'ethereum'];
 
 function useAgentBalance() {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['balance', 'agent'],
-    queryFn: async () => dataOf(await client.GET('/agents/balance')),
+  return useSession().api.useQuery('get', '/agents/balance', undefined, {
     // A deposit confirming gains a confirmation with each block: counted again every few seconds until credited.
     refetchInterval: (query) =>
       query.state.data?.recent_deposits?.some((deposit) => deposit.status === 'pending') ? 5_000 : false,
@@ -39,22 +37,19 @@ export function Deposits() {
   return (
     <>
       <h1>Deposits</h1>
-      {balance.isPending && <p className="muted">Loading…</p>}
-      {balance.isError && <p className="error">{balance.error.message}</p>}
+      <QueryStatus query={balance} />
       {data && (
         <>
-          <section className="card" aria-labelledby="addresses-heading">
-            <h2 id="addresses-heading">Deposit addresses</h2>
+          <Section title="Deposit addresses">
             {addresses.length === 0 && <p className="muted">This gateway takes no on-chain deposits.</p>}
             <ul className="deposit-addresses">
               {addresses.map(([chain, address]) => (
                 <DepositAddress key={chain} chain={chain} address={address} asset={data.asset} />
               ))}
             </ul>
-          </section>
+          </Section>
           {chains.length > 0 && <ClaimDeposit chains={chains} />}
-          <section className="card" aria-labelledby="recent-heading">
-            <h2 id="recent-heading">Recent deposits</h2>
+          <Section title="Recent deposits">
             {!data.recent_deposits?.length ? (
               <p className="muted">No deposits yet.</p>
             ) : (
@@ -85,7 +80,7 @@ export function Deposits() {
                 </table>
               </div>
             )}
-          </section>
+          </Section>
         </>
       )}
     </>

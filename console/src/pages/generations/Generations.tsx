@@ -1,33 +1,31 @@
 // The task history (GET /generations), newest first, page by page, filtered by status, type and model, refreshed live
 // by the account's event stream (the shell follows it); each task with its output's preview, linked to its page.
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { useSearchParams } from 'wouter';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { TaskSummary } from '../../tasks/TaskSummary';
-import { type Filters, filtersFrom, historyQuery, searchOf } from './filters';
+import { useUrlFilters } from '../../ui/use-url-filters';
+import { type Filters, filtersFrom, historyQuery } from './filters';
 import { HistoryFilters } from './HistoryFilters';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 const pageSize = 20;
 
 function useHistory(filters: Filters) {
-  const { client } = useSession();
+  const { client, api } = useSession();
+  const query = { ...historyQuery(filters), limit: pageSize };
   return useInfiniteQuery({
-    queryKey: ['generations', 'history', filters],
+    queryKey: api.queryOptions('get', '/generations', { params: { query } }).queryKey,
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      dataOf(
-        await client.GET('/generations', {
-          params: { query: { ...historyQuery(filters), limit: pageSize, cursor: pageParam } },
-        }),
-      ),
+    queryFn: async ({ pageParam, signal }) =>
+      dataOf(await client.GET('/generations', { params: { query: { ...query, cursor: pageParam } }, signal })),
     getNextPageParam: (page) => page.next_cursor ?? undefined,
   });
 }
 
 export function Generations() {
-  const [search, setSearch] = useSearchParams();
-  const filters = filtersFrom(search);
+  const [filters, setFilters] = useUrlFilters(filtersFrom);
   const history = useHistory(filters);
   const tasks = history.data?.pages.flatMap((page) => page.generations);
   const filtered = Object.values(filters).some(Boolean);
@@ -35,13 +33,9 @@ export function Generations() {
   return (
     <>
       <h1>Generations</h1>
-      <HistoryFilters filters={filters} onChange={(next) => setSearch(searchOf(next))} />
-      <section className="card" aria-labelledby="history-heading">
-        <h2 id="history-heading" className="visually-hidden">
-          Tasks
-        </h2>
-        {history.isPending && <p className="muted">Loading…</p>}
-        {history.isError && <p className="error">{history.error.message}</p>}
+      <HistoryFilters filters={filters} onChange={setFilters} />
+      <Section title="Tasks" titleHidden>
+        <QueryStatus query={history} />
         {tasks?.length === 0 && (
           <p className="muted">{filtered ? 'No task matches these filters.' : 'No tasks yet.'}</p>
         )}
@@ -60,7 +54,7 @@ export function Generations() {
             {history.isFetchingNextPage ? 'Loading…' : 'Load more'}
           </button>
         )}
-      </section>
+      </Section>
     </>
   );
 }

@@ -1,6 +1,7 @@
 // The Generations page's filters live in the URL's query (?status=…&type=…&model=…&key_id=…&from=…&to=…), so a
 // filtered view can be shared and survives a reload; only what GET /generations filters on, days as UTC days.
 import type { operations } from '../../api/schema';
+import { dayOf } from '../../ui/use-url-filters';
 
 type HistoryQuery = NonNullable<operations['listGenerations']['parameters']['query']>;
 export type Filters = Pick<HistoryQuery, 'status' | 'type' | 'model' | 'key_id'> & {
@@ -10,7 +11,6 @@ export type Filters = Pick<HistoryQuery, 'status' | 'type' | 'model' | 'key_id'>
 };
 
 const dayMs = 86_400_000;
-const dayOf = (text: string | null) => (text && /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : undefined);
 
 const statuses = ['queued', 'processing', 'completed', 'failed'] as const;
 export const filterStatuses: readonly NonNullable<Filters['status']>[] = statuses;
@@ -35,10 +35,4 @@ export function historyQuery({ from, to, ...rest }: Filters): HistoryQuery {
     created_after: from ? new Date(startOf(from) - 1).toISOString() : undefined,
     created_before: to ? new Date(startOf(to) + dayMs).toISOString() : undefined,
   };
-}
-
-/** The query string for `filters`, without the empty ones. */
-export function searchOf(filters: Filters): string {
-  const entries = Object.entries(filters).filter((entry): entry is [string, string] => !!entry[1]);
-  return new URLSearchParams(entries).toString();
 }

@@ -2,10 +2,12 @@
 // Revoke.
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { dataOf } from '../../api/answer';
+import { invalidatePath } from '../../api/query-keys';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatTime, formatUsd } from '../../format';
 import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ErrorLine } from '../../ui/ErrorLine';
 import { BudgetBar } from './BudgetBar';
 
 type KeyWindow = components['schemas']['KeyWithWindow'];
@@ -25,7 +27,7 @@ function useRevoke(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async () => dataOf(await client.DELETE('/keys/{id}', { params: { path: { id } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['keys'] }),
+    onSettled: () => invalidatePath(queryClient, '/keys'),
   });
 }
 
@@ -64,11 +66,7 @@ export function KeyCard({ keyWindow, isCurrent }: { keyWindow: KeyWindow; isCurr
           onConfirm={() => revoke.mutate()}
         />
       )}
-      {revoke.isError && (
-        <p className="error" role="alert">
-          {revoke.error.message}
-        </p>
-      )}
+      <ErrorLine error={revoke.error} />
     </li>
   );
 }

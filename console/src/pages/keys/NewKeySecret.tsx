@@ -1,11 +1,11 @@
 // The new key's secret, shown this once, with a copy button; "Done" forgets it.
 import { useState } from 'react';
+import { Section } from '../../ui/Section';
 
 export function NewKeySecret({ secret, onDone }: { secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState<string>();
   return (
-    <section className="card secret" aria-labelledby="secret-heading">
-      <h2 id="secret-heading">Your new key</h2>
+    <Section title="Your new key" className="secret">
       <p>Copy it now: it is shown this once and cannot be read again.</p>
       <p className="mono secret-value">{secret}</p>
       <div className="actions">
@@ -27,6 +27,6 @@ export function NewKeySecret({ secret, onDone }: { secret: string; onDone: () =>
           {copied}
         </span>
       </div>
-    </section>
+    </Section>
   );
 }

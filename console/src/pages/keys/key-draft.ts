@@ -1,22 +1,10 @@
-// The new-key form as filled in, and the POST /keys request it makes (an empty field: not limited, or inherited). The
-// policy part is shared with the OAuth consent screen, whose grant is a key too.
+// The new-key form as filled in, and the POST /keys request it makes (an empty field: not limited, or inherited). Its
+// policy part is key-policy's, shared with the OAuth consent screen.
 import type { components } from '../../api/schema';
+import { type PolicyDraft, policyRequest } from '../../key-policy/policy-draft';
 
 export type CreateKeyRequest = components['schemas']['CreateKeyRequest'];
 export type KeyScope = components['schemas']['KeyScope'];
-export type KeyPolicyRequest = NonNullable<CreateKeyRequest['policy']>;
-export type BudgetWindow = NonNullable<KeyPolicyRequest['budget']>['window'];
-
-export const budgetWindows: BudgetWindow[] = ['day', 'week', 'month', 'total'];
-
-/** The policy fields as typed: amounts as the inputs' text, lists as chosen (none: any). */
-export interface PolicyDraft {
-  budget: string;
-  window: BudgetWindow;
-  models: string[];
-  types: string[];
-  maxCostPerTask: string;
-}
 
 export interface KeyDraft extends PolicyDraft {
   name: string;
@@ -36,16 +24,6 @@ export const emptyKeyDraft = (scopes: KeyScope[]): KeyDraft => ({
   maxCostPerTask: '',
   expiresOn: '',
 });
-
-/** The policy the draft asks for, or undefined when it limits nothing (the calling key's then applies). */
-export function policyRequest(draft: PolicyDraft): KeyPolicyRequest | undefined {
-  const policy: KeyPolicyRequest = {};
-  if (draft.budget.trim()) policy.budget = { amount: Number(draft.budget), window: draft.window };
-  if (draft.models.length) policy.models = draft.models;
-  if (draft.types.length) policy.types = draft.types as KeyPolicyRequest['types'];
-  if (draft.maxCostPerTask.trim()) policy.max_cost_per_task = Number(draft.maxCostPerTask);
-  return Object.keys(policy).length > 0 ? policy : undefined;
-}
 
 export function createKeyRequest(draft: KeyDraft): CreateKeyRequest {
   const policy = policyRequest(draft);

@@ -1,25 +1,21 @@
 // Available and reserved: an agent's from GET /agents/balance, a developer's from GET /account/balance.
-import { useQuery } from '@tanstack/react-query';
-import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 function useBalance() {
-  const { client, kind } = useSession();
-  return useQuery({
-    queryKey: ['balance', kind],
-    queryFn: async () =>
-      kind === 'agent' ? dataOf(await client.GET('/agents/balance')) : dataOf(await client.GET('/account/balance')),
-  });
+  const { api, kind } = useSession();
+  const agent = api.useQuery('get', '/agents/balance', undefined, { enabled: kind === 'agent' });
+  const developer = api.useQuery('get', '/account/balance', undefined, { enabled: kind === 'developer' });
+  return kind === 'agent' ? agent : developer;
 }
 
 export function Balance() {
   const balance = useBalance();
   return (
-    <section className="card" aria-labelledby="balance-heading">
-      <h2 id="balance-heading">Balance</h2>
-      {balance.isPending && <p className="muted">Loading…</p>}
-      {balance.isError && <p className="error">{balance.error.message}</p>}
+    <Section title="Balance">
+      <QueryStatus query={balance} />
       {balance.data && (
         <dl className="figures">
           <div>
@@ -32,6 +28,6 @@ export function Balance() {
           </div>
         </dl>
       )}
-    </section>
+    </Section>
   );
 }

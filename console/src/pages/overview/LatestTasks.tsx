@@ -1,25 +1,24 @@
 // The ten latest tasks (GET /generations?limit=10), each with its status, model, cost, time and output preview.
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
 import { TaskSummary } from '../../tasks/TaskSummary';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 function useLatestTasks() {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['generations', 'latest'],
-    queryFn: async () => dataOf(await client.GET('/generations', { params: { query: { limit: 10 } } })).generations,
-  });
+  return useSession().api.useQuery(
+    'get',
+    '/generations',
+    { params: { query: { limit: 10 } } },
+    { select: (page) => page.generations },
+  );
 }
 
 export function LatestTasks() {
   const tasks = useLatestTasks();
   return (
-    <section className="card" aria-labelledby="latest-heading">
-      <h2 id="latest-heading">Latest tasks</h2>
-      {tasks.isPending && <p className="muted">Loading…</p>}
-      {tasks.isError && <p className="error">{tasks.error.message}</p>}
+    <Section title="Latest tasks">
+      <QueryStatus query={tasks} />
       {tasks.data?.length === 0 && (
         <p className="muted">
           No tasks yet: the <Link href="/playground">Playground</Link> runs your first one.
@@ -31,6 +30,6 @@ export function LatestTasks() {
         ))}
       </ul>
       {!!tasks.data?.length && <Link href="/generations">All generations</Link>}
-    </section>
+    </Section>
   );
 }

@@ -2,6 +2,7 @@
 import { Balance } from './Balance';
 import { LatestTasks } from './LatestTasks';
 import { SpendChart } from './SpendChart';
+import './overview.css';
 
 export function Overview() {
   return (

@@ -1,31 +1,21 @@
 // Spend over the last 30 days (GET /usage?group_by=day) as a bar chart.
-import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
-import { useSession } from '../../api/session';
-import { usageReport } from '../../api/usage-report';
+import { useUsageReport } from '../../api/usage-report';
 import { formatUsd } from '../../format';
 import { DayBars } from '../../charts/DayBars';
 import { spendSeries } from '../../charts/spend-days';
-
-function useSpend() {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['usage', 'day'],
-    queryFn: () => usageReport(client, { group_by: 'day' }),
-  });
-}
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
 
 export function SpendChart() {
-  const spend = useSpend();
+  const spend = useUsageReport({ group_by: 'day' });
   const series = useMemo(
     () => spend.data && spendSeries(spend.data.rows, spend.data.from, spend.data.to),
     [spend.data],
   );
   return (
-    <section className="card" aria-labelledby="spend-heading">
-      <h2 id="spend-heading">Spend, last 30 days</h2>
-      {spend.isPending && <p className="muted">Loading…</p>}
-      {spend.isError && <p className="error">{spend.error.message}</p>}
+    <Section title="Spend, last 30 days">
+      <QueryStatus query={spend} />
       {spend.data && series && (
         <>
           <p className="figure">{formatUsd(spend.data.totals.cost)}</p>
@@ -36,6 +26,6 @@ export function SpendChart() {
           <DayBars data={series} />
         </>
       )}
-    </section>
+    </Section>
   );
 }

@@ -1,7 +1,7 @@
 // The chosen model's own options, from its catalog capabilities: aspect ratio, resolution, duration, outputs, sound
 // and mesh type. A model without a capability shows no field for it.
-import { useId } from 'react';
 import type { Model } from '../../catalog/use-models';
+import { Field } from '../../ui/Field';
 import type { Draft } from './draft';
 
 interface Props {
@@ -18,19 +18,19 @@ interface ChoiceProps {
 }
 
 function Choice({ label, choices, value, onChange }: ChoiceProps) {
-  const id = useId();
   return (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
-      <select id={id} value={value ?? ''} onChange={(event) => onChange(event.target.value || undefined)}>
-        <option value="">Model default</option>
-        {choices.map((choice) => (
-          <option key={choice} value={choice}>
-            {choice}
-          </option>
-        ))}
-      </select>
-    </div>
+    <Field label={label}>
+      {(control) => (
+        <select {...control} value={value ?? ''} onChange={(event) => onChange(event.target.value || undefined)}>
+          <option value="">Model default</option>
+          {choices.map((choice) => (
+            <option key={choice} value={choice}>
+              {choice}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
   );
 }
 

@@ -3,13 +3,14 @@ import { Link } from 'wouter';
 import { TaskOutputs } from '../../tasks/TaskOutputs';
 import { statusText } from '../../tasks/TaskSummary';
 import { useTask } from '../../tasks/use-task';
+import { ErrorLine } from '../../ui/ErrorLine';
+import { Section } from '../../ui/Section';
 
 export function PlaygroundResult({ id }: { id: string }) {
   const task = useTask(id);
   return (
-    <section className="card" aria-labelledby="result-heading">
-      <h2 id="result-heading">Result</h2>
-      {task.isError && <p className="error">{task.error.message}</p>}
+    <Section title="Result">
+      <ErrorLine error={task.error} />
       {task.data && (
         <>
           <p className={`status status-${task.data.status}`} role="status">
@@ -21,6 +22,6 @@ export function PlaygroundResult({ id }: { id: string }) {
           </p>
         </>
       )}
-    </section>
+    </Section>
   );
 }

@@ -1,22 +1,21 @@
 // The quote for the request as it stands (POST /agents/quote), shown before Generate: its cost, whether the balance
 // covers it, and whether the calling key's policy would admit it.
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { dataOf } from '../../api/answer';
+import { keepPreviousData } from '@tanstack/react-query';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
 import { formatUsd } from '../../format';
+import { ErrorLine } from '../../ui/ErrorLine';
 
 type QuoteRequest = components['schemas']['AgentQuoteRequest'];
 export type Quote = components['schemas']['AgentQuoteResponse'];
 
 export function useQuote(request: QuoteRequest) {
-  const { client } = useSession();
-  return useQuery({
-    queryKey: ['quote', request],
-    queryFn: async () => dataOf(await client.POST('/agents/quote', { body: request })),
-    placeholderData: keepPreviousData,
-    staleTime: 10_000,
-  });
+  return useSession().api.useQuery(
+    'post',
+    '/agents/quote',
+    { body: request },
+    { placeholderData: keepPreviousData, staleTime: 10_000 },
+  );
 }
 
 /** Why Generate would be refused now, or undefined. */
@@ -27,21 +26,21 @@ export function quoteRefusal(quote: Quote | undefined): string | undefined {
   return undefined;
 }
 
-export function QuoteLine({ quote, error }: { quote: Quote | undefined; error: Error | null }) {
+export function QuoteLine({ quote, error }: { quote: Quote | undefined; error: unknown }) {
   const refusal = quoteRefusal(quote);
   return (
-    <div className="quote" aria-live="polite">
-      {error && <p className="error">{error.message}</p>}
-      {quote && (
-        <>
-          <p>
+    <div className="quote">
+      <ErrorLine error={error} />
+      <p role="status">
+        {quote && (
+          <>
             <span className="muted">Cost </span>
             <strong className="quote-cost">{formatUsd(quote.cost_usd)}</strong>
             <span className="muted"> · balance available {formatUsd(quote.your_balance)}</span>
-          </p>
-          {refusal && <p className="error">{refusal}</p>}
-        </>
-      )}
+          </>
+        )}
+      </p>
+      <ErrorLine error={refusal} />
     </div>
   );
 }

@@ -2,14 +2,19 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { dataOf } from '../../api/answer';
 import { useSession } from '../../api/session';
+import { taskParams } from '../../tasks/use-task';
 import { ConfirmButton } from '../../ui/ConfirmButton';
+import { ErrorLine } from '../../ui/ErrorLine';
 
 export function CancelTask({ id }: { id: string }) {
-  const { client } = useSession();
+  const { client, api } = useSession();
   const queryClient = useQueryClient();
   const cancel = useMutation({
-    mutationFn: async () => dataOf(await client.POST('/generations/{id}/cancel', { params: { path: { id } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['task', id] }),
+    mutationFn: async () => dataOf(await client.POST('/generations/{id}/cancel', taskParams(id))),
+    onSettled: () =>
+      queryClient.invalidateQueries({
+        queryKey: api.queryOptions('get', '/generations/{id}', taskParams(id)).queryKey,
+      }),
   });
   return (
     <div className="actions">
@@ -21,11 +26,7 @@ export function CancelTask({ id }: { id: string }) {
         isPending={cancel.isPending}
         onConfirm={() => cancel.mutate()}
       />
-      {cancel.isError && (
-        <p className="error" role="alert">
-          {cancel.error.message}
-        </p>
-      )}
+      <ErrorLine error={cancel.error} />
     </div>
   );
 }

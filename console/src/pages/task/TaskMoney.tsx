@@ -1,6 +1,7 @@
 // What the task cost and where the money went: charged from the balance, refunded when it failed, or its x402 payment.
 import { formatUsd } from '../../format';
 import type { Task } from '../../tasks/TaskSummary';
+import { Section } from '../../ui/Section';
 
 function balanceOutcome(task: Task): string {
   if (task.status === 'failed') return 'Nothing charged: the reservation went back to the balance.';
@@ -11,8 +12,7 @@ function balanceOutcome(task: Task): string {
 export function TaskMoney({ task }: { task: Task }) {
   const payment = task.payment;
   return (
-    <section className="card" aria-labelledby="money-heading">
-      <h2 id="money-heading">Cost</h2>
+    <Section title="Cost">
       {task.cost !== undefined && <p className="figure">{formatUsd(task.cost)}</p>}
       {!payment && <p className="muted">{balanceOutcome(task)}</p>}
       {payment && (
@@ -41,6 +41,6 @@ export function TaskMoney({ task }: { task: Task }) {
           )}
         </dl>
       )}
-    </section>
+    </Section>
   );
 }

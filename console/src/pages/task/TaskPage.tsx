@@ -8,6 +8,10 @@ import { useTask } from '../../tasks/use-task';
 import { CancelTask } from './CancelTask';
 import { TaskMoney } from './TaskMoney';
 import { useTaskTimeline } from './use-task-timeline';
+import { ErrorLine } from '../../ui/ErrorLine';
+import { QueryStatus } from '../../ui/Loading';
+import { Section } from '../../ui/Section';
+import './task-page.css';
 
 function Facts({ task }: { task: Task }) {
   const facts: [string, string | number | undefined][] = [
@@ -41,9 +45,8 @@ function Facts({ task }: { task: Task }) {
 function Timeline({ id }: { id: string }) {
   const { entries, failed } = useTaskTimeline(id);
   return (
-    <section className="card" aria-labelledby="timeline-heading">
-      <h2 id="timeline-heading">Events</h2>
-      {failed && <p className="error">The task's events could not be read.</p>}
+    <Section title="Events">
+      {failed && <ErrorLine error="The task's events could not be read." />}
       <ol className="timeline">
         {entries.map((entry) => (
           <li key={entry.id}>
@@ -53,7 +56,7 @@ function Timeline({ id }: { id: string }) {
           </li>
         ))}
       </ol>
-    </section>
+    </Section>
   );
 }
 
@@ -67,8 +70,7 @@ export function TaskPage() {
       </p>
       <h1>{task.data?.model ?? 'Task'}</h1>
       <p className="mono muted">{id}</p>
-      {task.isPending && <p className="muted">Loading…</p>}
-      {task.isError && <p className="error">{task.error.message}</p>}
+      <QueryStatus query={task} />
       {task.data && (
         <>
           <p className={`status status-${task.data.status}`} role="status">
@@ -76,15 +78,13 @@ export function TaskPage() {
           </p>
           {isRunning(task.data) && <CancelTask id={id} />}
           <div className="task-page">
-            <section className="card" aria-labelledby="outputs-heading">
-              <h2 id="outputs-heading">Outputs</h2>
+            <Section title="Outputs">
               <TaskOutputs task={task.data} />
-            </section>
+            </Section>
             <div>
-              <section className="card" aria-labelledby="request-heading">
-                <h2 id="request-heading">Request</h2>
+              <Section title="Request">
                 <Facts task={task.data} />
-              </section>
+              </Section>
               <TaskMoney task={task.data} />
             </div>
           </div>

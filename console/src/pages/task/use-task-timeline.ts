@@ -3,10 +3,11 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { followEvents } from '../../api/event-stream';
 import { useSession } from '../../api/session';
+import { taskParams } from '../../tasks/use-task';
 import { type TimelineEntry, timelineEntry } from './timeline';
 
 export function useTaskTimeline(id: string): { entries: TimelineEntry[]; failed: boolean } {
-  const { client } = useSession();
+  const { client, api } = useSession();
   const queryClient = useQueryClient();
   const [entries, setEntries] = useState<TimelineEntry[]>([]);
   const [failed, setFailed] = useState(false);
@@ -23,11 +24,12 @@ export function useTaskTimeline(id: string): { entries: TimelineEntry[]; failed:
     const onEvent = (message: Parameters<typeof timelineEntry>[0]) => {
       setEntries((shown) => [...shown, timelineEntry(message, shown.length)]);
       // The task's own record moves with its events (status, progress, outputs).
-      void queryClient.invalidateQueries({ queryKey: ['task', id] });
+      const { queryKey } = api.queryOptions('get', '/generations/{id}', taskParams(id));
+      void queryClient.invalidateQueries({ queryKey });
     };
     followEvents(open, { onEvent, signal: aborter.signal }).catch(() => !aborter.signal.aborted && setFailed(true));
     return () => aborter.abort();
-  }, [client, queryClient, id]);
+  }, [client, api, queryClient, id]);
 
   return { entries, failed };
 }

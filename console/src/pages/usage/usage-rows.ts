@@ -1,6 +1,7 @@
 // The usage report's rows as the page shows them: each group's name, and its units in words.
 import type { components } from '../../api/schema';
 
+export type UsageReport = components['schemas']['UsageReport'];
 export type UsageRow = components['schemas']['UsageRow'];
 export type Grouping = 'day' | 'model' | 'type' | 'key';
 

@@ -1,15 +1,17 @@
 // The account's webhook: its URL (set, change, remove: PUT /webhooks) and the secret that signs it, revealed on request
 // (GET /account/webhook-secret). A key without the `keys` scope sees the URL only.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { dataOf } from '../../api/answer';
 import type { components } from '../../api/schema';
 import { useSession } from '../../api/session';
+import { ErrorLine } from '../../ui/ErrorLine';
+import { Field, FieldSet } from '../../ui/Field';
+import { FormSection } from '../../ui/Section';
 import { toggled } from '../../ui/toggled';
 
 function useWebhook() {
-  const { client } = useSession();
-  return useQuery({ queryKey: ['webhook'], queryFn: async () => dataOf(await client.GET('/webhooks')) });
+  return useSession().api.useQuery('get', '/webhooks');
 }
 
 type WebhookEvent = components['schemas']['AccountWebhook']['events'][number];
@@ -24,11 +26,11 @@ const eventLabels: Record<WebhookEvent, string> = {
 };
 
 function useSetWebhook() {
-  const { client } = useSession();
+  const { client, api } = useSession();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (body: Setting) => dataOf(await client.PUT('/webhooks', { body })),
-    onSuccess: (saved) => queryClient.setQueryData(['webhook'], saved),
+    onSuccess: (saved) => queryClient.setQueryData(api.queryOptions('get', '/webhooks').queryKey, saved),
   });
 }
 
@@ -38,8 +40,7 @@ function SigningSecret() {
     mutationFn: async () => dataOf(await client.GET('/account/webhook-secret')).webhook_secret,
   });
   return (
-    <div className="field">
-      <span className="label">Signing secret (Standard Webhooks, HMAC-SHA256)</span>
+    <FieldSet legend="Signing secret (Standard Webhooks, HMAC-SHA256)" error={secret.error}>
       {secret.data ? (
         <p className="mono secret-value">{secret.data}</p>
       ) : (
@@ -49,13 +50,64 @@ function SigningSecret() {
           </button>
         </div>
       )}
-      {secret.isError && <p className="error">{secret.error.message}</p>}
+    </FieldSet>
+  );
+}
+
+interface EventsProps {
+  events: WebhookEvent[];
+  disabled: boolean;
+  onChange: (events: WebhookEvent[]) => void;
+}
+
+function EventChoices({ events, disabled, onChange }: EventsProps) {
+  return (
+    <FieldSet legend="Events" hint="None ticked: every event, including ones added later.">
+      <div className="options">
+        {(Object.keys(eventLabels) as WebhookEvent[]).map((event) => (
+          <label key={event} className="checkbox">
+            <input
+              type="checkbox"
+              disabled={disabled}
+              checked={events.includes(event)}
+              onChange={(change) => onChange(toggled(events, event, change.target.checked))}
+            />
+            {eventLabels[event]} <span className="mono muted">{event}</span>
+          </label>
+        ))}
+      </div>
+    </FieldSet>
+  );
+}
+
+/** Save, and Remove while there is a webhook. */
+function SaveActions({
+  save,
+  onRemove,
+  removable,
+}: {
+  save: ReturnType<typeof useSetWebhook>;
+  onRemove: () => void;
+  removable: boolean;
+}) {
+  return (
+    <div className="actions">
+      <button type="submit" disabled={save.isPending}>
+        {save.isPending ? 'Saving…' : 'Save'}
+      </button>
+      {removable && (
+        <button type="button" className="secondary" disabled={save.isPending} onClick={onRemove}>
+          Remove
+        </button>
+      )}
+      <span role="status" className="muted">
+        {save.isSuccess && 'Saved.'}
+      </span>
     </div>
   );
 }
 
 export function WebhookSettings({ mayManage }: { mayManage: boolean }) {
-  const id = useId();
   const webhook = useWebhook();
   const save = useSetWebhook();
   const [draft, setDraft] = useState<string>();
@@ -67,72 +119,35 @@ export function WebhookSettings({ mayManage }: { mayManage: boolean }) {
     setEventsDraft(undefined);
   };
   return (
-    <form
-      className="card key-form"
-      aria-labelledby={`${id}-heading`}
-      onSubmit={(event) => {
-        event.preventDefault();
-        save.mutate({ webhook_url: shown.trim() || null, events }, { onSuccess: saved });
-      }}
+    <FormSection
+      title="Account webhook"
+      onSubmit={() => save.mutate({ webhook_url: shown.trim() || null, events }, { onSuccess: saved })}
     >
-      <h2 id={`${id}-heading`}>Account webhook</h2>
       <p className="muted">The account's events go here, besides a task's own webhook_url.</p>
-      {webhook.isError && <p className="error">{webhook.error.message}</p>}
-      <div className="field">
-        <label htmlFor={`${id}-url`}>Webhook URL</label>
-        <input
-          id={`${id}-url`}
-          type="url"
-          placeholder="https://example.com/hooks/gateway"
-          readOnly={!mayManage}
-          value={shown}
-          onChange={(event) => setDraft(event.target.value)}
-        />
-      </div>
-      <fieldset className="field">
-        <legend className="label">Events</legend>
-        <div className="options">
-          {(Object.keys(eventLabels) as WebhookEvent[]).map((event) => (
-            <label key={event} className="checkbox">
-              <input
-                type="checkbox"
-                disabled={!mayManage}
-                checked={events.includes(event)}
-                onChange={(change) => setEventsDraft(toggled(events, event, change.target.checked))}
-              />
-              {eventLabels[event]} <span className="mono muted">{event}</span>
-            </label>
-          ))}
-        </div>
-        <p className="muted">None ticked: every event, including ones added later.</p>
-      </fieldset>
+      <ErrorLine error={webhook.error} />
+      <Field label="Webhook URL">
+        {(control) => (
+          <input
+            {...control}
+            type="url"
+            placeholder="https://example.com/hooks/gateway"
+            readOnly={!mayManage}
+            value={shown}
+            onChange={(event) => setDraft(event.target.value)}
+          />
+        )}
+      </Field>
+      <EventChoices events={events} disabled={!mayManage} onChange={setEventsDraft} />
       {mayManage && (
-        <div className="actions">
-          <button type="submit" disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : 'Save'}
-          </button>
-          {webhook.data?.webhook_url && (
-            <button
-              type="button"
-              className="secondary"
-              disabled={save.isPending}
-              onClick={() => save.mutate({ webhook_url: null, events: [] }, { onSuccess: saved })}
-            >
-              Remove
-            </button>
-          )}
-          <span role="status" className="muted">
-            {save.isSuccess && 'Saved.'}
-          </span>
-        </div>
+        <SaveActions
+          save={save}
+          removable={!!webhook.data?.webhook_url}
+          onRemove={() => save.mutate({ webhook_url: null, events: [] }, { onSuccess: saved })}
+        />
       )}
-      {save.isError && (
-        <p className="error" role="alert">
-          {save.error.message}
-        </p>
-      )}
+      <ErrorLine error={save.error} />
       {mayManage && <SigningSecret />}
       {!mayManage && <p className="muted">This key has no `keys` scope: it cannot change the webhook.</p>}
-    </form>
+    </FormSection>
   );
 }

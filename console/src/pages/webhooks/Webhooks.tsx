@@ -2,6 +2,7 @@
 import { useCurrentKey } from '../../api/use-current-key';
 import { DeliveryLog } from './DeliveryLog';
 import { WebhookSettings } from './WebhookSettings';
+import './webhooks.css';
 
 export function Webhooks() {
   const current = useCurrentKey();

@@ -5,7 +5,7 @@ import { claimDeposit } from '../../../use-cases/deposits/claims.ts';
 import { depositView } from '../../../deposits/view.ts';
 import { clientAddress, trialNetwork } from '../../client-address.ts';
 import { type ApiContext, defineEndpoint } from '../../endpoint.ts';
-import type { Request } from 'express';
+import type { Call } from '../../call.ts';
 import { publicApiUrl } from '../../../config/config.ts';
 import { FieldError } from '../../../domain/errors.ts';
 import type { AgentRegistration } from '../../../accounts/registration.ts';
@@ -41,14 +41,14 @@ const webhookSavedMessage =
 
 /** A registration that pays (`top_up`): answered 402 with the offer until paid, then registered to the wallet. */
 async function paidRegistration(
-  { ctx, req, base }: { ctx: ApiContext; req: Request; base: string },
+  { ctx, call, base }: { ctx: ApiContext; call: Call; base: string },
   registration: AgentRegistration,
   amountMicros: bigint,
 ) {
   if (!ctx.payments.topUps(ctx.config))
     throw new FieldError('top_up', 'this server takes no x402 payments; register without it');
   const resourceUrl = publicApiUrl(base, '/agents/register');
-  const paid = await registerPaidAgent(ctx, registration, { amountMicros, resourceUrl, headers: req.headers });
+  const paid = await registerPaidAgent(ctx, registration, { amountMicros, resourceUrl, headers: call.headers });
   return { ...paid, answer: await topUpAnswer(ctx, paid.topUp, resourceUrl) };
 }
 
@@ -69,18 +69,18 @@ export const agentEndpoints = [
       schema: AgentRegisterResponseSchema,
     },
     errors: ['registration_capped', 'payment_required', 'conflict', 'service_unavailable'],
-    handle: async ({ body, ctx, req, base }) => {
+    handle: async ({ body, ctx, call, base }) => {
       const registration = {
         agentName: body.agent_name,
         webhookUrl: body.webhook_url,
         source: body.source,
         platform: body.agent_platform,
         platformVersion: body.agent_version,
-        clientAddress: clientAddress(req),
-        trialNetwork: trialNetwork(req),
+        clientAddress: clientAddress(call.address),
+        trialNetwork: trialNetwork(call.address),
       };
       const paid =
-        body.top_up === undefined ? undefined : await paidRegistration({ ctx, req, base }, registration, body.top_up);
+        body.top_up === undefined ? undefined : await paidRegistration({ ctx, call, base }, registration, body.top_up);
       const agent = paid?.agent ?? (await onboardAgent(ctx, registration));
       const balance = formatUsd(agent.balance);
       return {

@@ -1,10 +1,10 @@
 import { ownTasksOnly } from '../../../accounts/api-keys.ts';
-import type { Request, Response } from 'express';
 import type { Principal } from '../../../accounts/api-keys.ts';
 import { openAccountEvents, openTaskEvents, type OpenedStream } from '../../../use-cases/generations/events.ts';
 import { type ApiContext, defineEndpoint } from '../../endpoint.ts';
 import { eventStreamSignal } from '../../events/stream-signal.ts';
 import type { AuthRequirement } from '../../auth.ts';
+import type { Call } from '../../call.ts';
 import { holdLongLived } from '../../long-lived.ts';
 import { EventStreamHeadersSchema, lastEventId, TaskStreamEventSchema } from './events.schemas.ts';
 import { GenerationIdParamsSchema } from '../generations/generations.schemas.ts';
@@ -19,18 +19,17 @@ const eventStream = {
 interface StreamCall {
   principal: Principal;
   ctx: ApiContext;
-  req: Request;
-  res: Response;
+  call: Call;
   auth: AuthRequirement;
 }
 
 /** What both streams start from: the caller (holding one of its slots), where it resumes, and when it ends. */
-function streamRequest({ principal, ctx, req, res, auth }: StreamCall, lastEventIdHeader: string | undefined) {
-  holdLongLived(ctx.longLived, req, res, principal.account.id);
+function streamRequest({ principal, ctx, call, auth }: StreamCall, lastEventIdHeader: string | undefined) {
+  holdLongLived(ctx.longLived, call, principal.account.id);
   return {
     account: principal.account,
     lastEventId: lastEventId(lastEventIdHeader),
-    signal: eventStreamSignal(ctx, { req, res, principal, auth }),
+    signal: eventStreamSignal(ctx, { call, principal, auth }),
   };
 }
 
@@ -57,8 +56,8 @@ export const eventEndpoints = [
       },
     },
     errors: ['not_found'],
-    handle: async ({ params, headers, principal, ctx, req, res }) => {
-      const request = streamRequest({ principal, ctx, req, res, auth: 'any_or_task_token' }, headers['Last-Event-ID']);
+    handle: async ({ params, headers, principal, ctx, call }) => {
+      const request = streamRequest({ principal, ctx, call, auth: 'any_or_task_token' }, headers['Last-Event-ID']);
       const own = { onlyTask: principal.task, onlyKey: ownTasksOnly(principal) };
       return answer(await openTaskEvents(ctx, { ...request, taskId: params.id, ...own }));
     },
@@ -74,8 +73,8 @@ export const eventEndpoints = [
     auth: 'any',
     request: { headers: EventStreamHeadersSchema },
     success: eventStream,
-    handle: async ({ headers, principal, ctx, req, res }) => {
-      const request = streamRequest({ principal, ctx, req, res, auth: 'any' }, headers['Last-Event-ID']);
+    handle: async ({ headers, principal, ctx, call }) => {
+      const request = streamRequest({ principal, ctx, call, auth: 'any' }, headers['Last-Event-ID']);
       return answer(await openAccountEvents(ctx, { ...request, onlyKey: ownTasksOnly(principal) }));
     },
   }),

@@ -1,5 +1,6 @@
 import { ownTasksOnly } from '../../../accounts/api-keys.ts';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
+import type { Call } from '../../call.ts';
 import { formatUsd, usdNumber } from '../../../domain/money.ts';
 import { publicApiUrl } from '../../../config/config.ts';
 import { cancelGeneration } from '../../../use-cases/generations/cancel.ts';
@@ -16,7 +17,6 @@ import { examplePaymentProbe } from '../../discovery/payment-probe.ts';
 import { type ApiContext, defineEndpoint } from '../../endpoint.ts';
 import { holdLongLived } from '../../long-lived.ts';
 import { preferredWaitSeconds, waitApplied } from '../../prefer.ts';
-import { hangUpSignal } from '../../shutdown-gate.ts';
 import { webhookSignature } from '../../webhook-signature.ts';
 import { GenerationReceiptsResponseSchema } from './receipts.schemas.ts';
 import {
@@ -66,12 +66,12 @@ async function taskAnswer(ctx: ApiContext, task: TaskView, base: string) {
 /** What `Prefer: wait=N` asks of the service: nothing without it; a wait holds one of the caller's slots. */
 function holdFor(
   prefer: string | undefined,
-  call: { ctx: ApiContext; req: Request; res: Response; accountId: string },
+  { ctx, call, accountId }: { ctx: ApiContext; call: Call; accountId: string },
 ) {
   const waitSeconds = preferredWaitSeconds(prefer);
   if (waitSeconds === undefined) return { waitSeconds };
-  holdLongLived(call.ctx.longLived, call.req, call.res, call.accountId);
-  return { waitSeconds, waitMs: waitSeconds * 1000, signal: hangUpSignal(call.res) };
+  holdLongLived(ctx.longLived, call, accountId);
+  return { waitSeconds, waitMs: waitSeconds * 1000, signal: call.exchange.signal };
 }
 
 /**
@@ -132,8 +132,8 @@ const getGenerationDefinition = defineEndpoint({
   request: { params: GenerationIdParamsSchema, headers: GetGenerationHeadersSchema },
   success: { ...taskResponse, headers: { ...paymentResponseHeaderDocs, ...preferenceAppliedDoc } },
   errors: ['not_found'],
-  handle: async ({ params, headers, principal, ctx, req, res, base }) => {
-    const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, req, res, accountId: principal.account.id });
+  handle: async ({ params, headers, principal, ctx, call, base }) => {
+    const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, call, accountId: principal.account.id });
     const read = {
       taskId: params.id,
       account: principal.account,
@@ -220,8 +220,8 @@ export const generationEndpoints = [
       'rate_limited',
       'service_unavailable',
     ],
-    handle: async ({ body, headers, principal, ctx, req, res, base }) => {
-      const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, req, res, accountId: principal.account.id });
+    handle: async ({ body, headers, principal, ctx, call, base }) => {
+      const { waitSeconds, ...hold } = holdFor(headers.Prefer, { ctx, call, accountId: principal.account.id });
       const { queued, ended } = await admitGeneration(
         ctx,
         { body, ...hold },
@@ -237,9 +237,9 @@ export const generationEndpoints = [
       const answer = await taskAnswer(ctx, ended, base);
       return { status: 201, body: answer.body, headers: { ...answer.headers, ...location } };
     },
-    handleUnpaid: async ({ body, ctx, req, base }) => {
+    handleUnpaid: async ({ body, ctx, call, base }) => {
       const resourceUrl = publicApiUrl(base, '/generations');
-      const payer = ctx.payments.keylessPayer(ctx.config, req.headers, resourceUrl);
+      const payer = ctx.payments.keylessPayer(ctx.config, call.headers, resourceUrl);
       const { queued, access } = await admitGeneration(ctx, { body }, payer);
       // A repeat of the payment once its task has started gets the task without its token or secret.
       const token = access ? { access_token: access.accessToken } : {};

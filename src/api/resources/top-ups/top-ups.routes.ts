@@ -37,13 +37,13 @@ const topUpEndpoint = (options: { path: string; operationId: string; kind: 'agen
     },
     errors: ['payment_required', 'forbidden', 'conflict', 'service_unavailable'],
     paymentProbe: examplePaymentProbe(() => ({ amount: exampleTopUp })),
-    handleUnpaid: ({ body, ctx, req, base }) =>
+    handleUnpaid: ({ body, ctx, call, base }) =>
       topUpsOf(ctx.payments).refuseKeyless(ctx, {
         amountMicros: body.amount,
         resourceUrl: publicApiUrl(base, options.path),
-        headers: req.headers,
+        headers: call.headers,
       }),
-    handle: async ({ body, principal, ctx, req, base }) => {
+    handle: async ({ body, principal, ctx, call, base }) => {
       if (principal.account.kind !== options.kind) throw new ApiError('forbidden', wrongKind[options.kind]);
       if (!ctx.payments.topUps(ctx.config))
         throw new FieldError('amount', 'this server takes no x402 payments; deposit USDC instead');
@@ -52,7 +52,7 @@ const topUpEndpoint = (options: { path: string; operationId: string; kind: 'agen
         accountId: principal.account.id,
         amountMicros: body.amount,
         resourceUrl,
-        headers: req.headers,
+        headers: call.headers,
       });
       const answer = await topUpAnswer(ctx, topUp, resourceUrl);
       return { status: answer.settled ? 200 : 202, body: answer.body, headers: answer.headers };

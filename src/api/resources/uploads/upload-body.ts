@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
-import type { Request } from 'express';
+import type { BodyStream, Call } from '../../call.ts';
 import { writeLimited } from '../../../net/limited-file.ts';
 import { declarableUploadTypes, declaredKind, type UploadKind } from '../../../domain/upload-media.ts';
 import { ApiError } from '../../errors.ts';
@@ -42,22 +42,33 @@ const refusedType = (field: string, contentType: string | undefined) =>
     `Invalid body: ${field}: Content-Type ${contentType ?? 'none'} cannot be uploaded; allowed: ${declarableUploadTypes.join(', ')}.`,
   );
 
-async function receiveRaw(req: Request, path: string, limits: UploadLimits): Promise<Omit<ReceivedUpload, 'discard'>> {
+/** What an upload is read from: the call's headers and its body, unread. */
+type UploadSource = Pick<Call, 'headers' | 'hasBody'> & { body: BodyStream };
+
+async function receiveRaw(
+  req: UploadSource,
+  path: string,
+  limits: UploadLimits,
+): Promise<Omit<ReceivedUpload, 'discard'>> {
   const contentType = req.headers['content-type'];
   const kind = declaredKind(contentType);
   if (!kind) throw refusedType('Content-Type', contentType);
   const limit = limits[kind];
   if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge(kind, limit);
-  const size = await writeLimited(unconsumed(req), path, limit, () => tooLarge(kind, limit));
+  const size = await writeLimited(unconsumed(req.body), path, limit, () => tooLarge(kind, limit));
   return { path, size, contentType: contentType!, field: 'body' };
 }
 
 /** The one file part of a multipart body (other fields are ignored, a second file too). */
-function receiveMultipart(req: Request, path: string, limits: UploadLimits): Promise<Omit<ReceivedUpload, 'discard'>> {
+function receiveMultipart(
+  { headers, body: req }: UploadSource,
+  path: string,
+  limits: UploadLimits,
+): Promise<Omit<ReceivedUpload, 'discard'>> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 20, fieldSize: 1024 } });
+      parser = busboy({ headers, limits: { files: 1, fields: 20, fieldSize: 1024 } });
     } catch (error) {
       reject(new ApiError('validation_error', `Invalid body: ${(error as Error).message}.`));
       return;
@@ -96,12 +107,19 @@ function receiveMultipart(req: Request, path: string, limits: UploadLimits): Pro
   });
 }
 
-export async function receiveUpload(req: Request, limits: UploadLimits): Promise<ReceivedUpload> {
+/** multipart/form-data, by the media type alone (its parameters, the boundary, are busboy's), with a body. */
+const isMultipart = ({ headers, hasBody }: Pick<Call, 'headers' | 'hasBody'>) =>
+  hasBody && headers['content-type']?.split(';')[0]!.trim().toLowerCase() === 'multipart/form-data';
+
+export async function receiveUpload(call: Call, limits: UploadLimits): Promise<ReceivedUpload> {
+  // Only a transport with a body stream carries an upload (the REST route; no MCP tool runs this endpoint).
+  if (!call.bodyStream) throw new ApiError('validation_error', 'Invalid body: body: the file is required.');
+  const req = { headers: call.headers, hasBody: call.hasBody, body: call.bodyStream };
   const directory = await mkdtemp(join(tmpdir(), 'gateway-upload-'));
   const discard = () => rm(directory, { recursive: true, force: true });
   const path = join(directory, 'file');
   try {
-    const multipart = req.is('multipart/form-data');
+    const multipart = isMultipart(req);
     const received = multipart ? await receiveMultipart(req, path, limits) : await receiveRaw(req, path, limits);
     return { ...received, discard };
   } catch (error) {

@@ -19,9 +19,9 @@ export const uploadEndpoints = [
     rawBody: { contentTypes: [...declarableUploadTypes, 'multipart/form-data'] },
     success: { status: 201, description: 'The upload is stored', schema: UploadSchema },
     errors: ['payload_too_large', 'upload_quota_exceeded'],
-    handle: async ({ principal, ctx, req }) => {
+    handle: async ({ principal, ctx, call }) => {
       const { config } = ctx;
-      const received = await receiveUpload(req, {
+      const received = await receiveUpload(call, {
         image: config.uploads.maxImageBytes,
         audio: config.uploads.maxAudioBytes,
         video: config.uploads.maxVideoBytes,

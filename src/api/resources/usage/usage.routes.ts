@@ -45,7 +45,7 @@ export const usageEndpoints = [
       schema: UsageReportSchema,
       csv: true,
     },
-    handle: async ({ query, principal, ctx, req }) => {
+    handle: async ({ query, principal, ctx, call }) => {
       const given = query.group_by?.split(',') ?? [];
       const groupBy = usageGroupings.filter((grouping) => given.includes(grouping));
       const period = usagePeriod(query);
@@ -63,7 +63,7 @@ export const usageEndpoints = [
         rows: report.rows.map(rowBody),
         totals: countsBody(report.totals),
       };
-      if (req.accepts(['application/json', 'text/csv']) !== 'text/csv') return { body };
+      if (call.accepts(['application/json', 'text/csv']) !== 'text/csv') return { body };
       const file = `usage-${body.from.slice(0, 10)}-${body.to.slice(0, 10)}.csv`;
       return {
         body,
