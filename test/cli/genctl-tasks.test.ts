@@ -11,7 +11,7 @@ import { writeRuntimeFile } from '../../src/runtime-file.ts';
 import { newId } from '../../src/domain/ids.ts';
 import { walletAccountId } from '../../src/payments/methods/x402/paid-tasks.ts';
 import { admitTask, completeTask, failTask, markProcessing } from '../../src/generations/tasks.ts';
-import { heldPaymentRules } from '../../src/payments/methods/registered.ts';
+import { paymentMethods } from '../../src/payments/methods/registered.ts';
 import { createFundedAccount } from '../helpers/accounts.ts';
 import { createPaidTaskRow } from '../helpers/task-rows.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
@@ -67,10 +67,10 @@ beforeAll(async () => {
       outputs: ['http://localhost:8080/files/out-1.png'],
       servedBy: 'local',
     },
-    heldPaymentRules,
+    paymentMethods.heldPaymentRules,
   );
   ids.failed = await admit(developer, esrgan, 4_000n, null);
-  await failTask(prisma, { taskId: ids.failed, error: longError }, heldPaymentRules);
+  await failTask(prisma, { taskId: ids.failed, error: longError }, paymentMethods.heldPaymentRules);
   ids.queued = await admit(agent, lanczos(), 500n, null);
   ids.processing = await admit(developer, esrgan, 4_000n, null);
   await markProcessing(prisma, ids.processing);

@@ -117,16 +117,12 @@ const isService = (path: string) =>
   ['src/', 'workflows/', 'activities/'].some((dir) => path.startsWith(dir)) && !isClusterCode(path);
 
 // Rule 9: a payment method's folder is private to it, as is each package only it speaks. The files directly in
-// src/payments/methods/ (the registry) are the ones that may name a method; receipts are signed in x402's offer-receipt
-// format (a JWS), which every method's receipts share.
+// src/payments/methods/ (the registry) are the ones that may name a method.
 const methodsDir = 'src/payments/methods/';
 const methodFolders = readdirSync(join(root, methodsDir), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 const methodPackages: Record<string, string[]> = { x402: ['@x402/', 'x402-fetch', 'x402-axios', 'x402-express'] };
-const sharedPackageUses: { file: string; to: string }[] = [
-  { file: 'src/payments/receipts/', to: '@x402/extensions/offer-receipt' },
-];
 const isRegistry = (file: string) => file.startsWith(methodsDir) && !file.slice(methodsDir.length).includes('/');
 
 /** The imports of the files under `folder` that break a rule, as `file → target`. */
@@ -227,12 +223,7 @@ describe('import graph', () => {
         if (file.startsWith(folder) || isRegistry(file)) return [];
         const packages = methodPackages[method] ?? [];
         return (graph.get(file) ?? [])
-          .filter(
-            (edge) =>
-              edge.to.startsWith(folder) ||
-              (packages.some((name) => edge.to.startsWith(name)) &&
-                !sharedPackageUses.some((shared) => file.startsWith(shared.file) && edge.to === shared.to)),
-          )
+          .filter((edge) => edge.to.startsWith(folder) || packages.some((name) => edge.to.startsWith(name)))
           .map((edge) => `${file} → ${edge.to}`);
       }),
     );

@@ -8,6 +8,7 @@ import { balanceMethod } from '../../src/payments/methods/balance/balance-method
 import { PaymentRegistry } from '../../src/payments/methods/payment-registry.ts';
 import { x402Method } from '../../src/payments/methods/x402/x402-method.ts';
 import { credit } from '../../src/ledger/ledger.ts';
+import { formatUsd } from '../../src/domain/money.ts';
 import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { unreadChains } from '../helpers/app.ts';
 import { useGateway } from '../helpers/gateway.ts';
@@ -60,6 +61,17 @@ describe('a payment method registered by a test ("cash")', () => {
     expect(balance).toMatchObject({ balance: 1_000_000n - costMicros, reserved: 0n });
     const row = await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: created.body.id } });
     expect(row.accountId).toBe(till.drawer);
+
+    const receipts = await call(gateway, 'GET', `/generations/${created.body.id}/receipt`, { key: drawerKey });
+    expect(receipts.status).toBe(200);
+    expect(receipts.body.receipts).toEqual([
+      expect.objectContaining({
+        kind: 'payment',
+        network: 'cash',
+        transaction: `voucher:${voucher}`,
+        amount: formatUsd(costMicros),
+      }),
+    ]);
   });
 
   it('refuses a voucher it does not know, or one already spent, with its challenge (never as a bad API key)', async () => {

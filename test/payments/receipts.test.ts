@@ -2,7 +2,7 @@
 // %3A, a path adds segments), the DID document naming the key under every address the server is known by, and a
 // receipt signed with it verifying with the extension's own verifier against that document's key only.
 import { generateKeyPairSync, type JsonWebKey } from 'node:crypto';
-import { verifyReceiptSignatureJWS } from '@x402/extensions/offer-receipt';
+import { createJWS, verifyReceiptSignatureJWS } from '@x402/extensions/offer-receipt';
 import { describe, expect, it } from 'vitest';
 import { didDocument, didWebOf, kidOf } from '../../src/payments/receipts/did.ts';
 import { jwsSigner, signReceipt } from '../../src/payments/receipts/receipts.ts';
@@ -63,5 +63,13 @@ describe('receipt signing', () => {
       amount: '25000',
     });
     await expect(verifyReceiptSignatureJWS(receipt, keyPair().publicJwk as never)).rejects.toThrow();
+  });
+
+  it("makes the extension's own JWS: the same header and canonical payload bytes as its createJWS", async () => {
+    const signer = jwsSigner('receipts', keyPair(), 'https://gateway.example');
+    const ours = (await signReceipt(signer, { ...facts, resourceUrl: 'https://gateway.example/ü?b=1&a=2' })).signature;
+    const payload = JSON.parse(Buffer.from(ours.split('.')[1]!, 'base64url').toString('utf8')) as object;
+    const theirs = await createJWS(payload as never, signer);
+    expect(ours.split('.').slice(0, 2)).toEqual(theirs.split('.').slice(0, 2));
   });
 });

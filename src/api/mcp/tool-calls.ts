@@ -4,7 +4,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { PaymentRequiredError } from '../../domain/errors.ts';
-import { mcpPaymentHeaders, mcpReceiptMeta } from '../../payments/methods/registered.ts';
 import { type EndpointAnswer, paysWithoutKey } from '../endpoint.ts';
 import { ApiError, validationError } from '../errors.ts';
 import { outputContent } from './output-content.ts';
@@ -28,7 +27,7 @@ export async function answerResult(call: ToolCallContext, body: unknown, meta?: 
 }
 
 /** A settled payment's receipt, where the answer carries one (its method says how it rides in `_meta`). */
-const paymentMeta = (answer: EndpointAnswer) => mcpReceiptMeta(answer.headers);
+const paymentMeta = (call: ToolCallContext, answer: EndpointAnswer) => call.ctx.payments.mcpReceiptMeta(answer.headers);
 
 /**
  * Arguments refused before the endpoint ran (the tool's own check) go to its payment probe as the endpoint's own
@@ -64,7 +63,7 @@ export async function callTool(
   extra: Extra,
 ): Promise<CallToolResult> {
   // The payment `_meta` carries, as the HTTP headers its method reads.
-  const paying = { ...call.headers, ...mcpPaymentHeaders(extra._meta) };
+  const paying = { ...call.headers, ...call.ctx.payments.mcpPaymentHeaders(extra._meta) };
   try {
     // The tool's own arguments (wait_seconds) are checked here; the endpoint checks the rest as its route does.
     const checked = tool.input.safeParse(args);
@@ -78,11 +77,12 @@ export async function callTool(
     }
     if (tool.follows && waitSeconds) await holdWaitSlot(call);
     const answer = await run(call, operationFor(tool, callerKind(call)), tool.request(args), paying);
-    if (!tool.follows || !waitSeconds) return answerResult(call, answer.body, paymentMeta(answer));
+    if (!tool.follows || !waitSeconds) return answerResult(call, answer.body, paymentMeta(call, answer));
     const admitted = answer.body as TaskBody & { access_token?: string; webhook_secret?: string };
     // Without a key only the admission's token reads the task; a repeat of a payment whose task has started gets none,
     // so it is answered as admitted (its id), not followed.
-    if (!admitted.access_token && !bearerOf(call.headers)) return answerResult(call, answer.body, paymentMeta(answer));
+    if (!admitted.access_token && !bearerOf(call.headers))
+      return answerResult(call, answer.body, paymentMeta(call, answer));
     // An x402 payer has no key: its task's token reads the task.
     const reader = admitted.access_token
       ? { ...call.headers, authorization: `Bearer ${admitted.access_token}` }
@@ -91,7 +91,7 @@ export async function callTool(
     // What only the admission tells an x402 payer is kept in the answer.
     const { access_token, webhook_secret } = admitted;
     const access = { ...(access_token ? { access_token } : {}), ...(webhook_secret ? { webhook_secret } : {}) };
-    return answerResult(call, { ...(ended.body as object), ...access }, paymentMeta(ended));
+    return answerResult(call, { ...(ended.body as object), ...access }, paymentMeta(call, ended));
   } catch (error) {
     return errorResult(call, await probed(call, tool, paying, error));
   }

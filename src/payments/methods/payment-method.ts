@@ -9,7 +9,7 @@ import type { TaskPaymentView, taskView } from '../../generations/task-view.ts';
 import type { AdmittedTask, AdmitTaskInput, HeldPaymentRules } from '../../generations/tasks.ts';
 import type { GenerationInput } from '../../../workflows/contracts/generation.types.ts';
 import type { GenerationRequest } from '../../domain/generation-request.ts';
-import type { Signers, signReceipt } from '../receipts/receipts.ts';
+import type { JWSSigner, ReceiptFacts, Signers, signReceipt } from '../receipts/receipts.ts';
 
 /** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
 /** A task admitted earlier under the same claim: what its view shows, and the request it was admitted with. */
@@ -91,6 +91,12 @@ export interface TopUps<D = never, S = never> {
   receipt(signer: ReceiptSigner, topUp: TopUpRow, resourceUrl: string): Promise<SignedReceipt>;
 }
 
+/** A task whose receipts are asked for, with the account it belongs to. */
+export interface ReceiptTask {
+  id: string;
+  accountId: string;
+}
+
 /** What signs receipts (the receipt key), and a receipt as its method answers it: in the body and in headers. */
 export type ReceiptSigner = Awaited<ReturnType<Signers['receipts']>>;
 export interface SignedReceipt {
@@ -157,11 +163,14 @@ export interface PaymentMethod<P extends { kind: string }, D, S = unknown> {
   paid(paidBy: PaidBy): boolean;
   /** How the task's summary (the Temporal Web UI's list) says it was paid. */
   describe(paidBy: PaidBy): string;
-  /**
-   * The headers a task's answer carries for its payment once settled (a receipt the payer's client reads), with the
-   * extensions' answers (offer-receipt's signed receipt).
-   */
-  receiptHeaders?(payment: TaskPaymentView, extensions?: Record<string, unknown>): Record<string, string> | undefined;
+  /** What this method moved for a task, as receipts to sign, oldest first; null where it moved nothing of the task's. */
+  receiptFacts?(prisma: PrismaClient, task: ReceiptTask, resourceUrl: string): Promise<ReceiptFacts[] | null>;
+  /** The headers a task's answer carries its payment's receipt in once settled (a receipt the payer's client reads). */
+  receiptHeaders?(
+    deps: { prisma: PrismaClient; signer: JWSSigner },
+    task: { id: string; payment: TaskPaymentView },
+    resourceUrl: string,
+  ): Promise<Record<string, string> | undefined>;
   /** MCP: the HTTP headers a tool call's `_meta` carries this method's payment as (none: it carries none). */
   mcpPaymentHeaders?(meta: Record<string, unknown> | undefined): Record<string, string>;
   /** MCP: the tool result's `_meta` for the receipt an answer's headers carry, where they carry this method's. */

@@ -7,7 +7,16 @@ import type { PrismaClient } from '../../db/prisma.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { TaskPaymentView } from '../../generations/task-view.ts';
 import type { HeldPaymentRules } from '../../generations/tasks.ts';
-import type { PaidAdmission, PaidBy, PayerAdmission, PaymentMethod, TopUps, WalletSignIn } from './payment-method.ts';
+import type { JWSSigner, ReceiptFacts } from '../receipts/receipts.ts';
+import type {
+  PaidAdmission,
+  PaidBy,
+  PayerAdmission,
+  PaymentMethod,
+  ReceiptTask,
+  TopUps,
+  WalletSignIn,
+} from './payment-method.ts';
 
 // A registry holds methods of any payer, deps and services: each is called only with what it was registered for.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -159,12 +168,31 @@ export class PaymentRegistry<P extends { kind: string } = never> {
     throw new Error(`no payment method holds a payment of task ${task.taskId}`);
   }
 
+  /**
+   * What a task moved, as receipts to sign, oldest first; none while nothing has. A method that paid without a key
+   * answers for its task first (its payer's account may keep ledger entries too); the keyed method answers for the rest.
+   */
+  async receiptFacts(prisma: PrismaClient, task: ReceiptTask, resourceUrl: string): Promise<ReceiptFacts[]> {
+    const keyedLast = [...this.#methods].sort((a, b) => Number(a.keyed ?? false) - Number(b.keyed ?? false));
+    for (const method of keyedLast) {
+      const facts = await method.receiptFacts?.(prisma, task, resourceUrl);
+      if (facts) return facts;
+    }
+    return [];
+  }
+
   /** The receipt headers of a task's payment, where its method answers with one (x402 once settled). */
-  receiptHeaders = (payment: TaskPaymentView, extensions?: Record<string, unknown>) =>
-    this.#methods.reduce<Record<string, string> | undefined>(
-      (found, method) => found ?? method.receiptHeaders?.(payment, extensions),
-      undefined,
-    );
+  async receiptHeaders(
+    deps: { prisma: PrismaClient; signer: JWSSigner },
+    task: { id: string; payment: TaskPaymentView },
+    resourceUrl: string,
+  ): Promise<Record<string, string> | undefined> {
+    for (const method of this.#methods) {
+      const headers = await method.receiptHeaders?.(deps, task, resourceUrl);
+      if (headers) return headers;
+    }
+    return undefined;
+  }
 
   /** MCP: the HTTP headers a tool call's `_meta` carries its payment as, by whichever method's transport it follows. */
   mcpPaymentHeaders = (meta: Record<string, unknown> | undefined): Record<string, string> =>

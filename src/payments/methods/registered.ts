@@ -52,33 +52,5 @@ export type PaymentServices = ReturnType<typeof paymentServices>;
 export const admissionOf = (deps: PaymentMethodDeps & { payments?: PaymentMethods }, payer: AnyPayer): PayerAdmission =>
   (deps.payments ?? paymentMethods).admission(deps, payer);
 
-/** Whether this server takes a payment from a caller without an API key (and has what that payment needs). */
-export const keylessPaymentOffered = (config: Config): boolean => paymentMethods.takesKeyless(config);
-
-/** The method a task's workflow input was paid with, by its `kind` (the task's search attribute). */
-export const paymentKindOf = (paidBy: PaidBy): Payer['kind'] => paymentMethods.kindOf(paidBy);
-
-/** Worker side: the task row written `queued` by the method its input was paid with (see PaymentMethod.admit). */
-export const admitTaskPaidBy = (prisma: PrismaClient, input: PaidAdmission) => paymentMethods.admitTask(prisma, input);
-
-/** How the task's summary says it was paid. */
-export const paymentDescription = (paidBy: PaidBy): string => paymentMethods.describe(paidBy);
-
 /** What the start-up banner says of the ways to pay. */
 export const paymentBannerLines = (config: Config): string[] => paymentMethods.bannerLines(config);
-
-/** What ending a task does with a payment held beside it (its row is the task's `payment`). */
-export const heldPaymentRules: HeldPaymentRules = paymentMethods.heldPaymentRules;
-
-/** Settles the payment a task was admitted with, once it delivered (see PaymentRegistry.settle). */
-export const settleTaskPayment = (deps: PaymentSettlementDeps, task: { taskId: string; usedMicros: bigint }) =>
-  paymentMethods.settle(deps, task);
-
-/** The receipt headers of a task's payment, where its method answers with one (x402 once settled). */
-export const paymentReceiptHeaders = paymentMethods.receiptHeaders;
-
-/** MCP: the HTTP headers a tool call's `_meta` carries its payment as, by whichever method's transport it follows. */
-export const mcpPaymentHeaders = paymentMethods.mcpPaymentHeaders;
-
-/** MCP: the tool result's `_meta` for a payment receipt the answer's headers carry, where one does. */
-export const mcpReceiptMeta = paymentMethods.mcpReceiptMeta;

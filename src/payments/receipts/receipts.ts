@@ -1,8 +1,10 @@
-// Signed receipts (x402's offer-receipt extension, JWS over the JCS-canonical payload, ES256): what was charged,
-// refunded or topped up, naming the task or top-up, the amount and the transaction. The extension's payload fields come
-// first; `kind`, `id` and `amount` are ours (the extension's verifier returns the whole signed payload).
+// Signed receipts in the offer-receipt format x402 defined (a compact JWS, ES256, over the JCS-canonical payload), which
+// every method's receipts share: what was charged, refunded or topped up, naming the task or top-up, the amount and the
+// transaction. The format's payload fields come first; `kind`, `id` and `amount` are ours (its verifiers return the
+// whole signed payload). Made with jose and an RFC 8785 canonicalizer, so no method's package is needed to sign one.
 import { sign } from 'node:crypto';
-import { createJWS, type JWSSignedReceipt, type JWSSigner, type ReceiptPayload } from '@x402/extensions/offer-receipt';
+import canonicalize from 'canonicalize';
+import { base64url } from 'jose';
 import type { KeyPurpose, SigningKey, SigningKeys } from './signing-key.ts';
 import { kidOf } from './did.ts';
 
@@ -25,14 +27,36 @@ export interface ReceiptFacts {
   issuedAt: Date;
 }
 
-export type SignedReceiptPayload = Omit<ReceiptPayload, 'transaction'> & {
+/** The signed payload: the offer-receipt format's fields, then ours. */
+export interface SignedReceiptPayload {
+  version: 1;
+  network: string;
+  resourceUrl: string;
+  payer: string;
+  /** Seconds since the epoch. */
+  issuedAt: number;
   transaction?: string;
   kind: ReceiptKind;
   id: string;
   amount: string;
-};
+}
 
-/** A JWS signer for the extension's createJWS: `purpose`'s key, named under this base URL's did:web. */
+/** A signer of compact JWSs (the shape x402's offer-receipt issuers take too): its key's id and its signature. */
+export interface JWSSigner {
+  kid: string;
+  format: 'jws';
+  algorithm: 'ES256';
+  /** The base64url signature of the JWS signing input. */
+  sign(bytes: Uint8Array): Promise<string>;
+}
+
+/** A receipt as the offer-receipt format carries it. */
+export interface JWSSignedReceipt {
+  format: 'jws';
+  signature: string;
+}
+
+/** A JWS signer of `purpose`'s key, named under this base URL's did:web. */
 export function jwsSigner(purpose: KeyPurpose, key: SigningKey, baseUrl: string): JWSSigner {
   return {
     kid: kidOf(purpose, baseUrl),
@@ -55,7 +79,14 @@ export async function signReceipt(signer: JWSSigner, facts: ReceiptFacts): Promi
     id: facts.id,
     amount: facts.amount.toString(),
   };
-  return { format: 'jws', signature: await createJWS(payload, signer) };
+  return { format: 'jws', signature: await compactJws(payload, signer) };
+}
+
+/** The compact JWS of the canonical payload: the protected header names only the algorithm and the key. */
+async function compactJws(payload: SignedReceiptPayload, signer: JWSSigner): Promise<string> {
+  const encode = (text: string) => base64url.encode(new TextEncoder().encode(text));
+  const signingInput = `${encode(JSON.stringify({ alg: signer.algorithm, kid: signer.kid }))}.${encode(canonicalize(payload)!)}`;
+  return `${signingInput}.${await signer.sign(new TextEncoder().encode(signingInput))}`;
 }
 
 /** Signs offers or receipts under the did:web of a base URL (the request's public one). */

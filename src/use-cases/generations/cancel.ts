@@ -13,13 +13,15 @@ import {
   type TemporalDeps,
 } from '../temporal/generation-workflows.ts';
 import { notifyWebhookEvent } from '../temporal/webhook-deliveries.ts';
-import { heldPaymentRules } from '../../payments/methods/registered.ts';
+import { paymentMethods, type PaymentMethods } from '../../payments/methods/registered.ts';
 import { failTask, findTaskForAccount, type TaskRow } from '../../generations/tasks.ts';
 
 export interface CancelDeps {
   prisma: PrismaClient;
   temporal: TemporalDeps;
   config: Pick<Config, 'temporal' | 'outputs'>;
+  /** The ways to pay (the app's registry): what failing a task does with a payment held beside it. */
+  payments?: Pick<PaymentMethods, 'heldPaymentRules'>;
 }
 
 /** `owner`: the caller's account (a task token: its one task); none for an operator, who may cancel any task. */
@@ -61,7 +63,11 @@ function endedOutcome(deps: CancelDeps, task: TaskRow): CancelOutcome {
  */
 async function failWithoutWorkflow(deps: CancelDeps, task: TaskRow): Promise<TaskRow> {
   const onlyIf = task.status === 'processing' ? 'processing' : 'queued';
-  const failed = await failTask(deps.prisma, { taskId: task.id, error: cancelledError, onlyIf }, heldPaymentRules);
+  const failed = await failTask(
+    deps.prisma,
+    { taskId: task.id, error: cancelledError, onlyIf },
+    (deps.payments ?? paymentMethods).heldPaymentRules,
+  );
   if (!failed || !isCancelled(failed)) return failed ?? task;
   await notifyWebhookEvent(
     { prisma: deps.prisma, client: deps.temporal.client, taskQueue: deps.config.temporal.taskQueue },

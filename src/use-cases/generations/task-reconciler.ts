@@ -20,7 +20,7 @@ import type { OutputRetention } from '../../generations/output-retention.ts';
 import { pruneAbandonedAdmissions } from '../../generations/admission-fence.ts';
 import { notifyBudgetAlerts } from '../../accounts/budget-alert-notices.ts';
 import { findLongProcessingTasks, releasedBy } from '../../generations/stranded-tasks.ts';
-import { heldPaymentRules } from '../../payments/methods/registered.ts';
+import type { PaymentMethods } from '../../payments/methods/registered.ts';
 import { failTask, findLongQueuedTasks, storedRequest, type TaskRow } from '../../generations/tasks.ts';
 import { ensureIntervalSchedule } from '../temporal/schedules.ts';
 import { workflowStatus } from '../temporal/workflow-status.ts';
@@ -50,6 +50,8 @@ export interface ReconcilerDeps {
   taskQueue: string;
   /** OUTPUT_RETENTION_DAYS, for the view its webhooks carry. */
   retention: OutputRetention;
+  /** The ways to pay: what failing a task does with a payment held beside it. */
+  payments: Pick<PaymentMethods, 'heldPaymentRules'>;
 }
 
 /** Sends the admit update again, as a retried POST would: admitTask finds the row and reserves nothing more. */
@@ -73,7 +75,11 @@ async function admitAgain(deps: ReconcilerDeps, task: TaskRow): Promise<Repair> 
 async function failStranded(deps: ReconcilerDeps, task: TaskRow, workflow: string): Promise<Repair> {
   const status = task.status === 'processing' ? 'processing' : 'queued';
   const error = status === 'processing' ? interruptedTaskError : strandedTaskError;
-  const failed = await failTask(deps.prisma, { taskId: task.id, error, onlyIf: status }, heldPaymentRules);
+  const failed = await failTask(
+    deps.prisma,
+    { taskId: task.id, error, onlyIf: status },
+    deps.payments.heldPaymentRules,
+  );
   if (failed?.status !== 'failed') return { taskId: task.id, workflow, action: 'started' };
   await notifyWebhookEvent(
     { prisma: deps.prisma, client: deps.client, taskQueue: deps.taskQueue },

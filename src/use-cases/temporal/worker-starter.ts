@@ -12,10 +12,13 @@ import { replayTask } from '../generations/replays.ts';
 import { reconcileQueuedTasks, releaseClosedTasks } from '../generations/task-reconciler.ts';
 import { notifyWebhookEvent, startWebhookDelivery } from './webhook-deliveries.ts';
 import type { WebhookDeliveryInput } from '../../../workflows/contracts/webhook-delivery.types.ts';
+import { paymentMethods, type PaymentMethods } from '../../payments/methods/registered.ts';
 
 interface StarterDeps {
   prisma: PrismaClient;
   config: Pick<Config, 'temporal' | 'outputs'>;
+  /** The worker's ways to pay, where it registers its own (else this build's). */
+  payments?: PaymentMethods;
 }
 
 /** Deposit workflows on the main task queue (the watcher's finds). */
@@ -49,6 +52,7 @@ export const reconcilerStarter = (deps: StarterDeps) => {
     client,
     taskQueue: deps.config.temporal.taskQueue,
     retention: deps.config.outputs,
+    payments: deps.payments ?? paymentMethods,
   });
   return {
     reconcileQueuedTasks: (client: Client, input: ReconcileInput) => reconcileQueuedTasks(reconciler(client), input),

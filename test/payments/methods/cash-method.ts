@@ -78,6 +78,13 @@ export function cashMethod(till: Till): PaymentMethod<CashPayer, unknown, unknow
     paid: (paidBy) => (paidBy.payment as PaymentAuthorization | undefined)?.scheme === 'cash',
     describe: (paidBy) => `paid in cash with ${paidBy.payment?.payer}`,
     holds: async (_deps, taskId) => till.heldFor(taskId) !== undefined,
+    // What the voucher paid once settled (the drawer's balance names its own charge beside it).
+    receiptFacts: async (_prisma, task, resourceUrl) => {
+      const [voucher, held] = till.heldFor(task.id) ?? [];
+      if (!voucher || held?.settled === undefined) return null;
+      const paid = { id: task.id, resourceUrl, payer: voucher, network: 'cash', issuedAt: new Date() };
+      return [{ ...paid, kind: 'payment', transaction: `voucher:${voucher}`, amount: held.settled }];
+    },
     settle: async (_deps, { taskId, usedMicros }) => {
       const [, held] = till.heldFor(taskId) ?? [];
       if (held) held.settled = usedMicros;

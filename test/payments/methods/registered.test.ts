@@ -3,15 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/config.ts';
 import type { PrismaClient } from '../../../src/db/prisma.ts';
 import { IdempotencyKeyReusedError, PaymentReusedError } from '../../../src/domain/errors.ts';
-import {
-  admissionOf,
-  keylessPaymentOffered,
-  mcpPaymentHeaders,
-  mcpReceiptMeta,
-  paymentDescription,
-  paymentKindOf,
-  paymentMethods,
-} from '../../../src/payments/methods/registered.ts';
+import { admissionOf, paymentMethods } from '../../../src/payments/methods/registered.ts';
 import type { PaidBy } from '../../../src/payments/methods/payment-method.ts';
 
 const config = loadConfig({}, []);
@@ -41,10 +33,10 @@ describe('registered payment methods', () => {
   });
 
   it('names the method a task was paid with, as its search attribute and summary say', () => {
-    expect(paymentKindOf(balancePaid)).toBe('balance');
-    expect(paymentDescription(balancePaid)).toBe('from the balance');
-    expect(paymentKindOf(x402Paid)).toBe('x402');
-    expect(paymentDescription(x402Paid)).toBe('paid with x402 by 0xabc');
+    expect(paymentMethods.kindOf(balancePaid)).toBe('balance');
+    expect(paymentMethods.describe(balancePaid)).toBe('from the balance');
+    expect(paymentMethods.kindOf(x402Paid)).toBe('x402');
+    expect(paymentMethods.describe(x402Paid)).toBe('paid with x402 by 0xabc');
   });
 
   it('makes a request without an API key an x402 payer, where x402 is offered', () => {
@@ -60,9 +52,9 @@ describe('registered payment methods', () => {
       resourceUrl,
     });
     expect(paymentMethods.keylessPayer(withChain, {}, resourceUrl)).toEqual({ kind: 'x402', headers: {}, resourceUrl });
-    expect(keylessPaymentOffered(withChain)).toBe(true);
-    expect(keylessPaymentOffered({ ...withChain, x402: { ...withChain.x402, enabled: false } })).toBe(false);
-    expect(keylessPaymentOffered({ ...config, x402: { ...config.x402, enabled: true } })).toBe(false);
+    expect(paymentMethods.takesKeyless(withChain)).toBe(true);
+    expect(paymentMethods.takesKeyless({ ...withChain, x402: { ...withChain.x402, enabled: false } })).toBe(false);
+    expect(paymentMethods.takesKeyless({ ...config, x402: { ...config.x402, enabled: true } })).toBe(false);
     expect(paymentMethods.paysWithoutKey(withChain, {})).toBe(true);
     expect(paymentMethods.paysWithoutKey(config, {})).toBe(false);
   });
@@ -82,20 +74,20 @@ describe('registered payment methods', () => {
   });
 
   it("moves an MCP tool call's x402 payment into its HTTP header, and a settlement receipt back into _meta", () => {
-    expect(mcpPaymentHeaders(undefined)).toEqual({});
-    expect(mcpPaymentHeaders({ other: 1 })).toEqual({});
-    const v1 = mcpPaymentHeaders({ 'x402/payment': { x402Version: 1, payload: {} } });
+    expect(paymentMethods.mcpPaymentHeaders(undefined)).toEqual({});
+    expect(paymentMethods.mcpPaymentHeaders({ other: 1 })).toEqual({});
+    const v1 = paymentMethods.mcpPaymentHeaders({ 'x402/payment': { x402Version: 1, payload: {} } });
     expect(Object.keys(v1)).toEqual(['x-payment']);
-    const v2 = mcpPaymentHeaders({ 'x402/payment': { x402Version: 2, payload: {} } });
+    const v2 = paymentMethods.mcpPaymentHeaders({ 'x402/payment': { x402Version: 2, payload: {} } });
     expect(Object.keys(v2)).toEqual(['payment-signature']);
     expect(JSON.parse(Buffer.from(v2['payment-signature']!, 'base64').toString())).toEqual({
       x402Version: 2,
       payload: {},
     });
 
-    expect(mcpReceiptMeta({})).toBeUndefined();
+    expect(paymentMethods.mcpReceiptMeta({})).toBeUndefined();
     const receipt = { success: true, transaction: '0x1', network: 'eip155:84532', payer: '0xabc' };
     const header = Buffer.from(JSON.stringify(receipt)).toString('base64');
-    expect(mcpReceiptMeta({ 'PAYMENT-RESPONSE': header })).toEqual({ 'x402/payment-response': receipt });
+    expect(paymentMethods.mcpReceiptMeta({ 'PAYMENT-RESPONSE': header })).toEqual({ 'x402/payment-response': receipt });
   });
 });

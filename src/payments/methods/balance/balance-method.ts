@@ -7,6 +7,7 @@ import type { AccountKind } from '../../../generated/prisma/client.ts';
 import { admitTask, findTaskByIdempotencyKey } from '../../../generations/tasks.ts';
 import type { PaymentMethod, PricedRequest } from '../payment-method.ts';
 import { type KeyPolicy, requestRefusal } from '../../../accounts/key-policy.ts';
+import { balanceReceiptFacts } from './balance-receipts.ts';
 
 /** An account with a key: its balance is reserved, and its Idempotency-Key names a retry. */
 export interface BalancePayer {
@@ -58,6 +59,7 @@ function visibleEarlierTask<T extends { apiKeyId: string | null }>(key: BalanceP
 
 export const balanceMethod: PaymentMethod<BalancePayer, BalanceMethodDeps> = {
   kind: 'balance',
+  receiptFacts: balanceReceiptFacts,
   // Its payer's credential is an API key: any `Authorization` no other method's scheme claims.
   keyed: true,
   admit: (prisma, input) => admitTask(prisma, input),

@@ -1,7 +1,6 @@
 // A settled top-up's signed receipt: the amount credited, the transfer that paid it, and the top-up it names.
-import type { JWSSignedReceipt, JWSSigner } from '@x402/extensions/offer-receipt';
+import { type JWSSignedReceipt, type JWSSigner, signReceipt } from '../../receipts/receipts.ts';
 import type { X402TopUp } from '../../../generated/prisma/client.ts';
-import { signReceipt } from '../../receipts/receipts.ts';
 
 export function topUpReceipt(signer: JWSSigner, topUp: X402TopUp, resourceUrl: string): Promise<JWSSignedReceipt> {
   if (topUp.status !== 'settled' || !topUp.transaction || !topUp.settledAt)

@@ -21,8 +21,8 @@ import { x402HeldPayment } from './held-payment.ts';
 import { admitPaidTask, findPaidTask, storedAuthorization } from './paid-tasks.ts';
 import { paymentIdOf } from './payment-extensions.ts';
 import { x402McpPaymentHeaders, x402McpReceiptMeta } from './mcp-transport.ts';
-import { paymentResponseHeaders } from './requirements.ts';
 import { paymentHeaderNames } from './payment-header.ts';
+import { x402ReceiptFacts, x402ReceiptHeaders } from './task-receipts.ts';
 import { type SettlementDeps, settleTaskPayment } from './settlement.ts';
 import { x402TopUps } from './top-up-method.ts';
 import { x402WalletSignIn } from './wallet-sign-in.ts';
@@ -116,10 +116,8 @@ export const x402Method = {
   bannerLines: x402BannerLines,
   held: x402HeldPayment,
   settle: settleTaskPayment,
-  receiptHeaders: ({ method, status, network, payer, transaction }, extensions) =>
-    method === 'x402' && status === 'settled' && transaction
-      ? paymentResponseHeaders({ network, payer, transaction, extensions })
-      : undefined,
+  receiptFacts: x402ReceiptFacts,
+  receiptHeaders: x402ReceiptHeaders,
   mcpPaymentHeaders: x402McpPaymentHeaders,
   mcpReceiptMeta: x402McpReceiptMeta,
   topUps: x402TopUps,

@@ -9,7 +9,7 @@ import { newId } from '../../../../src/domain/ids.ts';
 import { admitPaidTask, walletAccountId } from '../../../../src/payments/methods/x402/paid-tasks.ts';
 import { failTask } from '../../../../src/generations/tasks.ts';
 import { settleTaskPayment } from '../../../../src/payments/methods/x402/settlement.ts';
-import { heldPaymentRules } from '../../../../src/payments/methods/registered.ts';
+import { paymentMethods } from '../../../../src/payments/methods/registered.ts';
 import { configuredFacilitator } from '../../../../src/payments/methods/x402/facilitator.ts';
 import { paymentIdentity } from '../../../../src/payments/methods/x402/payment-header.ts';
 import { paymentRequirementsFor } from '../../../../src/payments/methods/x402/requirements.ts';
@@ -93,7 +93,11 @@ describe('settleTaskPayment', () => {
     const moved = await deps.facilitator().settle(payment.payload as never, payment.requirement as never);
     expect(moved.success).toBe(true);
     await database.prisma.x402Payment.update({ where: { taskId }, data: { status: 'settling' } });
-    await failTask(database.prisma, { taskId, error: 'The generation failed at the provider.' }, heldPaymentRules);
+    await failTask(
+      database.prisma,
+      { taskId, error: 'The generation failed at the provider.' },
+      paymentMethods.heldPaymentRules,
+    );
     expect(await database.prisma.x402Payment.findUniqueOrThrow({ where: { taskId } })).toMatchObject({
       status: 'settling',
     });
@@ -113,8 +117,8 @@ describe('settleTaskPayment', () => {
   it('a settled payment whose task then fails is credited as owed, once', async () => {
     const { taskId, payer } = await paidTask();
     await settleTaskPayment(deps, { taskId, usedMicros: price });
-    await failTask(database.prisma, { taskId, error: 'The generation failed.' }, heldPaymentRules);
-    await failTask(database.prisma, { taskId, error: 'The generation failed.' }, heldPaymentRules);
+    await failTask(database.prisma, { taskId, error: 'The generation failed.' }, paymentMethods.heldPaymentRules);
+    await failTask(database.prisma, { taskId, error: 'The generation failed.' }, paymentMethods.heldPaymentRules);
     const entries = await ledgerOf(payer);
     expect(entries.map(({ kind, amount }) => ({ kind, amount }))).toEqual([{ kind: 'x402_payment', amount: price }]);
     expect(entries[0]!.memo).toMatch(/settled, but the task failed: owed back to the payer$/);
