@@ -2,9 +2,7 @@
 // folder beside balance/ and x402/, and a `register` here. The only file outside a method's folder that names one.
 import type { Config } from '../../config/config.ts';
 import { type BalanceMethodDeps, type BalancePayer, balanceMethod } from './balance/balance-method.ts';
-import type { HeldPaymentRules } from '../../generations/tasks.ts';
-import type { PrismaClient } from '../../db/prisma.ts';
-import type { PaidAdmission, PaidBy, PayerAdmission } from './payment-method.ts';
+import type { PayerAdmission } from './payment-method.ts';
 import { PaymentRegistry } from './payment-registry.ts';
 import { configuredFacilitator } from './x402/facilitator.ts';
 import type { SettlementDeps } from './x402/settlement.ts';
