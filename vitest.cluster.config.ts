@@ -4,6 +4,7 @@
 // secrets, the builds' cache) run nothing: a project without that set-up, which vitest runs only for the projects
 // whose files it runs.
 import { defineConfig } from 'vitest/config';
+import { reporters } from './test/harness/reporters.ts';
 
 const standaloneTests = [
   'test/cluster/balancer/**/*.test.ts',
@@ -18,7 +19,7 @@ export default defineConfig({
     maxWorkers: 1,
     testTimeout: 300_000,
     hookTimeout: 300_000,
-    reporters: ['default'],
+    reporters: reporters('cluster'),
     projects: [
       {
         extends: true,

@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { reporters } from './test/harness/reporters.ts';
 
 export default defineConfig({
   test: {
@@ -15,6 +16,6 @@ export default defineConfig({
     // 1 s default tells "late" from "never" too narrowly. A poll that should stay false is never written with it.
     expect: { poll: { timeout: 15_000 } },
     hookTimeout: 120_000,
-    reporters: ['default'],
+    reporters: reporters('main'),
   },
 });
