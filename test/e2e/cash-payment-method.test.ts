@@ -7,11 +7,9 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { balanceMethod } from '../../src/payments/methods/balance/balance-method.ts';
 import { PaymentRegistry } from '../../src/payments/methods/payment-registry.ts';
 import { x402Method } from '../../src/payments/methods/x402/x402-method.ts';
-import { credit } from '../../src/ledger/ledger.ts';
 import { formatUsd } from '../../src/domain/money.ts';
-import { createDeveloperWithKey } from '../helpers/accounts.ts';
 import { unreadChains } from '../helpers/app.ts';
-import { useGateway } from '../helpers/gateway.ts';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 import { cashMethod, Till } from '../payments/methods/cash-method.ts';
 
@@ -20,18 +18,9 @@ const payments = new PaymentRegistry<never>().register(balanceMethod).register(x
 const gateway = useGateway(() => ({ x402: { enabled: true }, ...unreadChains }), { paymentMethods: payments });
 
 const speech = { type: 'text-to-audio', model: 'local/espeak', prompt: 'Paid in cash.' };
-let drawerKey = '';
-
-beforeAll(async () => {
-  const drawer = await createDeveloperWithKey(gateway.database.prisma);
-  till.drawer = drawer.developerId;
-  drawerKey = drawer.apiKey.key;
-  await credit(gateway.database.prisma, {
-    accountId: till.drawer,
-    amount: 1_000_000n,
-    kind: 'deposit',
-    idempotencyKey: `deposit:${till.drawer}`,
-  });
+const drawer = useFundedDeveloper(gateway, { amount: 1_000_000n });
+beforeAll(() => {
+  till.drawer = drawer.accountId;
 });
 
 const cash = (voucher: string) => ({ authorization: `Cash ${voucher}` });
@@ -53,7 +42,7 @@ describe('a payment method registered by a test ("cash")', () => {
     expect(created.body).not.toHaveProperty('access_token');
     expect(till.vouchers.get(voucher)?.heldFor).toBe(created.body.id);
 
-    const done = await waitForEnd(gateway, { key: drawerKey, pollUrl: created.body.poll_url });
+    const done = await waitForEnd(gateway, { key: drawer.key, pollUrl: created.body.poll_url });
     expect(done).toMatchObject({ status: 'completed', model: 'local/espeak' });
     const costMicros = BigInt(Math.round(done.cost * 1e6));
     expect(till.vouchers.get(voucher)?.settled).toBe(costMicros);
@@ -62,7 +51,7 @@ describe('a payment method registered by a test ("cash")', () => {
     const row = await gateway.database.prisma.task.findUniqueOrThrow({ where: { id: created.body.id } });
     expect(row.accountId).toBe(till.drawer);
 
-    const receipts = await call(gateway, 'GET', `/generations/${created.body.id}/receipt`, { key: drawerKey });
+    const receipts = await call(gateway, 'GET', `/generations/${created.body.id}/receipt`, { key: drawer.key });
     expect(receipts.status).toBe(200);
     expect(receipts.body.receipts).toEqual([
       expect.objectContaining({
@@ -86,7 +75,7 @@ describe('a payment method registered by a test ("cash")', () => {
   });
 
   it("leaves an API key the balance's, and x402's payment headers x402's", async () => {
-    const keyed = await call(gateway, 'POST', '/generations', { key: drawerKey, body: speech });
+    const keyed = await call(gateway, 'POST', '/generations', { key: drawer.key, body: speech });
     expect(keyed.status).toBe(202);
     const x402 = await call(gateway, 'POST', '/generations', { body: speech, headers: { 'x-payment': 'not base64' } });
     expect(x402.status).toBe(402);

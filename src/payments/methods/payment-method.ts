@@ -11,7 +11,6 @@ import type { GenerationInput } from '../../../workflows/contracts/generation.ty
 import type { GenerationRequest } from '../../domain/generation-request.ts';
 import type { JWSSigner, ReceiptFacts, Signers, signReceipt } from '../receipts/receipts.ts';
 
-/** A task admitted earlier, read with what its answer needs (a payment's row, where a method keeps one). */
 /** A task admitted earlier under the same claim: what its view shows, and the request it was admitted with. */
 export type EarlierTask = Parameters<typeof taskView>[0] & Pick<Task, 'request'>;
 

@@ -57,7 +57,6 @@ const queuedBody = (task: QueuedGeneration) => ({
 });
 
 /** The task; a settled payment also answers in its method's receipt headers (x402's PAYMENT-RESPONSE). */
-/** A task as answered: its payment's receipt headers, once an x402 payment has settled (signed). */
 async function taskAnswer(ctx: ApiContext, task: TaskView, base: string) {
   const headers = await paymentHeadersOf(ctx, task, base);
   return headers ? { body: task, headers } : { body: task };
