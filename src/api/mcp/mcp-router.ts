@@ -1,11 +1,14 @@
-// POST /mcp: the Model Context Protocol over Streamable HTTP (the official SDK), stateless: each request gets a
-// server of its own whose tools run the REST endpoints with that request's key, address and payment. Sessions,
+// POST /mcp: the Model Context Protocol over Streamable HTTP, both revisions at once: a 2026-07-28 request (its
+// envelope in `_meta`) goes to the SDK v2's handler (modern-server.ts); any other is 2025-11-25's, served here by the
+// v1 SDK. Stateless either way: each request gets a server of its own whose tools run the REST endpoints with that request's key, address and payment. Sessions,
 // server-sent requests and GET streams are not offered, so GET and DELETE answer 405 as the transport's spec says.
 // Tool arguments are checked by the endpoints' own schemas, so a refusal reads as the REST API's (validation_error
 // naming the field), not as the SDK's.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
+import { toWebRequest } from '@modelcontextprotocol/node';
 import express, { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
@@ -14,6 +17,7 @@ import { mcpCredentials } from './mcp-credentials.ts';
 import { createTask, serveTasks, taskCapabilities } from './mcp-tasks.ts';
 import { toolOutputSchema } from './output-schemas.ts';
 import { ownHostsOnly } from './own-hosts.ts';
+import { serveModern } from './modern-server.ts';
 import { callTool } from './tool-calls.ts';
 import { isPaidTool, paidToolMeta, tools } from './tools.ts';
 
@@ -77,6 +81,7 @@ const notAllowed = (_req: Request, res: Response) => {
 export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit: string): Router {
   const byOperation = new Map(endpoints.map((endpoint) => [endpoint.operationId, endpoint]));
   const listing = listingOf(byOperation, ctx);
+  const modern = { endpoints: byOperation, listing, toolsByName, info: mcpServerInfo, instructions };
   const router = Router();
   router.use('/mcp', ownHostsOnly(ctx.config.server.publicBaseUrl));
   router.post(
@@ -84,6 +89,8 @@ export function mcpRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLimit:
     express.json({ limit: jsonBodyLimit }),
     mcpCredentials(ctx, toolsByName, byOperation),
     async (req, res) => {
+      if (!(await isLegacyRequest(await toWebRequest(req, req.body), req.body)))
+        return serveModern(modern, ctx, req, res);
       const server = mcpServerFor(byOperation, listing, ctx, req, res);
       // A tool's wait is silent between progress reports: a comment at the event streams' heartbeat keeps it open.
       const transport = new StreamableHTTPServerTransport({

@@ -2,12 +2,21 @@
 // events on this process's feed (the one LISTEN connection the event streams share) and reads the task once per wake-up,
 // telling the client how far it is; no polling. Where the feed cannot be had, it reads the task every few seconds.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { hasEnded } from '../../domain/values.ts';
 import { authenticated, run, type ToolCallContext } from './mcp-call.ts';
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/**
+ * What a tool call's handler is given by either era's SDK (v1's request extra; v2's `ctx.mcpReq`, adapted in
+ * mcp-router.ts): the request's `_meta`, its cancellation, and a way to send the client a progress notification.
+ */
+export interface Extra {
+  _meta?: { progressToken?: string | number; [key: string]: unknown };
+  signal: AbortSignal;
+  sendNotification(notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; total: number; message: string };
+  }): Promise<void>;
+}
 
 /** How often a wait reads its task without the feed (the database's LISTEN connection unavailable). */
 const unfollowedReadMs = 2_000;
