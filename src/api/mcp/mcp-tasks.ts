@@ -26,15 +26,15 @@ import { answerResult } from './tool-calls.ts';
 export const taskCapabilities = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 /** How often a client should look again: a generation's progress is written at most once a second. */
-const pollIntervalMs = 2_000;
+export const pollIntervalMs = 2_000;
 
 /** How long a task is kept, as MCP's `ttl`: as long as its outputs (OUTPUT_RETENTION_DAYS; 0: for ever, null). */
-const ttlOf = (call: ToolCallContext) => {
+export const ttlOf = (call: ToolCallContext) => {
   const days = call.ctx.config.outputs.retentionDays;
   return days > 0 ? days * 86_400_000 : null;
 };
 
-type Generation = TaskBody & { created_at?: string; updated_at?: string; error?: string };
+export type Generation = TaskBody & { created_at?: string; updated_at?: string; error?: string };
 
 function taskStatus(generation: Generation): Task['status'] {
   if (!hasEnded(generation.status)) return 'working';
@@ -43,7 +43,7 @@ function taskStatus(generation: Generation): Task['status'] {
 }
 
 /** "processing: rendering, 42 %", "failed: upstream_error": what the generation is doing or why it ended. */
-function statusMessage(generation: Generation): string {
+export function statusMessage(generation: Generation): string {
   const { stage, percent } = generation.progress ?? {};
   const detail =
     generation.error ?? [stage, percent === undefined ? undefined : `${percent} %`].filter(Boolean).join(', ');
@@ -67,7 +67,7 @@ function taskOf(call: ToolCallContext, generation: Generation): Task {
  * A JSON-RPC error as the SDK sends it (its `code`, `message`, `data`). Not an McpError, whose message already says
  * "MCP error -32602: …", which the client's McpError would say again.
  */
-class TaskRequestError extends Error {
+export class TaskRequestError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -82,7 +82,7 @@ class TaskRequestError extends Error {
  * params (an unknown task, an ended one, a bad cursor), a missing or too narrow key as an invalid request, ours (and
  * a rate limit) as internal; the API's `{ error, message }` as its data.
  */
-function asRequestError(error: unknown): TaskRequestError {
+export function asRequestError(error: unknown): TaskRequestError {
   const known = knownApiError(error);
   if (!known) return new TaskRequestError(ErrorCode.InternalError, 'An internal error occurred.');
   // -32602 says the task is unknown or ended, so a client may forget it: never for a refusal that passes (429, 5xx).
@@ -104,7 +104,7 @@ async function answering<T>(step: () => Promise<T>): Promise<T> {
 }
 
 /** Only a key reads a task later: a keyless (x402) call is paid and answered as an ordinary call. */
-function requireKey(call: ToolCallContext): void {
+export function requireKey(call: ToolCallContext): void {
   if (!bearerOf(call.headers)) {
     throw new TaskRequestError(
       ErrorCode.InvalidRequest,
@@ -128,7 +128,7 @@ export function createTask(
   });
 }
 
-const readGeneration = async (call: ToolCallContext, taskId: string) =>
+export const readGeneration = async (call: ToolCallContext, taskId: string) =>
   (await run(call, 'getGeneration', { params: { id: taskId } })).body as Generation;
 
 /** The handlers of tasks/get, tasks/result, tasks/cancel and tasks/list, on one request's server. */

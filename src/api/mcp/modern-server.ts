@@ -15,6 +15,8 @@ import type { Request, Response } from 'express';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
 import { toolCallContext } from './mcp-call.ts';
 import type { Extra } from './task-follow.ts';
+import { bearerOf } from './mcp-credentials.ts';
+import { createModernTask, declaresTasks, serveModernTasks, tasksExtension } from './modern-tasks.ts';
 import { callTool } from './tool-calls.ts';
 import type { ToolDefinition } from './tools.ts';
 
@@ -38,15 +40,20 @@ const extraOf = (context: ServerContext): Extra => ({
 
 function modernServer(serving: ModernServing, ctx: ApiContext, req: Request, res: Response): Server {
   const server = new Server(serving.info, {
-    capabilities: { tools: {} },
+    // The tasks extension is advertised as an empty object, as its requesters look for.
+    capabilities: { tools: {}, extensions: { [tasksExtension]: {} } } as never,
     instructions: serving.instructions,
     cacheHints: { 'tools/list': { ttlMs: listingTtlMs, cacheScope: 'public' } },
   });
   const call = toolCallContext(serving.endpoints, ctx, req, res);
   server.setRequestHandler('tools/list', () => ({ tools: serving.listing as never }));
+  serveModernTasks(server, call);
   server.setRequestHandler('tools/call', async (request, context) => {
     const tool = serving.toolsByName.get(request.params.name);
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `No tool ${request.params.name}.`);
+    // The server decides: a task to a client that takes them, for a tool that may run long, called with a key.
+    if (tool.runsAsTask && declaresTasks(context) && bearerOf(call.headers))
+      return (await createModernTask(call, tool, request.params.arguments ?? {})) as never;
     const result = await callTool(call, tool, request.params.arguments ?? {}, extraOf(context));
     return result as CallToolResult;
   });

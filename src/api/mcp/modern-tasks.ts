@@ -1,0 +1,100 @@
+// MCP tasks on the 2026-07-28 revision: the `io.modelcontextprotocol/tasks` extension (SEP-2663). To a client that
+// declares it, `generate` answers `resultType: "task"` with the generation's id as the task's; `tasks/get` says where
+// it is and, once it ended, carries its tool result (a failed generation is a completed call whose result `isError`,
+// as a tool's own failure is); `tasks/cancel` cancels and refunds it. As in the 2025 form (mcp-tasks.ts), the task is
+// its generation, in PostgreSQL and its workflow, so any api process answers for it, before and after a restart.
+import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { cancelledError } from '../../../workflows/contracts/generation.types.ts';
+import { hasEnded } from '../../domain/values.ts';
+import { run, type ToolCallContext } from './mcp-call.ts';
+import {
+  asRequestError,
+  type Generation,
+  pollIntervalMs,
+  readGeneration,
+  requireKey,
+  statusMessage,
+  TaskRequestError,
+  ttlOf,
+} from './mcp-tasks.ts';
+import { answerResult } from './tool-calls.ts';
+import type { ToolDefinition } from './tools.ts';
+
+export const tasksExtension = 'io.modelcontextprotocol/tasks';
+
+/** Whether the request's envelope says its client takes tasks (the extension among its capabilities). */
+export function declaresTasks(context: ServerContext): boolean {
+  const envelope = (context.mcpReq as { envelope?: Record<string, unknown> }).envelope;
+  const capabilities = envelope?.['io.modelcontextprotocol/clientCapabilities'] as
+    { extensions?: Record<string, unknown> } | undefined;
+  return capabilities?.extensions?.[tasksExtension] !== undefined;
+}
+
+type Status = 'working' | 'completed' | 'cancelled';
+
+/** A generation as the extension's task: a failed one is completed, its result the tool's error. */
+function taskOf(call: ToolCallContext, generation: Generation) {
+  const createdAt = generation.created_at ?? new Date().toISOString();
+  const status: Status = !hasEnded(generation.status)
+    ? 'working'
+    : generation.error === cancelledError
+      ? 'cancelled'
+      : 'completed';
+  return {
+    taskId: generation.id,
+    status,
+    statusMessage: statusMessage(generation),
+    createdAt,
+    lastUpdatedAt: generation.updated_at ?? createdAt,
+    ttlMs: ttlOf(call),
+    pollIntervalMs,
+  };
+}
+
+/** A refusal as the JSON-RPC error the 2025 form answers (its code, the API's `{ error, message }` as data). */
+async function answering<T>(step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const refusal = error instanceof TaskRequestError ? error : asRequestError(error);
+    throw new ProtocolError(refusal.code, refusal.message, refusal.data);
+  }
+}
+
+/** `generate` as a task: admitted as POST /generations admits it, answered at once with its task. */
+export function createModernTask(call: ToolCallContext, tool: ToolDefinition, args: Record<string, unknown>) {
+  return answering(async () => {
+    requireKey(call);
+    const checked = tool.input.safeParse(args);
+    if (!checked.success) throw new TaskRequestError(-32602, checked.error.message);
+    const answer = await run(call, 'createGeneration', tool.request(args));
+    return { resultType: 'task' as const, ...taskOf(call, answer.body as Generation) };
+  });
+}
+
+const taskParams = z.looseObject({ taskId: z.string() });
+
+/** tasks/get and tasks/cancel of the extension, on one request's server. */
+export function serveModernTasks(server: Server, call: ToolCallContext): void {
+  server.setRequestHandler('tasks/get', { params: taskParams }, (params) =>
+    answering(async () => {
+      requireKey(call);
+      const generation = await readGeneration(call, params.taskId);
+      const task = taskOf(call, generation);
+      if (task.status !== 'completed') return task;
+      const result = await answerResult(call, generation);
+      return { ...task, result: { ...result, ...(generation.status === 'failed' ? { isError: true } : {}) } };
+    }),
+  );
+  server.setRequestHandler('tasks/cancel', { params: taskParams }, (params) =>
+    answering(async () => {
+      requireKey(call);
+      const current = await readGeneration(call, params.taskId);
+      if (hasEnded(current.status))
+        throw new TaskRequestError(-32602, `Cannot cancel task: it has already ended (${current.status}).`);
+      await run(call, 'cancelGeneration', { params: { id: params.taskId } });
+      return {};
+    }),
+  );
+}

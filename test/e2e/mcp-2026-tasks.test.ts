@@ -1,0 +1,107 @@
+// MCP tasks on the 2026-07-28 revision (the io.modelcontextprotocol/tasks extension, SEP-2663), spoken on the wire as
+// a 2026 client does (its envelope, MCP-Protocol-Version, Mcp-Method and Mcp-Name): a client declaring the extension
+// gets a task for `generate` of a Ken Burns video, follows it with tasks/get to its result (a downloadable link), and
+// may cancel one, refunded; a client that does not declare it gets the tool's result, never a task.
+import { describe, expect, it } from 'vitest';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { usePngInputServer } from '../helpers/png-input-server.ts';
+
+const gateway = useGateway();
+const owner = useFundedDeveloper(gateway);
+const held: (() => void)[] = [];
+const inputs = usePngInputServer({
+  width: 64,
+  height: 48,
+  respond: (req, _res, sendPng) => (req.url === '/held.png' ? held.push(sendPng) : sendPng()),
+});
+
+const tasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+let nextId = 1;
+
+/** One 2026-07-28 request, as the SDK v2's client frames it; the JSON-RPC answer. */
+async function rpc(method: string, params: Record<string, unknown>, capabilities: object = tasks) {
+  const name = (params.name ?? params.taskId) as string | undefined;
+  const response = await fetch(`${gateway.app.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${owner.key}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+          'io.modelcontextprotocol/clientInfo': { name: 'tasks-requester', version: '1.0.0' },
+        },
+      },
+    }),
+  });
+  expect(response.headers.get('content-type')).toMatch(/application\/json/);
+  return (await response.json()) as { result?: Record<string, any>; error?: { code: number; message: string } };
+}
+
+const render = (image: string) => ({
+  name: 'generate',
+  arguments: { type: 'image-to-video', model: 'local/ken-burns', image_url: `${inputs.url()}/${image}`, duration: 3 },
+});
+
+async function untilEnded(taskId: string) {
+  for (;;) {
+    const { result } = await rpc('tasks/get', { taskId });
+    if (result?.status !== 'working') return result!;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe('MCP 2026 tasks', () => {
+  it('advertises the extension on server/discover', async () => {
+    const { result } = await rpc('server/discover', {});
+    expect(result?.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
+    expect(result?.supportedVersions).toEqual(expect.arrayContaining(['2026-07-28']));
+  });
+
+  it('answers generate with a task, then tasks/get carries its result with a downloadable link', async () => {
+    const created = await rpc('tools/call', render('photo.png'));
+    expect(created.result).toMatchObject({
+      resultType: 'task',
+      taskId: expect.stringMatching(/^gen_/),
+      status: 'working',
+      pollIntervalMs: 2000,
+    });
+    const ended = await untilEnded(created.result!.taskId);
+    expect(ended).toMatchObject({ status: 'completed', resultType: 'complete', taskId: created.result!.taskId });
+    expect(ended.result.isError).toBeFalsy();
+    expect(ended.result.structuredContent).toMatchObject({ id: created.result!.taskId, status: 'completed' });
+    const link = ended.result.content.find((block: { type: string }) => block.type === 'resource_link');
+    expect(link).toMatchObject({ mimeType: 'video/mp4' });
+    const video = await fetch(link.uri);
+    expect(video.status).toBe(200);
+    expect((await video.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+  });
+
+  it('cancels a running task, refunded, and refuses to cancel it twice', async () => {
+    const before = await owner.balance();
+    const created = await rpc('tools/call', render('held.png'));
+    const taskId = created.result!.taskId as string;
+    expect(await rpc('tasks/cancel', { taskId })).toMatchObject({ result: {} });
+    held.splice(0).forEach((send) => send());
+    expect(await untilEnded(taskId)).toMatchObject({ status: 'cancelled' });
+    await expect.poll(() => owner.balance()).toBe(before);
+    expect((await rpc('tasks/cancel', { taskId })).error).toMatchObject({ code: -32602 });
+  });
+
+  it('gives a client that does not declare the extension the tool result, not a task', async () => {
+    const answered = await rpc('tools/call', render('photo.png'), {});
+    expect(answered.result).toMatchObject({ resultType: 'complete' });
+    expect(answered.result?.structuredContent).toMatchObject({ id: expect.stringMatching(/^gen_/) });
+  });
+});
