@@ -2,6 +2,8 @@
 // a 2026 client does (its envelope, MCP-Protocol-Version, Mcp-Method and Mcp-Name): a client declaring the extension
 // gets a task for `generate` of a Ken Burns video, follows it with tasks/get to its result (a downloadable link), and
 // may cancel one, refunded; a client that does not declare it gets the tool's result, never a task.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { describe, expect, it } from 'vitest';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
@@ -18,8 +20,8 @@ const inputs = usePngInputServer({
 const tasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 let nextId = 1;
 
-/** One 2026-07-28 request, as the SDK v2's client frames it; the JSON-RPC answer. */
-async function rpc(method: string, params: Record<string, unknown>, capabilities: object = tasks) {
+/** POSTs one 2026-07-28 request (its `_meta` envelope already in `params`) with the headers the revision asks. */
+async function post(method: string, params: Record<string, unknown>) {
   const name = (params.name ?? params.taskId) as string | undefined;
   const response = await fetch(`${gateway.app.url}/mcp`, {
     method: 'POST',
@@ -31,22 +33,22 @@ async function rpc(method: string, params: Record<string, unknown>, capabilities
       'mcp-method': method,
       ...(name ? { 'mcp-name': name } : {}),
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: nextId++,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-          'io.modelcontextprotocol/clientInfo': { name: 'tasks-requester', version: '1.0.0' },
-        },
-      },
-    }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
   });
   expect(response.headers.get('content-type')).toMatch(/application\/json/);
   return (await response.json()) as { result?: Record<string, any>; error?: { code: number; message: string } };
+}
+
+const clientInfo = { name: 'tasks-requester', version: '1.0.0' };
+
+/** One 2026-07-28 request as the SDK v2's client frames it, declaring `capabilities`; the JSON-RPC answer. */
+function rpc(method: string, params: Record<string, unknown>, capabilities: object = tasks) {
+  const _meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+    'io.modelcontextprotocol/clientInfo': clientInfo,
+  };
+  return post(method, { ...params, _meta });
 }
 
 const render = (image: string) => ({
@@ -63,6 +65,36 @@ async function untilEnded(taskId: string) {
 }
 
 describe('MCP 2026 tasks', () => {
+  it('are run to their result by the official tasks requester (@modelcontextprotocol/ext-tasks)', async () => {
+    const client = new Client(clientInfo, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const url = new URL(`${gateway.app.url}/mcp`);
+    await client.connect(
+      new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${owner.key}` } } }),
+    );
+    // The requester frames 2026 task traffic itself and hands it to the host to send (the SDK client's codecs
+    // know no task results): here, the same POST a 2026 client makes.
+    const session = createTaskSessionFromClient(client, {
+      endpointId: gateway.app.url,
+      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: tasks },
+      rawDispatch: async (request) => {
+        const { method, params } = request as { method: string; params: Record<string, unknown> };
+        const answer = await post(method, params);
+        return answer.error ? { kind: 'error', error: answer.error } : { kind: 'result', result: answer.result! };
+      },
+    });
+    try {
+      const execution = await session.callTool('generate', render('photo.png').arguments);
+      expect(execution.kind).toBe('task');
+      const { outcome } = await execution.settle();
+      const result = resultFromTaskOutcome(outcome) as { content: { type: string; uri?: string }[] };
+      const link = result.content.find((block) => block.type === 'resource_link');
+      expect((await fetch(link!.uri!)).status).toBe(200);
+    } finally {
+      await session.close();
+      await client.close();
+    }
+  });
+
   it('advertises the extension on server/discover', async () => {
     const { result } = await rpc('server/discover', {});
     expect(result?.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });

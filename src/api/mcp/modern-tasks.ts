@@ -84,7 +84,9 @@ export function serveModernTasks(server: Server, call: ToolCallContext): void {
       const task = taskOf(call, generation);
       if (task.status !== 'completed') return task;
       const result = await answerResult(call, generation);
-      return { ...task, result: { ...result, ...(generation.status === 'failed' ? { isError: true } : {}) } };
+      // The result inline is a 2026 tools/call result: it names its own resultType (the SDK stamps only the answer).
+      const failed = generation.status === 'failed' ? { isError: true } : {};
+      return { ...task, result: { resultType: 'complete', ...result, ...failed } };
     }),
   );
   server.setRequestHandler('tasks/cancel', { params: taskParams }, (params) =>
