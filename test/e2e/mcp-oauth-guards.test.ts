@@ -241,7 +241,10 @@ describe('redirect URIs (issue 55, point 16)', () => {
       },
     );
     expect(localError.status).toBe(302);
-    expect(new URL(localError.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    const localAnswer = new URL(localError.headers.get('location')!).searchParams;
+    expect(localAnswer.get('error')).toBe('invalid_request');
+    // An error is an authorization response too: it names the issuer (RFC 9207).
+    expect(localAnswer.get('iss')).toBe(base());
   });
 });
 

@@ -67,6 +67,8 @@ describe('OAuth on /mcp', () => {
       revocation_endpoint: `${base}/oauth/revoke`,
       code_challenge_methods_supported: ['S256'],
       scopes_supported: ['generate', 'read'],
+      client_id_metadata_document_supported: true,
+      authorization_response_iss_parameter_supported: true,
     });
   });
 

@@ -28,20 +28,28 @@ export const oauthPaths = {
 
 /**
  * /authorize's errors go back to the client's redirect URI only where it stays on the person's machine; any other is
- * shown as a page here, so no registered client turns the gateway into an open redirector.
+ * shown as a page here, so no registered client turns the gateway into an open redirector. One that goes back names
+ * this server as its issuer (`iss`, RFC 9207), as every authorization response does.
  */
 function errorPageUnlessLocal(site: OAuthSite): RequestHandler {
   return (_req, res, next) => {
     const redirect = res.redirect.bind(res) as (status: number, url: string) => void;
     res.redirect = ((...args: [number, string] | [string]) => {
       const [status, url] = args.length === 2 ? args : [302, args[0]];
-      if (url.startsWith(`${site.consentUrl}?`) || redirectStaysLocal(url)) return redirect(status, url);
+      if (url.startsWith(`${site.consentUrl}?`)) return redirect(status, url);
+      if (redirectStaysLocal(url)) return redirect(status, withIssuer(url, site.issuer));
       const answer = new URL(url).searchParams;
       sendOAuthErrorPage(res, 400, answer.get('error') ?? 'server_error', answer.get('error_description') ?? undefined);
     }) as typeof res.redirect;
     next();
   };
 }
+
+const withIssuer = (url: string, issuer: string) => {
+  const answer = new URL(url);
+  if (!answer.searchParams.has('iss')) answer.searchParams.set('iss', issuer);
+  return answer.toString();
+};
 
 /** The two metadata documents for the site's current origin. */
 function metadataOf(oauth: OAuthSite): { server: OAuthMetadata; resource: OAuthProtectedResourceMetadata } {
@@ -61,6 +69,8 @@ function metadataOf(oauth: OAuthSite): { server: OAuthMetadata; resource: OAuthP
       token_endpoint_auth_methods_supported: ['none'],
       revocation_endpoint_auth_methods_supported: ['none'],
       client_id_metadata_document_supported: true,
+      // Every authorization response, an error's too, names the issuer (RFC 9207), which 2026 clients check.
+      authorization_response_iss_parameter_supported: true,
       service_documentation: documentation,
     },
     resource: {
