@@ -20,6 +20,7 @@ import { runGenctl } from '../helpers/genctl.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 import { ledgerProblems } from '../../harness/ledger-check.ts';
 import { connectMcp } from '../helpers/mcp-client.ts';
+import { mcp2026 } from '../helpers/mcp-2026.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 import { alive, processesUsing } from '../../harness/processes.ts';
 import { startReceiver } from '../../harness/webhook-receiver.ts';
@@ -193,6 +194,9 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
         CreateTaskResultSchema,
       );
       await creator.close();
+      // And one as a 2026-07-28 task (the tasks extension), on api-1 too.
+      const modernTask = await mcp2026(apiOne, key).rpc('tools/call', { name: 'generate', arguments: render });
+      expect(modernTask.result, JSON.stringify(modernTask)).toMatchObject({ resultType: 'task', status: 'working' });
       const posted: Promise<string>[] = [];
       for (let index = 0; index < 40; index++) {
         if (index === 15) for (const pid of killed) process.kill(pid, 'SIGKILL');
@@ -226,6 +230,22 @@ describe('npm run cluster', { timeout: 600_000 }, () => {
       } finally {
         await reader.close();
       }
+      // tasks/get of the 2026 task, answered by api-2 (api-1 is dead), carries its result and a downloadable link.
+      const modernReader = mcp2026(gateway.app.url, key);
+      const modernTaskId = modernTask.result!.taskId as string;
+      await expect
+        .poll(async () => (await modernReader.rpc('tasks/get', { taskId: modernTaskId })).result?.status, {
+          timeout: 240_000,
+          interval: 1_000,
+        })
+        .toBe('completed');
+      const modernEnded = (await modernReader.rpc('tasks/get', { taskId: modernTaskId })).result!;
+      const modernLink = (modernEnded.result.content as { type: string; uri: string; size: number }[]).find(
+        (item) => item.type === 'resource_link',
+      )!;
+      const modernVideo = await fetch(modernLink.uri.replace('localhost', '127.0.0.1'));
+      expect(modernVideo.headers.get('content-type')).toBe('video/mp4');
+      expect((await modernVideo.arrayBuffer()).byteLength).toBe(modernLink.size);
       expect(await ledgerProblems(prisma, account)).toEqual([]);
       await expect.poll(() => new Set(hooks.received.map(({ path }) => path)).size, { timeout: 120_000 }).toBe(40);
       await expect

@@ -6,6 +6,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { describe, expect, it } from 'vitest';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { clientInfo, mcp2026, tasksCapabilities } from '../helpers/mcp-2026.ts';
 import { usePngInputServer } from '../helpers/png-input-server.ts';
 
 const gateway = useGateway();
@@ -17,39 +18,8 @@ const inputs = usePngInputServer({
   respond: (req, _res, sendPng) => (req.url === '/held.png' ? held.push(sendPng) : sendPng()),
 });
 
-const tasks = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-let nextId = 1;
-
-/** POSTs one 2026-07-28 request (its `_meta` envelope already in `params`) with the headers the revision asks. */
-async function post(method: string, params: Record<string, unknown>) {
-  const name = (params.name ?? params.taskId) as string | undefined;
-  const response = await fetch(`${gateway.app.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${owner.key}`,
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-  });
-  expect(response.headers.get('content-type')).toMatch(/application\/json/);
-  return (await response.json()) as { result?: Record<string, any>; error?: { code: number; message: string } };
-}
-
-const clientInfo = { name: 'tasks-requester', version: '1.0.0' };
-
-/** One 2026-07-28 request as the SDK v2's client frames it, declaring `capabilities`; the JSON-RPC answer. */
-function rpc(method: string, params: Record<string, unknown>, capabilities: object = tasks) {
-  const _meta = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientCapabilities': capabilities,
-    'io.modelcontextprotocol/clientInfo': clientInfo,
-  };
-  return post(method, { ...params, _meta });
-}
+const wire = () => mcp2026(gateway.app.url, owner.key);
+const rpc = (...args: Parameters<ReturnType<typeof mcp2026>['rpc']>) => wire().rpc(...args);
 
 const render = (image: string) => ({
   name: 'generate',
@@ -75,10 +45,10 @@ describe('MCP 2026 tasks', () => {
     // know no task results): here, the same POST a 2026 client makes.
     const session = createTaskSessionFromClient(client, {
       endpointId: gateway.app.url,
-      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: tasks },
+      v2RequestFraming: { protocolVersion: '2026-07-28', clientInfo, clientCapabilities: tasksCapabilities },
       rawDispatch: async (request) => {
         const { method, params } = request as { method: string; params: Record<string, unknown> };
-        const answer = await post(method, params);
+        const answer = await wire().post(method, params);
         return answer.error ? { kind: 'error', error: answer.error } : { kind: 'result', result: answer.result! };
       },
     });
