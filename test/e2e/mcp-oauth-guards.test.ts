@@ -208,6 +208,21 @@ describe('redirect URIs (issue 55, point 16)', () => {
     expect((await register([uri])).status).toBe(201);
   });
 
+  it('holds a client to its application_type: web at https only, native at loopback too, nothing else', async () => {
+    const as = (application_type: string, uri: string) =>
+      fetch(`${base()}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'Typed host', redirect_uris: [uri], application_type }),
+      });
+    expect((await as('web', 'https://hosts.example/callback')).status).toBe(201);
+    expect((await as('native', loopbackRedirect)).status).toBe(201);
+    for (const refusal of [await as('web', loopbackRedirect), await as('desktop', 'https://hosts.example/callback')]) {
+      expect(refusal.status).toBe(400);
+      expect(await refusal.json()).toMatchObject({ error: 'invalid_client_metadata' });
+    }
+  });
+
   it.each(refused)('refuses %s', async (uri) => {
     const response = await register([uri]);
     expect(response.status).toBe(400);

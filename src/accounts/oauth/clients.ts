@@ -47,9 +47,31 @@ export function unusableMetadata(metadata: Partial<Registration>): string | null
   if (Buffer.byteLength(text) > maxMetadataBytes) return `the metadata is larger than ${maxMetadataBytes} bytes`;
   if ((metadata.client_name?.length ?? 0) > maxNameLength) return `client_name is longer than ${maxNameLength}`;
   const refused = (metadata.redirect_uris ?? []).find((uri) => !allowedRedirect(String(uri)));
-  return refused
-    ? `redirect_uris: ${refused} is not https, loopback http or a reverse-domain app scheme (com.example.app:/…), or has a fragment`
-    : null;
+  if (refused)
+    return `redirect_uris: ${refused} is not https, loopback http or a reverse-domain app scheme (com.example.app:/…), or has a fragment`;
+  return applicationTypeProblem(metadata as { application_type?: unknown; redirect_uris?: unknown[] });
+}
+
+/**
+ * A client's `application_type` (OpenID Connect registration, which 2026 MCP clients send): a `web` client is
+ * answered only at https addresses off this machine; a `native` one at any form above. Without it, any form is taken,
+ * as clients before 2026 expect.
+ */
+export function applicationTypeProblem(metadata: {
+  application_type?: unknown;
+  redirect_uris?: unknown[];
+}): string | null {
+  const kind = metadata.application_type;
+  if (kind === undefined || kind === 'native') return null;
+  if (kind !== 'web') return 'application_type: must be "web" or "native"';
+  const uris = Array.isArray(metadata.redirect_uris) ? metadata.redirect_uris : [];
+  // A URI that is none (the registration's schema refuses it) is not this check's to answer.
+  const notWeb = uris.find((uri) => {
+    if (!URL.canParse(String(uri))) return false;
+    const url = new URL(String(uri));
+    return url.protocol !== 'https:' || loopbackHosts.has(url.hostname) || url.hostname === 'localhost';
+  });
+  return notWeb ? `redirect_uris: ${String(notWeb)} is not an https address a web client may use` : null;
 }
 type ClientRow = { id: string; metadata: unknown; createdAt: Date; fetchedAt: Date | null };
 

@@ -8,8 +8,8 @@ import { clientRegistrationHandler } from '@modelcontextprotocol/sdk/server/auth
 import { revocationHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/revoke.js';
 import { tokenHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/token.js';
 import type { OAuthMetadata, OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { type RequestHandler, Router } from 'express';
-import { redirectStaysLocal } from '../../accounts/oauth/clients.ts';
+import express, { type RequestHandler, Router } from 'express';
+import { applicationTypeProblem, redirectStaysLocal } from '../../accounts/oauth/clients.ts';
 import { oauthScopes } from '../../accounts/oauth/oauth-scopes.ts';
 import type { ApiContext } from '../endpoint.ts';
 import { sendOAuthErrorPage } from './error-page.ts';
@@ -49,6 +49,13 @@ const withIssuer = (url: string, issuer: string) => {
   const answer = new URL(url);
   if (!answer.searchParams.has('iss')) answer.searchParams.set('iss', issuer);
   return answer.toString();
+};
+
+/** A registration's `application_type`, checked here: the SDK's handler keeps only the fields it knows. */
+const checkApplicationType: RequestHandler = (req, res, next) => {
+  const problem = req.method === 'POST' ? applicationTypeProblem((req.body ?? {}) as object) : null;
+  if (!problem) return next();
+  res.status(400).json({ error: 'invalid_client_metadata', error_description: problem });
 };
 
 /** The two metadata documents for the site's current origin. */
@@ -109,6 +116,8 @@ export function oauthRouter(ctx: ApiContext): Router {
   router.use(oauthPaths.token, tokenHandler({ provider, rateLimit }));
   router.use(
     oauthPaths.register,
+    express.json(),
+    checkApplicationType,
     clientRegistrationHandler({
       clientsStore: provider.clientsStore,
       clientSecretExpirySeconds: 0,
