@@ -76,7 +76,10 @@ describe('the keys above a key bind it', () => {
     expect((await gateway.database.prisma.apiKey.findUniqueOrThrow({ where: { id: child.body.id } })).revokedAt).toBe(
       null,
     );
+    // Each process notices the change within half a second; a key whose cached answer ran out sees it sooner, so every
+    // key below is waited for on its own.
     await expect.poll(() => currentStatus(child.body.api_key)).toBe(401);
+    await expect.poll(() => currentStatus(grandchild.body.api_key)).toBe(401);
     const refused = await call(gateway, 'GET', '/api/v1/keys/current', { key: grandchild.body.api_key });
     expect(refused.body).toMatchObject({ error: 'unauthorized', message: 'This API key has been revoked.' });
 
