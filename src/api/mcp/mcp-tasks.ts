@@ -2,24 +2,15 @@
 // id, and tasks/get, tasks/result, tasks/cancel and tasks/list read and cancel it through the REST endpoints with the
 // caller's key. No task store of the SDK's (those live in one process's memory): a task is its generation, in
 // PostgreSQL and its workflow, so any api process answers for it, before and after a restart.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CancelTaskRequestSchema,
-  type CreateTaskResult,
-  ErrorCode,
-  GetTaskPayloadRequestSchema,
-  GetTaskRequestSchema,
-  ListTasksRequestSchema,
-  RELATED_TASK_META_KEY,
-  type Task,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, RELATED_TASK_META_KEY, type Server } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { cancelledError } from '../../../workflows/contracts/generation.types.ts';
 import { hasEnded } from '../../domain/values.ts';
 import { knownApiError } from '../middleware/errors.ts';
 import { maxWaitSeconds, type ToolDefinition } from './tools.ts';
 import { bearerOf } from './mcp-credentials.ts';
 import { holdWaitSlot, run, type ToolCallContext } from './mcp-call.ts';
-import { type Extra, follow, type TaskBody } from './task-follow.ts';
+import { extraOf, follow, type TaskBody } from './task-follow.ts';
 import { answerResult } from './tool-calls.ts';
 
 /** What the server says it does with tasks: tools/call as a task, list and cancel. */
@@ -35,6 +26,17 @@ export const ttlOf = (call: ToolCallContext) => {
 };
 
 export type Generation = TaskBody & { created_at?: string; updated_at?: string; error?: string };
+
+/** A task as 2025-11-25 describes it. */
+type Task = {
+  taskId: string;
+  status: 'working' | 'completed' | 'failed' | 'cancelled';
+  statusMessage: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttl: number | null;
+  pollInterval: number;
+};
 
 function taskStatus(generation: Generation): Task['status'] {
   if (!hasEnded(generation.status)) return 'working';
@@ -69,7 +71,7 @@ function taskOf(call: ToolCallContext, generation: Generation): Task {
  */
 export class TaskRequestError extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly code: ProtocolErrorCode,
     message: string,
     readonly data?: unknown,
   ) {
@@ -84,14 +86,14 @@ export class TaskRequestError extends Error {
  */
 export function asRequestError(error: unknown): TaskRequestError {
   const known = knownApiError(error);
-  if (!known) return new TaskRequestError(ErrorCode.InternalError, 'An internal error occurred.');
+  if (!known) return new TaskRequestError(ProtocolErrorCode.InternalError, 'An internal error occurred.');
   // -32602 says the task is unknown or ended, so a client may forget it: never for a refusal that passes (429, 5xx).
   const code =
     known.status === 401 || known.status === 403 || known.status === 402
-      ? ErrorCode.InvalidRequest
+      ? ProtocolErrorCode.InvalidRequest
       : known.status >= 500 || known.status === 429
-        ? ErrorCode.InternalError
-        : ErrorCode.InvalidParams;
+        ? ProtocolErrorCode.InternalError
+        : ProtocolErrorCode.InvalidParams;
   return new TaskRequestError(code, known.message, known.toBody());
 }
 
@@ -107,7 +109,7 @@ async function answering<T>(step: () => Promise<T>): Promise<T> {
 export function requireKey(call: ToolCallContext): void {
   if (!bearerOf(call.headers)) {
     throw new TaskRequestError(
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       'A task needs an API key (Authorization: Bearer), which tasks/get and tasks/result are read with; without one, call generate without `task` (x402 pays that call).',
     );
   }
@@ -118,30 +120,36 @@ export function createTask(
   call: ToolCallContext,
   tool: ToolDefinition,
   args: Record<string, unknown>,
-): Promise<CreateTaskResult> {
+): Promise<{ content: []; task: Task }> {
   return answering(async () => {
     requireKey(call);
     const checked = tool.input.safeParse(args);
-    if (!checked.success) throw new TaskRequestError(ErrorCode.InvalidParams, checked.error.message);
+    if (!checked.success) throw new TaskRequestError(ProtocolErrorCode.InvalidParams, checked.error.message);
     const answer = await run(call, 'createGeneration', tool.request(args));
-    return { task: taskOf(call, answer.body as Generation) };
+    // The SDK's 2025 wire asks every tools/call answer for `content`, a task's too.
+    return { content: [], task: taskOf(call, answer.body as Generation) };
   });
 }
 
 export const readGeneration = async (call: ToolCallContext, taskId: string) =>
   (await run(call, 'getGeneration', { params: { id: taskId } })).body as Generation;
 
+/** A task request's params: the task, by its id (the generation's). */
+export const taskParams = z.looseObject({ taskId: z.string() });
+const pageParams = z.looseObject({ cursor: z.string().optional() });
+
 /** The handlers of tasks/get, tasks/result, tasks/cancel and tasks/list, on one request's server. */
 export function serveTasks(server: Server, call: ToolCallContext): void {
-  server.setRequestHandler(GetTaskRequestSchema, ({ params }) =>
+  server.setRequestHandler('tasks/get', { params: taskParams }, (params) =>
     answering(async () => {
       requireKey(call);
       return taskOf(call, await readGeneration(call, params.taskId));
     }),
   );
   // Held until the generation ends (read once per event of its, progress reported), then its tool result.
-  server.setRequestHandler(GetTaskPayloadRequestSchema, ({ params }, extra: Extra) =>
+  server.setRequestHandler('tasks/result', { params: taskParams }, (params, context) =>
     answering(async () => {
+      const extra = extraOf(context);
       requireKey(call);
       await holdWaitSlot(call);
       const reported = { percent: -1 };
@@ -149,7 +157,10 @@ export function serveTasks(server: Server, call: ToolCallContext): void {
       while (!hasEnded((answer.body as Generation).status)) {
         // The task runs on; a client that asks again (this process or another) gets its result.
         if (extra.signal.aborted || call.exchange.signal.aborted)
-          throw new TaskRequestError(ErrorCode.InternalError, 'The server is shutting down: ask for the result again.');
+          throw new TaskRequestError(
+            ProtocolErrorCode.InternalError,
+            'The server is shutting down: ask for the result again.',
+          );
         answer = await follow(call, params.taskId, maxWaitSeconds, extra, call.headers, reported);
       }
       const generation = answer.body as Generation;
@@ -161,13 +172,13 @@ export function serveTasks(server: Server, call: ToolCallContext): void {
       };
     }),
   );
-  server.setRequestHandler(CancelTaskRequestSchema, ({ params }) =>
+  server.setRequestHandler('tasks/cancel', { params: taskParams }, (params) =>
     answering(async () => {
       requireKey(call);
       const current = await readGeneration(call, params.taskId);
       if (hasEnded(current.status)) {
         throw new TaskRequestError(
-          ErrorCode.InvalidParams,
+          ProtocolErrorCode.InvalidParams,
           `Cannot cancel task: it has already ended (${current.status}).`,
         );
       }
@@ -176,10 +187,10 @@ export function serveTasks(server: Server, call: ToolCallContext): void {
       return { ...taskOf(call, answer.body as Generation), status: 'cancelled' as const };
     }),
   );
-  server.setRequestHandler(ListTasksRequestSchema, ({ params }) =>
+  server.setRequestHandler('tasks/list', { params: pageParams }, (params) =>
     answering(async () => {
       requireKey(call);
-      const query = { limit: '20', ...(params?.cursor ? { cursor: params.cursor } : {}) };
+      const query = { limit: '20', ...(params.cursor ? { cursor: params.cursor } : {}) };
       const page = (await run(call, 'listGenerations', { query })).body as {
         generations: Generation[];
         next_cursor: string | null;

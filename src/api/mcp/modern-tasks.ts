@@ -4,7 +4,6 @@
 // as a tool's own failure is); `tasks/cancel` cancels and refunds it. As in the 2025 form (mcp-tasks.ts), the task is
 // its generation, in PostgreSQL and its workflow, so any api process answers for it, before and after a restart.
 import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
-import { z } from 'zod';
 import { cancelledError } from '../../../workflows/contracts/generation.types.ts';
 import { hasEnded } from '../../domain/values.ts';
 import { run, type ToolCallContext } from './mcp-call.ts';
@@ -16,6 +15,7 @@ import {
   requireKey,
   statusMessage,
   TaskRequestError,
+  taskParams,
   ttlOf,
 } from './mcp-tasks.ts';
 import { answerResult } from './tool-calls.ts';
@@ -72,8 +72,6 @@ export function createModernTask(call: ToolCallContext, tool: ToolDefinition, ar
     return { resultType: 'task' as const, ...taskOf(call, answer.body as Generation) };
   });
 }
-
-const taskParams = z.looseObject({ taskId: z.string() });
 
 /** tasks/get and tasks/cancel of the extension, on one request's server. */
 export function serveModernTasks(server: Server, call: ToolCallContext): void {

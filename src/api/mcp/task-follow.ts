@@ -2,12 +2,13 @@
 // events on this process's feed (the one LISTEN connection the event streams share) and reads the task once per wake-up,
 // telling the client how far it is; no polling. Where the feed cannot be had, it reads the task every few seconds.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { hasEnded } from '../../domain/values.ts';
 import { authenticated, run, type ToolCallContext } from './mcp-call.ts';
 
 /**
- * What a tool call's handler is given by either era's SDK (v1's request extra; v2's `ctx.mcpReq`, adapted in
- * mcp-router.ts): the request's `_meta`, its cancellation, and a way to send the client a progress notification.
+ * What a tool call needs of its request: its `_meta`, its cancellation, and a way to send the client a progress
+ * notification (the SDK's `ctx.mcpReq`, through extraOf).
  */
 export interface Extra {
   _meta?: { progressToken?: string | number; [key: string]: unknown };
@@ -17,6 +18,12 @@ export interface Extra {
     params: { progressToken: string | number; progress: number; total: number; message: string };
   }): Promise<void>;
 }
+
+export const extraOf = (context: ServerContext): Extra => ({
+  _meta: context.mcpReq._meta as Extra['_meta'],
+  signal: context.mcpReq.signal,
+  sendNotification: (notification) => context.mcpReq.notify(notification),
+});
 
 /** How often a wait reads its task without the feed (the database's LISTEN connection unavailable). */
 const unfollowedReadMs = 2_000;
