@@ -2,7 +2,7 @@
 // for the first image, one small inline thumbnail. Links rather than bytes: media in a result would flood the model's
 // context, and a host fetches what it shows.
 import { basename } from 'node:path';
-import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock } from '@modelcontextprotocol/server';
 import { lookup } from 'mime-types';
 import sharp from 'sharp';
 import { answerWithin } from '../../net/deadline.ts';

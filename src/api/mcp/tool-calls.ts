@@ -2,7 +2,7 @@
 // answer as a tool result, and a wait for the task to end reported as MCP progress. Errors are tool errors carrying
 // the API's { error, message }; an x402 payment asked for follows x402's MCP transport (PaymentRequired as the result).
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { PaymentRequiredError } from '../../domain/errors.ts';
 import { type EndpointAnswer, paysWithoutKey } from '../endpoint.ts';
 import { ApiError, validationError } from '../errors.ts';

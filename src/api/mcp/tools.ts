@@ -16,7 +16,7 @@ import {
 import { ModelsQuerySchema } from '../resources/models/models.schemas.ts';
 import { TopUpRequestSchema } from '../resources/top-ups/top-ups.schemas.ts';
 import { UsageQuerySchema } from '../resources/usage/usage.schemas.ts';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { type Endpoint, takesKeylessPayment } from '../endpoint.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import type { Config } from '../../config/config.ts';
