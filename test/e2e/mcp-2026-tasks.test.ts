@@ -90,7 +90,7 @@ describe('MCP 2026 tasks', () => {
     expect((await video.arrayBuffer()).byteLength).toBeGreaterThan(1000);
   });
 
-  it('cancels a running task, refunded, and refuses to cancel it twice', async () => {
+  it('cancels a running task, refunded; cancelling it again is the same empty ack and changes nothing', async () => {
     const before = await owner.balance();
     const created = await rpc('tools/call', render('held.png'));
     const taskId = created.result!.taskId as string;
@@ -98,7 +98,38 @@ describe('MCP 2026 tasks', () => {
     held.splice(0).forEach((send) => send());
     expect(await untilEnded(taskId)).toMatchObject({ status: 'cancelled' });
     await expect.poll(() => owner.balance()).toBe(before);
-    expect((await rpc('tasks/cancel', { taskId })).error).toMatchObject({ code: -32602 });
+    const again = await rpc('tasks/cancel', { taskId });
+    expect(again.error).toBeUndefined();
+    expect(again.result).toMatchObject({ resultType: 'complete' });
+    expect(await untilEnded(taskId)).toMatchObject({ status: 'cancelled' });
+    expect(await owner.balance()).toBe(before);
+  });
+
+  it('refuses tasks/update of a task that never waits for input, naming it', async () => {
+    const taskId = (await rpc('tools/call', render('photo.png'))).result!.taskId as string;
+    const refused = await rpc('tasks/update', { taskId, inputResponses: {} });
+    expect(refused.error).toMatchObject({ code: -32602, message: expect.stringContaining('not waiting for input') });
+  });
+
+  it('answers a client that did not declare the extension -32021 for the task methods, with a key or without', async () => {
+    const taskId = (await rpc('tools/call', render('photo.png'))).result!.taskId as string;
+    for (const requester of [wire(), mcp2026(gateway.app.url)])
+      for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+        const refused = await requester.rpc(method, { taskId, inputResponses: {} }, {});
+        expect(refused.error, method).toMatchObject({
+          code: -32021,
+          data: { requiredCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+        });
+      }
+    expect(await untilEnded(taskId)).toMatchObject({ status: 'completed' });
+  });
+
+  it('has no tasks/result or tasks/list on 2026 (-32601, asked with no key too), and ignores a 2025 `task` param', async () => {
+    const keyless = mcp2026(gateway.app.url);
+    expect((await keyless.rpc('tasks/result', { taskId: 'gen_x' })).error).toMatchObject({ code: -32601 });
+    expect((await keyless.rpc('tasks/list', {})).error).toMatchObject({ code: -32601 });
+    const listed = await keyless.rpc('tools/call', { name: 'list_models', arguments: {}, task: { ttl: 1000 } });
+    expect(listed.result).toMatchObject({ resultType: 'complete', structuredContent: { models: expect.any(Array) } });
   });
 
   it('gives a client that does not declare the extension the tool result, not a task', async () => {

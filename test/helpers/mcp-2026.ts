@@ -11,7 +11,8 @@ export interface RpcAnswer {
 
 let nextId = 1;
 
-export function mcp2026(baseUrl: string, key: string) {
+/** A requester of `baseUrl`'s /mcp with `key` as its Bearer credential, or with none. */
+export function mcp2026(baseUrl: string, key?: string) {
   /** POSTs one request whose `params` carry their envelope already; the JSON-RPC answer. */
   async function post(method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
     const name = (params.name ?? params.taskId) as string | undefined;
@@ -20,7 +21,7 @@ export function mcp2026(baseUrl: string, key: string) {
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${key}`,
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
         'mcp-protocol-version': '2026-07-28',
         'mcp-method': method,
         ...(name ? { 'mcp-name': name } : {}),

@@ -8,6 +8,7 @@ import type { AccountKind } from '../../generated/prisma/client.ts';
 import { looksLikeAccessToken } from '../../accounts/oauth/access-tokens.ts';
 import { authenticateAccessToken, bearerToken } from '../auth.ts';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
+import { claimsTasks, isModernEnvelope, legacyTaskMethods, modernTaskMethods } from './tasks-extension.ts';
 import { answeringOperations, type ToolDefinition } from './tools.ts';
 
 const accountKindLocal = 'mcpAccountKind';
@@ -20,7 +21,7 @@ export const grantedKind = (res: Response) => res.locals[accountKindLocal] as Ac
 
 interface JsonRpcMessage {
   method?: unknown;
-  params?: { name?: unknown; task?: unknown };
+  params?: { name?: unknown; task?: unknown; _meta?: Record<string, unknown> };
 }
 
 /** Whether an endpoint answers a caller without an account: one open to all, or paid with x402 where it is on. */
@@ -30,14 +31,18 @@ const answersKeyless = (endpoint: Endpoint | undefined, ctx: ApiContext) =>
   (endpoint.auth === 'any_or_keyless_payment' && ctx.payments.takesKeyless(ctx.config));
 
 /**
- * Whether a message can only be answered for an account: a task's methods, a call made as a task (read later with
- * the same credential), or a tool whose endpoint needs a key.
+ * Whether a message can only be answered for an account: a task method its revision serves (on 2026, to a client that
+ * takes tasks), a 2025 call made as a task (read later with the same credential), or a tool whose endpoint needs a
+ * key. Any other is answered, or refused, the same for everyone.
  */
 function needsAccount(message: JsonRpcMessage, call: CredentialContext) {
   if (typeof message.method !== 'string') return false;
-  if (message.method.startsWith('tasks/')) return true;
+  const meta = message.params?._meta;
+  const modern = isModernEnvelope(meta);
+  if (message.method.startsWith('tasks/'))
+    return modern ? modernTaskMethods.has(message.method) && claimsTasks(meta) : legacyTaskMethods.has(message.method);
   if (message.method !== 'tools/call' || typeof message.params?.name !== 'string') return false;
-  if (message.params.task !== undefined) return true;
+  if (message.params.task !== undefined && !modern) return true;
   const tool = call.tools.get(message.params.name);
   if (!tool) return false;
   return answeringOperations(tool)

@@ -1,9 +1,14 @@
 // MCP tasks on the 2026-07-28 revision: the `io.modelcontextprotocol/tasks` extension (SEP-2663). To a client that
 // declares it, `generate` answers `resultType: "task"` with the generation's id as the task's; `tasks/get` says where
 // it is and, once it ended, carries its tool result (a failed generation is a completed call whose result `isError`,
-// as a tool's own failure is); `tasks/cancel` cancels and refunds it. As in the 2025 form (mcp-tasks.ts), the task is
+// as a tool's own failure is); `tasks/cancel` cancels and refunds it. A client that did not declare it gets -32021. As in the 2025 form (mcp-tasks.ts), the task is
 // its generation, in PostgreSQL and its workflow, so any api process answers for it, before and after a restart.
-import { ProtocolError, type Server, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  type Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { cancelledError } from '../../../workflows/contracts/generation.types.ts';
 import { hasEnded } from '../../domain/values.ts';
 import { run, type ToolCallContext } from './mcp-call.ts';
@@ -18,17 +23,18 @@ import {
   taskParams,
   ttlOf,
 } from './mcp-tasks.ts';
+import { claimsTasks, tasksExtension } from './tasks-extension.ts';
 import { answerResult } from './tool-calls.ts';
 import type { ToolDefinition } from './tools.ts';
 
-export const tasksExtension = 'io.modelcontextprotocol/tasks';
-
 /** Whether the request's envelope says its client takes tasks (the extension among its capabilities). */
-export function declaresTasks(context: ServerContext): boolean {
-  const envelope = (context.mcpReq as { envelope?: Record<string, unknown> }).envelope;
-  const capabilities = envelope?.['io.modelcontextprotocol/clientCapabilities'] as
-    { extensions?: Record<string, unknown> } | undefined;
-  return capabilities?.extensions?.[tasksExtension] !== undefined;
+export const declaresTasks = (context: ServerContext) =>
+  claimsTasks((context.mcpReq as { envelope?: Record<string, unknown> }).envelope);
+
+/** A task method from a client that did not declare the extension: -32021, naming what it would have to declare. */
+function requireDeclared(context: ServerContext): void {
+  if (!declaresTasks(context))
+    throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [tasksExtension]: {} } } });
 }
 
 type Status = 'working' | 'completed' | 'cancelled';
@@ -73,10 +79,11 @@ export function createModernTask(call: ToolCallContext, tool: ToolDefinition, ar
   });
 }
 
-/** tasks/get and tasks/cancel of the extension, on one request's server. */
+/** tasks/get, tasks/update and tasks/cancel of the extension, on one request's server. */
 export function serveModernTasks(server: Server, call: ToolCallContext): void {
-  server.setRequestHandler('tasks/get', { params: taskParams }, (params) =>
-    answering(async () => {
+  server.setRequestHandler('tasks/get', { params: taskParams }, (params, context) => {
+    requireDeclared(context);
+    return answering(async () => {
       requireKey(call);
       const generation = await readGeneration(call, params.taskId);
       const task = taskOf(call, generation);
@@ -85,16 +92,25 @@ export function serveModernTasks(server: Server, call: ToolCallContext): void {
       // The result inline is a 2026 tools/call result: it names its own resultType (the SDK stamps only the answer).
       const failed = generation.status === 'failed' ? { isError: true } : {};
       return { ...task, result: { resultType: 'complete', ...result, ...failed } };
-    }),
-  );
-  server.setRequestHandler('tasks/cancel', { params: taskParams }, (params) =>
-    answering(async () => {
+    });
+  });
+  // A generation never waits for input, so no task of this server is ever input_required.
+  server.setRequestHandler('tasks/update', { params: taskParams }, (params, context) => {
+    requireDeclared(context);
+    return answering(async () => {
       requireKey(call);
       const current = await readGeneration(call, params.taskId);
-      if (hasEnded(current.status))
-        throw new TaskRequestError(-32602, `Cannot cancel task: it has already ended (${current.status}).`);
-      await run(call, 'cancelGeneration', { params: { id: params.taskId } });
+      throw new TaskRequestError(-32602, `Task ${current.id} is not waiting for input (${current.status}).`);
+    });
+  });
+  // Cancelling an ended task is the same empty ack, and changes nothing (the extension makes cancel idempotent).
+  server.setRequestHandler('tasks/cancel', { params: taskParams }, (params, context) => {
+    requireDeclared(context);
+    return answering(async () => {
+      requireKey(call);
+      const current = await readGeneration(call, params.taskId);
+      if (!hasEnded(current.status)) await run(call, 'cancelGeneration', { params: { id: params.taskId } });
       return {};
-    }),
-  );
+    });
+  });
 }
