@@ -31,6 +31,7 @@ const applicableScenarios = [
     'dns-rebinding-protection',
     'caching',
     'http-header-validation',
+    'server-sse-multiple-streams',
     'input-required-result-unsupported-methods',
     'input-required-result-validate-input',
   ].map((name) => [name, '2026-07-28']),
