@@ -9,7 +9,8 @@ import { ApiError, validationError } from '../errors.ts';
 import { outputContent } from './output-content.ts';
 import { knownApiError } from '../middleware/errors.ts';
 import { bearerOf } from './mcp-credentials.ts';
-import { callerKind, holdWaitSlot, run, toolCall, type ToolCallContext } from './mcp-call.ts';
+import { endpointCall } from '../adapter-call.ts';
+import { callerKind, holdWaitSlot, run, type ToolCallContext } from './mcp-call.ts';
 import { type Extra, follow, type TaskBody } from './task-follow.ts';
 import { operationFor, type ToolDefinition } from './tools.ts';
 
@@ -36,7 +37,7 @@ const paymentMeta = (call: ToolCallContext, answer: EndpointAnswer) => call.ctx.
 async function probed(call: ToolCallContext, tool: ToolDefinition, paying: IncomingHttpHeaders, refusal: unknown) {
   const endpoint = call.endpoints.get(operationFor(tool, callerKind(call)));
   if (!endpoint?.paymentProbe || !paysWithoutKey(endpoint, call.ctx, { headers: paying })) return refusal;
-  const probe = { endpoint, ctx: call.ctx, call: toolCall(call, endpoint, {}, paying) };
+  const probe = { endpoint, ctx: call.ctx, call: endpointCall(call, endpoint, {}, paying) };
   return endpoint.paymentProbe(refusal, probe).catch((answer: unknown) => answer);
 }
 

@@ -17,6 +17,7 @@ import { ModelsQuerySchema } from '../resources/models/models.schemas.ts';
 import { TopUpRequestSchema } from '../resources/top-ups/top-ups.schemas.ts';
 import { UsageQuerySchema } from '../resources/usage/usage.schemas.ts';
 import type { ToolAnnotations } from '@modelcontextprotocol/server';
+import type { EndpointRequest } from '../adapter-call.ts';
 import { type Endpoint, takesKeylessPayment } from '../endpoint.ts';
 import type { AccountKind } from '../../generated/prisma/client.ts';
 import type { Config } from '../../config/config.ts';
@@ -40,13 +41,7 @@ const waitSeconds = z
 const taskId = z.string().min(1).max(100).describe('The task id (`gen_…`) that generate answered');
 
 /** A tool's request of its endpoint: the parts its arguments make, the headers by their declared names. */
-export interface ToolRequest {
-  body?: unknown;
-  query?: unknown;
-  params?: unknown;
-  headers?: Record<string, string | undefined>;
-  hasBody?: boolean;
-}
+export type ToolRequest = EndpointRequest;
 
 export interface ToolDefinition {
   name: string;
