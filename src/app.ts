@@ -30,6 +30,7 @@ import { llmsTxtRouter } from './api/llms-txt.ts';
 import { wellKnownRouter } from './api/discovery/well-known.ts';
 import { didDocumentRouter } from './api/discovery/did-document.ts';
 import { mcpRouter } from './api/mcp/mcp-router.ts';
+import { openAiRouter } from './api/openai/openai-router.ts';
 import { deliveredOutputsOnly, linkedFileKey, noFile } from './api/middleware/delivered-outputs.ts';
 import { answerScrape } from './metrics/exposition.ts';
 import { httpMetrics, routeLabel } from './metrics/http-metrics.ts';
@@ -132,6 +133,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(apiBasePath, apiRouter(endpoints, ctx));
   app.use(oauthRouter(ctx));
   app.use(mcpRouter(endpoints, ctx, config.server.jsonBodyLimit));
+  app.use('/openai/v1', routeLabel('/openai/v1/*'), openAiRouter(endpoints, ctx, config.server.jsonBodyLimit));
   app.use(
     '/callbacks',
     routeLabel('/callbacks/:provider/:taskId'),

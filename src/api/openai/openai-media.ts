@@ -1,0 +1,92 @@
+// POST /openai/v1/audio/speech and /images/generations: each a generation task of the gateway (charged, in the
+// history, under the key's policies and budget), answered once it ended, in OpenAI's shapes.
+import { buffer } from 'node:stream/consumers';
+import type { Response } from 'express';
+import { z } from 'zod';
+import type { AdapterExchange } from '../adapter-call.ts';
+import { validationError } from '../errors.ts';
+import type { ParamNames } from './openai-errors.ts';
+import { createGeneration, endedGeneration, failureOf, type Generation, openOutput } from './task-answers.ts';
+
+/** The header naming the task a call made, so the console, the history and genctl find it. */
+export const taskIdHeader = 'X-Generation-Id';
+
+const model = z.string().min(1).max(200);
+
+export const SpeechBodySchema = z.looseObject({
+  model,
+  input: z.string().min(1),
+  voice: z.string().optional(),
+  response_format: z.string().optional(),
+});
+
+export const ImageBodySchema = z.looseObject({
+  model,
+  prompt: z.string().min(1),
+  n: z.int().min(1).max(10).optional(),
+  size: z
+    .string()
+    .regex(/^\d+x\d+$/, 'a size is WIDTHxHEIGHT')
+    .optional(),
+  response_format: z.enum(['url', 'b64_json']).optional(),
+});
+
+/** Which OpenAI field each field of the gateway's request was made from, for the refusals' `param`. */
+export const speechParams: ParamNames = { prompt: 'input', model: 'model' };
+export const imageParams: ParamNames = { prompt: 'prompt', num_outputs: 'n', resolution: 'size', aspect_ratio: 'size' };
+
+function parsed<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+  const result = schema.safeParse(body ?? {});
+  if (!result.success) throw validationError(result.error, 'body');
+  return result.data;
+}
+
+/** Runs the generation to its end, naming its task on the answer whatever comes of it. */
+async function generated(adapter: AdapterExchange, res: Response, body: Record<string, unknown>): Promise<Generation> {
+  const queued = await createGeneration(adapter, body);
+  res.set(taskIdHeader, queued.id);
+  const ended = await endedGeneration(adapter, queued.id);
+  if (ended.status !== 'completed') throw failureOf(ended);
+  return ended;
+}
+
+/** The speech's audio bytes, in the engine's own format and type (`response_format` is taken as a wish). */
+export async function speech(adapter: AdapterExchange, res: Response, raw: unknown): Promise<void> {
+  const body = parsed(SpeechBodySchema, raw);
+  const ended = await generated(adapter, res, { type: 'text-to-audio', model: body.model, prompt: body.input });
+  const output = await openOutput(adapter, ended.outputs![0]!);
+  res.status(200).type(output.contentType);
+  output.body.pipe(res);
+}
+
+/** An image's size as the model takes it: a resolution it lists, else the aspect ratio of the size. */
+function sizeFields(size: string | undefined): Record<string, string> {
+  if (!size) return {};
+  const [width, height] = size.split('x').map(Number) as [number, number];
+  const divisor = (a: number, b: number): number => (b === 0 ? a : divisor(b, a % b));
+  const common = divisor(width, height);
+  return { resolution: size, aspect_ratio: `${width / common}:${height / common}` };
+}
+
+export async function images(adapter: AdapterExchange, res: Response, raw: unknown) {
+  const body = parsed(ImageBodySchema, raw);
+  const sized = sizeFields(body.size);
+  // The size goes as a resolution to a model that lists resolutions, else as its aspect ratio.
+  const byResolution = adapter.ctx.catalog.get(body.model)?.capabilities.resolutions !== undefined;
+  const size = !body.size ? {} : byResolution ? { resolution: sized.resolution } : { aspect_ratio: sized.aspect_ratio };
+  const ended = await generated(adapter, res, {
+    type: 'text-to-image',
+    model: body.model,
+    prompt: body.prompt,
+    ...(body.n ? { num_outputs: body.n } : {}),
+    ...size,
+  });
+  const data = await Promise.all(
+    (ended.outputs ?? []).map(async (url) =>
+      body.response_format === 'b64_json'
+        ? { b64_json: (await buffer((await openOutput(adapter, url)).body)).toString('base64') }
+        : { url },
+    ),
+  );
+  return { created: Math.floor(new Date(ended.created_at).getTime() / 1000), data };
+}

@@ -1,0 +1,93 @@
+// The gateway in OpenAI's API shapes (/openai/v1), driven by the official `openai` client changed only in `baseURL`
+// and `apiKey` (a gateway key): models listed and read, speech from the local eSpeak engine, images through the
+// OpenAI-compatible provider (a stand-in upstream), each a task in the history, charged to the account; refusals as
+// the SDK's typed errors.
+import OpenAI from 'openai';
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
+import { call } from '../helpers/http.ts';
+import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
+
+let upstream: OpenAIStandIn;
+let png: Buffer;
+
+const gateway = useGateway(async () => {
+  png = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#0088ff' } })
+    .png()
+    .toBuffer();
+  upstream = await startOpenAIStandIn({
+    png,
+    mp3: Buffer.from('ID3-stand-in'),
+    transcript: { text: 'unused', duration: 1 },
+  });
+  return { providers: { openai: { baseUrl: upstream.baseUrl, apiKey: 'sk-upstream-test' }, pollIntervalMs: 50 } };
+});
+afterAll(() => upstream?.close());
+
+const developer = useFundedDeveloper(gateway);
+const client = (apiKey = developer.key) =>
+  new OpenAI({ baseURL: `${gateway.app.url}/openai/v1`, apiKey, maxRetries: 0 });
+
+/** The task a call made, as the gateway's own history shows it. */
+async function task(id: string | null) {
+  expect(id).toMatch(/^gen_/);
+  const listed = await call(gateway, 'GET', '/api/v1/generations?limit=50', { key: developer.key });
+  return (listed.body.generations as { id: string; status: string; model: string; cost?: number }[]).find(
+    (generation) => generation.id === id,
+  );
+}
+
+describe('the OpenAI-shaped face', () => {
+  it('lists the catalog as models and reads one by its id', async () => {
+    const models = [];
+    for await (const model of client().models.list()) models.push(model);
+    expect(models).toContainEqual(expect.objectContaining({ id: 'local/espeak', object: 'model', owned_by: 'local' }));
+    expect(await client().models.retrieve('local/espeak')).toMatchObject({ id: 'local/espeak', object: 'model' });
+    await expect(client().models.retrieve('local/nothing')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it('makes speech with local/espeak: audio bytes, a task in the history, charged', async () => {
+    const before = await developer.balance();
+    const { data, response } = await client()
+      .audio.speech.create({ model: 'local/espeak', input: 'Hello from the gateway.', voice: 'alloy' })
+      .withResponse();
+    expect(response.headers.get('content-type')).toMatch(/^audio\//);
+    const audio = Buffer.from(await data.arrayBuffer());
+    expect(audio.subarray(0, 4).toString()).toBe('RIFF');
+    const made = await task(response.headers.get('x-generation-id'));
+    expect(made).toMatchObject({ status: 'completed', model: 'local/espeak' });
+    expect(await developer.balance()).toBeLessThan(before);
+  });
+
+  it('makes an image through the OpenAI-compatible provider, as a link or as base64', async () => {
+    const { data: linked, response } = await client()
+      .images.generate({ model: 'openai/gpt-image-1', prompt: 'a blue square', size: '1024x1024' })
+      .withResponse();
+    expect(linked.data![0]!.url).toMatch(/\/files\//);
+    expect((await fetch(linked.data![0]!.url!)).status).toBe(200);
+    expect(await task(response.headers.get('x-generation-id'))).toMatchObject({ status: 'completed', cost: 0.042 });
+    const inline = await client().images.generate({
+      model: 'openai/gpt-image-1',
+      prompt: 'a blue square',
+      response_format: 'b64_json',
+    });
+    expect(Buffer.from(inline.data![0]!.b64_json!, 'base64').equals(png)).toBe(true);
+  });
+
+  it('refuses as the SDK expects: a bad field names the OpenAI param, a bad key is an authentication error', async () => {
+    const refused = await client()
+      .images.generate({ model: 'openai/gpt-image-1', prompt: 'x', size: '999x999' as '1024x1024' })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused).toMatchObject({ status: 400, code: 'validation_error', param: 'size' });
+    const unknownModel = await client()
+      .audio.speech.create({ model: 'local/nothing', input: 'hi', voice: 'alloy' })
+      .catch((error: unknown) => error);
+    expect(unknownModel).toBeInstanceOf(OpenAI.APIError);
+    expect((unknownModel as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
+      message: expect.stringContaining('local/nothing'),
+    });
+    await expect(client('sk_not_a_key').models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+});
