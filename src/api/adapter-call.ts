@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { CredentialOptions } from './auth.ts';
-import type { Call, Exchange } from './call.ts';
+import type { BodyStream, Call, Exchange } from './call.ts';
 import { callerAddress } from './client-address.ts';
 import { type ApiContext, type Endpoint, executeEndpoint } from './endpoint.ts';
 import { httpExchange } from './express-adapter.ts';
@@ -19,6 +19,8 @@ export interface EndpointRequest {
   params?: unknown;
   headers?: Record<string, string | undefined>;
   hasBody?: boolean;
+  /** A body the endpoint reads itself (an upload's bytes), where the adapter has one. */
+  bodyStream?: BodyStream;
 }
 
 /** One HTTP request of an adapter, which every endpoint it runs runs in. */
@@ -75,6 +77,7 @@ export function endpointCall(
     query: request.query ?? {},
     params: request.params ?? {},
     hasBody: request.hasBody ?? false,
+    ...(request.bodyStream ? { bodyStream: request.bodyStream } : {}),
     // The adapter's answer is JSON: whatever the endpoint offers besides (CSV) is not asked for.
     accepts: (types) => types[0] ?? false,
     address: adapter.address,

@@ -2,7 +2,7 @@
 // and `apiKey` (a gateway key): models listed and read, speech from the local eSpeak engine, images through the
 // OpenAI-compatible provider (a stand-in upstream), each a task in the history, charged to the account; refusals as
 // the SDK's typed errors.
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
@@ -89,5 +89,43 @@ describe('the OpenAI-shaped face', () => {
       message: expect.stringContaining('local/nothing'),
     });
     await expect(client('sk_not_a_key').models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+
+  it('makes a video from local/ken-burns with an input_reference: create, retrieve until completed, download', async () => {
+    const before = await developer.balance();
+    const picture = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#aa3300' } })
+      .png()
+      .toBuffer();
+    const created = await client().videos.create({
+      model: 'local/ken-burns' as 'sora-2',
+      prompt: 'slowly across the picture',
+      seconds: '3' as '4',
+      size: '1280x720',
+      input_reference: await toFile(picture, 'picture.png', { type: 'image/png' }),
+    });
+    expect(created).toMatchObject({ object: 'video', model: 'local/ken-burns', seconds: '3' });
+    let video = created;
+    while (video.status === 'queued' || video.status === 'in_progress') {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      video = await client().videos.retrieve(created.id);
+    }
+    expect(video).toMatchObject({ id: created.id, status: 'completed', progress: 100 });
+    const mp4 = Buffer.from(await (await client().videos.downloadContent(created.id)).arrayBuffer());
+    expect(mp4.subarray(4, 8).toString()).toBe('ftyp');
+    const listed = [];
+    for await (const item of client().videos.list({ limit: 5 })) listed.push(item.id);
+    expect(listed).toContain(created.id);
+    expect(await task(created.id)).toMatchObject({ status: 'completed', model: 'local/ken-burns', cost: 0.003 });
+    expect(await developer.balance()).toBeLessThan(before);
+    // An ended video keeps its data: deleting it is refused, saying why.
+    await expect(client().videos.delete(created.id)).rejects.toBeInstanceOf(OpenAI.ConflictError);
+  });
+
+  it('refuses a video length the model does not offer, naming seconds and what it offers', async () => {
+    const refused = await client()
+      .videos.create({ model: 'local/ken-burns' as 'sora-2', prompt: 'x', seconds: '4' })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused).toMatchObject({ param: 'seconds', message: expect.stringContaining('3, 5, 10') });
   });
 });

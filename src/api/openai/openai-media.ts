@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { z } from 'zod';
 import type { AdapterExchange } from '../adapter-call.ts';
 import { validationError } from '../errors.ts';
+import { sizeFields } from './media-sizes.ts';
 import type { ParamNames } from './openai-errors.ts';
 import { createGeneration, endedGeneration, failureOf, type Generation, openOutput } from './task-answers.ts';
 
@@ -35,14 +36,18 @@ export const ImageBodySchema = z.looseObject({
 export const speechParams: ParamNames = { prompt: 'input', model: 'model' };
 export const imageParams: ParamNames = { prompt: 'prompt', num_outputs: 'n', resolution: 'size', aspect_ratio: 'size' };
 
-function parsed<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+export function parsed<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
   const result = schema.safeParse(body ?? {});
   if (!result.success) throw validationError(result.error, 'body');
   return result.data;
 }
 
 /** Runs the generation to its end, naming its task on the answer whatever comes of it. */
-async function generated(adapter: AdapterExchange, res: Response, body: Record<string, unknown>): Promise<Generation> {
+export async function generated(
+  adapter: AdapterExchange,
+  res: Response,
+  body: Record<string, unknown>,
+): Promise<Generation> {
   const queued = await createGeneration(adapter, body);
   res.set(taskIdHeader, queued.id);
   const ended = await endedGeneration(adapter, queued.id);
@@ -59,21 +64,9 @@ export async function speech(adapter: AdapterExchange, res: Response, raw: unkno
   output.body.pipe(res);
 }
 
-/** An image's size as the model takes it: a resolution it lists, else the aspect ratio of the size. */
-function sizeFields(size: string | undefined): Record<string, string> {
-  if (!size) return {};
-  const [width, height] = size.split('x').map(Number) as [number, number];
-  const divisor = (a: number, b: number): number => (b === 0 ? a : divisor(b, a % b));
-  const common = divisor(width, height);
-  return { resolution: size, aspect_ratio: `${width / common}:${height / common}` };
-}
-
 export async function images(adapter: AdapterExchange, res: Response, raw: unknown) {
   const body = parsed(ImageBodySchema, raw);
-  const sized = sizeFields(body.size);
-  // The size goes as a resolution to a model that lists resolutions, else as its aspect ratio.
-  const byResolution = adapter.ctx.catalog.get(body.model)?.capabilities.resolutions !== undefined;
-  const size = !body.size ? {} : byResolution ? { resolution: sized.resolution } : { aspect_ratio: sized.aspect_ratio };
+  const size = sizeFields(body.size, adapter.ctx.catalog.get(body.model));
   const ended = await generated(adapter, res, {
     type: 'text-to-image',
     model: body.model,

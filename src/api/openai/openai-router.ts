@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import { openAiErrors, type ParamNames } from './openai-errors.ts';
 import { imageParams, images, speech, speechParams } from './openai-media.ts';
 import { listModels, retrieveModel } from './openai-models.ts';
+import { createVideo, deleteVideo, listVideos, retrieveVideo, videoContent, videoParams } from './openai-videos.ts';
 
 type Handler = (req: Request, res: Response) => Promise<unknown>;
 
@@ -48,6 +49,26 @@ export function openAiRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLim
   router.post(
     '/images/generations',
     route((req, res) => images(exchangeOf(req, res), res, req.body), imageParams),
+  );
+  router.post(
+    '/videos',
+    route((req, res) => createVideo(exchangeOf(req, res), req, res), videoParams),
+  );
+  router.get(
+    '/videos',
+    route((req, res) => listVideos(exchangeOf(req, res), req.query)),
+  );
+  router.get(
+    '/videos/:id',
+    route((req, res) => retrieveVideo(exchangeOf(req, res), req.params.id as string)),
+  );
+  router.get(
+    '/videos/:id/content',
+    route((req, res) => videoContent(exchangeOf(req, res), res, req.params.id as string, req.query.variant)),
+  );
+  router.delete(
+    '/videos/:id',
+    route((req, res) => deleteVideo(exchangeOf(req, res), req.params.id as string)),
   );
   router.use((req) => {
     throw new ApiError('not_found', `No route for ${req.method} /openai/v1${req.path}.`);
