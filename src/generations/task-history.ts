@@ -76,6 +76,7 @@ const viewedColumns: Record<keyof Omit<Task, 'request'>, string> = {
   servedBy: 'served_by',
   outputsDeletedAt: 'outputs_deleted_at',
   apiKeyId: 'api_key_id',
+  usage: 'usage',
 };
 const selectViewed = Prisma.raw(
   Object.entries(viewedColumns)

@@ -33,6 +33,8 @@ export interface TaskView {
   served_by?: string;
   /** When the outputs of the completed task are (or were) deleted; absent while kept forever. */
   outputs_expire_at?: string;
+  /** What the completed task counted in its model's pricing units (tokens, seconds, images, …). */
+  usage?: Record<string, number>;
 }
 
 export interface TaskPaymentView {
@@ -85,6 +87,7 @@ export function taskView(task: ViewedTask, retention: OutputRetention): TaskView
     replay_of: task.replayOf,
     served_by: task.servedBy,
     outputs_expire_at: outputsExpireAt(task, retention)?.toISOString(),
+    usage: task.usage && Object.keys(task.usage).length > 0 ? (task.usage as Record<string, number>) : undefined,
   };
   const view: TaskView = {
     id: task.id,

@@ -139,6 +139,7 @@ function admittedRow(input: AdmitTaskInput, createdAt: Date): Task {
     replayOf: row.replayOf ?? null,
     servedBy: null,
     outputsDeletedAt: null,
+    usage: null,
     apiKeyId: row.apiKeyId ?? null,
   };
 }
@@ -270,11 +271,12 @@ export async function completeTask(
       costCharged: charged,
       completedAt: new Date(),
       servedBy: input.servedBy ?? null,
+      usage: used.units,
     };
     await tx.$executeRaw`
       UPDATE tasks SET status = 'completed', output = ${completion.output}, outputs = ${completion.outputs}::text[],
         cost_charged = ${charged}, completed_at = ${completion.completedAt}, served_by = ${completion.servedBy},
-        updated_at = ${completion.completedAt}
+        usage = ${JSON.stringify(used.units)}::jsonb, updated_at = ${completion.completedAt}
       WHERE id = ${task.id}`;
     // The row as read under the lock, with what this update changed (its payment included: completing credits and
     // charges, but never changes the payment's row).

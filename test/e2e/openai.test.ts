@@ -106,6 +106,8 @@ describe('text-to-text', () => {
     }).micros;
     expect(before - (await balance())).toBe(expected);
     expect(task.cost).toBe(Number(formatUsd(expected)));
+    // The task says what it counted, as it was charged.
+    expect(task.usage).toMatchObject({ input_tokens: promptTokens, output_tokens: completionTokens });
   });
 
   it.each([

@@ -223,6 +223,15 @@ export const GenerationStatusResponseSchema = z
           'and where outputs are kept forever',
         example: '2026-12-25T12:40:03.120Z',
       }),
+    usage: z
+      .record(z.string(), z.number())
+      .optional()
+      .openapi({
+        description:
+          "Gateway extension: what the completed task counted in its model's pricing units, as it was charged " +
+          '(`input_tokens` and `output_tokens` of a text model, `output_seconds`, `images`, `characters`, …)',
+        example: { input_tokens: 42, output_tokens: 7 },
+      }),
   })
   .openapi('GenerationStatusResponse');
 
