@@ -128,4 +128,54 @@ describe('the OpenAI-shaped face', () => {
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect(refused).toMatchObject({ param: 'seconds', message: expect.stringContaining('3, 5, 10') });
   });
+
+  it('answers chat completions, whole and streamed, with the tokens the task was charged for', async () => {
+    const messages = [
+      { role: 'developer' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'Name a colour.' },
+    ];
+    const { data: whole, response } = await client()
+      .chat.completions.create({ model: 'openai/qwen3-235b', messages, max_tokens: 50 })
+      .withResponse();
+    expect(whole.choices[0]!.message).toMatchObject({
+      role: 'assistant',
+      content: expect.stringContaining('Name a colour.'),
+    });
+    const made = await call(gateway, 'GET', `/api/v1/generations/${response.headers.get('x-generation-id')}`, {
+      key: developer.key,
+    });
+    expect(made.body).toMatchObject({ status: 'completed', type: 'text-to-text' });
+    expect(whole.usage).toEqual({
+      prompt_tokens: made.body.usage.input_tokens,
+      completion_tokens: made.body.usage.output_tokens,
+      total_tokens: made.body.usage.input_tokens + made.body.usage.output_tokens,
+    });
+
+    const stream = await client().chat.completions.create({
+      model: 'openai/qwen3-235b',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let streamed = '';
+    let usage;
+    for await (const chunk of stream) {
+      streamed += chunk.choices[0]?.delta.content ?? '';
+      usage ??= chunk.usage ?? undefined;
+    }
+    expect(streamed).toBe(whole.choices[0]!.message.content);
+    expect(usage).toEqual(whole.usage);
+  });
+
+  it('streams a failed completion as the error event the SDK raises', async () => {
+    const stream = await client().chat.completions.create({
+      model: 'openai/qwen3-235b',
+      messages: [{ role: 'user', content: '[[400]] refuse this' }],
+      stream: true,
+    });
+    const read = async () => {
+      for await (const chunk of stream) void chunk;
+    };
+    await expect(read()).rejects.toBeInstanceOf(OpenAI.APIError);
+  });
 });

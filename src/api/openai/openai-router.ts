@@ -7,6 +7,7 @@ import { adapterExchange } from '../adapter-call.ts';
 import type { ApiContext, Endpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
 import { openAiErrors, type ParamNames } from './openai-errors.ts';
+import { chatCompletion, chatParams } from './openai-chat.ts';
 import { imageParams, images, speech, speechParams } from './openai-media.ts';
 import { listModels, retrieveModel } from './openai-models.ts';
 import { createVideo, deleteVideo, listVideos, retrieveVideo, videoContent, videoParams } from './openai-videos.ts';
@@ -69,6 +70,10 @@ export function openAiRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLim
   router.delete(
     '/videos/:id',
     route((req, res) => deleteVideo(exchangeOf(req, res), req.params.id as string)),
+  );
+  router.post(
+    '/chat/completions',
+    route((req, res) => chatCompletion(exchangeOf(req, res), res, req.body), chatParams),
   );
   router.use((req) => {
     throw new ApiError('not_found', `No route for ${req.method} /openai/v1${req.path}.`);

@@ -19,8 +19,7 @@ export interface Generation {
   error?: string;
   outputs?: string[];
   cost?: number;
-  usage?: Record<string, unknown>;
-  output?: { text?: string };
+  usage?: Record<string, number>;
   progress?: { percent?: number } | null;
 }
 
