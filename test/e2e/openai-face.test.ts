@@ -7,6 +7,7 @@ import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call } from '../helpers/http.ts';
+import { wavTone } from '../helpers/media.ts';
 import { type OpenAIStandIn, startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 
 let upstream: OpenAIStandIn;
@@ -19,7 +20,7 @@ const gateway = useGateway(async () => {
   upstream = await startOpenAIStandIn({
     png,
     mp3: Buffer.from('ID3-stand-in'),
-    transcript: { text: 'unused', duration: 1 },
+    transcript: { text: 'Hello from the recording.', duration: 2 },
   });
   return { providers: { openai: { baseUrl: upstream.baseUrl, apiKey: 'sk-upstream-test' }, pollIntervalMs: 50 } };
 });
@@ -177,5 +178,33 @@ describe('the OpenAI-shaped face', () => {
       for await (const chunk of stream) void chunk;
     };
     await expect(read()).rejects.toBeInstanceOf(OpenAI.APIError);
+  });
+
+  it('edits an image (an upscale with local/lanczos) and transcribes a recording (openai/whisper-1), both uploads', async () => {
+    const picture = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
+    const { data: edited, response } = await client()
+      .images.edit({
+        model: 'local/lanczos',
+        prompt: 'twice as large',
+        image: await toFile(picture, 'picture.png', { type: 'image/png' }),
+      })
+      .withResponse();
+    const upscaled = await sharp(Buffer.from(await (await fetch(edited.data![0]!.url!)).arrayBuffer())).metadata();
+    expect(upscaled.width).toBeGreaterThan(40);
+    expect(await task(response.headers.get('x-generation-id'))).toMatchObject({ status: 'completed' });
+
+    const transcript = await client().audio.transcriptions.create({
+      model: 'openai/whisper-1',
+      file: await toFile(wavTone(2), 'memo.wav', { type: 'audio/wav' }),
+    });
+    expect(transcript.text).toBe('Hello from the recording.');
+    const plain = await client().audio.transcriptions.create({
+      model: 'openai/whisper-1',
+      file: await toFile(wavTone(2), 'memo.wav', { type: 'audio/wav' }),
+      response_format: 'text',
+    });
+    expect(plain).toBe('Hello from the recording.');
   });
 });

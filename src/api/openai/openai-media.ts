@@ -1,10 +1,11 @@
 // POST /openai/v1/audio/speech and /images/generations: each a generation task of the gateway (charged, in the
 // history, under the key's policies and budget), answered once it ended, in OpenAI's shapes.
-import { buffer } from 'node:stream/consumers';
-import type { Response } from 'express';
+import { buffer, text } from 'node:stream/consumers';
+import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { AdapterExchange } from '../adapter-call.ts';
-import { validationError } from '../errors.ts';
+import { ApiError, validationError } from '../errors.ts';
+import { type Form, isMultipart, readForm } from './form-body.ts';
 import { sizeFields } from './media-sizes.ts';
 import type { ParamNames } from './openai-errors.ts';
 import { createGeneration, endedGeneration, failureOf, type Generation, openOutput } from './task-answers.ts';
@@ -64,6 +65,18 @@ export async function speech(adapter: AdapterExchange, res: Response, raw: unkno
   output.body.pipe(res);
 }
 
+/** The images of a completed task, as links or inline (`b64_json`, read from the store). */
+async function imagesAnswer(adapter: AdapterExchange, ended: Generation, format: 'url' | 'b64_json' | undefined) {
+  const data = await Promise.all(
+    (ended.outputs ?? []).map(async (url) =>
+      format === 'b64_json'
+        ? { b64_json: (await buffer((await openOutput(adapter, url)).body)).toString('base64') }
+        : { url },
+    ),
+  );
+  return { created: Math.floor(new Date(ended.created_at).getTime() / 1000), data };
+}
+
 export async function images(adapter: AdapterExchange, res: Response, raw: unknown) {
   const body = parsed(ImageBodySchema, raw);
   const size = sizeFields(body.size, adapter.ctx.catalog.get(body.model));
@@ -74,12 +87,65 @@ export async function images(adapter: AdapterExchange, res: Response, raw: unkno
     ...(body.n ? { num_outputs: body.n } : {}),
     ...size,
   });
-  const data = await Promise.all(
-    (ended.outputs ?? []).map(async (url) =>
-      body.response_format === 'b64_json'
-        ? { b64_json: (await buffer((await openOutput(adapter, url)).body)).toString('base64') }
-        : { url },
-    ),
-  );
-  return { created: Math.floor(new Date(ended.created_at).getTime() / 1000), data };
+  return imagesAnswer(adapter, ended, body.response_format);
+}
+
+/** A multipart body's fields and files; anything else is refused, naming what is asked for. */
+async function formOf(adapter: AdapterExchange, req: Request, fileParts: string[]): Promise<Form> {
+  if (!isMultipart(req))
+    throw new ApiError('validation_error', 'Invalid body: body: send multipart/form-data, as the OpenAI clients do.');
+  return readForm(adapter, req, fileParts);
+}
+
+const EditFieldsSchema = z.looseObject({
+  model,
+  prompt: z.string().optional(),
+  n: z.coerce.number().int().min(1).max(10).optional(),
+  size: ImageBodySchema.shape.size,
+  response_format: ImageBodySchema.shape.response_format,
+});
+
+export const editParams: ParamNames = {
+  'input.prompt': 'prompt',
+  'input.image_url': 'image',
+  'input.num_outputs': 'n',
+  'input.resolution': 'size',
+  'input.aspect_ratio': 'size',
+};
+
+/** An image model that takes an image (an edit, an upscale): the model's own type, the file as its `image_url`. */
+export async function imageEdit(adapter: AdapterExchange, req: Request, res: Response) {
+  const form = await formOf(adapter, req, ['image', 'image[]']);
+  const body = parsed(EditFieldsSchema, form.fields);
+  const image = form.files.image ?? form.files['image[]'];
+  if (!image) throw new ApiError('validation_error', 'Invalid body: image: the image to edit is required.');
+  const input = {
+    image_url: image,
+    ...(body.prompt ? { prompt: body.prompt } : {}),
+    ...(body.n ? { num_outputs: body.n } : {}),
+    ...sizeFields(body.size, adapter.ctx.catalog.get(body.model)),
+  };
+  const ended = await generated(adapter, res, { model: body.model, input });
+  return imagesAnswer(adapter, ended, body.response_format);
+}
+
+const TranscriptionFieldsSchema = z.looseObject({
+  model,
+  response_format: z.enum(['json', 'text']).optional(),
+});
+
+export const transcriptionParams: ParamNames = { 'input.audio_url': 'file' };
+
+/** A speech-to-text model on the recording: `{ text }`, or the text alone (`response_format: text`). */
+export async function transcription(adapter: AdapterExchange, req: Request, res: Response) {
+  const form = await formOf(adapter, req, ['file']);
+  const body = parsed(TranscriptionFieldsSchema, form.fields);
+  if (!form.files.file) throw new ApiError('validation_error', 'Invalid body: file: the recording is required.');
+  const ended = await generated(adapter, res, { model: body.model, input: { audio_url: form.files.file } });
+  const said = await text((await openOutput(adapter, ended.outputs![0]!)).body);
+  if (body.response_format === 'text') {
+    res.status(200).type('text/plain').send(said);
+    return undefined;
+  }
+  return { text: said };
 }

@@ -8,7 +8,16 @@ import type { ApiContext, Endpoint } from '../endpoint.ts';
 import { ApiError } from '../errors.ts';
 import { openAiErrors, type ParamNames } from './openai-errors.ts';
 import { chatCompletion, chatParams } from './openai-chat.ts';
-import { imageParams, images, speech, speechParams } from './openai-media.ts';
+import {
+  editParams,
+  imageEdit,
+  imageParams,
+  images,
+  speech,
+  speechParams,
+  transcription,
+  transcriptionParams,
+} from './openai-media.ts';
 import { listModels, retrieveModel } from './openai-models.ts';
 import { createVideo, deleteVideo, listVideos, retrieveVideo, videoContent, videoParams } from './openai-videos.ts';
 
@@ -70,6 +79,14 @@ export function openAiRouter(endpoints: Endpoint[], ctx: ApiContext, jsonBodyLim
   router.delete(
     '/videos/:id',
     route((req, res) => deleteVideo(exchangeOf(req, res), req.params.id as string)),
+  );
+  router.post(
+    '/images/edits',
+    route((req, res) => imageEdit(exchangeOf(req, res), req, res), editParams),
+  );
+  router.post(
+    '/audio/transcriptions',
+    route((req, res) => transcription(exchangeOf(req, res), req, res), transcriptionParams),
   );
   router.post(
     '/chat/completions',
