@@ -90,6 +90,15 @@ describe('the OpenAI-shaped face', () => {
       message: expect.stringContaining('local/nothing'),
     });
     await expect(client('sk_not_a_key').models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    const tight = await call(gateway, 'POST', '/api/v1/keys', {
+      key: developer.key,
+      body: { name: 'tight', policy: { budget: { amount: 0.0001, window: 'day' } } },
+    });
+    const overBudget = await client(tight.body.api_key)
+      .audio.speech.create({ model: 'local/espeak', input: 'Too dear for this key. '.repeat(30), voice: 'alloy' })
+      .catch((error: unknown) => error);
+    expect(overBudget).toBeInstanceOf(OpenAI.PermissionDeniedError);
+    expect(overBudget).toMatchObject({ code: 'budget_exceeded', type: 'permission_error' });
   });
 
   it('makes a video from local/ken-burns with an input_reference: create, retrieve until completed, download', async () => {
