@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
+import OpenAI, { toFile } from 'openai';
 import pg from 'pg';
+import sharp from 'sharp';
 import { createPublicClient, http } from 'viem';
 import { describe, expect, it } from 'vitest';
 import { apiEndpoints } from '../../src/api/resources/index.ts';
@@ -143,6 +145,39 @@ describe('npm start', () => {
         },
       )
       .toBe('6.00');
+
+    // The official openai client, changed only in baseURL and apiKey: models, speech and a video, each a task.
+    const openai = new OpenAI({
+      baseURL: `http://127.0.0.1:${npmStart.env.PORT}/openai/v1`,
+      apiKey: registered.api_key,
+    });
+    expect((await openai.models.retrieve('local/espeak')).id).toBe('local/espeak');
+    const speech = await openai.audio.speech
+      .create({ model: 'local/espeak', input: 'Started with npm start.', voice: 'alloy' })
+      .withResponse();
+    expect(
+      Buffer.from(await speech.data.arrayBuffer())
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('RIFF');
+    const picture = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#204060' } })
+      .png()
+      .toBuffer();
+    const video = await openai.videos.create({
+      model: 'local/ken-burns' as 'sora-2',
+      prompt: 'across the picture',
+      seconds: '3' as '4',
+      input_reference: await toFile(picture, 'picture.png', { type: 'image/png' }),
+    });
+    await expect
+      .poll(async () => (await openai.videos.retrieve(video.id)).status, { timeout: 60_000, interval: 500 })
+      .toBe('completed');
+    const mp4 = Buffer.from(await (await openai.videos.downloadContent(video.id)).arrayBuffer());
+    expect(mp4.subarray(4, 8).toString()).toBe('ftyp');
+    const history = (await (await api('/api/v1/generations', { key: registered.api_key })).json()) as any;
+    expect(history.generations.map((task: { id: string }) => task.id)).toEqual(
+      expect.arrayContaining([video.id, speech.response.headers.get('x-generation-id')]),
+    );
 
     // Temporal goes away: the API stays up and says what is down.
     const devServer = processesUsing(npmStart.dataDir).find((line) => line.includes('start-dev'))!;

@@ -1029,6 +1029,16 @@ export interface components {
              * @example 2026-12-25T12:40:03.120Z
              */
             outputs_expire_at?: string;
+            /**
+             * @description Gateway extension: what the completed task counted in its model's pricing units, as it was charged (`input_tokens` and `output_tokens` of a text model, `output_seconds`, `images`, `characters`, …)
+             * @example {
+             *       "input_tokens": 42,
+             *       "output_tokens": 7
+             *     }
+             */
+            usage?: {
+                [key: string]: number;
+            };
         };
         /** @enum {string} */
         TaskStatus: "queued" | "processing" | "completed" | "failed";
