@@ -2,6 +2,7 @@
 // generation watched to its playable output, an upload used as an upscale's input, the copied curl command run as it
 // is, the copied MCP call naming the same request, and a key whose policy refuses the model shown so and not sent.
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
@@ -16,6 +17,7 @@ import {
   seriousAccessibilityViolations,
   signIn,
 } from '../../console/test-support/browser.ts';
+import { projectRoot } from '../../src/infra/project-root.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call, waitForEnd } from '../helpers/http.ts';
 
@@ -86,6 +88,22 @@ describe('console playground', () => {
       name: 'generate',
       arguments: { type: 'text-to-audio', model: 'local/espeak', prompt: 'Made in the playground.' },
     });
+
+    // The OpenAI SDK code runs as it is copied (from a folder where `openai` resolves), writing the speech.
+    await page.getByRole('button', { name: 'Copy as OpenAI SDK' }).click();
+    await page.getByText('OpenAI SDK code copied.').waitFor();
+    const sdk = await readClipboard(page);
+    expect(sdk).not.toContain(developer.key);
+    const folder = await mkdtemp(join(projectRoot, 'node_modules', '.playground-sdk-'));
+    try {
+      await run(process.execPath, ['--input-type=module', '-e', sdk], {
+        cwd: folder,
+        env: { ...process.env, GATEWAY_API_KEY: developer.key },
+      });
+      expect((await readFile(join(folder, 'speech'))).subarray(0, 4).toString()).toBe('RIFF');
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
 
     await page.getByRole('button', { name: 'Generate' }).click();
     const result = page.getByRole('region', { name: 'Result' });

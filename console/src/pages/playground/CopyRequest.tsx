@@ -1,6 +1,7 @@
-// "Copy as curl" and "Copy as MCP call": the form's request, to the clipboard, with the key as a placeholder.
+// "Copy as curl", "Copy as MCP call" and "Copy as OpenAI SDK": the form's request, to the clipboard, with the key as a
+// placeholder.
 import { useMemo, useState } from 'react';
-import { curlCommand, mcpCall } from './copy-as';
+import { curlCommand, mcpCall, openAiSdkCode } from './copy-as';
 import type { GenerationRequest } from './inputs';
 
 export function CopyRequest({ request }: { request: GenerationRequest }) {
@@ -17,6 +18,7 @@ export function CopyRequest({ request }: { request: GenerationRequest }) {
   const idempotencyKey = useMemo(() => crypto.randomUUID(), [JSON.stringify(request)]);
   const curl = curlCommand(location.origin, request, idempotencyKey);
   const mcp = mcpCall(request);
+  const sdk = openAiSdkCode(location.origin, request);
   return (
     <>
       <button type="button" className="secondary" onClick={() => void copy('curl command', curl)}>
@@ -25,6 +27,11 @@ export function CopyRequest({ request }: { request: GenerationRequest }) {
       <button type="button" className="secondary" onClick={() => void copy('MCP call', mcp)}>
         Copy as MCP call
       </button>
+      {sdk && (
+        <button type="button" className="secondary" onClick={() => void copy('OpenAI SDK code', sdk)}>
+          Copy as OpenAI SDK
+        </button>
+      )}
       <span className="muted" role="status">
         {copied}
       </span>
@@ -35,6 +42,14 @@ export function CopyRequest({ request }: { request: GenerationRequest }) {
           MCP: <code>{location.origin}/mcp</code>, the key as its bearer token
         </p>
         <pre>{mcp}</pre>
+        {sdk && (
+          <>
+            <p className="muted">
+              The <code>openai</code> SDK (Node), against <code>{location.origin}/openai/v1</code>
+            </p>
+            <pre>{sdk}</pre>
+          </>
+        )}
       </details>
     </>
   );
