@@ -25,6 +25,8 @@ export const schemathesisWheels = ['schemathesis==4.32.5'];
 export const schemathesisToolsDir = join(root, '.tools', 'schemathesis');
 export const s3ServerWheels = ['moto[server]==5.2.5'];
 export const s3ServerToolsDir = join(root, '.tools', 's3-server');
+export const pythonOpenAiWheels = ['openai==3.63.0'];
+export const pythonOpenAiToolsDir = join(root, '.tools', 'python-openai');
 
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const readStamp = (file) => (existsSync(file) ? readFileSync(file, 'utf8').trim() : null);
@@ -108,6 +110,11 @@ export function ensureS3Server() {
   ensureWheels(s3ServerToolsDir, s3ServerWheels, "moto's S3 server (the storage tests of `npm test`)");
 }
 
+/** OpenAI's Python client, for the tests of /openai/v1 with a client nobody here wrote in a second language. */
+export function ensurePythonOpenAi() {
+  ensureWheels(pythonOpenAiToolsDir, pythonOpenAiWheels, "OpenAI's Python client (the /openai/v1 tests of `npm test`)");
+}
+
 const chromiumPaths = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'];
 
 /**
@@ -142,6 +149,7 @@ export function ensureSetup({ temporal = true, fuzz = false } = {}) {
   if (fuzz) {
     ensureSchemathesis();
     ensureS3Server();
+    ensurePythonOpenAi();
     ensureChromium();
     // The official MCP conformance suite and the Node ≥ 22 it needs, in their own folder (test/conformance/).
     ensureNodeModules(join(root, 'test', 'conformance'));

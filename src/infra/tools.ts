@@ -11,3 +11,6 @@ export const schemathesisDir = join(projectRoot, '.tools', 'schemathesis');
 
 /** moto's S3-compatible server (PyPI), installed by `node scripts/setup.mjs --fuzz` for the storage tests. */
 export const s3ServerDir = join(projectRoot, '.tools', 's3-server');
+
+/** OpenAI's Python client (PyPI), installed by `node scripts/setup.mjs --fuzz` for the /openai/v1 tests. */
+export const pythonOpenAiDir = join(projectRoot, '.tools', 'python-openai');

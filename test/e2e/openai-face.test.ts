@@ -2,9 +2,16 @@
 // and `apiKey` (a gateway key): models listed and read, speech from the local eSpeak engine, images through the
 // OpenAI-compatible provider (a stand-in upstream), each a task in the history, charged to the account; refusals as
 // the SDK's typed errors.
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import OpenAI, { toFile } from 'openai';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { pythonOpenAiDir } from '../../src/infra/tools.ts';
+import { projectRoot } from '../../src/infra/project-root.ts';
 import { useFundedDeveloper, useGateway } from '../helpers/gateway.ts';
 import { call } from '../helpers/http.ts';
 import { wavTone } from '../helpers/media.ts';
@@ -215,5 +222,35 @@ describe('the OpenAI-shaped face', () => {
       response_format: 'text',
     });
     expect(plain).toBe('Hello from the recording.');
+  });
+
+  it("answers OpenAI's Python client too: a model, speech, a chat completion and a video", async () => {
+    const picture = join(await mkdtemp(join(tmpdir(), 'openai-python-')), 'picture.png');
+    await writeFile(
+      picture,
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#557700' } })
+        .png()
+        .toBuffer(),
+    );
+    const script = join(projectRoot, 'test', 'fixtures', 'openai_python_client.py');
+    const { stdout } = await promisify(execFile)(
+      'python3',
+      [script, `${gateway.app.url}/openai/v1`, developer.key, picture],
+      {
+        env: { ...process.env, PYTHONPATH: pythonOpenAiDir },
+        timeout: 120_000,
+      },
+    );
+    const got = JSON.parse(stdout);
+    expect(got).toMatchObject({
+      model: 'local/espeak',
+      speech_magic: 'RIFF',
+      chat: expect.stringContaining('Name a colour.'),
+      video: { status: 'completed' },
+      video_magic: 'ftyp',
+    });
+    expect(got.chat_usage).toBeGreaterThan(0);
+    expect(await task(got.speech_task)).toMatchObject({ status: 'completed', model: 'local/espeak' });
+    expect(await task(got.video.id)).toMatchObject({ status: 'completed', model: 'local/ken-burns' });
   });
 });
