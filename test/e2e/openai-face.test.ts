@@ -92,10 +92,9 @@ describe('the OpenAI-shaped face', () => {
     const unknownModel = await client()
       .audio.speech.create({ model: 'local/nothing', input: 'hi', voice: 'alloy' })
       .catch((error: unknown) => error);
-    expect(unknownModel).toBeInstanceOf(OpenAI.APIError);
-    expect((unknownModel as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
-      message: expect.stringContaining('local/nothing'),
-    });
+    expect(unknownModel).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(unknownModel).toMatchObject({ code: 'model_not_found', param: 'model' });
+    expect((unknownModel as InstanceType<typeof OpenAI.APIError>).message).toContain('local/nothing');
     await expect(client('sk_not_a_key').models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     const tight = await call(gateway, 'POST', '/api/v1/keys', {
       key: developer.key,

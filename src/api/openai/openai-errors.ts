@@ -28,10 +28,16 @@ function paramOf(error: ApiError, names: ParamNames): string | null {
 }
 
 export function openAiErrorBody(error: ApiError, names: ParamNames = {}) {
+  // A model the catalog does not have is OpenAI's `model_not_found` (404), which clients tell from a bad request.
+  if (isUnknownModel(error))
+    return { error: { message: error.message, type: typeOf(404), param: 'model', code: 'model_not_found' } };
   return {
     error: { message: error.message, type: typeOf(error.status), param: paramOf(error, names), code: error.code },
   };
 }
+
+const isUnknownModel = (error: ApiError) =>
+  error.code === 'validation_error' && /^Invalid body: (input\.)?model: unknown model/.test(error.message);
 
 /** The router's last handler: any refusal in OpenAI's shape, and ours as a 500 naming the request id. */
 export const openAiErrors: ErrorRequestHandler = (error, req, res, _next) => {
@@ -45,5 +51,6 @@ export const openAiErrors: ErrorRequestHandler = (error, req, res, _next) => {
   if (!known) req.log.error({ err: error }, 'unhandled error');
   if (res.headersSent) return;
   const names = (res.locals.openAiParams as ParamNames | undefined) ?? {};
-  res.status(apiError.status).type('json').set(apiError.headers).json(openAiErrorBody(apiError, names));
+  const status = isUnknownModel(apiError) ? 404 : apiError.status;
+  res.status(status).type('json').set(apiError.headers).json(openAiErrorBody(apiError, names));
 };
