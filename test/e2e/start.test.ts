@@ -21,6 +21,7 @@ import { testUsdcAbi } from '../../src/chain/test-usdc.ts';
 import { runtimeFile } from '../../src/runtime-file.ts';
 import { pingWorkflow } from '../../workflows/index.ts';
 import { runGenctl } from '../helpers/genctl.ts';
+import { startOpenAIStandIn } from '../stand-ins/openai-compatible.ts';
 import { alive, processesUsing, useNpmStart } from '../helpers/npm-start.ts';
 
 // Not the default chain name: the chain's name reaching deposit_addresses shows the API got the resolved config.
@@ -54,7 +55,16 @@ async function answersTwiceOnOneConnection(port: number, idleMs: number): Promis
 
 describe('npm start', () => {
   it('runs the whole service, reports outages, stops cleanly and keeps its data', async () => {
-    const first = await startService();
+    // An OpenAI-compatible upstream (a stand-in speaking its protocol) for the models served through one.
+    const picture = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#204060' } })
+      .png()
+      .toBuffer();
+    const upstream = await startOpenAIStandIn({
+      png: picture,
+      mp3: Buffer.from('ID3-stand-in'),
+      transcript: { text: 'unused', duration: 1 },
+    });
+    const first = await startService({ env: { OPENAI_BASE_URL: upstream.baseUrl, OPENAI_API_KEY: 'sk-upstream' } });
     expect(first.output()).toContain(`Temporal UI   http://localhost:${npmStart.env.TEMPORAL_UI_PORT}`);
     expect(first.output()).toContain(`Docs          http://localhost:${npmStart.env.PORT}/docs`);
     expect(first.output()).toContain(`Console       http://localhost:${npmStart.env.PORT}/console`);
@@ -146,7 +156,8 @@ describe('npm start', () => {
       )
       .toBe('6.00');
 
-    // The official openai client, changed only in baseURL and apiKey: models, speech and a video, each a task.
+    // The official openai client, changed only in baseURL and apiKey: models, speech, an image, chat completions
+    // (whole and streamed) and a video, each a task in the history, charged.
     const openai = new OpenAI({
       baseURL: `http://127.0.0.1:${npmStart.env.PORT}/openai/v1`,
       apiKey: registered.api_key,
@@ -160,9 +171,21 @@ describe('npm start', () => {
         .subarray(0, 4)
         .toString(),
     ).toBe('RIFF');
-    const picture = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#204060' } })
-      .png()
-      .toBuffer();
+    const image = await openai.images
+      .generate({ model: 'openai/gpt-image-1', prompt: 'a square', size: '1024x1024', response_format: 'b64_json' })
+      .withResponse();
+    expect(Buffer.from(image.data.data![0]!.b64_json!, 'base64').equals(picture)).toBe(true);
+    const messages = [{ role: 'user' as const, content: 'Name a colour.' }];
+    const chat = await openai.chat.completions.create({ model: 'openai/qwen3-235b', messages }).withResponse();
+    expect(chat.data.choices[0]!.message.content).toContain('Name a colour.');
+    let streamed = '';
+    for await (const chunk of await openai.chat.completions.create({
+      model: 'openai/qwen3-235b',
+      messages,
+      stream: true,
+    }))
+      streamed += chunk.choices[0]?.delta.content ?? '';
+    expect(streamed).toBe(chat.data.choices[0]!.message.content);
     const video = await openai.videos.create({
       model: 'local/ken-burns' as 'sora-2',
       prompt: 'across the picture',
@@ -175,9 +198,15 @@ describe('npm start', () => {
     const mp4 = Buffer.from(await (await openai.videos.downloadContent(video.id)).arrayBuffer());
     expect(mp4.subarray(4, 8).toString()).toBe('ftyp');
     const history = (await (await api('/api/v1/generations', { key: registered.api_key })).json()) as any;
+    const made = [speech, image, chat].map((answer) => answer.response.headers.get('x-generation-id'));
+    // The agent's only tasks: these five (the streamed completion is the one not named here).
     expect(history.generations.map((task: { id: string }) => task.id)).toEqual(
-      expect.arrayContaining([video.id, speech.response.headers.get('x-generation-id')]),
+      expect.arrayContaining([...made, video.id]),
     );
+    expect(history.generations).toHaveLength(5);
+    for (const task of history.generations)
+      expect(task).toMatchObject({ status: 'completed', cost: expect.any(Number) });
+    await upstream.close();
 
     // Temporal goes away: the API stays up and says what is down.
     const devServer = processesUsing(npmStart.dataDir).find((line) => line.includes('start-dev'))!;
