@@ -178,6 +178,7 @@ describe('genctl tasks show', () => {
         cost: 0.0005,
         served_by: 'local',
         outputs_expire_at: new Date(row.completedAt!.getTime() + 30 * 86_400_000).toISOString(),
+        usage: { requests: 1 },
       },
       account_id: developer,
       account_kind: 'developer',
